@@ -1,0 +1,85 @@
+# MindVault MCP endpoint. `make run` serves it locally; `make test` is everything CI runs.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+GO ?= go
+
+TOOLS        := $(CURDIR)/.tools
+BIN          := $(CURDIR)/bin
+RIE_VERSION  := v0.0.0-20261030222936-bef5c4ba774d
+RIE          := $(TOOLS)/bin/aws-lambda-rie
+ADDR         ?= 127.0.0.1:8080
+FUZZTIME     ?= 30s
+LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
+
+.PHONY: run test check unit test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
+
+## run: serve the endpoint on http://$(ADDR)/mcp
+run:
+	@$(GO) build -o $(BIN)/mcp ./functions/mcp
+	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-testnet})"
+	@echo "  Claude Code:    claude mcp add --transport http mindvault http://$(ADDR)/mcp"
+	@echo "  MCP Inspector:  npx @modelcontextprotocol/inspector --cli http://$(ADDR)/mcp --transport http --method tools/list"
+	@MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mcp
+
+## test: everything CI runs
+test: check unit test-lambda test-conformance
+	@echo "make test: all steps passed"
+
+check:
+	@out=$$(gofmt -l . | grep -v '^.tools/' || true); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# Unit and integration tests, fuzz seed corpora, the template check (infra) included.
+unit:
+	$(GO) test -count=1 ./...
+
+test-template:
+	$(GO) test -count=1 -run Template ./infra/
+
+## build-host: the bootstrap for this machine, used by the emulator
+build-host:
+	CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/bootstrap ./functions/mcp
+
+$(RIE):
+	CGO_ENABLED=0 GOBIN=$(TOOLS)/bin $(GO) install -trimpath -ldflags='-s -w' github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+
+## test-lambda: every events/*.json through the Lambda Runtime Interface Emulator, against goldens
+test-lambda: build-host $(RIE)
+	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events -golden events/golden
+
+## invoke: one event through the emulator, printing the response (make invoke EVENT=events/x.json)
+invoke: build-host $(RIE)
+	@test -n "$(EVENT)" || { echo "usage: make invoke EVENT=events/<name>.json"; exit 2; }
+	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events $(EVENT) -print
+
+## test-conformance: the official MCP conformance suite and client smoke tests (Node 22 from npm)
+test-conformance:
+	bash scripts/conformance.sh
+
+## build: the arm64 bootstrap deployed to Lambda
+build:
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/arm64/bootstrap ./functions/mcp
+	@ls -l $(BIN)/arm64/bootstrap
+
+# sam build (BuildMethod: makefile) calls this target.
+build-McpFunction:
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+
+## bench: measured, never asserted (see bench/RESULTS.md)
+bench:
+	bash scripts/bench.sh
+
+## fuzz: every fuzz target for FUZZTIME each
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+## deploy: sam build && sam deploy (needs the sam CLI and AWS credentials; not run in CI)
+deploy:
+	sam build && sam deploy --guided
+
+clean:
+	rm -rf $(BIN)

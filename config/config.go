@@ -1,0 +1,381 @@
+// Package config parses the endpoint's environment once per process into one typed value.
+//
+// Every problem is collected (not just the first) and reported by variable name, so an
+// operator fixes a bad deployment in one pass. A configuration with problems is still
+// returned: the endpoint keeps serving and answers every request with a JSON-RPC -32603 that
+// names the variables, instead of crash-looping the Lambda.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole runtime configuration of one process.
+type Config struct {
+	Network          Network
+	Preset           Preset // the unmodified preset of Network, to report overrides
+	X402Network      string
+	Passphrase       string
+	MindVaultURL     string
+	HorizonURL       string
+	RPCURL           string
+	SponsorURL       string
+	RegistryContract string
+	USDCContractID   string
+	USDCIssuer       string
+	ExplorerTxURL    string
+
+	AllowMainnet   bool
+	MaxAutoPayUSDC string // decimal string, 7 places at most
+
+	HTTPTimeout    time.Duration
+	HorizonTimeout time.Duration
+	RPCTimeout     time.Duration
+	PaymentTimeout time.Duration
+
+	RetryAttempts  int
+	RetryBaseDelay time.Duration
+	RetryMaxDelay  time.Duration
+
+	Credentials    string
+	DefaultProfile string
+
+	Auth                 string // "none" or "tokens"
+	AccessTokens         string // raw list; parsed by the auth layer
+	AccessTokensSecret   string
+	ResourceURL          string
+	AuthorizationServers []string
+
+	AllowedOrigins []string
+	MaxBodyBytes   int64
+	Addr           string
+	LogLevel       slog.Level
+
+	// Lambda is true when the process runs under the Lambda runtime API.
+	Lambda bool
+}
+
+// Problem is one bad or inconsistent variable.
+type Problem struct {
+	Var    string
+	Reason string
+}
+
+// Problems is every problem found while loading; it is an error.
+type Problems []Problem
+
+func (p Problems) Error() string {
+	parts := make([]string, len(p))
+	for i, pr := range p {
+		parts[i] = pr.Var + ": " + pr.Reason
+	}
+	return "invalid configuration: " + strings.Join(parts, "; ")
+}
+
+// Override is a configured value that differs from the network preset.
+type Override struct {
+	Var    string `json:"variable"`
+	Preset string `json:"preset"`
+	Value  string `json:"value"`
+}
+
+// Defaults of operations.md.
+const (
+	DefaultMaxAutoPayUSDC = "10"
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultAddr           = "127.0.0.1:8080"
+	DefaultProfile        = "default"
+)
+
+var (
+	usdcAmount   = regexp.MustCompile(`^\d+(\.\d{1,7})?$`)
+	profileName  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	contractID   = regexp.MustCompile(`^C[A-Z2-7]{55}$`)
+	accountID    = regexp.MustCompile(`^G[A-Z2-7]{55}$`)
+	x402Networks = regexp.MustCompile(`^stellar:[a-z0-9-]+$`)
+)
+
+// Load reads the configuration through getenv (os.Getenv in production, a map in tests).
+// lambda says whether the process runs under the Lambda runtime, which changes defaults.
+func Load(getenv func(string) string, lambda bool) (*Config, error) {
+	l := loader{getenv: getenv}
+	c := &Config{Lambda: lambda}
+
+	c.Network = l.network()
+	c.Preset, _ = PresetFor(c.Network)
+	c.X402Network = l.str("X402_NETWORK", c.Preset.X402Network)
+	c.Passphrase = c.Preset.Passphrase
+	c.MindVaultURL = l.url("MINDVAULT_URL", c.Preset.MindVaultURL)
+	c.HorizonURL = l.url("HORIZON_URL", c.Preset.HorizonURL)
+	c.RPCURL = l.url("SOROBAN_RPC_URL", c.Preset.RPCURL)
+	c.SponsorURL = l.url("SPONSORED_ACCOUNT_URL", c.Preset.SponsorURL)
+	c.RegistryContract = l.match("VAULT_REGISTRY_CONTRACT_ID", c.Preset.RegistryContract, contractID, "a contract id (C followed by 55 base32 characters)")
+	c.USDCContractID = l.match("USDC_CONTRACT_ID", c.Preset.USDCContractID, contractID, "a contract id (C followed by 55 base32 characters)")
+	c.USDCIssuer = l.match("USDC_ISSUER", c.Preset.USDCIssuer, accountID, "an account id (G followed by 55 base32 characters)")
+	c.ExplorerTxURL = c.Preset.ExplorerTxURL
+	if c.X402Network != "" && !x402Networks.MatchString(c.X402Network) {
+		l.bad("X402_NETWORK", "must look like stellar:testnet or stellar:pubnet")
+	}
+
+	c.AllowMainnet = l.boolean("MINDVAULT_ALLOW_MAINNET", false)
+	c.MaxAutoPayUSDC = l.match("MINDVAULT_MAX_AUTO_PAY_USDC", DefaultMaxAutoPayUSDC, usdcAmount, "a decimal USDC amount with at most 7 decimal places")
+	if isZeroAmount(c.MaxAutoPayUSDC) {
+		l.bad("MINDVAULT_MAX_AUTO_PAY_USDC", "must be greater than 0")
+	}
+
+	c.HTTPTimeout = l.millis("MINDVAULT_HTTP_TIMEOUT_MS", 15000, 1)
+	c.HorizonTimeout = l.millis("MINDVAULT_HORIZON_TIMEOUT_MS", 15000, 1)
+	c.RPCTimeout = l.millis("MINDVAULT_RPC_TIMEOUT_MS", 20000, 1)
+	c.PaymentTimeout = l.millis("MINDVAULT_PAYMENT_TIMEOUT_MS", 45000, 1)
+	c.RetryAttempts = l.integer("MINDVAULT_RETRY_ATTEMPTS", 3, 1, 10)
+	c.RetryBaseDelay = l.millis("MINDVAULT_RETRY_BASE_DELAY_MS", 250, 0)
+	c.RetryMaxDelay = l.millis("MINDVAULT_RETRY_MAX_DELAY_MS", 4000, 0)
+
+	c.Credentials = l.str("MINDVAULT_CREDENTIALS", "env")
+	c.checkCredentials(&l)
+	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ -")
+
+	authDefault := "none"
+	if lambda {
+		authDefault = "tokens"
+	}
+	c.Auth = l.oneOf("MINDVAULT_AUTH", authDefault, "none", "tokens")
+	c.AccessTokens = l.str("MINDVAULT_ACCESS_TOKENS", "")
+	c.AccessTokensSecret = l.str("MINDVAULT_ACCESS_TOKENS_SECRET", "")
+	c.ResourceURL = l.url("MINDVAULT_RESOURCE_URL", "")
+	c.AuthorizationServers = l.urlList("MINDVAULT_AUTHORIZATION_SERVERS")
+	c.AllowedOrigins = l.list("MINDVAULT_ALLOWED_ORIGINS")
+	c.MaxBodyBytes = int64(l.integer("MINDVAULT_MAX_BODY_BYTES", DefaultMaxBodyBytes, 1024, 64<<20))
+	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)
+	c.LogLevel = l.level()
+
+	c.checkNetwork(&l)
+	if len(l.problems) > 0 {
+		return c, l.problems
+	}
+	return c, nil
+}
+
+// Overrides lists the configured values that differ from the network preset.
+func (c *Config) Overrides() []Override {
+	pairs := []struct{ v, preset, value string }{
+		{"X402_NETWORK", c.Preset.X402Network, c.X402Network},
+		{"MINDVAULT_URL", c.Preset.MindVaultURL, c.MindVaultURL},
+		{"HORIZON_URL", c.Preset.HorizonURL, c.HorizonURL},
+		{"SOROBAN_RPC_URL", c.Preset.RPCURL, c.RPCURL},
+		{"SPONSORED_ACCOUNT_URL", c.Preset.SponsorURL, c.SponsorURL},
+		{"VAULT_REGISTRY_CONTRACT_ID", c.Preset.RegistryContract, c.RegistryContract},
+		{"USDC_CONTRACT_ID", c.Preset.USDCContractID, c.USDCContractID},
+		{"USDC_ISSUER", c.Preset.USDCIssuer, c.USDCIssuer},
+	}
+	var out []Override
+	for _, p := range pairs {
+		if p.value != p.preset {
+			out = append(out, Override{Var: p.v, Preset: p.preset, Value: p.value})
+		}
+	}
+	return out
+}
+
+// ExplorerURL is the block-explorer page of a transaction, or "" when the network has none.
+func (c *Config) ExplorerURL(hash string) string {
+	if c.ExplorerTxURL == "" || hash == "" {
+		return ""
+	}
+	return c.ExplorerTxURL + hash
+}
+
+func (c *Config) checkNetwork(l *loader) {
+	if c.Network != Mainnet {
+		return
+	}
+	// Mainnet has no public RPC or registry: a silent fallback to testnet values would
+	// send real money to the wrong place, so both are required.
+	if c.RPCURL == "" {
+		l.bad("SOROBAN_RPC_URL", "is required on mainnet (there is no public Stellar RPC preset)")
+	}
+	if c.RegistryContract == "" {
+		l.bad("VAULT_REGISTRY_CONTRACT_ID", "is required on mainnet (there is no mainnet registry preset)")
+	}
+	if c.X402Network == "stellar:testnet" {
+		l.bad("X402_NETWORK", "is stellar:testnet but STELLAR_NETWORK is mainnet")
+	}
+}
+
+func (c *Config) checkCredentials(l *loader) {
+	switch {
+	case c.Credentials == "env":
+	case strings.HasPrefix(c.Credentials, "dir:") && len(c.Credentials) > len("dir:"):
+	case strings.HasPrefix(c.Credentials, "secretsmanager:") && len(c.Credentials) > len("secretsmanager:"):
+	default:
+		l.bad("MINDVAULT_CREDENTIALS", "must be env, dir:<path> or secretsmanager:<name prefix>")
+	}
+}
+
+func isZeroAmount(s string) bool {
+	r, ok := new(big.Rat).SetString(s)
+	return ok && r.Sign() == 0
+}
+
+type loader struct {
+	getenv   func(string) string
+	problems Problems
+}
+
+func (l *loader) bad(v, reason string) { l.problems = append(l.problems, Problem{Var: v, Reason: reason}) }
+
+func (l *loader) raw(v string) (string, bool) {
+	s := strings.TrimSpace(l.getenv(v))
+	return s, s != ""
+}
+
+func (l *loader) str(v, def string) string {
+	if s, ok := l.raw(v); ok {
+		return s
+	}
+	return def
+}
+
+func (l *loader) network() Network {
+	s, ok := l.raw("STELLAR_NETWORK")
+	if !ok {
+		return Testnet
+	}
+	switch strings.ToLower(s) {
+	case "testnet":
+		return Testnet
+	case "mainnet", "pubnet", "public":
+		return Mainnet
+	}
+	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be testnet or mainnet (pubnet, public); got %q", bounded(s)))
+	return Testnet
+}
+
+func (l *loader) url(v, def string) string {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		l.bad(v, "must be an absolute http(s) URL")
+		return def
+	}
+	return strings.TrimRight(s, "/")
+}
+
+func (l *loader) urlList(v string) []string {
+	var out []string
+	for _, s := range l.list(v) {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			l.bad(v, "every entry must be an absolute http(s) URL")
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (l *loader) list(v string) []string {
+	s, ok := l.raw(v)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if p := strings.TrimSpace(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (l *loader) match(v, def string, re *regexp.Regexp, what string) string {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	if !re.MatchString(s) {
+		l.bad(v, "must be "+what)
+		return def
+	}
+	return s
+}
+
+func (l *loader) oneOf(v, def string, allowed ...string) string {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(s, a) {
+			return a
+		}
+	}
+	l.bad(v, "must be one of "+strings.Join(allowed, ", "))
+	return def
+}
+
+func (l *loader) boolean(v string, def bool) bool {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true
+	case "0", "false", "no", "off":
+		return false
+	}
+	l.bad(v, "must be true or false")
+	return def
+}
+
+func (l *loader) integer(v string, def, lo, hi int) int {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		l.bad(v, fmt.Sprintf("must be a whole number from %d to %d", lo, hi))
+		return def
+	}
+	return n
+}
+
+func (l *loader) millis(v string, def, lo int) time.Duration {
+	return time.Duration(l.integer(v, def, lo, 15*60*1000)) * time.Millisecond
+}
+
+func (l *loader) level() slog.Level {
+	s, ok := l.raw("LOG_LEVEL")
+	if !ok {
+		s, ok = l.raw("AWS_LAMBDA_LOG_LEVEL")
+	}
+	if !ok {
+		return slog.LevelInfo
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
+		l.bad("LOG_LEVEL", "must be debug, info, warn or error")
+		return slog.LevelInfo
+	}
+	return lv
+}
+
+// bounded keeps an echoed configuration value short in reports.
+func bounded(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}

@@ -1,0 +1,119 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// JSON-RPC and MCP error codes used on the wire.
+const (
+	CodeParseError          = -32700
+	CodeInvalidRequest      = -32600
+	CodeMethodNotFound      = -32601
+	CodeInvalidParams       = -32602
+	CodeInternalError       = -32603
+	CodeHeaderMismatch      = -32020
+	CodeUnsupportedProtocol = -32022
+)
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// response is one JSON-RPC response; exactly one of Result and Error is set. ID is omitted
+// when the request's id could not be read (parse errors), as the MCP schema allows.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// request is the decoded envelope. Params stays raw until the method is known.
+type request struct {
+	ID     json.RawMessage // nil for a notification
+	Method string
+	Params json.RawMessage
+	// Meta is params._meta when params is an object.
+	Meta map[string]json.RawMessage
+}
+
+// envelopeError is a request that is not a JSON-RPC 2.0 request object.
+type envelopeError struct {
+	code    int
+	message string
+	id      json.RawMessage
+}
+
+// decodeEnvelope parses a body into a request, or says which envelope rule it breaks.
+// isResponse reports a JSON-RPC response object (a client must not POST those, but they are
+// accepted and dropped like notifications).
+func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeError) {
+	body = bytes.TrimSpace(body)
+	if !utf8.Valid(body) || !json.Valid(body) {
+		return req, false, &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+	}
+	if body[0] != '{' {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be one JSON-RPC request object (batches are not supported)"}
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
+	}
+	id, hasID := env["id"]
+	if hasID && !validID(id) {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: id must be a string or a number"}
+	}
+	if hasID {
+		req.ID = id
+	}
+	if v, ok := env["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: `Invalid Request: jsonrpc must be "2.0"`, id: req.ID}
+	}
+	m, hasMethod := env["method"]
+	if !hasMethod {
+		_, hasResult := env["result"]
+		_, hasErr := env["error"]
+		if hasID && (hasResult || hasErr) {
+			return req, true, nil
+		}
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method is required", id: req.ID}
+	}
+	if err := json.Unmarshal(m, &req.Method); err != nil || len(m) == 0 || m[0] != '"' {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method must be a string", id: req.ID}
+	}
+	if p, ok := env["params"]; ok {
+		p = bytes.TrimSpace(p)
+		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
+			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
+		}
+		req.Params = p
+		if p[0] == '{' {
+			var params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			}
+			if json.Unmarshal(p, &params) == nil {
+				req.Meta = params.Meta
+			}
+		}
+	}
+	return req, false, nil
+}
+
+func validID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return false
+	}
+	switch {
+	case id[0] == '"':
+		return true
+	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
+		return true
+	}
+	return false
+}

@@ -1,0 +1,253 @@
+// Package protocol serves MCP over JSON-RPC on one POST endpoint: the HTTP rules, the
+// envelope, the two eras (2026-07-28 stateless, and the initialize-based 2025-11-25 /
+// 2025-06-18), method dispatch and the channel table of protocol.md. It keeps no sessions:
+// every request is classified and answered on its own.
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Server is the MCP endpoint as an http.Handler.
+type Server struct {
+	Info         ServerInfo
+	Instructions string
+	Tools        ToolSet
+	// Path is the endpoint path, "/mcp" when empty.
+	Path string
+	// MaxBodyBytes bounds a request body (413 above it).
+	MaxBodyBytes int64
+	// AllowedOrigins are the Origin values accepted besides loopback ones (when allowed).
+	AllowedOrigins []string
+	// AllowLoopbackOrigins accepts http(s)://localhost|127.0.0.1|[::1] origins (local mode).
+	AllowLoopbackOrigins bool
+	// Unavailable, when set, is a startup problem (bad configuration): every JSON-RPC
+	// request is answered -32603 with this message instead of being served half-configured.
+	Unavailable error
+	// ListTTL is the ttlMs advertised on server/discover and tools/list.
+	ListTTL time.Duration
+	// CallTimeout bounds a tools/call whose context has no deadline (local mode); under
+	// Lambda the invocation deadline already bounds it.
+	CallTimeout time.Duration
+	// Logger receives one line per request; nil discards.
+	Logger *slog.Logger
+}
+
+// entry records what one request did, for its log line.
+type entry struct {
+	id       string
+	method   string
+	tool     string
+	era      Era
+	status   int
+	outcome  string
+	rpcCode  int
+	panicked bool
+}
+
+func (s *Server) path() string {
+	if s.Path == "" {
+		return "/mcp"
+	}
+	return s.Path
+}
+
+// ServeHTTP applies the HTTP rules of protocol.md, then the JSON-RPC ones.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	e := &entry{id: RequestID(r.Context())}
+	if e.id == "" {
+		e.id = newID()
+	}
+	ctx := WithRequestID(r.Context(), e.id)
+	defer func() { s.log(ctx, e, time.Since(start)) }()
+
+	if r.URL.Path != s.path() {
+		e.status = http.StatusNotFound
+		writeJSON(w, e.status, map[string]string{"error": "not found: the MCP endpoint is POST " + s.path()})
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		e.status = http.StatusMethodNotAllowed
+		writeJSON(w, e.status, map[string]string{"error": "method not allowed: this stateless endpoint serves POST only (no SSE stream, no sessions)"})
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
+		e.status = http.StatusForbidden
+		s.writeError(w, e, nil, e.status, CodeInvalidRequest, "Forbidden: Origin not allowed", nil)
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		e.status = http.StatusUnsupportedMediaType
+		s.writeError(w, e, nil, e.status, CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json", nil)
+		return
+	}
+	limit := s.MaxBodyBytes
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			e.status = http.StatusRequestEntityTooLarge
+			s.writeError(w, e, nil, e.status, CodeInvalidRequest, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", limit), nil)
+			return
+		}
+		e.status = http.StatusBadRequest
+		s.writeError(w, e, nil, e.status, CodeParseError, "Parse error: the body could not be read", nil)
+		return
+	}
+
+	req, isResponse, bad := decodeEnvelope(body)
+	if bad != nil {
+		e.status = http.StatusBadRequest
+		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)
+		return
+	}
+	e.method = req.Method
+	if isResponse || req.ID == nil {
+		// Notifications (and stray responses) are accepted without a body.
+		e.status = http.StatusAccepted
+		w.WriteHeader(e.status)
+		return
+	}
+	if s.Unavailable != nil {
+		s.writeError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(), map[string]string{"correlationId": e.id})
+		return
+	}
+
+	out := s.dispatch(ctx, r, req, e)
+	if out.err != nil {
+		s.writeError(w, e, req.ID, out.status, out.err.Code, out.err.Message, out.err.Data)
+		return
+	}
+	e.status = http.StatusOK
+	writeJSON(w, e.status, response{JSONRPC: "2.0", ID: req.ID, Result: out.result})
+}
+
+// outcome is what a method produced: a result, or an error with its HTTP status.
+type outcome struct {
+	result any
+	err    *rpcError
+	status int
+}
+
+func fail(status, code int, msg string, data any) outcome {
+	return outcome{err: &rpcError{Code: code, Message: msg, Data: data}, status: status}
+}
+
+func (s *Server) writeError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
+	e.status, e.rpcCode = status, code
+	writeJSON(w, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: data}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded"}}` + "\n")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (s *Server) originAllowed(origin string) bool {
+	for _, a := range s.AllowedOrigins {
+		if a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), strings.TrimRight(origin, "/")) {
+			return true
+		}
+	}
+	if !s.AllowLoopbackOrigins {
+		return false
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return isLoopbackHost(u.Hostname())
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// safely runs fn, turning a panic into -32603 with the correlation id; the stack goes only
+// to the log.
+func (s *Server) safely(ctx context.Context, e *entry, fn func() outcome) (out outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.panicked = true
+			if s.Logger != nil {
+				s.Logger.ErrorContext(ctx, "panic while serving a request",
+					"requestId", e.id, "method", e.method, "tool", e.tool,
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
+			out = fail(http.StatusOK, CodeInternalError,
+				"Internal error (correlation id "+e.id+"); the details are in the server log",
+				map[string]string{"correlationId": e.id})
+		}
+	}()
+	return fn()
+}
+
+func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
+	if s.Logger == nil {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("requestId", e.id),
+		slog.String("method", e.method),
+		slog.Int("status", e.status),
+		slog.Float64("durationMs", float64(d.Microseconds())/1000),
+	}
+	if e.era != "" {
+		attrs = append(attrs, slog.String("era", string(e.era)))
+	}
+	if e.tool != "" {
+		attrs = append(attrs, slog.String("tool", e.tool))
+	}
+	if e.outcome != "" {
+		attrs = append(attrs, slog.String("outcome", e.outcome))
+	}
+	if e.rpcCode != 0 {
+		attrs = append(attrs, slog.Int("rpcCode", e.rpcCode))
+	}
+	level := slog.LevelInfo
+	if e.panicked || e.rpcCode == CodeInternalError {
+		level = slog.LevelError
+	}
+	s.Logger.LogAttrs(ctx, level, "mcp request", attrs...)
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

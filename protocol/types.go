@@ -1,0 +1,85 @@
+package protocol
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Revisions served (protocol.md "Revisions served").
+const (
+	Version20260728 = "2026-07-28"
+	Version20251125 = "2025-11-25"
+	Version20250618 = "2025-06-18"
+)
+
+// SupportedVersions lists every served revision, newest first.
+var SupportedVersions = []string{Version20260728, Version20251125, Version20250618}
+
+// Era is the family of revisions a request belongs to.
+type Era string
+
+// The two eras: stateless requests with _meta, and initialize-based requests.
+const (
+	Modern Era = "modern"
+	Legacy Era = "legacy"
+)
+
+// ServerInfo identifies the implementation to clients.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// Content is one content block of a tool result; the endpoint only sends text.
+type Content struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// ToolResult is a tools/call result. Outcome is for logs and metrics only ("ok" or the
+// failure category) and never goes on the wire.
+type ToolResult struct {
+	Content           []Content      `json:"content"`
+	StructuredContent any            `json:"structuredContent,omitempty"`
+	IsError           bool           `json:"isError,omitempty"`
+	Meta              map[string]any `json:"_meta,omitempty"`
+	ResultType        string         `json:"resultType,omitempty"`
+	Outcome           string         `json:"-"`
+}
+
+// ToolSet is what the protocol layer needs from the tool registry.
+type ToolSet interface {
+	// Definitions returns every tool definition in a stable order, ready to marshal.
+	Definitions() []json.RawMessage
+	// Names lists the tool names in the same order.
+	Names() []string
+	// Call runs a tool; ok is false when no tool has that name. args is nil when the request
+	// carried no arguments, and otherwise a JSON object.
+	Call(ctx context.Context, name string, args json.RawMessage) (result ToolResult, ok bool)
+}
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	eraKey
+)
+
+// WithRequestID attaches the correlation id of the current invocation (the Lambda request id
+// under Lambda); the server generates one when none is attached.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey, id)
+}
+
+// RequestID returns the correlation id of the current request, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// EraOf reports the era of the request being served (tools may phrase results per era).
+func EraOf(ctx context.Context) Era {
+	e, _ := ctx.Value(eraKey).(Era)
+	return e
+}

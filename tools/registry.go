@@ -1,0 +1,230 @@
+// Package tools holds the tool registry and the tool handlers, grouped by domain.
+//
+// A handler is thin: the registry decodes and validates the arguments into the tool's
+// request struct (package validate), the handler calls clients and builds the typed output,
+// and every failure it returns goes through errmap. Output structs are reflected into the
+// advertised outputSchema, and structuredContent is always the marshalled output struct.
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/protocol"
+	"github.com/mindvault/mcp-endpoint/validate"
+)
+
+// Hints are the four MCP tool annotations; all four are always sent.
+type Hints struct {
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+}
+
+// Annotations is the wire form of Hints plus the display title.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
+}
+
+// Definition is a tool's public definition as sent in tools/list.
+type Definition struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  Annotations     `json:"annotations"`
+}
+
+// Spec declares one tool: Req is its request model, Out its output.
+type Spec[Req, Out any] struct {
+	Name        string
+	Title       string
+	Description string
+	// Operation is line 1's label of every failure, e.g. "Browse failed".
+	Operation string
+	// Source is the default failure source when a handler error carries none.
+	Source errmap.Source
+	Hints  Hints
+	Run    func(ctx context.Context, req *Req) (*Out, error)
+}
+
+// Tool is one registered tool.
+type Tool struct {
+	def     Definition
+	encoded json.RawMessage
+	args    []string
+	model   *validate.Model
+	call    func(ctx context.Context, args json.RawMessage) protocol.ToolResult
+}
+
+// Definition returns the public definition.
+func (t *Tool) Definition() Definition { return t.def }
+
+// Model returns the tool's validation model.
+func (t *Tool) Model() *validate.Model { return t.model }
+
+// Define builds a Tool from a Spec; it panics on a spec the registry cannot serve, which the
+// registry tests turn into a failing test rather than a bad tools/list.
+func Define[Req, Out any](s Spec[Req, Out]) *Tool {
+	model := validate.For[Req]()
+	out, err := OutputSchema(reflect.TypeFor[Out]())
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	}
+	t := &Tool{
+		def: Definition{
+			Name:         s.Name,
+			Title:        s.Title,
+			Description:  s.Description,
+			InputSchema:  model.Schema(),
+			OutputSchema: out,
+			Annotations: Annotations{
+				Title:           s.Title,
+				ReadOnlyHint:    s.Hints.ReadOnly,
+				DestructiveHint: s.Hints.Destructive,
+				IdempotentHint:  s.Hints.Idempotent,
+				OpenWorldHint:   s.Hints.OpenWorld,
+			},
+		},
+		args:  model.Names(),
+		model: model,
+	}
+	t.encoded, err = json.Marshal(t.def)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	}
+	t.call = func(ctx context.Context, raw json.RawMessage) protocol.ToolResult {
+		req, issues := validate.Decode[Req](raw)
+		if issues != nil {
+			return ErrorResult(errmap.Validation(s.Name, issues, t.args))
+		}
+		res, err := s.Run(ctx, req)
+		if err != nil {
+			return ErrorResult(errmap.FromError(err, errmap.Call{
+				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: SecretsFrom(ctx),
+			}))
+		}
+		return SuccessResult(res)
+	}
+	return t
+}
+
+// OutputSchema reflects an output struct: fields without omitempty are required, and the
+// schema is closed so tests catch a result that drifts from what is advertised.
+func OutputSchema(t reflect.Type) (json.RawMessage, error) {
+	r := &jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
+	s := r.ReflectFromType(t)
+	s.Version, s.ID = "", ""
+	if s.Type != "object" {
+		return nil, fmt.Errorf("output %s must be an object", t)
+	}
+	return json.Marshal(s)
+}
+
+// SuccessResult carries out as structuredContent and as one compact JSON text block.
+func SuccessResult(out any) protocol.ToolResult {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		panic(fmt.Sprintf("tool output does not marshal: %v", err)) // a bug: becomes -32603
+	}
+	text := bytes.TrimRight(buf.Bytes(), "\n")
+	return protocol.ToolResult{
+		Content:           []protocol.Content{{Type: "text", Text: string(text)}},
+		StructuredContent: json.RawMessage(text),
+		Outcome:           "ok",
+	}
+}
+
+// ErrorKey is the _meta key of the machine-readable failure diagnostic.
+const ErrorKey = "io.mindvault/error"
+
+// ErrorResult is the isError result of a mapped failure: the three-line text and the
+// diagnostic, and no structuredContent (clients would validate it against the output schema).
+func ErrorResult(f errmap.Failure) protocol.ToolResult {
+	return protocol.ToolResult{
+		Content: []protocol.Content{{Type: "text", Text: f.Text}},
+		IsError: true,
+		Meta:    map[string]any{ErrorKey: f.Diagnostic},
+		Outcome: string(f.Diagnostic.Category),
+	}
+}
+
+// Registry is the ordered set of tools; it implements protocol.ToolSet.
+type Registry struct {
+	tools  []*Tool
+	byName map[string]*Tool
+	defs   []json.RawMessage
+	names  []string
+}
+
+// NewRegistry orders tools by name so tools/list is stable whatever the registration order.
+func NewRegistry(ts ...*Tool) *Registry {
+	sorted := append([]*Tool(nil), ts...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].def.Name < sorted[j].def.Name })
+	r := &Registry{byName: map[string]*Tool{}}
+	for _, t := range sorted {
+		if _, dup := r.byName[t.def.Name]; dup {
+			panic("duplicate tool " + t.def.Name)
+		}
+		r.tools = append(r.tools, t)
+		r.byName[t.def.Name] = t
+		r.defs = append(r.defs, t.encoded)
+		r.names = append(r.names, t.def.Name)
+	}
+	return r
+}
+
+// Tools returns the registered tools in order.
+func (r *Registry) Tools() []*Tool { return r.tools }
+
+// Lookup finds a tool by name.
+func (r *Registry) Lookup(name string) (*Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Definitions implements protocol.ToolSet.
+func (r *Registry) Definitions() []json.RawMessage { return r.defs }
+
+// Names implements protocol.ToolSet.
+func (r *Registry) Names() []string { return r.names }
+
+// Call implements protocol.ToolSet.
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (protocol.ToolResult, bool) {
+	t, ok := r.byName[name]
+	if !ok {
+		return protocol.ToolResult{}, false
+	}
+	return t.call(ctx, args), true
+}
+
+type secretsKey struct{}
+
+// WithSecrets records the secret values a call handles (its profile's wallet secret and API
+// key, the caller's bearer token) so every failure text can redact them exactly.
+func WithSecrets(ctx context.Context, secrets ...string) context.Context {
+	prev := SecretsFrom(ctx)
+	all := append(append([]string(nil), prev...), secrets...)
+	return context.WithValue(ctx, secretsKey{}, all)
+}
+
+// SecretsFrom returns the secrets recorded on ctx.
+func SecretsFrom(ctx context.Context) []string {
+	s, _ := ctx.Value(secretsKey{}).([]string)
+	return s
+}

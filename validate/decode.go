@@ -1,0 +1,306 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-playground/validator/v10"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// Issue is one argument problem; the type is errmap's so the taxonomy formats it directly.
+type Issue = errmap.Issue
+
+// Decode strictly decodes a tool's arguments into a new T and validates it. A nil result
+// means the arguments were rejected and issues says why.
+func Decode[T any](raw json.RawMessage) (*T, []Issue) {
+	m := For[T]()
+	v := reflect.New(m.typ)
+	issues := m.decode(raw, v.Elem())
+	if len(issues) > 0 {
+		return nil, issues
+	}
+	return v.Interface().(*T), nil
+}
+
+// Check decodes and validates arguments against the model without keeping the value.
+func (m *Model) Check(raw json.RawMessage) []Issue {
+	return m.decode(raw, reflect.New(m.typ).Elem())
+}
+
+func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	}
+	var args map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {
+		return []Issue{{Path: "", Rule: "type", Expected: "object", Message: "must be an object"}}
+	}
+
+	var unknown, issues []Issue
+	for key := range args {
+		if _, ok := m.byName[key]; !ok {
+			unknown = append(unknown, Issue{Path: "/" + pointerToken(key), Rule: "unknown", Message: "is not an allowed argument"})
+		}
+	}
+	sort.Slice(unknown, func(i, j int) bool { return unknown[i].Path < unknown[j].Path })
+
+	bad := map[string]bool{} // fields with a presence or type issue; their rule errors would repeat it
+	for _, f := range m.fields {
+		val, present := args[f.name]
+		path := "/" + pointerToken(f.name)
+		fv := dst.Field(f.index)
+		if !present {
+			switch {
+			case f.required:
+				bad[f.name] = true
+				issues = append(issues, Issue{Path: path, Rule: "required", Expected: f.kind.expected(), Message: "is required"})
+			case f.def != "":
+				setDefault(fv, f)
+			}
+			continue
+		}
+		if iss := assign(fv, f, val, path); len(iss) > 0 {
+			bad[f.name] = true
+			issues = append(issues, iss...)
+			continue
+		}
+		target := fv
+		if f.ptr {
+			target = fv.Elem()
+		}
+		normalise(f, target)
+	}
+
+	if err := validatorEngine().Struct(dst.Addr().Interface()); err != nil {
+		var verrs validator.ValidationErrors
+		if !errors.As(err, &verrs) {
+			issues = append(issues, Issue{Path: "", Rule: "invalid", Message: "could not be validated"})
+		}
+		for _, fe := range verrs {
+			path, top := namespacePath(fe.Namespace())
+			if bad[top] {
+				continue
+			}
+			issues = append(issues, ruleIssue(m.byName[top], fe, path))
+		}
+	}
+
+	if len(issues) == 0 && len(unknown) == 0 {
+		if cc, ok := dst.Addr().Interface().(CrossChecker); ok {
+			issues = append(issues, cc.CrossCheck()...)
+		}
+	}
+	// Deterministic: unknown arguments first, then the request model's field order.
+	order := func(p string) int {
+		top, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		if f, ok := m.byName[unescapeToken(top)]; ok {
+			return f.index
+		}
+		return math.MaxInt
+	}
+	sort.SliceStable(issues, func(i, j int) bool { return order(issues[i].Path) < order(issues[j].Path) })
+	return append(unknown, issues...)
+}
+
+// assign type-checks one argument's raw JSON and stores it; strings are trimmed.
+func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issue {
+	typeIssue := func(p string, k kind) []Issue {
+		return []Issue{{Path: p, Rule: "type", Expected: k.expected(), Message: "must be " + article(k.expected())}}
+	}
+	target := fv
+	if f.ptr {
+		target = reflect.New(fv.Type().Elem())
+		fv.Set(target)
+		target = target.Elem()
+	}
+	switch f.kind {
+	case kString:
+		s, ok := jsonString(val)
+		if !ok {
+			return typeIssue(path, kString)
+		}
+		target.SetString(s)
+	case kBool:
+		switch string(val) {
+		case "true":
+			target.SetBool(true)
+		case "false":
+			target.SetBool(false)
+		default:
+			return typeIssue(path, kBool)
+		}
+	case kInt:
+		n, ok := jsonInt(val)
+		if !ok || target.OverflowInt(n) {
+			return typeIssue(path, kInt)
+		}
+		target.SetInt(n)
+	case kStrings:
+		var items []json.RawMessage
+		if len(val) == 0 || val[0] != '[' || json.Unmarshal(val, &items) != nil {
+			return typeIssue(path, kStrings)
+		}
+		out := reflect.MakeSlice(target.Type(), 0, len(items))
+		var issues []Issue
+		for i, it := range items {
+			s, ok := jsonString(it)
+			if !ok {
+				issues = append(issues, typeIssue(path+"/"+strconv.Itoa(i), kString)...)
+				continue
+			}
+			out = reflect.Append(out, reflect.ValueOf(s))
+		}
+		if len(issues) > 0 {
+			return issues
+		}
+		target.Set(out)
+	}
+	return nil
+}
+
+func jsonString(val json.RawMessage) (string, bool) {
+	if len(val) == 0 || val[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(val, &s) != nil {
+		return "", false
+	}
+	return strings.TrimSpace(s), true
+}
+
+func jsonInt(val json.RawMessage) (int64, bool) {
+	if len(val) == 0 || (val[0] != '-' && (val[0] < '0' || val[0] > '9')) {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
+		return n, true
+	}
+	// 20.0 and 2e1 are integers in JSON Schema's sense.
+	f, err := strconv.ParseFloat(string(val), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+func setDefault(fv reflect.Value, f *field) {
+	switch f.kind {
+	case kString:
+		fv.SetString(f.def)
+	case kInt:
+		n, _ := strconv.ParseInt(f.def, 10, 64)
+		fv.SetInt(n)
+	case kBool:
+		fv.SetBool(f.def == "true")
+	}
+}
+
+// namespacePath turns validator's "Req.tags[2]" into "/tags/2" and returns the top field name.
+func namespacePath(ns string) (string, string) {
+	_, rest, _ := strings.Cut(ns, ".")
+	var b strings.Builder
+	top := ""
+	for _, seg := range strings.Split(rest, ".") {
+		name, idx, hasIdx := strings.Cut(seg, "[")
+		if top == "" {
+			top = name
+		}
+		b.WriteString("/" + pointerToken(name))
+		if hasIdx {
+			b.WriteString("/" + strings.TrimSuffix(idx, "]"))
+		}
+	}
+	return b.String(), top
+}
+
+// ruleIssue phrases one validator failure without the rejected value.
+func ruleIssue(f *field, fe validator.FieldError, path string) Issue {
+	tag, p := fe.Tag(), fe.Param()
+	k := kString
+	if f != nil {
+		k = f.kind
+		if strings.Count(path, "/") > 1 { // a slice element
+			k = kString
+		}
+	}
+	is := Issue{Path: path, Rule: tag}
+	switch tag {
+	case "required":
+		is.Rule, is.Expected, is.Message = "nonempty", "non-empty "+k.expected(), "must not be empty"
+	case "min", "gte":
+		switch {
+		case k == kString && p == "1":
+			is.Expected, is.Message = "non-empty string", "must not be empty"
+		case k == kString:
+			is.Expected, is.Message = "at least "+p+" characters", "must be at least "+p+" characters"
+		case k == kStrings:
+			is.Expected, is.Message = "at least "+p+" items", "must have at least "+p+" items"
+		default:
+			is.Expected, is.Message = "at least "+p, "must be at least "+p
+		}
+	case "max", "lte":
+		switch k {
+		case kString:
+			is.Expected, is.Message = "at most "+p+" characters", "must be at most "+p+" characters"
+		case kStrings:
+			is.Expected, is.Message = "at most "+p+" items", "must have at most "+p+" items"
+		default:
+			is.Expected, is.Message = "at most "+p, "must be at most "+p
+		}
+	case "oneof":
+		vals := strings.Join(strings.Fields(p), ", ")
+		is.Expected, is.Message = "one of: "+vals, "must be one of: "+vals
+	case "email":
+		is.Expected, is.Message = "email address", "must be an email address"
+	default:
+		if sh, ok := shapeByTag[tag]; ok {
+			is.Expected, is.Message = sh.expected, sh.message
+		} else {
+			is.Message = "is invalid (" + tag + ")"
+		}
+	}
+	return is
+}
+
+func article(s string) string {
+	if strings.IndexByte("aeiou", s[0]) >= 0 {
+		return "an " + s
+	}
+	return "a " + s
+}
+
+// pointerToken escapes a JSON-pointer token and bounds it, since argument names come from
+// the caller and are echoed in paths.
+func pointerToken(s string) string {
+	const max = 64
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+func unescapeToken(s string) string {
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+}
+

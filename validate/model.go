@@ -1,0 +1,221 @@
+// Package validate is the one validation boundary between a tool call's JSON arguments and the
+// tool's typed request struct.
+//
+// A request struct's tags are the single source of truth: `json` names the argument,
+// `validate` (go-playground/validator/v10) holds every rule, `jsonschema_description` and the
+// `jsonschema:"default=..."` option document it. The advertised inputSchema is reflected by
+// invopop/jsonschema and then completed from the same `validate` tags (required, lengths,
+// ranges, enums, the shared shapes of tools.md), so what is advertised is what is accepted.
+//
+// Decoding is strict: unknown arguments, wrong JSON types, missing required arguments,
+// rule violations and cross-field rules all come back as issues with JSON-pointer paths and
+// rule names — never the rejected value. Strings are trimmed before any check; an empty or
+// all-space string is rejected even where the argument is optional. JSON null is a wrong
+// type (the schemas do not advertise null), and numbers must be integral where an integer is
+// advertised (20.0 is accepted as 20).
+package validate
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// kind is the JSON shape of a request field.
+type kind int
+
+const (
+	kString kind = iota
+	kBool
+	kInt
+	kStrings
+)
+
+func (k kind) expected() string {
+	switch k {
+	case kBool:
+		return "boolean"
+	case kInt:
+		return "integer"
+	case kStrings:
+		return "array of strings"
+	}
+	return "string"
+}
+
+// rule is one parsed entry of a validate tag.
+type rule struct {
+	name  string
+	param string
+}
+
+type field struct {
+	index    int
+	name     string // JSON name
+	kind     kind
+	ptr      bool
+	required bool
+	def      string // default from the jsonschema tag, applied when the argument is absent
+	rules    []rule // before "dive"
+	dive     []rule // after "dive" (slice elements)
+}
+
+func (f *field) has(tag string) bool     { return hasRule(f.rules, tag) }
+func (f *field) diveHas(tag string) bool { return hasRule(f.dive, tag) }
+
+func hasRule(rs []rule, tag string) bool {
+	for _, r := range rs {
+		if r.name == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// Model is the compiled validation boundary of one request type.
+type Model struct {
+	typ    reflect.Type
+	fields []*field
+	byName map[string]*field
+	schema []byte
+}
+
+// CrossChecker is implemented by request structs with rules that span fields (min ≤ max, at
+// least one criterion). It runs only when every field is individually valid.
+type CrossChecker interface {
+	CrossCheck() []Issue
+}
+
+var (
+	engine     *validator.Validate
+	engineOnce sync.Once
+	models     sync.Map // reflect.Type -> *Model
+)
+
+func validatorEngine() *validator.Validate {
+	engineOnce.Do(func() {
+		engine = validator.New(validator.WithRequiredStructEnabled())
+		engine.RegisterTagNameFunc(func(f reflect.StructField) string {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				return ""
+			}
+			return name
+		})
+		registerShapes(engine)
+	})
+	return engine
+}
+
+// For returns the compiled model of request type T; it panics on a request struct this
+// package cannot serve, which the registry tests turn into a failing test.
+func For[T any]() *Model {
+	return ModelOf(reflect.TypeFor[T]())
+}
+
+// ModelOf is For with a reflect.Type.
+func ModelOf(t reflect.Type) *Model {
+	if m, ok := models.Load(t); ok {
+		return m.(*Model)
+	}
+	m, err := compile(t)
+	if err != nil {
+		panic(fmt.Sprintf("validate: %s: %v", t, err))
+	}
+	actual, _ := models.LoadOrStore(t, m)
+	return actual.(*Model)
+}
+
+// Names lists the accepted argument names in declaration order.
+func (m *Model) Names() []string {
+	out := make([]string, len(m.fields))
+	for i, f := range m.fields {
+		out[i] = f.name
+	}
+	return out
+}
+
+// Schema is the advertised inputSchema (JSON).
+func (m *Model) Schema() []byte { return m.schema }
+
+func compile(t reflect.Type) (*Model, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("request type must be a struct")
+	}
+	validatorEngine()
+	m := &Model{typ: t, byName: map[string]*field{}}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			return nil, fmt.Errorf("field %s needs a json name", sf.Name)
+		}
+		f := &field{index: i, name: name}
+		ft := sf.Type
+		if ft.Kind() == reflect.Pointer {
+			f.ptr, ft = true, ft.Elem()
+		}
+		switch {
+		case ft.Kind() == reflect.String:
+			f.kind = kString
+		case ft.Kind() == reflect.Bool:
+			f.kind = kBool
+		case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64:
+			f.kind = kInt
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			f.kind = kStrings
+		default:
+			return nil, fmt.Errorf("field %s: unsupported type %s", sf.Name, sf.Type)
+		}
+		inDive := false
+		for _, part := range strings.Split(sf.Tag.Get("validate"), ",") {
+			if part == "" {
+				continue
+			}
+			n, p, _ := strings.Cut(part, "=")
+			switch {
+			case n == "dive":
+				inDive = true
+			case inDive:
+				f.dive = append(f.dive, rule{n, p})
+			default:
+				f.rules = append(f.rules, rule{n, p})
+			}
+		}
+		f.required = f.has("required")
+		if f.required && f.kind == kBool && !f.ptr {
+			return nil, fmt.Errorf("field %s: a required boolean must be a pointer (false is a value)", sf.Name)
+		}
+		if !f.required && !f.ptr && f.kind != kStrings {
+			// An optional non-pointer field needs a default, or absence and zero would be the same.
+			f.def = schemaDefault(sf)
+			if f.def == "" && f.kind != kBool {
+				return nil, fmt.Errorf("field %s: optional fields must be pointers or declare a default", sf.Name)
+			}
+		}
+		m.fields = append(m.fields, f)
+		m.byName[name] = f
+	}
+	schema, err := reflectSchema(t, m)
+	if err != nil {
+		return nil, err
+	}
+	m.schema = schema
+	return m, nil
+}
+
+// schemaDefault reads "default=X" from the jsonschema tag.
+func schemaDefault(sf reflect.StructField) string {
+	for _, opt := range strings.Split(sf.Tag.Get("jsonschema"), ",") {
+		if v, ok := strings.CutPrefix(opt, "default="); ok {
+			return v
+		}
+	}
+	return ""
+}

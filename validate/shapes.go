@@ -1,0 +1,167 @@
+package validate
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/invopop/jsonschema"
+	"github.com/stellar/go-stellar-sdk/strkey"
+)
+
+// shape is one shared argument shape of tools.md: a validator tag whose check, advertised
+// schema and issue text are defined together, so the three cannot drift apart.
+type shape struct {
+	tag      string
+	check    func(string) bool
+	schema   func(*jsonschema.Schema)
+	message  string // phrase after the path
+	expected string
+}
+
+var (
+	idChars      = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+	usdcRe       = regexp.MustCompile(`^\d+(\.\d{1,7})?$`)
+	positiveUSDC = regexp.MustCompile(`^(?:\d*[1-9]\d*(?:\.\d{1,7})?|0+\.(?:[1-9]\d{0,6}|0[1-9]\d{0,5}|00[1-9]\d{0,4}|000[1-9]\d{0,3}|0000[1-9]\d{0,2}|00000[1-9]\d?|000000[1-9]))$`)
+	hashRe       = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	tagRe        = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+	metaPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
+)
+
+func lengths(min, max uint64) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { s.MinLength, s.MaxLength = &min, &max }
+}
+
+func pattern(p string, min, max uint64) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { lengths(min, max)(s); s.Pattern = p }
+}
+
+var shapes = []shape{
+	{
+		tag:      "resourceid",
+		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 128 && idChars.MatchString(s) },
+		schema:   pattern(`^[A-Za-z0-9._-]+$`, 1, 128),
+		message:  "must be 1-128 characters of A-Z a-z 0-9 . _ -",
+		expected: "resource id",
+	},
+	{
+		tag:      "profile",
+		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 64 && idChars.MatchString(s) },
+		schema:   pattern(`^[A-Za-z0-9._-]+$`, 1, 64),
+		message:  "must be 1-64 characters of A-Z a-z 0-9 . _ -",
+		expected: "profile name",
+	},
+	{
+		tag:      "usdc",
+		check:    func(s string) bool { return len(s) <= 32 && usdcRe.MatchString(s) },
+		schema:   pattern(usdcRe.String(), 1, 32),
+		message:  `must be a decimal USDC amount with at most 7 decimal places, like "1.5"`,
+		expected: "USDC amount",
+	},
+	{
+		tag:      "usdcpos",
+		check:    func(s string) bool { return len(s) <= 32 && positiveUSDC.MatchString(s) },
+		schema:   pattern(positiveUSDC.String(), 1, 32),
+		message:  `must be a USDC amount greater than 0 with at most 7 decimal places, like "1.5"`,
+		expected: "positive USDC amount",
+	},
+	{
+		tag:      "gaccount",
+		check:    func(s string) bool { return strkey.IsValidEd25519PublicKey(s) },
+		schema:   pattern(`^G[A-Z2-7]{55}$`, 56, 56),
+		message:  "must be a Stellar account id (G..., 56 characters, valid checksum)",
+		expected: "Stellar account",
+	},
+	{
+		// Checked after normalisation, so the advertised pattern allows the prefix and upper case.
+		tag:      "txhash",
+		check:    hashRe.MatchString,
+		schema:   pattern(`^(sha256:)?[0-9a-fA-F]{64}$`, 64, 71),
+		message:  "must be a transaction hash of 64 hex characters",
+		expected: "transaction hash",
+	},
+	{
+		tag: "metaptr",
+		check: func(s string) bool {
+			if len(s) < 1 || len(s) > 512 {
+				return false
+			}
+			for _, p := range metaPrefixes {
+				if strings.HasPrefix(s, p) && len(s) > len(p) {
+					return true
+				}
+			}
+			return false
+		},
+		schema:   pattern(`^(ipfs://|ar://|https://|http://|sha256:|sha-256:|0x).+`, 1, 512),
+		message:  "must be a metadata pointer starting with ipfs://, ar://, https://, http://, sha256:, sha-256: or 0x (at most 512 characters)",
+		expected: "metadata pointer",
+	},
+	{
+		// Tags are lower-cased before the check, so the advertised pattern is case-insensitive.
+		tag:      "tag",
+		check:    tagRe.MatchString,
+		schema:   pattern(`^[A-Za-z0-9_-]+$`, 1, 32),
+		message:  "must be 1-32 characters of a-z 0-9 _ -",
+		expected: "tag",
+	},
+	{
+		tag: "httpurl",
+		check: func(s string) bool {
+			return len(s) <= 2048 && (strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) && len(s) > len("https://")
+		},
+		schema: func(s *jsonschema.Schema) {
+			pattern(`^https?://.+`, 1, 2048)(s)
+			s.Format = "uri"
+		},
+		message:  "must be an http:// or https:// URL of at most 2048 characters",
+		expected: "http(s) URL",
+	},
+}
+
+var shapeByTag = func() map[string]shape {
+	m := make(map[string]shape, len(shapes))
+	for _, s := range shapes {
+		m[s.tag] = s
+	}
+	return m
+}()
+
+func registerShapes(v *validator.Validate) {
+	for _, s := range shapes {
+		check := s.check
+		err := v.RegisterValidation(s.tag, func(fl validator.FieldLevel) bool {
+			f := fl.Field()
+			if f.Kind() != reflect.String {
+				return false
+			}
+			return check(f.String())
+		})
+		if err != nil {
+			panic(err)
+		}
+	}
+}
+
+// normalise applies the value rewrites that the shared shapes promise (tools.md): hashes lose
+// their sha256: prefix and are lower-cased; tags are lower-cased and de-duplicated.
+func normalise(f *field, v reflect.Value) {
+	switch {
+	case f.has("txhash") && v.Kind() == reflect.String:
+		s := strings.TrimPrefix(strings.ToLower(v.String()), "sha256:")
+		v.SetString(s)
+	case f.diveHas("tag") && v.Kind() == reflect.Slice:
+		seen := map[string]bool{}
+		out := reflect.MakeSlice(v.Type(), 0, v.Len())
+		for i := 0; i < v.Len(); i++ {
+			s := strings.ToLower(v.Index(i).String())
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+			out = reflect.Append(out, reflect.ValueOf(s))
+		}
+		v.Set(out)
+	}
+}
