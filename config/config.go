@@ -229,7 +229,9 @@ type loader struct {
 	problems Problems
 }
 
-func (l *loader) bad(v, reason string) { l.problems = append(l.problems, Problem{Var: v, Reason: reason}) }
+func (l *loader) bad(v, reason string) {
+	l.problems = append(l.problems, Problem{Var: v, Reason: reason})
+}
 
 func (l *loader) raw(v string) (string, bool) {
 	s := strings.TrimSpace(l.getenv(v))

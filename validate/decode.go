@@ -303,4 +303,3 @@ func pointerToken(s string) string {
 func unescapeToken(s string) string {
 	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
 }
-
