@@ -1,0 +1,93 @@
+// Legacy-era smoke test with the official TypeScript SDK v1 (@modelcontextprotocol/sdk@1.32.2).
+// It speaks 2025-11-25 at most (initialize handshake), so this exercises the legacy wire.
+//
+//   node smoke-legacy.mjs http://127.0.0.1:PORT/mcp
+//
+// Exits 0 when every assertion holds; otherwise prints "smoke-legacy: FAIL: ..." and exits 1.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+
+const NAME = 'smoke-legacy';
+const TOOL = 'mindvault_network_profile';
+const WANT_VERSION = '2025-11-25';
+
+class AssertionFailure extends Error {}
+
+function assert(cond, message) {
+  if (!cond) throw new AssertionFailure(message);
+}
+
+function errorCode(err) {
+  return err && typeof err === 'object' && 'code' in err ? err.code : undefined;
+}
+
+async function main() {
+  const url = process.argv[2];
+  if (!url) {
+    console.error(`usage: node ${NAME}.mjs http://127.0.0.1:PORT/mcp`);
+    process.exit(2);
+  }
+
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const client = new Client({ name: NAME, version: '0.0.0' }, { capabilities: {} });
+  await client.connect(transport, { timeout: 10_000 });
+  try {
+    // Era: the v1 SDK negotiates with initialize; the server must accept its latest revision
+    // and must not hand out a session (the endpoint is stateless).
+    assert(
+      transport.protocolVersion === WANT_VERSION,
+      `negotiated protocol version is ${JSON.stringify(transport.protocolVersion)}, want ${WANT_VERSION}`,
+    );
+    assert(transport.sessionId === undefined, `server sent Mcp-Session-Id ${JSON.stringify(transport.sessionId)}`);
+    const info = client.getServerVersion();
+    assert(info && typeof info.name === 'string' && info.name !== '', `serverInfo missing: ${JSON.stringify(info)}`);
+
+    // tools/list
+    const { tools } = await client.listTools();
+    assert(Array.isArray(tools) && tools.length > 0, 'tools/list returned no tools');
+    const tool = tools.find((t) => t.name === TOOL);
+    assert(tool, `tools/list lacks ${TOOL} (got: ${tools.map((t) => t.name).join(', ')})`);
+
+    // tools/call success. The SDK validates structuredContent against the tool's outputSchema.
+    const ok = await client.callTool({ name: TOOL, arguments: {} });
+    assert(!ok.isError, `${TOOL} returned isError: ${JSON.stringify(ok.content)}`);
+    assert(
+      ok.structuredContent && ok.structuredContent.network === 'testnet',
+      `${TOOL} structuredContent.network is ${JSON.stringify(ok.structuredContent?.network)}, want "testnet"`,
+    );
+
+    // tools/call with an argument the tool does not accept: a tool-result error, not a protocol error.
+    const bad = await client.callTool({ name: TOOL, arguments: { unexpected: 1 } });
+    assert(bad.isError === true, `unknown argument: want isError true, got ${JSON.stringify(bad)}`);
+    const text = Array.isArray(bad.content) ? bad.content.find((c) => c.type === 'text')?.text : undefined;
+    assert(typeof text === 'string', `unknown argument: no text content in ${JSON.stringify(bad.content)}`);
+    const line2 = text.split('\n')[1] ?? '';
+    assert(
+      line2.startsWith('Source: request validation'),
+      `unknown argument: text line 2 is ${JSON.stringify(line2)}, want it to start with "Source: request validation"`,
+    );
+
+    // Unknown tool: a JSON-RPC error -32602.
+    let caught;
+    try {
+      await client.callTool({ name: 'mindvault_no_such_tool', arguments: {} });
+    } catch (err) {
+      caught = err;
+    }
+    assert(caught !== undefined, 'unknown tool: call succeeded, want JSON-RPC error -32602');
+    assert(
+      caught instanceof McpError && errorCode(caught) === -32602,
+      `unknown tool: want McpError code -32602, got ${caught?.constructor?.name} code ${errorCode(caught)}: ${caught?.message}`,
+    );
+  } finally {
+    await client.close();
+  }
+  console.log(`${NAME}: ok (protocol ${WANT_VERSION}, ${TOOL}: list, call, isError result, unknown tool -32602)`);
+}
+
+main().catch((err) => {
+  const detail = err instanceof AssertionFailure ? err.message : err?.stack || String(err);
+  console.error(`${NAME}: FAIL: ${detail}`);
+  process.exit(1);
+});

