@@ -1,0 +1,180 @@
+package errmap
+
+import "strings"
+
+// The stable codes Map can emit. A code never changes meaning; new meanings get new codes.
+const (
+	CodeInvalidArguments       = "INVALID_ARGUMENTS"
+	CodeMainnetNotConfirmed    = "MAINNET_NOT_CONFIRMED"
+	CodeBadRequest             = "BAD_REQUEST"
+	CodeContractInvalidInput   = "CONTRACT_INVALID_INPUT"
+	CodeNetworkError           = "NETWORK_ERROR"
+	CodeTimeout                = "TIMEOUT"
+	CodePaymentRequired        = "PAYMENT_REQUIRED"
+	CodePaymentRejected        = "PAYMENT_REJECTED"
+	CodeInsufficientUSDC       = "INSUFFICIENT_USDC"
+	CodeInsufficientBalance    = "INSUFFICIENT_BALANCE"
+	CodeTrustlineMissing       = "TRUSTLINE_MISSING"
+	CodePriceAboveCap          = "PRICE_ABOVE_CAP"
+	CodePriceChanged           = "PRICE_CHANGED"
+	CodeUnsupportedRequirement = "UNSUPPORTED_REQUIREMENT"
+	CodeFeesNotSponsored       = "FEES_NOT_SPONSORED"
+	CodeUnauthorized           = "UNAUTHORIZED"
+	CodeForbidden              = "FORBIDDEN"
+	CodeContractUnauthorized   = "CONTRACT_UNAUTHORIZED"
+	CodeTxBadAuth              = "TX_BAD_AUTH"
+	CodeCredentialsMissing     = "CREDENTIALS_MISSING"
+	CodeReadOnlyStore          = "READ_ONLY_STORE"
+	CodeProfileNotAllowed      = "PROFILE_NOT_ALLOWED"
+	CodeNotFound               = "NOT_FOUND"
+	CodeAccountMissing         = "ACCOUNT_MISSING"
+	CodeConflict               = "CONFLICT"
+	CodeAlreadyRegistered      = "ALREADY_REGISTERED"
+	CodeAlreadyOwner           = "ALREADY_OWNER"
+	CodePriceMismatch          = "PRICE_MISMATCH"
+	CodeProfileExists          = "PROFILE_EXISTS"
+	CodeRateLimited            = "RATE_LIMITED"
+	CodeServerError            = "SERVER_ERROR"
+	CodeChainUnavailable       = "CHAIN_UNAVAILABLE"
+	CodeMalformedResponse      = "MALFORMED_RESPONSE"
+	CodeTxBadSequence          = "TX_BAD_SEQUENCE"
+	CodeTxExpired              = "TX_EXPIRED"
+	CodeContractError          = "CONTRACT_ERROR"
+	CodeContractMissing        = "CONTRACT_MISSING"
+	CodeStateArchived          = "STATE_ARCHIVED"
+	CodeHostError              = "HOST_ERROR"
+	CodeRPCError               = "RPC_ERROR"
+	CodeUnknown                = "UNKNOWN"
+)
+
+// CodeDoc documents one code: its fixed category and its meaning in one sentence.
+type CodeDoc struct {
+	Code     string   // UPPER_SNAKE code as it appears in the diagnostic
+	Category Category // the category Map pairs with the code unless Facts.Category overrides it
+	Meaning  string   // one sentence for the public code list
+}
+
+// codeInfo adds what the text needs: a short phrase used as detail when nothing better is known.
+type codeInfo struct {
+	CodeDoc
+	phrase string
+}
+
+// codeTable is the single source of truth: Codes(), the README list and the tests read it.
+// Order: by category as in errors.md, the generic code of each category first.
+var codeTable = []codeInfo{
+	{CodeDoc{CodeNetworkError, CategoryNetwork, "A transport error (DNS, refused or reset connection, TLS) prevented any response."}, "connection failed"},
+	{CodeDoc{CodeTimeout, CategoryTimeout, "The deadline passed before the service answered, or it answered HTTP 408 or 504."}, "request timed out"},
+	{CodeDoc{CodePaymentRequired, CategoryPayment, "The service answered HTTP 402: the resource needs an x402 payment."}, "payment required"},
+	{CodeDoc{CodePaymentRejected, CategoryPayment, "The payment was refused by the seller or its facilitator; upstream.x402Reason says why when known."}, "payment rejected"},
+	{CodeDoc{CodeInsufficientUSDC, CategoryPayment, "The paying wallet holds less USDC than the price (USDC token error #10 or x402 insufficient_funds)."}, "insufficient USDC balance"},
+	{CodeDoc{CodeInsufficientBalance, CategoryPayment, "A classic transaction lacked funds (Horizon op_underfunded or tx_insufficient_balance)."}, "insufficient balance"},
+	{CodeDoc{CodeTrustlineMissing, CategoryPayment, "The account has no USDC trustline (USDC token error #13 or Horizon op_no_trust)."}, "USDC trustline missing"},
+	{CodeDoc{CodePriceAboveCap, CategoryPayment, "The price is above the caller's spend cap; refused before anything was signed."}, "price above the spend cap"},
+	{CodeDoc{CodePriceChanged, CategoryPayment, "The payment requested is above the previewed price; refused before anything was signed."}, "price changed since the preview"},
+	{CodeDoc{CodeUnsupportedRequirement, CategoryPayment, "No x402 payment option fits this endpoint (Stellar exact scheme, configured network and USDC asset)."}, "unsupported payment requirement"},
+	{CodeDoc{CodeFeesNotSponsored, CategoryPayment, "The seller's x402 requirement does not sponsor network fees, which this endpoint requires."}, "payment fees are not sponsored"},
+	{CodeDoc{CodeInvalidArguments, CategoryValidation, "The tool's arguments violate its request model; issues lists every problem (JSON-RPC -32602)."}, "invalid arguments"},
+	{CodeDoc{CodeMainnetNotConfirmed, CategoryValidation, "A state-changing tool was called on mainnet without confirmMainnet: true."}, "mainnet call not confirmed"},
+	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid"},
+	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input"},
+	{CodeDoc{CodeUnauthorized, CategoryAuth, "The service answered HTTP 401: credentials are missing or not accepted."}, "not authenticated"},
+	{CodeDoc{CodeForbidden, CategoryAuth, "The service answered HTTP 403: these credentials may not do this."}, "not allowed"},
+	{CodeDoc{CodeContractUnauthorized, CategoryAuth, "The vault-registry contract refused the signer (contract error #6 Unauthorized)."}, "signer not authorised by the contract"},
+	{CodeDoc{CodeTxBadAuth, CategoryAuth, "Horizon rejected the transaction's signatures (tx_bad_auth or op_bad_auth)."}, "transaction signatures rejected"},
+	{CodeDoc{CodeCredentialsMissing, CategoryAuth, "The profile has no wallet secret or API key for this operation."}, "credentials missing"},
+	{CodeDoc{CodeReadOnlyStore, CategoryAuth, "The configured credential store is read-only, so the profile cannot be written."}, "credential store is read-only"},
+	{CodeDoc{CodeProfileNotAllowed, CategoryAuth, "The caller's access token is not bound to the requested profile."}, "profile not allowed for this token"},
+	{CodeDoc{CodeNotFound, CategoryNotFound, "The resource does not exist (HTTP 404, or contract error #2 NotFound)."}, "not found"},
+	{CodeDoc{CodeAccountMissing, CategoryNotFound, "The Stellar account does not exist on the network (Horizon 404, tx_no_source_account, USDC token error #6)."}, "Stellar account not found"},
+	{CodeDoc{CodeConflict, CategoryConflict, "The service answered HTTP 409: the target is already in a conflicting state."}, "conflict with the current state"},
+	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1)."}, "already registered"},
+	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14)."}, "already the owner"},
+	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch)."}, "API and on-chain prices disagree"},
+	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},
+	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait when known."}, "rate limited"},
+	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error"},
+	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable)."}, "chain unavailable"},
+	{CodeDoc{CodeMalformedResponse, CategoryServer, "The service answered success with a body of the wrong shape."}, "malformed response"},
+	{CodeDoc{CodeTxBadSequence, CategoryServer, "The transaction's sequence number was stale (Horizon tx_bad_seq); a rebuilt transaction succeeds."}, "stale transaction sequence"},
+	{CodeDoc{CodeTxExpired, CategoryServer, "The transaction reached the network after its time bounds (Horizon tx_too_late)."}, "transaction expired"},
+	{CodeDoc{CodeContractError, CategoryContract, "The vault-registry contract rejected the call; upstream.contractError and contractErrorName say how."}, "contract rejected the call"},
+	{CodeDoc{CodeContractMissing, CategoryContract, "No contract instance exists at the configured id on this network (Error(Storage, MissingValue))."}, "contract instance missing"},
+	{CodeDoc{CodeStateArchived, CategoryContract, "The contract state needed is archived and must be restored first (restorePreamble, entry_archived)."}, "contract state archived"},
+	{CodeDoc{CodeHostError, CategoryContract, "The Soroban host aborted the contract call with a host error named in the detail."}, "contract call aborted by the host"},
+	{CodeDoc{CodeRPCError, CategoryContract, "Stellar RPC answered with a JSON-RPC error; upstream.rpcCode holds its code."}, "Stellar RPC rejected the request"},
+	{CodeDoc{CodeUnknown, CategoryUnknown, "A failure nothing else classifies."}, "unexpected failure"},
+}
+
+var codeIndex = func() map[string]int {
+	m := make(map[string]int, len(codeTable))
+	for i, c := range codeTable {
+		m[c.Code] = i
+	}
+	return m
+}()
+
+// Codes returns every code Map can produce, in a stable order, each documented in one sentence.
+func Codes() []CodeDoc {
+	out := make([]CodeDoc, len(codeTable))
+	for i, c := range codeTable {
+		out[i] = c.CodeDoc
+	}
+	return out
+}
+
+// CodesMarkdown renders Codes() as the Markdown table the README embeds, so the published list
+// cannot drift from the code.
+func CodesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | category | meaning |\n|---|---|---|\n")
+	for _, c := range codeTable {
+		b.WriteString("| `" + c.Code + "` | `" + string(c.Category) + "` | " + c.Meaning + " |\n")
+	}
+	return b.String()
+}
+
+// IsCode reports whether code is documented; callers assert it in tests on their explicit codes.
+func IsCode(code string) bool {
+	_, ok := codeIndex[code]
+	return ok
+}
+
+// CodeCategory returns the category documented for code, or CategoryUnknown when undocumented.
+func CodeCategory(code string) Category {
+	if i, ok := codeIndex[code]; ok {
+		return codeTable[i].Category
+	}
+	return CategoryUnknown
+}
+
+func codePhrase(code string) string {
+	if i, ok := codeIndex[code]; ok {
+		return codeTable[i].phrase
+	}
+	return "unexpected failure"
+}
+
+// callerOnlyCodes are never derived from facts: only the caller knows a policy refused the call
+// or a 2xx body had the wrong shape, so it sets Facts.Code.
+var callerOnlyCodes = map[string]bool{
+	CodePriceAboveCap: true, CodePriceChanged: true, CodeUnsupportedRequirement: true,
+	CodeFeesNotSponsored: true, CodeMainnetNotConfirmed: true, CodeCredentialsMissing: true,
+	CodeReadOnlyStore: true, CodeProfileExists: true, CodeProfileNotAllowed: true,
+	CodeMalformedResponse: true,
+}
+
+// genericCode is the code paired with an explicit category when no refinement produced one.
+var genericCode = map[Category]string{
+	CategoryNetwork:    CodeNetworkError,
+	CategoryTimeout:    CodeTimeout,
+	CategoryPayment:    CodePaymentRejected,
+	CategoryValidation: CodeBadRequest,
+	CategoryAuth:       CodeUnauthorized,
+	CategoryNotFound:   CodeNotFound,
+	CategoryConflict:   CodeConflict,
+	CategoryRateLimit:  CodeRateLimited,
+	CategoryServer:     CodeServerError,
+	CategoryContract:   CodeContractError,
+	CategoryUnknown:    CodeUnknown,
+}

@@ -1,0 +1,123 @@
+// Package errmap is the one failure taxonomy of the MindVault MCP endpoint (spec: errors.md).
+//
+// Every failure an agent sees passes through Map, a pure function (no I/O, no clock, no
+// environment) from Facts to a Failure: a three-line text
+//
+//	<operation>: <detail>
+//	Source: <label> · Category: <category>[ · HTTP <status>]
+//	Next: <one imperative recovery step>
+//
+// and the Diagnostic that travels in _meta["io.mindvault/error"]. Handlers never format error
+// text themselves: clients return *Error (Facts plus cause), handlers call FromError, argument
+// validation calls Validation. Codes() is the public code list (the README is generated from it).
+//
+// # Classification order
+//
+// The first rule that applies decides the code; the code decides the category:
+//
+//  1. Facts.Code (if documented) and Facts.Category (if valid) override everything below. An
+//     explicit category without a code keeps the derived code when it belongs to that category,
+//     else takes the category's generic code.
+//  2. Facts.Issues present → INVALID_ARGUMENTS (jsonrpcCode -32602); else transport:
+//     TransportTimeout → TIMEOUT, TransportNetwork → NETWORK_ERROR.
+//  3. Registry contract number (Facts.ContractError, or "Error(Contract, #N)" found in
+//     Facts.HostError for any source but x402): 1 → ALREADY_REGISTERED, 14 → ALREADY_OWNER
+//     (conflict); 2 → NOT_FOUND; 6 → CONTRACT_UNAUTHORIZED (auth); 3 4 5 11 12 13 16 17 →
+//     CONTRACT_INVALID_INPUT (validation); any other number, known or not → CONTRACT_ERROR.
+//  4. Host error text: Error(Storage, MissingValue) → CONTRACT_MISSING; "restorePreamble" or
+//     "archived" → STATE_ARCHIVED.
+//  5. USDC token number (Facts.TokenError, or the number in HostError when Source is x402):
+//     10 → INSUFFICIENT_USDC, 13 → TRUSTLINE_MISSING, 6 → ACCOUNT_MISSING, others → PAYMENT_REJECTED.
+//  6. Horizon result codes (Facts.ResultCodes, else extras.result_codes of a problem body), the
+//     first recognised one in order: op_underfunded, tx_insufficient_balance →
+//     INSUFFICIENT_BALANCE; op_no_trust, op_src_no_trust → TRUSTLINE_MISSING; tx_bad_auth,
+//     op_bad_auth → TX_BAD_AUTH; tx_bad_seq → TX_BAD_SEQUENCE and tx_too_late → TX_EXPIRED
+//     (server, retry safe); tx_no_source_account → ACCOUNT_MISSING; entry_archived → STATE_ARCHIVED.
+//  7. x402 reason: insufficient_funds → INSUFFICIENT_USDC, payment_required → PAYMENT_REQUIRED,
+//     any other → PAYMENT_REJECTED.
+//  8. Stellar RPC JSON-RPC code, only when no HTTP error status was recorded (the Go RPC client
+//     turns HTTP 429/503/504 into -32603, so the recorded status wins): -32603 -32001 -32003
+//     -32098 → SERVER_ERROR, others → RPC_ERROR (contract).
+//  9. MindVault API body token ("error" or "code"), sources api and x402: chain_unavailable →
+//     CHAIN_UNAVAILABLE (server), price_mismatch → PRICE_MISMATCH (conflict).
+//  10. Any other host error → HOST_ERROR (contract).
+//  11. The HTTP status table of errors.md; a Horizon 404 is ACCOUNT_MISSING (Horizon is only asked
+//     for accounts). "≥ 500 server" is taken literally, so 600–999 are server too; a status
+//     outside 100–999 counts as absent.
+//
+// # Detail
+//
+// In order: the issues of a validation failure; the body's message (first non-empty of error,
+// message, detail, reason, title; a problem document gives its title plus result codes; an
+// object under "error" — zod format()/flatten()/issues, JSON-RPC error — gives the first message
+// inside it, prefixed with the field name it belongs to; an {error: "snake_code", message}
+// body gives "snake_code: message"); Facts.Detail; what the refinement saw (e.g.
+// "NotFound (Error(Contract, #2))", never raw simulation event logs, which carry call arguments);
+// "response body is not JSON (status N)" / "response body is too large to read (status N)" /
+// "no response body"; the code's short phrase ("request timed out"). Only the first 64 KiB of a
+// body is read; JSON is decoded in body order with bounded depth. Non-JSON bodies are described,
+// never quoted, because upstream bodies are never echoed. Clients should therefore put raw
+// simulation text in Facts.HostError, not in Facts.Detail.
+//
+// Every string that leaves is made one line (control and format characters removed, whitespace
+// collapsed, invalid UTF-8 replaced), redacted, then bounded in runes (detail 300, operation 200),
+// in that order, so a cut can never leave half a secret. A validation line 1 as a whole stays
+// within 300 runes; what does not fit is counted as "and N more".
+//
+// # Next, retry, state
+//
+// Facts.Next wins. Otherwise, stateChanged "unknown" gives the how-to-find-out sentence
+// (mindvault_tx_status with the hash; the payment expiry before paying again). Otherwise a few
+// codes whose category sentence would mislead have their own (PRICE_ABOVE_CAP, PRICE_CHANGED,
+// PRICE_MISMATCH, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED, MAINNET_NOT_CONFIRMED,
+// READ_ONLY_STORE, PROFILE_EXISTS, PROFILE_NOT_ALLOWED, ACCOUNT_MISSING, STATE_ARCHIVED).
+// Otherwise the category sentence of errors.md.
+//
+// Retry is the category's verdict, except: stateChanged "yes" or "unknown" → "no" (a blind retry
+// could pay or write twice; Next says what to do instead), and UNSUPPORTED_REQUIREMENT and
+// FEES_NOT_SPONSORED → "no" (no caller action fixes them). An empty StateChanged means "no",
+// unless TxHash or PaymentExpiresAt is set (documented as "sent, outcome unknown"): then
+// "unknown". An unrecognised value is treated as "unknown".
+//
+// retryAfterSeconds comes from Retry-After as delta-seconds (fractions round up); an HTTP-date
+// is left out, because converting it needs a clock. Without the header, the MindVault API's body
+// field retryAfterSeconds is used, and for rate_limit the X-RateLimit-Reset / RateLimit-Reset
+// seconds. The rate-limit numbers limit, remaining and resetSeconds go to upstream whenever the
+// headers carry them. Headers are read case-insensitively and deterministically.
+//
+// # Upstream and secrets
+//
+// upstream holds only: resultCodes, contractError and contractErrorName (registry, or the USDC
+// token's number and name), x402Reason, rpcCode, limit, remaining, resetSeconds. Tokens are
+// admitted only in code shape ([a-z0-9_]) and only if redaction leaves them untouched.
+//
+// Redaction (Redact, Redactor) replaces with [REDACTED]: exact known secrets of six characters
+// or more (also their URL- and JSON-escaped forms; longest first); Stellar secret seeds, found as
+// runs of the base32 alphabet so a seed glued to other characters is still caught, while G/C ids
+// (56 characters, never starting with S) and muxed M-addresses (69) stay visible; mv_ API keys;
+// Bearer tokens; authorization values (with their scheme word); values of keys naming a secret
+// (x-api-key, api_key, apikey, secret, client_secret, token, access_token, password, private_key,
+// signature, ...) after "=", ":" or a JSON colon; passwords in URLs. 64-hex transaction hashes
+// stay visible. Over-redacting prose such as "token: expired" is accepted as the price of never
+// leaking.
+//
+// # Codes and sources
+//
+// Facts.Code must be a documented code. An undocumented one is ignored (the derived code is
+// used) rather than panicking, because Map must never panic; callers assert IsCode on their
+// explicit codes in their own tests. Some codes are never derived, only the caller can know
+// them: PRICE_ABOVE_CAP, PRICE_CHANGED, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED,
+// MAINNET_NOT_CONFIRMED, CREDENTIALS_MISSING, READ_ONLY_STORE, PROFILE_EXISTS,
+// PROFILE_NOT_ALLOWED and MALFORMED_RESPONSE (a 2xx body of the wrong shape). An empty or unknown Source is reported as "request" (the
+// endpoint's own layer), so the diagnostic only ever names documented sources. The timeout
+// variable defaults to MINDVAULT_HTTP_TIMEOUT_MS for api, sponsor, credentials and request,
+// MINDVAULT_HORIZON_TIMEOUT_MS for horizon, MINDVAULT_RPC_TIMEOUT_MS for rpc and registry,
+// MINDVAULT_PAYMENT_TIMEOUT_MS for x402.
+//
+// FromError also treats context.Canceled as a timeout (the invocation was cut short) and
+// os.ErrDeadlineExceeded, ETIMEDOUT and net.Error timeouts as timeouts; refused, reset, aborted,
+// unreachable, broken-pipe, unexpected-EOF and TLS/certificate errors as network failures.
+//
+// The diagnostic's jsonrpcCode (-32602) is set for INVALID_ARGUMENTS only: policy refusals are
+// not protocol errors (protocol.md). Stellar RPC codes go to upstream.rpcCode instead.
+package errmap

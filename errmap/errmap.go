@@ -1,0 +1,374 @@
+package errmap
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// recoverPanics turns a bug in Map into a generic failure instead of a crash; tests switch it off
+// so a panic fails them instead of hiding.
+var recoverPanics = true
+
+// Map turns the facts of one failure into its three-line text and diagnostic. It is pure: no I/O,
+// no clock, no environment, the same facts always give the same failure, and it never panics.
+func Map(f Facts) (out Failure) {
+	if recoverPanics {
+		defer func() {
+			if r := recover(); r != nil {
+				out = internalFailure()
+			}
+		}()
+	}
+	return mapFacts(&f)
+}
+
+// internalFailure is what a (never expected) panic inside Map becomes; it uses no input at all.
+func internalFailure() Failure {
+	next := nextUnknown
+	d := Diagnostic{
+		Version: DiagnosticVersion, Code: CodeUnknown, Category: string(CategoryUnknown),
+		Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
+		Next: next, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
+	}
+	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, 0, next), Diagnostic: d}
+}
+
+func mapFacts(f *Facts) Failure {
+	red := NewRedactor(f.Secrets)
+	src := f.Source.norm()
+	status := f.Status
+	if status < 100 || status > 999 {
+		status = 0
+	}
+	ev := &evidence{f: f, src: src, status: status, body: parseBody(f.Body)}
+	ev.codes = red.tokens(sanitizeCodes(f.ResultCodes))
+	if len(ev.codes) == 0 {
+		ev.codes = red.tokens(ev.body.resultCodes)
+	}
+	ev.contractN, ev.tokenN = max(f.ContractError, 0), max(f.TokenError, 0)
+	if len(f.HostError) > MaxBodyBytes {
+		f.HostError = f.HostError[:MaxBodyBytes] // f is Map's own copy
+	}
+	if n := contractNumber(f.HostError); n > 0 {
+		// The USDC token is the only contract a payment simulation calls; everywhere else a
+		// contract number belongs to the vault registry.
+		if src == SourceX402 && ev.tokenN == 0 {
+			ev.tokenN = n
+		} else if src != SourceX402 && ev.contractN == 0 {
+			ev.contractN = n
+		}
+	}
+	if r := strings.TrimSpace(f.X402Reason); len(r) <= 64 && resultCodeRE.MatchString(r) && red.safe(r) {
+		ev.reason = r
+	}
+
+	code, cat, desc := classify(ev)
+	tool := red.ident(f.Tool, toolRE)
+	txHash := red.txHash(f.TxHash)
+	expires := red.expiry(f.PaymentExpiresAt)
+	state := normState(f.StateChanged, txHash != "" || expires != "")
+
+	// Issues: sanitise only what can be shown (line 1 holds far fewer than 64), count the rest.
+	shown := f.Issues
+	if len(shown) > 64 {
+		shown = shown[:64]
+	}
+	issues := make([]Issue, 0, len(shown))
+	for _, is := range shown {
+		issues = append(issues, red.issue(is))
+	}
+
+	op := red.text(f.Operation, maxOperation)
+	if op == "" {
+		op = defaultOperation(src, tool, len(f.Issues) > 0 || code == CodeInvalidArguments)
+	}
+
+	var detail string
+	if len(f.Issues) > 0 {
+		detail = issuesLine(issues, len(f.Issues), MaxDetail-runes(op)-2)
+	} else {
+		detail = pickDetail(ev, red, desc, code, status)
+	}
+
+	retryAfterS := retryAfter(header(f.Header, "Retry-After"))
+	if retryAfterS == nil {
+		retryAfterS = ev.body.retryAfter
+	}
+	limit, remaining, reset := rateLimits(f.Header)
+	if retryAfterS == nil && cat == CategoryRateLimit {
+		retryAfterS = reset
+	}
+
+	next := red.text(f.Next, maxNext)
+	if next == "" {
+		tv := strings.TrimSpace(f.TimeoutVar)
+		if len(tv) > 64 || !envVarRE.MatchString(tv) {
+			tv = ""
+		}
+		next = bound(red.contextFree(nextLine(nextInput{
+			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS,
+			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
+		})), maxNext)
+	}
+
+	d := Diagnostic{
+		Version:           DiagnosticVersion,
+		Code:              code,
+		Category:          string(cat),
+		Source:            string(src),
+		Status:            status,
+		Operation:         op,
+		Detail:            detail,
+		Next:              next,
+		Retry:             string(retryVerdict(cat, code, state)),
+		RetryAfterSeconds: retryAfterS,
+		ExecutionStarted:  f.ExecutionStarted,
+		StateChanged:      string(state),
+		TxHash:            txHash,
+		PaymentExpiresAt:  expires,
+	}
+	d.Upstream = upstream(ev, red, limit, remaining, reset)
+	if len(issues) > 0 {
+		keep := min(len(issues), MaxIssues)
+		d.Issues = issues[:keep:keep]
+		omitted := len(f.Issues) - keep
+		d.OmittedIssues = &omitted
+	}
+	if code == CodeInvalidArguments {
+		d.JSONRPCCode = JSONRPCInvalid
+	}
+	return Failure{Text: render(op, detail, src, cat, status, next), Diagnostic: d}
+}
+
+// render builds the three lines; each part is already one line.
+func render(op, detail string, src Source, cat Category, status int, next string) string {
+	var b strings.Builder
+	b.WriteString(op)
+	b.WriteString(": ")
+	b.WriteString(detail)
+	b.WriteString("\nSource: ")
+	b.WriteString(src.Label())
+	b.WriteString(" · Category: ")
+	b.WriteString(string(cat))
+	if status > 0 {
+		b.WriteString(" · HTTP ")
+		b.WriteString(itoa(status))
+	}
+	b.WriteString("\nNext: ")
+	b.WriteString(next)
+	return b.String()
+}
+
+// pickDetail applies the detail order: the body's message, the caller's detail, what the
+// refinement saw, a description of the body, and finally the code's own phrase.
+func pickDetail(ev *evidence, red *Redactor, desc, code string, status int) string {
+	for _, c := range []string{ev.body.message, ev.f.Detail, desc} {
+		if s := red.text(c, MaxDetail); s != "" {
+			return s
+		}
+	}
+	suffix := ""
+	if status > 0 {
+		suffix = " (status " + itoa(status) + ")"
+	}
+	switch {
+	case ev.body.truncated:
+		return "response body is too large to read" + suffix
+	case len(ev.f.Body) > 0 && !ev.body.json && !ev.body.empty:
+		return "response body is not JSON" + suffix
+	case ev.body.empty && status > 0:
+		return "no response body"
+	}
+	return codePhrase(code)
+}
+
+var defaultOperations = map[Source]string{
+	SourceAPI:         "MindVault API request failed",
+	SourceX402:        "x402 payment failed",
+	SourceHorizon:     "Horizon request failed",
+	SourceRPC:         "Soroban RPC request failed",
+	SourceRegistry:    "Contract call failed",
+	SourceSponsor:     "Sponsored-account request failed",
+	SourceCredentials: "Credential store access failed",
+	SourceRequest:     "Request failed",
+}
+
+func defaultOperation(src Source, tool string, validation bool) string {
+	if validation {
+		if tool == "" {
+			return "Invalid arguments (-32602)"
+		}
+		return "Invalid arguments for " + tool + " (-32602)"
+	}
+	return defaultOperations[src]
+}
+
+// upstream builds the allow-listed, value-free facts; nothing from a body or a request gets in
+// except code tokens and numbers.
+func upstream(ev *evidence, red *Redactor, limit, remaining, reset *int) map[string]any {
+	up := map[string]any{}
+	if len(ev.codes) > 0 {
+		up["resultCodes"] = ev.codes
+	}
+	switch {
+	case ev.contractN > 0:
+		up["contractError"] = ev.contractN
+		name := ContractErrorName(ev.contractN, ev.f.ContractNames)
+		if !red.safe(name) {
+			name = "Unknown"
+		}
+		up["contractErrorName"] = name
+	case ev.tokenN > 0:
+		up["contractError"] = ev.tokenN
+		up["contractErrorName"] = tokenErrorName(ev.tokenN)
+	}
+	if ev.reason != "" {
+		up["x402Reason"] = ev.reason
+	}
+	if ev.f.RPCCode != 0 {
+		up["rpcCode"] = ev.f.RPCCode
+	}
+	for k, v := range map[string]*int{"limit": limit, "remaining": remaining, "resetSeconds": reset} {
+		if v != nil {
+			up[k] = *v
+		}
+	}
+	if len(up) == 0 {
+		return nil
+	}
+	return up
+}
+
+func normState(s State, pending bool) State {
+	switch s {
+	case StateNo, StateYes, StateUnknown:
+		return s
+	case "":
+		// TxHash and PaymentExpiresAt are documented as "sent, outcome unknown".
+		if pending {
+			return StateUnknown
+		}
+		return StateNo
+	}
+	return StateUnknown // an unrecognised value is treated as the cautious one
+}
+
+var (
+	toolRE   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	argRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	txHashRE = regexp.MustCompile(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
+)
+
+// text sanitises one caller- or upstream-provided string: redact, make it one line, redact again
+// (removing control characters can join a secret back together), then bound. Redaction comes
+// before bounding so a cut can never leave the head of a secret behind.
+func (r *Redactor) text(s string, n int) string {
+	if s == "" {
+		return ""
+	}
+	if r != nil && r.exact != nil {
+		s = r.exact.Replace(s) // before any cut or cleaning, which could split a secret with spaces
+	}
+	return bound(r.Redact(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
+}
+
+// preRedactBytes bounds what the (linear but not cheap) redaction patterns ever scan; it is far
+// more than any bound applied afterwards.
+const preRedactBytes = 4096
+
+// precut shortens s to at most limit bytes and then drops the trailing word the cut went
+// through: half a secret no longer matches its pattern, so it must not survive as a fragment.
+// Keyed patterns (token=, Bearer, authorization:) stay safe because their key is kept and
+// whatever remains of the value is still redacted.
+func precut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	s = s[:cut]
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		return s[:i]
+	}
+	return ""
+}
+
+// contextFree re-applies the rules that need no context (exact secrets and seeds), for strings
+// assembled from already-sanitised parts.
+func (r *Redactor) contextFree(s string) string {
+	if r != nil && r.exact != nil {
+		s = r.exact.Replace(s)
+	}
+	return redactSeeds(s)
+}
+
+// safe reports whether s survives redaction untouched; tokens that would not are dropped.
+func (r *Redactor) safe(s string) bool {
+	return r.Redact(s) == s
+}
+
+func (r *Redactor) tokens(in []string) []string {
+	var out []string
+	for _, t := range in {
+		if r.safe(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (r *Redactor) ident(s string, re *regexp.Regexp) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 128 || !re.MatchString(s) || !r.safe(s) {
+		return ""
+	}
+	return s
+}
+
+func (r *Redactor) allowed(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range in {
+		if len(out) == 64 {
+			break
+		}
+		if a = r.ident(a, argRE); a != "" && !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (r *Redactor) txHash(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 80 {
+		return r.text(s, 128)
+	}
+	if m := txHashRE.FindStringSubmatch(s); m != nil {
+		return strings.ToLower(m[1])
+	}
+	return r.text(s, 128)
+}
+
+// expiry normalises an RFC 3339 time to UTC, rounding a fraction up: telling an agent a time
+// even slightly before the real expiry would invite a double payment.
+func (r *Redactor) expiry(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil || len(s) > 64 {
+		return r.text(s, 64)
+	}
+	t = t.UTC()
+	if t.Nanosecond() > 0 {
+		t = t.Truncate(time.Second).Add(time.Second)
+	}
+	return t.Format(time.RFC3339)
+}

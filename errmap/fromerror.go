@@ -1,0 +1,154 @@
+package errmap
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Error carries Facts through ordinary Go error returns: clients return *Error, handlers call FromError.
+type Error struct {
+	Facts Facts // what the client knew about the failure
+	Err   error // the underlying cause, if any (kept for errors.Is/As and logs)
+}
+
+// Wrap returns an *Error carrying f with err as its cause.
+func Wrap(err error, f Facts) *Error {
+	return &Error{Facts: f, Err: err}
+}
+
+// Error returns line 1 of the mapped text plus source and category: short, redacted, never a body.
+func (e *Error) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
+	d := FromError(e, Call{}).Diagnostic
+	return d.Operation + ": " + d.Detail + " (" + d.Source + ", " + d.Category + ")"
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
+
+// Call is what a handler knows about the call that failed; it fills gaps in the error's Facts.
+type Call struct {
+	Operation string   // line-1 label of the tool
+	Tool      string   // tool name
+	Source    Source   // source to attribute an error that names none
+	Secrets   []string // secrets of this call (added to the error's own)
+}
+
+// FromError maps any error. An *Error anywhere in the chain supplies its Facts (gaps filled from
+// call); otherwise deadlines become timeout, transport errors network, and anything else unknown
+// with the error's own text (redacted, one line, bounded) as detail.
+func FromError(err error, call Call) Failure {
+	var e *Error
+	if err != nil && errors.As(err, &e) && e != nil {
+		return Map(factsOf(e, call))
+	}
+	f := Facts{Source: call.Source, Operation: call.Operation, Tool: call.Tool, Secrets: call.Secrets}
+	if err == nil {
+		f.Detail = "no error was reported"
+		return Map(f)
+	}
+	f.Transport = transportOf(err)
+	f.Detail = errText(err)
+	return Map(f)
+}
+
+func factsOf(e *Error, call Call) Facts {
+	f := e.Facts
+	if f.Operation == "" {
+		f.Operation = call.Operation
+	}
+	if f.Tool == "" {
+		f.Tool = call.Tool
+	}
+	if f.Source == "" {
+		f.Source = call.Source
+	}
+	if len(call.Secrets) > 0 {
+		f.Secrets = append(append([]string(nil), f.Secrets...), call.Secrets...)
+	}
+	if e.Err == nil {
+		return f
+	}
+	// A client that only wrapped a thrown error still gets it classified.
+	bare := f.Status == 0 && f.Code == "" && f.Category == "" && len(f.Body) == 0 &&
+		f.ContractError == 0 && f.TokenError == 0 && f.HostError == "" && f.RPCCode == 0 &&
+		len(f.ResultCodes) == 0 && f.X402Reason == "" && len(f.Issues) == 0
+	if bare && f.Transport == TransportNone {
+		f.Transport = transportOf(e.Err)
+	}
+	if bare && f.Detail == "" {
+		f.Detail = errText(e.Err)
+	}
+	return f
+}
+
+// transportOf classifies a thrown error as a timeout, a network failure, or neither.
+func transportOf(err error) Transport {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.Is(err, syscall.ETIMEDOUT) {
+		return TransportTimeout
+	}
+	// A cancelled invocation is cut short exactly like a deadline; it is not a broken link.
+	if errors.Is(err, context.Canceled) {
+		return TransportTimeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		if ne.Timeout() {
+			return TransportTimeout
+		}
+		return TransportNetwork
+	}
+	for _, target := range []error{
+		io.ErrUnexpectedEOF, syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED,
+		syscall.EPIPE, syscall.EHOSTUNREACH, syscall.ENETUNREACH,
+	} {
+		if errors.Is(err, target) {
+			return TransportNetwork
+		}
+	}
+	var (
+		rhe *tls.RecordHeaderError
+		cve *tls.CertificateVerificationError
+		uae x509.UnknownAuthorityError
+		hne x509.HostnameError
+		cie x509.CertificateInvalidError
+	)
+	if errors.As(err, &rhe) || errors.As(err, &cve) || errors.As(err, &uae) ||
+		errors.As(err, &hne) || errors.As(err, &cie) {
+		return TransportNetwork
+	}
+	return TransportNone
+}
+
+// errText is the error's message, or "" for the bare context sentinels whose wording
+// ("context deadline exceeded") says less than the category phrase.
+func errText(err error) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "" // an Error method that panics (nil receiver) must not take Map down
+		}
+	}()
+	s = err.Error()
+	switch strings.TrimSpace(s) {
+	case context.DeadlineExceeded.Error():
+		return ""
+	case context.Canceled.Error():
+		return "request cancelled"
+	}
+	return s
+}

@@ -1,0 +1,118 @@
+package errmap
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+type panicky struct{}
+
+func (*panicky) Error() string { panic("boom") }
+
+func TestFromError(t *testing.T) {
+	call := Call{Operation: "Browse failed", Tool: "mindvault_browse", Source: SourceAPI, Secrets: []string{"call-secret-123"}}
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	clientErr := &Error{Facts: Facts{Source: SourceHorizon, Operation: "Balance failed", Status: 503, Body: []byte(`{"title":"Service Unavailable","type":"x"}`)}}
+	cases := []struct {
+		name   string
+		err    error
+		call   Call
+		code   string
+		src    Source
+		op     string
+		detail string
+	}{
+		{"*Error", clientErr, call, CodeServerError, SourceHorizon, "Balance failed", "Service Unavailable"},
+		{"wrapped *Error", fmt.Errorf("wallet info: %w", clientErr), call, CodeServerError, SourceHorizon, "Balance failed", "Service Unavailable"},
+		{"*Error gaps filled", &Error{Facts: Facts{Status: 404}}, call, CodeNotFound, SourceAPI, "Browse failed", "no response body"},
+		{"*Error wrapping a deadline", &Error{Facts: Facts{Source: SourceRPC}, Err: context.DeadlineExceeded}, call, CodeTimeout, SourceRPC, "Browse failed", "request timed out"},
+		{"*Error wrapping a refused dial", &Error{Facts: Facts{Source: SourceSponsor, Operation: "Wallet setup failed"}, Err: refused}, call, CodeNetworkError, SourceSponsor, "Wallet setup failed", "dial tcp: connect: connection refused"},
+		{"*Error facts keep their detail", &Error{Facts: Facts{Source: SourceRegistry, ContractError: 2}, Err: errors.New("HostError: Error(Contract, #2) data:[secret-arg]")}, call, CodeNotFound, SourceRegistry, "Browse failed", "NotFound (Error(Contract, #2))"},
+		{"deadline", context.DeadlineExceeded, call, CodeTimeout, SourceAPI, "Browse failed", "request timed out"},
+		{"wrapped deadline", fmt.Errorf("GET /resources: %w", context.DeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "GET /resources: context deadline exceeded"},
+		{"cancelled", context.Canceled, call, CodeTimeout, SourceAPI, "Browse failed", "request cancelled"},
+		{"os deadline", fmt.Errorf("read: %w", os.ErrDeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "read: i/o timeout"},
+		{"net.OpError refused", refused, call, CodeNetworkError, SourceAPI, "Browse failed", "dial tcp: connect: connection refused"},
+		{"net timeout", &net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}, call, CodeTimeout, SourceAPI, "Browse failed", "read tcp: i/o timeout"},
+		{"url.Error", &url.Error{Op: "Get", URL: "https://api.example/resources?api_key=k-123456", Err: refused}, call, CodeNetworkError, SourceAPI, "Browse failed", `Get "https://api.example/resources?api_key=[REDACTED]": dial tcp: connect: connection refused`},
+		{"dns", &net.DNSError{Err: "no such host", Name: "horizon.example"}, call, CodeNetworkError, SourceAPI, "Browse failed", "lookup horizon.example: no such host"},
+		{"unexpected EOF", fmt.Errorf("decode: %w", io.ErrUnexpectedEOF), call, CodeNetworkError, SourceAPI, "Browse failed", "decode: unexpected EOF"},
+		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), call, CodeNetworkError, SourceAPI, "Browse failed", "read: connection reset by peer"},
+		{"tls", x509.UnknownAuthorityError{}, call, CodeNetworkError, SourceAPI, "Browse failed", "x509: certificate signed by unknown authority"},
+		{"plain", errors.New("decode xdr: bad\nunion arm call-secret-123 " + testSeed), call, CodeUnknown, SourceAPI, "Browse failed", "decode xdr: bad union arm [REDACTED] [REDACTED]"},
+		{"plain no call", errors.New("boom"), Call{}, CodeUnknown, SourceRequest, "Request failed", "boom"},
+		{"nil", nil, call, CodeUnknown, SourceAPI, "Browse failed", "no error was reported"},
+		{"typed nil *Error", fmt.Errorf("x: %w", (*Error)(nil)), call, CodeUnknown, SourceAPI, "Browse failed", "x: <nil>"},
+		{"panicking Error method", &panicky{}, call, CodeUnknown, SourceAPI, "Browse failed", "unexpected failure"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := FromError(c.err, c.call)
+			checkFailure(t, got)
+			d := got.Diagnostic
+			if d.Code != c.code || d.Source != string(c.src) || d.Operation != c.op || d.Detail != c.detail {
+				t.Errorf("got %s %s %q %q\nwant %s %s %q %q", d.Code, d.Source, d.Operation, d.Detail, c.code, c.src, c.op, c.detail)
+			}
+			assertAbsent(t, got, "call-secret-123")
+			assertAbsent(t, got, testSeed)
+			assertAbsent(t, got, "secret-arg")
+		})
+	}
+}
+
+func TestFromErrorSecretsMerged(t *testing.T) {
+	e := &Error{Facts: Facts{Source: SourceAPI, Status: 500, Body: []byte(`{"error":"own-secret-1 and call-secret-2"}`), Secrets: []string{"own-secret-1"}}}
+	got := FromError(e, Call{Secrets: []string{"call-secret-2"}})
+	checkFailure(t, got)
+	assertAbsent(t, got, "own-secret-1")
+	assertAbsent(t, got, "call-secret-2")
+	if len(e.Facts.Secrets) != 1 {
+		t.Error("FromError mutated the error's facts")
+	}
+	kept := FromError(&Error{Facts: Facts{Source: SourceHorizon, Operation: "Own op", Tool: "mindvault_own"}}, Call{Operation: "Call op", Tool: "mindvault_call", Source: SourceAPI})
+	if kept.Diagnostic.Operation != "Own op" || kept.Diagnostic.Source != "horizon" || !strings.Contains(kept.Diagnostic.Next, "mindvault_own") {
+		t.Errorf("call overrode the error's own facts: %+v", kept.Diagnostic)
+	}
+}
+
+func TestErrorMethods(t *testing.T) {
+	cause := errors.New("underlying")
+	e := Wrap(cause, Facts{Source: SourceAPI, Operation: "Preview failed", Status: 500,
+		Body: []byte(`{"error":"boom ` + testAPIKey + `","stack":"very long internal stack"}`)})
+	s := e.Error()
+	if s != "Preview failed: boom [REDACTED] (api, server)" {
+		t.Errorf("Error() = %q", s)
+	}
+	if strings.Contains(s, "stack") || strings.Contains(s, testAPIKey) {
+		t.Errorf("Error() leaks: %q", s)
+	}
+	if !errors.Is(e, cause) || e.Unwrap() != cause {
+		t.Error("Unwrap broken")
+	}
+	var nilErr *Error
+	if nilErr.Error() != "<nil>" || nilErr.Unwrap() != nil {
+		t.Error("nil receiver")
+	}
+	var target *Error
+	if !errors.As(fmt.Errorf("x: %w", e), &target) || target != e {
+		t.Error("errors.As")
+	}
+	if got := (&Error{Facts: Facts{Source: SourceAPI}, Err: context.DeadlineExceeded}).Error(); got != "MindVault API request failed: request timed out (api, timeout)" {
+		t.Errorf("Error() = %q", got)
+	}
+}

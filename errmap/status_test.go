@@ -1,0 +1,305 @@
+package errmap
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestStatusTable(t *testing.T) {
+	cases := []struct {
+		status int
+		cat    Category
+		code   string
+		retry  Retry
+	}{
+		{0, CategoryUnknown, CodeUnknown, RetrySafe},
+		{100, CategoryUnknown, CodeUnknown, RetrySafe},
+		{101, CategoryUnknown, CodeUnknown, RetrySafe},
+		{200, CategoryUnknown, CodeUnknown, RetrySafe},
+		{201, CategoryUnknown, CodeUnknown, RetrySafe},
+		{204, CategoryUnknown, CodeUnknown, RetrySafe},
+		{301, CategoryUnknown, CodeUnknown, RetrySafe},
+		{304, CategoryUnknown, CodeUnknown, RetrySafe},
+		{399, CategoryUnknown, CodeUnknown, RetrySafe},
+		{400, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{401, CategoryAuth, CodeUnauthorized, RetryAfterAction},
+		{402, CategoryPayment, CodePaymentRequired, RetryAfterAction},
+		{403, CategoryAuth, CodeForbidden, RetryAfterAction},
+		{404, CategoryNotFound, CodeNotFound, RetryAfterCorrection},
+		{405, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{408, CategoryTimeout, CodeTimeout, RetrySafe},
+		{409, CategoryConflict, CodeConflict, RetryNo},
+		{410, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{413, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{418, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{422, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{425, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{429, CategoryRateLimit, CodeRateLimited, RetryAfterWait},
+		{451, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{499, CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+		{500, CategoryServer, CodeServerError, RetrySafe},
+		{501, CategoryServer, CodeServerError, RetrySafe},
+		{502, CategoryServer, CodeServerError, RetrySafe},
+		{503, CategoryServer, CodeServerError, RetrySafe},
+		{504, CategoryTimeout, CodeTimeout, RetrySafe},
+		{505, CategoryServer, CodeServerError, RetrySafe},
+		{599, CategoryServer, CodeServerError, RetrySafe},
+		{600, CategoryServer, CodeServerError, RetrySafe},
+		{999, CategoryServer, CodeServerError, RetrySafe},
+	}
+	for _, src := range Sources() {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/%d", src, c.status), func(t *testing.T) {
+				got := mapT(t, Facts{Source: src, Operation: "Op failed", Status: c.status})
+				d := got.Diagnostic
+				code := c.code
+				if src == SourceHorizon && c.status == 404 {
+					code = CodeAccountMissing // Horizon is only asked for accounts
+				}
+				if d.Category != string(c.cat) || d.Code != code || d.Retry != string(c.retry) {
+					t.Errorf("got %s/%s/%s, want %s/%s/%s", d.Category, d.Code, d.Retry, c.cat, code, c.retry)
+				}
+				if d.Status != c.status || d.Source != string(src) {
+					t.Errorf("status %d source %s", d.Status, d.Source)
+				}
+				hasHTTP := strings.Contains(got.Text, " · HTTP ")
+				if hasHTTP != (c.status > 0) {
+					t.Errorf("HTTP segment present=%v for status %d:\n%s", hasHTTP, c.status, got.Text)
+				}
+				if c.status > 0 && !strings.HasSuffix(strings.Split(got.Text, "\n")[1], fmt.Sprintf(" · HTTP %d", c.status)) {
+					t.Errorf("line 2 lacks the status:\n%s", got.Text)
+				}
+			})
+		}
+	}
+}
+
+func TestStatusOutOfRangeIsAbsent(t *testing.T) {
+	for _, s := range []int{-1, 1, 99, 1000, 1 << 30} {
+		got := mapT(t, Facts{Source: SourceAPI, Operation: "Op failed", Status: s})
+		if got.Diagnostic.Status != 0 || strings.Contains(got.Text, "HTTP") || got.Diagnostic.Code != CodeUnknown {
+			t.Errorf("status %d: %+v\n%s", s, got.Diagnostic, got.Text)
+		}
+	}
+}
+
+func TestSourceLabels(t *testing.T) {
+	want := []struct {
+		src   Source
+		label string
+	}{
+		{SourceAPI, "MindVault API"},
+		{SourceX402, "x402 payment"},
+		{SourceHorizon, "Horizon"},
+		{SourceRPC, "Soroban RPC"},
+		{SourceRegistry, "vault-registry contract"},
+		{SourceSponsor, "sponsored-account service"},
+		{SourceCredentials, "credential store"},
+		{SourceRequest, "request validation"},
+	}
+	got := Sources()
+	if len(got) != len(want) {
+		t.Fatalf("Sources() has %d entries, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i] != w.src {
+			t.Errorf("Sources()[%d] = %s, want %s", i, got[i], w.src)
+		}
+		if w.src.Label() != w.label {
+			t.Errorf("%s.Label() = %q, want %q", w.src, w.src.Label(), w.label)
+		}
+		f := mapT(t, Facts{Source: w.src, Operation: "X failed", Status: 500})
+		if !strings.HasPrefix(strings.Split(f.Text, "\n")[1], "Source: "+w.label+" · Category: server") {
+			t.Errorf("line 2 for %s: %s", w.src, f.Text)
+		}
+	}
+	got[0] = "mutated"
+	if Sources()[0] != SourceAPI {
+		t.Error("Sources() exposes its backing array")
+	}
+	for _, s := range []Source{"", "soroban", "API"} {
+		f := mapT(t, Facts{Source: s, Operation: "X failed", Status: 500})
+		if f.Diagnostic.Source != string(SourceRequest) {
+			t.Errorf("unknown source %q mapped to %q", s, f.Diagnostic.Source)
+		}
+	}
+}
+
+func TestCategoriesList(t *testing.T) {
+	want := []Category{"network", "timeout", "payment", "validation", "auth", "not_found", "conflict", "rate_limit", "server", "contract", "unknown"}
+	got := Categories()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Categories() = %v, want %v", got, want)
+	}
+	if Category("bogus").Valid() || Category("").Valid() {
+		t.Error("invalid categories accepted")
+	}
+}
+
+// TestCategoryNext pins every category's Next line and retry verdict (golden strings).
+func TestCategoryNext(t *testing.T) {
+	cases := []struct {
+		name  string
+		f     Facts
+		next  string
+		retry Retry
+	}{
+		{"network", Facts{Source: SourceHorizon, Category: CategoryNetwork},
+			"Check connectivity to Horizon and retry; reads were already retried automatically.", RetrySafe},
+		{"network api", Facts{Source: SourceAPI, Transport: TransportNetwork},
+			"Check connectivity to MindVault API and retry; reads were already retried automatically.", RetrySafe},
+		{"timeout api", Facts{Source: SourceAPI, Transport: TransportTimeout},
+			"Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"timeout sponsor", Facts{Source: SourceSponsor, Transport: TransportTimeout},
+			"Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"timeout horizon", Facts{Source: SourceHorizon, Transport: TransportTimeout},
+			"Retry, or raise MINDVAULT_HORIZON_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"timeout rpc", Facts{Source: SourceRPC, Transport: TransportTimeout},
+			"Retry, or raise MINDVAULT_RPC_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"timeout registry", Facts{Source: SourceRegistry, Transport: TransportTimeout},
+			"Retry, or raise MINDVAULT_RPC_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"timeout x402", Facts{Source: SourceX402, Transport: TransportTimeout},
+			"Retry, or raise MINDVAULT_PAYMENT_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"timeout explicit var", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_PAYMENT_TIMEOUT_MS"},
+			"Retry, or raise MINDVAULT_PAYMENT_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"timeout bad var ignored", Facts{Source: SourceHorizon, Transport: TransportTimeout, TimeoutVar: "rm -rf /"},
+			"Retry, or raise MINDVAULT_HORIZON_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"payment", Facts{Source: SourceX402, Status: 402},
+			"Payment was required or rejected. Check the wallet with mindvault_wallet_info, fund it with USDC, and retry.", RetryAfterAction},
+		{"validation with tool", Facts{Source: SourceAPI, Status: 400, Tool: "mindvault_browse"},
+			"Correct the invalid arguments and call mindvault_browse again.", RetryAfterCorrection},
+		{"validation with allowed", Facts{Source: SourceAPI, Status: 422, Tool: "mindvault_browse", AllowedArgs: []string{"query", "limit", "query", "bad name"}},
+			"Correct the invalid arguments and call mindvault_browse again. Allowed arguments: query, limit.", RetryAfterCorrection},
+		{"validation without tool", Facts{Source: SourceAPI, Status: 400},
+			"Correct the invalid arguments and call the tool again.", RetryAfterCorrection},
+		{"auth", Facts{Source: SourceAPI, Status: 401},
+			"Run mindvault_register (or mindvault_setup_wallet), or use the profile that owns this resource.", RetryAfterAction},
+		{"not_found", Facts{Source: SourceAPI, Status: 404},
+			"Confirm the id with mindvault_browse or mindvault_search, or register it on-chain with mindvault_register_onchain.", RetryAfterCorrection},
+		{"conflict", Facts{Source: SourceAPI, Status: 409},
+			"Already in the requested state: no action needed.", RetryNo},
+		{"rate_limit known", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"7"}}},
+			"Wait 7 s, then retry.", RetryAfterWait},
+		{"rate_limit unknown", Facts{Source: SourceAPI, Status: 429},
+			"Wait a few seconds, then retry.", RetryAfterWait},
+		{"server", Facts{Source: SourceAPI, Status: 502},
+			"Retry shortly; if it persists the service is down.", RetrySafe},
+		{"contract", Facts{Source: SourceRegistry, ContractError: 22},
+			"Verify the contract ID and network with mindvault_registry_info.", RetryAfterAction},
+		{"unknown", Facts{Source: SourceAPI},
+			"Retry once; if it persists, report the summary above with the tool name.", RetrySafe},
+		{"unknown with tool", Facts{Source: SourceAPI, Tool: "mindvault_health"},
+			"Retry once; if it persists, report the summary above with the tool name (mindvault_health).", RetrySafe},
+		{"explicit Next wins", Facts{Source: SourceAPI, Status: 500, Next: "Resume with mindvault_publish_status\nresourceId abc."},
+			"Resume with mindvault_publish_status resourceId abc.", RetrySafe},
+	}
+	seen := map[Category]bool{}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := mapT(t, c.f)
+			seen[Category(got.Diagnostic.Category)] = true
+			if got.Diagnostic.Next != c.next {
+				t.Errorf("Next = %q\nwant   %q", got.Diagnostic.Next, c.next)
+			}
+			if got.Diagnostic.Retry != string(c.retry) {
+				t.Errorf("retry = %s, want %s", got.Diagnostic.Retry, c.retry)
+			}
+		})
+	}
+	for _, c := range Categories() {
+		if !seen[c] {
+			t.Errorf("category %s has no golden Next line", c)
+		}
+	}
+}
+
+// TestCodeNext pins the codes whose category sentence would mislead.
+func TestCodeNext(t *testing.T) {
+	cases := []struct {
+		code, tool, next string
+		retry            Retry
+	}{
+		{CodePriceAboveCap, "mindvault_buy", "The price is above your spend cap: raise maxPriceUsdc and call mindvault_buy again, or choose a cheaper resource.", RetryAfterAction},
+		{CodePriceAboveCap, "mindvault_publish", "The price is above your spend cap: raise maxFeeUsdc and call mindvault_publish again, or choose a cheaper resource.", RetryAfterAction},
+		{CodePriceChanged, "mindvault_buy", "The price changed since the preview: check it with mindvault_preview, then call mindvault_buy again.", RetryAfterAction},
+		{CodePriceMismatch, "mindvault_buy", "The API and on-chain prices disagree: compare them with mindvault_check_consistency and retry once the publisher has synced them.", RetryNo},
+		{CodeUnsupportedRequirement, "mindvault_buy", "Nothing was paid: this seller asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC); choose another resource.", RetryNo},
+		{CodeFeesNotSponsored, "mindvault_buy", "Nothing was paid: this seller does not sponsor network fees, which this endpoint requires; choose another resource.", RetryNo},
+		{CodeMainnetNotConfirmed, "mindvault_set_price", "This changes state on mainnet: call mindvault_set_price again with confirmMainnet: true if you intend to.", RetryAfterCorrection},
+		{CodeReadOnlyStore, "mindvault_setup_wallet", "The configured credential store is read-only: use an existing profile, or set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.", RetryAfterAction},
+		{CodeProfileExists, "mindvault_setup_wallet", "A profile with this name already exists: use it, or call mindvault_setup_wallet again with another profile name.", RetryNo},
+		{CodeProfileNotAllowed, "mindvault_wallet_info", "Your access token may not use this profile: list yours with mindvault_list_profiles and use one of them.", RetryAfterAction},
+		{CodeAccountMissing, "mindvault_buy", "The Stellar account does not exist yet: create a funded wallet with mindvault_setup_wallet, or fund the address, then retry.", RetryAfterCorrection},
+		{CodeStateArchived, "mindvault_set_price", "The contract state is archived and must be restored (RestoreFootprint) before use; check the contract with mindvault_registry_info.", RetryAfterAction},
+		{CodeCredentialsMissing, "mindvault_buy", nextAuth, RetryAfterAction},
+		{CodeMalformedResponse, "mindvault_preview", nextServer, RetrySafe},
+		{CodeContractMissing, "mindvault_registry_info", nextContract, RetryAfterAction},
+	}
+	for _, c := range cases {
+		t.Run(c.code+"/"+c.tool, func(t *testing.T) {
+			got := mapT(t, Facts{Source: SourceRequest, Operation: "Op failed", Tool: c.tool, Code: c.code, Detail: "refused"})
+			d := got.Diagnostic
+			if d.Next != c.next {
+				t.Errorf("Next = %q\nwant   %q", d.Next, c.next)
+			}
+			if d.Retry != string(c.retry) || d.Category != string(CodeCategory(c.code)) {
+				t.Errorf("retry %s category %s", d.Retry, d.Category)
+			}
+		})
+	}
+}
+
+func TestStateRules(t *testing.T) {
+	hashUpper := strings.ToUpper(testTxHash)
+	cases := []struct {
+		name    string
+		f       Facts
+		state   State
+		retry   Retry
+		next    string
+		txHash  string
+		expires string
+	}{
+		{"timeout read", Facts{Source: SourceAPI, Transport: TransportTimeout, ExecutionStarted: true},
+			StateNo, RetrySafe, "Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", "", ""},
+		{"write timeout with hash", Facts{Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, TxHash: hashUpper},
+			StateUnknown, RetryNo, "The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status before retrying.", testTxHash, ""},
+		{"hash implies unknown", Facts{Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, TxHash: "sha256:" + testTxHash},
+			StateUnknown, RetryNo, "The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status before retrying.", testTxHash, ""},
+		{"payment timeout", Facts{Source: SourceX402, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, PaymentExpiresAt: "2026-03-01T12:00:00.25+01:00"},
+			StateUnknown, RetryNo, "The payment's outcome is unknown: do not pay again before 2026-03-01T11:00:01Z, when the signed payment expires; then check the wallet with mindvault_wallet_info.", "", "2026-03-01T11:00:01Z"},
+		{"payment with hash", Facts{Source: SourceX402, Transport: TransportNetwork, ExecutionStarted: true, PaymentExpiresAt: "2026-03-01T11:00:00Z", TxHash: testTxHash},
+			StateUnknown, RetryNo, "The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status, and do not pay again before 2026-03-01T11:00:00Z.", testTxHash, "2026-03-01T11:00:00Z"},
+		{"unknown without pointers", Facts{Source: SourceAPI, Tool: "mindvault_publish", Transport: TransportNetwork, ExecutionStarted: true, StateChanged: StateUnknown},
+			StateUnknown, RetryNo, "The outcome is unknown: check the current state before calling mindvault_publish again; do not repeat it blindly.", "", ""},
+		{"yes blocks retry", Facts{Source: SourceX402, Status: 500, ExecutionStarted: true, StateChanged: StateYes},
+			StateYes, RetryNo, nextServer, "", ""},
+		{"explicit Next wins over unknown", Facts{Source: SourceAPI, Status: 503, StateChanged: StateUnknown, Next: "Call mindvault_publish_status with resourceId r1."},
+			StateUnknown, RetryNo, "Call mindvault_publish_status with resourceId r1.", "", ""},
+		{"unrecognised state is cautious", Facts{Source: SourceAPI, Status: 500, StateChanged: "maybe"},
+			StateUnknown, RetryNo, "The outcome is unknown: check the current state before calling the tool again; do not repeat it blindly.", "", ""},
+		{"failed tx with known state keeps hash", Facts{Source: SourceRegistry, ContractError: 22, StateChanged: StateNo, TxHash: testTxHash},
+			StateNo, RetryAfterAction, nextContract, testTxHash, ""},
+		{"unparseable expiry kept cleaned", Facts{Source: SourceX402, Transport: TransportTimeout, PaymentExpiresAt: "ledger\n12345"},
+			StateUnknown, RetryNo, "The payment's outcome is unknown: do not pay again before ledger 12345, when the signed payment expires; then check the wallet with mindvault_wallet_info.", "", "ledger 12345"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := mapT(t, c.f).Diagnostic
+			if d.StateChanged != string(c.state) || d.Retry != string(c.retry) {
+				t.Errorf("state %s retry %s, want %s %s", d.StateChanged, d.Retry, c.state, c.retry)
+			}
+			if d.Next != c.next {
+				t.Errorf("Next = %q\nwant   %q", d.Next, c.next)
+			}
+			if d.TxHash != c.txHash || d.PaymentExpiresAt != c.expires {
+				t.Errorf("txHash %q expires %q", d.TxHash, d.PaymentExpiresAt)
+			}
+			if d.ExecutionStarted != c.f.ExecutionStarted {
+				t.Errorf("executionStarted %v", d.ExecutionStarted)
+			}
+		})
+	}
+}

@@ -1,0 +1,214 @@
+package errmap
+
+import "net/http"
+
+// Source names the service (or the endpoint's own layer) a failure came from.
+type Source string
+
+// The sources of errors.md, in its order.
+const (
+	SourceAPI         Source = "api"
+	SourceX402        Source = "x402"
+	SourceHorizon     Source = "horizon"
+	SourceRPC         Source = "rpc"
+	SourceRegistry    Source = "registry"
+	SourceSponsor     Source = "sponsor"
+	SourceCredentials Source = "credentials"
+	SourceRequest     Source = "request"
+)
+
+var sourceOrder = []Source{
+	SourceAPI, SourceX402, SourceHorizon, SourceRPC,
+	SourceRegistry, SourceSponsor, SourceCredentials, SourceRequest,
+}
+
+var sourceLabels = map[Source]string{
+	SourceAPI:         "MindVault API",
+	SourceX402:        "x402 payment",
+	SourceHorizon:     "Horizon",
+	SourceRPC:         "Soroban RPC",
+	SourceRegistry:    "vault-registry contract",
+	SourceSponsor:     "sponsored-account service",
+	SourceCredentials: "credential store",
+	SourceRequest:     "request validation",
+}
+
+// Label returns the human label used on line 2 of the text; an unknown source gets the request label.
+func (s Source) Label() string {
+	return sourceLabels[s.norm()]
+}
+
+// Valid reports whether s is one of Sources().
+func (s Source) Valid() bool {
+	_, ok := sourceLabels[s]
+	return ok
+}
+
+// norm folds empty and unknown sources into SourceRequest: a failure nobody attributed to a
+// downstream is the endpoint's own, and the diagnostic must only ever name documented sources.
+func (s Source) norm() Source {
+	if s.Valid() {
+		return s
+	}
+	return SourceRequest
+}
+
+// Sources returns every source in the order of errors.md.
+func Sources() []Source {
+	return append([]Source(nil), sourceOrder...)
+}
+
+// Category is the coarse, machine-readable class an agent branches on.
+type Category string
+
+// The categories of errors.md, in its order.
+const (
+	CategoryNetwork    Category = "network"
+	CategoryTimeout    Category = "timeout"
+	CategoryPayment    Category = "payment"
+	CategoryValidation Category = "validation"
+	CategoryAuth       Category = "auth"
+	CategoryNotFound   Category = "not_found"
+	CategoryConflict   Category = "conflict"
+	CategoryRateLimit  Category = "rate_limit"
+	CategoryServer     Category = "server"
+	CategoryContract   Category = "contract"
+	CategoryUnknown    Category = "unknown"
+)
+
+var categoryOrder = []Category{
+	CategoryNetwork, CategoryTimeout, CategoryPayment, CategoryValidation, CategoryAuth,
+	CategoryNotFound, CategoryConflict, CategoryRateLimit, CategoryServer, CategoryContract,
+	CategoryUnknown,
+}
+
+// Categories returns every category in the order of errors.md.
+func Categories() []Category {
+	return append([]Category(nil), categoryOrder...)
+}
+
+// Valid reports whether c is one of Categories().
+func (c Category) Valid() bool {
+	for _, k := range categoryOrder {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Retry is the retry verdict carried in the diagnostic.
+type Retry string
+
+// The retry verdicts of errors.md.
+const (
+	RetrySafe            Retry = "safe"
+	RetryAfterWait       Retry = "after_wait"
+	RetryAfterCorrection Retry = "after_correction"
+	RetryAfterAction     Retry = "after_action"
+	RetryNo              Retry = "no"
+)
+
+// State says whether the failed call changed anything.
+type State string
+
+// The stateChanged values of errors.md.
+const (
+	StateNo      State = "no"
+	StateYes     State = "yes"
+	StateUnknown State = "unknown"
+)
+
+// Transport is a failure thrown below HTTP (no response at all).
+type Transport int
+
+// Transport kinds; the zero value means the call got a response (or never made one).
+const (
+	TransportNone Transport = iota
+	TransportNetwork
+	TransportTimeout
+)
+
+// Issue is one argument-validation problem (produced by the validate package).
+type Issue struct {
+	Path     string `json:"path"`               // JSON pointer into arguments, "" = the arguments object itself
+	Rule     string `json:"rule"`               // "required", "unknown", "type", "min", "max", "pattern", "oneof", ...
+	Expected string `json:"expected,omitempty"` // expected shape, e.g. "string", "at most 100"; never the rejected value
+	Message  string `json:"-"`                  // human phrase without the path, e.g. "is required"
+}
+
+// Facts is everything known about one failure. Zero values mean "not known".
+type Facts struct {
+	Source           Source         // which service; empty or unknown is treated as SourceRequest
+	Operation        string         // line-1 label, e.g. "Browse failed", "Buy failed [402]"
+	Tool             string         // tool name, used by the validation and unknown Next lines
+	Status           int            // HTTP status, 0 when none
+	Header           http.Header    // response headers (Retry-After, X-RateLimit-*, RateLimit-*)
+	Body             []byte         // raw response body; only the extracted detail and allow-listed fields leave
+	Transport        Transport      // thrown transport failure, if any
+	TimeoutVar       string         // env var named by the timeout Next line; default chosen by Source
+	Detail           string         // explicit detail, used when the body yields no message
+	Code             string         // explicit code (must be in Codes()), overrides the derived one
+	Category         Category       // explicit category, overrides the derived one
+	Next             string         // explicit Next line, overrides every derived one
+	RPCCode          int            // JSON-RPC error code from Stellar RPC (0 = none)
+	ContractError    int            // Error(Contract, #N) of the vault-registry contract (0 = none)
+	ContractNames    map[int]string // configured names for deployment-specific numbers >= 24
+	HostError        string         // raw simulation/host error text, e.g. "HostError: Error(Storage, MissingValue)"
+	TokenError       int            // USDC SAC contract error during payment simulation (#10, #13)
+	ResultCodes      []string       // Horizon result codes when already parsed
+	X402Reason       string         // x402 errorReason / invalidReason
+	Issues           []Issue        // validation issues, already ordered; bounded to MaxIssues
+	AllowedArgs      []string       // argument names the tool accepts (validation Next line)
+	ExecutionStarted bool           // whether the tool's own operation began
+	StateChanged     State          // empty = "no" (or "unknown" when TxHash/PaymentExpiresAt is set)
+	TxHash           string         // hash of a sent transaction whose outcome is unknown
+	PaymentExpiresAt string         // RFC 3339 expiry of a signed payment sent with unknown outcome
+	Secrets          []string       // exact secret values the process knows; redacted everywhere
+}
+
+// Diagnostic is the machine-readable failure placed in _meta["io.mindvault/error"].
+type Diagnostic struct {
+	Version           int            `json:"version"`
+	Code              string         `json:"code"`
+	Category          string         `json:"category"`
+	Source            string         `json:"source"`
+	Status            int            `json:"status,omitempty"`
+	Operation         string         `json:"operation"`
+	Detail            string         `json:"detail"`
+	Next              string         `json:"next"`
+	Retry             string         `json:"retry"`
+	RetryAfterSeconds *int           `json:"retryAfterSeconds,omitempty"`
+	ExecutionStarted  bool           `json:"executionStarted"`
+	StateChanged      string         `json:"stateChanged"`
+	Upstream          map[string]any `json:"upstream,omitempty"`
+	Issues            []Issue        `json:"issues,omitempty"`
+	OmittedIssues     *int           `json:"omittedIssues,omitempty"`
+	JSONRPCCode       int            `json:"jsonrpcCode,omitempty"`
+	TxHash            string         `json:"txHash,omitempty"`
+	PaymentExpiresAt  string         `json:"paymentExpiresAt,omitempty"`
+}
+
+// Failure is the mapped failure: the three-line text and its diagnostic.
+type Failure struct {
+	Text       string
+	Diagnostic Diagnostic
+}
+
+// DiagnosticVersion is the schema version of Diagnostic.
+const DiagnosticVersion = 1
+
+// MetaKey is the _meta key under which the diagnostic travels.
+const MetaKey = "io.mindvault/error"
+
+// Bounds applied by Map.
+const (
+	MaxIssues       = 20       // issues kept in the diagnostic
+	MaxDetail       = 300      // runes in the detail (and in a validation line 1)
+	MaxBodyBytes    = 64 << 10 // bytes of a response body ever looked at
+	JSONRPCInvalid  = -32602   // JSON-RPC code of argument validation
+	maxOperation    = 200      // runes of the operation label
+	maxNext         = 600      // runes of an explicit or generated Next sentence
+	minSecretLength = 6        // exact secrets shorter than this are ignored (they would shred the text)
+	redacted        = "[REDACTED]"
+)
