@@ -11,15 +11,15 @@ ADDR         ?= 127.0.0.1:8080
 FUZZTIME     ?= 30s
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: run test check unit test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
+.PHONY: docs run test check unit test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
 
 ## run: serve the endpoint on http://$(ADDR)/mcp
 run:
 	@$(GO) build -o $(BIN)/mcp ./functions/mcp
-	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-testnet})"
+	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-sandbox})"
 	@echo "  Claude Code:    claude mcp add --transport http mindvault http://$(ADDR)/mcp"
 	@echo "  MCP Inspector:  npx @modelcontextprotocol/inspector --cli http://$(ADDR)/mcp --transport http --method tools/list"
-	@MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mcp
+	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mcp
 
 ## test: everything CI runs
 test: check unit test-lambda test-conformance
@@ -83,3 +83,7 @@ deploy:
 
 clean:
 	rm -rf $(BIN)
+
+## docs: regenerate the README's tool table and error-code list from the code
+docs:
+	UPDATE_README=1 $(GO) test -count=1 -run READMEIsCurrent ./internal/docs/

@@ -60,6 +60,13 @@ type Config struct {
 
 	// Lambda is true when the process runs under the Lambda runtime API.
 	Lambda bool
+
+	// SandboxFaults is the sandbox fault plan (MINDVAULT_SANDBOX_FAULTS), validated by the
+	// sandbox when it starts.
+	SandboxFaults string
+	// explicit records the variables set in the environment, so a sandbox preset applied
+	// after loading does not override them.
+	explicit map[string]bool
 }
 
 // Problem is one bad or inconsistent variable.
@@ -155,6 +162,15 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 	c.MaxBodyBytes = int64(l.integer("MINDVAULT_MAX_BODY_BYTES", DefaultMaxBodyBytes, 1024, 64<<20))
 	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)
 	c.LogLevel = l.level()
+	c.SandboxFaults = l.str("MINDVAULT_SANDBOX_FAULTS", "")
+	if c.Network == Sandbox && l.getenv("MINDVAULT_DEFAULT_PROFILE") == "" {
+		c.DefaultProfile = SandboxProfile
+	}
+	c.explicit = map[string]bool{}
+	for _, v := range []string{"X402_NETWORK", "MINDVAULT_URL", "HORIZON_URL", "SOROBAN_RPC_URL", "SPONSORED_ACCOUNT_URL",
+		"VAULT_REGISTRY_CONTRACT_ID", "USDC_CONTRACT_ID", "USDC_ISSUER", "MINDVAULT_CREDENTIALS"} {
+		c.explicit[v] = strings.TrimSpace(getenv(v)) != ""
+	}
 
 	c.checkNetwork(&l)
 	if len(l.problems) > 0 {
@@ -162,6 +178,32 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 	}
 	return c, nil
 }
+
+// SandboxProfile is the funded demo profile, the default profile on the sandbox network.
+const SandboxProfile = "demo"
+
+// ApplySandbox points the configuration at the sandbox's simulators once they listen:
+// p becomes the preset, and every value the environment did not set explicitly takes it.
+func (c *Config) ApplySandbox(p Preset) {
+	c.Preset = p
+	set := func(v string, dst *string, val string) {
+		if !c.explicit[v] {
+			*dst = val
+		}
+	}
+	set("X402_NETWORK", &c.X402Network, p.X402Network)
+	set("MINDVAULT_URL", &c.MindVaultURL, p.MindVaultURL)
+	set("HORIZON_URL", &c.HorizonURL, p.HorizonURL)
+	set("SOROBAN_RPC_URL", &c.RPCURL, p.RPCURL)
+	set("SPONSORED_ACCOUNT_URL", &c.SponsorURL, p.SponsorURL)
+	set("VAULT_REGISTRY_CONTRACT_ID", &c.RegistryContract, p.RegistryContract)
+	set("USDC_CONTRACT_ID", &c.USDCContractID, p.USDCContractID)
+	set("USDC_ISSUER", &c.USDCIssuer, p.USDCIssuer)
+	c.Passphrase, c.ExplorerTxURL = p.Passphrase, p.ExplorerTxURL
+}
+
+// CredentialsExplicit reports whether MINDVAULT_CREDENTIALS was set.
+func (c *Config) CredentialsExplicit() bool { return c.explicit["MINDVAULT_CREDENTIALS"] }
 
 // Overrides lists the configured values that differ from the network preset.
 func (c *Config) Overrides() []Override {
@@ -255,8 +297,10 @@ func (l *loader) network() Network {
 		return Testnet
 	case "mainnet", "pubnet", "public":
 		return Mainnet
+	case "sandbox":
+		return Sandbox
 	}
-	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be testnet or mainnet (pubnet, public); got %q", bounded(s)))
+	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be testnet, mainnet (pubnet, public) or sandbox; got %q", bounded(s)))
 	return Testnet
 }
 

@@ -1,14 +1,23 @@
-// Package endpoint assembles the product: configuration, tools and the protocol layer into
-// the one http.Handler that both the Lambda entry point and the local server serve. It exists
-// so that tests, benchmarks and the Lambda main build exactly the same thing.
+// Package endpoint assembles the product: configuration, credential store, downstream
+// clients, tools and the protocol layer into the one http.Handler that both the Lambda entry
+// point and the local server serve. It exists so that tests, benchmarks and the Lambda main
+// build exactly the same thing.
 package endpoint
 
 import (
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
+	"github.com/mindvault/mcp-endpoint/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
+	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/tools"
 )
@@ -32,20 +41,54 @@ const ListTTL = 5 * time.Minute
 // CallTimeout bounds a tool call outside Lambda, matching the deployed function timeout.
 const CallTimeout = 90 * time.Second
 
-// New builds the endpoint handler. cfgErr is the result of config.Load: with problems the
-// endpoint still starts and answers every request with a -32603 naming the variables.
-func New(cfg *config.Config, cfgErr error, logger *slog.Logger) http.Handler {
-	srv := &protocol.Server{
+// Deps builds the downstream clients of a configuration over one shared HTTP client.
+func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
+	httpc := transport.NewHTTPClient()
+	retry := transport.Policy{Attempts: cfg.RetryAttempts, BaseDelay: cfg.RetryBaseDelay, MaxDelay: cfg.RetryMaxDelay}
+	svc := func(src errmap.Source, base string, timeout time.Duration, timeoutVar string) *transport.Service {
+		return &transport.Service{
+			Source: src, BaseURL: base, Timeout: timeout, TimeoutVar: timeoutVar,
+			Retry: retry, HTTP: httpc, UserAgent: Name + "/" + Version,
+		}
+	}
+	return &tools.Deps{
+		Config:  cfg,
+		Store:   store,
+		API:     mindvault.New(svc(errmap.SourceAPI, cfg.MindVaultURL, cfg.HTTPTimeout, "MINDVAULT_HTTP_TIMEOUT_MS")),
+		Horizon: horizon.New(svc(errmap.SourceHorizon, cfg.HorizonURL, cfg.HorizonTimeout, "MINDVAULT_HORIZON_TIMEOUT_MS")),
+		RPC:     stellarrpc.New(svc(errmap.SourceRPC, cfg.RPCURL, cfg.RPCTimeout, "MINDVAULT_RPC_TIMEOUT_MS")),
+	}
+}
+
+// New builds the handler for cfg with the configured credential store; tests use it when
+// they need no sandbox.
+func New(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
+	store, err := credentials.Open(cfg.Credentials, func(string) string { return "" }, cfg.DefaultProfile)
+	if err != nil {
+		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
+	}
+	return NewHandler(Deps(cfg, store), startErr, logger)
+}
+
+// NewHandler builds the endpoint handler. startErr is a startup problem (bad configuration, a
+// store that cannot open): the endpoint still serves and answers every request with a
+// -32603 naming it, instead of crash-looping.
+func NewHandler(d *tools.Deps, startErr error, logger *slog.Logger) http.Handler {
+	var metrics io.Writer
+	if d.Config.Lambda {
+		metrics = os.Stdout // EMF: Lambda's log pipeline extracts the metrics
+	}
+	return &protocol.Server{
 		Info:                 protocol.ServerInfo{Name: Name, Title: "MindVault", Version: Version},
 		Instructions:         Instructions,
-		Tools:                tools.All(cfg),
-		MaxBodyBytes:         cfg.MaxBodyBytes,
-		AllowedOrigins:       cfg.AllowedOrigins,
-		AllowLoopbackOrigins: !cfg.Lambda,
-		Unavailable:          cfgErr,
+		Tools:                tools.All(d),
+		MaxBodyBytes:         d.Config.MaxBodyBytes,
+		AllowedOrigins:       d.Config.AllowedOrigins,
+		AllowLoopbackOrigins: !d.Config.Lambda,
+		Unavailable:          startErr,
 		ListTTL:              ListTTL,
 		CallTimeout:          CallTimeout,
 		Logger:               logger,
+		Metrics:              metrics,
 	}
-	return srv
 }

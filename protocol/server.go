@@ -21,6 +21,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/obs"
 )
 
 // Server is the MCP endpoint as an http.Handler.
@@ -46,6 +48,8 @@ type Server struct {
 	CallTimeout time.Duration
 	// Logger receives one line per request; nil discards.
 	Logger *slog.Logger
+	// Metrics receives CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none.
+	Metrics io.Writer
 }
 
 // entry records what one request did, for its log line.
@@ -58,6 +62,7 @@ type entry struct {
 	outcome  string
 	rpcCode  int
 	panicked bool
+	calls    []obs.Call
 }
 
 func (s *Server) path() string {
@@ -74,8 +79,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e.id == "" {
 		e.id = newID()
 	}
-	ctx := WithRequestID(r.Context(), e.id)
-	defer func() { s.log(ctx, e, time.Since(start)) }()
+	ctx, trace := obs.WithTrace(WithRequestID(r.Context(), e.id))
+	defer func() {
+		d := time.Since(start)
+		e.calls = trace.Calls()
+		s.log(ctx, e, d)
+		obs.WriteEMF(s.Metrics, start, e.tool, e.outcome, d, e.calls)
+	}()
 
 	if r.URL.Path != s.path() {
 		e.status = http.StatusNotFound
@@ -238,6 +248,14 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	}
 	if e.rpcCode != 0 {
 		attrs = append(attrs, slog.Int("rpcCode", e.rpcCode))
+	}
+	if len(e.calls) > 0 {
+		calls := make([]any, len(e.calls))
+		for i, c := range e.calls {
+			calls[i] = map[string]any{"service": c.Service, "route": c.Route, "status": c.Status,
+				"attempts": c.Attempts, "outcome": c.Outcome, "latencyMs": float64(c.Latency.Microseconds()) / 1000}
+		}
+		attrs = append(attrs, slog.Any("downstream", calls))
 	}
 	level := slog.LevelInfo
 	if e.panicked || e.rpcCode == CodeInternalError {

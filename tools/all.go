@@ -1,10 +1,16 @@
 package tools
 
-import "github.com/mindvault/mcp-endpoint/config"
-
 // All builds the registry of every tool this build serves.
-func All(cfg *config.Config) *Registry {
+func All(d *Deps) *Registry {
 	return NewRegistry(
-		NetworkProfile(cfg),
+		NetworkProfile(d.Config),
+		Browse(d),
+		Search(d),
+		Preview(d),
+		PublishStatus(d),
+		AgentStatus(d),
+		WalletInfo(d),
+		TxStatus(d),
+		Health(d),
 	)
 }

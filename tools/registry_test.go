@@ -26,7 +26,7 @@ func testConfig(t *testing.T, env map[string]string) *config.Config {
 }
 
 func registry(t *testing.T) *Registry {
-	return All(testConfig(t, nil))
+	return All(&Deps{Config: testConfig(t, nil)})
 }
 
 // TestToolSnapshots compares every public definition with its committed snapshot.
@@ -240,7 +240,7 @@ func TestNetworkProfile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			reg := All(testConfig(t, tc.env))
+			reg := All(&Deps{Config: testConfig(t, tc.env)})
 			out := checkSuccess(t, reg, "mindvault_network_profile", call(t, reg, "mindvault_network_profile", ""))
 			if out["network"] != tc.network {
 				t.Errorf("network = %v, want %s", out["network"], tc.network)

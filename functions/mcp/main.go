@@ -16,26 +16,25 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/endpoint"
 	"github.com/mindvault/mcp-endpoint/funcurl"
 )
 
 func main() {
 	underLambda := os.Getenv("AWS_LAMBDA_RUNTIME_API") != ""
-	cfg, cfgErr := config.Load(os.Getenv, underLambda)
-	logger := endpoint.NewLogger(underLambda, cfg.LogLevel, os.Stderr, nil)
-	if cfgErr != nil {
-		// Reported once at start; every request then answers -32603 naming the variables.
-		logger.Error("invalid configuration", "error", cfgErr.Error())
-	}
-	h := endpoint.New(cfg, cfgErr, logger)
+	b := endpoint.Boot(os.Getenv, underLambda, os.Stderr)
+	defer b.Close()
 	if underLambda {
-		lambda.Start(funcurl.Handler(h))
+		lambda.Start(funcurl.Handler(b.Handler))
 		return
 	}
-	if err := serve(cfg.Addr, h, logger); err != nil {
+	if b.Sandbox != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: MindVault API %s, Horizon %s, Stellar RPC %s; default profile %q (%s)\n",
+			b.Sandbox.APIURL, b.Sandbox.HorizonURL, b.Sandbox.RPCURL, b.Config.DefaultProfile, b.Sandbox.Demo.Address)
+	}
+	if err := serve(b.Config.Addr, b.Handler, b.Logger); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp:", err)
+		b.Close()
 		os.Exit(1)
 	}
 }

@@ -1,0 +1,85 @@
+// Package horizon reads classic accounts and the server root from Horizon, decoding into the
+// go-stellar-sdk's protocol types. It uses package transport instead of horizonclient's own
+// HTTP handling because horizonclient loses the status of non-JSON error bodies (an HTML 429
+// from a proxy, an empty 504), which the taxonomy needs.
+package horizon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
+
+	"github.com/mindvault/mcp-endpoint/clients/transport"
+)
+
+// Client calls one Horizon server.
+type Client struct {
+	svc *transport.Service
+}
+
+// New returns a client over svc (source horizon).
+func New(svc *transport.Service) *Client { return &Client{svc: svc} }
+
+// Account reads an account. found is false (with no error) when Horizon answers 404: a
+// missing account is an expected state for a new wallet, not a failure.
+func (c *Client) Account(ctx context.Context, address string) (acct *hprotocol.Account, found bool, err error) {
+	resp, err := c.svc.Do(ctx, transport.Request{
+		Method: http.MethodGet, Path: "/accounts/" + url.PathEscape(address),
+		Route: "GET /accounts/{id}", Read: true,
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if resp.Status == http.StatusNotFound && isProblem(resp) {
+		return nil, false, nil
+	}
+	if !resp.OK() {
+		return nil, false, c.svc.StatusError(resp)
+	}
+	var a hprotocol.Account
+	if !object(resp.Body) || json.Unmarshal(resp.Body, &a) != nil || a.AccountID == "" {
+		return nil, false, c.svc.Malformed(resp, "the account is not a Horizon account object")
+	}
+	return &a, true, nil
+}
+
+// Root is the part of Horizon's root document the health check reports.
+type Root struct {
+	HorizonVersion    string `json:"horizon_version"`
+	CoreVersion       string `json:"core_version"`
+	NetworkPassphrase string `json:"network_passphrase"`
+	HistoryLatest     int64  `json:"history_latest_ledger"`
+}
+
+// Root reads GET /.
+func (c *Client) Root(ctx context.Context) (*Root, error) {
+	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/", Route: "GET /", Read: true})
+	if err != nil {
+		return nil, err
+	}
+	if !resp.OK() {
+		return nil, c.svc.StatusError(resp)
+	}
+	var r Root
+	if !object(resp.Body) || json.Unmarshal(resp.Body, &r) != nil || r.NetworkPassphrase == "" {
+		return nil, c.svc.Malformed(resp, "the root document has no network_passphrase")
+	}
+	return &r, nil
+}
+
+// isProblem tells Horizon's own 404 (problem+json) from a proxy's, which is a failure.
+func isProblem(resp *transport.Response) bool {
+	var p struct {
+		Type string `json:"type"`
+	}
+	return object(resp.Body) && json.Unmarshal(resp.Body, &p) == nil && p.Type != ""
+}
+
+func object(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{'
+}

@@ -1,0 +1,261 @@
+// Package mindvault is the client of the MindVault API's public read routes (catalog, meta,
+// verification, agent status). Paid and publisher routes join it with the payment issue.
+// Every failure is an *errmap.Error from package transport; a 2xx body of the wrong shape is
+// MALFORMED_RESPONSE rather than a zero value passed on as truth.
+package mindvault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/mindvault/mcp-endpoint/clients/transport"
+)
+
+// Client calls one MindVault API deployment.
+type Client struct {
+	svc *transport.Service
+}
+
+// New returns a client over svc (source api).
+func New(svc *transport.Service) *Client { return &Client{svc: svc} }
+
+// Decimal is a price as the API sends it: a decimal string, tolerated as a JSON number.
+type Decimal string
+
+// UnmarshalJSON accepts "1.50" and 1.5 and rejects anything else.
+func (d *Decimal) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*d = Decimal(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("price must be a decimal string or number")
+	}
+	*d = Decimal(n.String())
+	return nil
+}
+
+// Resource is one catalog row.
+type Resource struct {
+	ID                 string   `json:"id"`
+	Title              string   `json:"title"`
+	Description        string   `json:"description"`
+	Price              Decimal  `json:"price"`
+	ResourceType       string   `json:"resourceType"`
+	MimeType           string   `json:"mimeType"`
+	VerificationStatus string   `json:"verificationStatus"`
+	PublisherName      string   `json:"publisherName"`
+	WalletAddress      string   `json:"walletAddress"`
+	CreatedAt          string   `json:"createdAt"`
+	AccessURL          string   `json:"accessUrl"`
+	Listed             *bool    `json:"listed,omitempty"`
+	Tags               []string `json:"tags,omitempty"`
+}
+
+// CatalogQuery holds the server-supported catalog filters; empty fields are not sent.
+type CatalogQuery struct {
+	Search, MinPrice, MaxPrice, VerificationStatus, ResourceType, Owner, Sort string
+	Limit, Offset                                                             int
+}
+
+// Page is one catalog page with its pagination and cache headers.
+type Page struct {
+	Resources  []Resource
+	Total      *int
+	NextOffset *int
+	// Cache facts for the freshness notice.
+	Age, Date, CacheControl string
+}
+
+// Catalog lists the public catalog (GET /resources).
+func (c *Client) Catalog(ctx context.Context, q CatalogQuery) (*Page, error) {
+	v := url.Values{}
+	for k, s := range map[string]string{
+		"search": q.Search, "minPrice": q.MinPrice, "maxPrice": q.MaxPrice,
+		"verificationStatus": q.VerificationStatus, "resourceType": q.ResourceType,
+		"owner": q.Owner, "sort": q.Sort,
+	} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.Offset > 0 {
+		v.Set("offset", strconv.Itoa(q.Offset))
+	}
+	resp, err := c.get(ctx, "/resources", v, "GET /resources")
+	if err != nil {
+		return nil, err
+	}
+	var rows []Resource
+	if err := strictArray(resp.Body, &rows); err != nil {
+		return nil, c.svc.Malformed(resp, "the catalog is not an array of resources")
+	}
+	for _, r := range rows {
+		if r.ID == "" {
+			return nil, c.svc.Malformed(resp, "a catalog row has no id")
+		}
+	}
+	p := &Page{
+		Resources:    rows,
+		Total:        intHeader(resp.Header, "X-Total-Count"),
+		NextOffset:   intHeader(resp.Header, "X-Next-Offset"),
+		Age:          resp.Header.Get("Age"),
+		Date:         resp.Header.Get("Date"),
+		CacheControl: resp.Header.Get("Cache-Control"),
+	}
+	return p, nil
+}
+
+// Meta is GET /resources/{id}/meta.
+type Meta struct {
+	ID                 string  `json:"id"`
+	Title              string  `json:"title"`
+	Description        string  `json:"description"`
+	Price              Decimal `json:"price"`
+	ResourceType       string  `json:"resourceType"`
+	MimeType           string  `json:"mimeType"`
+	VerificationStatus string  `json:"verificationStatus"`
+	PublisherName      string  `json:"publisherName"`
+	PublisherWallet    string  `json:"publisherWallet"`
+	OnchainStatus      string  `json:"onchainStatus"`
+	OnchainTxHash      string  `json:"onchainTxHash"`
+	ContentHash        string  `json:"contentHash"`
+	CreatedAt          string  `json:"createdAt"`
+	AccessURL          string  `json:"accessUrl"`
+	Listed             *bool   `json:"listed,omitempty"`
+}
+
+// Meta reads one resource's public metadata; a missing resource is an HTTP 404 failure.
+func (c *Client) Meta(ctx context.Context, id string) (*Meta, error) {
+	resp, err := c.get(ctx, "/resources/"+url.PathEscape(id)+"/meta", nil, "GET /resources/{id}/meta")
+	if err != nil {
+		return nil, err
+	}
+	var m Meta
+	if err := strictObject(resp.Body, &m); err != nil || m.ID == "" {
+		return nil, c.svc.Malformed(resp, "resource metadata is not an object with an id")
+	}
+	return &m, nil
+}
+
+// VerificationResult is the AI verification outcome of a resource.
+type VerificationResult struct {
+	IsOriginal bool     `json:"isOriginal"`
+	Confidence float64  `json:"confidence"`
+	Flags      []string `json:"flags"`
+	CheckedAt  string   `json:"checkedAt"`
+}
+
+// Verification is GET /resources/{id}/verification.
+type Verification struct {
+	ResourceID   string              `json:"resourceId"`
+	Title        string              `json:"title"`
+	Status       string              `json:"status"`
+	Listed       *bool               `json:"listed"`
+	PublishedAt  string              `json:"publishedAt"`
+	Verification *VerificationResult `json:"verification"`
+}
+
+// Verification reads a resource's verification record.
+func (c *Client) Verification(ctx context.Context, id string) (*Verification, error) {
+	resp, err := c.get(ctx, "/resources/"+url.PathEscape(id)+"/verification", nil, "GET /resources/{id}/verification")
+	if err != nil {
+		return nil, err
+	}
+	var v Verification
+	if err := strictObject(resp.Body, &v); err != nil {
+		return nil, c.svc.Malformed(resp, "the verification record is not an object")
+	}
+	return &v, nil
+}
+
+// AgentStatus is GET /agent/status.
+type AgentStatus struct {
+	Agent struct {
+		Name                 string  `json:"name"`
+		WalletAddress        string  `json:"walletAddress"`
+		Network              string  `json:"network"`
+		Endpoint             string  `json:"endpoint"`
+		PricePerVerification Decimal `json:"pricePerVerification"`
+		Currency             string  `json:"currency"`
+		Status               string  `json:"status"`
+	} `json:"agent"`
+	Stats struct {
+		TotalVerifications int     `json:"totalVerifications"`
+		Verified           int     `json:"verified"`
+		Rejected           int     `json:"rejected"`
+		TotalEarned        Decimal `json:"totalEarned"`
+		AvgConfidence      float64 `json:"avgConfidence"`
+	} `json:"stats"`
+}
+
+// AgentStatus reads the verification agent's fee and stats.
+func (c *Client) AgentStatus(ctx context.Context) (*AgentStatus, error) {
+	resp, err := c.get(ctx, "/agent/status", nil, "GET /agent/status")
+	if err != nil {
+		return nil, err
+	}
+	var a AgentStatus
+	if err := strictObject(resp.Body, &a); err != nil || a.Agent.Status == "" {
+		return nil, c.svc.Malformed(resp, "agent status has no agent object")
+	}
+	return &a, nil
+}
+
+// Ping is the health probe: one catalog row, any 2xx counts as reachable.
+func (c *Client) Ping(ctx context.Context) (int, error) {
+	resp, err := c.get(ctx, "/resources", url.Values{"limit": {"1"}}, "GET /resources")
+	if err != nil {
+		return 0, err
+	}
+	return resp.Status, nil
+}
+
+func (c *Client) get(ctx context.Context, path string, q url.Values, route string) (*transport.Response, error) {
+	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: path, Query: q, Route: route, Read: true})
+	if err != nil {
+		return nil, err
+	}
+	if !resp.OK() {
+		return nil, c.svc.StatusError(resp)
+	}
+	return resp, nil
+}
+
+func strictArray(b []byte, v any) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '[' {
+		return fmt.Errorf("not an array")
+	}
+	return json.Unmarshal(b, v)
+}
+
+func strictObject(b []byte, v any) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return fmt.Errorf("not an object")
+	}
+	return json.Unmarshal(b, v)
+}
+
+func intHeader(h http.Header, name string) *int {
+	n, err := strconv.Atoi(h.Get(name))
+	if err != nil {
+		return nil
+	}
+	return &n
+}

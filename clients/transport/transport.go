@@ -1,0 +1,325 @@
+// Package transport is the one HTTP path every downstream client uses. It gives each call
+// its service's timeout capped by the invocation deadline, retries reads per errors.md (full
+// jitter, Retry-After), records status, headers and latency the SDK clients would hide, and
+// turns every failure into an *errmap.Error carrying the facts errmap maps.
+//
+// A paid request or a write is sent with Read false and is never retried here; whoever sends
+// it decides what an ambiguous outcome means.
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/obs"
+)
+
+// Policy is the read retry policy.
+type Policy struct {
+	Attempts  int           // attempts in all, ≥ 1
+	BaseDelay time.Duration // full-jitter base
+	MaxDelay  time.Duration // cap of one backoff, and the longest Retry-After honoured
+}
+
+// Margin is kept free before the invocation deadline so a tool can still answer in time.
+const Margin = 750 * time.Millisecond
+
+// MaxBody bounds what is read of any response body.
+const MaxBody = 8 << 20
+
+// Service is one downstream: its base URL, failure source, timeout and retry policy.
+type Service struct {
+	Source     errmap.Source
+	BaseURL    string
+	Timeout    time.Duration
+	TimeoutVar string
+	Retry      Policy
+	HTTP       *http.Client
+	// UserAgent identifies the endpoint to downstream operators.
+	UserAgent string
+	// sleep is replaced in tests of this package only.
+	sleep func(context.Context, time.Duration) error
+}
+
+// NewHTTPClient is the shared client: connection reuse across warm invocations, no
+// client-wide timeout (each attempt gets its own deadline), no redirects to other hosts.
+func NewHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 16
+	tr.ResponseHeaderTimeout = 0
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 || req.URL.Host != via[0].URL.Host {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		},
+	}
+}
+
+// Request is one logical call.
+type Request struct {
+	Method string
+	Path   string     // appended to BaseURL; may contain a query
+	Query  url.Values // added to the URL
+	Body   []byte
+	Header http.Header
+	// Route names the call in logs and metrics ("GET /resources/{id}/meta"), without ids.
+	Route string
+	// Read marks a call that is safe to retry automatically.
+	Read bool
+}
+
+// Response is a completed HTTP exchange (any status).
+type Response struct {
+	Status   int
+	Header   http.Header
+	Body     []byte
+	Attempts int
+}
+
+// OK reports a 2xx status.
+func (r *Response) OK() bool { return r.Status >= 200 && r.Status < 300 }
+
+// Do sends req, retrying reads. An HTTP response of any status is returned as a Response;
+// only a transport failure (refused, reset, timed out, deadline spent) is an error.
+func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
+	start := time.Now()
+	attempts := 1
+	if req.Read && s.Retry.Attempts > 1 {
+		attempts = s.Retry.Attempts
+	}
+	call := obs.Call{Service: string(s.Source), Route: req.Route}
+	defer func() {
+		call.Latency = time.Since(start)
+		obs.Record(ctx, call)
+	}()
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		call.Attempts = attempt
+		resp, err := s.once(ctx, req)
+		if err == nil {
+			call.Status, call.Outcome = resp.Status, "ok"
+			if !resp.OK() {
+				call.Outcome = "status"
+			}
+			resp.Attempts = attempt
+			if attempt >= attempts || !retryableStatus(resp.Status) {
+				return resp, nil
+			}
+			delay, ok := s.backoff(attempt, resp.Header)
+			if !ok || !s.wait(ctx, delay) {
+				return resp, nil
+			}
+			continue
+		}
+		lastErr = err
+		call.Outcome = "network"
+		if errmapTransport(err) == errmap.TransportTimeout {
+			call.Outcome = "timeout"
+		}
+		if attempt >= attempts || ctx.Err() != nil {
+			return nil, s.transportError(err)
+		}
+		delay, _ := s.backoff(attempt, nil)
+		if !s.wait(ctx, delay) {
+			return nil, s.transportError(lastErr)
+		}
+	}
+}
+
+// once sends one attempt within min(service timeout, time left before the deadline margin).
+func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
+	timeout := s.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl) - Margin
+		if left <= 0 {
+			return nil, deadlineSpent
+		}
+		if timeout <= 0 || left < timeout {
+			timeout = left
+		}
+	}
+	actx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	u := s.BaseURL + req.Path
+	if len(req.Query) > 0 {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		u += sep + req.Query.Encode()
+	}
+	var body io.Reader
+	if req.Body != nil {
+		body = bytes.NewReader(req.Body)
+	}
+	hreq, err := http.NewRequestWithContext(actx, req.Method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			hreq.Header.Add(k, v)
+		}
+	}
+	if req.Body != nil && hreq.Header.Get("Content-Type") == "" {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	if hreq.Header.Get("Accept") == "" {
+		hreq.Header.Set("Accept", "application/json")
+	}
+	if s.UserAgent != "" {
+		hreq.Header.Set("User-Agent", s.UserAgent)
+	}
+	hresp, err := s.HTTP.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, MaxBody))
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Status: hresp.StatusCode, Header: hresp.Header, Body: data}, nil
+}
+
+// deadlineSpent means the invocation has no time left for another attempt.
+var deadlineSpent = fmt.Errorf("invocation deadline reached: %w", context.DeadlineExceeded)
+
+func retryableStatus(status int) bool {
+	switch status {
+	case 408, 425, 429, 500, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
+// backoff is the delay before attempt+1: Retry-After when the server sent one it is
+// willing to wait for, full jitter otherwise. ok is false when the server asks for longer
+// than the policy allows, so the failure surfaces at once.
+func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
+	if h != nil {
+		if ra := h.Get("Retry-After"); ra != "" {
+			if secs, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && secs >= 0 {
+				d := time.Duration(secs) * time.Second
+				if d > s.Retry.MaxDelay {
+					return 0, false
+				}
+				return d, true
+			}
+		}
+	}
+	ceil := s.Retry.BaseDelay << (attempt - 1)
+	if ceil > s.Retry.MaxDelay || ceil <= 0 {
+		ceil = s.Retry.MaxDelay
+	}
+	if ceil <= 0 {
+		return 0, true
+	}
+	return rand.N(ceil + 1), true
+}
+
+// wait sleeps for d unless the context ends first or the sleep would leave no time for the
+// next attempt before the deadline margin.
+func (s *Service) wait(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
+		return false
+	}
+	if s.sleep != nil {
+		return s.sleep(ctx, d) == nil
+	}
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func errmapTransport(err error) errmap.Transport {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return errmap.TransportTimeout
+	}
+	return errmap.TransportNetwork
+}
+
+func (s *Service) transportError(err error) *errmap.Error {
+	kind := errmapTransport(err)
+	detail := "connection failed"
+	if kind == errmap.TransportTimeout {
+		detail = "request timed out"
+		if errors.Is(err, deadlineSpent) {
+			detail = "the invocation deadline was reached before the request could be sent"
+		}
+	} else {
+		var op *net.OpError
+		switch {
+		case errors.As(err, &op) && op.Op == "dial":
+			detail = "connection refused or unreachable"
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			detail = "connection closed before a response"
+		}
+	}
+	return &errmap.Error{Err: err, Facts: errmap.Facts{
+		Source:           s.Source,
+		Transport:        kind,
+		TimeoutVar:       s.TimeoutVar,
+		Detail:           detail,
+		ExecutionStarted: true,
+	}}
+}
+
+// StatusError is the failure of a completed exchange with a non-2xx status.
+func (s *Service) StatusError(resp *Response) *errmap.Error {
+	return &errmap.Error{
+		Err: fmt.Errorf("%s: HTTP %d", s.Source, resp.Status),
+		Facts: errmap.Facts{
+			Source:           s.Source,
+			Status:           resp.Status,
+			Header:           resp.Header,
+			Body:             resp.Body,
+			TimeoutVar:       s.TimeoutVar,
+			ExecutionStarted: true,
+		},
+	}
+}
+
+// Malformed is a 2xx answer whose body is not what the route promises.
+func (s *Service) Malformed(resp *Response, what string) *errmap.Error {
+	return &errmap.Error{
+		Err: fmt.Errorf("%s: malformed response: %s", s.Source, what),
+		Facts: errmap.Facts{
+			Source:           s.Source,
+			Status:           resp.Status,
+			Header:           resp.Header,
+			Code:             "MALFORMED_RESPONSE",
+			Category:         errmap.CategoryServer,
+			Detail:           "unexpected response shape: " + what,
+			TimeoutVar:       s.TimeoutVar,
+			ExecutionStarted: true,
+		},
+	}
+}

@@ -1,0 +1,126 @@
+// Package credentials holds the wallet secrets and publisher API keys of named profiles in a
+// store the operator controls; the function itself keeps nothing between invocations.
+//
+// Stores: `env` (one read-only profile from MINDVAULT_AGENT_SECRET / MINDVAULT_API_KEY),
+// `dir:<path>` (one 0600 JSON file per profile; creation is exclusive, so two concurrent
+// creations of one name cannot both win; updates replace the file atomically) and
+// `secretsmanager:<prefix>` (AWS Secrets Manager, added with the identity issue).
+//
+// Secrets never leave through this package's errors: failures carry the profile name and
+// the store kind only.
+package credentials
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// Profile is one named identity.
+type Profile struct {
+	Name      string `json:"-"`
+	SecretKey string `json:"secretKey,omitempty"`
+	APIKey    string `json:"apiKey,omitempty"`
+}
+
+// Address derives the wallet's public G-address from its secret seed.
+func (p Profile) Address() (string, error) {
+	if p.SecretKey == "" {
+		return "", fmt.Errorf("profile %q has no wallet", p.Name)
+	}
+	kp, err := keypair.ParseFull(p.SecretKey)
+	if err != nil {
+		return "", fmt.Errorf("profile %q holds an invalid wallet secret", p.Name)
+	}
+	return kp.Address(), nil
+}
+
+// Secrets lists the profile's secret values, for exact redaction.
+func (p Profile) Secrets() []string {
+	var out []string
+	for _, s := range []string{p.SecretKey, p.APIKey} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Store is a credential store.
+type Store interface {
+	// Kind is "env", "dir" or "secretsmanager" (never a path or prefix).
+	Kind() string
+	// Get loads a profile; a missing one is a CREDENTIALS_MISSING failure.
+	Get(ctx context.Context, name string) (Profile, error)
+	// List returns the profile names, sorted.
+	List(ctx context.Context) ([]string, error)
+	// Create stores a new profile; an existing name is PROFILE_EXISTS.
+	Create(ctx context.Context, p Profile) error
+	// Update replaces an existing profile.
+	Update(ctx context.Context, p Profile) error
+	// ReadOnly reports a store that cannot create or update profiles.
+	ReadOnly() bool
+}
+
+var profileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// ValidName reports a profile name that is safe as a file name and a secret name.
+func ValidName(name string) bool {
+	return profileName.MatchString(name) && name != "." && name != ".."
+}
+
+// Open builds the store named by MINDVAULT_CREDENTIALS.
+func Open(spec string, getenv func(string) string, defaultProfile string) (Store, error) {
+	switch {
+	case spec == "" || spec == "env":
+		return NewEnv(getenv, defaultProfile), nil
+	case strings.HasPrefix(spec, "dir:"):
+		return NewDir(strings.TrimPrefix(spec, "dir:"))
+	}
+	return nil, fmt.Errorf("credential store %q is not available in this build", strings.SplitN(spec, ":", 2)[0])
+}
+
+// fail builds a credential-store failure.
+func fail(code string, cat errmap.Category, detail string) *errmap.Error {
+	return &errmap.Error{
+		Err:   fmt.Errorf("credentials: %s", detail),
+		Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: code, Category: cat, Detail: detail},
+	}
+}
+
+// Missing is the failure of a profile that does not exist or lacks what the tool needs.
+func Missing(store Store, name, what string) *errmap.Error {
+	return fail("CREDENTIALS_MISSING", errmap.CategoryAuth,
+		fmt.Sprintf("profile %q has no %s in the %s credential store", name, what, store.Kind()))
+}
+
+// Exists is the failure of creating a profile that already exists.
+func Exists(store Store, name string) *errmap.Error {
+	return fail("PROFILE_EXISTS", errmap.CategoryConflict,
+		fmt.Sprintf("profile %q already exists in the %s credential store", name, store.Kind()))
+}
+
+// ReadOnlyStore is the failure of writing to a store that cannot be written.
+func ReadOnlyStore(store Store) *errmap.Error {
+	return fail("READ_ONLY_STORE", errmap.CategoryAuth,
+		fmt.Sprintf("the %s credential store is read-only; configure MINDVAULT_CREDENTIALS=dir:<path> or secretsmanager:<prefix> to create profiles", store.Kind()))
+}
+
+// StoreFailure is an I/O failure of the store itself.
+func StoreFailure(store Store, op string, err error) *errmap.Error {
+	e := fail("UNKNOWN", errmap.CategoryUnknown, fmt.Sprintf("the %s credential store could not %s", store.Kind(), op))
+	e.Err = err
+	return e
+}
+
+// IsExists reports the failure of creating a profile that already exists.
+func IsExists(err error) bool {
+	var e *errmap.Error
+	return errors.As(err, &e) && e.Facts.Code == "PROFILE_EXISTS"
+}

@@ -1,0 +1,147 @@
+package credentials
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Dir stores one JSON file per profile in a directory, mode 0600.
+type Dir struct {
+	path string
+}
+
+// NewDir opens (creating, mode 0700) the directory store at path.
+func NewDir(path string) (*Dir, error) {
+	if path == "" {
+		return nil, fmt.Errorf("dir: store needs a path")
+	}
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		return nil, fmt.Errorf("dir store: %w", err)
+	}
+	return &Dir{path: path}, nil
+}
+
+// Kind implements Store.
+func (d *Dir) Kind() string { return "dir" }
+
+// ReadOnly implements Store.
+func (d *Dir) ReadOnly() bool { return false }
+
+func (d *Dir) file(name string) string { return filepath.Join(d.path, name+".json") }
+
+// Get implements Store.
+func (d *Dir) Get(_ context.Context, name string) (Profile, error) {
+	if !ValidName(name) {
+		return Profile{}, Missing(d, name, "credentials")
+	}
+	b, err := os.ReadFile(d.file(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Profile{}, Missing(d, name, "credentials")
+	}
+	if err != nil {
+		return Profile{}, StoreFailure(d, "read a profile", err)
+	}
+	var p Profile
+	if err := json.Unmarshal(b, &p); err != nil {
+		return Profile{}, StoreFailure(d, "decode a profile", fmt.Errorf("profile %q is not valid JSON", name))
+	}
+	p.Name = name
+	return p, nil
+}
+
+// List implements Store.
+func (d *Dir) List(context.Context) ([]string, error) {
+	entries, err := os.ReadDir(d.path)
+	if err != nil {
+		return nil, StoreFailure(d, "list profiles", err)
+	}
+	names := []string{}
+	for _, e := range entries {
+		n, ok := strings.CutSuffix(e.Name(), ".json")
+		if ok && e.Type().IsRegular() && ValidName(n) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Create implements Store: the complete file is written under a temporary name, then
+// hard-linked into place, which fails if the name exists — so creation is exclusive and a
+// reader never sees a half-written profile.
+func (d *Dir) Create(_ context.Context, p Profile) error {
+	if !ValidName(p.Name) {
+		return StoreFailure(d, "create a profile", fmt.Errorf("invalid profile name"))
+	}
+	tmp, err := d.writeTemp(p)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, d.file(p.Name)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return Exists(d, p.Name)
+		}
+		return StoreFailure(d, "create a profile", err)
+	}
+	return nil
+}
+
+// Update implements Store: write a temporary file and rename it over the old one.
+func (d *Dir) Update(_ context.Context, p Profile) error {
+	if !ValidName(p.Name) {
+		return Missing(d, p.Name, "credentials")
+	}
+	if _, err := os.Stat(d.file(p.Name)); err != nil {
+		return Missing(d, p.Name, "credentials")
+	}
+	tmp, err := d.writeTemp(p)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, d.file(p.Name)); err != nil {
+		os.Remove(tmp)
+		return StoreFailure(d, "update a profile", err)
+	}
+	return nil
+}
+
+func (d *Dir) writeTemp(p Profile) (string, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", StoreFailure(d, "encode a profile", err)
+	}
+	f, err := os.CreateTemp(d.path, ".tmp-*")
+	if err != nil {
+		return "", StoreFailure(d, "write a profile", err)
+	}
+	name := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(name)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		return "", StoreFailure(d, "write a profile", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		return "", StoreFailure(d, "write a profile", err)
+	}
+	if err := f.Sync(); err != nil {
+		return "", StoreFailure(d, "write a profile", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", StoreFailure(d, "write a profile", err)
+	}
+	ok = true
+	return name, nil
+}

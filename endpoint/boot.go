@@ -1,0 +1,106 @@
+package endpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/sandbox"
+	"github.com/mindvault/mcp-endpoint/tools"
+)
+
+// Booted is a running endpoint and what was started for it.
+type Booted struct {
+	Handler http.Handler
+	Config  *config.Config
+	Deps    *tools.Deps
+	Logger  *slog.Logger
+	// Sandbox is set on the sandbox network.
+	Sandbox *sandbox.Sandbox
+	// StoreDir is the temporary profile folder created for the sandbox, if any.
+	StoreDir string
+	// Err is the startup problem every request will report (nil when healthy).
+	Err error
+}
+
+// Close stops what Boot started.
+func (b *Booted) Close() {
+	if b.Sandbox != nil {
+		b.Sandbox.Close()
+	}
+	if b.StoreDir != "" {
+		os.RemoveAll(b.StoreDir)
+	}
+}
+
+// Boot reads the environment once and assembles the endpoint: configuration, the sandbox
+// simulators when STELLAR_NETWORK=sandbox, the credential store, clients and tools. A
+// startup problem does not stop it: the handler then answers every request with -32603
+// naming the problem (a Lambda that crash-loops tells the operator nothing).
+func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
+	cfg, cfgErr := config.Load(getenv, lambda)
+	logger := NewLogger(lambda, cfg.LogLevel, logw, nil)
+	b := &Booted{Config: cfg, Logger: logger}
+	var errs []error
+	if cfgErr != nil {
+		errs = append(errs, cfgErr)
+	}
+
+	if cfg.Network == config.Sandbox {
+		sb, err := sandbox.Start(sandbox.Options{Faults: cfg.SandboxFaults})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("MINDVAULT_SANDBOX_FAULTS or sandbox start: %w", err))
+		} else {
+			b.Sandbox = sb
+			cfg.ApplySandbox(config.Preset{
+				X402Network: "stellar:testnet", Passphrase: sb.Passphrase,
+				MindVaultURL: sb.APIURL, HorizonURL: sb.HorizonURL, RPCURL: sb.RPCURL,
+				USDCContractID: sb.USDCContractID, USDCIssuer: sb.USDCIssuer, RegistryContract: sb.RegistryContract,
+			})
+		}
+	}
+
+	store, storeDir, err := openStore(cfg, getenv, b.Sandbox)
+	if err != nil {
+		errs = append(errs, err)
+		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
+	}
+	b.StoreDir = storeDir
+	b.Deps = Deps(cfg, store)
+	b.Err = errors.Join(errs...)
+	if b.Err != nil {
+		logger.Error("startup problem: every request will report it", "error", b.Err.Error())
+	}
+	b.Handler = NewHandler(b.Deps, b.Err, logger)
+	return b
+}
+
+// openStore opens MINDVAULT_CREDENTIALS. On the sandbox it defaults to a fresh temporary
+// dir: store and makes sure the funded demo profile is in whichever store is used.
+func openStore(cfg *config.Config, getenv func(string) string, sb *sandbox.Sandbox) (credentials.Store, string, error) {
+	spec, tmp := cfg.Credentials, ""
+	if sb != nil && !cfg.CredentialsExplicit() {
+		dir, err := os.MkdirTemp("", "mindvault-profiles-")
+		if err != nil {
+			return nil, "", fmt.Errorf("sandbox profile folder: %w", err)
+		}
+		spec, tmp = "dir:"+dir, dir
+	}
+	store, err := credentials.Open(spec, getenv, cfg.DefaultProfile)
+	if err != nil {
+		return nil, tmp, fmt.Errorf("MINDVAULT_CREDENTIALS: %w", err)
+	}
+	if sb != nil && !store.ReadOnly() {
+		demo := credentials.Profile{Name: config.SandboxProfile, SecretKey: sb.Demo.Secret}
+		if err := store.Create(context.Background(), demo); err != nil && !credentials.IsExists(err) {
+			return nil, tmp, fmt.Errorf("adding the sandbox demo profile: %w", err)
+		}
+	}
+	return store, tmp, nil
+}

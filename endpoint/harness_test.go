@@ -1,0 +1,226 @@
+package endpoint_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mindvault/mcp-endpoint/endpoint"
+	"github.com/mindvault/mcp-endpoint/internal/schemacheck"
+	"github.com/mindvault/mcp-endpoint/sandbox"
+)
+
+// env is one endpoint booted on the sandbox network, exactly as `make run` boots it.
+type env struct {
+	t       *testing.T
+	b       *endpoint.Booted
+	sb      *sandbox.Sandbox
+	logs    *syncBuffer
+	schemas map[string]json.RawMessage // outputSchema by tool
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// fastRetries keeps retry tests quick; timeouts stay long enough for a slow 2-core machine.
+var fastRetries = map[string]string{
+	"MINDVAULT_RETRY_BASE_DELAY_MS": "1",
+	"MINDVAULT_RETRY_MAX_DELAY_MS":  "40",
+}
+
+func newEnv(t *testing.T, vars map[string]string) *env {
+	t.Helper()
+	all := map[string]string{"STELLAR_NETWORK": "sandbox"}
+	for k, v := range fastRetries {
+		all[k] = v
+	}
+	for k, v := range vars {
+		all[k] = v
+	}
+	logs := &syncBuffer{}
+	b := endpoint.Boot(func(k string) string { return all[k] }, false, logs)
+	t.Cleanup(b.Close)
+	if b.Err != nil {
+		t.Fatalf("boot: %v", b.Err)
+	}
+	e := &env{t: t, b: b, sb: b.Sandbox, logs: logs, schemas: map[string]json.RawMessage{}}
+	var list struct {
+		Result struct {
+			Tools []struct {
+				Name         string          `json:"name"`
+				OutputSchema json.RawMessage `json:"outputSchema"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	e.rpc(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, &list)
+	for _, tl := range list.Result.Tools {
+		e.schemas[tl.Name] = tl.OutputSchema
+	}
+	return e
+}
+
+// in returns the environment bound to a subtest, so its failures stop the subtest only.
+func (e *env) in(t *testing.T) *env {
+	c := *e
+	c.t = t
+	return &c
+}
+
+// faults replaces the sandbox fault plan and its request counts.
+func (e *env) faults(plan string) {
+	e.t.Helper()
+	if err := e.sb.SetFaults(plan); err != nil {
+		e.t.Fatal(err)
+	}
+	e.sb.ResetCounts()
+}
+
+func (e *env) rpc(body string, out any) string {
+	e.t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	rec := httptest.NewRecorder()
+	e.b.Handler.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		e.t.Fatalf("HTTP %d: %s", rec.Code, rec.Body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
+			e.t.Fatalf("response: %v: %s", err, rec.Body)
+		}
+	}
+	return rec.Body.String()
+}
+
+// result is a decoded tools/call result.
+type result struct {
+	raw        string
+	IsError    bool            `json:"isError"`
+	Structured json.RawMessage `json:"structuredContent"`
+	Content    []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+	Meta struct {
+		Diag *diagnostic `json:"io.mindvault/error"`
+	} `json:"_meta"`
+}
+
+type diagnostic struct {
+	Code              string         `json:"code"`
+	Category          string         `json:"category"`
+	Source            string         `json:"source"`
+	Status            int            `json:"status"`
+	Retry             string         `json:"retry"`
+	RetryAfterSeconds *int           `json:"retryAfterSeconds"`
+	ExecutionStarted  bool           `json:"executionStarted"`
+	StateChanged      string         `json:"stateChanged"`
+	Next              string         `json:"next"`
+	Upstream          map[string]any `json:"upstream"`
+}
+
+func (e *env) call(tool, args string) result {
+	e.t.Helper()
+	if args == "" {
+		args = "{}"
+	}
+	var resp struct {
+		Result result `json:"result"`
+		Error  any    `json:"error"`
+	}
+	raw := e.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`, &resp)
+	if resp.Error != nil {
+		e.t.Fatalf("%s: JSON-RPC error %v", tool, resp.Error)
+	}
+	resp.Result.raw = raw
+	return resp.Result
+}
+
+// ok asserts a success that conforms to the tool's outputSchema and returns it decoded.
+func (e *env) ok(tool string, r result) map[string]any {
+	e.t.Helper()
+	if r.IsError {
+		e.t.Fatalf("%s failed: %s", tool, r.Content[0].Text)
+	}
+	if err := schemacheck.Validate(e.schemas[tool], r.Structured); err != nil {
+		e.t.Fatalf("%s result does not conform to its outputSchema: %v\n%s", tool, err, r.Structured)
+	}
+	if len(r.Content) != 1 || r.Content[0].Text != string(r.Structured) {
+		e.t.Fatalf("%s: the text block must repeat structuredContent", tool)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(r.Structured, &m)
+	return m
+}
+
+// failure is what a test expects of an isError result.
+type failure struct {
+	category, code, source, retry string
+	status                        int // 0: no HTTP segment
+	retryAfter                    int // 0: not asserted
+	next                          string
+}
+
+// sourceLabel is errors.md's label per source key.
+var sourceLabel = map[string]string{
+	"api": "MindVault API", "x402": "x402 payment", "horizon": "Horizon", "rpc": "Soroban RPC",
+	"registry": "vault-registry contract", "sponsor": "sponsored-account service",
+	"credentials": "credential store", "request": "request validation",
+}
+
+func (e *env) fails(tool string, r result, want failure) {
+	e.t.Helper()
+	if !r.IsError || r.Meta.Diag == nil || len(r.Structured) > 0 {
+		e.t.Fatalf("%s: want an isError result with a diagnostic and no structuredContent, got %s", tool, r.raw)
+	}
+	d := r.Meta.Diag
+	lines := strings.Split(r.Content[0].Text, "\n")
+	if len(lines) != 3 {
+		e.t.Fatalf("%s: want three lines, got %q", tool, r.Content[0].Text)
+	}
+	line2 := "Source: " + sourceLabel[want.source] + " · Category: " + want.category
+	if want.status != 0 {
+		line2 += " · HTTP " + itoa(want.status)
+	}
+	if lines[1] != line2 {
+		e.t.Errorf("%s: line 2 = %q, want %q", tool, lines[1], line2)
+	}
+	if d.Category != want.category || d.Code != want.code || d.Source != want.source || d.Status != want.status {
+		e.t.Errorf("%s: diagnostic %s/%s/%s/%d, want %s/%s/%s/%d", tool, d.Category, d.Code, d.Source, d.Status, want.category, want.code, want.source, want.status)
+	}
+	if want.retry != "" && d.Retry != want.retry {
+		e.t.Errorf("%s: retry = %s, want %s", tool, d.Retry, want.retry)
+	}
+	if d.StateChanged != "no" {
+		e.t.Errorf("%s: stateChanged = %s, want no", tool, d.StateChanged)
+	}
+	if want.retryAfter != 0 && (d.RetryAfterSeconds == nil || *d.RetryAfterSeconds != want.retryAfter) {
+		e.t.Errorf("%s: retryAfterSeconds = %v, want %d", tool, d.RetryAfterSeconds, want.retryAfter)
+	}
+	if want.next != "" && !strings.Contains(lines[2], want.next) {
+		e.t.Errorf("%s: Next %q lacks %q", tool, lines[2], want.next)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,99 @@
+// Package docs generates the README's tool table and error-code list from the code, so the
+// documentation cannot drift from what the endpoint serves.
+package docs
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/tools"
+)
+
+// Markers delimit generated sections in README.md.
+const (
+	ToolsBegin  = "<!-- BEGIN GENERATED TOOLS -->"
+	ToolsEnd    = "<!-- END GENERATED TOOLS -->"
+	ErrorsBegin = "<!-- BEGIN GENERATED ERROR CODES -->"
+	ErrorsEnd   = "<!-- END GENERATED ERROR CODES -->"
+)
+
+// ToolTable is the Markdown table of every served tool.
+func ToolTable() string {
+	cfg, _ := config.Load(func(string) string { return "" }, false)
+	var b strings.Builder
+	b.WriteString("| tool | hints | arguments | what it does |\n|---|---|---|---|\n")
+	for _, t := range tools.All(&tools.Deps{Config: cfg}).Tools() {
+		d := t.Definition()
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		_ = json.Unmarshal(d.InputSchema, &s)
+		required := map[string]bool{}
+		for _, r := range s.Required {
+			required[r] = true
+		}
+		var args []string
+		for _, n := range t.Model().Names() {
+			if required[n] {
+				args = append(args, "`"+n+"`*")
+			} else {
+				args = append(args, "`"+n+"`")
+			}
+		}
+		argText := strings.Join(args, ", ")
+		if argText == "" {
+			argText = "none"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Name, hints(d.Annotations), argText, strings.ReplaceAll(d.Description, "|", "\\|"))
+	}
+	b.WriteString("\n`*` required. Hints: R read-only, D destructive, I idempotent, O open-world (absent = false).\n")
+	return b.String()
+}
+
+func hints(a tools.Annotations) string {
+	var h []string
+	for _, x := range []struct {
+		on bool
+		l  string
+	}{{a.ReadOnlyHint, "R"}, {a.DestructiveHint, "D"}, {a.IdempotentHint, "I"}, {a.OpenWorldHint, "O"}} {
+		if x.on {
+			h = append(h, x.l)
+		}
+	}
+	if len(h) == 0 {
+		return "-"
+	}
+	return strings.Join(h, " ")
+}
+
+// ErrorCodes is the Markdown table of every error code.
+func ErrorCodes() string {
+	var b strings.Builder
+	b.WriteString("| code | category | meaning |\n|---|---|---|\n")
+	for _, c := range errmap.Codes() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Code, c.Category, c.Meaning)
+	}
+	return b.String()
+}
+
+// Render replaces the generated sections of a README.
+func Render(readme string) (string, error) {
+	out, err := replace(readme, ToolsBegin, ToolsEnd, ToolTable())
+	if err != nil {
+		return "", err
+	}
+	return replace(out, ErrorsBegin, ErrorsEnd, ErrorCodes())
+}
+
+func replace(s, begin, end, body string) (string, error) {
+	i := strings.Index(s, begin)
+	j := strings.Index(s, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("README lacks the markers %s ... %s", begin, end)
+	}
+	return s[:i+len(begin)] + "\n" + body + s[j:], nil
+}

@@ -1,0 +1,65 @@
+package obs
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// Namespace is the CloudWatch namespace of the endpoint's metrics.
+const Namespace = "MindVault/MCP"
+
+var emfMu sync.Mutex
+
+// WriteEMF writes one CloudWatch Embedded Metric Format line for a tool call: the call, its
+// error (dimension Category) and latency, plus each downstream call's latency by Service. EMF
+// lines are ordinary log lines that Lambda's log pipeline turns into metrics, so metrics
+// cost no API call. No secret, argument or body is ever part of a metric.
+func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration, calls []Call) {
+	if w == nil || tool == "" {
+		return
+	}
+	errCount := 0
+	if outcome != "ok" {
+		errCount = 1
+	}
+	lines := []map[string]any{{
+		"_aws": map[string]any{
+			"Timestamp": now.UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  Namespace,
+				"Dimensions": [][]string{{"Tool"}, {"Tool", "Category"}},
+				"Metrics": []any{
+					map[string]string{"Name": "ToolCalls", "Unit": "Count"},
+					map[string]string{"Name": "ToolErrors", "Unit": "Count"},
+					map[string]string{"Name": "ToolLatency", "Unit": "Milliseconds"},
+				},
+			}},
+		},
+		"Tool": tool, "Category": outcome,
+		"ToolCalls": 1, "ToolErrors": errCount, "ToolLatency": float64(d.Microseconds()) / 1000,
+	}}
+	for _, c := range calls {
+		lines = append(lines, map[string]any{
+			"_aws": map[string]any{
+				"Timestamp": now.UnixMilli(),
+				"CloudWatchMetrics": []any{map[string]any{
+					"Namespace":  Namespace,
+					"Dimensions": [][]string{{"Service"}},
+					"Metrics":    []any{map[string]string{"Name": "DownstreamLatency", "Unit": "Milliseconds"}},
+				}},
+			},
+			"Service": c.Service, "Route": c.Route, "Attempts": c.Attempts,
+			"DownstreamLatency": float64(c.Latency.Microseconds()) / 1000,
+		})
+	}
+	emfMu.Lock()
+	defer emfMu.Unlock()
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err == nil {
+			_, _ = w.Write(append(b, '\n'))
+		}
+	}
+}

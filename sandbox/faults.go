@@ -1,0 +1,423 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Fault kinds.
+const (
+	KindStatus    = "status"
+	KindHTML      = "html"
+	KindEmpty     = "empty"
+	KindMalformed = "malformed"
+	KindRPCError  = "rpcerror"
+	KindDelay     = "delay"
+	KindDrop      = "drop"
+)
+
+// Service names, as used in fault plans and Count.
+const (
+	ServiceAPI     = "api"
+	ServiceHorizon = "horizon"
+	ServiceRPC     = "rpc"
+)
+
+// Fault is one parsed rule of a fault plan.
+type Fault struct {
+	Service    string        // api | horizon | rpc
+	Target     string        // "METHOD /path" with * segments, an RPC method, or "*"
+	Kind       string        // one of the Kind constants
+	Status     int           // HTTP status (status, html, empty)
+	Body       string        // replaces the default body (status, html, malformed); "" = default
+	Code       int           // JSON-RPC error code (rpcerror)
+	Message    string        // JSON-RPC error message (rpcerror); "" = the usual one for Code
+	Delay      time.Duration // how long to stall (delay)
+	Count      int           // requests to affect before the rule is spent; 0 = all
+	RetryAfter string        // Retry-After value, seconds or an HTTP date
+	Headers    []Header      // extra response headers
+}
+
+// Header is one extra response header of a fault.
+type Header struct{ Name, Value string }
+
+// ParseFaults parses a fault plan (syntax in the package doc) so config can validate it at start.
+func ParseFaults(plan string) ([]Fault, error) {
+	plan = strings.TrimSpace(plan)
+	if plan == "" {
+		return nil, nil
+	}
+	if strings.HasPrefix(plan, "[") {
+		return parseJSONPlan(plan)
+	}
+	var out []Fault
+	for i, text := range strings.Split(plan, ";") {
+		text = strings.TrimSpace(text)
+		if text == "" {
+			continue // tolerate a trailing ';'
+		}
+		kv := map[string]string{}
+		var headers []string
+		for _, tok := range strings.Split(text, ",") {
+			tok = strings.TrimSpace(tok)
+			if tok == "" {
+				continue
+			}
+			k, v, ok := strings.Cut(tok, "=")
+			k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+			if !ok {
+				return nil, ruleErr(i, text, k, "want key=value")
+			}
+			if k == "header" {
+				headers = append(headers, v)
+				continue
+			}
+			if _, dup := kv[k]; dup {
+				return nil, ruleErr(i, text, k, "given twice")
+			}
+			kv[k] = v
+		}
+		f, key, err := buildFault(kv, headers)
+		if err != nil {
+			return nil, ruleErr(i, text, key, err.Error())
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func ruleErr(i int, text, key, msg string) error {
+	return fmt.Errorf("sandbox fault plan: rule %d (%q): %s: %s", i+1, text, key, msg)
+}
+
+// parseJSONPlan accepts numbers or strings for numeric keys and a string or an array of
+// strings for header, then validates exactly like the compact form.
+func parseJSONPlan(plan string) ([]Fault, error) {
+	var rules []map[string]json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(plan))
+	dec.UseNumber()
+	if err := dec.Decode(&rules); err != nil {
+		return nil, fmt.Errorf("sandbox fault plan: JSON form: %v", err)
+	}
+	var out []Fault
+	for i, r := range rules {
+		text := fmt.Sprintf("JSON object %d", i+1)
+		kv := map[string]string{}
+		var headers []string
+		for k, raw := range r {
+			lk := strings.ToLower(k)
+			if lk == "header" || lk == "headers" {
+				var list []string
+				if err := json.Unmarshal(raw, &list); err != nil {
+					var one string
+					if err := json.Unmarshal(raw, &one); err != nil {
+						return nil, ruleErr(i, text, k, "want a string or an array of strings")
+					}
+					list = []string{one}
+				}
+				headers = append(headers, list...)
+				continue
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				var n json.Number
+				if err := json.Unmarshal(raw, &n); err != nil {
+					return nil, ruleErr(i, text, k, "want a string or a number")
+				}
+				s = n.String()
+			}
+			kv[lk] = s
+		}
+		f, key, err := buildFault(kv, headers)
+		if err != nil {
+			return nil, ruleErr(i, text, key, err.Error())
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// buildFault validates one rule; it returns the offending key with any error.
+func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
+	var f Fault
+	f.Service = kv["service"]
+	switch f.Service {
+	case ServiceAPI, ServiceHorizon, ServiceRPC:
+	case "":
+		return f, "service", fmt.Errorf("required (api, horizon or rpc)")
+	default:
+		return f, "service", fmt.Errorf("unknown service %q (want api, horizon or rpc)", f.Service)
+	}
+	target, err := normalizeTarget(f.Service, kv["target"])
+	if err != nil {
+		return f, "target", err
+	}
+	f.Target = target
+	f.Kind = strings.ToLower(kv["kind"])
+	needs := map[string]bool{} // keys the kind requires
+	allowed := map[string]bool{"service": true, "target": true, "kind": true, "count": true, "retry-after": true}
+	switch f.Kind {
+	case KindStatus:
+		needs["status"], allowed["body"] = true, true
+	case KindHTML:
+		needs["status"], allowed["body"] = true, true
+	case KindEmpty:
+		needs["status"] = true
+	case KindMalformed:
+		allowed["body"] = true
+	case KindRPCError:
+		if f.Service != ServiceRPC {
+			return f, "kind", fmt.Errorf("rpcerror is only for service=rpc")
+		}
+		needs["code"], allowed["message"] = true, true
+	case KindDelay:
+		needs["delay"] = true
+	case KindDrop:
+		delete(allowed, "retry-after") // nothing is written, so headers cannot apply
+		if len(headers) > 0 {
+			return f, "header", fmt.Errorf("has no effect with kind=drop (no response is written)")
+		}
+	case "":
+		return f, "kind", fmt.Errorf("required (status, html, empty, malformed, rpcerror, delay or drop)")
+	default:
+		return f, "kind", fmt.Errorf("unknown kind %q (want status, html, empty, malformed, rpcerror, delay or drop)", f.Kind)
+	}
+	for k := range needs {
+		allowed[k] = true
+		if kv[k] == "" {
+			return f, k, fmt.Errorf("required with kind=%s", f.Kind)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(kv)) { // sorted: the same plan always names the same key
+		if !allowed[k] {
+			if isKnownKey(k) {
+				return f, k, fmt.Errorf("not allowed with kind=%s", f.Kind)
+			}
+			return f, k, fmt.Errorf("unknown key")
+		}
+	}
+	if v, ok := kv["status"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 200 || n > 599 {
+			return f, "status", fmt.Errorf("want an HTTP status 200-599, got %q", v)
+		}
+		f.Status = n
+	}
+	if v, ok := kv["body"]; ok {
+		if v == "" {
+			return f, "body", fmt.Errorf("empty (use kind=empty for a response without a body)")
+		}
+		f.Body = v
+	}
+	if v, ok := kv["code"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return f, "code", fmt.Errorf("want an integer JSON-RPC error code, got %q", v)
+		}
+		f.Code = n
+	}
+	f.Message = kv["message"]
+	if v, ok := kv["delay"]; ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return f, "delay", fmt.Errorf("want a positive Go duration such as 500ms or 3s, got %q", v)
+		}
+		f.Delay = d
+	}
+	if v, ok := kv["count"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return f, "count", fmt.Errorf("want an integer ≥ 1, got %q", v)
+		}
+		f.Count = n
+	}
+	if v, ok := kv["retry-after"]; ok {
+		if n, err := strconv.Atoi(v); err != nil || n < 0 {
+			if _, err := http.ParseTime(v); err != nil {
+				return f, "retry-after", fmt.Errorf("want seconds (an integer ≥ 0) or an HTTP date, got %q", v)
+			}
+		}
+		f.RetryAfter = v
+	}
+	for _, h := range headers {
+		name, value, ok := strings.Cut(h, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") || strings.ContainsAny(value, "\r\n") {
+			return f, "header", fmt.Errorf("want Name:Value, got %q", h)
+		}
+		f.Headers = append(f.Headers, Header{http.CanonicalHeaderKey(name), value})
+	}
+	return f, "", nil
+}
+
+func isKnownKey(k string) bool {
+	switch k {
+	case "service", "target", "kind", "status", "body", "code", "message", "delay", "count", "retry-after", "header":
+		return true
+	}
+	return false
+}
+
+// normalizeTarget checks a target and gives it one canonical spelling (upper-case method,
+// single space) so matching is a plain segment comparison.
+func normalizeTarget(service, t string) (string, error) {
+	t = strings.TrimSpace(t)
+	if t == "" || t == "*" {
+		return "*", nil
+	}
+	if service == ServiceRPC {
+		if strings.ContainsAny(t, " /") {
+			return "", fmt.Errorf("for service=rpc want a JSON-RPC method name or *, got %q", t)
+		}
+		return t, nil
+	}
+	method, path, ok := strings.Cut(t, " ")
+	path = strings.TrimSpace(path)
+	if !ok || !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " ?#") {
+		return "", fmt.Errorf("want \"METHOD /path\" (a * path segment matches any one segment) or *, got %q", t)
+	}
+	method = strings.ToUpper(method)
+	if method != "*" && strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		return "", fmt.Errorf("bad method %q", method)
+	}
+	return method + " " + path, nil
+}
+
+// matchTarget reports whether a rule's target matches a concrete request key ("GET /a/b" or
+// an RPC method name). The same matcher serves faults, Count and the API route table.
+func matchTarget(pattern, key string) bool {
+	if pattern == "*" {
+		return true
+	}
+	pm, pp, ok := strings.Cut(pattern, " ")
+	if !ok {
+		return pattern == key // RPC method
+	}
+	km, kp, ok := strings.Cut(key, " ")
+	if !ok || (pm != "*" && pm != km) {
+		return false
+	}
+	return matchPath(pp, kp) != nil
+}
+
+// matchPath matches a path against a pattern of segments where * stands for exactly one
+// segment; it returns the segments the stars matched, or nil when the path does not match.
+func matchPath(pattern, path string) []string {
+	ps := strings.Split(strings.TrimPrefix(pattern, "/"), "/")
+	ks := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if len(ps) != len(ks) {
+		return nil
+	}
+	params := []string{}
+	for i := range ps {
+		switch {
+		case ps[i] == "*":
+			params = append(params, ks[i])
+		case ps[i] != ks[i]:
+			return nil
+		}
+	}
+	return params
+}
+
+// plan is the live fault plan; remaining counts down per rule (-1 = unlimited).
+type plan struct {
+	rules     []Fault
+	remaining []int
+}
+
+func newPlan(rules []Fault) *plan {
+	p := &plan{rules: rules, remaining: make([]int, len(rules))}
+	for i, r := range rules {
+		p.remaining[i] = r.Count
+		if r.Count == 0 {
+			p.remaining[i] = -1
+		}
+	}
+	return p
+}
+
+// take returns the first unspent rule matching any of the keys and spends one use of it.
+// The caller holds the sandbox lock.
+func (p *plan) take(service string, keys []string) *Fault {
+	if p == nil {
+		return nil
+	}
+	for i := range p.rules {
+		r := &p.rules[i]
+		if r.Service != service || p.remaining[i] == 0 {
+			continue
+		}
+		for _, k := range keys {
+			if matchTarget(r.Target, k) {
+				if p.remaining[i] > 0 {
+					p.remaining[i]--
+				}
+				f := *r
+				return &f
+			}
+		}
+	}
+	return nil
+}
+
+// setFaultHeaders applies retry-after and header= before anything is written.
+func setFaultHeaders(w http.ResponseWriter, f *Fault) {
+	if f.RetryAfter != "" {
+		w.Header().Set("Retry-After", f.RetryAfter)
+	}
+	for _, h := range f.Headers {
+		w.Header().Add(h.Name, h.Value)
+	}
+}
+
+// proxyHTML is what nginx-style proxies in front of the real services send.
+func proxyHTML(status int) string {
+	line := fmt.Sprintf("%d %s", status, http.StatusText(status))
+	return "<html>\r\n<head><title>" + line + "</title></head>\r\n<body>\r\n<center><h1>" + line +
+		"</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+}
+
+// writeRaw writes a custom body, labelling it JSON when it looks like JSON.
+func writeRaw(w http.ResponseWriter, status int, body string) {
+	ct := "text/plain; charset=utf-8"
+	if b := bytes.TrimSpace([]byte(body)); len(b) > 0 && (b[0] == '{' || b[0] == '[') {
+		ct = "application/json; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body))
+}
+
+// writeCommonFault handles the kinds that look the same on every service. It reports false
+// for the kinds the service must render itself (status without a body, malformed, rpcerror).
+func writeCommonFault(w http.ResponseWriter, f *Fault) bool {
+	switch {
+	case f.Kind == KindHTML:
+		body := f.Body
+		if body == "" {
+			body = proxyHTML(f.Status)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(f.Status)
+		_, _ = w.Write([]byte(body))
+	case f.Kind == KindEmpty:
+		w.Header().Del("Content-Type")
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(f.Status)
+	case f.Kind == KindStatus && f.Body != "":
+		writeRaw(w, f.Status, f.Body)
+	case f.Kind == KindMalformed && f.Body != "":
+		writeRaw(w, http.StatusOK, f.Body)
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,316 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Options configures Start.
+type Options struct {
+	Faults string               // a fault plan (see the package doc); "" = none
+	Logf   func(string, ...any) // optional request log
+	Now    func() time.Time     // optional clock for the ledger sequence; default time.Now
+}
+
+// Sandbox is a running set of simulators, one loopback listener per downstream.
+type Sandbox struct {
+	APIURL, HorizonURL, RPCURL string  // http://127.0.0.1:PORT, no trailing slash
+	Passphrase                 string  // network passphrase (testnet's, so payloads look like testnet)
+	USDCContractID             string  // the Stellar Asset Contract id of USDC:USDCIssuer on Passphrase
+	USDCIssuer                 string  // issuer of the sandbox USDC
+	RegistryContract           string  // id of the sandbox vault registry
+	Demo                       Account // the funded default profile
+
+	logf  func(string, ...any)
+	now   func() time.Time
+	t0    time.Time // when ledger firstLedger closed
+	world *world
+
+	mu       sync.Mutex
+	plan     *plan
+	counts   map[string]map[string]int // service -> concrete key -> requests
+	hzCount  int                       // Horizon requests this hour, for X-RateLimit-Remaining
+	hzWindow int                       // which hour since Start hzCount belongs to
+
+	servers   []*http.Server
+	serving   sync.WaitGroup // Serve loops
+	inflight  sync.WaitGroup // handlers, so none runs (or logs) after Close returns
+	closed    bool           // guarded by mu; no handler starts once set
+	closeOnce sync.Once
+}
+
+// Account is a seeded Stellar account; Secret is empty for the missing one.
+type Account struct{ Name, Address, Secret string }
+
+// Ledger clock: the sandbox poses as a network whose ledger firstLedger closed at Start and
+// which closes one ledger every ledgerSeconds, so polling code sees progress.
+const (
+	firstLedger     = 1000
+	ledgerSeconds   = 5
+	retentionWindow = 120960 // 7 days of 5 s ledgers, as on SDF's RPC
+	protocolVersion = 23
+)
+
+// Start seeds the simulators and starts their listeners on 127.0.0.1.
+func Start(opts Options) (*Sandbox, error) {
+	rules, err := ParseFaults(opts.Faults)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{
+		Passphrase: sandboxPassphrase,
+		logf:       opts.Logf,
+		now:        opts.Now,
+		plan:       newPlan(rules),
+		counts:     map[string]map[string]int{},
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.t0 = s.now().Truncate(time.Second)
+	if s.world, err = newWorld(s.Passphrase); err != nil {
+		return nil, fmt.Errorf("sandbox: seeding: %w", err)
+	}
+	s.USDCIssuer = s.world.usdcIssuer
+	s.USDCContractID = s.world.usdcContract
+	s.RegistryContract = s.world.registry
+	s.Demo = s.world.byName["demo"].Account
+
+	services := []*service{s.apiService(), s.horizonService(), s.rpcService()}
+	urls := []*string{&s.APIURL, &s.HorizonURL, &s.RPCURL}
+	for i, sv := range services {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sandbox: %s listener: %w", sv.name, err)
+		}
+		*urls[i] = "http://" + ln.Addr().String()
+		srv := &http.Server{
+			Handler:           sv,
+			ReadHeaderTimeout: 10 * time.Second,
+			// Dropped connections and cancelled delays are the point of the sandbox:
+			// keep net/http's own complaints about them out of the test output.
+			ErrorLog: log.New(io.Discard, "", 0),
+		}
+		s.servers = append(s.servers, srv)
+		s.serving.Add(1)
+		go func() {
+			defer s.serving.Done()
+			_ = srv.Serve(ln)
+		}()
+	}
+	return s, nil
+}
+
+// Close stops every listener and connection; it is idempotent.
+func (s *Sandbox) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		// Closing the connections cancels the request contexts, which ends delays.
+		for _, srv := range s.servers {
+			_ = srv.Close()
+		}
+		s.serving.Wait()
+		s.inflight.Wait()
+	})
+}
+
+// SetFaults replaces the fault plan; the new rules start with their full counts.
+func (s *Sandbox) SetFaults(plan string) error {
+	rules, err := ParseFaults(plan)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.plan = newPlan(rules)
+	s.mu.Unlock()
+	return nil
+}
+
+// Count returns how many requests a service has seen that match target, faulted or not.
+func (s *Sandbox) Count(service, target string) int {
+	pattern, err := normalizeTarget(service, target)
+	if err != nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for key, c := range s.counts[service] {
+		if matchTarget(pattern, key) {
+			n += c
+		}
+	}
+	return n
+}
+
+// ResetCounts forgets the requests counted so far.
+func (s *Sandbox) ResetCounts() {
+	s.mu.Lock()
+	s.counts = map[string]map[string]int{}
+	s.mu.Unlock()
+}
+
+// Accounts returns every seeded account, Demo first, the missing one last.
+func (s *Sandbox) Accounts() []Account {
+	out := make([]Account, 0, len(s.world.accounts)+1)
+	for _, a := range s.world.accounts {
+		out = append(out, a.Account)
+	}
+	return append(out, s.world.missing)
+}
+
+// Account returns a seeded account by name.
+func (s *Sandbox) Account(name string) (Account, bool) {
+	if name == s.world.missing.Name {
+		return s.world.missing, true
+	}
+	a, ok := s.world.byName[name]
+	if !ok {
+		return Account{}, false
+	}
+	return a.Account, true
+}
+
+// Transactions returns the hashes of the seeded SUCCESS and FAILED payments.
+func (s *Sandbox) Transactions() (success, failed string) {
+	return s.world.successTx, s.world.failedTx
+}
+
+// LatestLedger is the ledger sequence the simulators currently report.
+func (s *Sandbox) LatestLedger() uint32 {
+	el := s.now().Sub(s.t0)
+	if el < 0 {
+		el = 0
+	}
+	return firstLedger + uint32(el/(ledgerSeconds*time.Second))
+}
+
+func (s *Sandbox) oldestLedger(latest uint32) uint32 {
+	if latest < retentionWindow+2 {
+		return 2
+	}
+	return latest - retentionWindow + 1
+}
+
+// closeTime is the unix time at which a ledger closed (or will close).
+func (s *Sandbox) closeTime(seq uint32) int64 {
+	return s.t0.Unix() + (int64(seq)-firstLedger)*ledgerSeconds
+}
+
+// service is one simulator behind the shared fault and counting layer.
+type service struct {
+	s    *Sandbox
+	name string
+	// keys are the concrete targets of a request: "METHOD /path", or the JSON-RPC methods.
+	keys func(r *http.Request) []string
+	// prepare sets headers every response carries (Horizon's rate-limit headers).
+	prepare func(w http.ResponseWriter, f *Fault)
+	serve   http.HandlerFunc
+	// fault renders the kinds whose look depends on the service: status without a body,
+	// malformed without a body, rpcerror.
+	fault func(w http.ResponseWriter, r *http.Request, f *Fault)
+}
+
+func httpKey(r *http.Request) []string { return []string{r.Method + " " + r.URL.Path} }
+
+func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	keys := sv.keys(r)
+	s := sv.s
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		panic(http.ErrAbortHandler) // racing Close: drop the connection
+	}
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	if s.counts[sv.name] == nil {
+		s.counts[sv.name] = map[string]int{}
+	}
+	for _, k := range keys {
+		s.counts[sv.name][k]++
+	}
+	f := s.plan.take(sv.name, keys)
+	s.mu.Unlock()
+
+	if f != nil && f.Kind == KindDrop {
+		s.log(sv.name, r, "dropped (fault)")
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler) // not hijackable (HTTP/2): abort the stream instead
+	}
+	rec := &statusRecorder{ResponseWriter: w}
+	if sv.prepare != nil {
+		sv.prepare(rec, f)
+	}
+	defer func() {
+		note := ""
+		if f != nil {
+			note = " (fault " + f.Kind + ")"
+		}
+		outcome := "no response"
+		if rec.code != 0 {
+			outcome = fmt.Sprint(rec.code)
+		}
+		s.log(sv.name, r, outcome+note)
+	}()
+	if f == nil {
+		sv.serve(rec, r)
+		return
+	}
+	setFaultHeaders(rec, f)
+	if f.Kind == KindDelay {
+		t := time.NewTimer(f.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return // the client gave up: free the handler
+		}
+		sv.serve(rec, r)
+		return
+	}
+	if !writeCommonFault(rec, f) {
+		sv.fault(rec, r, f)
+	}
+}
+
+func (s *Sandbox) log(service string, r *http.Request, outcome string) {
+	if s.logf != nil {
+		s.logf("sandbox %s %s %s -> %s", service, r.Method, r.URL.RequestURI(), outcome)
+	}
+}
+
+// statusRecorder remembers the status for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

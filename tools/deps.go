@@ -1,0 +1,35 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mindvault/mcp-endpoint/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
+	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/credentials"
+)
+
+// Deps is what handlers call: configuration, the credential store and one client per
+// downstream. Built once per process; nothing in it holds request state.
+type Deps struct {
+	Config  *config.Config
+	Store   credentials.Store
+	API     *mindvault.Client
+	Horizon *horizon.Client
+	RPC     *stellarrpc.Client
+}
+
+// profile loads the named profile (or the default) and records its secrets on the context
+// so any failure text redacts them exactly.
+func (d *Deps) profile(ctx context.Context, name *string) (context.Context, credentials.Profile, error) {
+	n := d.Config.DefaultProfile
+	if name != nil {
+		n = *name
+	}
+	p, err := d.Store.Get(ctx, n)
+	if err != nil {
+		return ctx, credentials.Profile{Name: n}, err
+	}
+	return WithSecrets(ctx, p.Secrets()...), p, nil
+}
