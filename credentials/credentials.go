@@ -82,6 +82,8 @@ func Open(spec string, getenv func(string) string, defaultProfile string) (Store
 		return NewEnv(getenv, defaultProfile), nil
 	case strings.HasPrefix(spec, "dir:"):
 		return NewDir(strings.TrimPrefix(spec, "dir:"))
+	case strings.HasPrefix(spec, "secretsmanager:"):
+		return OpenSecretsManager(strings.TrimPrefix(spec, "secretsmanager:"))
 	}
 	return nil, fmt.Errorf("credential store %q is not available in this build", strings.SplitN(spec, ":", 2)[0])
 }
@@ -98,6 +100,13 @@ func fail(code string, cat errmap.Category, detail string) *errmap.Error {
 func Missing(store Store, name, what string) *errmap.Error {
 	return fail("CREDENTIALS_MISSING", errmap.CategoryAuth,
 		fmt.Sprintf("profile %q has no %s in the %s credential store", name, what, store.Kind()))
+}
+
+// NotAllowed is the failure of a caller whose access token is not bound to the profile.
+func NotAllowed(name string) *errmap.Error {
+	e := fail("PROFILE_NOT_ALLOWED", errmap.CategoryAuth, fmt.Sprintf("this access token may not use profile %q", name))
+	e.Facts.Next = "Use a profile your access token is bound to (mindvault_list_profiles shows them), or ask the operator to bind this one."
+	return e
 }
 
 // Exists is the failure of creating a profile that already exists.

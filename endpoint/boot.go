@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
+	"github.com/mindvault/mcp-endpoint/auth"
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/sandbox"
@@ -72,12 +74,16 @@ func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
 	}
 	b.StoreDir = storeDir
+	tokens, err := loadTokens(cfg)
+	if err != nil {
+		errs = append(errs, err)
+	}
 	b.Deps = Deps(cfg, store)
 	b.Err = errors.Join(errs...)
 	if b.Err != nil {
 		logger.Error("startup problem: every request will report it", "error", b.Err.Error())
 	}
-	b.Handler = NewHandler(b.Deps, b.Err, logger)
+	b.Handler = NewHandler(b.Deps, tokens, b.Err, logger)
 	return b
 }
 
@@ -103,4 +109,28 @@ func openStore(cfg *config.Config, getenv func(string) string, sb *sandbox.Sandb
 		}
 	}
 	return store, tmp, nil
+}
+
+// loadTokens reads the accepted bearer-token digests once per process, inline or from a
+// Secrets Manager secret (not both: which would win is not obvious to an operator).
+func loadTokens(cfg *config.Config) ([]auth.Token, error) {
+	switch {
+	case cfg.AccessTokens != "" && cfg.AccessTokensSecret != "":
+		return nil, errors.New("MINDVAULT_ACCESS_TOKENS and MINDVAULT_ACCESS_TOKENS_SECRET are both set; set one")
+	case cfg.AccessTokens != "":
+		t, err := auth.ParseTokens(cfg.AccessTokens)
+		if err != nil {
+			return nil, fmt.Errorf("MINDVAULT_ACCESS_TOKENS: %w", err)
+		}
+		return t, nil
+	case cfg.AccessTokensSecret != "":
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		t, err := auth.LoadTokenSecret(ctx, cfg.AccessTokensSecret)
+		if err != nil {
+			return nil, fmt.Errorf("MINDVAULT_ACCESS_TOKENS_SECRET: %w", err)
+		}
+		return t, nil
+	}
+	return nil, nil
 }

@@ -11,10 +11,14 @@ import (
 	"os"
 	"time"
 
+	"github.com/mindvault/mcp-endpoint/auth"
 	"github.com/mindvault/mcp-endpoint/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/clients/registry"
+	"github.com/mindvault/mcp-endpoint/clients/sponsor"
 	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
+	"github.com/mindvault/mcp-endpoint/clients/x402"
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -51,12 +55,23 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 			Retry: retry, HTTP: httpc, UserAgent: Name + "/" + Version,
 		}
 	}
+	hz := horizon.New(svc(errmap.SourceHorizon, cfg.HorizonURL, cfg.HorizonTimeout, "MINDVAULT_HORIZON_TIMEOUT_MS"))
+	rpc := stellarrpc.New(svc(errmap.SourceRPC, cfg.RPCURL, cfg.RPCTimeout, "MINDVAULT_RPC_TIMEOUT_MS"))
 	return &tools.Deps{
 		Config:  cfg,
 		Store:   store,
 		API:     mindvault.New(svc(errmap.SourceAPI, cfg.MindVaultURL, cfg.HTTPTimeout, "MINDVAULT_HTTP_TIMEOUT_MS")),
-		Horizon: horizon.New(svc(errmap.SourceHorizon, cfg.HorizonURL, cfg.HorizonTimeout, "MINDVAULT_HORIZON_TIMEOUT_MS")),
-		RPC:     stellarrpc.New(svc(errmap.SourceRPC, cfg.RPCURL, cfg.RPCTimeout, "MINDVAULT_RPC_TIMEOUT_MS")),
+		Horizon: hz,
+		RPC:     rpc,
+		Registry: &registry.Client{
+			RPC: rpc, Contract: cfg.RegistryContract, Passphrase: cfg.Passphrase,
+			Sequence: hz.Sequence,
+		},
+		Sponsor: sponsor.New(svc(errmap.SourceSponsor, cfg.SponsorURL, cfg.HTTPTimeout, "MINDVAULT_HTTP_TIMEOUT_MS")),
+		X402: &x402.Client{
+			Svc:    svc(errmap.SourceX402, cfg.MindVaultURL, cfg.PaymentTimeout, "MINDVAULT_PAYMENT_TIMEOUT_MS"),
+			Signer: &x402.Signer{RPC: rpc, Passphrase: cfg.Passphrase},
+		},
 	}
 }
 
@@ -67,18 +82,22 @@ func New(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
 	if err != nil {
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
 	}
-	return NewHandler(Deps(cfg, store), startErr, logger)
+	return NewHandler(Deps(cfg, store), nil, startErr, logger)
 }
 
 // NewHandler builds the endpoint handler. startErr is a startup problem (bad configuration, a
 // store that cannot open): the endpoint still serves and answers every request with a
 // -32603 naming it, instead of crash-looping.
-func NewHandler(d *tools.Deps, startErr error, logger *slog.Logger) http.Handler {
+//
+// Inbound auth (MINDVAULT_AUTH) wraps the protocol layer. With a startup problem it is left
+// out on purpose: nothing can run then, and the -32603 naming the problem must reach the
+// operator instead of a bare 401.
+func NewHandler(d *tools.Deps, tokens []auth.Token, startErr error, logger *slog.Logger) http.Handler {
 	var metrics io.Writer
 	if d.Config.Lambda {
 		metrics = os.Stdout // EMF: Lambda's log pipeline extracts the metrics
 	}
-	return &protocol.Server{
+	srv := &protocol.Server{
 		Info:                 protocol.ServerInfo{Name: Name, Title: "MindVault", Version: Version},
 		Instructions:         Instructions,
 		Tools:                tools.All(d),
@@ -91,4 +110,11 @@ func NewHandler(d *tools.Deps, startErr error, logger *slog.Logger) http.Handler
 		Logger:               logger,
 		Metrics:              metrics,
 	}
+	if startErr != nil {
+		return srv
+	}
+	return auth.Middleware(auth.Config{
+		Mode: d.Config.Auth, Tokens: tokens, ResourceURL: d.Config.ResourceURL,
+		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp",
+	}, srv, logger)
 }

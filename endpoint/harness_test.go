@@ -2,6 +2,7 @@ package endpoint_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -95,7 +96,13 @@ func (e *env) faults(plan string) {
 
 func (e *env) rpc(body string, out any) string {
 	e.t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	return e.rpcCtx(context.Background(), body, out)
+}
+
+// rpcCtx sends a request whose context carries ctx's deadline, as Lambda's does.
+func (e *env) rpcCtx(ctx context.Context, body string, out any) string {
+	e.t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body)).WithContext(ctx)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	rec := httptest.NewRecorder()
@@ -135,9 +142,16 @@ type diagnostic struct {
 	StateChanged      string         `json:"stateChanged"`
 	Next              string         `json:"next"`
 	Upstream          map[string]any `json:"upstream"`
+	TxHash            string         `json:"txHash"`
 }
 
 func (e *env) call(tool, args string) result {
+	e.t.Helper()
+	return e.callCtx(context.Background(), tool, args)
+}
+
+// callCtx calls a tool within ctx (its deadline plays the invocation deadline).
+func (e *env) callCtx(ctx context.Context, tool, args string) result {
 	e.t.Helper()
 	if args == "" {
 		args = "{}"
@@ -146,7 +160,7 @@ func (e *env) call(tool, args string) result {
 		Result result `json:"result"`
 		Error  any    `json:"error"`
 	}
-	raw := e.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`, &resp)
+	raw := e.rpcCtx(ctx, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`, &resp)
 	if resp.Error != nil {
 		e.t.Fatalf("%s: JSON-RPC error %v", tool, resp.Error)
 	}
@@ -177,6 +191,7 @@ type failure struct {
 	status                        int // 0: no HTTP segment
 	retryAfter                    int // 0: not asserted
 	next                          string
+	state                         string // "" means "no"
 }
 
 // sourceLabel is errors.md's label per source key.
@@ -209,8 +224,12 @@ func (e *env) fails(tool string, r result, want failure) {
 	if want.retry != "" && d.Retry != want.retry {
 		e.t.Errorf("%s: retry = %s, want %s", tool, d.Retry, want.retry)
 	}
-	if d.StateChanged != "no" {
-		e.t.Errorf("%s: stateChanged = %s, want no", tool, d.StateChanged)
+	state := want.state
+	if state == "" {
+		state = "no"
+	}
+	if d.StateChanged != state {
+		e.t.Errorf("%s: stateChanged = %s, want %s", tool, d.StateChanged, state)
 	}
 	if want.retryAfter != 0 && (d.RetryAfterSeconds == nil || *d.RetryAfterSeconds != want.retryAfter) {
 		e.t.Errorf("%s: retryAfterSeconds = %v, want %d", tool, d.RetryAfterSeconds, want.retryAfter)

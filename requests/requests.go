@@ -70,3 +70,123 @@ type TxStatus struct {
 
 // Health is mindvault_health: no arguments.
 type Health struct{}
+
+// RegistryInfo is mindvault_registry_info: no arguments.
+type RegistryInfo struct{}
+
+// RegistryLookup is mindvault_registry_lookup.
+type RegistryLookup struct {
+	ResourceID string `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Resource id; on-chain ids are 1-24 lowercase letters and digits."`
+}
+
+// RegistryList is mindvault_registry_list.
+type RegistryList struct {
+	Start int `json:"start,omitempty" validate:"min=0,max=4294967295" jsonschema:"default=0" jsonschema_description:"Index of the first entry (registration order)."`
+	Limit int `json:"limit,omitempty" validate:"min=1,max=20" jsonschema:"default=20" jsonschema_description:"Entries per page, 1-20 (the contract's cap)."`
+}
+
+// CheckConsistency is mindvault_check_consistency.
+type CheckConsistency struct {
+	ResourceID string `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Resource id to compare between the MindVault API and the chain."`
+}
+
+// SetPrice is mindvault_set_price.
+type SetPrice struct {
+	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
+	Price          string  `json:"price" validate:"required,usdcpos" jsonschema_description:"New price in USDC, at most 7 decimals, e.g. \"2.5\"."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// UpdateMetadata is mindvault_update_metadata.
+type UpdateMetadata struct {
+	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
+	Metadata       string  `json:"metadata" validate:"required,metaptr" jsonschema_description:"New metadata pointer: ipfs://, ar://, https://, http://, sha256:, sha-256: or 0x."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// SetListed is mindvault_set_listed.
+type SetListed struct {
+	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
+	Listed         *bool   `json:"listed" validate:"required" jsonschema_description:"true to list the resource, false to delist it."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// SetTags is mindvault_set_tags.
+type SetTags struct {
+	ResourceID     string   `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
+	Tags           []string `json:"tags" validate:"required,max=8,dive,tag" jsonschema_description:"The complete new tag list (replaces the old one): up to 8 tags of a-z 0-9 _ -; [] clears."`
+	Profile        *string  `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
+	ConfirmMainnet bool     `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// TransferOwnership is mindvault_transfer_ownership.
+type TransferOwnership struct {
+	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
+	NewCreator     string  `json:"newCreator" validate:"required,gaccount" jsonschema_description:"Stellar account (G...) that becomes the resource's creator."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// CrossCheck rejects ids that cannot exist on chain before anything is sent.
+func (r *SetPrice) CrossCheck() []Issue { return onchainID(r.ResourceID) }
+
+// CrossCheck rejects ids that cannot exist on chain before anything is sent.
+func (r *UpdateMetadata) CrossCheck() []Issue { return onchainID(r.ResourceID) }
+
+// CrossCheck rejects ids that cannot exist on chain before anything is sent.
+func (r *SetListed) CrossCheck() []Issue { return onchainID(r.ResourceID) }
+
+// CrossCheck rejects ids that cannot exist on chain before anything is sent.
+func (r *SetTags) CrossCheck() []Issue { return onchainID(r.ResourceID) }
+
+// CrossCheck rejects ids that cannot exist on chain before anything is sent.
+func (r *TransferOwnership) CrossCheck() []Issue { return onchainID(r.ResourceID) }
+
+// Buy is mindvault_buy.
+type Buy struct {
+	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Catalog id of the resource to buy."`
+	MaxPriceUSDC   *string `json:"maxPriceUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay, in USDC (default: the operator's MINDVAULT_MAX_AUTO_PAY_USDC, 10)."`
+	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check price, wallet and network and show what would be paid; send nothing."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile that pays (default: the configured default profile)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// Publish is mindvault_publish.
+type Publish struct {
+	Title          string  `json:"title" validate:"required,max=256" jsonschema_description:"Title shown in the catalog."`
+	Description    *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get."`
+	Price          string  `json:"price" validate:"required,usdcpos" jsonschema_description:"Price in USDC, e.g. \"1.5\"."`
+	ExternalURL    string  `json:"externalUrl" validate:"required,httpurl" jsonschema_description:"The http(s) link buyers receive after paying."`
+	MaxFeeUSDC     *string `json:"maxFeeUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay for verification (default: MINDVAULT_MAX_AUTO_PAY_USDC)."`
+	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Validate and show the steps, fee and wallet state; send nothing."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (needs a wallet and an API key from mindvault_register)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// Register is mindvault_register.
+type Register struct {
+	Name           string  `json:"name" validate:"required,max=128" jsonschema_description:"Publisher name shown to buyers."`
+	Email          string  `json:"email" validate:"required,max=254,email" jsonschema_description:"Contact email (one publisher per email)."`
+	WalletAddress  *string `json:"walletAddress,omitempty" validate:"omitnil,gaccount" jsonschema_description:"Payout wallet (default: the profile's wallet)."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Profile that stores the API key (default: the configured default profile)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// RegisterOnchain is mindvault_register_onchain.
+type RegisterOnchain struct {
+	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"A verified resource of yours."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (wallet and API key)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// SetupWallet is mindvault_setup_wallet.
+type SetupWallet struct {
+	Profile        string `json:"profile" validate:"required,profile" jsonschema_description:"Name of the new profile that will hold the wallet."`
+	ConfirmMainnet bool   `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// ListProfiles is mindvault_list_profiles: no arguments.
+type ListProfiles struct{}

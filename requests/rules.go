@@ -2,6 +2,7 @@ package requests
 
 import (
 	"math/big"
+	"regexp"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
@@ -20,4 +21,15 @@ func priceRange(min, max *string) []Issue {
 		return []Issue{{Path: "/minPrice", Rule: "ltefield", Expected: "at most maxPrice", Message: "must not be greater than maxPrice"}}
 	}
 	return nil
+}
+
+var onchainRe = regexp.MustCompile(`^[a-z0-9]{1,24}$`)
+
+// onchainID reports an id the registry contract cannot hold (it would answer #11).
+func onchainID(id string) []Issue {
+	if onchainRe.MatchString(id) {
+		return nil
+	}
+	return []Issue{{Path: "/resourceId", Rule: "onchainid", Expected: "1-24 lowercase letters and digits",
+		Message: "must be 1-24 lowercase letters and digits to exist on chain"}}
 }

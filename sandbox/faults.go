@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -21,7 +22,25 @@ const (
 	KindRPCError  = "rpcerror"
 	KindDelay     = "delay"
 	KindDrop      = "drop"
+
+	// Chain kinds (service=rpc): they change what the simulated chain answers, not the transport.
+	KindTryAgain      = "tryagain"      // sendTransaction: TRY_AGAIN_LATER, not accepted
+	KindNoCommit      = "nocommit"      // sendTransaction: PENDING, never applied
+	KindArchived      = "archived"      // simulateTransaction: a restorePreamble
+	KindNoContract    = "nocontract"    // Error(Storage, MissingValue) for the contract instance
+	KindContractError = "contracterror" // Error(Contract, #code)
 )
+
+// chainKinds lists the RPC methods each chain kind applies to; the first is its default target.
+var chainKinds = map[string][]string{
+	KindTryAgain:      {"sendTransaction"},
+	KindNoCommit:      {"sendTransaction"},
+	KindArchived:      {"simulateTransaction"},
+	KindNoContract:    {"simulateTransaction", "sendTransaction"},
+	KindContractError: {"simulateTransaction", "sendTransaction"},
+}
+
+const kindList = "status, html, empty, malformed, rpcerror, delay, drop, tryagain, nocommit, archived, nocontract or contracterror"
 
 // Service names, as used in fault plans and Count.
 const (
@@ -37,7 +56,7 @@ type Fault struct {
 	Kind       string        // one of the Kind constants
 	Status     int           // HTTP status (status, html, empty)
 	Body       string        // replaces the default body (status, html, malformed); "" = default
-	Code       int           // JSON-RPC error code (rpcerror)
+	Code       int           // JSON-RPC error code (rpcerror) or contract error number (contracterror)
 	Message    string        // JSON-RPC error message (rpcerror); "" = the usual one for Code
 	Delay      time.Duration // how long to stall (delay)
 	Count      int           // requests to affect before the rule is spent; 0 = all
@@ -184,10 +203,23 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 		if len(headers) > 0 {
 			return f, "header", fmt.Errorf("has no effect with kind=drop (no response is written)")
 		}
+	case KindTryAgain, KindNoCommit, KindArchived, KindNoContract, KindContractError:
+		if f.Service != ServiceRPC {
+			return f, "kind", fmt.Errorf("%s is only for service=rpc", f.Kind)
+		}
+		methods := chainKinds[f.Kind]
+		if f.Target == "*" {
+			f.Target = methods[0]
+		} else if !slices.Contains(methods, f.Target) {
+			return f, "target", fmt.Errorf("kind=%s applies to %s, got %q", f.Kind, strings.Join(methods, " or "), f.Target)
+		}
+		if f.Kind == KindContractError {
+			needs["code"] = true
+		}
 	case "":
-		return f, "kind", fmt.Errorf("required (status, html, empty, malformed, rpcerror, delay or drop)")
+		return f, "kind", fmt.Errorf("required (%s)", kindList)
 	default:
-		return f, "kind", fmt.Errorf("unknown kind %q (want status, html, empty, malformed, rpcerror, delay or drop)", f.Kind)
+		return f, "kind", fmt.Errorf("unknown kind %q (want %s)", f.Kind, kindList)
 	}
 	for k := range needs {
 		allowed[k] = true
@@ -218,7 +250,10 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 	}
 	if v, ok := kv["code"]; ok {
 		n, err := strconv.Atoi(v)
-		if err != nil {
+		switch {
+		case f.Kind == KindContractError && (err != nil || n < 1 || n > math.MaxUint32):
+			return f, "code", fmt.Errorf("want a contract error number 1-4294967295, got %q", v)
+		case err != nil:
 			return f, "code", fmt.Errorf("want an integer JSON-RPC error code, got %q", v)
 		}
 		f.Code = n

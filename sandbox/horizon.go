@@ -126,6 +126,7 @@ func (s *Sandbox) horizonAccount(w http.ResponseWriter, addr string) {
 }
 
 func (s *Sandbox) accountJSON(a *chainAccount) hzAccount {
+	defer s.lockChain()() // the sequence, XLM balance and last-modified ledger change as transactions apply
 	t := true
 	base := s.HorizonURL + "/accounts/" + a.Address
 	var balances []hzBalance

@@ -28,18 +28,25 @@ const (
 	codeInternalError  = -32603
 )
 
-// rpcMethod is one JSON-RPC method. A later issue adds simulateTransaction, sendTransaction
-// and getLedgerEntries by adding rows to rpcMethods.
+// rpcMethod is one JSON-RPC method. handle gets the request's fault when it is one of the
+// chain kinds (tryagain, nocommit, archived, nocontract, contracterror), else nil.
 type rpcMethod struct {
-	handle    func(s *Sandbox, params json.RawMessage) (any, *rpcError)
+	handle    func(s *Sandbox, params json.RawMessage, f *Fault) (any, *rpcError)
 	malformed string // a result of the wrong shape (kind=malformed)
 }
 
+// plain adapts a method that no fault kind changes.
+func plain(h func(*Sandbox, json.RawMessage) (any, *rpcError)) func(*Sandbox, json.RawMessage, *Fault) (any, *rpcError) {
+	return func(s *Sandbox, params json.RawMessage, _ *Fault) (any, *rpcError) { return h(s, params) }
+}
+
 var rpcMethods = map[string]rpcMethod{
-	protocol.GetHealthMethodName:       {(*Sandbox).rpcGetHealth, `"healthy"`},
-	protocol.GetNetworkMethodName:      {(*Sandbox).rpcGetNetwork, `{"passphrase":42,"protocolVersion":"twenty-three"}`},
-	protocol.GetLatestLedgerMethodName: {(*Sandbox).rpcGetLatestLedger, `{"id":7,"sequence":"latest","protocolVersion":[]}`},
-	protocol.GetTransactionMethodName:  {(*Sandbox).rpcGetTransaction, `{"status":200,"ledger":"yesterday","envelopeXdr":{"tx":null}}`},
+	protocol.GetHealthMethodName:           {plain((*Sandbox).rpcGetHealth), `"healthy"`},
+	protocol.GetNetworkMethodName:          {plain((*Sandbox).rpcGetNetwork), `{"passphrase":42,"protocolVersion":"twenty-three"}`},
+	protocol.GetLatestLedgerMethodName:     {plain((*Sandbox).rpcGetLatestLedger), `{"id":7,"sequence":"latest","protocolVersion":[]}`},
+	protocol.GetTransactionMethodName:      {plain((*Sandbox).rpcGetTransaction), `{"status":200,"ledger":"yesterday","envelopeXdr":{"tx":null}}`},
+	protocol.SimulateTransactionMethodName: {(*Sandbox).rpcSimulateTransaction, `{"latestLedger":"soon","results":{"xdr":42},"minResourceFee":[]}`},
+	protocol.SendTransactionMethodName:     {(*Sandbox).rpcSendTransaction, `{"status":202,"hash":["pending"],"latestLedger":"now"}`},
 }
 
 type rpcError struct {
@@ -199,7 +206,11 @@ func (s *Sandbox) rpcCall(raw json.RawMessage, f *Fault) *rpcResponse {
 	if !ok {
 		return fail(req.ID, codeMethodNotFound, "method not found")
 	}
-	result, rerr := m.handle(s, req.Params)
+	var chainFault *Fault
+	if f != nil && chainKinds[f.Kind] != nil && matchTarget(f.Target, req.Method) {
+		chainFault = f
+	}
+	result, rerr := m.handle(s, req.Params, chainFault)
 	if rerr != nil {
 		return &rpcResponse{JSONRPC: "2.0", ID: req.ID, Error: rerr}
 	}
@@ -327,12 +338,8 @@ func (s *Sandbox) rpcGetTransaction(params json.RawMessage) (any, *rpcError) {
 	if e := decodeParams(params, &req); e != nil {
 		return nil, e
 	}
-	if err := protocol.IsValidFormat(req.Format); err != nil {
-		return nil, &rpcError{Code: codeInvalidParams, Message: err.Error()}
-	}
-	if req.Format == protocol.FormatJSON {
-		// The real server renders XDR as JSON through a Rust library the sandbox does not have.
-		return nil, &rpcError{Code: codeInvalidParams, Message: "xdrFormat json is not supported by the MindVault sandbox; use base64"}
+	if e := checkFormat(req.Format); e != nil {
+		return nil, e
 	}
 	if len(req.Hash) != 64 {
 		return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("unexpected hash length (%d)", len(req.Hash))}
@@ -348,7 +355,9 @@ func (s *Sandbox) rpcGetTransaction(params json.RawMessage) (any, *rpcError) {
 		OldestLedger: oldest, OldestLedgerCloseTime: s.closeTime(oldest),
 	}
 	resp.TransactionHash = strings.ToLower(req.Hash)
+	unlock := s.lockChain()
 	tx, ok := s.world.txs[hex.EncodeToString(raw)]
+	unlock() // recorded transactions never change
 	if !ok || tx.ledger < oldest || tx.ledger > latest {
 		resp.Status = protocol.TransactionStatusNotFound
 		return resp, nil
@@ -359,6 +368,7 @@ func (s *Sandbox) rpcGetTransaction(params json.RawMessage) (any, *rpcError) {
 	}
 	resp.ApplicationOrder = tx.order
 	resp.EnvelopeXDR, resp.ResultXDR, resp.ResultMetaXDR = tx.envelope, tx.result, tx.meta
+	resp.DiagnosticEventsXDR = tx.events
 	resp.Ledger = tx.ledger
 	resp.LedgerCloseTime = s.closeTime(tx.ledger)
 	return resp, nil

@@ -73,7 +73,7 @@ func Start(opts Options) (*Sandbox, error) {
 		s.now = time.Now
 	}
 	s.t0 = s.now().Truncate(time.Second)
-	if s.world, err = newWorld(s.Passphrase); err != nil {
+	if s.world, err = newWorld(s.Passphrase, s.closeTime); err != nil {
 		return nil, fmt.Errorf("sandbox: seeding: %w", err)
 	}
 	s.USDCIssuer = s.world.usdcIssuer
@@ -185,13 +185,7 @@ func (s *Sandbox) Transactions() (success, failed string) {
 }
 
 // LatestLedger is the ledger sequence the simulators currently report.
-func (s *Sandbox) LatestLedger() uint32 {
-	el := s.now().Sub(s.t0)
-	if el < 0 {
-		el = 0
-	}
-	return firstLedger + uint32(el/(ledgerSeconds*time.Second))
-}
+func (s *Sandbox) LatestLedger() uint32 { return s.ledgerAt(s.now()) }
 
 func (s *Sandbox) oldestLedger(latest uint32) uint32 {
 	if latest < retentionWindow+2 {

@@ -2,12 +2,13 @@ package sandbox
 
 import (
 	"crypto/sha256"
+	"encoding/base32"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
@@ -54,9 +55,11 @@ type trustLine struct {
 	lastModified uint32
 }
 
-// seededTx is a transaction getTransaction knows, with its XDR already encoded.
+// seededTx is a transaction getTransaction knows, with its XDR already encoded: a seeded
+// one or one sendTransaction accepted and the sandbox applied.
 type seededTx struct {
 	hash, envelope, result, meta string
+	events                       []string // base64 DiagnosticEvents (failed invocations)
 	ledger                       uint32
 	order                        int32
 	success                      bool
@@ -82,9 +85,12 @@ type verification struct {
 	checked    time.Time
 }
 
-// world is the seeded, immutable state the simulators read.
+// world is the seeded state the simulators read. The catalog is immutable; the chain state
+// (account sequences, balances and last-modified ledgers, txs, pending, reg) changes as
+// sendTransaction applies invocations, so it is guarded by mu (see Sandbox.lockChain).
 type world struct {
 	passphrase               string
+	closeTime                func(ledger uint32) int64
 	usdcIssuer, usdcContract string
 	registry                 string
 	accounts                 []*chainAccount
@@ -92,9 +98,13 @@ type world struct {
 	missing                  Account
 	resources                []*resource
 	byID                     map[string]*resource
-	txs                      map[string]*seededTx
 	successTx, failedTx      string
 	regAddr                  xdr.ScAddress // the registry as a contract address
+
+	mu      sync.Mutex
+	txs     map[string]*seededTx
+	reg     *registry
+	pending []*pendingTx // accepted by sendTransaction, applied when due, in order
 }
 
 // accountSeed lists the seeded accounts in the order Accounts returns them.
@@ -137,9 +147,37 @@ var resourceSeed = []resource{
 	{id: "draftnotes", title: "Draft Research Notes", description: "Unverified notes awaiting the verification agent.", price: "1.00", kind: "file", mime: "text/plain", status: "pending", listed: false, owner: "demo", onchain: "none", created: day(11, 20)},
 }
 
-func newWorld(passphrase string) (*world, error) {
+// registrySeed is the on-chain-only part of the registry: resources registered on chain that
+// the API catalog does not have.
+var registrySeed = []struct {
+	id, owner, price, metadata string
+	tags                       []string
+	listed                     bool
+}{
+	{"chainonly", "creator", "2", "sha256:" + strings.Repeat("c0ffee", 10) + "c0ff", []string{"onchain-only"}, false},
+}
+
+// seedTags are the tags the catalog's registered resources were registered with.
+var seedTags = map[string][]string{
+	"rustguide":         {"rust", "guide"},
+	"llmprompts":        {"llm", "prompts", "agents"},
+	"stellarcheatsheet": {"stellar", "soroban", "cheatsheet"},
+	"vectordbbench":     {"vector-db", "benchmark"},
+	"diagramset":        {"architecture", "diagrams"},
+	"zkprimer":          {"zk", "cryptography"},
+}
+
+// metadataPointer is the IPFS-style pointer a registered catalog resource carries on chain.
+func metadataPointer(r *resource) string {
+	h := seedHash("content/" + r.id + "\n" + r.title) // the bytes of /meta's contentHash
+	return "ipfs://bafkrei" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(h[:]))
+}
+
+// newWorld seeds everything; closeTime dates the registry's records.
+func newWorld(passphrase string, closeTime func(uint32) int64) (*world, error) {
 	w := &world{
 		passphrase: passphrase,
+		closeTime:  closeTime,
 		byName:     map[string]*chainAccount{},
 		byAddr:     map[string]*chainAccount{},
 		byID:       map[string]*resource{},
@@ -200,6 +238,7 @@ func newWorld(passphrase string) (*world, error) {
 		return nil, err
 	}
 	w.regAddr = xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: (*xdr.ContractId)(&regID)}
+	w.reg = newRegistry(w.regAddr, passphrase)
 
 	for i := range resourceSeed {
 		r := resourceSeed[i] // a copy: the seed table stays pristine across sandboxes
@@ -228,13 +267,29 @@ func newWorld(passphrase string) (*world, error) {
 		res := xdr.TransactionResult{FeeCharged: 100, Result: xdr.TransactionResultResult{Code: txCode,
 			Results: &[]xdr.OperationResult{{Code: xdr.OperationResultCodeOpInner, Tr: &xdr.OperationResultTr{
 				Type: xdr.OperationTypePayment, PaymentResult: &xdr.PaymentResult{Code: code}}}}}}
-		return w.addTx(w.byName[from], 100, op, xdr.TransactionExt{}, res, ledger, order)
+		return w.addTx(w.byName[from], 100, op, xdr.TransactionExt{}, res, nil, ledger, order)
 	}
 	if w.successTx, err = pay("demo", "creator", 1_5000000, true, 980, 1); err != nil {
 		return nil, err
 	}
 	if w.failedTx, err = pay("zero", "creator", 5*stroops, false, 985, 2); err != nil {
 		return nil, err
+	}
+	for i, c := range registrySeed {
+		p, err := parseStroops(c.price)
+		if err != nil {
+			return nil, err
+		}
+		ledger := uint32(995 + 2*i)
+		args := []xdr.ScVal{scAddress(w.byName[c.owner].Address), scStr(c.id), scI128(p), scStr(c.metadata), scStrVec(c.tags)}
+		if _, err := w.invokeTx(w.byName[c.owner], "register", args, ledger); err != nil {
+			return nil, fmt.Errorf("registration of %s: %w", c.id, err)
+		}
+		if !c.listed {
+			if _, err := w.invokeTx(w.byName[c.owner], "set_listed", []xdr.ScVal{scStr(c.id), scBool(false)}, ledger+1); err != nil {
+				return nil, fmt.Errorf("delisting %s: %w", c.id, err)
+			}
+		}
 	}
 	return w, nil
 }
@@ -253,56 +308,47 @@ func verificationOf(r *resource) *verification {
 }
 
 // registerTx is the publisher's register(creator, id, price, metadata, tags) call on the
-// registry, as the real server submits it, so meta's onchainTxHash resolves on RPC.
+// registry, as the real server submits it, so meta's onchainTxHash resolves on RPC; it also
+// puts the resource in the registry's storage, verified when the catalog says so.
 func (w *world) registerTx(r *resource, ledger uint32) (string, error) {
 	owner := w.byName[r.owner]
 	price, err := parseStroops(r.price)
 	if err != nil {
 		return "", err
 	}
-	meta, _ := json.Marshal(map[string]string{"title": r.title, "description": r.description})
-	acct := xdr.MustAddress(owner.Address)
-	args := xdr.InvokeContractArgs{ContractAddress: w.regAddr, FunctionName: "register", Args: []xdr.ScVal{
-		{Type: xdr.ScValTypeScvAddress, Address: &xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeAccount, AccountId: &acct}},
-		scStr(r.id),
-		{Type: xdr.ScValTypeScvI128, I128: &xdr.Int128Parts{Hi: 0, Lo: xdr.Uint64(price)}},
-		scStr(string(meta)),
-		scVec(),
-	}}
+	args := []xdr.ScVal{scAddress(owner.Address), scStr(r.id), scI128(price), scStr(metadataPointer(r)), scStrVec(seedTags[r.id])}
+	hash, err := w.invokeTx(owner, "register", args, ledger)
+	if err != nil {
+		return "", err
+	}
+	w.reg.byID[r.id].Verified = r.status == "verified" // set by the verifier, which is not modelled
+	return hash, nil
+}
+
+// invokeTx records a seeded registry invocation by owner, signed and successful at ledger,
+// and applies it to the registry's storage.
+func (w *world) invokeTx(owner *chainAccount, fn string, args []xdr.ScVal, ledger uint32) (string, error) {
+	c := &call{fn: fn, args: args, invoker: owner.Address, now: uint64(w.closeTime(ledger))}
+	ro, rw := w.reg.footprint(c)
+	ret, herr := w.reg.invoke(c)
+	if herr != nil {
+		return "", fmt.Errorf("%s: %s", fn, herr)
+	}
+	inv := xdr.InvokeContractArgs{ContractAddress: w.regAddr, FunctionName: xdr.ScSymbol(fn), Args: args}
 	op := xdr.Operation{Body: xdr.OperationBody{Type: xdr.OperationTypeInvokeHostFunction,
 		InvokeHostFunctionOp: &xdr.InvokeHostFunctionOp{
-			HostFunction: xdr.HostFunction{Type: xdr.HostFunctionTypeHostFunctionTypeInvokeContract, InvokeContract: &args},
-			Auth: []xdr.SorobanAuthorizationEntry{{
-				Credentials: xdr.SorobanCredentials{Type: xdr.SorobanCredentialsTypeSorobanCredentialsSourceAccount},
-				RootInvocation: xdr.SorobanAuthorizedInvocation{Function: xdr.SorobanAuthorizedFunction{
-					Type: xdr.SorobanAuthorizedFunctionTypeSorobanAuthorizedFunctionTypeContractFn, ContractFn: &args}},
-			}},
+			HostFunction: xdr.HostFunction{Type: xdr.HostFunctionTypeHostFunctionTypeInvokeContract, InvokeContract: &inv},
+			Auth:         []xdr.SorobanAuthorizationEntry{sourceAccountAuth(inv)},
 		}}}
-	const resourceFee = 95_000
-	ext := xdr.TransactionExt{V: 1, SorobanData: &xdr.SorobanTransactionData{
-		Resources: xdr.SorobanResources{
-			Footprint: xdr.LedgerFootprint{
-				ReadOnly:  []xdr.LedgerKey{w.registryInstanceKey()},
-				ReadWrite: []xdr.LedgerKey{w.registryRecordKey(r.id)},
-			},
-			Instructions: 2_400_000, DiskReadBytes: 1_460, WriteBytes: 820,
-		},
-		ResourceFee: resourceFee,
-	}}
-	void, _ := xdr.ScVal{Type: xdr.ScValTypeScvVoid}.MarshalBinary()
-	ret := xdr.Hash(sha256.Sum256(void))
-	res := xdr.TransactionResult{FeeCharged: 61_377, Result: xdr.TransactionResultResult{
-		Code: xdr.TransactionResultCodeTxSuccess,
-		Results: &[]xdr.OperationResult{{Code: xdr.OperationResultCodeOpInner, Tr: &xdr.OperationResultTr{
-			Type: xdr.OperationTypeInvokeHostFunction, InvokeHostFunctionResult: &xdr.InvokeHostFunctionResult{
-				Code: xdr.InvokeHostFunctionResultCodeInvokeHostFunctionSuccess, Success: &ret}}}}}}
-	return w.addTx(owner, 100+resourceFee, op, ext, res, ledger, 1)
+	data := sorobanData(ro, rw, true)
+	res, meta := invokeOutcome(ret, nil, feeCharged(int64(data.ResourceFee)))
+	return w.addTx(owner, 100+uint32(data.ResourceFee), op, xdr.TransactionExt{V: 1, SorobanData: &data}, res, &meta, ledger, 1)
 }
 
 // addTx signs a one-operation transaction from src with the next sequence number and records
-// it with its result and a minimal TransactionMeta.
+// it with its result and meta (nil = a minimal TransactionMeta).
 func (w *world) addTx(src *chainAccount, fee uint32, op xdr.Operation, ext xdr.TransactionExt,
-	res xdr.TransactionResult, ledger uint32, order int32) (string, error) {
+	res xdr.TransactionResult, meta *xdr.TransactionMeta, ledger uint32, order int32) (string, error) {
 	src.seq++
 	src.lastModified = max(src.lastModified, ledger)
 	env := xdr.TransactionEnvelope{Type: xdr.EnvelopeTypeEnvelopeTypeTx, V1: &xdr.TransactionV1Envelope{Tx: xdr.Transaction{
@@ -323,54 +369,39 @@ func (w *world) addTx(src *chainAccount, fee uint32, op xdr.Operation, ext xdr.T
 		return "", err
 	}
 	env.V1.Signatures = []xdr.DecoratedSignature{sig}
-	success := res.Result.Code == xdr.TransactionResultCodeTxSuccess
-	opsMeta := []xdr.OperationMetaV2{}
-	if success { // a failed transaction applies no operation changes
-		opsMeta = make([]xdr.OperationMetaV2, 1)
+	if meta == nil {
+		opsMeta := []xdr.OperationMetaV2{}
+		if res.Result.Code == xdr.TransactionResultCodeTxSuccess { // a failed transaction applies no operation changes
+			opsMeta = make([]xdr.OperationMetaV2, 1)
+		}
+		meta = &xdr.TransactionMeta{V: 4, V4: &xdr.TransactionMetaV4{Operations: opsMeta}}
 	}
-	meta := xdr.TransactionMeta{V: 4, V4: &xdr.TransactionMetaV4{Operations: opsMeta}}
-	t := &seededTx{hash: hex.EncodeToString(h[:]), ledger: ledger, order: order, success: success}
+	hash := hex.EncodeToString(h[:])
+	return hash, w.record(hash, env, res, *meta, nil, ledger, order)
+}
+
+// record makes a transaction known to getTransaction. The caller holds mu once Start returned.
+func (w *world) record(hash string, env xdr.TransactionEnvelope, res xdr.TransactionResult, meta xdr.TransactionMeta,
+	events []xdr.DiagnosticEvent, ledger uint32, order int32) error {
+	t := &seededTx{hash: hash, ledger: ledger, order: order, success: res.Result.Code == xdr.TransactionResultCodeTxSuccess}
+	var err error
 	for _, enc := range []struct {
 		dst *string
 		v   any
 	}{{&t.envelope, env}, {&t.result, res}, {&t.meta, meta}} {
 		if *enc.dst, err = xdr.MarshalBase64(enc.v); err != nil {
-			return "", err
+			return err
 		}
 	}
-	w.txs[t.hash] = t
-	return t.hash, nil
-}
-
-// registryInstanceKey is the ledger key of the registry's instance storage.
-func (w *world) registryInstanceKey() xdr.LedgerKey {
-	return contractDataKey(w.regAddr, xdr.ScVal{Type: xdr.ScValTypeScvLedgerKeyContractInstance})
-}
-
-// registryRecordKey is the ledger key of DataKey::Resource(id) (mindvault-reference.md §4.5).
-func (w *world) registryRecordKey(id string) xdr.LedgerKey {
-	return contractDataKey(w.regAddr, scVec(scSym("Resource"), scStr(id)))
-}
-
-func contractDataKey(contract xdr.ScAddress, key xdr.ScVal) xdr.LedgerKey {
-	return xdr.LedgerKey{Type: xdr.LedgerEntryTypeContractData, ContractData: &xdr.LedgerKeyContractData{
-		Contract: contract, Key: key, Durability: xdr.ContractDataDurabilityPersistent}}
-}
-
-func scStr(s string) xdr.ScVal {
-	v := xdr.ScString(s)
-	return xdr.ScVal{Type: xdr.ScValTypeScvString, Str: &v}
-}
-
-func scSym(s string) xdr.ScVal {
-	v := xdr.ScSymbol(s)
-	return xdr.ScVal{Type: xdr.ScValTypeScvSymbol, Sym: &v}
-}
-
-func scVec(items ...xdr.ScVal) xdr.ScVal {
-	v := xdr.ScVec(items)
-	p := &v
-	return xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &p}
+	for _, ev := range events {
+		b, err := xdr.MarshalBase64(ev)
+		if err != nil {
+			return err
+		}
+		t.events = append(t.events, b)
+	}
+	w.txs[hash] = t
+	return nil
 }
 
 // parseStroops turns a decimal USDC string ("1.50", "25") into 7-decimal units.

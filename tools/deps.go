@@ -3,9 +3,14 @@ package tools
 import (
 	"context"
 
+	"github.com/mindvault/mcp-endpoint/auth"
+
 	"github.com/mindvault/mcp-endpoint/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/clients/registry"
+	"github.com/mindvault/mcp-endpoint/clients/sponsor"
 	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
+	"github.com/mindvault/mcp-endpoint/clients/x402"
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/credentials"
 )
@@ -18,6 +23,12 @@ type Deps struct {
 	API     *mindvault.Client
 	Horizon *horizon.Client
 	RPC     *stellarrpc.Client
+	// Registry reads and writes the vault-registry contract over RPC.
+	Registry *registry.Client
+	// X402 performs paid requests against the MindVault API.
+	X402 *x402.Client
+	// Sponsor creates sponsored wallets.
+	Sponsor *sponsor.Client
 }
 
 // profile loads the named profile (or the default) and records its secrets on the context
@@ -26,6 +37,9 @@ func (d *Deps) profile(ctx context.Context, name *string) (context.Context, cred
 	n := d.Config.DefaultProfile
 	if name != nil {
 		n = *name
+	}
+	if !auth.Permits(ctx, n) {
+		return ctx, credentials.Profile{Name: n}, credentials.NotAllowed(n)
 	}
 	p, err := d.Store.Get(ctx, n)
 	if err != nil {

@@ -25,7 +25,7 @@ func testConfig(t *testing.T, env map[string]string) *config.Config {
 	return cfg
 }
 
-func registry(t *testing.T) *Registry {
+func toolRegistry(t *testing.T) *Registry {
 	return All(&Deps{Config: testConfig(t, nil)})
 }
 
@@ -34,7 +34,7 @@ func registry(t *testing.T) *Registry {
 func TestToolSnapshots(t *testing.T) {
 	update := os.Getenv("UPDATE_TOOLSNAPS") == "1"
 	seen := map[string]bool{}
-	for _, tool := range registry(t).Tools() {
+	for _, tool := range toolRegistry(t).Tools() {
 		name := tool.Definition().Name
 		seen[name+".json"] = true
 		var buf bytes.Buffer
@@ -70,7 +70,7 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // TestRegistryWide applies the checks of quality.md that span every tool.
 func TestRegistryWide(t *testing.T) {
-	reg := registry(t)
+	reg := toolRegistry(t)
 	if len(reg.Tools()) == 0 {
 		t.Fatal("no tools")
 	}
@@ -262,7 +262,7 @@ func TestNetworkProfile(t *testing.T) {
 // the tool and the path, line 2 the request source and validation category, the diagnostic
 // carries -32602 and the issue path, and the rejected value appears nowhere.
 func TestValidationFailureResult(t *testing.T) {
-	reg := registry(t)
+	reg := toolRegistry(t)
 	const planted = "PLANTED-VALUE-9f3a"
 	res := call(t, reg, "mindvault_network_profile", `{"surprise":"`+planted+`"}`)
 	if !res.IsError || res.StructuredContent != nil {

@@ -8,12 +8,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 
 	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
 
 	"github.com/mindvault/mcp-endpoint/clients/transport"
+	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
 // Client calls one Horizon server.
@@ -82,4 +84,20 @@ func isProblem(resp *transport.Response) bool {
 func object(b []byte) bool {
 	b = bytes.TrimSpace(b)
 	return len(b) > 0 && b[0] == '{'
+}
+
+// Sequence returns an account's current sequence number; a missing account is
+// ACCOUNT_MISSING, since nothing can be signed for it.
+func (c *Client) Sequence(ctx context.Context, address string) (int64, error) {
+	a, found, err := c.Account(ctx, address)
+	if err != nil {
+		return 0, err
+	}
+	if !found {
+		return 0, &errmap.Error{Err: errors.New("account missing"), Facts: errmap.Facts{
+			Source: errmap.SourceHorizon, Code: errmap.CodeAccountMissing, Status: http.StatusNotFound,
+			Detail: "the wallet's account " + address + " does not exist on this network; fund it or create it with mindvault_setup_wallet",
+		}}
+	}
+	return a.Sequence, nil
 }

@@ -259,3 +259,9 @@ func intHeader(h http.Header, name string) *int {
 	}
 	return &n
 }
+
+// MalformedMeta is a meta answer whose fields are unusable (e.g. a price that is not a USDC
+// amount).
+func (c *Client) MalformedMeta(what string) error {
+	return c.svc.Malformed(&transport.Response{Status: http.StatusOK}, what)
+}

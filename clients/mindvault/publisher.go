@@ -1,0 +1,148 @@
+package mindvault
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/mindvault/mcp-endpoint/clients/transport"
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// writeFailure marks a failed write: a transport failure or a 5xx after the request was
+// sent leaves its outcome unknown; any other status means it did not happen.
+func writeFailure(err error) error {
+	var e *errmap.Error
+	if errors.As(err, &e) && (e.Facts.Transport != errmap.TransportNone || e.Facts.Status >= 500) {
+		e.Facts.StateChanged = errmap.StateUnknown
+	}
+	return err
+}
+
+func (c *Client) post(ctx context.Context, path, route, apiKey string, body any, extra http.Header) (*transport.Response, error) {
+	var b []byte
+	if body != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return nil, err
+		}
+	}
+	h := http.Header{}
+	for k, v := range extra {
+		h[k] = v
+	}
+	if apiKey != "" {
+		h.Set("x-api-key", apiKey)
+	}
+	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: path, Body: b, Header: h, Route: route})
+	if err != nil {
+		return nil, writeFailure(err)
+	}
+	if !resp.OK() {
+		return nil, writeFailure(c.svc.StatusError(resp))
+	}
+	return resp, nil
+}
+
+// NewResource is the body of POST /resources (a link resource).
+type NewResource struct {
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Price       string `json:"price"`
+	ExternalURL string `json:"externalUrl"`
+}
+
+// CreateResource creates a link resource; never retried (an Idempotency-Key protects a
+// client-side replay, not an automatic one).
+func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResource) (*Meta, error) {
+	key := make([]byte, 16)
+	_, _ = rand.Read(key)
+	resp, err := c.post(ctx, "/resources", "POST /resources", apiKey, r, http.Header{"Idempotency-Key": {hex.EncodeToString(key)}})
+	if err != nil {
+		return nil, err
+	}
+	var m Meta
+	if err := strictObject(resp.Body, &m); err != nil || m.ID == "" {
+		e := c.svc.Malformed(resp, "the created resource has no id")
+		e.Facts.StateChanged = errmap.StateUnknown
+		return nil, e
+	}
+	return &m, nil
+}
+
+// Publisher is the answer of POST /publishers; APIKey is shown once and must go straight to
+// the credential store.
+type Publisher struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	WalletAddress string `json:"walletAddress"`
+	APIKey        string `json:"apiKey"`
+}
+
+// RegisterPublisher registers a publisher; never retried.
+func (c *Client) RegisterPublisher(ctx context.Context, name, email, wallet string) (*Publisher, error) {
+	resp, err := c.post(ctx, "/publishers", "POST /publishers", "", map[string]string{"name": name, "email": email, "walletAddress": wallet}, nil)
+	if err != nil {
+		return nil, err
+	}
+	var p Publisher
+	if err := strictObject(resp.Body, &p); err != nil || p.ID == "" || p.APIKey == "" {
+		e := c.svc.Malformed(resp, "the publisher answer has no id or API key")
+		e.Facts.StateChanged = errmap.StateUnknown
+		return nil, e
+	}
+	return &p, nil
+}
+
+// Prepared is GET /resources/{id}/register/prepare.
+type Prepared struct {
+	UnsignedXDR       string `json:"unsignedXdr"`
+	NetworkPassphrase string `json:"networkPassphrase"`
+}
+
+// PrepareRegistration fetches the unsigned registration transaction.
+func (c *Client) PrepareRegistration(ctx context.Context, apiKey, id string) (*Prepared, error) {
+	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(id) + "/register/prepare",
+		Header: http.Header{"x-api-key": {apiKey}}, Route: "GET /resources/{id}/register/prepare", Read: true})
+	if err != nil {
+		return nil, err
+	}
+	if !resp.OK() {
+		return nil, c.svc.StatusError(resp)
+	}
+	var p Prepared
+	if err := strictObject(resp.Body, &p); err != nil || p.UnsignedXDR == "" {
+		return nil, c.svc.Malformed(resp, "no unsigned transaction to sign")
+	}
+	return &p, nil
+}
+
+// Registration is the answer of POST /resources/{id}/register.
+type Registration struct {
+	OnchainStatus string `json:"onchainStatus"`
+	TxHash        string `json:"txHash"`
+}
+
+// Register submits a registration: the signed XDR, or nothing (the server signs).
+func (c *Client) Register(ctx context.Context, apiKey, id, signedXDR string) (*Registration, error) {
+	var body any
+	if signedXDR != "" {
+		body = map[string]string{"signedXdr": signedXDR}
+	}
+	resp, err := c.post(ctx, "/resources/"+url.PathEscape(id)+"/register", "POST /resources/{id}/register", apiKey, body, nil)
+	if err != nil {
+		return nil, err
+	}
+	var r Registration
+	if err := strictObject(resp.Body, &r); err != nil {
+		return nil, c.svc.Malformed(resp, "the registration answer is not an object")
+	}
+	if r.OnchainStatus == "" {
+		r.OnchainStatus = "registered"
+	}
+	return &r, nil
+}

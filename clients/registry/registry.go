@@ -1,0 +1,232 @@
+// Package registry reads and writes the MindVault vault-registry Soroban contract through
+// Stellar RPC. Invocations are built with go-stellar-sdk's txnbuild and xdr. Reads simulate
+// with the all-zero source account and submit nothing; writes simulate with the wallet as
+// source, attach the simulated footprint and auth, sign, send and poll for the outcome
+// inside the invocation deadline.
+//
+// Resources are decoded from the contract's ScMap by key name, so deployments with fewer or
+// more fields decode alike; prices stay exact 7-decimal integers (big.Int), never floats.
+// Contract rejections (`Error(Contract, #N)`), host errors and archived state come back as
+// *errmap.Error with source registry.
+package registry
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strconv"
+
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// Client calls one registry deployment.
+type Client struct {
+	RPC        *stellarrpc.Client
+	Contract   string
+	Passphrase string
+	// Sequence returns an account's current sequence number (from Horizon); writes need it.
+	Sequence func(ctx context.Context, account string) (int64, error)
+}
+
+// Resource is one registry entry; optional fields are nil when the deployment lacks them.
+type Resource struct {
+	ID       string
+	Creator  string
+	Price    *big.Int // 7-decimal USDC units
+	Metadata string
+	Listed   bool
+	Tags     []string
+	State    *string
+	Verified *bool
+}
+
+// Info is registry_info().
+type Info struct {
+	Name                  string
+	Version               string
+	ResourceSchemaVersion string
+}
+
+// OnchainID reports an id that can exist on chain: 1-24 lowercase ASCII letters and digits.
+func OnchainID(id string) bool { return onchainID.MatchString(id) }
+
+var onchainID = regexp.MustCompile(`^[a-z0-9]{1,24}$`)
+
+// Get reads one resource; found is false when the contract answers NotFound (#2).
+func (c *Client) Get(ctx context.Context, id string) (*Resource, bool, error) {
+	v, err := c.read(ctx, "get", soroban.Str(id))
+	if err != nil {
+		if soroban.ContractError(err) == 2 {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	r, err := decodeResource(v)
+	if err != nil {
+		return nil, false, c.malformed("get returned " + err.Error())
+	}
+	return r, true, nil
+}
+
+// List reads resources [start, start+limit).
+func (c *Client) List(ctx context.Context, start, limit uint32) ([]Resource, error) {
+	v, err := c.read(ctx, "list", soroban.U32(start), soroban.U32(limit))
+	if err != nil {
+		return nil, err
+	}
+	vec, ok := soroban.VecOf(v)
+	if !ok {
+		if v.Type == xdr.ScValTypeScvVec { // an empty Vec may come as a nil vector
+			return []Resource{}, nil
+		}
+		return nil, c.malformed("list did not return a Vec")
+	}
+	out := make([]Resource, 0, len(vec))
+	for _, item := range vec {
+		r, err := decodeResource(item)
+		if err != nil {
+			return nil, c.malformed("list returned " + err.Error())
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+// Info reads registry_info().
+func (c *Client) Info(ctx context.Context) (*Info, error) {
+	v, err := c.read(ctx, "registry_info")
+	if err != nil {
+		return nil, err
+	}
+	m, ok := soroban.MapOf(v)
+	if !ok {
+		return nil, c.malformed("registry_info did not return a Map")
+	}
+	info := &Info{}
+	for _, e := range m {
+		k, _ := soroban.Text(e.Key)
+		switch k {
+		case "name":
+			info.Name, _ = soroban.Text(e.Val)
+		case "version":
+			info.Version = scalarText(e.Val)
+		case "resource_schema_version":
+			info.ResourceSchemaVersion = scalarText(e.Val)
+		}
+	}
+	return info, nil
+}
+
+func scalarText(v xdr.ScVal) string {
+	if s, ok := soroban.Text(v); ok {
+		return s
+	}
+	if n, ok := soroban.Uint(v); ok {
+		return strconv.FormatUint(n, 10)
+	}
+	return ""
+}
+
+// decodeResource reads a Resource map by key, tolerating missing and unknown keys; only
+// id, creator and price are required.
+func decodeResource(v xdr.ScVal) (*Resource, error) {
+	m, ok := soroban.MapOf(v)
+	if !ok {
+		return nil, fmt.Errorf("a resource that is not a Map")
+	}
+	r := &Resource{}
+	for _, e := range m {
+		key, _ := soroban.Text(e.Key)
+		switch key {
+		case "id":
+			r.ID, _ = soroban.Text(e.Val)
+		case "creator":
+			r.Creator, _ = soroban.Address(e.Val)
+		case "price":
+			switch e.Val.Type {
+			case xdr.ScValTypeScvI128:
+				r.Price = soroban.BigFromI128(*e.Val.I128)
+			case xdr.ScValTypeScvI64:
+				r.Price = big.NewInt(int64(*e.Val.I64))
+			case xdr.ScValTypeScvU64:
+				r.Price = new(big.Int).SetUint64(uint64(*e.Val.U64))
+			}
+		case "metadata":
+			r.Metadata, _ = soroban.Text(e.Val)
+		case "listed":
+			if e.Val.Type == xdr.ScValTypeScvBool {
+				r.Listed = *e.Val.B
+			}
+		case "tags":
+			if vec, ok := soroban.VecOf(e.Val); ok {
+				r.Tags = []string{}
+				for _, t := range vec {
+					if s, ok := soroban.Text(t); ok {
+						r.Tags = append(r.Tags, s)
+					}
+				}
+			} else if e.Val.Type == xdr.ScValTypeScvVec {
+				r.Tags = []string{}
+			}
+		case "state":
+			if s, ok := soroban.Text(e.Val); ok {
+				r.State = &s
+			} else if vec, ok := soroban.VecOf(e.Val); ok && len(vec) > 0 {
+				if s, ok := soroban.Text(vec[0]); ok { // a unit enum variant: Vec[Symbol("Listed")]
+					r.State = &s
+				}
+			}
+		case "verified":
+			if e.Val.Type == xdr.ScValTypeScvBool {
+				b := *e.Val.B
+				r.Verified = &b
+			}
+		}
+	}
+	if r.ID == "" || r.Creator == "" || r.Price == nil {
+		return nil, fmt.Errorf("a resource without id, creator or price")
+	}
+	return r, nil
+}
+
+// call names a registry function with its arguments.
+func (c *Client) call(fn string, args []xdr.ScVal) soroban.Call {
+	return soroban.Call{Contract: c.Contract, Function: fn, Args: args}
+}
+
+// build makes an invocation of the registry, reporting a bad contract id as configuration.
+func (c *Client) build(source string, seq int64, fn string, args []xdr.ScVal, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData, fee int64) (*txnbuild.Transaction, error) {
+	tx, err := soroban.Build(source, seq, c.call(fn, args), auth, data, fee)
+	if err != nil {
+		return nil, &errmap.Error{Err: err, Facts: errmap.Facts{Source: errmap.SourceRegistry, Code: errmap.CodeContractError,
+			Detail: "VAULT_REGISTRY_CONTRACT_ID is not a valid contract id"}}
+	}
+	return tx, nil
+}
+
+// read simulates a read-only call with the all-zero source and returns its return value.
+func (c *Client) read(ctx context.Context, fn string, args ...xdr.ScVal) (xdr.ScVal, error) {
+	tx, err := c.build(soroban.ZeroAccount, 0, fn, args, nil, nil, txnbuild.MinBaseFee)
+	if err != nil {
+		return xdr.ScVal{}, err
+	}
+	sim, err := soroban.Simulate(ctx, c.RPC, tx, errmap.SourceRegistry)
+	if err != nil {
+		return xdr.ScVal{}, err
+	}
+	v, ok := soroban.ReturnValue(sim)
+	if !ok {
+		return xdr.ScVal{}, c.malformed(fn + " returned no decodable value")
+	}
+	return v, nil
+}
+
+func (c *Client) malformed(what string) *errmap.Error {
+	return soroban.Malformed(errmap.SourceRegistry, what)
+}

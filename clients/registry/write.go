@@ -1,0 +1,211 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/clients/transport"
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// PollInterval is the pause between getTransaction polls of a sent write.
+var PollInterval = time.Second
+
+// Written is a confirmed write.
+type Written struct {
+	Hash   string
+	Ledger uint32
+}
+
+// Invoke performs a creator-authorised write: simulate with the wallet as source, assemble
+// the footprint, auth and resource fee, sign, send, and poll until the outcome is known or
+// the deadline comes. Once the envelope may have reached the network, an unconfirmed outcome
+// is reported as stateChanged "unknown" with the hash — never retried blindly.
+func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args ...xdr.ScVal) (*Written, error) {
+	source := kp.Address()
+	seq, err := c.Sequence(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	draft, err := c.build(source, seq, fn, args, nil, nil, txnbuild.MinBaseFee)
+	if err != nil {
+		return nil, err
+	}
+	sim, err := soroban.Simulate(ctx, c.RPC, draft, errmap.SourceRegistry)
+	if err != nil {
+		return nil, err
+	}
+	var data xdr.SorobanTransactionData
+	if err := xdr.SafeUnmarshalBase64(sim.TransactionDataXDR, &data); err != nil {
+		return nil, c.malformed(fn + " simulation returned no transaction data")
+	}
+	auth, err := soroban.AuthEntries(sim)
+	if err != nil {
+		return nil, c.malformed(fn + " simulation returned an undecodable auth entry")
+	}
+	// The fee is the inclusion fee plus the simulated resource fee.
+	tx, err := c.build(source, seq, fn, args, auth, &data, txnbuild.MinBaseFee+sim.MinResourceFee)
+	if err != nil {
+		return nil, err
+	}
+	if tx, err = tx.Sign(c.Passphrase, kp); err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	env, err := tx.Base64()
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	hash, err := tx.HashHex(c.Passphrase)
+	if err != nil {
+		return nil, fmt.Errorf("hash: %w", err)
+	}
+	if err := c.send(ctx, env, hash); err != nil {
+		return nil, err
+	}
+	return c.await(ctx, hash)
+}
+
+// send submits the envelope, resending the same envelope (same hash) while the server says
+// TRY_AGAIN_LATER.
+func (c *Client) send(ctx context.Context, env, hash string) error {
+	backoff := 250 * time.Millisecond
+	for {
+		var res rpc.SendTransactionResponse
+		err := c.RPC.Call(ctx, "sendTransaction", rpc.SendTransactionRequest{Transaction: env}, &res)
+		if err != nil {
+			return unknownOutcome(err, hash)
+		}
+		switch res.Status {
+		case "PENDING", "DUPLICATE":
+			return nil
+		case "ERROR":
+			return rejected(res.ErrorResultXDR, hash)
+		case "TRY_AGAIN_LATER":
+			if !sleep(ctx, backoff) {
+				return &errmap.Error{Err: errors.New("send: try again later until the deadline"), Facts: errmap.Facts{
+					Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_RPC_TIMEOUT_MS",
+					Detail:           "Stellar RPC kept answering TRY_AGAIN_LATER until the deadline; the transaction was not accepted",
+					ExecutionStarted: true, StateChanged: errmap.StateNo, TxHash: hash,
+				}}
+			}
+			backoff = min(2*backoff, 2*time.Second)
+		default:
+			return c.malformed("sendTransaction status " + res.Status)
+		}
+	}
+}
+
+// await polls getTransaction with its own loop: a transient failure (a 429, a dropped
+// connection) must not end the poll, only the deadline does.
+func (c *Client) await(ctx context.Context, hash string) (*Written, error) {
+	for {
+		tx, err := c.RPC.GetTransaction(ctx, hash)
+		if err == nil {
+			switch tx.Status {
+			case rpc.TransactionStatusSuccess:
+				return &Written{Hash: hash, Ledger: tx.Ledger}, nil
+			case rpc.TransactionStatusFailed:
+				return nil, failedTx(tx, hash)
+			}
+		}
+		if !sleep(ctx, PollInterval) {
+			return nil, &errmap.Error{Err: errors.New("confirmation did not arrive before the deadline"), Facts: errmap.Facts{
+				Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_RPC_TIMEOUT_MS",
+				Detail:           "the transaction was sent but its confirmation did not arrive before the deadline",
+				ExecutionStarted: true, StateChanged: errmap.StateUnknown, TxHash: hash,
+			}}
+		}
+	}
+}
+
+// sleep waits d unless that would cross the deadline margin.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-transport.Margin <= d {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// unknownOutcome marks a send whose outcome is unknown: the envelope may have arrived.
+func unknownOutcome(err error, hash string) error {
+	var e *errmap.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if e.Facts.Transport != errmap.TransportNone || e.Facts.Status >= 500 || e.Facts.Status == 408 {
+		e.Facts.StateChanged = errmap.StateUnknown
+		e.Facts.TxHash = hash
+	}
+	return e
+}
+
+// rejected maps sendTransaction ERROR: the transaction was refused before it could apply.
+func rejected(resultXDR, hash string) error {
+	f := errmap.Facts{Source: errmap.SourceRPC, ExecutionStarted: true, StateChanged: errmap.StateNo,
+		Detail: "Stellar RPC rejected the transaction", Category: errmap.CategoryServer}
+	var res xdr.TransactionResult
+	if xdr.SafeUnmarshalBase64(resultXDR, &res) == nil {
+		code := resultCodeName(res.Result.Code)
+		f.ResultCodes = []string{code}
+		f.Detail = "Stellar RPC rejected the transaction (" + code + ")"
+		f.Category = ""
+	}
+	return &errmap.Error{Err: errors.New("send rejected"), Facts: f}
+}
+
+// failedTx maps an applied but failed transaction, finding the contract error number in its
+// diagnostic events when there is one.
+func failedTx(tx *rpc.GetTransactionResponse, hash string) error {
+	f := errmap.Facts{Source: errmap.SourceRegistry, ExecutionStarted: true, StateChanged: errmap.StateNo,
+		Detail: "the transaction failed on chain (" + hash + ")"}
+	for _, ev := range tx.DiagnosticEventsXDR {
+		var de xdr.DiagnosticEvent
+		if xdr.SafeUnmarshalBase64(ev, &de) != nil || de.Event.Body.V0 == nil {
+			continue
+		}
+		for _, topic := range de.Event.Body.V0.Topics {
+			if topic.Type == xdr.ScValTypeScvError && topic.Error != nil && topic.Error.Type == xdr.ScErrorTypeSceContract && topic.Error.ContractCode != nil {
+				f.ContractError = int(*topic.Error.ContractCode)
+			}
+		}
+	}
+	if f.ContractError == 0 {
+		f.Code, f.Category = errmap.CodeContractError, errmap.CategoryContract
+	}
+	return &errmap.Error{Err: errors.New("transaction failed"), Facts: f}
+}
+
+// resultCodeName spells a transaction result code as Horizon does (tx_bad_seq).
+func resultCodeName(code xdr.TransactionResultCode) string {
+	names := map[xdr.TransactionResultCode]string{
+		xdr.TransactionResultCodeTxBadSeq:              "tx_bad_seq",
+		xdr.TransactionResultCodeTxBadAuth:             "tx_bad_auth",
+		xdr.TransactionResultCodeTxTooLate:             "tx_too_late",
+		xdr.TransactionResultCodeTxTooEarly:            "tx_too_early",
+		xdr.TransactionResultCodeTxInsufficientBalance: "tx_insufficient_balance",
+		xdr.TransactionResultCodeTxInsufficientFee:     "tx_insufficient_fee",
+		xdr.TransactionResultCodeTxNoAccount:           "tx_no_source_account",
+		xdr.TransactionResultCodeTxFailed:              "tx_failed",
+		xdr.TransactionResultCodeTxMalformed:           "tx_malformed",
+		xdr.TransactionResultCodeTxSorobanInvalid:      "tx_soroban_invalid",
+	}
+	if n, ok := names[code]; ok {
+		return n
+	}
+	return code.String()
+}

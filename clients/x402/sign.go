@@ -1,0 +1,206 @@
+package x402
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+	"github.com/stellar/go-stellar-sdk/network"
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// LedgerSeconds is the ledger time used for the auth expiry. Erring short (6 s rather than
+// the ~5 s average) keeps the expiry inside the facilitator's own estimate.
+const LedgerSeconds = 6
+
+// Signer builds and signs Stellar exact payments.
+type Signer struct {
+	RPC        *stellarrpc.Client
+	Passphrase string
+}
+
+// Signed is a payment ready to send.
+type Signed struct {
+	Header    string    // PAYMENT-SIGNATURE value
+	ExpiresAt time.Time // after this the signed auth entry can no longer settle
+	Payer     string
+}
+
+// Sign builds the `transfer(payer, payTo, amount)` invocation on the asset with the all-zero
+// source, simulates it to obtain the payer's auth entry, signs that entry's preimage,
+// re-simulates with the signature, and wraps the unsigned envelope in a v2 payload.
+func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Requirement, amount *big.Int) (*Signed, error) {
+	from, err := soroban.Account(kp.Address())
+	if err != nil {
+		return nil, err
+	}
+	to, err := payee(r.PayTo)
+	if err != nil {
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "the payee is not a Stellar account or contract address")
+	}
+	amt, err := soroban.I128(amount)
+	if err != nil {
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "the amount does not fit in i128")
+	}
+	call := soroban.Call{Contract: r.Asset, Function: "transfer", Args: []xdr.ScVal{from, to, amt}}
+
+	latest, err := s.RPC.GetLatestLedger(ctx)
+	if err != nil {
+		return nil, err
+	}
+	expiration := latest.Sequence + uint32((r.MaxTimeoutSeconds+LedgerSeconds-1)/LedgerSeconds)
+
+	draft, err := soroban.Build(soroban.ZeroAccount, 0, call, nil, nil, txnbuild.MinBaseFee)
+	if err != nil {
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "the asset is not a contract id")
+	}
+	sim, err := soroban.Simulate(ctx, s.RPC, draft, errmap.SourceX402)
+	if err != nil {
+		return nil, prePayment(err)
+	}
+	entries, err := soroban.AuthEntries(sim)
+	if err != nil || len(entries) != 1 {
+		return nil, soroban.Malformed(errmap.SourceX402, "the transfer simulation did not return exactly one auth entry")
+	}
+	entry := entries[0]
+	if err := checkEntry(entry, kp.Address(), call); err != nil {
+		return nil, err
+	}
+	if err := signEntry(&entry, kp, s.Passphrase, expiration); err != nil {
+		return nil, err
+	}
+	withAuth, err := soroban.Build(soroban.ZeroAccount, 0, call, []xdr.SorobanAuthorizationEntry{entry}, nil, txnbuild.MinBaseFee)
+	if err != nil {
+		return nil, err
+	}
+	sim2, err := soroban.Simulate(ctx, s.RPC, withAuth, errmap.SourceX402)
+	if err != nil {
+		return nil, prePayment(err)
+	}
+	var data xdr.SorobanTransactionData
+	if err := xdr.SafeUnmarshalBase64(sim2.TransactionDataXDR, &data); err != nil {
+		return nil, soroban.Malformed(errmap.SourceX402, "the transfer simulation returned no transaction data")
+	}
+	final, err := soroban.Build(soroban.ZeroAccount, 0, call, []xdr.SorobanAuthorizationEntry{entry}, &data, txnbuild.MinBaseFee+sim2.MinResourceFee)
+	if err != nil {
+		return nil, err
+	}
+	env, err := final.Base64()
+	if err != nil {
+		return nil, fmt.Errorf("encode payment: %w", err)
+	}
+	p := &Payload{X402Version: 2, Resource: pr.Resource, Accepted: r.Raw, Extensions: pr.Extensions}
+	p.Payload.Transaction = env
+	header, err := p.Encode()
+	if err != nil {
+		return nil, err
+	}
+	// The expiry in wall time, from the ledger clock: conservative by construction.
+	expires := time.Now().Add(time.Duration(expiration-latest.Sequence) * LedgerSeconds * time.Second)
+	return &Signed{Header: header, ExpiresAt: expires, Payer: kp.Address()}, nil
+}
+
+// prePayment marks simulation failures as refusals before payment.
+func prePayment(err error) error {
+	var e *errmap.Error
+	if errors.As(err, &e) {
+		e.Facts.ExecutionStarted = false
+	}
+	return err
+}
+
+func payee(addr string) (xdr.ScVal, error) {
+	if len(addr) > 0 && addr[0] == 'C' {
+		raw, err := soroban.DecodeContract(addr)
+		if err != nil {
+			return xdr.ScVal{}, err
+		}
+		var cid xdr.ContractId
+		copy(cid[:], raw)
+		a := xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}
+		return xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &a}, nil
+	}
+	return soroban.Account(addr)
+}
+
+// checkEntry accepts only a legacy address-credential entry for the payer whose root
+// invocation is exactly the transfer, with no sub-invocations.
+func checkEntry(e xdr.SorobanAuthorizationEntry, payer string, call soroban.Call) error {
+	bad := func(what string) error { return soroban.Malformed(errmap.SourceX402, "the simulated auth entry "+what) }
+	if e.Credentials.Type != xdr.SorobanCredentialsTypeSorobanCredentialsAddress || e.Credentials.Address == nil {
+		return bad("does not use address credentials")
+	}
+	if who, err := e.Credentials.Address.Address.String(); err != nil || who != payer {
+		return bad("is not for the payer")
+	}
+	inv := e.RootInvocation
+	if len(inv.SubInvocations) != 0 || inv.Function.ContractFn == nil {
+		return bad("is not a plain contract call")
+	}
+	fn := inv.Function.ContractFn
+	if string(fn.FunctionName) != call.Function || len(fn.Args) != len(call.Args) {
+		return bad("does not authorise the transfer")
+	}
+	for i := range fn.Args {
+		if !fn.Args[i].Equals(call.Args[i]) {
+			return bad("authorises different transfer arguments")
+		}
+	}
+	return nil
+}
+
+// signEntry signs sha256(HashIdPreimage{SorobanAuthorization}) and stores the signature as
+// Vec[Map{public_key: Bytes(32), signature: Bytes(64)}].
+func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase string, expiration uint32) error {
+	creds := e.Credentials.Address
+	creds.SignatureExpirationLedger = xdr.Uint32(expiration)
+	preimage := xdr.HashIdPreimage{
+		Type: xdr.EnvelopeTypeEnvelopeTypeSorobanAuthorization,
+		SorobanAuthorization: &xdr.HashIdPreimageSorobanAuthorization{
+			NetworkId:                 network.ID(passphrase),
+			Nonce:                     creds.Nonce,
+			SignatureExpirationLedger: creds.SignatureExpirationLedger,
+			Invocation:                e.RootInvocation,
+		},
+	}
+	b, err := preimage.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("auth preimage: %w", err)
+	}
+	digest := sha256.Sum256(b)
+	sig, err := kp.Sign(digest[:])
+	if err != nil {
+		return fmt.Errorf("sign auth entry: %w", err)
+	}
+	raw, err := rawPublicKey(kp.Address())
+	if err != nil {
+		return err
+	}
+	pk, sg := xdr.ScBytes(raw), xdr.ScBytes(sig)
+	m := xdr.ScMap{
+		{Key: soroban.Sym("public_key"), Val: xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &pk}},
+		{Key: soroban.Sym("signature"), Val: xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &sg}},
+	}
+	mp := &m
+	vec := xdr.ScVec{{Type: xdr.ScValTypeScvMap, Map: &mp}}
+	vp := &vec
+	creds.Signature = xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &vp}
+	return nil
+}
+
+func rawPublicKey(g string) ([]byte, error) {
+	aid, err := xdr.AddressToAccountId(g)
+	if err != nil || aid.Ed25519 == nil {
+		return nil, fmt.Errorf("invalid payer address")
+	}
+	return aid.Ed25519[:], nil
+}

@@ -1,0 +1,205 @@
+// Package x402 is the paying side of x402 v2 with the Stellar `exact` scheme: it reads a
+// 402's PAYMENT-REQUIRED, picks the requirement the endpoint is configured for, refuses
+// before signing anything when the requirement does not fit (scheme, network, asset, fee
+// sponsorship, the caller's cap, the previewed price), builds and signs the payment (a USDC
+// `transfer` whose auth entry the payer signs; the envelope itself stays unsigned), and
+// decodes PAYMENT-RESPONSE.
+//
+// A paid request is sent at most once. Once it has been sent, any outcome that is not a clear
+// answer is reported as stateChanged "unknown" with the signed payment's expiry, after which
+// the payment can no longer settle.
+package x402
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// Requirement is one PaymentRequirements entry; Raw is echoed verbatim as `accepted`
+// because servers compare it field by field.
+type Requirement struct {
+	Scheme            string          `json:"scheme"`
+	Network           string          `json:"network"`
+	Amount            string          `json:"amount"`
+	Asset             string          `json:"asset"`
+	PayTo             string          `json:"payTo"`
+	MaxTimeoutSeconds int             `json:"maxTimeoutSeconds"`
+	Extra             map[string]any  `json:"extra,omitempty"`
+	Raw               json.RawMessage `json:"-"`
+}
+
+// Required is a decoded PAYMENT-REQUIRED (x402 v2).
+type Required struct {
+	X402Version int               `json:"x402Version"`
+	Error       string            `json:"error,omitempty"`
+	Resource    json.RawMessage   `json:"resource,omitempty"`
+	Accepts     []json.RawMessage `json:"accepts"`
+	Extensions  json.RawMessage   `json:"extensions,omitempty"`
+}
+
+// Policy is what the caller accepts to pay.
+type Policy struct {
+	Network string   // e.g. stellar:testnet
+	Asset   string   // the configured USDC contract
+	Cap     *big.Int // most units the caller allows (maxPriceUsdc)
+	// Previewed is the price seen before paying, in units; nil when unknown.
+	Previewed *big.Int
+}
+
+// refuse is a refusal before anything was signed or sent.
+func refuse(code, detail string) *errmap.Error {
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceX402, Code: code, Detail: detail, ExecutionStarted: false,
+	}}
+}
+
+// ParseRequired decodes a 402: the v2 PAYMENT-REQUIRED header, or a v1 body, which Stellar
+// does not support.
+func ParseRequired(h http.Header, body []byte) (*Required, error) {
+	raw := strings.TrimSpace(h.Get("PAYMENT-REQUIRED"))
+	if raw == "" {
+		var v1 struct {
+			X402Version int `json:"x402Version"`
+		}
+		if json.Unmarshal(body, &v1) == nil && v1.X402Version == 1 {
+			return nil, refuse(errmap.CodeUnsupportedRequirement, "the server offers x402 v1 only, which the Stellar exact scheme does not support")
+		}
+		return nil, refuse(errmap.CodePaymentRequired, "payment required, but the 402 carries no PAYMENT-REQUIRED header")
+	}
+	dec, err := base64.StdEncoding.DecodeString(raw)
+	if err != nil {
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "PAYMENT-REQUIRED is not base64")
+	}
+	var pr Required
+	if err := json.Unmarshal(dec, &pr); err != nil || pr.X402Version != 2 {
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "PAYMENT-REQUIRED is not an x402 v2 document")
+	}
+	return &pr, nil
+}
+
+// Select picks the `exact` requirement for the configured network and checks it against the
+// policy. Every refusal happens here, before anything is signed.
+func Select(pr *Required, p Policy) (*Requirement, *big.Int, error) {
+	var candidate *Requirement
+	for _, raw := range pr.Accepts {
+		var r Requirement
+		if json.Unmarshal(raw, &r) != nil {
+			continue
+		}
+		r.Raw = raw
+		if r.Scheme == "exact" && r.Network == p.Network {
+			candidate = &r
+			break
+		}
+	}
+	if candidate == nil {
+		return nil, nil, refuse(errmap.CodeUnsupportedRequirement, fmt.Sprintf("no exact-scheme payment option for %s", p.Network))
+	}
+	if candidate.Asset != p.Asset {
+		return nil, nil, refuse(errmap.CodeUnsupportedRequirement, "the payment asks for an asset that is not the configured USDC contract")
+	}
+	if sponsored, _ := candidate.Extra["areFeesSponsored"].(bool); !sponsored {
+		return nil, nil, refuse(errmap.CodeFeesNotSponsored, "the server does not sponsor network fees (areFeesSponsored is not true)")
+	}
+	amount, ok := new(big.Int).SetString(candidate.Amount, 10)
+	if !ok || amount.Sign() <= 0 {
+		return nil, nil, refuse(errmap.CodeUnsupportedRequirement, "the payment amount is not a positive integer")
+	}
+	if p.Cap != nil && amount.Cmp(p.Cap) > 0 {
+		return nil, nil, refuse(errmap.CodePriceAboveCap, fmt.Sprintf("the server asks %s USDC, above the cap of %s USDC", decimal(amount), decimal(p.Cap)))
+	}
+	if p.Previewed != nil && amount.Cmp(p.Previewed) > 0 {
+		return nil, nil, refuse(errmap.CodePriceChanged, fmt.Sprintf("the server asks %s USDC, more than the previewed %s USDC", decimal(amount), decimal(p.Previewed)))
+	}
+	if candidate.MaxTimeoutSeconds <= 0 {
+		candidate.MaxTimeoutSeconds = 300
+	}
+	return candidate, amount, nil
+}
+
+// Payload is the PAYMENT-SIGNATURE document.
+type Payload struct {
+	X402Version int             `json:"x402Version"`
+	Resource    json.RawMessage `json:"resource,omitempty"`
+	Accepted    json.RawMessage `json:"accepted"`
+	Payload     struct {
+		Transaction string `json:"transaction"`
+	} `json:"payload"`
+	Extensions json.RawMessage `json:"extensions,omitempty"`
+}
+
+// Encode is the PAYMENT-SIGNATURE header value: standard base64 of the JSON.
+func (p *Payload) Encode() (string, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// DecodePayload reads a PAYMENT-SIGNATURE header value.
+func DecodePayload(v string) (*Payload, error) {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	if err != nil {
+		return nil, err
+	}
+	var p Payload
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Settlement is a decoded PAYMENT-RESPONSE.
+type Settlement struct {
+	Success      bool   `json:"success"`
+	Transaction  string `json:"transaction"`
+	Network      string `json:"network"`
+	Payer        string `json:"payer"`
+	ErrorReason  string `json:"errorReason,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+}
+
+// DecodeSettlement reads PAYMENT-RESPONSE (or the v1 X-PAYMENT-RESPONSE); ok is false when
+// neither is present or decodable.
+func DecodeSettlement(h http.Header) (*Settlement, bool) {
+	v := h.Get("PAYMENT-RESPONSE")
+	if v == "" {
+		v = h.Get("X-PAYMENT-RESPONSE")
+	}
+	if v == "" {
+		return nil, false
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	if err != nil {
+		return nil, false
+	}
+	var s Settlement
+	if json.Unmarshal(bytes.TrimSpace(b), &s) != nil {
+		return nil, false
+	}
+	return &s, true
+}
+
+// EncodeSettlement is the PAYMENT-RESPONSE header value (servers, and the sandbox).
+func EncodeSettlement(s Settlement) string {
+	b, _ := json.Marshal(s)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// decimal formats 7-decimal units for messages.
+func decimal(units *big.Int) string {
+	s := units.String()
+	if len(s) < 8 {
+		s = strings.Repeat("0", 8-len(s)) + s
+	}
+	return strings.TrimRight(strings.TrimRight(s[:len(s)-7]+"."+s[len(s)-7:], "0"), ".")
+}

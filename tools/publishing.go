@@ -1,0 +1,301 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+
+	"github.com/mindvault/mcp-endpoint/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/clients/transport"
+	"github.com/mindvault/mcp-endpoint/clients/x402"
+	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// Step is one step of a multi-step tool and how it went.
+type Step struct {
+	Name   string `json:"name"`
+	Status string `json:"status" jsonschema:"enum=done,enum=skipped,enum=failed,enum=planned"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// PublishOutput is the result of mindvault_publish.
+type PublishOutput struct {
+	ResourceID         string        `json:"resourceId,omitempty"`
+	DryRun             bool          `json:"dryRun"`
+	VerificationStatus string        `json:"verificationStatus" jsonschema:"enum=planned,enum=verified,enum=rejected"`
+	Verification       *Verification `json:"verification,omitempty"`
+	OnchainStatus      string        `json:"onchainStatus"`
+	TxHash             string        `json:"txHash,omitempty"`
+	PaymentTxHash      string        `json:"paymentTxHash,omitempty"`
+	FeePaidUSDC        string        `json:"feePaidUsdc"`
+	Steps              []Step        `json:"steps"`
+	Message            string        `json:"message"`
+}
+
+// Publish is mindvault_publish.
+func Publish(d *Deps) *Tool {
+	return Define(Spec[requests.Publish, PublishOutput]{
+		Name:  "mindvault_publish",
+		Title: "Publish a resource",
+		Description: "Publishes a link resource: creates it in the catalog, pays the AI verification fee in USDC over x402 " +
+			"(see mindvault_agent_status; capped by maxFeeUsdc), and registers it on chain when verification approves it. " +
+			"Needs a wallet and a publisher API key (mindvault_register). Every step's outcome is reported; a failure after " +
+			"creation says what exists and how to resume. Use dryRun first.",
+		Operation: "Publish failed",
+		Source:    errmap.SourceAPI,
+		Hints:     Hints{OpenWorld: true},
+		Run: func(ctx context.Context, req *requests.Publish) (*PublishOutput, error) {
+			if !req.DryRun {
+				if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
+					return nil, err
+				}
+			}
+			ctx, p, err := d.profile(ctx, req.Profile)
+			if err != nil {
+				return nil, err
+			}
+			if p.APIKey == "" {
+				return nil, credentials.Missing(d.Store, p.Name, "publisher API key (run mindvault_register first)")
+			}
+			ctx, kp, err := d.wallet(ctx, req.Profile)
+			if err != nil {
+				return nil, err
+			}
+			capText := d.Config.MaxAutoPayUSDC
+			if req.MaxFeeUSDC != nil {
+				capText = *req.MaxFeeUSDC
+			}
+			capUnits, _ := soroban.Units(capText)
+			agent, err := d.API.AgentStatus(ctx)
+			if err != nil {
+				return nil, err
+			}
+			fee, err := soroban.Units(string(agent.Agent.PricePerVerification))
+			if err != nil {
+				return nil, d.API.MalformedMeta("the verification fee is not a USDC amount")
+			}
+			if fee.Cmp(capUnits) > 0 {
+				return nil, refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the verification fee %s USDC is above maxFeeUsdc %s", soroban.Decimal(fee), soroban.Decimal(capUnits)),
+					"Pass a maxFeeUsdc of at least the fee shown by mindvault_agent_status; nothing was created.")
+			}
+			out := &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeePaidUSDC: "0.0000000"}
+			if req.DryRun {
+				out.Steps = []Step{
+					{Name: "create", Status: "planned", Detail: "POST " + d.Config.MindVaultURL + "/resources"},
+					{Name: "verify", Status: "planned", Detail: fmt.Sprintf("pay %s USDC from %s via x402 on %s", soroban.Decimal(fee), kp.Address(), d.Config.X402Network)},
+					{Name: "register", Status: "planned", Detail: "register on chain if verification approves"},
+				}
+				out.Message = "Dry run: nothing was created or paid."
+				return out, nil
+			}
+			desc := ""
+			if req.Description != nil {
+				desc = *req.Description
+			}
+			created, err := d.API.CreateResource(ctx, p.APIKey, mindvaultNewResource(req, desc))
+			if err != nil {
+				return nil, err
+			}
+			out.ResourceID = created.ID
+			out.Steps = append(out.Steps, Step{Name: "create", Status: "done", Detail: "resource " + created.ID})
+
+			content, _ := json.Marshal(map[string]string{
+				"content":    fmt.Sprintf("Title: %s\nDescription: %s\nURL: %s", req.Title, desc, req.ExternalURL),
+				"resourceId": created.ID,
+			})
+			res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: content, Route: "POST /verify-content (paid)"},
+				kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: fee})
+			if err == nil && !res.Response.OK() {
+				err = d.X402.Svc.StatusError(res.Response)
+			}
+			if err != nil {
+				return nil, afterCreation(err, created.ID)
+			}
+			if res.Amount != nil {
+				out.FeePaidUSDC = soroban.Decimal(res.Amount)
+			}
+			if res.Settlement != nil {
+				out.PaymentTxHash = res.Settlement.Transaction
+			}
+			var v Verification
+			if json.Unmarshal(res.Response.Body, &v) != nil {
+				return nil, afterCreation(d.X402.Svc.Malformed(res.Response, "the verification answer is not an object"), created.ID)
+			}
+			v.Flags = nonNil(v.Flags)
+			out.Verification = &v
+			out.Steps = append(out.Steps, Step{Name: "verify", Status: "done", Detail: "fee " + out.FeePaidUSDC + " USDC"})
+			if !v.IsOriginal {
+				out.VerificationStatus = "rejected"
+				out.Steps = append(out.Steps, Step{Name: "register", Status: "skipped", Detail: "verification rejected the resource"})
+				out.Message = "Verification rejected the resource: it stays unlisted. See verification.flags."
+				return out, nil
+			}
+			out.VerificationStatus = "verified"
+			reg, err := d.API.Register(ctx, p.APIKey, created.ID, "")
+			if err != nil {
+				out.OnchainStatus = "failed"
+				out.Steps = append(out.Steps, Step{Name: "register", Status: "failed", Detail: summary(err, "On-chain registration")})
+				out.Message = "Published and verified (listed and purchasable); on-chain registration failed: retry with mindvault_register_onchain."
+				return out, nil
+			}
+			out.OnchainStatus, out.TxHash = reg.OnchainStatus, reg.TxHash
+			out.Steps = append(out.Steps, Step{Name: "register", Status: "done", Detail: reg.OnchainStatus})
+			out.Message = "Published, verified and registered on chain; check it with mindvault_publish_status."
+			return out, nil
+		},
+	})
+}
+
+func mindvaultNewResource(req *requests.Publish, desc string) mindvault.NewResource {
+	return mindvault.NewResource{Title: req.Title, Description: desc, Price: req.Price, ExternalURL: req.ExternalURL}
+}
+
+// afterCreation reports a failure after the resource exists: state changed, and how to go on.
+func afterCreation(err error, id string) error {
+	var e *errmap.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if e.Facts.StateChanged != errmap.StateUnknown {
+		e.Facts.StateChanged = errmap.StateYes
+	}
+	e.Facts.Detail = fmt.Sprintf("resource %s was created but verification did not complete (%s)", id, firstNonEmpty(e.Facts.Detail, "payment failed"))
+	e.Facts.Next = fmt.Sprintf("Resource %s exists unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then check mindvault_publish_status %s.", id, id)
+	return e
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// RegisterOutput is the result of mindvault_register.
+type RegisterOutput struct {
+	PublisherID   string `json:"publisherId"`
+	Profile       string `json:"profile"`
+	WalletAddress string `json:"walletAddress"`
+	APIKeyStored  bool   `json:"apiKeyStored"`
+}
+
+// Register is mindvault_register.
+func Register(d *Deps) *Tool {
+	return Define(Spec[requests.Register, RegisterOutput]{
+		Name:  "mindvault_register",
+		Title: "Register as publisher",
+		Description: "Registers the profile's wallet as a MindVault publisher and stores the returned API key in the " +
+			"credential profile (never shown). Free. Needed once before mindvault_publish. An email already registered " +
+			"is a conflict.",
+		Operation: "Register failed",
+		Source:    errmap.SourceAPI,
+		Hints:     Hints{OpenWorld: true},
+		Run: func(ctx context.Context, req *requests.Register) (*RegisterOutput, error) {
+			if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
+				return nil, err
+			}
+			// The key is shown once: a store that cannot keep it must refuse before asking.
+			if d.Store.ReadOnly() {
+				return nil, credentials.ReadOnlyStore(d.Store)
+			}
+			ctx, p, err := d.profile(ctx, req.Profile)
+			if err != nil {
+				return nil, err
+			}
+			wallet := deref(req.WalletAddress)
+			if wallet == "" {
+				if wallet, err = p.Address(); err != nil {
+					return nil, credentials.Missing(d.Store, p.Name, "wallet (pass walletAddress or run mindvault_setup_wallet)")
+				}
+			}
+			pub, err := d.API.RegisterPublisher(ctx, req.Name, req.Email, wallet)
+			if err != nil {
+				return nil, err
+			}
+			ctx = WithSecrets(ctx, pub.APIKey)
+			p.APIKey = pub.APIKey
+			if err := d.Store.Update(ctx, p); err != nil {
+				var e *errmap.Error
+				if errors.As(err, &e) {
+					e.Facts.StateChanged = errmap.StateYes
+					e.Facts.Detail = "publisher " + pub.ID + " was registered but its API key could not be stored; " + e.Facts.Detail
+				}
+				return nil, err
+			}
+			return &RegisterOutput{PublisherID: pub.ID, Profile: p.Name, WalletAddress: wallet, APIKeyStored: true}, nil
+		},
+	})
+}
+
+// RegisterOnchainOutput is the result of mindvault_register_onchain.
+type RegisterOnchainOutput struct {
+	ResourceID    string `json:"resourceId"`
+	OnchainStatus string `json:"onchainStatus"`
+	TxHash        string `json:"txHash,omitempty"`
+	ExplorerURL   string `json:"explorerUrl,omitempty"`
+}
+
+// RegisterOnchain is mindvault_register_onchain.
+func RegisterOnchain(d *Deps) *Tool {
+	return Define(Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
+		Name:  "mindvault_register_onchain",
+		Title: "Register on chain",
+		Description: "Registers one of your verified resources in the vault-registry contract: fetches the prepared " +
+			"transaction, signs it with the profile's wallet and submits it through the API. Needs a wallet and an API " +
+			"key. Already registered is a conflict (no action needed).",
+		Operation: "On-chain registration failed",
+		Source:    errmap.SourceAPI,
+		Hints:     Hints{OpenWorld: true},
+		Run: func(ctx context.Context, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
+			if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
+				return nil, err
+			}
+			ctx, p, err := d.profile(ctx, req.Profile)
+			if err != nil {
+				return nil, err
+			}
+			if p.APIKey == "" {
+				return nil, credentials.Missing(d.Store, p.Name, "publisher API key (run mindvault_register first)")
+			}
+			ctx, kp, err := d.wallet(ctx, req.Profile)
+			if err != nil {
+				return nil, err
+			}
+			prep, err := d.API.PrepareRegistration(ctx, p.APIKey, req.ResourceID)
+			if err != nil {
+				return nil, err
+			}
+			if prep.NetworkPassphrase != "" && prep.NetworkPassphrase != d.Config.Passphrase {
+				return nil, d.API.MalformedMeta("the API prepared a transaction for another network; nothing was signed")
+			}
+			generic, err := txnbuild.TransactionFromXDR(prep.UnsignedXDR)
+			if err != nil {
+				return nil, d.API.MalformedMeta("the prepared transaction is not valid XDR")
+			}
+			tx, ok := generic.Transaction()
+			if !ok {
+				return nil, d.API.MalformedMeta("the prepared transaction is a fee bump")
+			}
+			if tx, err = tx.Sign(d.Config.Passphrase, kp); err != nil {
+				return nil, fmt.Errorf("sign: %w", err)
+			}
+			signed, err := tx.Base64()
+			if err != nil {
+				return nil, err
+			}
+			reg, err := d.API.Register(ctx, p.APIKey, req.ResourceID, signed)
+			if err != nil {
+				return nil, err
+			}
+			return &RegisterOnchainOutput{ResourceID: req.ResourceID, OnchainStatus: reg.OnchainStatus, TxHash: reg.TxHash,
+				ExplorerURL: d.Config.ExplorerURL(reg.TxHash)}, nil
+		},
+	})
+}
