@@ -44,8 +44,13 @@ $(RIE):
 	CGO_ENABLED=0 GOBIN=$(TOOLS)/bin $(GO) install -trimpath -ldflags='-s -w' github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
 
 ## test-lambda: every events/*.json through the Lambda Runtime Interface Emulator, against goldens
+AUTH_EVENT_TOKENS := 0582d1b6b444d51fc3448383b0adb43ba6fa34759495fb30b880e9609480aa98:alice
+
 test-lambda: build-host $(RIE)
 	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events -golden events/golden
+	@# The same function with inbound auth on (the Lambda default): sha256("alice-event-token") bound to alice.
+	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/auth -golden events/auth/golden \
+	  -env MINDVAULT_AUTH=tokens -env MINDVAULT_ACCESS_TOKENS=$(AUTH_EVENT_TOKENS)
 
 ## invoke: one event through the emulator, printing the response (make invoke EVENT=events/x.json)
 invoke: build-host $(RIE)

@@ -22,6 +22,7 @@ type env struct {
 	sb      *sandbox.Sandbox
 	logs    *syncBuffer
 	schemas map[string]json.RawMessage // outputSchema by tool
+	token   string                     // bearer token sent with every request, if any
 }
 
 type syncBuffer struct {
@@ -62,7 +63,7 @@ func newEnv(t *testing.T, vars map[string]string) *env {
 	if b.Err != nil {
 		t.Fatalf("boot: %v", b.Err)
 	}
-	e := &env{t: t, b: b, sb: b.Sandbox, logs: logs, schemas: map[string]json.RawMessage{}}
+	e := &env{t: t, b: b, sb: b.Sandbox, logs: logs, schemas: map[string]json.RawMessage{}, token: vars["test.token"]}
 	var list struct {
 		Result struct {
 			Tools []struct {
@@ -105,6 +106,9 @@ func (e *env) rpcCtx(ctx context.Context, body string, out any) string {
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body)).WithContext(ctx)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	if e.token != "" {
+		req.Header.Set("Authorization", "Bearer "+e.token)
+	}
 	rec := httptest.NewRecorder()
 	e.b.Handler.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
@@ -243,3 +247,5 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+var jsonMarshal = json.Marshal

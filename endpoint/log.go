@@ -10,16 +10,15 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// NewLogger returns the JSON logger: Lambda's (timestamp, message, requestId fields) under
-// Lambda, a plain JSON handler locally. Every string passes through errmap.Redact first, so a
+// NewLogger returns the JSON logger, with Lambda's field names (timestamp, message) under
+// Lambda so its JSON log format parses the level; the request id is on every request line. Every string passes through errmap.Redact first, so a
 // secret that slips into a log attribute is still masked.
 func NewLogger(lambda bool, level slog.Level, w io.Writer, secrets []string) *slog.Logger {
-	var h slog.Handler
+	opts := &slog.HandlerOptions{Level: level}
 	if lambda {
-		h = lambdacontext.NewLogHandler()
-	} else {
-		h = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
+		opts.ReplaceAttr = lambdacontext.ReplaceAttr
 	}
+	h := slog.NewJSONHandler(w, opts)
 	return slog.New(&redacting{next: h, secrets: secrets, level: level})
 }
 

@@ -231,6 +231,8 @@ func TestTemplateIAMLeastPrivilege(t *testing.T) {
 			"secretsmanager:PutSecretValue", "secretsmanager:UpdateSecret",
 		}, map[string]any{"Fn::Sub": arn + "${CredentialPrefix}*"}},
 		"AccessTokens": {"Allow", []string{"secretsmanager:GetSecretValue"}, map[string]any{"Fn::Sub": arn + "${AccessTokensSecretName}-??????"}},
+		// ListSecrets cannot be scoped; it reveals names only (values need GetSecretValue).
+		"ListProfiles": {"Allow", []string{"secretsmanager:ListSecrets"}, "*"},
 	}
 	if canonical(t, got) != canonical(t, want) {
 		t.Fatalf("IAM statements:\n got %s\nwant %s", canonical(t, got), canonical(t, want))

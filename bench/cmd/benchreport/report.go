@@ -122,6 +122,18 @@ func num(v float64, unit string) string {
 	}
 }
 
+// verdict compares the sizes with aws-local.md §4.2's targets (binary ~15 MB, zip ~5 MB).
+func (s sizes) verdict() string {
+	var over []string
+	if s.arm64 > 15e6 {
+		over = append(over, "binary over the ~15 MB target")
+	}
+	if s.arm64Zip > 5e6 {
+		over = append(over, "zip over the ~5 MB target")
+	}
+	return strings.Join(over, ", ")
+}
+
 func mb(n int64) string { return fmt.Sprintf("%.2f MB (%d bytes)", float64(n)/1e6, n) }
 
 func machine() (cpuModel, kernel string) {
@@ -213,11 +225,23 @@ func (r *report) headline(p printer) {
 	}
 	if len(r.cold) > 0 {
 		firsts := durations(r.cold, func(c coldRun) time.Duration { return c.first })
-		p("- cold start under the Lambda emulator (exec to first answer, N=%d): median %s ms, p90 %s ms\n",
+		p("- cold start under the Lambda emulator (exec to first answer, N=%d): median %s ms, p90 %s ms",
 			len(firsts), bench.Ms(bench.Percentile(firsts, 50)), bench.Ms(bench.Percentile(firsts, 90)))
+		if len(r.inits) > 0 {
+			var total time.Duration
+			for _, in := range r.inits {
+				total += in.clock
+			}
+			p(" (Go package init before main: %s ms of it; slowest `%s`)", bench.Ms(total), r.inits[0].pkg)
+		}
+		p("\n")
 	}
 	if r.sizes.arm64 > 0 {
-		p("- linux/arm64 stripped bootstrap: %s, zipped %s\n", mb(r.sizes.arm64), mb(r.sizes.arm64Zip))
+		p("- linux/arm64 stripped bootstrap: %s, zipped %s", mb(r.sizes.arm64), mb(r.sizes.arm64Zip))
+		if v := r.sizes.verdict(); v != "" {
+			p(" — **%s**", v)
+		}
+		p("\n")
 	}
 	if r.down != nil {
 		over := 0
@@ -335,7 +359,11 @@ func (r *report) coldSection(p printer) {
 		if r.sizes.host > 0 {
 			p("| host (%s) bootstrap used above, same flags | %s |\n", runtime.GOARCH, mb(r.sizes.host))
 		}
-		p("\nReference (aws-local.md §4.2): go-sdk v1.8.0 hello server 8.1 MB arm64; target under ~15 MB binary / ~5 MB zip.\n\n")
+		p("\nReference (aws-local.md §4.2): go-sdk v1.8.0 hello server 8.1 MB arm64; target under ~15 MB binary / ~5 MB zip.")
+		if v := r.sizes.verdict(); v != "" {
+			p(" **This build is %s.**", v)
+		}
+		p("\n\n")
 	}
 }
 
