@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
@@ -57,14 +58,7 @@ func Publish(d *Deps) *Tool {
 					return nil, err
 				}
 			}
-			ctx, p, err := d.profile(ctx, req.Profile)
-			if err != nil {
-				return nil, err
-			}
-			if p.APIKey == "" {
-				return nil, credentials.Missing(d.Store, p.Name, "publisher API key (run mindvault_register first)")
-			}
-			ctx, kp, err := d.wallet(ctx, req.Profile)
+			ctx, p, kp, err := d.publisher(ctx, req.Profile)
 			if err != nil {
 				return nil, err
 			}
@@ -151,6 +145,19 @@ func Publish(d *Deps) *Tool {
 			return out, nil
 		},
 	})
+}
+
+// publisher loads a profile that can publish: a wallet and a publisher API key.
+func (d *Deps) publisher(ctx context.Context, profile *string) (context.Context, credentials.Profile, *keypair.Full, error) {
+	ctx, p, err := d.profile(ctx, profile)
+	if err != nil {
+		return ctx, p, nil, err
+	}
+	if p.APIKey == "" {
+		return ctx, p, nil, credentials.Missing(d.Store, p.Name, "publisher API key (run mindvault_register first)")
+	}
+	ctx, kp, err := d.wallet(ctx, profile)
+	return ctx, p, kp, err
 }
 
 func mindvaultNewResource(req *requests.Publish, desc string) mindvault.NewResource {
@@ -257,14 +264,7 @@ func RegisterOnchain(d *Deps) *Tool {
 			if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
 				return nil, err
 			}
-			ctx, p, err := d.profile(ctx, req.Profile)
-			if err != nil {
-				return nil, err
-			}
-			if p.APIKey == "" {
-				return nil, credentials.Missing(d.Store, p.Name, "publisher API key (run mindvault_register first)")
-			}
-			ctx, kp, err := d.wallet(ctx, req.Profile)
+			ctx, p, kp, err := d.publisher(ctx, req.Profile)
 			if err != nil {
 				return nil, err
 			}

@@ -89,7 +89,7 @@ func (c *Client) send(ctx context.Context, env, hash string) error {
 		case "ERROR":
 			return rejected(res.ErrorResultXDR, hash)
 		case "TRY_AGAIN_LATER":
-			if !sleep(ctx, backoff) {
+			if !transport.Sleep(ctx, backoff) {
 				return &errmap.Error{Err: errors.New("send: try again later until the deadline"), Facts: errmap.Facts{
 					Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_RPC_TIMEOUT_MS",
 					Detail:           "Stellar RPC kept answering TRY_AGAIN_LATER until the deadline; the transaction was not accepted",
@@ -116,28 +116,13 @@ func (c *Client) await(ctx context.Context, hash string) (*Written, error) {
 				return nil, failedTx(tx, hash)
 			}
 		}
-		if !sleep(ctx, PollInterval) {
+		if !transport.Sleep(ctx, PollInterval) {
 			return nil, &errmap.Error{Err: errors.New("confirmation did not arrive before the deadline"), Facts: errmap.Facts{
 				Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_RPC_TIMEOUT_MS",
 				Detail:           "the transaction was sent but its confirmation did not arrive before the deadline",
 				ExecutionStarted: true, StateChanged: errmap.StateUnknown, TxHash: hash,
 			}}
 		}
-	}
-}
-
-// sleep waits d unless that would cross the deadline margin.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-transport.Margin <= d {
-		return false
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -239,11 +239,20 @@ func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
 // wait sleeps for d unless the context ends first or the sleep would leave no time for the
 // next attempt before the deadline margin.
 func (s *Service) wait(ctx context.Context, d time.Duration) bool {
+	if s.sleep != nil {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
+			return false
+		}
+		return s.sleep(ctx, d) == nil
+	}
+	return Sleep(ctx, d)
+}
+
+// Sleep waits d unless the context ends first or waiting would cross the deadline margin,
+// so a loop that sleeps between attempts always leaves time to answer.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
 		return false
-	}
-	if s.sleep != nil {
-		return s.sleep(ctx, d) == nil
 	}
 	if d <= 0 {
 		return ctx.Err() == nil
