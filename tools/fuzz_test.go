@@ -1,0 +1,24 @@
+package tools
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// FuzzToolArguments runs arbitrary arguments through every tool's validation boundary: it
+// must never panic, and every issue must carry a JSON-pointer path and a rule.
+func FuzzToolArguments(f *testing.F) {
+	for _, s := range []string{`{}`, `{"resourceId":"a"}`, `{"tags":["A","a",1]}`, `{"limit":1e400}`, `{"price":"0.00000001"}`, `[]`, "{\"x\":\"\xff\"}"} {
+		f.Add(s)
+	}
+	reg := All(&Deps{Config: nil})
+	f.Fuzz(func(t *testing.T, args string) {
+		for _, tool := range reg.Tools() {
+			for _, is := range tool.Model().Check(json.RawMessage(args)) {
+				if is.Rule == "" || (is.Path != "" && is.Path[0] != '/') {
+					t.Fatalf("%s: bad issue %+v", tool.Definition().Name, is)
+				}
+			}
+		}
+	})
+}
