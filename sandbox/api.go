@@ -26,6 +26,13 @@ var apiRoutes = []apiRoute{
 	{"GET", "/resources/*/meta", (*Sandbox).apiMeta, `{"id":42,"title":["not","a","string"],"price":1.5,"onchainStatus":{}}`},
 	{"GET", "/resources/*/verification", (*Sandbox).apiVerification, `{"resourceId":"x","status":7,"listed":"yes","verification":"none"}`},
 	{"GET", "/agent/status", (*Sandbox).apiAgentStatus, `{"agent":"active","stats":[],"recentActivity":{}}`},
+	// Paid (x402) and publisher routes: api_paid.go, api_publish.go.
+	{"GET", "/resources/*", (*Sandbox).apiBuy, `{"url":42,"receipt":"paid"}`},
+	{"POST", "/verify-content", (*Sandbox).apiVerifyContent, `{"isOriginal":"yes","confidence":"high","flags":{}}`},
+	{"POST", "/publishers", (*Sandbox).apiCreatePublisher, `{"id":null,"apiKey":42}`},
+	{"POST", "/resources", (*Sandbox).apiCreateResource, `{"id":7,"title":null,"price":1.5}`},
+	{"GET", "/resources/*/register/prepare", (*Sandbox).apiPrepareRegistration, `{"unsignedXdr":42,"networkPassphrase":[]}`},
+	{"POST", "/resources/*/register", (*Sandbox).apiRegister, `{"onchainStatus":7,"txHash":[]}`},
 }
 
 func (s *Sandbox) apiService() *service {
@@ -246,9 +253,11 @@ func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string)
 		apiError(w, http.StatusBadRequest, msg)
 		return
 	}
+	s.world.cat.RLock()
+	defer s.world.cat.RUnlock()
 	var rows []*resource
 	for _, res := range slices.Backward(s.world.resources) { // newest first, so ties stay newest first
-		if !res.listed || !q.matches(res, s.world) {
+		if !res.listed || !q.matches(res) {
 			continue
 		}
 		rows = append(rows, res)
@@ -282,7 +291,7 @@ func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string)
 	writeJSON(w, http.StatusOK, page)
 }
 
-func (q catalogQuery) matches(r *resource, wd *world) bool {
+func (q catalogQuery) matches(r *resource) bool {
 	price, _ := parseStroops(r.price)
 	p := float64(price) / stroops
 	switch {
@@ -291,7 +300,7 @@ func (q catalogQuery) matches(r *resource, wd *world) bool {
 		q.maxPrice != nil && p > *q.maxPrice,
 		q.status != "" && r.status != q.status,
 		q.kind != "" && r.kind != q.kind,
-		q.owner != "" && !containsFold(publisherNames[r.owner], q.owner) && !containsFold(wd.byName[r.owner].Address, q.owner):
+		q.owner != "" && !containsFold(r.publisher, q.owner) && !containsFold(r.wallet, q.owner):
 		return false
 	}
 	return true
@@ -301,7 +310,7 @@ func (s *Sandbox) catalogRow(r *resource) catalogRow {
 	return catalogRow{
 		ID: r.id, Title: r.title, Description: r.description, Price: r.price, ResourceType: r.kind,
 		MimeType: nullable(r.mime), ThumbnailPath: nullable(r.thumbnail), VerificationStatus: r.status,
-		PublisherName: publisherNames[r.owner], WalletAddress: s.world.byName[r.owner].Address,
+		PublisherName: r.publisher, WalletAddress: r.wallet,
 		CreatedAt: jsTime(r.created), AccessURL: s.APIURL + "/resources/" + r.id,
 	}
 }
@@ -326,6 +335,8 @@ type metaBody struct {
 }
 
 func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []string) {
+	s.world.cat.RLock()
+	defer s.world.cat.RUnlock()
 	res, ok := s.world.byID[params[0]]
 	if !ok {
 		apiError(w, http.StatusNotFound, "Resource not found")
@@ -333,8 +344,8 @@ func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []strin
 	}
 	m := metaBody{
 		ID: res.id, Title: res.title, Description: res.description, Price: res.price, ResourceType: res.kind,
-		MimeType: nullable(res.mime), VerificationStatus: res.status, PublisherName: publisherNames[res.owner],
-		PublisherWallet: s.world.byName[res.owner].Address, ThumbnailPath: nullable(res.thumbnail),
+		MimeType: nullable(res.mime), VerificationStatus: res.status, PublisherName: res.publisher,
+		PublisherWallet: res.wallet, ThumbnailPath: nullable(res.thumbnail),
 		OnchainStatus: res.onchain, OnchainTxHash: nullable(res.onchainTx), ContentHash: contentHash(res),
 		CreatedAt: jsTime(res.created), AccessURL: s.APIURL + "/resources/" + res.id,
 	}
@@ -359,6 +370,8 @@ func (v *verification) json() *verificationJSON {
 }
 
 func (s *Sandbox) apiVerification(w http.ResponseWriter, _ *http.Request, params []string) {
+	s.world.cat.RLock()
+	defer s.world.cat.RUnlock()
 	res, ok := s.world.byID[params[0]]
 	if !ok {
 		apiError(w, http.StatusNotFound, "Resource not found")
@@ -378,6 +391,8 @@ func (s *Sandbox) apiVerification(w http.ResponseWriter, _ *http.Request, params
 const verificationFee = "0.10"
 
 func (s *Sandbox) apiAgentStatus(w http.ResponseWriter, _ *http.Request, _ []string) {
+	s.world.cat.RLock()
+	defer s.world.cat.RUnlock()
 	type activity struct {
 		ID            string   `json:"id"`
 		ResourceTitle string   `json:"resourceTitle"`

@@ -190,7 +190,7 @@ func TestResourceMetaVerificationAndAgent(t *testing.T) {
 			t.Errorf("%s: %d %s", path, r.status, r.body)
 		}
 	}
-	for _, req := range [][2]string{{"GET", "/nothing"}, {"GET", "/resources/rustguide"}, {"POST", "/resources"}, {"DELETE", "/resources/rustguide/meta"}} {
+	for _, req := range [][2]string{{"GET", "/nothing"}, {"PUT", "/resources/rustguide"}, {"POST", "/resources/rustguide/meta"}, {"DELETE", "/resources/rustguide/meta"}} {
 		r := do(t, req[0], sb.APIURL+req[1], nil, nil)
 		if r.status != 404 || string(r.body) != `{"error":"Not found"}` || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
 			t.Errorf("%v: %d %s", req, r.status, r.body)

@@ -1,5 +1,6 @@
-// Package sandbox runs in-process simulators of the endpoint's three downstreams — the
-// MindVault API, Stellar Horizon and Stellar RPC — on loopback listeners (127.0.0.1 only).
+// Package sandbox runs in-process simulators of the endpoint's downstreams — the MindVault
+// API (with its x402 paywall and an in-process facilitator), Stellar Horizon, Stellar RPC
+// and the sponsored-account service — on loopback listeners (127.0.0.1 only).
 // They are the offline demo (STELLAR_NETWORK=sandbox) and the integration test bed, so they
 // speak the real wire formats: the product's clients run unchanged against them, and this
 // package is the only place where downstreams are faked.
@@ -7,9 +8,11 @@
 // State is seeded deterministically: keypairs derive from sha256("mindvault-sandbox/<name>"),
 // the catalog and transactions are fixed, and the ledger sequence starts at 1000 when Start
 // returns and advances one ledger every 5 s of (Options.Now) time. The chain part of it —
-// the vault registry's storage, account sequence numbers and XLM balances (shared by Horizon
-// and RPC) and the transactions getTransaction knows — changes as sendTransaction applies
-// registry invocations.
+// the vault registry's storage, the accounts, their sequence numbers, XLM and USDC balances
+// (shared by Horizon and RPC) and the transactions getTransaction knows — changes as
+// sendTransaction applies invocations, as x402 payments settle, as the sponsored-account
+// service creates accounts and as the API registers resources. The catalog changes through
+// the API's publisher and paid routes.
 //
 // # Vault registry
 //
@@ -48,7 +51,8 @@
 // writes}. A failure has only error ("HostError: Error(Contract, #N)" and an event log) and
 // events. Simplification: a write simulated by a source that is not the creator fails with
 // Error(Contract, #6), where the real host would record an Address-credentials auth entry for
-// the creator. Another contract id fails with Error(Storage, MissingValue).
+// the creator. A contract id that is neither the registry nor the USDC token fails with
+// Error(Storage, MissingValue).
 //
 // sendTransaction checks what core checks before queueing and answers ERROR with
 // errorResultXdr: txMALFORMED (not a v1 envelope with exactly one contract invocation, or no
@@ -62,13 +66,119 @@
 // (txSUCCESS, meta v4 with the return value) or FAILED (txFAILED, InvokeHostFunction
 // TRAPPED, diagnosticEventsXdr whose error event carries Error(Contract, #N) or a host
 // error). A write whose operation carries no source-account auth entry for exactly its
-// invocation fails with Error(Auth, InvalidAction); one of another contract id with
+// invocation fails with Error(Auth, InvalidAction); one of an unknown contract id with
 // Error(Storage, MissingValue). Time bounds and XLM balances are not checked.
 //
 // The seeded registry holds the catalog's registered resources (creator = the publisher's
 // wallet, price = the API price, an ipfs:// metadata pointer, listed, verified) and one
 // resource only on chain, "chainonly" (creator, delisted); each has a signed seeded
 // transaction. RegistryResource and RegistryIDs show the storage to tests.
+//
+// # USDC token
+//
+// USDCContractID is a model of the Stellar Asset Contract of USDC:USDCIssuer. Its balances
+// are the Horizon USDC trustline balances (one state, 7-decimal units); the issuer's balance
+// is unlimited (it mints and burns); C addresses hold balances in contract storage.
+//
+//	balance(id: Address) -> I128       no trustline or no account: Error(Contract, #13)
+//	transfer(from: Address, to: Address, amount: I128) -> Void     require_auth(from)
+//	decimals() -> U32 7, name() -> String "USDC:<issuer>", symbol() -> String "USDC"
+//
+// transfer checks, in the SAC's order: amount < 0 #8 (NegativeAmount; 0 is allowed), the
+// authorization of from, from's trustline or account #13, from's balance #10 (BalanceError),
+// to's trustline #13 (and limit #10). simulateTransaction records when the operation carries
+// no auth entries (or authMode is record): results[0].auth has one entry for from —
+// SorobanCredentialsSourceAccount when from is the operation's source, otherwise
+// SorobanCredentialsAddress with a random nonce, expiration 0 and a void signature, root
+// invocation exactly the transfer. With entries attached it enforces, as sendTransaction does
+// when it applies: the entry for from must have address credentials, a root invocation that
+// is exactly the call, a signature Vec[Map{public_key: Bytes(32), signature: Bytes(64)}] whose
+// key is from's and whose ed25519 signature verifies over sha256(HashIdPreimage
+// ENVELOPE_TYPE_SOROBAN_AUTHORIZATION{network id, nonce, expiration, invocation})
+// (Error(Crypto, InvalidInput) / Error(Auth, InvalidAction) otherwise), an expiration not
+// before the ledger (Error(Auth, InvalidInput)) and a nonce never consumed (Error(Auth,
+// ExistingValue)); no auth is returned. A success has transactionData (the instance; the two
+// trustlines and the nonce read-write), minResourceFee (a signed transfer stays below 50,000
+// stroops) and, in events, the transfer event: topics ["transfer", from, to, "USDC:<issuer>"],
+// data the i128 amount. An applied transfer consumes the nonce, moves the balances (Horizon
+// shows them) and carries the event in its meta. Fund credits USDC; USDCBalance reads it.
+//
+// # Paid routes (x402 v2, Stellar exact scheme)
+//
+// GET /resources/{id} and POST /verify-content answer, without PAYMENT-SIGNATURE, 402 with
+// body {}, Cache-Control: no-store and PAYMENT-REQUIRED = base64(JSON{x402Version: 2, error:
+// "Payment required", resource: {url, description, mimeType}, accepts: [{scheme: "exact",
+// network: "stellar:testnet", amount: <7-decimal units>, asset: USDCContractID, payTo,
+// maxTimeoutSeconds: 300, extra: {areFeesSponsored: true}}]}). GET /resources/{id} first
+// answers 404 {"error":"Resource not found"} or {"error":"Resource not listed"}, and for a
+// resource the API says is registered, 503 chain_unavailable when the registry lacks it and
+// 409 price_mismatch when the on-chain price differs; payTo is the resource's wallet. Paid,
+// a link answers 200 {url: externalUrl or accessUrl, receipt: {paymentId, amount, currency:
+// "USDC", paidTo, paidAt}}; a file its bytes with its Content-Type (short text for
+// text/markdown and text/plain, a small real PDF, ZIP or PNG) and X-Payment-Id, -Amount,
+// -Recipient. POST /verify-content costs the agent's fee (0.10) paid to the agent wallet;
+// body {content, resourceId?} (strict); 200 {isOriginal, confidence, flags, usage}; content
+// containing "copied" (any case) is not original. With resourceId it records the
+// verification: verificationStatus verified or rejected, listed = isOriginal. As behind
+// @x402/express, the payment is verified before the handler and settled only when it would
+// answer 2xx: a 400 (bad body) or 404 (unknown resourceId) charges nothing.
+//
+// Every success carries PAYMENT-RESPONSE = base64(JSON{success: true, transaction: <64-hex
+// hash>, network, payer}). A refused payment answers 402 with PAYMENT-RESPONSE {success:
+// false, errorReason, errorMessage, transaction: "", network, payer} and a fresh
+// PAYMENT-REQUIRED whose error is the reason.
+//
+// The facilitator (Verify documents its rules in order) answers these reasons:
+// invalid_payload, invalid_x402_version, unsupported_scheme, network_mismatch,
+// invalid_network, invalid_payment_requirements (accepted ≠ the offer), and with the prefix
+// invalid_exact_stellar_payload_: malformed, wrong_operation, unsafe_tx_or_op_source,
+// wrong_asset, wrong_function_name, facilitator_is_payer, wrong_recipient, wrong_amount,
+// no_auth_entries, unsupported_credential_type, facilitator_in_auth, has_subinvocations,
+// missing_payer_signature (the payer's entry absent or void), unexpected_pending_signatures,
+// fee_below_minimum, simulation_failed (a signature that does not verify, a key that is not
+// the payer's, an expired signature, a consumed nonce, a missing trustline #13, ...);
+// invalid_exact_stellar_signature_expiration_too_far (past latest + ceil(300/5) + 2);
+// insufficient_funds (#10). Settlement re-verifies, then submits the client's operation, auth
+// entries and sorobanData in a transaction sourced, sequenced, signed and paid by the
+// facilitator account (Account("facilitator"); not in Accounts), checked like sendTransaction
+// and applied at once in the current ledger: the hash resolves with getTransaction SUCCESS,
+// the balances move and the nonce is consumed, so a replay is simulation_failed.
+//
+// # Publisher routes
+//
+// POST /publishers {name, email, walletAddress} (strict) → 201 {id, name, email,
+// walletAddress, apiKey: "mv_" + 64 hex, createdAt}; 409 {"error":"Email already
+// registered"} (case-insensitive). Bodies are validated like the server's zod schemas: 400
+// {"error": {"_errors": [...], "<field>": {"_errors": ["Required" | "Invalid email" | ...]}}}.
+// The seeded publishers are "Demo Publisher" (Demo's wallet, demo@mindvault.example, key
+// DemoAPIKey) and "Northwind Labs" (creator, hello@northwind.example). Routes with x-api-key
+// answer 401 "Missing x-api-key header" or "Invalid API key".
+//
+// POST /resources {title, description?, price, walletAddress?, externalUrl} (strict) → 201
+// the resource (id: "r" + 16 hex, verificationStatus pending, listed false, onchainStatus
+// none, resourceType link, walletAddress defaulting to the publisher's); an Idempotency-Key
+// the publisher used before answers the same resource.
+//
+// GET /resources/{id}/register/prepare → {unsignedXdr, networkPassphrase, metadata:
+// {resourceId, creator, price, title, description}}: register(wallet, id, price units,
+// ipfs:// pointer, []) from the resource's wallet with its next sequence number, already
+// assembled (footprint, source-account auth, fee = 100 + resource fee); the wallet only
+// signs. POST /resources/{id}/register {signedXdr} submits it with sendTransaction's checks
+// and applies it at once → 200 {id, onchainStatus: "registered", txHash}; without a body the
+// server registers with the wallet's own key (sandbox wallets only). Both answer 404, 403
+// "Forbidden: you do not own this resource", 400 "Resource must be verified before
+// registering on-chain", 409 {"error":"Resource is already registered on-chain",
+// onchainTxHash} or 409 "Registration already in progress", and 502 {error: "On-chain
+// registration failed", detail, message, nextSteps, retryEndpoint, retryable, txHash?} when
+// the submission is refused (detail "sendTransaction: ERROR txBadAuth") or fails. /meta's
+// onchainStatus and onchainTxHash follow, and the registry entry is marked verified.
+//
+// # Sponsored-account service
+//
+// SponsorURL: POST /create creates a fresh random account in the shared ledger — 0 XLM, its
+// two base reserves and its USDC trustline (balance 0) sponsored by the "sponsor" account
+// (num_sponsored 3) — and answers 200 {publicKey, secretKey}. Other paths 404, other methods
+// 405, {"error": "..."} bodies.
 //
 // # Fault plan
 //
@@ -77,12 +187,13 @@
 // separated by ';'; each rule is a ','-separated list of key=value pairs (whitespace around
 // tokens is ignored):
 //
-//	service=api|horizon|rpc     required
+//	service=api|horizon|rpc|sponsor  required
 //	target=...                  HTTP: "METHOD /path", * matching one path segment (the method
 //	                            may be * too); RPC: a JSON-RPC method name; * (default) = all
 //	kind=...                    required, one of:
 //	  status     status=N, optional body=<text> sent as is. Default body: API {"error":"..."}
 //	             (429: {"error":"Too many requests","code":"RATE_LIMITED","retryAfterSeconds":S});
+//	             sponsor {"error":"..."};
 //	             Horizon a problem+json document of the right type for N; RPC (where status is
 //	             an HTTP status, as gateways send) a plain-text line
 //	  html       status=N, an nginx-style HTML error page (or body=)
@@ -109,6 +220,8 @@
 //	count=N                     affect N matching requests, then the rule is spent (default: all)
 //	retry-after=S               send Retry-After: S (seconds or an HTTP date)
 //	header=Name:Value           one extra response header; may repeat
+//	paid=true|false             api only: match only requests that carry PAYMENT-SIGNATURE
+//	                            (true: the paid retry) or only those that do not (false)
 //
 // Rules are checked in order and the first unspent rule that matches applies. Examples:
 //
@@ -126,6 +239,9 @@
 //	service=rpc,kind=nocontract
 //	service=rpc,target=simulateTransaction,kind=contracterror,code=23
 //	service=rpc,target=sendTransaction,kind=contracterror,code=99,count=1
+//	service=api,target=GET /resources/*,kind=status,status=503,paid=true,count=1
+//	service=api,target=POST /verify-content,kind=drop,paid=true
+//	service=sponsor,target=POST /create,kind=status,status=429,retry-after=5
 //
 // A value that must contain ',' or ';' cannot use this syntax; the whole plan may then be a
 // JSON array of objects with the same keys (numbers may be JSON numbers, header a string or
@@ -134,7 +250,10 @@
 //	[{"service":"api","target":"GET /resources","kind":"status","status":500,"body":"{\"error\":\"a, b\"}"}]
 //
 // An invalid plan is an error naming the rule and the key. Count reports the requests a
-// service has seen per target pattern (same matching), faulted or not.
+// service (api, horizon, rpc, sponsor) has seen per target pattern (same matching), faulted
+// or not; GET /resources/* counts unpaid and paid purchases alike. PaidRequests counts the API
+// requests that carried PAYMENT-SIGNATURE, so a test can assert that no payment was sent, or
+// that it was sent exactly once. A faulted paid request is not settled.
 //
 // Note for drop: Go's http.Transport silently resends an idempotent request (GET, or one
 // with an Idempotency-Key) once when a reused keep-alive connection closes before any

@@ -47,11 +47,12 @@ const (
 	ServiceAPI     = "api"
 	ServiceHorizon = "horizon"
 	ServiceRPC     = "rpc"
+	ServiceSponsor = "sponsor"
 )
 
 // Fault is one parsed rule of a fault plan.
 type Fault struct {
-	Service    string        // api | horizon | rpc
+	Service    string        // api | horizon | rpc | sponsor
 	Target     string        // "METHOD /path" with * segments, an RPC method, or "*"
 	Kind       string        // one of the Kind constants
 	Status     int           // HTTP status (status, html, empty)
@@ -62,6 +63,9 @@ type Fault struct {
 	Count      int           // requests to affect before the rule is spent; 0 = all
 	RetryAfter string        // Retry-After value, seconds or an HTTP date
 	Headers    []Header      // extra response headers
+	// Paid restricts an api rule to requests that carry PAYMENT-SIGNATURE (true) or that
+	// do not (false); nil matches both.
+	Paid *bool
 }
 
 // Header is one extra response header of a fault.
@@ -168,11 +172,11 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 	var f Fault
 	f.Service = kv["service"]
 	switch f.Service {
-	case ServiceAPI, ServiceHorizon, ServiceRPC:
+	case ServiceAPI, ServiceHorizon, ServiceRPC, ServiceSponsor:
 	case "":
-		return f, "service", fmt.Errorf("required (api, horizon or rpc)")
+		return f, "service", fmt.Errorf("required (api, horizon, rpc or sponsor)")
 	default:
-		return f, "service", fmt.Errorf("unknown service %q (want api, horizon or rpc)", f.Service)
+		return f, "service", fmt.Errorf("unknown service %q (want api, horizon, rpc or sponsor)", f.Service)
 	}
 	target, err := normalizeTarget(f.Service, kv["target"])
 	if err != nil {
@@ -181,7 +185,7 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 	f.Target = target
 	f.Kind = strings.ToLower(kv["kind"])
 	needs := map[string]bool{} // keys the kind requires
-	allowed := map[string]bool{"service": true, "target": true, "kind": true, "count": true, "retry-after": true}
+	allowed := map[string]bool{"service": true, "target": true, "kind": true, "count": true, "retry-after": true, "paid": true}
 	switch f.Kind {
 	case KindStatus:
 		needs["status"], allowed["body"] = true, true
@@ -234,6 +238,16 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 			}
 			return f, k, fmt.Errorf("unknown key")
 		}
+	}
+	if v, ok := kv["paid"]; ok {
+		if f.Service != ServiceAPI {
+			return f, "paid", fmt.Errorf("only for service=api (the paid routes)")
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil || (v != "true" && v != "false") {
+			return f, "paid", fmt.Errorf("want true or false, got %q", v)
+		}
+		f.Paid = &b
 	}
 	if v, ok := kv["status"]; ok {
 		n, err := strconv.Atoi(v)
@@ -294,7 +308,7 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 
 func isKnownKey(k string) bool {
 	switch k {
-	case "service", "target", "kind", "status", "body", "code", "message", "delay", "count", "retry-after", "header":
+	case "service", "target", "kind", "status", "body", "code", "message", "delay", "count", "retry-after", "header", "paid":
 		return true
 	}
 	return false
@@ -379,15 +393,16 @@ func newPlan(rules []Fault) *plan {
 	return p
 }
 
-// take returns the first unspent rule matching any of the keys and spends one use of it.
-// The caller holds the sandbox lock.
-func (p *plan) take(service string, keys []string) *Fault {
+// take returns the first unspent rule matching any of the keys (and, for rules with Paid,
+// whether the request carries a payment) and spends one use of it. The caller holds the
+// sandbox lock.
+func (p *plan) take(service string, keys []string, paid bool) *Fault {
 	if p == nil {
 		return nil
 	}
 	for i := range p.rules {
 		r := &p.rules[i]
-		if r.Service != service || p.remaining[i] == 0 {
+		if r.Service != service || p.remaining[i] == 0 || (r.Paid != nil && *r.Paid != paid) {
 			continue
 		}
 		for _, k := range keys {

@@ -138,6 +138,9 @@ func TestDocExamplesParse(t *testing.T) {
 		"service=rpc,target=getTransaction,kind=rpcerror,code=-32603,message=data stores are not initialized",
 		"service=rpc,target=getLatestLedger,kind=delay,delay=30s",
 		"service=rpc,kind=status,status=429,retry-after=1,header=X-Provider:gateway",
+		"service=api,target=GET /resources/*,kind=status,status=503,paid=true,count=1",
+		"service=api,target=POST /verify-content,kind=drop,paid=true",
+		"service=sponsor,target=POST /create,kind=status,status=429,retry-after=5",
 		`[{"service":"api","target":"GET /resources","kind":"status","status":500,"body":"{\"error\":\"a, b\"}"}]`,
 	} {
 		if _, err := ParseFaults(plan); err != nil {

@@ -117,7 +117,9 @@ func (s *Sandbox) horizonAccount(w http.ResponseWriter, addr string) {
 		writeProblem(w, p)
 		return
 	}
+	unlock := s.lockChain() // the sponsored-account service adds accounts
 	acc, ok := s.world.byAddr[addr]
+	unlock()
 	if !ok {
 		writeProblem(w, problemFor(http.StatusNotFound))
 		return
@@ -216,7 +218,10 @@ func (s *Sandbox) horizonFault(w http.ResponseWriter, r *http.Request, f *Fault)
 		// A real-looking account whose balances field is a string, not an array.
 		addr := strings.TrimPrefix(r.URL.Path, "/accounts/")
 		m := map[string]any{"id": addr, "account_id": addr, "sequence": "0", "subentry_count": 0}
-		if acc, ok := s.world.byAddr[addr]; ok {
+		unlock := s.lockChain()
+		acc, ok := s.world.byAddr[addr]
+		unlock()
+		if ok {
 			b, _ := json.Marshal(s.accountJSON(acc))
 			_ = json.Unmarshal(b, &m)
 		}

@@ -251,11 +251,15 @@ func (s *Sandbox) apply(p *pendingTx) {
 	ledger := s.ledgerAt(p.due)
 	c := p.inv.call(s.closeTime(ledger))
 	herr := p.forced
-	if herr == nil && !p.inv.args.ContractAddress.Equals(w.regAddr) {
-		herr = missingInstance(xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &p.inv.args.ContractAddress})
-	}
 	var ret xdr.ScVal
-	if herr == nil {
+	var opEvents []xdr.ContractEvent
+	switch {
+	case herr != nil:
+	case p.inv.args.ContractAddress.Equals(w.pay.sac.addr): // the USDC token (usdc.go)
+		ret, opEvents, herr = w.applyToken(p.inv, c, ledger)
+	case !p.inv.args.ContractAddress.Equals(w.regAddr):
+		herr = missingInstance(xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &p.inv.args.ContractAddress})
+	default:
 		next := w.reg.clone()
 		if ret, herr = next.invoke(c); herr == nil {
 			if isWrite(c.fn) && !authorized(p.inv) {
@@ -272,6 +276,9 @@ func (s *Sandbox) apply(p *pendingTx) {
 	}
 	fee := feeCharged(int64(p.env.V1.Tx.Ext.SorobanData.ResourceFee))
 	res, meta := invokeOutcome(ret, herr, fee, events...)
+	if herr == nil && len(opEvents) > 0 {
+		meta.V4.Operations[0].Events = opEvents
+	}
 	src := w.byAddr[p.env.SourceAccount().ToAccountId().Address()]
 	src.seq = p.env.SeqNum()
 	src.native -= fee
@@ -309,6 +316,9 @@ func (s *Sandbox) rpcSimulateTransaction(params json.RawMessage, f *Fault) (any,
 	if why != "" {
 		resp.Error = why
 		return resp, nil
+	}
+	if inv.args.ContractAddress.Equals(s.world.pay.sac.addr) {
+		return s.simulateToken(req.AuthMode, inv, f, latest)
 	}
 	unlock := s.lockChain()
 	reg := s.world.reg.clone()

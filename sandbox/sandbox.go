@@ -20,11 +20,15 @@ type Options struct {
 // Sandbox is a running set of simulators, one loopback listener per downstream.
 type Sandbox struct {
 	APIURL, HorizonURL, RPCURL string  // http://127.0.0.1:PORT, no trailing slash
+	SponsorURL                 string  // the sponsored-account service, same form
 	Passphrase                 string  // network passphrase (testnet's, so payloads look like testnet)
 	USDCContractID             string  // the Stellar Asset Contract id of USDC:USDCIssuer on Passphrase
 	USDCIssuer                 string  // issuer of the sandbox USDC
 	RegistryContract           string  // id of the sandbox vault registry
 	Demo                       Account // the funded default profile
+	// DemoAPIKey is the MindVault API key (x-api-key) of the Demo wallet's publisher,
+	// "Demo Publisher", so tests can publish without registering first.
+	DemoAPIKey string
 
 	logf  func(string, ...any)
 	now   func() time.Time
@@ -34,6 +38,7 @@ type Sandbox struct {
 	mu       sync.Mutex
 	plan     *plan
 	counts   map[string]map[string]int // service -> concrete key -> requests
+	paid     map[string]int            // API "METHOD /path" -> requests carrying PAYMENT-SIGNATURE
 	hzCount  int                       // Horizon requests this hour, for X-RateLimit-Remaining
 	hzWindow int                       // which hour since Start hzCount belongs to
 
@@ -68,6 +73,7 @@ func Start(opts Options) (*Sandbox, error) {
 		now:        opts.Now,
 		plan:       newPlan(rules),
 		counts:     map[string]map[string]int{},
+		paid:       map[string]int{},
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -80,9 +86,10 @@ func Start(opts Options) (*Sandbox, error) {
 	s.USDCContractID = s.world.usdcContract
 	s.RegistryContract = s.world.registry
 	s.Demo = s.world.byName["demo"].Account
+	s.DemoAPIKey = seededAPIKey("demo")
 
-	services := []*service{s.apiService(), s.horizonService(), s.rpcService()}
-	urls := []*string{&s.APIURL, &s.HorizonURL, &s.RPCURL}
+	services := []*service{s.apiService(), s.horizonService(), s.rpcService(), s.sponsorService()}
+	urls := []*string{&s.APIURL, &s.HorizonURL, &s.RPCURL, &s.SponsorURL}
 	for i, sv := range services {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -151,10 +158,30 @@ func (s *Sandbox) Count(service, target string) int {
 	return n
 }
 
-// ResetCounts forgets the requests counted so far.
+// PaidRequests returns how many MindVault API requests matching target carried a
+// PAYMENT-SIGNATURE header (faulted or not), so tests can assert that no payment was sent,
+// or that it was sent exactly once. Count counts them too, with the unpaid ones.
+func (s *Sandbox) PaidRequests(target string) int {
+	pattern, err := normalizeTarget(ServiceAPI, target)
+	if err != nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for key, c := range s.paid {
+		if matchTarget(pattern, key) {
+			n += c
+		}
+	}
+	return n
+}
+
+// ResetCounts forgets the requests counted so far (Count and PaidRequests).
 func (s *Sandbox) ResetCounts() {
 	s.mu.Lock()
 	s.counts = map[string]map[string]int{}
+	s.paid = map[string]int{}
 	s.mu.Unlock()
 }
 
@@ -217,6 +244,7 @@ func httpKey(r *http.Request) []string { return []string{r.Method + " " + r.URL.
 
 func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	keys := sv.keys(r)
+	paid := sv.name == ServiceAPI && r.Header.Get("PAYMENT-SIGNATURE") != ""
 	s := sv.s
 	s.mu.Lock()
 	if s.closed {
@@ -230,8 +258,11 @@ func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, k := range keys {
 		s.counts[sv.name][k]++
+		if paid {
+			s.paid[k]++
+		}
 	}
-	f := s.plan.take(sv.name, keys)
+	f := s.plan.take(sv.name, keys, paid)
 	s.mu.Unlock()
 
 	if f != nil && f.Kind == KindDrop {

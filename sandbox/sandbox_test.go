@@ -307,7 +307,7 @@ func TestListenersLoopbackAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []string{sb.APIURL, sb.HorizonURL, sb.RPCURL} {
+	for _, u := range []string{sb.APIURL, sb.HorizonURL, sb.RPCURL, sb.SponsorURL} {
 		if !strings.HasPrefix(u, "http://127.0.0.1:") || strings.HasSuffix(u, "/") {
 			t.Errorf("URL %q", u)
 		}
@@ -323,7 +323,7 @@ func TestListenersLoopbackAndClose(t *testing.T) {
 	tr.CloseIdleConnections()
 	sb.Close()
 	sb.Close() // idempotent
-	for _, u := range []string{sb.APIURL, sb.HorizonURL, sb.RPCURL} {
+	for _, u := range []string{sb.APIURL, sb.HorizonURL, sb.RPCURL, sb.SponsorURL} {
 		if _, err := freshClient(time.Second).Get(u); err == nil {
 			t.Errorf("%s still answers after Close", u)
 		}

@@ -71,7 +71,9 @@ type resource struct {
 	kind, mime, thumbnail         string // kind: file | link; "" mime/thumbnail = null
 	status                        string // verified | pending | rejected | skipped
 	listed                        bool
-	owner                         string // seeded account name of the publisher
+	owner                         string // seeded account name of the publisher ("" for resources created through the API)
+	wallet, publisher, pubID      string // the publisher's wallet (payTo), name and id
+	externalURL                   string // what a paid link resource answers ("" = its accessUrl)
 	onchain                       string // none | pending | registered | failed
 	onchainTx                     string
 	created                       time.Time
@@ -85,9 +87,11 @@ type verification struct {
 	checked    time.Time
 }
 
-// world is the seeded state the simulators read. The catalog is immutable; the chain state
-// (account sequences, balances and last-modified ledgers, txs, pending, reg) changes as
-// sendTransaction applies invocations, so it is guarded by mu (see Sandbox.lockChain).
+// world is the seeded state the simulators read. The catalog (resources, byID, the rows'
+// verification and on-chain fields, pubs) changes through the API's publisher and paid
+// routes, so it is guarded by cat. The chain state (accounts by address, sequences,
+// balances and last-modified ledgers, txs, pending, reg, pay) changes as transactions
+// apply, so it is guarded by mu (see Sandbox.lockChain). Take cat before mu.
 type world struct {
 	passphrase               string
 	closeTime                func(ledger uint32) int64
@@ -105,6 +109,10 @@ type world struct {
 	txs     map[string]*seededTx
 	reg     *registry
 	pending []*pendingTx // accepted by sendTransaction, applied when due, in order
+	pay     *payments    // the USDC token's state beyond trustlines, and the facilitator (usdc.go)
+
+	cat  sync.RWMutex
+	pubs *publishing // publishers, API keys and idempotency keys (api_publish.go)
 }
 
 // accountSeed lists the seeded accounts in the order Accounts returns them.
@@ -243,6 +251,7 @@ func newWorld(passphrase string, closeTime func(uint32) int64) (*world, error) {
 	for i := range resourceSeed {
 		r := resourceSeed[i] // a copy: the seed table stays pristine across sandboxes
 		r.check = verificationOf(&r)
+		r.wallet, r.publisher, r.pubID = w.byName[r.owner].Address, publisherNames[r.owner], seededPublisherID(r.owner)
 		if r.onchain == "registered" {
 			if r.onchainTx, err = w.registerTx(&r, uint32(900+10*i)); err != nil {
 				return nil, fmt.Errorf("registration of %s: %w", r.id, err)
@@ -291,6 +300,10 @@ func newWorld(passphrase string, closeTime func(uint32) int64) (*world, error) {
 			}
 		}
 	}
+	if err := w.initPayments(); err != nil {
+		return nil, err
+	}
+	w.initPublishing()
 	return w, nil
 }
 
