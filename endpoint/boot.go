@@ -62,7 +62,7 @@ func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 			b.Sandbox = sb
 			cfg.ApplySandbox(config.Preset{
 				X402Network: "stellar:testnet", Passphrase: sb.Passphrase,
-				MindVaultURL: sb.APIURL, HorizonURL: sb.HorizonURL, RPCURL: sb.RPCURL,
+				MindVaultURL: sb.APIURL, HorizonURL: sb.HorizonURL, RPCURL: sb.RPCURL, SponsorURL: sb.SponsorURL,
 				USDCContractID: sb.USDCContractID, USDCIssuer: sb.USDCIssuer, RegistryContract: sb.RegistryContract,
 			})
 		}

@@ -174,6 +174,7 @@ func afterCreation(err error, id string) error {
 		e.Facts.StateChanged = errmap.StateYes
 	}
 	e.Facts.Detail = fmt.Sprintf("resource %s was created but verification did not complete (%s)", id, firstNonEmpty(e.Facts.Detail, "payment failed"))
+	e.Facts.Body = nil // the detail above says more than the body's error
 	e.Facts.Next = fmt.Sprintf("Resource %s exists unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then check mindvault_publish_status %s.", id, id)
 	return e
 }

@@ -51,8 +51,8 @@ func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args .
 	if err != nil {
 		return nil, c.malformed(fn + " simulation returned an undecodable auth entry")
 	}
-	// The fee is the inclusion fee plus the simulated resource fee.
-	tx, err := c.build(source, seq, fn, args, auth, &data, txnbuild.MinBaseFee+sim.MinResourceFee)
+	// The fee is the inclusion fee plus the simulated resource fee (txnbuild adds the latter).
+	tx, err := c.build(source, seq, fn, args, auth, &data, txnbuild.MinBaseFee) // txnbuild adds the resource fee in data
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,8 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err := xdr.SafeUnmarshalBase64(sim2.TransactionDataXDR, &data); err != nil {
 		return nil, soroban.Malformed(errmap.SourceX402, "the transfer simulation returned no transaction data")
 	}
-	final, err := soroban.Build(soroban.ZeroAccount, 0, call, []xdr.SorobanAuthorizationEntry{entry}, &data, txnbuild.MinBaseFee+sim2.MinResourceFee)
+	// txnbuild adds the resource fee in data to the base fee itself: the total is 100 + resource fee.
+	final, err := soroban.Build(soroban.ZeroAccount, 0, call, []xdr.SorobanAuthorizationEntry{entry}, &data, txnbuild.MinBaseFee)
 	if err != nil {
 		return nil, err
 	}
