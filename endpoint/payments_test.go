@@ -189,6 +189,8 @@ func TestPaidRequestSentOnce(t *testing.T) {
 		{"settlement refused", "service=api,target=GET /resources/*,paid=true,kind=status,status=402,body={},header=PAYMENT-RESPONSE:" +
 			base64.StdEncoding.EncodeToString([]byte(`{"success":false,"errorReason":"insufficient_funds","transaction":"","network":"stellar:testnet"}`)),
 			failure{category: "payment", code: "INSUFFICIENT_USDC", source: "x402", status: 402}},
+		{"connection dropped after paying", "service=api,target=GET /resources/*,paid=true,kind=drop,count=1",
+			failure{category: "network", code: "NETWORK_ERROR", source: "x402", state: "unknown", retry: "no"}},
 		{"timeout after paying", "service=api,target=GET /resources/*,paid=true,kind=delay,delay=10s",
 			failure{category: "timeout", code: "TIMEOUT", source: "x402", state: "unknown", retry: "no", next: "expire"}},
 	}

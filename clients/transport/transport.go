@@ -174,6 +174,10 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	// net/http silently resends a GET once when a reused keep-alive connection closes before
+	// the response; for a paid or writing request that would be a second send. A fresh
+	// connection is never resent.
+	hreq.Close = !req.Read
 	for k, vs := range req.Header {
 		for _, v := range vs {
 			hreq.Header.Add(k, v)
