@@ -1,6 +1,7 @@
 package infra
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,10 +12,11 @@ import (
 	"testing"
 )
 
-// Paths relative to this package (tests run in infra/). The schema lives beside the repo.
+// Paths relative to this package (tests run in infra/). The schema is the project's own copy
+// (testdata/README.md says where it comes from and how to refresh it).
 const (
 	templatePath = "../template.yaml"
-	schemaPath   = "../../shared/data/sam.schema.json"
+	schemaPath   = "testdata/sam.schema.json"
 )
 
 var (
@@ -27,7 +29,7 @@ var (
 func samValidator(t *testing.T) *Validator {
 	t.Helper()
 	if _, err := os.Stat(schemaPath); err != nil {
-		t.Fatalf("SAM schema not found at %s (expected the shared data folder beside the repo: ../shared/data/sam.schema.json from the repo root): %v", schemaPath, err)
+		t.Fatalf("SAM schema not found at infra/%s (see infra/testdata/README.md to restore it): %v", schemaPath, err)
 	}
 	validatorOnce.Do(func() { validator, validatorErr = NewValidator(schemaPath) })
 	if validatorErr != nil {
@@ -62,6 +64,26 @@ func canonical(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestTemplateSchemaCopyIsPinned: the schema copy must be the file testdata/README.md describes,
+// so an edit that loosens it (and lets a broken template through) cannot pass unnoticed.
+func TestTemplateSchemaCopyIsPinned(t *testing.T) {
+	note, err := os.ReadFile("testdata/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^sha256: ([0-9a-f]{64})$`).FindSubmatch(note)
+	if m == nil {
+		t.Fatal("testdata/README.md has no \"sha256: <hex>\" line")
+	}
+	schema, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%x", sha256.Sum256(schema)); got != string(m[1]) {
+		t.Fatalf("infra/%s has sha256 %s, testdata/README.md records %s: restore the copy, or record the refresh there", schemaPath, got, m[1])
+	}
 }
 
 func TestTemplateMatchesSAMSchema(t *testing.T) {
@@ -165,7 +187,7 @@ func TestTemplateFunctionSettings(t *testing.T) {
 		if !ok {
 			t.Fatalf("Timeout = %v, want a number", prop("Timeout"))
 		}
-		// A paid call waits for x402 settlement; the spec asks for about 90 s.
+		// A paid call waits for x402 settlement (docs/operations.md "Lambda and SAM": about 90 s).
 		if v, err := n.Int64(); err != nil || v < 60 || v > 900 {
 			t.Fatalf("Timeout = %s, want 60..900 s", n)
 		}
