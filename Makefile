@@ -3,8 +3,11 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO ?= go
 
-TOOLS        := $(CURDIR)/.tools
-BIN          := $(CURDIR)/bin
+# The repository root is where this Makefile lives, not the directory make runs in: `sam build`
+# runs `make --makefile <repo>/Makefile build-McpFunction` from a scratch copy of CodeUri.
+ROOT         := $(patsubst %/,%,$(dir $(abspath $(firstword $(MAKEFILE_LIST)))))
+TOOLS        := $(ROOT)/.tools
+BIN          := $(ROOT)/bin
 RIE_VERSION  := v0.0.0-20261030222936-bef5c4ba774d
 RIE          := $(TOOLS)/bin/aws-lambda-rie
 ADDR         ?= 127.0.0.1:8080
@@ -18,7 +21,7 @@ run:
 	@$(GO) build -o $(BIN)/mcp ./functions/mcp
 	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-sandbox})"
 	@echo "  Claude Code:    claude mcp add --transport http mindvault http://$(ADDR)/mcp"
-	@echo "  MCP Inspector:  npx @modelcontextprotocol/inspector --cli http://$(ADDR)/mcp --transport http --method tools/list"
+	@echo "  MCP Inspector:  npx -y @modelcontextprotocol/inspector --cli http://$(ADDR)/mcp --transport http --method tools/list"
 	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mcp
 
 ## test: everything CI runs
@@ -53,8 +56,11 @@ test-lambda: build-host $(RIE)
 	  -env MINDVAULT_AUTH=tokens -env MINDVAULT_ACCESS_TOKENS=$(AUTH_EVENT_TOKENS)
 
 ## invoke: one event through the emulator, printing the response (make invoke EVENT=events/x.json)
-invoke: build-host $(RIE)
-	@test -n "$(EVENT)" || { echo "usage: make invoke EVENT=events/<name>.json"; exit 2; }
+# The argument is checked before anything is built, so a typo costs no compile.
+invoke:
+	@test -n "$(EVENT)" || { echo "usage: make invoke EVENT=events/<name>.json (an event file, or a folder of them)" >&2; exit 2; }
+	@test -e "$(EVENT)" || { echo "make invoke: $(EVENT) does not exist; the events are in events/" >&2; exit 2; }
+	@$(MAKE) --no-print-directory build-host $(RIE)
 	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events $(EVENT) -print
 
 ## test-conformance: the official MCP conformance suite and client smoke tests (Node 22 from npm)
@@ -66,9 +72,11 @@ build:
 	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/arm64/bootstrap ./functions/mcp
 	@ls -l $(BIN)/arm64/bootstrap
 
-# sam build (BuildMethod: makefile) calls this target.
+# sam build (BuildMethod: makefile) calls this target with ARTIFACTS_DIR set, from a scratch copy
+# of CodeUri (functions/mcp only, so nothing else of the tree is copied); it builds from ROOT.
 build-McpFunction:
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+	@test -n "$(ARTIFACTS_DIR)" || { echo "build-McpFunction is the target sam build calls: set ARTIFACTS_DIR to the output folder (make build-McpFunction ARTIFACTS_DIR=/tmp/out), or use make build" >&2; exit 2; }
+	cd $(ROOT) && CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o $(abspath $(ARTIFACTS_DIR))/bootstrap ./functions/mcp
 
 ## bench: measured, never asserted (see bench/RESULTS.md)
 bench:
