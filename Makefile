@@ -97,6 +97,6 @@ deploy:
 clean:
 	rm -rf $(BIN)
 
-## docs: regenerate the README's tool table and error-code list from the code
+## docs: regenerate the tool table and error-code list of the README and docs/ from the code
 docs:
-	UPDATE_README=1 $(GO) test -count=1 -run READMEIsCurrent ./internal/docs/
+	UPDATE_README=1 $(GO) test -count=1 -run DocsAreCurrent ./internal/docs/

@@ -1,5 +1,7 @@
-// Package docs generates the README's tool table and error-code list from the code, so the
-// documentation cannot drift from what the endpoint serves.
+// Package docs generates the tool table and the error-code list of the README and of docs/ from
+// the code, so the documentation cannot drift from what the endpoint serves. Its tests also keep
+// the written docs honest: every doc a comment cites exists with the cited section, nothing cites
+// a file outside the repository, and the README's layout matches the tree.
 package docs
 
 import (
@@ -80,7 +82,7 @@ func ErrorCodes() string {
 	return b.String()
 }
 
-// Render replaces the generated sections of a README.
+// Render replaces the generated sections of a README, which must have both.
 func Render(readme string) (string, error) {
 	out, err := replace(readme, ToolsBegin, ToolsEnd, ToolTable())
 	if err != nil {
@@ -89,11 +91,27 @@ func Render(readme string) (string, error) {
 	return replace(out, ErrorsBegin, ErrorsEnd, ErrorCodes())
 }
 
+// RenderDoc replaces whichever generated sections a document under docs/ has.
+func RenderDoc(doc string) (string, error) {
+	var err error
+	for _, s := range []struct {
+		begin, end string
+		body       func() string
+	}{{ToolsBegin, ToolsEnd, ToolTable}, {ErrorsBegin, ErrorsEnd, ErrorCodes}} {
+		if strings.Contains(doc, s.begin) {
+			if doc, err = replace(doc, s.begin, s.end, s.body()); err != nil {
+				return "", err
+			}
+		}
+	}
+	return doc, nil
+}
+
 func replace(s, begin, end, body string) (string, error) {
 	i := strings.Index(s, begin)
 	j := strings.Index(s, end)
 	if i < 0 || j < i {
-		return "", fmt.Errorf("README lacks the markers %s ... %s", begin, end)
+		return "", fmt.Errorf("the document lacks the markers %s ... %s", begin, end)
 	}
 	return s[:i+len(begin)] + "\n" + body + s[j:], nil
 }
