@@ -93,7 +93,7 @@ type Override struct {
 	Value  string `json:"value"`
 }
 
-// Defaults of operations.md.
+// Defaults documented in docs/operations.md "Configuration".
 const (
 	DefaultMaxAutoPayUSDC = "10"
 	DefaultMaxBodyBytes   = 1 << 20

@@ -30,7 +30,7 @@ const (
 	MainnetPassphrase = "Public Global Stellar Network ; September 2015"
 )
 
-// presets are the values of downstreams.md "Network presets". Mainnet has no public RPC
+// presets are the values of docs/operations.md "Network presets". Mainnet has no public RPC
 // and no registry deployment, so those stay empty and must be configured.
 var presets = map[Network]Preset{
 	Testnet: {

@@ -268,7 +268,7 @@ type awsError struct {
 func (e *awsError) Error() string { return e.msg }
 func (e *awsError) Unwrap() error { return e.cause }
 
-// mapErr turns an SDK error into a credential-store failure of errors.md. Details carry the
+// mapErr turns an SDK error into a credential-store failure (docs/errors.md). Details carry the
 // operation, the profile name and the AWS error code — never the SDK's message.
 func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []string) *errmap.Error {
 	var apiErr smithy.APIError

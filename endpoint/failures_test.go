@@ -21,7 +21,7 @@ var reads = []downstream{
 	{"mindvault_tx_status", `{"txHash":"` + strings.Repeat("ab", 32) + `"}`, "rpc", "getTransaction", "rpc", "MINDVAULT_RPC_TIMEOUT_MS"},
 }
 
-// TestReadFailureClasses drives every failure class of errors.md through the fault plan
+// TestReadFailureClasses drives every row of docs/errors.md "HTTP status table" through the fault plan
 // into every read tool and checks the mapped result.
 func TestReadFailureClasses(t *testing.T) {
 	e := newEnv(t, map[string]string{

@@ -198,7 +198,7 @@ type failure struct {
 	state                         string // "" means "no"
 }
 
-// sourceLabel is errors.md's label per source key.
+// sourceLabel is the label per source key of docs/errors.md "Sources".
 var sourceLabel = map[string]string{
 	"api": "MindVault API", "x402": "x402 payment", "horizon": "Horizon", "rpc": "Soroban RPC",
 	"registry": "vault-registry contract", "sponsor": "sponsored-account service",

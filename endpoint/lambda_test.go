@@ -28,7 +28,7 @@ func TestFunctionURLEventsInProcess(t *testing.T) {
 	handler := funcurl.Handler(endpoint.New(cfg, nil, endpoint.NewLogger(false, cfg.LogLevel, io.Discard, nil)))
 	files, _ := filepath.Glob("../events/*.json")
 	if len(files) < 9 {
-		t.Fatalf("expected the events of operations.md, found %d", len(files))
+		t.Fatalf("expected the events docs/operations.md \"Lambda events and the emulator\" lists, found %d", len(files))
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")

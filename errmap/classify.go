@@ -16,7 +16,7 @@ type evidence struct {
 
 // classify returns the code, the category and a short description of what the refinement saw
 // (used as detail when neither body nor caller gave one). Order: explicit code and category, then
-// transport, then the refinements of errors.md, then the HTTP status table.
+// transport, then docs/errors.md "Refinements by downstream", then the HTTP status table.
 func classify(ev *evidence) (code string, cat Category, desc string) {
 	code, desc = derive(ev)
 	cat = CodeCategory(code)
@@ -95,7 +95,7 @@ func derive(ev *evidence) (code, desc string) {
 	return statusCode(ev.status, ev.src), desc
 }
 
-// statusCode is the HTTP status table of errors.md.
+// statusCode is docs/errors.md "HTTP status table".
 func statusCode(status int, src Source) string {
 	switch {
 	case status == 402:

@@ -61,7 +61,7 @@ type codeInfo struct {
 }
 
 // codeTable is the single source of truth: Codes(), the README list and the tests read it.
-// Order: by category as in errors.md, the generic code of each category first.
+// Order: by category as in docs/errors.md "Categories", the generic code of each category first.
 var codeTable = []codeInfo{
 	{CodeDoc{CodeNetworkError, CategoryNetwork, "A transport error (DNS, refused or reset connection, TLS) prevented any response."}, "connection failed"},
 	{CodeDoc{CodeTimeout, CategoryTimeout, "The deadline passed before the service answered, or it answered HTTP 408 or 504."}, "request timed out"},

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// contractNames is the vault-registry error table of downstreams.md. Numbers 1–23 are stable in
-// every deployment; numbers >= 24 differ, so only configuration (Facts.ContractNames) may name them.
+// contractNames is the vault-registry error table (docs/errors.md "Refinements by downstream").
+// Numbers 1–23 are stable in every deployment; numbers >= 24 differ, so only configuration
+// (Facts.ContractNames) may name them.
 var contractNames = map[int]string{
 	1: "AlreadyRegistered", 2: "NotFound", 3: "InvalidPrice", 4: "MetadataTooLong", 5: "InvalidTag",
 	6: "Unauthorized", 7: "PendingAdminNotSet", 8: "PendingAdminAlreadySet", 9: "SameAdmin",
@@ -34,7 +35,7 @@ func ContractErrorName(n int, extra map[int]string) string {
 	return "Unknown"
 }
 
-// contractCode maps a registry error number to its code, following the refinement list of errors.md.
+// contractCode maps a registry error number to its code (docs/errors.md "Refinements by downstream").
 func contractCode(n int) string {
 	switch n {
 	case 1:
@@ -122,7 +123,8 @@ func isArchived(s string) bool {
 	return strings.Contains(l, "restorepreamble") || strings.Contains(l, "archived")
 }
 
-// resultCodeClass maps the Horizon result codes errors.md refines (plus the obvious siblings).
+// resultCodeClass maps the Horizon result codes of docs/errors.md "Refinements by downstream"
+// (plus the obvious siblings).
 var resultCodeClass = map[string]string{
 	"op_underfunded":          CodeInsufficientBalance,
 	"tx_insufficient_balance": CodeInsufficientBalance,

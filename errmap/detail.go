@@ -78,9 +78,10 @@ func parseBody(raw []byte) body {
 	return b
 }
 
-// fromObject applies the detail rule of errors.md: the first non-empty string of error, message,
-// detail, reason, title; a problem document gives its title plus result codes instead of its long
-// detail; an object under "error" (zod, JSON-RPC) gives the first message found inside it.
+// fromObject applies the detail rule (docs/errors.md "The three-line text"): the first non-empty
+// string of error, message, detail, reason, title; a problem document gives its title plus result
+// codes instead of its long detail; an object under "error" (zod, JSON-RPC) gives the first
+// message found inside it.
 func (b *body) fromObject(o object) {
 	if n, ok := o.get("retryAfterSeconds").(json.Number); ok {
 		if f, err := n.Float64(); err == nil && f >= 0 && f < 1e9 {

@@ -1,4 +1,4 @@
-// Package errmap is the one failure taxonomy of the MindVault MCP endpoint (spec: errors.md).
+// Package errmap is the one failure taxonomy of the MindVault MCP endpoint (docs/errors.md).
 //
 // Every failure an agent sees passes through Map, a pure function (no I/O, no clock, no
 // environment) from Facts to a Failure: a three-line text
@@ -41,7 +41,7 @@
 //  9. MindVault API body token ("error" or "code"), sources api and x402: chain_unavailable →
 //     CHAIN_UNAVAILABLE (server), price_mismatch → PRICE_MISMATCH (conflict).
 //  10. Any other host error → HOST_ERROR (contract).
-//  11. The HTTP status table of errors.md; a Horizon 404 is ACCOUNT_MISSING (Horizon is only asked
+//  11. docs/errors.md "HTTP status table"; a Horizon 404 is ACCOUNT_MISSING (Horizon is only asked
 //     for accounts). "≥ 500 server" is taken literally, so 600–999 are server too; a status
 //     outside 100–999 counts as absent.
 //
@@ -71,7 +71,7 @@
 // codes whose category sentence would mislead have their own (PRICE_ABOVE_CAP, PRICE_CHANGED,
 // PRICE_MISMATCH, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED, MAINNET_NOT_CONFIRMED,
 // READ_ONLY_STORE, PROFILE_EXISTS, PROFILE_NOT_ALLOWED, ACCOUNT_MISSING, STATE_ARCHIVED).
-// Otherwise the category sentence of errors.md.
+// Otherwise the category sentence of docs/errors.md "Categories".
 //
 // Retry is the category's verdict, except: stateChanged "yes" or "unknown" → "no" (a blind retry
 // could pay or write twice; Next says what to do instead), and UNSUPPORTED_REQUIREMENT and
@@ -119,5 +119,6 @@
 // unreachable, broken-pipe, unexpected-EOF and TLS/certificate errors as network failures.
 //
 // The diagnostic's jsonrpcCode (-32602) is set for INVALID_ARGUMENTS only: policy refusals are
-// not protocol errors (protocol.md). Stellar RPC codes go to upstream.rpcCode instead.
+// not protocol errors (docs/protocol.md "Which failure goes to which channel"). Stellar RPC codes
+// go to upstream.rpcCode instead.
 package errmap

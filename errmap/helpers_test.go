@@ -196,7 +196,7 @@ func sortedKeys(m map[string]any) []string {
 	return out
 }
 
-// Public test vectors (go-stellar-sdk strkey tests and the network presets of downstreams.md).
+// Public test vectors (go-stellar-sdk strkey tests and docs/operations.md "Network presets").
 const (
 	testSeed     = "SBU2RRGLXH3E5CQHTD3ODLDF2BWDCYUSSBLLZ5GNW7JXHDIYKXZWHOKR"
 	testAccount  = "GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5"

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The fixed Next sentences of errors.md; the ones with a hole are built in categoryNext.
+// The fixed Next sentences (docs/errors.md "Categories"); the ones with a hole are built in categoryNext.
 const (
 	nextPayment  = "Payment was required or rejected. Check the wallet with mindvault_wallet_info, fund it with USDC, and retry."
 	nextAuth     = "Run mindvault_register (or mindvault_setup_wallet), or use the profile that owns this resource."
@@ -16,7 +16,7 @@ const (
 	nextUnknown  = "Retry once; if it persists, report the summary above with the tool name."
 )
 
-// timeoutVars names the timeout setting of each source (operations.md).
+// timeoutVars names the timeout setting of each source (docs/operations.md "Configuration").
 var timeoutVars = map[Source]string{
 	SourceAPI:         "MINDVAULT_HTTP_TIMEOUT_MS",
 	SourceSponsor:     "MINDVAULT_HTTP_TIMEOUT_MS",

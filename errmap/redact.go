@@ -30,7 +30,7 @@ func NewRedactor(secrets []string) *Redactor {
 	return &Redactor{exact: strings.NewReplacer(pairs...)}
 }
 
-// Redact applies the redaction rules of errors.md to s, with secrets as the known exact values.
+// Redact applies docs/errors.md "Redaction" to s, with secrets as the known exact values.
 func Redact(s string, secrets []string) string {
 	return NewRedactor(secrets).Redact(s)
 }

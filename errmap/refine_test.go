@@ -291,7 +291,7 @@ func TestX402Reasons(t *testing.T) {
 			assertAbsent(t, got, "<script>")
 		})
 	}
-	// The example of errors.md.
+	// The example of docs/errors.md "The three-line text".
 	got := mapT(t, Facts{Source: SourceX402, Operation: "Buy failed [402]", Status: 402, Detail: "payment rejected"})
 	want := "Buy failed [402]: payment rejected\nSource: x402 payment · Category: payment · HTTP 402\n" +
 		"Next: Payment was required or rejected. Check the wallet with mindvault_wallet_info, fund it with USDC, and retry."

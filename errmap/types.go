@@ -5,7 +5,7 @@ import "net/http"
 // Source names the service (or the endpoint's own layer) a failure came from.
 type Source string
 
-// The sources of errors.md, in its order.
+// The sources of docs/errors.md "Sources", in its order.
 const (
 	SourceAPI         Source = "api"
 	SourceX402        Source = "x402"
@@ -53,7 +53,7 @@ func (s Source) norm() Source {
 	return SourceRequest
 }
 
-// Sources returns every source in the order of errors.md.
+// Sources returns every source in the order of docs/errors.md "Sources".
 func Sources() []Source {
 	return append([]Source(nil), sourceOrder...)
 }
@@ -61,7 +61,7 @@ func Sources() []Source {
 // Category is the coarse, machine-readable class an agent branches on.
 type Category string
 
-// The categories of errors.md, in its order.
+// The categories of docs/errors.md "Categories", in its order.
 const (
 	CategoryNetwork    Category = "network"
 	CategoryTimeout    Category = "timeout"
@@ -82,7 +82,7 @@ var categoryOrder = []Category{
 	CategoryUnknown,
 }
 
-// Categories returns every category in the order of errors.md.
+// Categories returns every category in the order of docs/errors.md "Categories".
 func Categories() []Category {
 	return append([]Category(nil), categoryOrder...)
 }
@@ -100,7 +100,7 @@ func (c Category) Valid() bool {
 // Retry is the retry verdict carried in the diagnostic.
 type Retry string
 
-// The retry verdicts of errors.md.
+// The retry verdicts of docs/errors.md "Retry verdicts".
 const (
 	RetrySafe            Retry = "safe"
 	RetryAfterWait       Retry = "after_wait"
@@ -112,7 +112,7 @@ const (
 // State says whether the failed call changed anything.
 type State string
 
-// The stateChanged values of errors.md.
+// The stateChanged values of docs/errors.md "stateChanged and executionStarted".
 const (
 	StateNo      State = "no"
 	StateYes     State = "yes"

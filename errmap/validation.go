@@ -1,6 +1,6 @@
 package errmap
 
-// Validation maps argument-validation issues of tool to the failure protocol.md asks for: source
+// Validation maps argument-validation issues of tool to the failure docs/protocol.md describes: source
 // request, category validation, code INVALID_ARGUMENTS, jsonrpcCode -32602, the failing paths on
 // line 1 and the accepted argument names on line 3.
 func Validation(tool string, issues []Issue, allowed []string) Failure {

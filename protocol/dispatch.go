@@ -34,7 +34,8 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 	return s.legacy(context.WithValue(ctx, eraKey, Legacy), req, header, e)
 }
 
-// modern applies the 2026-07-28 checks in protocol.md's order, then dispatches.
+// modern applies the 2026-07-28 checks in the order of docs/protocol.md "Modern requests", then
+// dispatches.
 func (s *Server) modern(ctx context.Context, r *http.Request, req request, header string, e *entry) outcome {
 	var version string
 	pv, hasPV := req.Meta[metaProtocolVersion]

@@ -1,6 +1,6 @@
 // Package protocol serves MCP over JSON-RPC on one POST endpoint: the HTTP rules, the
 // envelope, the two eras (2026-07-28 stateless, and the initialize-based 2025-11-25 /
-// 2025-06-18), method dispatch and the channel table of protocol.md. It keeps no sessions:
+// 2025-06-18), method dispatch and the channel table of docs/protocol.md. It keeps no sessions:
 // every request is classified and answered on its own.
 package protocol
 
@@ -72,7 +72,7 @@ func (s *Server) path() string {
 	return s.Path
 }
 
-// ServeHTTP applies the HTTP rules of protocol.md, then the JSON-RPC ones.
+// ServeHTTP applies the HTTP rules of docs/protocol.md "HTTP rules", then the JSON-RPC ones.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	e := &entry{id: RequestID(r.Context())}

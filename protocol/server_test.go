@@ -123,7 +123,7 @@ func TestChannelTable(t *testing.T) {
 		{name: "legacy name not a string", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`, status: 200, code: CodeInvalidParams, msg: "params.name: must be a string"},
 		{name: "legacy call", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`, status: 200, result: []string{"content"}},
 		{name: "panic becomes -32603", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom"}}`, status: 200, code: CodeInternalError, msg: "correlation id"},
-		// Modern era, in protocol.md's order.
+		// Modern era, in the order of docs/protocol.md "Modern requests".
 		{name: "modern _meta missing capabilities", headers: modernHeaders("tools/list"), body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, status: 400, code: CodeInvalidParams},
 		{name: "modern header only, no _meta", headers: modernHeaders("tools/list"), body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, status: 400, code: CodeInvalidParams},
 		{name: "modern header missing", headers: with(modernHeaders("tools/list"), "MCP-Protocol-Version", ""), body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + metaModern + `}}`, status: 400, code: CodeHeaderMismatch},

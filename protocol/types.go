@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// Revisions served (protocol.md "Revisions served").
+// Revisions served (docs/protocol.md "Revisions served").
 const (
 	Version20260728 = "2026-07-28"
 	Version20251125 = "2025-11-25"

@@ -72,7 +72,7 @@ func (s *Sandbox) apiFault(w http.ResponseWriter, r *http.Request, f *Fault) {
 		return
 	}
 	switch f.Status {
-	case http.StatusTooManyRequests: // express-rate-limit's body (mindvault-reference.md §5.3)
+	case http.StatusTooManyRequests: // the body the API's rate limiter (express-rate-limit) sends
 		secs := 60
 		if n, err := strconv.Atoi(f.RetryAfter); err == nil {
 			secs = n

@@ -17,7 +17,7 @@
 // # Vault registry
 //
 // RegistryContract is an in-memory model of the vault-registry Soroban contract
-// (downstreams.md; mindvault-reference.md §4), reached through real XDR: simulateTransaction
+// (the interface clients/registry calls), reached through real XDR: simulateTransaction
 // and sendTransaction take a base64 v1 TransactionEnvelope with one InvokeHostFunction op of
 // type InvokeContract. Functions and ScVal encodings:
 //

@@ -17,7 +17,7 @@ import (
 )
 
 // The paywall (x402 v2, Stellar exact scheme) and the in-process facilitator that verifies
-// and settles payments against the token model (stellar-x402.md §4.3, §4.4).
+// and settles payments against the token model (docs/sandbox.md "The x402 paywall").
 
 const (
 	x402Network       = "stellar:testnet" // the sandbox poses as testnet
@@ -25,7 +25,7 @@ const (
 	x402LedgerSeconds = ledgerSeconds     // the facilitator's ledger-time estimate
 )
 
-// x402 reason codes the facilitator answers (stellar-x402.md §4.3).
+// x402 reason codes the facilitator answers (the exact-scheme verification reasons).
 const (
 	reasonInvalidPayload       = "invalid_payload"
 	reasonInvalidVersion       = "invalid_x402_version"

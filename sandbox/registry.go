@@ -10,7 +10,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/xdr"
 )
 
-// The in-memory vault-registry contract (downstreams.md, mindvault-reference.md §4). Every
+// The in-memory vault-registry contract (docs/sandbox.md "Vault registry and USDC models"). Every
 // call, simulated or applied, runs here: validation happens before any mutation, so a
 // failing call leaves the state as it was, and simulation runs on a clone.
 
@@ -21,7 +21,7 @@ const (
 	registrySchemaVersion = 2
 )
 
-// Contract limits (mindvault-reference.md §4.3).
+// Contract limits, as the deployed contract enforces them.
 const (
 	maxListLimit     = 20
 	maxPrice         = 1_000_000_000_000_000_000 // 10^18 units = 10^11 USDC
@@ -31,7 +31,7 @@ const (
 	maxTagBytes      = 32
 )
 
-// Contract error numbers the model raises (the full table is in downstreams.md).
+// Contract error numbers the model raises (the full table: docs/errors.md "Refinements by downstream").
 const (
 	errAlreadyRegistered      = 1
 	errNotFound               = 2
@@ -196,7 +196,7 @@ func (r *registry) instanceKey() xdr.LedgerKey {
 	return contractDataKey(r.addr, xdr.ScVal{Type: xdr.ScValTypeScvLedgerKeyContractInstance})
 }
 
-// resourceKey is DataKey::Resource(id) (mindvault-reference.md §4.5).
+// resourceKey is the contract's storage key DataKey::Resource(id).
 func (r *registry) resourceKey(id string) xdr.LedgerKey {
 	return contractDataKey(r.addr, scVec(scSym("Resource"), scStr(id)))
 }

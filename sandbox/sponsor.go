@@ -7,7 +7,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/keypair"
 )
 
-// The sponsored-account service (downstreams.md): POST /create makes a fresh account whose
+// The sponsored-account service (docs/sandbox.md "What runs"): POST /create makes a fresh account whose
 // reserves the `sponsor` account carries (CAP-33), with a USDC trustline from USDCIssuer at
 // balance 0, and answers its key pair.
 

@@ -22,7 +22,7 @@ import (
 // units); the issuer's balance is unlimited (it mints and burns); contract (C...) addresses
 // hold balances in the contract's own storage.
 
-// Stellar Asset Contract error numbers the model raises (stellar-x402.md §3.2).
+// Stellar Asset Contract error numbers the model raises (docs/sandbox.md "Vault registry and USDC models").
 const (
 	sacErrNegativeAmount   = 8
 	sacErrBalance          = 10

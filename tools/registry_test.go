@@ -68,7 +68,7 @@ func TestToolSnapshots(t *testing.T) {
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
-// TestRegistryWide applies the checks of quality.md that span every tool.
+// TestRegistryWide applies the tool-definition rules that span every tool (docs/protocol.md "Methods").
 func TestRegistryWide(t *testing.T) {
 	reg := toolRegistry(t)
 	if len(reg.Tools()) == 0 {

@@ -5,7 +5,7 @@
 // `validate` (go-playground/validator/v10) holds every rule, `jsonschema_description` and the
 // `jsonschema:"default=..."` option document it. The advertised inputSchema is reflected by
 // invopop/jsonschema and then completed from the same `validate` tags (required, lengths,
-// ranges, enums, the shared shapes of tools.md), so what is advertised is what is accepted.
+// ranges, enums, docs/tools.md "Shared argument shapes"), so what is advertised is what is accepted.
 //
 // Decoding is strict: unknown arguments, wrong JSON types, missing required arguments,
 // rule violations and cross-field rules all come back as issues with JSON-pointer paths and

@@ -10,7 +10,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/strkey"
 )
 
-// shape is one shared argument shape of tools.md: a validator tag whose check, advertised
+// shape is one of docs/tools.md "Shared argument shapes": a validator tag whose check, advertised
 // schema and issue text are defined together, so the three cannot drift apart.
 type shape struct {
 	tag      string
@@ -144,7 +144,7 @@ func registerShapes(v *validator.Validate) {
 	}
 }
 
-// normalise applies the value rewrites that the shared shapes promise (tools.md): hashes lose
+// normalise applies the value rewrites that the shared shapes promise (docs/tools.md): hashes lose
 // their sha256: prefix and are lower-cased; tags are lower-cased and de-duplicated.
 func normalise(f *field, v reflect.Value) {
 	switch {

@@ -27,7 +27,7 @@ type Client struct {
 // New returns a client over svc (source rpc).
 func New(svc *transport.Service) *Client { return &Client{svc: svc} }
 
-// readMethods are safe to retry automatically (errors.md "Retries and deadlines").
+// readMethods are safe to retry automatically (docs/errors.md "Retries and deadlines").
 var readMethods = map[string]bool{
 	"getTransaction": true, "getLatestLedger": true, "getNetwork": true,
 	"getLedgerEntries": true, "getHealth": true, "simulateTransaction": true,

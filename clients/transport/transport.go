@@ -1,5 +1,5 @@
 // Package transport is the one HTTP path every downstream client uses. It gives each call
-// its service's timeout capped by the invocation deadline, retries reads per errors.md (full
+// its service's timeout capped by the invocation deadline, retries reads per docs/errors.md (full
 // jitter, Retry-After), records status, headers and latency the SDK clients would hide, and
 // turns every failure into an *errmap.Error carrying the facts errmap maps.
 //

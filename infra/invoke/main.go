@@ -232,9 +232,10 @@ type emulator struct {
 	log     *os.File
 }
 
-// emulatorEnv is the function's environment: what `sam local invoke` sets (aws-local.md
-// §1.2) plus the endpoint's own settings. It is built from scratch, not inherited, so a
-// developer's shell (MINDVAULT_*, real AWS credentials) cannot change the goldens.
+// emulatorEnv is the function's environment: what `sam local invoke` sets (docs/operations.md
+// "Lambda events and the emulator") plus the endpoint's own settings. It is built from scratch,
+// not inherited, so a developer's shell (MINDVAULT_*, real AWS credentials) cannot change the
+// goldens.
 func emulatorEnv(extra []string) []string {
 	env := map[string]string{
 		"PATH":                            os.Getenv("PATH"),

@@ -140,8 +140,8 @@ func newFake(t *testing.T, f *fakeRIE) *emulator {
 	return &emulator{url: srv.URL + invokePath, client: srv.Client(), exited: make(chan struct{})}
 }
 
-// TestInvokeDetectsFailures covers the ways RIE reports a failed invoke (aws-local.md §1.4):
-// only a 200 with a response document is a success.
+// TestInvokeDetectsFailures covers the ways RIE reports a failed invoke (docs/operations.md
+// "Lambda events and the emulator"): only a 200 with a response document is a success.
 func TestInvokeDetectsFailures(t *testing.T) {
 	ok := `{"statusCode":200,"headers":{},"body":"{}"}`
 	cases := []struct {

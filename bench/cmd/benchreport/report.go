@@ -122,7 +122,8 @@ func num(v float64, unit string) string {
 	}
 }
 
-// verdict compares the sizes with aws-local.md §4.2's targets (binary ~15 MB, zip ~5 MB).
+// verdict compares the sizes with the targets of docs/operations.md "Performance reference"
+// (binary ~15 MB, zip ~5 MB).
 func (s sizes) verdict() string {
 	var over []string
 	if s.arm64 > 15e6 {
@@ -349,7 +350,7 @@ func (r *report) coldSection(p printer) {
 			p("\nPackage initialisation before `main` (`GODEBUG=inittrace=1`, one local start): %d packages, %s ms clock in\n", len(r.inits), bench.Ms(total))
 			p("total, %.1f MB allocated. Slowest (ms): %s.\n", float64(allocated)/1e6, strings.Join(top, ", "))
 		}
-		p("\nReference (aws-local.md §4.3/§6): published Go init on provided.al2023 is about 41–44 ms on arm64; local RIE\n")
+		p("\nReference (docs/operations.md \"Performance reference\"): published Go init on provided.al2023 is about 41–44 ms on arm64; local RIE\n")
 		p("init is not a real cold start (no sandbox creation or code download) but catches regressions in our own init.\n\n")
 	}
 	if r.sizes.arm64 > 0 {
@@ -359,7 +360,7 @@ func (r *report) coldSection(p printer) {
 		if r.sizes.host > 0 {
 			p("| host (%s) bootstrap used above, same flags | %s |\n", runtime.GOARCH, mb(r.sizes.host))
 		}
-		p("\nReference (aws-local.md §4.2): go-sdk v1.8.0 hello server 8.1 MB arm64; target under ~15 MB binary / ~5 MB zip.")
+		p("\nReference (docs/operations.md \"Performance reference\"): go-sdk v1.8.0 hello server 8.1 MB arm64; target under ~15 MB binary / ~5 MB zip.")
 		if v := r.sizes.verdict(); v != "" {
 			p(" **This build is %s.**", v)
 		}
