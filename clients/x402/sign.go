@@ -18,7 +18,7 @@ import (
 )
 
 // LedgerSeconds is the ledger time used to turn maxTimeoutSeconds into the auth entry's
-// expiration ledger (downstreams.md: latest + ceil(maxTimeoutSeconds / 6)). Erring short
+// expiration ledger (latest + ceil(maxTimeoutSeconds / 6), as x402 clients do). Erring short
 // (6 s rather than the ~5 s average) keeps the expiration ledger inside the facilitator's
 // own estimate, which refuses entries that live too long.
 const LedgerSeconds = 6
