@@ -73,7 +73,7 @@ func TestBuyEndToEnd(t *testing.T) {
 
 	r := e.call("mindvault_buy", `{"resourceId":"rustguide"}`)
 	out := e.ok("mindvault_buy", r)
-	if out["txHash"] == nil || len(out["txHash"].(string)) != 64 || out["amountUsdc"] != "1.5000000" {
+	if out["txHash"] == nil || len(out["txHash"].(string)) != 64 || out["amountUsdc"] != "1.5000000" || out["settlement"] != "confirmed" {
 		t.Fatalf("buy: %v", out)
 	}
 	if acc := out["access"].(map[string]any); acc["url"] == nil && acc["contentType"] == nil {
@@ -100,7 +100,8 @@ func TestBuyFileAndDryRun(t *testing.T) {
 	e := newEnv(t, nil)
 	before := usdc(e, e.sb.Demo.Address)
 	out := e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"stellarcheatsheet","maxPriceUsdc":"30","dryRun":true}`))
-	if out["dryRun"] != true || out["network"] != "sandbox" || out["endpoint"] == nil || out["amountUsdc"] != "25.0000000" || out["usdcBalance"] == nil {
+	if out["dryRun"] != true || out["network"] != "sandbox" || out["endpoint"] == nil || out["priceUsdc"] != "25.0000000" ||
+		out["amountUsdc"] != "0.0000000" || out["settlement"] != "none" || out["usdcBalance"] == nil {
 		t.Fatalf("dry run: %v", out)
 	}
 	if e.sb.Count("api", "GET /resources/*") != 0 || usdc(e, e.sb.Demo.Address).Cmp(before) != 0 {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stellar/go-stellar-sdk/amount"
@@ -40,23 +42,34 @@ type Receipt struct {
 	PaidAt    string `json:"paidAt"`
 }
 
-// BuyOutput is the result of mindvault_buy.
+// BuyOutput is the result of mindvault_buy. Every field states only what this call can
+// prove: a payment by what was signed and sent, a settlement by a PAYMENT-RESPONSE that
+// confirms it, a delivery by the bytes or the link received.
 type BuyOutput struct {
 	ResourceID  string   `json:"resourceId"`
 	Title       string   `json:"title"`
 	DryRun      bool     `json:"dryRun"`
 	Access      *Access  `json:"access,omitempty"`
-	Receipt     *Receipt `json:"receipt,omitempty"`
-	TxHash      string   `json:"txHash,omitempty" jsonschema_description:"settlement transaction (from PAYMENT-RESPONSE)"`
-	AmountUSDC  string   `json:"amountUsdc"`
+	Receipt     *Receipt `json:"receipt,omitempty" jsonschema_description:"the seller's receipt, only when a payment was sent"`
+	TxHash      string   `json:"txHash,omitempty" jsonschema_description:"settlement transaction, only when PAYMENT-RESPONSE confirmed the settlement"`
+	Settlement  string   `json:"settlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the settlement (success, transaction hash, this network and payer); unconfirmed: a payment was sent and something delivered, but without that proof; none: no payment was sent"`
+	PriceUSDC   string   `json:"priceUsdc" jsonschema_description:"the previewed price"`
+	AmountUSDC  string   `json:"amountUsdc" jsonschema_description:"USDC of the payment this call signed and sent (0 when none was sent); settlement says whether it is confirmed"`
 	Network     string   `json:"network"`
 	Payer       string   `json:"payer"`
-	ExplorerURL string   `json:"explorerUrl,omitempty"`
+	ExplorerURL string   `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
 	// Dry-run facts.
 	Endpoint    string `json:"endpoint,omitempty"`
-	USDCBalance string `json:"usdcBalance,omitempty"`
+	USDCBalance string `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now"`
 	Message     string `json:"message,omitempty"`
 }
+
+// Settlement values of BuyOutput.
+const (
+	SettlementConfirmed   = "confirmed"
+	SettlementUnconfirmed = "unconfirmed"
+	SettlementNone        = "none"
+)
 
 // smallText is the largest text body returned inline.
 const smallText = 64 << 10
@@ -67,7 +80,7 @@ func Buy(d *Deps) *Tool {
 		Name:  "mindvault_buy",
 		Title: "Buy a resource",
 		Description: "Pays a resource's price in USDC over x402 on Stellar and returns its access link or content, the " +
-			"receipt and the settlement transaction hash. Costs the listed price (network fees are sponsored). Refuses " +
+			"receipt and, when the seller proves the settlement, its transaction hash (settlement says which). Costs the listed price (network fees are sponsored). Refuses " +
 			"before paying when the price is above maxPriceUsdc, rises above the previewed price, or the wallet lacks " +
 			"USDC. Use dryRun first; call mindvault_preview for the price and mindvault_wallet_info for funds.",
 		Operation: "Buy failed",
@@ -108,8 +121,9 @@ func Buy(d *Deps) *Tool {
 				capText = *req.MaxPriceUSDC
 			}
 			capUnits, _ := soroban.Units(capText)
-			out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, AmountUSDC: soroban.Decimal(price),
-				Network: string(d.Config.Network), Payer: kp.Address()}
+			zero := soroban.Decimal(new(big.Int))
+			out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
+				AmountUSDC: zero, Settlement: SettlementNone, Network: string(d.Config.Network), Payer: kp.Address()}
 			if price.Cmp(capUnits) > 0 {
 				return nil, refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
 					fmt.Sprintf("Pass maxPriceUsdc of at least %s to buy %s, or choose a cheaper resource.", strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), "."), meta.ID))
@@ -118,8 +132,8 @@ func Buy(d *Deps) *Tool {
 			if err != nil {
 				return nil, err
 			}
-			out.USDCBalance = soroban.Decimal(balance)
 			if req.DryRun {
+				out.USDCBalance = soroban.Decimal(balance)
 				out.Endpoint = d.Config.MindVaultURL + "/resources/" + url.PathEscape(meta.ID)
 				out.Message = fmt.Sprintf("Dry run: would pay %s USDC from %s on %s (x402 network %s) to %s; nothing was sent.",
 					soroban.Decimal(price), kp.Address(), d.Config.Network, d.Config.X402Network, meta.PublisherWallet)
@@ -133,17 +147,53 @@ func Buy(d *Deps) *Tool {
 			if !res.Response.OK() {
 				return nil, d.X402.Svc.StatusError(res.Response)
 			}
-			if res.Amount != nil {
-				out.AmountUSDC = soroban.Decimal(res.Amount)
+			access, receipt, missing := delivered(res.Response, meta)
+			if !res.Paid {
+				// The seller answered without asking for a payment: nothing was paid, so
+				// there is no receipt or amount to report, only what was delivered.
+				if access == nil {
+					return nil, d.X402.Svc.Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+missing+"); nothing was paid")
+				}
+				out.Access = access
+				out.Message = "The seller delivered without asking for a payment; nothing was paid."
+				return out, nil
 			}
-			if s := res.Settlement; s != nil {
-				out.TxHash = s.Transaction
-				out.ExplorerURL = d.Config.ExplorerURL(s.Transaction)
+			out.AmountUSDC = soroban.Decimal(res.Amount)
+			out.Settlement = SettlementUnconfirmed
+			if res.Confirmed {
+				out.Settlement = SettlementConfirmed
+				out.TxHash = res.Settlement.Transaction
+				out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
 			}
-			out.Access, out.Receipt = accessOf(res.Response)
+			if access == nil {
+				return nil, undelivered(d.X402.Svc, res, meta.ID, missing)
+			}
+			out.Access, out.Receipt = access, receipt
+			if !res.Confirmed {
+				out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+
+					"and may have settled. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
+			}
 			return out, nil
 		},
 	})
+}
+
+// undelivered is a paid answer that carries nothing usable. The money left when the
+// settlement is proven (stateChanged yes, with its hash); otherwise whether it left is
+// unknown until the signed payment expires.
+func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) error {
+	e := svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")")
+	e.Facts.ExecutionStarted = true
+	if res.Confirmed {
+		hash := res.Settlement.Transaction
+		e.Facts.StateChanged, e.Facts.TxHash = errmap.StateYes, hash
+		e.Facts.Next = fmt.Sprintf("The payment settled in transaction %s but nothing was delivered: do not buy %s again; "+
+			"contact the seller with this transaction hash.", hash, id)
+		return e
+	}
+	e.Facts.StateChanged = errmap.StateUnknown
+	e.Facts.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
+	return e
 }
 
 // usdcFor checks the payer's USDC before anything is signed: account, trustline (by code and
@@ -174,22 +224,46 @@ func refusal(code, detail, next string) error {
 	}}
 }
 
-// accessOf reads the paid body: the API's JSON {url, receipt}, or a file.
-func accessOf(resp *transport.Response) (*Access, *Receipt) {
+// delivered reads a 2xx body as what was bought: the API's JSON {url, receipt} (a link; any
+// resource may be delivered this way), or, for a resource that is not a link, the file's
+// bytes — of the media type the preview announced, when it announced one. Anything else
+// delivers nothing, and missing says what was wrong.
+func delivered(resp *transport.Response, meta *mindvault.Meta) (access *Access, receipt *Receipt, missing string) {
+	if len(bytes.TrimSpace(resp.Body)) == 0 {
+		return nil, nil, "empty body"
+	}
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
-	if mt == "application/json" {
-		var body struct {
-			URL     string   `json:"url"`
-			Receipt *Receipt `json:"receipt"`
+	isJSON := mt == "application/json" || strings.HasSuffix(mt, "+json")
+	if isJSON {
+		var body map[string]json.RawMessage
+		var link string
+		if json.Unmarshal(resp.Body, &body) == nil && json.Unmarshal(body["url"], &link) == nil && httpURL(link) {
+			var r Receipt
+			if raw, ok := body["receipt"]; ok && json.Unmarshal(raw, &r) == nil && r.PaymentID != "" {
+				receipt = &r
+			}
+			return &Access{URL: link}, receipt, ""
 		}
-		if json.Unmarshal(resp.Body, &body) == nil {
-			return &Access{URL: body.URL}, body.Receipt
-		}
+	}
+	sold, _, _ := mime.ParseMediaType(meta.MimeType)
+	switch {
+	case meta.ResourceType == "link":
+		return nil, nil, "no access url in the answer"
+	case sold != "" && mt != sold:
+		return nil, nil, "a " + firstNonEmpty(mt, "untyped") + " body where " + sold + " was sold"
+	case sold == "" && isJSON:
+		return nil, nil, "a JSON answer without an access url"
 	}
 	a := &Access{ContentType: ct, Size: len(resp.Body)}
-	if (strings.HasPrefix(mt, "text/") || mt == "application/json") && len(resp.Body) <= smallText && utf8.Valid(resp.Body) {
+	if (strings.HasPrefix(mt, "text/") || isJSON) && len(resp.Body) <= smallText && utf8.Valid(resp.Body) {
 		a.Content = string(resp.Body)
 	}
-	return a, nil
+	return a, nil, ""
+}
+
+// httpURL reports an absolute http(s) URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
@@ -34,8 +35,9 @@ type PublishOutput struct {
 	Verification       *Verification `json:"verification,omitempty"`
 	OnchainStatus      string        `json:"onchainStatus"`
 	TxHash             string        `json:"txHash,omitempty"`
-	PaymentTxHash      string        `json:"paymentTxHash,omitempty"`
-	FeePaidUSDC        string        `json:"feePaidUsdc"`
+	PaymentTxHash      string        `json:"paymentTxHash,omitempty" jsonschema_description:"the verification fee's settlement transaction, only when PAYMENT-RESPONSE confirmed it"`
+	FeePaidUSDC        string        `json:"feePaidUsdc,omitempty" jsonschema_description:"the verification fee paid, only when its settlement was confirmed"`
+	FeeSettlement      string        `json:"feeSettlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the fee's settlement; unconfirmed: the fee was sent and verification answered, without that proof; none: no fee was sent"`
 	Steps              []Step        `json:"steps"`
 	Message            string        `json:"message"`
 }
@@ -79,7 +81,7 @@ func Publish(d *Deps) *Tool {
 				return nil, refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the verification fee %s USDC is above maxFeeUsdc %s", soroban.Decimal(fee), soroban.Decimal(capUnits)),
 					"Pass a maxFeeUsdc of at least the fee shown by mindvault_agent_status; nothing was created.")
 			}
-			out := &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeePaidUSDC: "0.0000000"}
+			out := &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeeSettlement: SettlementNone}
 			if req.DryRun {
 				out.Steps = []Step{
 					{Name: "create", Status: "planned", Detail: "POST " + d.Config.MindVaultURL + "/resources"},
@@ -112,19 +114,31 @@ func Publish(d *Deps) *Tool {
 			if err != nil {
 				return nil, afterCreation(err, created.ID)
 			}
-			if res.Amount != nil {
-				out.FeePaidUSDC = soroban.Decimal(res.Amount)
+			feeStep := "no fee was asked"
+			if res.Paid {
+				out.FeeSettlement = SettlementUnconfirmed
+				feeStep = "fee " + soroban.Decimal(res.Amount) + " USDC sent; its settlement was not confirmed"
+				if res.Confirmed {
+					out.FeeSettlement = SettlementConfirmed
+					out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
+					feeStep = "fee " + out.FeePaidUSDC + " USDC"
+				}
 			}
-			if res.Settlement != nil {
-				out.PaymentTxHash = res.Settlement.Transaction
+			v, ok := verificationOf(res.Response.Body)
+			if !ok {
+				e := d.X402.Svc.Malformed(res.Response, "the verification answer is not an object with isOriginal")
+				if res.Paid {
+					e.Facts.ExecutionStarted = true
+					if res.Confirmed {
+						e.Facts.TxHash = res.Settlement.Transaction
+					} else {
+						e.Facts.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
+					}
+				}
+				return nil, afterCreation(e, created.ID)
 			}
-			var v Verification
-			if json.Unmarshal(res.Response.Body, &v) != nil {
-				return nil, afterCreation(d.X402.Svc.Malformed(res.Response, "the verification answer is not an object"), created.ID)
-			}
-			v.Flags = nonNil(v.Flags)
-			out.Verification = &v
-			out.Steps = append(out.Steps, Step{Name: "verify", Status: "done", Detail: "fee " + out.FeePaidUSDC + " USDC"})
+			out.Verification = v
+			out.Steps = append(out.Steps, Step{Name: "verify", Status: "done", Detail: feeStep})
 			if !v.IsOriginal {
 				out.VerificationStatus = "rejected"
 				out.Steps = append(out.Steps, Step{Name: "register", Status: "skipped", Detail: "verification rejected the resource"})
@@ -164,18 +178,37 @@ func mindvaultNewResource(req *requests.Publish, desc string) mindvault.NewResou
 	return mindvault.NewResource{Title: req.Title, Description: desc, Price: req.Price, ExternalURL: req.ExternalURL}
 }
 
-// afterCreation reports a failure after the resource exists: state changed, and how to go on.
+// verificationOf decodes the paid verification answer; a body without a boolean
+// isOriginal proves no verdict, so it is not read as a rejection.
+func verificationOf(body []byte) (*Verification, bool) {
+	var raw struct {
+		IsOriginal *bool    `json:"isOriginal"`
+		Confidence float64  `json:"confidence"`
+		Flags      []string `json:"flags"`
+	}
+	if json.Unmarshal(body, &raw) != nil || raw.IsOriginal == nil {
+		return nil, false
+	}
+	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence, Flags: nonNil(raw.Flags)}, true
+}
+
+// afterCreation reports a failure after the resource exists: state changed, the creation
+// (the tool's first write) started the operation, and how to go on.
 func afterCreation(err error, id string) error {
 	var e *errmap.Error
 	if !errors.As(err, &e) {
 		return err
 	}
+	e.Facts.ExecutionStarted = true
 	if e.Facts.StateChanged != errmap.StateUnknown {
 		e.Facts.StateChanged = errmap.StateYes
 	}
 	e.Facts.Detail = fmt.Sprintf("resource %s was created but verification did not complete (%s)", id, firstNonEmpty(e.Facts.Detail, "payment failed"))
 	e.Facts.Body = nil // the detail above says more than the body's error
 	e.Facts.Next = fmt.Sprintf("Resource %s exists unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then check mindvault_publish_status %s.", id, id)
+	if e.Facts.PaymentExpiresAt != "" {
+		e.Facts.Next += " The verification fee may have been paid: do not pay it again before " + e.Facts.PaymentExpiresAt + "."
+	}
 	return e
 }
 

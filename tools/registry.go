@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -113,6 +114,9 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 		}
 		res, err := s.Run(ctx, req)
 		if err != nil {
+			if s.Hints.ReadOnly {
+				readStarted(err)
+			}
 			return ErrorResult(errmap.FromError(err, errmap.Call{
 				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: SecretsFrom(ctx),
 			}))
@@ -120,6 +124,22 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 		return SuccessResult(res)
 	}
 	return t
+}
+
+// readStarted applies the executionStarted rule of a read-only tool: its operation is its
+// downstream requests, so any failure that a downstream answered or caused means it began.
+// (For a write or a payment only the submission or the paid request counts; the clients
+// mark those themselves, and leave preparatory reads and simulations unmarked.)
+func readStarted(err error) {
+	var e *errmap.Error
+	if !errors.As(err, &e) {
+		return
+	}
+	switch e.Facts.Source {
+	case errmap.SourceAPI, errmap.SourceX402, errmap.SourceHorizon, errmap.SourceRPC,
+		errmap.SourceRegistry, errmap.SourceSponsor:
+		e.Facts.ExecutionStarted = true
+	}
 }
 
 // OutputSchema reflects an output struct: fields without omitempty are required, and the

@@ -98,7 +98,9 @@ func (c *Client) send(ctx context.Context, env, hash string) error {
 			}
 			backoff = min(2*backoff, 2*time.Second)
 		default:
-			return c.malformed("sendTransaction status " + res.Status)
+			e := c.malformed("sendTransaction status " + res.Status)
+			e.Facts.ExecutionStarted = true // the submission itself answered
+			return e
 		}
 	}
 }

@@ -60,7 +60,9 @@ func Build(source string, seq int64, c Call, auth []xdr.SorobanAuthorizationEntr
 
 // Simulate runs simulateTransaction. A simulation failure (the `error` string) and
 // archived state (`restorePreamble`) become *errmap.Error with the given source; the raw
-// simulation text stays in HostError, which errmap never lets out.
+// simulation text stays in HostError, which errmap never lets out. A simulation submits
+// nothing, so its failures leave ExecutionStarted false: for a write or a payment it is a
+// preparatory step, and the registry marks read-only tools started on any downstream failure.
 func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transaction, source errmap.Source) (*rpc.SimulateTransactionResponse, error) {
 	env, err := tx.Base64()
 	if err != nil {
@@ -75,7 +77,7 @@ func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transactio
 	}
 	if sim.RestorePreamble != nil {
 		return nil, &errmap.Error{Err: errors.New("state archived"), Facts: errmap.Facts{
-			Source: source, Code: errmap.CodeStateArchived, ExecutionStarted: true,
+			Source: source, Code: errmap.CodeStateArchived,
 			Detail: "the contract state this call needs is archived and must be restored (RestoreFootprint) first",
 		}}
 	}
@@ -85,7 +87,7 @@ func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transactio
 // SimulationFailure maps a simulation's error string. The registry's contract error number
 // is lifted into ContractError; for a token (x402) errmap reads the number from HostError.
 func SimulationFailure(msg string, source errmap.Source) *errmap.Error {
-	f := errmap.Facts{Source: source, HostError: msg, ExecutionStarted: true}
+	f := errmap.Facts{Source: source, HostError: msg}
 	if m := contractErrRe.FindStringSubmatch(msg); m != nil && source == errmap.SourceRegistry {
 		f.ContractError, _ = strconv.Atoi(m[1])
 	}
@@ -103,11 +105,12 @@ func ContractError(err error) int {
 	return 0
 }
 
-// Malformed is an answer from the contract that does not have the promised shape.
+// Malformed is an answer from the contract that does not have the promised shape (of a
+// simulation, so ExecutionStarted stays false; a caller past submission sets it).
 func Malformed(source errmap.Source, what string) *errmap.Error {
 	return &errmap.Error{Err: fmt.Errorf("%s: %s", source, what), Facts: errmap.Facts{
 		Source: source, Code: errmap.CodeMalformedResponse, Category: errmap.CategoryServer,
-		Detail: "unexpected contract answer: " + what, ExecutionStarted: true,
+		Detail: "unexpected contract answer: " + what,
 	}}
 }
 

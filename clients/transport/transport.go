@@ -88,6 +88,10 @@ type Response struct {
 	Header   http.Header
 	Body     []byte
 	Attempts int
+	// Write is set for a request sent with Read false (a write, a payment): a failure read
+	// from it means the tool's own operation reached the service. A caller that sent a
+	// preparatory non-read request (the unpaid x402 probe) clears it.
+	Write bool
 }
 
 // OK reports a 2xx status.
@@ -115,7 +119,7 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 			if !resp.OK() {
 				call.Outcome = "status"
 			}
-			resp.Attempts = attempt
+			resp.Attempts, resp.Write = attempt, !req.Read
 			if attempt >= attempts || !retryableStatus(resp.Status) {
 				return resp, nil
 			}
@@ -131,11 +135,11 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 			call.Outcome = "timeout"
 		}
 		if attempt >= attempts || ctx.Err() != nil {
-			return nil, s.transportError(err)
+			return nil, s.transportError(err, !req.Read)
 		}
 		delay, _ := s.backoff(attempt, nil)
 		if !s.wait(ctx, delay) {
-			return nil, s.transportError(lastErr)
+			return nil, s.transportError(lastErr, !req.Read)
 		}
 	}
 }
@@ -279,8 +283,14 @@ func errmapTransport(err error) errmap.Transport {
 	return errmap.TransportNetwork
 }
 
-func (s *Service) transportError(err error) *errmap.Error {
+// transportError maps a failure without a response. write marks a write or payment: only
+// such a request, and only once it may have left (not refused at dial, not stopped by the
+// deadline before sending), starts the tool's own operation.
+func (s *Service) transportError(err error, write bool) *errmap.Error {
 	kind := errmapTransport(err)
+	var op *net.OpError
+	dial := errors.As(err, &op) && op.Op == "dial" // no connection, so no byte of the request left
+	started := write && !dial && !errors.Is(err, deadlineSpent)
 	detail := "connection failed"
 	if kind == errmap.TransportTimeout {
 		detail = "request timed out"
@@ -288,9 +298,8 @@ func (s *Service) transportError(err error) *errmap.Error {
 			detail = "the invocation deadline was reached before the request could be sent"
 		}
 	} else {
-		var op *net.OpError
 		switch {
-		case errors.As(err, &op) && op.Op == "dial":
+		case dial:
 			detail = "connection refused or unreachable"
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			detail = "connection closed before a response"
@@ -301,7 +310,7 @@ func (s *Service) transportError(err error) *errmap.Error {
 		Transport:        kind,
 		TimeoutVar:       s.TimeoutVar,
 		Detail:           detail,
-		ExecutionStarted: true,
+		ExecutionStarted: started,
 	}}
 }
 
@@ -315,7 +324,7 @@ func (s *Service) StatusError(resp *Response) *errmap.Error {
 			Header:           resp.Header,
 			Body:             resp.Body,
 			TimeoutVar:       s.TimeoutVar,
-			ExecutionStarted: true,
+			ExecutionStarted: resp.Write,
 		},
 	}
 }
@@ -332,7 +341,7 @@ func (s *Service) Malformed(resp *Response, what string) *errmap.Error {
 			Category:         errmap.CategoryServer,
 			Detail:           "unexpected response shape: " + what,
 			TimeoutVar:       s.TimeoutVar,
-			ExecutionStarted: true,
+			ExecutionStarted: resp.Write,
 		},
 	}
 }

@@ -22,22 +22,27 @@ type Client struct {
 // Outcome is a completed paid (or free) request.
 type Outcome struct {
 	Response    *transport.Response
-	Paid        bool
+	Paid        bool // the paid request was sent and answered
 	Amount      *big.Int
 	Requirement *Requirement
-	Settlement  *Settlement
-	ExpiresAt   time.Time
+	// Settlement is the decoded PAYMENT-RESPONSE, if any; Confirmed says whether it proves
+	// that this payment settled (success, a transaction hash, this network and this payer).
+	Settlement *Settlement
+	Confirmed  bool
+	ExpiresAt  time.Time
 }
 
 // Do sends req; on a 402 it checks the requirement against policy, signs a payment and sends
 // the request once more with PAYMENT-SIGNATURE — exactly once. A non-402 first answer is
-// returned as is for the caller to map. The paid request is never retried.
+// returned as is for the caller to map; it is not the payment, so its failures do not mark
+// the tool's operation as started. The paid request is never retried.
 func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full, policy Policy) (*Outcome, error) {
 	req.Read = false
 	first, err := c.Svc.Do(ctx, req)
 	if err != nil {
-		return nil, err // nothing was paid: the default state "no" is right
+		return nil, unpaid(err) // nothing was paid: the default state "no" is right
 	}
+	first.Write = false
 	if first.Status != http.StatusPaymentRequired {
 		return &Outcome{Response: first}, nil
 	}
@@ -66,6 +71,7 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	}
 	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: r, ExpiresAt: signed.ExpiresAt}
 	out.Settlement, _ = DecodeSettlement(resp.Header)
+	out.Confirmed = out.Settlement.Confirms(policy.Network, kp.Address())
 	switch {
 	case resp.OK():
 		return out, nil
@@ -81,18 +87,35 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout:
 		// The server may have settled before failing: say so, and when it is safe to pay again.
 		e := c.Svc.StatusError(resp)
+		if out.Confirmed {
+			e.Facts.StateChanged, e.Facts.TxHash = errmap.StateYes, out.Settlement.Transaction
+			return nil, e
+		}
 		return nil, ambiguous(e, signed.ExpiresAt)
 	default:
 		return nil, c.Svc.StatusError(resp)
 	}
 }
 
-// ambiguous marks a failure after the payment was sent: the outcome is unknown until the
-// signed payment expires.
+// unpaid marks a failure of the unpaid first request: a preparatory step, not the payment.
+func unpaid(err error) error {
+	var e *errmap.Error
+	if errors.As(err, &e) {
+		e.Facts.ExecutionStarted = false
+	}
+	return err
+}
+
+// ambiguous marks a failure after the payment may have left: the outcome is unknown until
+// the signed payment expires. A paid request that provably never left (refused at dial,
+// deadline spent before sending: the transport leaves ExecutionStarted false) changed nothing.
 func ambiguous(err error, expires time.Time) error {
 	var e *errmap.Error
 	if !errors.As(err, &e) {
 		return err
+	}
+	if e.Facts.Transport != errmap.TransportNone && !e.Facts.ExecutionStarted {
+		return e
 	}
 	e.Facts.StateChanged = errmap.StateUnknown
 	e.Facts.PaymentExpiresAt = expires.UTC().Format(time.RFC3339)

@@ -3,7 +3,6 @@ package x402
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"math/big"
 	"time"
@@ -18,9 +17,51 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// LedgerSeconds is the ledger time used for the auth expiry. Erring short (6 s rather than
-// the ~5 s average) keeps the expiry inside the facilitator's own estimate.
+// LedgerSeconds is the ledger time used to turn maxTimeoutSeconds into the auth entry's
+// expiration ledger (latest + ceil(maxTimeoutSeconds / 6), as x402 clients do). Erring short
+// (6 s rather than the ~5 s average) keeps the expiration ledger inside the facilitator's
+// own estimate, which refuses entries that live too long.
 const LedgerSeconds = 6
+
+// Reporting when a signed payment can no longer settle is the opposite problem: an agent
+// told "do not pay again before T" pays again at T, so T must never be early. The auth
+// entry is valid through ledger `expiration`, so the last moment it can settle is when that
+// ledger closes. Ledgers close about every 5 s but slow down under load or during
+// consensus trouble, so the estimate counts SlowLedgerSeconds per remaining ledger (twice
+// the nominal time) and adds ExpiryMargin for clock skew between this host, the RPC node
+// and the caller.
+//
+// The count starts from the later of the signed-against ledger's close time (from Stellar
+// RPC) and the moment it was read. The close time is the network's own clock, so a host
+// clock running behind cannot make T early; and when that close time is long past (a node
+// lagging behind, or a network that stopped closing ledgers), counting from the reading
+// keeps T late, because the remaining ledgers cannot have closed before the reading if
+// the network stalled.
+const (
+	SlowLedgerSeconds = 10
+	ExpiryMargin      = 60 * time.Second
+)
+
+// ExpiresAt is the time after which a payment signed against ledger `signed` (closed at
+// closeTime, unix seconds; 0 when the RPC node does not report it) with expiration ledger
+// `expiration` can no longer settle, erring late; readAt is when that ledger was read as
+// the latest. The result is rounded up to a whole second because it is reported in RFC
+// 3339 seconds.
+func ExpiresAt(closeTime int64, readAt time.Time, signed, expiration uint32) time.Time {
+	base := readAt
+	if ct := time.Unix(closeTime, 0); closeTime > 0 && ct.After(base) {
+		base = ct
+	}
+	ledgers := int64(0)
+	if expiration > signed {
+		ledgers = int64(expiration - signed)
+	}
+	t := base.Add(time.Duration(ledgers)*SlowLedgerSeconds*time.Second + ExpiryMargin)
+	if r := t.Truncate(time.Second); r.Before(t) {
+		t = r.Add(time.Second)
+	}
+	return t
+}
 
 // Signer builds and signs Stellar exact payments.
 type Signer struct {
@@ -57,6 +98,7 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err != nil {
 		return nil, err
 	}
+	readAt := time.Now()
 	expiration := latest.Sequence + uint32((r.MaxTimeoutSeconds+LedgerSeconds-1)/LedgerSeconds)
 
 	draft, err := soroban.Build(soroban.ZeroAccount, 0, call, nil, nil, txnbuild.MinBaseFee)
@@ -65,7 +107,7 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	}
 	sim, err := soroban.Simulate(ctx, s.RPC, draft, errmap.SourceX402)
 	if err != nil {
-		return nil, prePayment(err)
+		return nil, err
 	}
 	entries, err := soroban.AuthEntries(sim)
 	if err != nil || len(entries) != 1 {
@@ -84,7 +126,7 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	}
 	sim2, err := soroban.Simulate(ctx, s.RPC, withAuth, errmap.SourceX402)
 	if err != nil {
-		return nil, prePayment(err)
+		return nil, err
 	}
 	var data xdr.SorobanTransactionData
 	if err := xdr.SafeUnmarshalBase64(sim2.TransactionDataXDR, &data); err != nil {
@@ -105,18 +147,8 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err != nil {
 		return nil, err
 	}
-	// The expiry in wall time, from the ledger clock: conservative by construction.
-	expires := time.Now().Add(time.Duration(expiration-latest.Sequence) * LedgerSeconds * time.Second)
+	expires := ExpiresAt(latest.LedgerCloseTime, readAt, latest.Sequence, expiration)
 	return &Signed{Header: header, ExpiresAt: expires, Payer: kp.Address()}, nil
-}
-
-// prePayment marks simulation failures as refusals before payment.
-func prePayment(err error) error {
-	var e *errmap.Error
-	if errors.As(err, &e) {
-		e.Facts.ExecutionStarted = false
-	}
-	return err
 }
 
 func payee(addr string) (xdr.ScVal, error) {

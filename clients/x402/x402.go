@@ -16,8 +16,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -168,25 +170,105 @@ type Settlement struct {
 	ErrorMessage string `json:"errorMessage,omitempty"`
 }
 
-// DecodeSettlement reads PAYMENT-RESPONSE (or the v1 X-PAYMENT-RESPONSE); ok is false when
-// neither is present or decodable.
+// maxSettlementHeader bounds the PAYMENT-RESPONSE value looked at; a real one is ~300 bytes.
+const maxSettlementHeader = 4096
+
+// DecodeSettlement reads PAYMENT-RESPONSE (or the v1 X-PAYMENT-RESPONSE) strictly, because a
+// decoded settlement is what lets a result claim that money moved: ok is false unless the
+// header is present exactly once, is bounded standard base64 of one JSON object without
+// duplicate keys or trailing data, `success` is a JSON boolean, the other fields present are
+// strings, and the document is consistent — a success names a 64-hex transaction hash
+// (returned in lower case) and no errorReason. Unknown fields are ignored.
 func DecodeSettlement(h http.Header) (*Settlement, bool) {
-	v := h.Get("PAYMENT-RESPONSE")
-	if v == "" {
-		v = h.Get("X-PAYMENT-RESPONSE")
+	name := "PAYMENT-RESPONSE"
+	if len(h.Values(name)) == 0 {
+		name = "X-PAYMENT-RESPONSE"
 	}
-	if v == "" {
+	vs := h.Values(name)
+	if len(vs) != 1 {
 		return nil, false
 	}
-	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	v := strings.TrimSpace(vs[0])
+	if v == "" || len(v) > maxSettlementHeader {
+		return nil, false
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(v)
 	if err != nil {
 		return nil, false
 	}
-	var s Settlement
-	if json.Unmarshal(bytes.TrimSpace(b), &s) != nil {
+	fields, ok := uniqueObject(b)
+	if !ok {
 		return nil, false
 	}
+	var s Settlement
+	success, ok := fields["success"]
+	if !ok || json.Unmarshal(success, &s.Success) != nil || bytes.Equal(success, []byte("null")) {
+		return nil, false
+	}
+	for key, dst := range map[string]*string{
+		"transaction": &s.Transaction, "network": &s.Network, "payer": &s.Payer,
+		"errorReason": &s.ErrorReason, "errorMessage": &s.ErrorMessage,
+	} {
+		raw, present := fields[key]
+		if !present {
+			continue
+		}
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, dst) != nil {
+			return nil, false
+		}
+	}
+	if s.Success {
+		if !txHashRE.MatchString(s.Transaction) || s.ErrorReason != "" {
+			return nil, false
+		}
+		s.Transaction = strings.ToLower(s.Transaction)
+	}
 	return &s, true
+}
+
+var txHashRE = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+
+// uniqueObject decodes one JSON object into its raw members, refusing duplicate keys (two
+// readers could disagree on which one wins) and anything after the object.
+func uniqueObject(b []byte) (map[string]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, isKey := t.(string)
+		if !isKey {
+			return nil, false
+		}
+		if _, dup := out[key]; dup {
+			return nil, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		out[key] = raw
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return out, true
+}
+
+// Confirms reports whether s proves that a payment by payer settled on network: success, a
+// transaction hash, and the network (always present in a v2 settlement) and payer (when
+// given) matching. Anything less is no proof, and a result must not claim a settlement.
+func (s *Settlement) Confirms(network, payer string) bool {
+	return s != nil && s.Success && txHashRE.MatchString(s.Transaction) &&
+		s.Network == network && (s.Payer == "" || s.Payer == payer)
 }
 
 // EncodeSettlement is the PAYMENT-RESPONSE header value (servers, and the sandbox).

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"math/big"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/network"
@@ -95,15 +97,155 @@ func TestParseRequired(t *testing.T) {
 	}
 }
 
-func TestSettlementRoundTrip(t *testing.T) {
-	h := http.Header{}
-	h.Set("PAYMENT-RESPONSE", EncodeSettlement(Settlement{Success: true, Transaction: "ab", Network: "stellar:testnet"}))
-	s, ok := DecodeSettlement(h)
-	if !ok || !s.Success || s.Transaction != "ab" {
-		t.Fatalf("%+v %v", s, ok)
+const hash64 = "7f3a9c2e1b0d4f6a8c9e2b1d3f5a7c9e0b2d4f6a8c1e3b5d7f9a0c2e4b6d8f1a"
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// dirtyPadding sets the unused low bits of the last base64 digit before the padding: a
+// lenient decoder reads the same bytes, a strict one refuses.
+func dirtyPadding(v string) string {
+	const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	i := strings.IndexByte(v, '=') - 1
+	if i < 0 {
+		panic("no padding")
 	}
-	if _, ok := DecodeSettlement(http.Header{"Payment-Response": {"???"}}); ok {
-		t.Fatal("garbage decoded")
+	d := strings.IndexByte(digits, v[i])
+	return v[:i] + string(digits[d|1]) + v[i+1:]
+}
+
+// TestDecodeSettlement: only a well-formed, consistent PAYMENT-RESPONSE decodes, because a
+// decoded settlement is what lets a result claim that money moved.
+func TestDecodeSettlement(t *testing.T) {
+	ok := `{"success":true,"transaction":"` + hash64 + `","network":"stellar:testnet","payer":"GPAYER"}`
+	cases := []struct {
+		name   string
+		header http.Header
+		want   bool
+		tx     string // the decoded transaction when want
+	}{
+		{"v2 success", http.Header{"Payment-Response": {b64(ok)}}, true, hash64},
+		{"v1 header", http.Header{"X-Payment-Response": {b64(ok)}}, true, hash64},
+		{"surrounding spaces", http.Header{"Payment-Response": {"  " + b64(ok) + " "}}, true, hash64},
+		{"upper-case hash is normalised", http.Header{"Payment-Response": {b64(strings.Replace(ok, hash64, strings.ToUpper(hash64), 1))}}, true, hash64},
+		{"unknown fields ignored", http.Header{"Payment-Response": {b64(strings.Replace(ok, `{`, `{"extensions":{},`, 1))}}, true, hash64},
+		{"refusal", http.Header{"Payment-Response": {b64(`{"success":false,"errorReason":"insufficient_funds","transaction":"","network":"stellar:testnet"}`)}}, true, ""},
+		{"absent", http.Header{}, false, ""},
+		{"empty", http.Header{"Payment-Response": {""}}, false, ""},
+		{"twice", http.Header{"Payment-Response": {b64(ok), b64(ok)}}, false, ""},
+		{"not base64", http.Header{"Payment-Response": {"???"}}, false, ""},
+		{"url-safe base64", http.Header{"Payment-Response": {base64.URLEncoding.EncodeToString([]byte(ok + "\xff\xfe"))}}, false, ""},
+		{"non-zero padding bits", http.Header{"Payment-Response": {dirtyPadding(b64(ok))}}, false, ""},
+		{"unpadded base64", http.Header{"Payment-Response": {base64.RawStdEncoding.EncodeToString([]byte(ok + "x"))}}, false, ""},
+		{"too long", http.Header{"Payment-Response": {b64(strings.Replace(ok, `{`, `{"pad":"`+strings.Repeat("a", 4096)+`",`, 1))}}, false, ""},
+		{"not an object", http.Header{"Payment-Response": {b64(`[true]`)}}, false, ""},
+		{"null", http.Header{"Payment-Response": {b64(`null`)}}, false, ""},
+		{"trailing data", http.Header{"Payment-Response": {b64(ok + `{}`)}}, false, ""},
+		{"duplicate key", http.Header{"Payment-Response": {b64(`{"success":false,"success":true,"transaction":"` + hash64 + `","network":"stellar:testnet"}`)}}, false, ""},
+		{"no success field", http.Header{"Payment-Response": {b64(`{"transaction":"` + hash64 + `","network":"stellar:testnet"}`)}}, false, ""},
+		{"success is a string", http.Header{"Payment-Response": {b64(strings.Replace(ok, `true`, `"true"`, 1))}}, false, ""},
+		{"success is null", http.Header{"Payment-Response": {b64(strings.Replace(ok, `true`, `null`, 1))}}, false, ""},
+		{"transaction is a number", http.Header{"Payment-Response": {b64(`{"success":false,"transaction":7}`)}}, false, ""},
+		{"success without a hash", http.Header{"Payment-Response": {b64(`{"success":true,"transaction":"","network":"stellar:testnet"}`)}}, false, ""},
+		{"success with a short hash", http.Header{"Payment-Response": {b64(strings.Replace(ok, hash64, "ab", 1))}}, false, ""},
+		{"success with a non-hex hash", http.Header{"Payment-Response": {b64(strings.Replace(ok, hash64, strings.Repeat("z", 64), 1))}}, false, ""},
+		{"success with an error reason", http.Header{"Payment-Response": {b64(strings.Replace(ok, `{`, `{"errorReason":"x",`, 1))}}, false, ""},
+		{"case-folded key is not success", http.Header{"Payment-Response": {b64(strings.Replace(ok, `"success"`, `"Success"`, 1))}}, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, got := DecodeSettlement(tc.header)
+			if got != tc.want {
+				t.Fatalf("decoded = %v, want %v (%+v)", got, tc.want, s)
+			}
+			if got && s.Transaction != tc.tx {
+				t.Fatalf("transaction %q, want %q", s.Transaction, tc.tx)
+			}
+		})
+	}
+}
+
+// TestSettlementConfirms: only a success for this network and payer is a proof.
+func TestSettlementConfirms(t *testing.T) {
+	good := Settlement{Success: true, Transaction: hash64, Network: "stellar:testnet", Payer: "GPAYER"}
+	cases := []struct {
+		name string
+		s    *Settlement
+		want bool
+	}{
+		{"confirmed", &good, true},
+		{"payer not given", &Settlement{Success: true, Transaction: hash64, Network: "stellar:testnet"}, true},
+		{"absent", nil, false},
+		{"refused", &Settlement{Success: false, Transaction: hash64, Network: "stellar:testnet"}, false},
+		{"no hash", &Settlement{Success: true, Network: "stellar:testnet"}, false},
+		{"other network", &Settlement{Success: true, Transaction: hash64, Network: "stellar:pubnet"}, false},
+		{"no network", &Settlement{Success: true, Transaction: hash64}, false},
+		{"other payer", &Settlement{Success: true, Transaction: hash64, Network: "stellar:testnet", Payer: "GOTHER"}, false},
+	}
+	for _, tc := range cases {
+		if got := tc.s.Confirms("stellar:testnet", "GPAYER"); got != tc.want {
+			t.Errorf("%s: Confirms = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// What the sandbox and real servers send round-trips.
+	h := http.Header{}
+	h.Set("PAYMENT-RESPONSE", EncodeSettlement(good))
+	if s, ok := DecodeSettlement(h); !ok || *s != good {
+		t.Fatalf("round trip: %+v %v", s, ok)
+	}
+}
+
+// TestExpiresAtNeverEarly: the reported expiry of a signed payment is never before the
+// close of its expiration ledger under a pessimistic model — every remaining ledger as slow
+// as 9 s (nearly twice the nominal 5 s), counted from whichever is later of the signed
+// ledger's close time and the moment it was read, with up to 30 s of clock skew — and it
+// stays within a bound a caller can wait for.
+func TestExpiresAtNeverEarly(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 400_000_000, time.UTC)
+	const pessimisticLedger, skew = 9 * time.Second, 30 * time.Second
+	cases := []struct {
+		name       string
+		closeTime  time.Time // zero: the RPC node reported none
+		timeoutSec int       // the requirement's maxTimeoutSeconds
+	}{
+		{"just closed, 300 s", now.Add(-time.Second), 300},
+		{"closed 5 s ago, 60 s", now.Add(-5 * time.Second), 60},
+		{"close time long past (lagging node or stalled network)", now.Add(-time.Hour), 300},
+		{"close time ahead of this host's clock", now.Add(20 * time.Second), 300},
+		{"no close time reported", time.Time{}, 300},
+		{"short timeout", now.Add(-2 * time.Second), 1},
+		{"long timeout", now.Add(-2 * time.Second), 3600},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			const signed = 1000
+			expiration := uint32(signed + (tc.timeoutSec+LedgerSeconds-1)/LedgerSeconds)
+			var ct int64
+			if !tc.closeTime.IsZero() {
+				ct = tc.closeTime.Unix()
+			}
+			got := ExpiresAt(ct, now, signed, expiration)
+			anchor := now // the later of the reported close time (whole seconds) and the reading
+			if ct > 0 && time.Unix(ct, 0).After(now) {
+				anchor = time.Unix(ct, 0)
+			}
+			ledgers := time.Duration(expiration - signed)
+			// Pessimistic: slow ledgers from the later anchor, and a host clock behind by skew.
+			worst := anchor.Add(ledgers*pessimisticLedger + skew)
+			if got.Before(worst) {
+				t.Fatalf("expiry %s is before the pessimistic close of the expiration ledger %s", got, worst)
+			}
+			// Fast ledgers end sooner still; the nominal 6 s the expiration was derived from too.
+			for _, per := range []time.Duration{4 * time.Second, 5 * time.Second, 6 * time.Second} {
+				if got.Before(anchor.Add(ledgers * per)) {
+					t.Fatalf("expiry %s is before the close at %s per ledger", got, per)
+				}
+			}
+			// Rounding to the second RFC 3339 carries goes up, never down.
+			estimate := anchor.Add(ledgers*SlowLedgerSeconds*time.Second + ExpiryMargin)
+			if got.Nanosecond() != 0 || got.Before(estimate) || got.Sub(estimate) >= time.Second {
+				t.Fatalf("expiry %s is not %s rounded up to a whole second", got, estimate)
+			}
+		})
 	}
 }
 
@@ -164,4 +306,29 @@ func contractAddr(t *testing.T) xdr.ScAddress {
 	var cid xdr.ContractId
 	copy(cid[:], raw)
 	return xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}
+}
+
+// TestAmbiguousOnlyWhenSent: a paid request that provably never left (the transport leaves
+// executionStarted false: refused at connect, no time left to send) changed nothing; one
+// that may have left is unknown until the payment expires.
+func TestAmbiguousOnlyWhenSent(t *testing.T) {
+	expires := time.Date(2026, 3, 1, 12, 9, 20, 0, time.UTC)
+	cases := []struct {
+		name  string
+		facts errmap.Facts
+		state errmap.State
+	}{
+		{"refused at connect", errmap.Facts{Transport: errmap.TransportNetwork}, ""},
+		{"deadline before sending", errmap.Facts{Transport: errmap.TransportTimeout}, ""},
+		{"dropped after sending", errmap.Facts{Transport: errmap.TransportNetwork, ExecutionStarted: true}, errmap.StateUnknown},
+		{"timed out after sending", errmap.Facts{Transport: errmap.TransportTimeout, ExecutionStarted: true}, errmap.StateUnknown},
+		{"answered 503", errmap.Facts{Status: 503, ExecutionStarted: true}, errmap.StateUnknown},
+	}
+	for _, tc := range cases {
+		e := &errmap.Error{Err: errors.New("x"), Facts: tc.facts}
+		_ = ambiguous(e, expires)
+		if e.Facts.StateChanged != tc.state || (e.Facts.PaymentExpiresAt != "") != (tc.state == errmap.StateUnknown) {
+			t.Errorf("%s: state %q expires %q, want state %q", tc.name, e.Facts.StateChanged, e.Facts.PaymentExpiresAt, tc.state)
+		}
+	}
 }
