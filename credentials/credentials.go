@@ -68,11 +68,16 @@ type Store interface {
 	ReadOnly() bool
 }
 
-var profileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+var (
+	profileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	alnum       = regexp.MustCompile(`[A-Za-z0-9]`)
+)
 
-// ValidName reports a profile name that is safe as a file name and a secret name.
+// ValidName reports a profile name that is safe as a file name and a secret name: 1-64
+// characters of A-Z a-z 0-9 . _ - with at least one letter or digit, the rule argument
+// validation applies, so "." and ".." (and "-_" alike) are never a profile.
 func ValidName(name string) bool {
-	return profileName.MatchString(name) && name != "." && name != ".."
+	return profileName.MatchString(name) && alnum.MatchString(name)
 }
 
 // Open builds the store named by MINDVAULT_CREDENTIALS.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -164,4 +165,18 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// TestValidName: a profile name is 1-64 characters of A-Z a-z 0-9 . _ - with at least one
+// letter or digit — the same rule argument validation applies — so no store ever takes "."
+// or ".." as a name.
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"a": true, "demo": true, "7": true, ".a": true, "a-b_c.d": true, strings.Repeat("a", 64): true,
+		"": false, ".": false, "..": false, "-_.": false, "a b": false, "../x": false, strings.Repeat("a", 65): false,
+	} {
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
+		}
+	}
 }
