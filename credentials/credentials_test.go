@@ -180,3 +180,40 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+// TestDirDiscardOnlyWhatItWrote: the dir store withdraws a claim only while it holds exactly
+// what was written; a profile updated since is kept.
+func TestDirDiscardOnlyWhatItWrote(t *testing.T) {
+	d, err := NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	claim := Profile{Name: "claim", SecretKey: keypair.MustRandom().Seed()}
+	if err := d.Create(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	changed := claim
+	changed.APIKey = "mv_" + strings.Repeat("ab", 32)
+	if err := d.Update(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	if gone, err := d.Discard(ctx, claim); gone || err != nil {
+		t.Fatalf("discarded a profile that changed: %v %v", gone, err)
+	}
+	if p, err := d.Get(ctx, "claim"); err != nil || p.APIKey != changed.APIKey {
+		t.Fatalf("the changed profile was not kept intact: %+v %v", p, err)
+	}
+	if gone, err := d.Discard(ctx, changed); !gone || err != nil {
+		t.Fatalf("did not discard its own profile: %v %v", gone, err)
+	}
+	if _, err := d.Get(ctx, "claim"); err == nil {
+		t.Fatal("profile still there after Discard")
+	}
+	if names, _ := d.List(ctx); len(names) != 0 {
+		t.Fatalf("leftovers listed: %v", names)
+	}
+	if gone, err := d.Discard(ctx, changed); gone || err != nil {
+		t.Fatalf("discarding a missing profile: %v %v", gone, err)
+	}
+}
