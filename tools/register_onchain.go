@@ -2,10 +2,13 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 
+	"github.com/mindvault/mcp-endpoint/clients/txcheck"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -18,7 +21,10 @@ type RegisterOnchainOutput struct {
 	ExplorerURL   string `json:"explorerUrl,omitempty"`
 }
 
-// RegisterOnchain is mindvault_register_onchain.
+// RegisterOnchain is mindvault_register_onchain. The API prepares the transaction and the
+// profile's wallet signs it, so the transaction is decoded and checked first (package
+// txcheck): a transaction that does anything but register this id for this wallet, or
+// whose fee or validity is unbounded, is UNEXPECTED_TRANSACTION with nothing signed or sent.
 func RegisterOnchain(d *Deps) *Tool {
 	return Define(Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
 		Name:  "mindvault_register_onchain",
@@ -41,8 +47,23 @@ func RegisterOnchain(d *Deps) *Tool {
 			if err != nil {
 				return nil, err
 			}
-			if prep.NetworkPassphrase != "" && prep.NetworkPassphrase != d.Config.Passphrase {
-				return nil, d.API.MalformedMeta("the API prepared a transaction for another network; nothing was signed")
+			// Sign only what was asked: one register call of the configured registry for this
+			// id with this wallet as creator, authorised for nothing else, with a bounded fee
+			// and an end. Anything else is refused before a signature exists.
+			if err := txcheck.Check(prep.UnsignedXDR, prep.NetworkPassphrase, txcheck.Policy{
+				Passphrase: d.Config.Passphrase,
+				Signer:     kp.Address(),
+				Contract:   d.Config.RegistryContract,
+				Functions:  []string{"register", "register_with_hash"},
+				Args:       txcheck.Register(kp.Address(), req.ResourceID),
+				MaxFee:     d.Config.MaxTxFeeStroops,
+				Now:        time.Now(),
+			}); err != nil {
+				var r *txcheck.Refusal
+				if errors.As(err, &r) {
+					return nil, r.Failure(errmap.SourceAPI, "the registration transaction the API prepared")
+				}
+				return nil, err
 			}
 			generic, err := txnbuild.TransactionFromXDR(prep.UnsignedXDR)
 			if err != nil {
