@@ -122,6 +122,9 @@ func TestSetupWalletKeepsTheKeyAfterTheServiceCall(t *testing.T) {
 			"unknown", "TIMEOUT", []string{"dir", "secretsmanager"}, 0, "may have been created"},
 		{"sponsor answers nonsense", "service=sponsor,target=POST /create,kind=malformed",
 			"unknown", "MALFORMED_RESPONSE", []string{"dir", "secretsmanager"}, 0, "may have been created"},
+		{"sponsor answers a secret of another account", `[{"service":"sponsor","target":"POST /create","kind":"malformed","body":"{\"publicKey\":\"` +
+			keypair.Master("setup/a").Address() + `\",\"secretKey\":\"` + keypair.Master("setup/b").(*keypair.Full).Seed() + `\"}"}]`,
+			"unknown", "MALFORMED_RESPONSE", []string{"dir", "secretsmanager"}, 0, "may have been created"},
 		{"sponsor refuses (429)", "service=sponsor,target=POST /create,kind=status,status=429,retry-after=5",
 			"no", "RATE_LIMITED", nil, 0, "Too many requests"},
 	}
