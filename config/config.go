@@ -9,6 +9,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"math/big"
 	"net/url"
 	"regexp"
@@ -34,6 +35,9 @@ type Config struct {
 
 	AllowMainnet   bool
 	MaxAutoPayUSDC string // decimal string, 7 places at most
+	// MaxTxFeeStroops is the highest fee of a transaction the endpoint signs but did not
+	// build (MINDVAULT_MAX_TX_FEE_STROOPS): a prepared transaction above it is refused unsigned.
+	MaxTxFeeStroops int64
 
 	HTTPTimeout    time.Duration
 	HorizonTimeout time.Duration
@@ -99,11 +103,15 @@ const (
 	DefaultMaxBodyBytes   = 1 << 20
 	DefaultAddr           = "127.0.0.1:8080"
 	DefaultProfile        = "default"
+	// DefaultMaxTxFeeStroops is 1 XLM: far above any registration's real fee (100 stroops plus
+	// a resource fee of well under 0.1 XLM), far below what a hostile fee could drain.
+	DefaultMaxTxFeeStroops = 10000000
 )
 
 var (
 	usdcAmount   = regexp.MustCompile(`^\d+(\.\d{1,7})?$`)
 	profileName  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	hasAlnum     = regexp.MustCompile(`[A-Za-z0-9]`)
 	contractID   = regexp.MustCompile(`^C[A-Z2-7]{55}$`)
 	accountID    = regexp.MustCompile(`^G[A-Z2-7]{55}$`)
 	x402Networks = regexp.MustCompile(`^stellar:[a-z0-9-]+$`)
@@ -137,6 +145,9 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 		l.bad("MINDVAULT_MAX_AUTO_PAY_USDC", "must be greater than 0")
 	}
 
+	// A transaction fee is a uint32 in stroops; at least the 100-stroop base fee.
+	c.MaxTxFeeStroops = int64(l.integer("MINDVAULT_MAX_TX_FEE_STROOPS", DefaultMaxTxFeeStroops, 100, math.MaxUint32))
+
 	c.HTTPTimeout = l.millis("MINDVAULT_HTTP_TIMEOUT_MS", 15000, 1)
 	c.HorizonTimeout = l.millis("MINDVAULT_HORIZON_TIMEOUT_MS", 15000, 1)
 	c.RPCTimeout = l.millis("MINDVAULT_RPC_TIMEOUT_MS", 20000, 1)
@@ -147,7 +158,10 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 
 	c.Credentials = l.str("MINDVAULT_CREDENTIALS", "env")
 	c.checkCredentials(&l)
-	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ -")
+	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
+	if profileName.MatchString(c.DefaultProfile) && !hasAlnum.MatchString(c.DefaultProfile) {
+		l.bad("MINDVAULT_DEFAULT_PROFILE", "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
+	}
 
 	authDefault := "none"
 	if lambda {

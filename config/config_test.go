@@ -28,6 +28,9 @@ func TestDefaults(t *testing.T) {
 	if c.MaxAutoPayUSDC != "10" || c.MaxBodyBytes != 1<<20 || c.Addr != "127.0.0.1:8080" || c.Credentials != "env" || c.DefaultProfile != "default" {
 		t.Errorf("defaults wrong: %+v", c)
 	}
+	if c.MaxTxFeeStroops != 10000000 {
+		t.Errorf("MaxTxFeeStroops = %d, want 10000000", c.MaxTxFeeStroops)
+	}
 	if c.Auth != "none" {
 		t.Errorf("local auth default = %s, want none", c.Auth)
 	}
@@ -79,6 +82,9 @@ func TestProblemsNameTheVariables(t *testing.T) {
 		{"bad store", map[string]string{"MINDVAULT_CREDENTIALS": "dir:"}, []string{"MINDVAULT_CREDENTIALS"}},
 		{"bad auth", map[string]string{"MINDVAULT_AUTH": "open"}, []string{"MINDVAULT_AUTH"}},
 		{"bad profile", map[string]string{"MINDVAULT_DEFAULT_PROFILE": "a b"}, []string{"MINDVAULT_DEFAULT_PROFILE"}},
+		{"profile without a letter or digit", map[string]string{"MINDVAULT_DEFAULT_PROFILE": ".."}, []string{"MINDVAULT_DEFAULT_PROFILE"}},
+		{"fee cap below the base fee", map[string]string{"MINDVAULT_MAX_TX_FEE_STROOPS": "99"}, []string{"MINDVAULT_MAX_TX_FEE_STROOPS"}},
+		{"fee cap above a uint32", map[string]string{"MINDVAULT_MAX_TX_FEE_STROOPS": "4294967296"}, []string{"MINDVAULT_MAX_TX_FEE_STROOPS"}},
 		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, []string{"LOG_LEVEL"}},
 		{"bad auth servers", map[string]string{"MINDVAULT_AUTHORIZATION_SERVERS": "https://ok.example, nope"}, []string{"MINDVAULT_AUTHORIZATION_SERVERS"}},
 	}

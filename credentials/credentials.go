@@ -6,6 +6,15 @@
 // creations of one name cannot both win; updates replace the file atomically) and
 // `secretsmanager:<prefix>` (AWS Secrets Manager, added with the identity issue).
 //
+// Creating a profile is a claim: Create is exclusive in every writable store, so a caller
+// that must do something irreversible for a new profile (mindvault_setup_wallet creating an
+// account) creates the profile first, with its secret, and only the winner goes on. A claim
+// whose remote step was refused may be withdrawn only through Discarder, which removes a
+// profile only while it still holds exactly what was written. The dir store supports it;
+// Secrets Manager does not (DeleteSecret is not conditional on the value, a deleted name
+// stays reserved for its recovery window, and the function's IAM role may not delete), so
+// there a refused claim stays and the tool says so.
+//
 // Secrets never leave through this package's errors: failures carry the profile name and
 // the store kind only.
 package credentials
@@ -68,11 +77,23 @@ type Store interface {
 	ReadOnly() bool
 }
 
-var profileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+var (
+	profileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	alnum       = regexp.MustCompile(`[A-Za-z0-9]`)
+)
 
-// ValidName reports a profile name that is safe as a file name and a secret name.
+// ValidName reports a profile name that is safe as a file name and a secret name: 1-64
+// characters of A-Z a-z 0-9 . _ - with at least one letter or digit, the rule argument
+// validation applies, so "." and ".." (and "-_" alike) are never a profile.
 func ValidName(name string) bool {
-	return profileName.MatchString(name) && name != "." && name != ".."
+	return profileName.MatchString(name) && alnum.MatchString(name)
+}
+
+// Discarder is a store that can withdraw a profile it created, and only that one.
+type Discarder interface {
+	// Discard removes profile p.Name if it still holds exactly p (nothing updated it since it
+	// was created) and reports whether it did; a profile that changed is left in place.
+	Discard(ctx context.Context, p Profile) (bool, error)
 }
 
 // Open builds the store named by MINDVAULT_CREDENTIALS.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -164,4 +165,55 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// TestValidName: a profile name is 1-64 characters of A-Z a-z 0-9 . _ - with at least one
+// letter or digit — the same rule argument validation applies — so no store ever takes "."
+// or ".." as a name.
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"a": true, "demo": true, "7": true, ".a": true, "a-b_c.d": true, strings.Repeat("a", 64): true,
+		"": false, ".": false, "..": false, "-_.": false, "a b": false, "../x": false, strings.Repeat("a", 65): false,
+	} {
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestDirDiscardOnlyWhatItWrote: the dir store withdraws a claim only while it holds exactly
+// what was written; a profile updated since is kept.
+func TestDirDiscardOnlyWhatItWrote(t *testing.T) {
+	d, err := NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	claim := Profile{Name: "claim", SecretKey: keypair.MustRandom().Seed()}
+	if err := d.Create(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	changed := claim
+	changed.APIKey = "mv_" + strings.Repeat("ab", 32)
+	if err := d.Update(ctx, changed); err != nil {
+		t.Fatal(err)
+	}
+	if gone, err := d.Discard(ctx, claim); gone || err != nil {
+		t.Fatalf("discarded a profile that changed: %v %v", gone, err)
+	}
+	if p, err := d.Get(ctx, "claim"); err != nil || p.APIKey != changed.APIKey {
+		t.Fatalf("the changed profile was not kept intact: %+v %v", p, err)
+	}
+	if gone, err := d.Discard(ctx, changed); !gone || err != nil {
+		t.Fatalf("did not discard its own profile: %v %v", gone, err)
+	}
+	if _, err := d.Get(ctx, "claim"); err == nil {
+		t.Fatal("profile still there after Discard")
+	}
+	if names, _ := d.List(ctx); len(names) != 0 {
+		t.Fatalf("leftovers listed: %v", names)
+	}
+	if gone, err := d.Discard(ctx, changed); gone || err != nil {
+		t.Fatalf("discarding a missing profile: %v %v", gone, err)
+	}
 }

@@ -1,6 +1,7 @@
 package credentials
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -92,6 +93,45 @@ func (d *Dir) Create(_ context.Context, p Profile) error {
 		return StoreFailure(d, "create a profile", err)
 	}
 	return nil
+}
+
+// Discard implements Discarder. The file is first renamed aside — atomic, so no update can
+// land between the comparison and the removal — then removed if its bytes are exactly what
+// Create wrote for p, or linked back under its name otherwise. If that name was taken again
+// in between, the moved file is kept (never lost) and the failure says so.
+func (d *Dir) Discard(_ context.Context, p Profile) (bool, error) {
+	if !ValidName(p.Name) {
+		return false, nil
+	}
+	want, err := json.Marshal(p)
+	if err != nil {
+		return false, StoreFailure(d, "encode a profile", err)
+	}
+	f, err := os.CreateTemp(d.path, ".discard-*")
+	if err != nil {
+		return false, StoreFailure(d, "discard a profile", err)
+	}
+	aside := f.Name()
+	f.Close()
+	if err := os.Rename(d.file(p.Name), aside); err != nil {
+		os.Remove(aside)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, StoreFailure(d, "discard a profile", err)
+	}
+	got, err := os.ReadFile(aside)
+	if err == nil && bytes.Equal(got, want) {
+		if err := os.Remove(aside); err != nil {
+			return false, StoreFailure(d, "discard a profile", err)
+		}
+		return true, nil
+	}
+	if err := os.Link(aside, d.file(p.Name)); err != nil {
+		return false, StoreFailure(d, "restore a profile it would not discard (kept as "+filepath.Base(aside)+")", err)
+	}
+	os.Remove(aside)
+	return false, nil
 }
 
 // Update implements Store: write a temporary file and rename it over the old one.

@@ -135,6 +135,8 @@ func retryVerdict(cat Category, code string, state State) Retry {
 	switch code {
 	case CodeUnsupportedRequirement, CodeFeesNotSponsored:
 		return RetryNo // no action of the caller makes this seller's requirement acceptable
+	case CodeUnexpectedTransaction:
+		return RetryNo // the service, not the caller, must change what it prepares
 	}
 	switch cat {
 	case CategoryPayment, CategoryAuth, CategoryContract:

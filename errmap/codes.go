@@ -8,6 +8,7 @@ const (
 	CodeMainnetNotConfirmed    = "MAINNET_NOT_CONFIRMED"
 	CodeBadRequest             = "BAD_REQUEST"
 	CodeContractInvalidInput   = "CONTRACT_INVALID_INPUT"
+	CodeUnexpectedTransaction  = "UNEXPECTED_TRANSACTION"
 	CodeNetworkError           = "NETWORK_ERROR"
 	CodeTimeout                = "TIMEOUT"
 	CodePaymentRequired        = "PAYMENT_REQUIRED"
@@ -78,6 +79,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeMainnetNotConfirmed, CategoryValidation, "A state-changing tool was called on mainnet without confirmMainnet: true."}, "mainnet call not confirmed"},
 	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid"},
 	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input"},
+	{CodeDoc{CodeUnexpectedTransaction, CategoryValidation, "A transaction prepared by a service does more than the call asked (network, operations, contract call, authorization, fee or time bounds), so nothing was signed or sent."}, "transaction refused before signing"},
 	{CodeDoc{CodeUnauthorized, CategoryAuth, "The service answered HTTP 401: credentials are missing or not accepted."}, "not authenticated"},
 	{CodeDoc{CodeForbidden, CategoryAuth, "The service answered HTTP 403: these credentials may not do this."}, "not allowed"},
 	{CodeDoc{CodeContractUnauthorized, CategoryAuth, "The vault-registry contract refused the signer (contract error #6 Unauthorized)."}, "signer not authorised by the contract"},
@@ -161,7 +163,7 @@ var callerOnlyCodes = map[string]bool{
 	CodePriceAboveCap: true, CodePriceChanged: true, CodeUnsupportedRequirement: true,
 	CodeFeesNotSponsored: true, CodeMainnetNotConfirmed: true, CodeCredentialsMissing: true,
 	CodeReadOnlyStore: true, CodeProfileExists: true, CodeProfileNotAllowed: true,
-	CodeMalformedResponse: true,
+	CodeMalformedResponse: true, CodeUnexpectedTransaction: true,
 }
 
 // genericCode is the code paired with an explicit category when no refinement produced one.

@@ -70,12 +70,14 @@
 // (mindvault_tx_status with the hash; the payment expiry before paying again). Otherwise a few
 // codes whose category sentence would mislead have their own (PRICE_ABOVE_CAP, PRICE_CHANGED,
 // PRICE_MISMATCH, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED, MAINNET_NOT_CONFIRMED,
-// READ_ONLY_STORE, PROFILE_EXISTS, PROFILE_NOT_ALLOWED, ACCOUNT_MISSING, STATE_ARCHIVED).
+// READ_ONLY_STORE, PROFILE_EXISTS, PROFILE_NOT_ALLOWED, ACCOUNT_MISSING, STATE_ARCHIVED,
+// UNEXPECTED_TRANSACTION).
 // Otherwise the category sentence of docs/errors.md "Categories".
 //
 // Retry is the category's verdict, except: stateChanged "yes" or "unknown" → "no" (a blind retry
 // could pay or write twice; Next says what to do instead), and UNSUPPORTED_REQUIREMENT and
-// FEES_NOT_SPONSORED → "no" (no caller action fixes them). An empty StateChanged means "no",
+// FEES_NOT_SPONSORED → "no" (no caller action fixes them), and UNEXPECTED_TRANSACTION → "no"
+// (only the service that prepared the transaction can fix it). An empty StateChanged means "no",
 // unless TxHash or PaymentExpiresAt is set (documented as "sent, outcome unknown"): then
 // "unknown". An unrecognised value is treated as "unknown".
 //
@@ -108,7 +110,8 @@
 // explicit codes in their own tests. Some codes are never derived, only the caller can know
 // them: PRICE_ABOVE_CAP, PRICE_CHANGED, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED,
 // MAINNET_NOT_CONFIRMED, CREDENTIALS_MISSING, READ_ONLY_STORE, PROFILE_EXISTS,
-// PROFILE_NOT_ALLOWED and MALFORMED_RESPONSE (a 2xx body of the wrong shape). An empty or unknown Source is reported as "request" (the
+// PROFILE_NOT_ALLOWED, MALFORMED_RESPONSE (a 2xx body of the wrong shape) and
+// UNEXPECTED_TRANSACTION (a prepared transaction refused before signing). An empty or unknown Source is reported as "request" (the
 // endpoint's own layer), so the diagnostic only ever names documented sources. The timeout
 // variable defaults to MINDVAULT_HTTP_TIMEOUT_MS for api, sponsor, credentials and request,
 // MINDVAULT_HORIZON_TIMEOUT_MS for horizon, MINDVAULT_RPC_TIMEOUT_MS for rpc and registry,

@@ -102,6 +102,8 @@ func codeNext(in nextInput) string {
 		return "Your access token may not use this profile: list yours with mindvault_list_profiles and use one of them."
 	case CodeAccountMissing:
 		return "The Stellar account does not exist yet: create a funded wallet with mindvault_setup_wallet, or fund the address, then retry."
+	case CodeUnexpectedTransaction:
+		return "Nothing was signed or sent: the service prepared a transaction that does more than " + tool + " asked; do not sign it elsewhere, and report it to the service's operator."
 	case CodeStateArchived:
 		return "The contract state is archived and must be restored (RestoreFootprint) before use; check the contract with mindvault_registry_info."
 	}

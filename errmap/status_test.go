@@ -233,6 +233,7 @@ func TestCodeNext(t *testing.T) {
 		{CodeProfileNotAllowed, "mindvault_wallet_info", "Your access token may not use this profile: list yours with mindvault_list_profiles and use one of them.", RetryAfterAction},
 		{CodeAccountMissing, "mindvault_buy", "The Stellar account does not exist yet: create a funded wallet with mindvault_setup_wallet, or fund the address, then retry.", RetryAfterCorrection},
 		{CodeStateArchived, "mindvault_set_price", "The contract state is archived and must be restored (RestoreFootprint) before use; check the contract with mindvault_registry_info.", RetryAfterAction},
+		{CodeUnexpectedTransaction, "mindvault_register_onchain", "Nothing was signed or sent: the service prepared a transaction that does more than mindvault_register_onchain asked; do not sign it elsewhere, and report it to the service's operator.", RetryNo},
 		{CodeCredentialsMissing, "mindvault_buy", nextAuth, RetryAfterAction},
 		{CodeMalformedResponse, "mindvault_preview", nextServer, RetrySafe},
 		{CodeContractMissing, "mindvault_registry_info", nextContract, RetryAfterAction},

@@ -175,10 +175,13 @@
 //
 // # Sponsored-account service
 //
-// SponsorURL: POST /create creates a fresh random account in the shared ledger — 0 XLM, its
-// two base reserves and its USDC trustline (balance 0) sponsored by the "sponsor" account
-// (num_sponsored 3) — and answers 200 {publicKey, secretKey}. Other paths 404, other methods
-// 405, {"error": "..."} bodies.
+// SponsorURL: POST /create creates an account in the shared ledger — 0 XLM, its two base
+// reserves and its USDC trustline (balance 0) sponsored by the "sponsor" account
+// (num_sponsored 3). With a body {"publicKey": "G..."} it creates that account, whose key
+// only the caller holds, and answers 200 {publicKey} (400 "Account already exists" or
+// "Invalid public key"); without one it generates a random key pair and answers 200
+// {publicKey, secretKey}. SponsoredAccounts counts the accounts created. Other paths 404,
+// other methods 405, {"error": "..."} bodies.
 //
 // # Fault plan
 //

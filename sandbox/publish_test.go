@@ -372,3 +372,29 @@ func TestPaidFault(t *testing.T) {
 		t.Fatalf("%+v", fs)
 	}
 }
+
+// TestSponsorCreateNamedAccount: with {"publicKey"} the service creates that account and
+// answers no secret; the same account twice, or a key that is not one, is a 400 that
+// creates nothing.
+func TestSponsorCreateNamedAccount(t *testing.T) {
+	sb, _ := start(t, "")
+	kp := keypair.MustRandom()
+	before := sb.SponsoredAccounts()
+	r := post(t, sb.SponsorURL+"/create", `{"publicKey":"`+kp.Address()+`"}`, nil)
+	if r.status != 200 || string(r.body) != `{"publicKey":"`+kp.Address()+`"}` {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	var a horizon.Account
+	mustJSON(t, get(t, sb.HorizonURL+"/accounts/"+kp.Address()).body, &a)
+	if a.NumSponsored != 3 || usdcLine(a) == nil {
+		t.Fatalf("account %+v", a)
+	}
+	for _, body := range []string{`{"publicKey":"` + kp.Address() + `"}`, `{"publicKey":"GABC"}`, `{"publicKey":`} {
+		if r := post(t, sb.SponsorURL+"/create", body, nil); r.status != 400 {
+			t.Errorf("%s: %d %s", body, r.status, r.body)
+		}
+	}
+	if n := sb.SponsoredAccounts() - before; n != 1 {
+		t.Fatalf("SponsoredAccounts grew by %d, want 1", n)
+	}
+}

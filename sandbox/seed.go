@@ -110,6 +110,8 @@ type world struct {
 	reg     *registry
 	pending []*pendingTx // accepted by sendTransaction, applied when due, in order
 	pay     *payments    // the USDC token's state beyond trustlines, and the facilitator (usdc.go)
+	// sponsored counts the accounts the sponsored-account service created (sponsor.go).
+	sponsored int
 
 	cat  sync.RWMutex
 	pubs *publishing // publishers, API keys and idempotency keys (api_publish.go)

@@ -8,7 +8,8 @@ import (
 // FuzzToolArguments runs arbitrary arguments through every tool's validation boundary: it
 // must never panic, and every issue must carry a JSON-pointer path and a rule.
 func FuzzToolArguments(f *testing.F) {
-	for _, s := range []string{`{}`, `{"resourceId":"a"}`, `{"tags":["A","a",1]}`, `{"limit":1e400}`, `{"price":"0.00000001"}`, `[]`, "{\"x\":\"\xff\"}"} {
+	for _, s := range []string{`{}`, `{"resourceId":"a"}`, `{"tags":["A","a",1]}`, `{"limit":1e400}`, `{"price":"0.00000001"}`, `[]`, "{\"x\":\"\xff\"}",
+		`{"resourceId":"a","resourceId":"b"}`, `{"tags":[{"k":1,"k":2}]}`, `{"price":"` + "99999999999999999999999999999999" + `"}`, `{"profile":".."}`} {
 		f.Add(s)
 	}
 	reg := All(&Deps{Config: nil})

@@ -22,6 +22,18 @@ type SetupWalletOutput struct {
 }
 
 // SetupWallet is mindvault_setup_wallet.
+//
+// Order matters, because the account is created remotely and only the key makes it usable:
+// the key pair is generated here, the profile is claimed in the store with its secret
+// (exclusive create: of concurrent calls for one name exactly one goes on, the others get
+// PROFILE_EXISTS without calling anything), then the sponsored-account service creates the
+// account, then Horizon confirms it. Once the service was called the profile is kept,
+// whatever happens: a failure says stateChanged "yes" (the service answered success) or
+// "unknown" (its answer was lost, it timed out, failed with a 5xx or redirected) and names
+// the address whose key the profile holds. Only a refusal by the service (a 4xx other than
+// 408), which proves no account exists, withdraws the claim — and only in a store that can
+// remove exactly what it wrote (dir); elsewhere (secretsmanager) the profile stays, holding
+// an unused key, and the failure says so. A read-only store refuses before a key exists.
 func SetupWallet(d *Deps) *Tool {
 	return Define(Spec[requests.SetupWallet, SetupWalletOutput]{
 		Name:  "mindvault_setup_wallet",
@@ -39,41 +51,108 @@ func SetupWallet(d *Deps) *Tool {
 			if !auth.Permits(ctx, req.Profile) {
 				return nil, credentials.NotAllowed(req.Profile)
 			}
-			// Refuse before creating an account nobody could hold.
+			// Refuse before creating a key, let alone an account, nobody could hold.
 			if d.Store.ReadOnly() {
 				return nil, credentials.ReadOnlyStore(d.Store)
 			}
-			if _, err := d.Store.Get(ctx, req.Profile); err == nil {
-				return nil, credentials.Exists(d.Store, req.Profile)
-			} else if !isCode(err, errmap.CodeCredentialsMissing) {
-				return nil, err
-			}
-			w, err := d.Sponsor.Create(ctx)
+			kp, err := keypair.Random()
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("generate a key pair: %w", err)
 			}
-			ctx = WithSecrets(ctx, w.SecretKey)
-			kp, err := keypair.ParseFull(w.SecretKey)
-			if err != nil || kp.Address() != w.PublicKey {
-				return nil, sponsorBroken("the returned secret does not derive the returned public key; nothing was stored")
+			ctx = WithSecrets(ctx, kp.Seed())
+			claim := credentials.Profile{Name: req.Profile, SecretKey: kp.Seed()}
+			if err := d.Store.Create(ctx, claim); err != nil {
+				return nil, err // PROFILE_EXISTS for the losers of a race: nothing was asked of anyone
 			}
-			if _, found, err := d.Horizon.Account(ctx, w.PublicKey); err != nil {
-				return nil, err
-			} else if !found {
-				return nil, sponsorBroken("the service answered, but the account " + w.PublicKey + " does not exist on Horizon; nothing was stored")
+			w, err := d.Sponsor.Create(ctx, kp.Address())
+			if err != nil {
+				return nil, d.claimFailed(ctx, claim, kp.Address(), err)
 			}
-			if err := d.Store.Create(ctx, credentials.Profile{Name: req.Profile, SecretKey: w.SecretKey}); err != nil {
-				return nil, err
+			address := kp.Address()
+			if w.PublicKey != address {
+				// The service created an account with a key pair of its own: that account's
+				// secret replaces the claimed one, which no account uses.
+				if w.SecretKey == "" {
+					return nil, walletFailure(errmap.SourceSponsor, errmap.CodeMalformedResponse, fmt.Sprintf("the service created account %s, not the requested %s, and returned no key for it; profile %q holds the requested key, which no account uses", w.PublicKey, address, req.Profile),
+						fmt.Sprintf("Report this to the sponsored-account service's operator; account %s cannot be used by this endpoint.", w.PublicKey))
+				}
+				ctx = WithSecrets(ctx, w.SecretKey)
+				if err := d.Store.Update(ctx, credentials.Profile{Name: req.Profile, SecretKey: w.SecretKey}); err != nil {
+					return nil, afterAccount(err, w.PublicKey, req.Profile,
+						fmt.Sprintf("account %s was created with the service's own key, which could not be stored in profile %q", w.PublicKey, req.Profile),
+						fmt.Sprintf("Account %s exists but this endpoint could not store its key; ask the operator to check the %s credential store, and do not run mindvault_setup_wallet for %q again.", w.PublicKey, d.Store.Kind(), req.Profile))
+				}
+				address = w.PublicKey
 			}
-			return &SetupWalletOutput{Profile: req.Profile, Address: w.PublicKey, Network: string(d.Config.Network), Created: true}, nil
+			if _, found, err := d.Horizon.Account(ctx, address); err != nil || !found {
+				detail := fmt.Sprintf("account %s was created and its key is stored in profile %q, but Horizon could not confirm it", address, req.Profile)
+				next := fmt.Sprintf("The wallet exists in profile %q: check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again.", req.Profile)
+				if err == nil {
+					return nil, walletFailure(errmap.SourceHorizon, errmap.CodeAccountMissing, detail+" (not found yet)", next)
+				}
+				return nil, afterAccount(err, address, req.Profile, detail, next)
+			}
+			return &SetupWalletOutput{Profile: req.Profile, Address: address, Network: string(d.Config.Network), Created: true}, nil
 		},
 	})
 }
 
-func sponsorBroken(detail string) error {
+// claimFailed reports a sponsored-account call that failed after the profile was claimed.
+// An outcome that is not known keeps the profile (it may hold the key of a new account); a
+// refusal withdraws it where the store can remove exactly what it wrote.
+func (d *Deps) claimFailed(ctx context.Context, claim credentials.Profile, address string, err error) error {
+	var e *errmap.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if e.Facts.StateChanged == errmap.StateUnknown {
+		reword(e, fmt.Sprintf("account %s may have been created, and profile %q holds its key (%s)", address, claim.Name, shownDetail(e)))
+		e.Facts.Next = fmt.Sprintf("The outcome is unknown: check profile %q with mindvault_wallet_info before creating another wallet; the profile already holds the key.", claim.Name)
+		return e
+	}
+	if ds, ok := d.Store.(credentials.Discarder); ok {
+		if gone, derr := ds.Discard(ctx, claim); derr == nil && gone {
+			return e // refused, and nothing is left behind: the call changed nothing
+		}
+	}
+	e.Facts.StateChanged = errmap.StateYes
+	reword(e, fmt.Sprintf("no account was created, but profile %q was kept in the %s credential store holding an unused key (%s)", claim.Name, d.Store.Kind(), shownDetail(e)))
+	e.Facts.Next = fmt.Sprintf("Profile %q exists without an account: once the cause is fixed, run mindvault_setup_wallet with another profile name, or ask the operator to delete %q.", claim.Name, claim.Name)
+	return e
+}
+
+// afterAccount reports a failure after the account was created: state changed, the address
+// named, the profile kept.
+func afterAccount(err error, address, profile, detail, next string) error {
+	var e *errmap.Error
+	if !errors.As(err, &e) {
+		return walletFailure(errmap.SourceSponsor, errmap.CodeUnknown, detail, next)
+	}
+	e.Facts.StateChanged = errmap.StateYes
+	reword(e, detail+" ("+shownDetail(e)+")")
+	e.Facts.Next = next
+	return e
+}
+
+// shownDetail is the detail the failure would show as it is: the body's message, the
+// explicit detail or the code's phrase, already redacted and bounded. Callers put it last,
+// so the bound on the whole detail never cuts the address or the profile name.
+func shownDetail(e *errmap.Error) string {
+	return errmap.Map(e.Facts).Diagnostic.Detail
+}
+
+// reword replaces the failure's detail. The body goes, because its message would win over
+// the new detail; the body's message is part of the new detail when built from shownDetail.
+func reword(e *errmap.Error, detail string) {
+	e.Facts.Detail = detail
+	e.Facts.Body = nil
+}
+
+// walletFailure is a setup failure the endpoint itself detected after the service created an
+// account: the state changed whatever the code.
+func walletFailure(source errmap.Source, code, detail, next string) error {
 	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceSponsor, Code: errmap.CodeMalformedResponse, Category: errmap.CategoryServer,
-		Detail: detail, ExecutionStarted: true, StateChanged: errmap.StateUnknown,
+		Source: source, Code: code, Detail: detail, Next: next, ExecutionStarted: true, StateChanged: errmap.StateYes,
 	}}
 }
 

@@ -46,7 +46,11 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 		return []Issue{{Path: "", Rule: "type", Expected: "object", Message: "must be an object"}}
 	}
 
-	var unknown, issues []Issue
+	// A key given twice is rejected, never resolved: the caller and this endpoint could
+	// otherwise read two different requests out of one text (the last value wins here,
+	// the first in another parser).
+	issues := duplicateKeys(raw)
+	var unknown []Issue
 	for key := range args {
 		if _, ok := m.byName[key]; !ok {
 			unknown = append(unknown, Issue{Path: "/" + pointerToken(key), Rule: "unknown", Message: "is not an allowed argument"})
@@ -110,6 +114,55 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	}
 	sort.SliceStable(issues, func(i, j int) bool { return order(issues[i].Path) < order(issues[j].Path) })
 	return append(unknown, issues...)
+}
+
+// duplicateKeys names every key that appears more than once in one object, at any depth,
+// once per key, in document order. raw is known to be valid JSON (so its nesting depth is
+// bounded by the decoder's limit and the recursion with it). Keys are compared after
+// unescaping, so "a" and "\u0061" are the same key.
+func duplicateKeys(raw []byte) []Issue {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var issues []Issue
+	var walk func(path string) bool
+	walk = func(path string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return true
+		}
+		switch d {
+		case '{':
+			seen := map[string]int{}
+			for dec.More() {
+				kt, err := dec.Token()
+				k, isKey := kt.(string)
+				if err != nil || !isKey {
+					return false
+				}
+				p := path + "/" + pointerToken(k)
+				if seen[k]++; seen[k] == 2 {
+					issues = append(issues, Issue{Path: p, Rule: "duplicate", Expected: "each key once",
+						Message: "is given more than once in the same object"})
+				}
+				if !walk(p) {
+					return false
+				}
+			}
+		case '[':
+			for i := 0; dec.More(); i++ {
+				if !walk(path + "/" + strconv.Itoa(i)) {
+					return false
+				}
+			}
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err == nil
+	}
+	walk("")
+	return issues
 }
 
 // assign type-checks one argument's raw JSON and stores it; strings are trimmed.

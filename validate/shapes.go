@@ -21,9 +21,15 @@ type shape struct {
 }
 
 var (
-	idChars      = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	usdcRe       = regexp.MustCompile(`^\d+(\.\d{1,7})?$`)
-	positiveUSDC = regexp.MustCompile(`^(?:\d*[1-9]\d*(?:\.\d{1,7})?|0+\.(?:[1-9]\d{0,6}|0[1-9]\d{0,5}|00[1-9]\d{0,4}|000[1-9]\d{0,3}|0000[1-9]\d{0,2}|00000[1-9]\d?|000000[1-9]))$`)
+	idChars   = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+	profileRe = regexp.MustCompile(`^[A-Za-z0-9._-]*[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	// USDC amounts are bounded by the vault-registry contract's maximum price, 10^18 units of
+	// 7 decimals = 100000000000 USDC, so an amount that passes here always fits the contract's
+	// i128 and its own limit, and the API never sees a number the chain would refuse. The
+	// bound is in the pattern itself (at most 11 significant integer digits, or exactly
+	// 100000000000 with a zero fraction), so the advertised schema carries it too.
+	usdcRe       = regexp.MustCompile(`^0*(?:\d{1,11}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?)$`)
+	positiveUSDC = regexp.MustCompile(`^0*(?:[1-9]\d{0,10}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?|0\.(?:[1-9]\d{0,6}|0[1-9]\d{0,5}|00[1-9]\d{0,4}|000[1-9]\d{0,3}|0000[1-9]\d{0,2}|00000[1-9]\d?|000000[1-9]))$`)
 	hashRe       = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	tagRe        = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
 	metaPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
@@ -46,24 +52,25 @@ var shapes = []shape{
 		expected: "resource id",
 	},
 	{
+		// At least one letter or digit: "." and ".." are path components, not names.
 		tag:      "profile",
-		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 64 && idChars.MatchString(s) },
-		schema:   pattern(`^[A-Za-z0-9._-]+$`, 1, 64),
-		message:  "must be 1-64 characters of A-Z a-z 0-9 . _ -",
+		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 64 && profileRe.MatchString(s) },
+		schema:   pattern(profileRe.String(), 1, 64),
+		message:  "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
 		expected: "profile name",
 	},
 	{
 		tag:      "usdc",
 		check:    func(s string) bool { return len(s) <= 32 && usdcRe.MatchString(s) },
 		schema:   pattern(usdcRe.String(), 1, 32),
-		message:  `must be a decimal USDC amount with at most 7 decimal places, like "1.5"`,
+		message:  `must be a decimal USDC amount of at most 100000000000 with at most 7 decimal places, like "1.5"`,
 		expected: "USDC amount",
 	},
 	{
 		tag:      "usdcpos",
 		check:    func(s string) bool { return len(s) <= 32 && positiveUSDC.MatchString(s) },
 		schema:   pattern(positiveUSDC.String(), 1, 32),
-		message:  `must be a USDC amount greater than 0 with at most 7 decimal places, like "1.5"`,
+		message:  `must be a USDC amount greater than 0 and at most 100000000000 with at most 7 decimal places, like "1.5"`,
 		expected: "positive USDC amount",
 	},
 	{

@@ -1,6 +1,16 @@
 // Package sponsor calls the sponsored-account service, which creates a Stellar account with
-// sponsored reserves and a USDC trustline and returns its key pair. Creation is never
-// retried: a second call would create a second account.
+// sponsored reserves and a USDC trustline. Creation is never retried: a second call could
+// create a second account.
+//
+// The request names the account to create ({"publicKey": "G..."}): the endpoint generates
+// the key pair and stores its secret before asking, so no answer that goes missing can
+// leave an account whose key nobody holds. A service that ignores the name and generates its
+// own key pair (the deployed MindVault service answers {publicKey, secretKey}) is still
+// accepted: Wallet then carries that secret, which the caller must store instead.
+//
+// Outcomes: a 4xx other than 408 is a refusal that created nothing (stateChanged "no"); a
+// transport failure, a timeout, a 408, a 3xx, a 5xx or a 2xx of the wrong shape may have
+// created the account (stateChanged "unknown").
 package sponsor
 
 import (
@@ -8,6 +18,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+	"github.com/stellar/go-stellar-sdk/strkey"
 
 	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -21,37 +34,54 @@ type Client struct {
 // New returns a client over svc (source sponsor).
 func New(svc *transport.Service) *Client { return &Client{svc: svc} }
 
-// Wallet is a created account. Secret must go straight to the credential store.
+// Wallet is a created account. SecretKey is set only when the service generated the key
+// pair itself; it must go straight to the credential store.
 type Wallet struct {
 	PublicKey string `json:"publicKey"`
 	SecretKey string `json:"secretKey"`
 }
 
-// Create asks the service for a new sponsored account.
-func (c *Client) Create(ctx context.Context) (*Wallet, error) {
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: []byte("{}"), Route: "POST /create"})
+// Create asks the service to create the sponsored account publicKey (a G-address whose
+// secret the caller already holds).
+func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) {
+	body, _ := json.Marshal(map[string]string{"publicKey": publicKey})
+	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: body, Route: "POST /create"})
 	if err != nil {
 		return nil, unknown(err)
 	}
 	if !resp.OK() {
 		e := c.svc.StatusError(resp)
-		if resp.Status >= 500 {
+		if !refusal(resp.Status) {
 			return nil, unknown(e)
 		}
 		return nil, e
 	}
 	var w Wallet
-	if json.Unmarshal(resp.Body, &w) != nil || w.PublicKey == "" || w.SecretKey == "" {
+	if json.Unmarshal(resp.Body, &w) != nil || !strkey.IsValidEd25519PublicKey(w.PublicKey) {
 		// Never echo the body: it may hold a secret.
-		e := c.svc.Malformed(resp, "no key pair in the answer")
+		e := c.svc.Malformed(resp, "no account id in the answer")
 		e.Facts.StateChanged = errmap.StateUnknown
 		return nil, e
+	}
+	if w.SecretKey != "" {
+		if kp, err := keypair.ParseFull(w.SecretKey); err != nil || kp.Address() != w.PublicKey {
+			e := c.svc.Malformed(resp, "the returned secret does not derive the returned account id")
+			e.Facts.Secrets = []string{w.SecretKey}
+			e.Facts.StateChanged = errmap.StateUnknown
+			return nil, e
+		}
 	}
 	return &w, nil
 }
 
-// unknown marks a creation whose outcome is not known: an account may exist that no
-// profile holds.
+// refusal reports a status that proves the service created nothing: a 4xx it answered on
+// purpose. A 408 is the request timing out (it may have been acted on), and a 3xx was never
+// followed, so the service's answer is unknown.
+func refusal(status int) bool {
+	return status >= 400 && status < 500 && status != http.StatusRequestTimeout
+}
+
+// unknown marks a creation whose outcome is not known: the account may exist.
 func unknown(err error) error {
 	var e *errmap.Error
 	if errors.As(err, &e) {

@@ -1,0 +1,91 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+
+	"github.com/mindvault/mcp-endpoint/clients/txcheck"
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// RegisterOnchainOutput is the result of mindvault_register_onchain.
+type RegisterOnchainOutput struct {
+	ResourceID    string `json:"resourceId"`
+	OnchainStatus string `json:"onchainStatus"`
+	TxHash        string `json:"txHash,omitempty"`
+	ExplorerURL   string `json:"explorerUrl,omitempty"`
+}
+
+// RegisterOnchain is mindvault_register_onchain. The API prepares the transaction and the
+// profile's wallet signs it, so the transaction is decoded and checked first (package
+// txcheck): a transaction that does anything but register this id for this wallet, or
+// whose fee or validity is unbounded, is UNEXPECTED_TRANSACTION with nothing signed or sent.
+func RegisterOnchain(d *Deps) *Tool {
+	return Define(Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
+		Name:  "mindvault_register_onchain",
+		Title: "Register on chain",
+		Description: "Registers one of your verified resources in the vault-registry contract: fetches the prepared " +
+			"transaction, signs it with the profile's wallet and submits it through the API. Needs a wallet and an API " +
+			"key. Already registered is a conflict (no action needed).",
+		Operation: "On-chain registration failed",
+		Source:    errmap.SourceAPI,
+		Hints:     Hints{OpenWorld: true},
+		Run: func(ctx context.Context, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
+			if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
+				return nil, err
+			}
+			ctx, p, kp, err := d.publisher(ctx, req.Profile)
+			if err != nil {
+				return nil, err
+			}
+			prep, err := d.API.PrepareRegistration(ctx, p.APIKey, req.ResourceID)
+			if err != nil {
+				return nil, err
+			}
+			// Sign only what was asked: one register call of the configured registry for this
+			// id with this wallet as creator, authorised for nothing else, with a bounded fee
+			// and an end. Anything else is refused before a signature exists.
+			if err := txcheck.Check(prep.UnsignedXDR, prep.NetworkPassphrase, txcheck.Policy{
+				Passphrase: d.Config.Passphrase,
+				Signer:     kp.Address(),
+				Contract:   d.Config.RegistryContract,
+				Functions:  []string{"register", "register_with_hash"},
+				Args:       txcheck.Register(kp.Address(), req.ResourceID),
+				MaxFee:     d.Config.MaxTxFeeStroops,
+				Now:        time.Now(),
+			}); err != nil {
+				var r *txcheck.Refusal
+				if errors.As(err, &r) {
+					return nil, r.Failure(errmap.SourceAPI, "the registration transaction the API prepared")
+				}
+				return nil, err
+			}
+			generic, err := txnbuild.TransactionFromXDR(prep.UnsignedXDR)
+			if err != nil {
+				return nil, d.API.MalformedMeta("the prepared transaction is not valid XDR")
+			}
+			tx, ok := generic.Transaction()
+			if !ok {
+				return nil, d.API.MalformedMeta("the prepared transaction is a fee bump")
+			}
+			if tx, err = tx.Sign(d.Config.Passphrase, kp); err != nil {
+				return nil, fmt.Errorf("sign: %w", err)
+			}
+			signed, err := tx.Base64()
+			if err != nil {
+				return nil, err
+			}
+			reg, err := d.API.Register(ctx, p.APIKey, req.ResourceID, signed)
+			if err != nil {
+				return nil, err
+			}
+			return &RegisterOnchainOutput{ResourceID: req.ResourceID, OnchainStatus: reg.OnchainStatus, TxHash: reg.TxHash,
+				ExplorerURL: d.Config.ExplorerURL(reg.TxHash)}, nil
+		},
+	})
+}
