@@ -128,6 +128,8 @@ func afterAccount(err error, address, profile, detail, next string) error {
 	if !errors.As(err, &e) {
 		return walletFailure(errmap.SourceSponsor, errmap.CodeUnknown, detail, next)
 	}
+	// The write (the service call) happened; the failing Horizon read came after it.
+	e.Facts.ExecutionStarted = true
 	e.Facts.StateChanged = errmap.StateYes
 	reword(e, detail+" ("+shownDetail(e)+")")
 	e.Facts.Next = next

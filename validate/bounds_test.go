@@ -11,7 +11,7 @@ import (
 	"github.com/invopop/jsonschema"
 )
 
-// bounded is a model with every shape whose bound tools.md states: USDC amounts (any and
+// bounded is a model with every shape whose bound docs/tools.md "Shared argument shapes" states: USDC amounts (any and
 // positive) and profile names.
 type bounded struct {
 	Price    *string  `json:"price,omitempty" validate:"omitnil,usdcpos"`
@@ -100,7 +100,7 @@ func TestDuplicateKeys(t *testing.T) {
 // maxUnits is the contract's maximum price, 10^18 units of 7 decimals.
 var maxUnits = new(big.Rat).SetFrac(new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil), big.NewInt(10_000_000))
 
-// amountOracle is the USDC amount rule of tools.md computed with exact arithmetic rather than
+// amountOracle is the USDC amount rule of docs/tools.md "Shared argument shapes" computed with exact arithmetic rather than
 // a pattern: a decimal with at most 7 places, at most the contract's maximum, > 0 when
 // positive, and at most 32 characters (the advertised maxLength).
 func amountOracle(s string, positive bool) bool {
