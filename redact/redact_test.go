@@ -156,8 +156,8 @@ func TestOwnKeepsAdviceExternalDoesNot(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"upstream said api_key=abc123xyz":               "upstream said api_key=" + Marker,
-		"key " + shapeless + " leaked":                  "key " + Marker + " leaked",
+		"upstream said api_key=abc123xyz":                               "upstream said api_key=" + Marker,
+		"key " + shapeless + " leaked":                                  "key " + Marker + " leaked",
 		"seed SBX7QXRGGJXHC2HOLJVXKD3VZ7MUQEOL3FPB6K3UEV6DGKYJNEGRZQKB": "seed " + Marker,
 	} {
 		if got := External(in); got != want {
