@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/redact"
 )
 
 // Namespace is the CloudWatch namespace of the endpoint's metrics.
@@ -58,7 +60,11 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	defer emfMu.Unlock()
 	for _, l := range lines {
 		b, err := json.Marshal(l)
-		if err == nil {
+		if err != nil {
+			continue
+		}
+		// The metric lines' output boundary, like the responses' and the log's.
+		if b, ok := redact.JSON(b, nil); ok {
 			_, _ = w.Write(append(b, '\n'))
 		}
 	}
