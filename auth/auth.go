@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mindvault/mcp-endpoint/obs"
 	"github.com/mindvault/mcp-endpoint/redact"
 )
 
@@ -291,7 +292,7 @@ func (m *middleware) pass(w http.ResponseWriter, r *http.Request, g grant) {
 // refuse answers 401. The reason goes to a debug line only (never the header or token): a
 // 401 is routine for a public URL, and the request's own log line belongs to the caller.
 func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, reason string) {
-	m.logger.DebugContext(r.Context(), "request refused by inbound auth", "reason", reason, "method", r.Method, "path", r.URL.Path)
+	m.logger.DebugContext(r.Context(), "request refused by inbound auth", "reason", reason, "method", obs.Field(r.Method), "path", obs.Field(r.URL.Path))
 	h := w.Header()
 	h.Set("WWW-Authenticate", m.challenge)
 	h.Set("Content-Type", "application/json")

@@ -57,7 +57,9 @@ type Server struct {
 type entry struct {
 	id       string
 	method   string
-	tool     string
+	tool     string // params.name as sent
+	metric   string // the Tool metric dimension: a registered tool name or obs.Unknown
+	version  string // the MCP-Protocol-Version header as sent
 	era      Era
 	status   int
 	outcome  string
@@ -86,7 +88,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d := time.Since(start)
 		e.calls = trace.Calls()
 		s.log(ctx, e, d)
-		obs.WriteEMF(s.Metrics, start, e.tool, e.outcome, d, e.calls)
+		obs.WriteEMF(s.Metrics, start, e.metric, e.outcome, d, e.calls)
 	}()
 
 	if r.URL.Path != s.path() {
@@ -134,6 +136,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.method = req.Method
+	e.version = headerValue(r, "Mcp-Protocol-Version")
 	if isResponse || req.ID == nil {
 		// Notifications (and stray responses) are accepted without a body.
 		e.status = http.StatusAccepted
@@ -231,7 +234,7 @@ func (s *Server) safely(ctx context.Context, e *entry, fn func() outcome) (out o
 			e.panicked = true
 			if s.Logger != nil {
 				s.Logger.ErrorContext(ctx, "panic while serving a request",
-					"requestId", e.id, "method", e.method, "tool", e.tool,
+					"requestId", obs.Field(e.id), "method", obs.Field(e.method), "tool", obs.Field(e.tool),
 					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			}
 			out = fail(http.StatusOK, CodeInternalError,
@@ -246,17 +249,21 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	if s.Logger == nil {
 		return
 	}
+	// Every value the request chose goes through obs.Field (bounded, no control characters).
 	attrs := []slog.Attr{
-		slog.String("requestId", e.id),
-		slog.String("method", e.method),
+		slog.String("requestId", obs.Field(e.id)),
+		slog.String("method", obs.Field(e.method)),
 		slog.Int("status", e.status),
 		slog.Float64("durationMs", float64(d.Microseconds())/1000),
 	}
 	if e.era != "" {
 		attrs = append(attrs, slog.String("era", string(e.era)))
 	}
+	if e.version != "" {
+		attrs = append(attrs, slog.String("protocolVersion", obs.Field(e.version)))
+	}
 	if e.tool != "" {
-		attrs = append(attrs, slog.String("tool", e.tool))
+		attrs = append(attrs, slog.String("tool", obs.Field(e.tool)))
 	}
 	if e.outcome != "" {
 		attrs = append(attrs, slog.String("outcome", e.outcome))
