@@ -60,7 +60,7 @@ func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 		envSecrets = append(envSecrets, getenv(v), strings.TrimSpace(getenv(v)))
 	}
 	if err := redact.Register(envSecrets...); err != nil {
-		errs = append(errs, fmt.Errorf("MINDVAULT_AGENT_SECRET / MINDVAULT_API_KEY: %w", err))
+		errs = append(errs, fmt.Errorf("MINDVAULT_AGENT_SECRET, MINDVAULT_API_KEY or MINDVAULT_CONFIRM_KEY: %w", err))
 	}
 	cfg, cfgErr := config.Load(getenv, lambda)
 	logger := NewLogger(lambda, cfg.LogLevel, logw, nil)

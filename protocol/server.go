@@ -181,7 +181,7 @@ func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	body := []byte(nil)
+	var body []byte
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
 		body = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded"}}` + "\n")
