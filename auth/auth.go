@@ -25,6 +25,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/mindvault/mcp-endpoint/obs"
+	"github.com/mindvault/mcp-endpoint/redact"
 )
 
 // Modes of Config.Mode.
@@ -52,6 +55,11 @@ type Config struct {
 	// MCPPath is the MCP endpoint path, "/mcp" when empty; it names the path-suffixed
 	// metadata document.
 	MCPPath string
+	// Broken, when set, is why the auth configuration itself could not be loaded (a token
+	// list that does not parse, an unreadable token secret, an unknown mode). The middleware
+	// then fails closed: every request is refused, whatever Mode says, and the problem is
+	// logged once. An endpoint whose access control is unknown never runs open.
+	Broken error
 }
 
 func (c Config) mcpPath() string {
@@ -219,11 +227,20 @@ type middleware struct {
 	challenge string
 	metadata  []byte // nil when ResourceURL is unset
 	noTokens  sync.Once
+	broken    sync.Once
+	full      sync.Once
 }
 
 func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if m.metadata != nil && (r.URL.Path == WellKnownPath || r.URL.Path == WellKnownPath+m.cfg.mcpPath()) {
 		m.serveMetadata(w, r)
+		return
+	}
+	if m.cfg.Broken != nil {
+		m.broken.Do(func() {
+			m.logger.ErrorContext(r.Context(), "inbound auth configuration is broken, so every request is refused until it is fixed: "+m.cfg.Broken.Error())
+		})
+		m.refuse(w, r, "auth configuration broken")
 		return
 	}
 	if m.open {
@@ -251,6 +268,16 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, "unknown token")
 		return
 	}
+	// The accepted token is a secret the process now knows: no response, log line or metric
+	// may show it, even if a downstream echoes it. Only accepted tokens are registered, so a
+	// caller cannot fill the bounded registry with guesses.
+	if err := redact.Register(token); err != nil {
+		m.full.Do(func() {
+			m.logger.ErrorContext(r.Context(), "an accepted bearer token could not be made redactable, so requests carrying it are refused: "+err.Error())
+		})
+		m.refuse(w, r, "token not redactable")
+		return
+	}
 	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true})
 }
 
@@ -265,7 +292,7 @@ func (m *middleware) pass(w http.ResponseWriter, r *http.Request, g grant) {
 // refuse answers 401. The reason goes to a debug line only (never the header or token): a
 // 401 is routine for a public URL, and the request's own log line belongs to the caller.
 func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, reason string) {
-	m.logger.DebugContext(r.Context(), "request refused by inbound auth", "reason", reason, "method", r.Method, "path", r.URL.Path)
+	m.logger.DebugContext(r.Context(), "request refused by inbound auth", "reason", reason, "method", obs.Field(r.Method), "path", obs.Field(r.URL.Path))
 	h := w.Header()
 	h.Set("WWW-Authenticate", m.challenge)
 	h.Set("Content-Type", "application/json")

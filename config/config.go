@@ -168,6 +168,11 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 		authDefault = "tokens"
 	}
 	c.Auth = l.oneOf("MINDVAULT_AUTH", authDefault, "none", "tokens")
+	if raw, set := l.raw("MINDVAULT_AUTH"); set && !strings.EqualFold(raw, c.Auth) {
+		// A mode nobody can read must not fall back to the local default, "none": the
+		// endpoint would run open. Tokens it is, and the problem is reported.
+		c.Auth = "tokens"
+	}
 	c.AccessTokens = l.str("MINDVAULT_ACCESS_TOKENS", "")
 	c.AccessTokensSecret = l.str("MINDVAULT_ACCESS_TOKENS_SECRET", "")
 	c.ResourceURL = l.url("MINDVAULT_RESOURCE_URL", "")

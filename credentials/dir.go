@@ -54,7 +54,7 @@ func (d *Dir) Get(_ context.Context, name string) (Profile, error) {
 		return Profile{}, StoreFailure(d, "decode a profile", fmt.Errorf("profile %q is not valid JSON", name))
 	}
 	p.Name = name
-	return p, nil
+	return loaded(d, p)
 }
 
 // List implements Store.

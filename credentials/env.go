@@ -30,7 +30,7 @@ func (e *Env) Get(_ context.Context, name string) (Profile, error) {
 	if name != e.profile.Name || (e.profile.SecretKey == "" && e.profile.APIKey == "") {
 		return Profile{}, Missing(e, name, "credentials")
 	}
-	return e.profile, nil
+	return loaded(e, e.profile)
 }
 
 // List implements Store.

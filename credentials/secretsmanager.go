@@ -136,6 +136,9 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 		return Profile{}, StoreFailure(s, fmt.Sprintf("decode profile %q (the secret is not profile JSON)", name), errors.New("secret is not profile JSON"))
 	}
 	p.Name = name
+	if p, err = loaded(s, p); err != nil {
+		return Profile{}, err
+	}
 
 	s.mu.Lock()
 	if s.gen[name] == gen {

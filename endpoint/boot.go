@@ -8,11 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/auth"
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/redact"
 	"github.com/mindvault/mcp-endpoint/sandbox"
 	"github.com/mindvault/mcp-endpoint/tools"
 )
@@ -43,13 +46,25 @@ func (b *Booted) Close() {
 
 // Boot reads the environment once and assembles the endpoint: configuration, the sandbox
 // simulators when STELLAR_NETWORK=sandbox, the credential store, clients and tools. A
-// startup problem does not stop it: the handler then answers every request with -32603
-// naming the problem (a Lambda that crash-loops tells the operator nothing).
+// startup problem does not stop it: the handler then answers every authenticated request
+// with -32603 naming the problem (a Lambda that crash-loops tells the operator nothing).
+// Inbound auth always runs first; when its own configuration is what is broken, every
+// request is refused.
 func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
+	var errs []error
+	// The environment's secrets are known before anything can log or answer, whichever
+	// credential store is configured (MINDVAULT_CONFIRM_KEY is the human-confirmation key
+	// of a later release; it is a secret as soon as it is set).
+	var envSecrets []string
+	for _, v := range []string{"MINDVAULT_AGENT_SECRET", "MINDVAULT_API_KEY", "MINDVAULT_CONFIRM_KEY"} {
+		envSecrets = append(envSecrets, getenv(v), strings.TrimSpace(getenv(v)))
+	}
+	if err := redact.Register(envSecrets...); err != nil {
+		errs = append(errs, fmt.Errorf("MINDVAULT_AGENT_SECRET, MINDVAULT_API_KEY or MINDVAULT_CONFIRM_KEY: %w", err))
+	}
 	cfg, cfgErr := config.Load(getenv, lambda)
 	logger := NewLogger(lambda, cfg.LogLevel, logw, nil)
 	b := &Booted{Config: cfg, Logger: logger}
-	var errs []error
 	if cfgErr != nil {
 		errs = append(errs, cfgErr)
 	}
@@ -74,17 +89,41 @@ func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
 	}
 	b.StoreDir = storeDir
-	tokens, err := loadTokens(cfg)
-	if err != nil {
-		errs = append(errs, err)
+	tokens, tokenErr := loadTokens(cfg)
+	if tokenErr != nil {
+		errs = append(errs, tokenErr)
 	}
 	b.Deps = Deps(cfg, store)
 	b.Err = errors.Join(errs...)
 	if b.Err != nil {
-		logger.Error("startup problem: every request will report it", "error", b.Err.Error())
+		logger.Error("startup problem, reported to every authenticated request: " + b.Err.Error())
 	}
-	b.Handler = NewHandler(b.Deps, tokens, b.Err, logger)
+	b.Handler = NewHandler(b.Deps, Inbound{Tokens: tokens, Err: authProblem(cfgErr, tokenErr)}, b.Err, logger)
 	return b
+}
+
+// authVariables configure inbound auth; a problem with any of them leaves access control
+// unknown.
+var authVariables = []string{"MINDVAULT_AUTH", "MINDVAULT_ACCESS_TOKENS", "MINDVAULT_ACCESS_TOKENS_SECRET"}
+
+// authProblem picks, from the startup problems, those of the auth configuration itself.
+func authProblem(cfgErr, tokenErr error) error {
+	var out config.Problems
+	var problems config.Problems
+	if errors.As(cfgErr, &problems) {
+		for _, p := range problems {
+			if slices.Contains(authVariables, p.Var) {
+				out = append(out, p)
+			}
+		}
+	}
+	switch {
+	case len(out) > 0 && tokenErr != nil:
+		return errors.Join(out, tokenErr)
+	case len(out) > 0:
+		return out
+	}
+	return tokenErr
 }
 
 // openStore opens MINDVAULT_CREDENTIALS. On the sandbox it defaults to a fresh temporary

@@ -82,17 +82,25 @@ func New(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
 	if err != nil {
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
 	}
-	return NewHandler(Deps(cfg, store), nil, startErr, logger)
+	return NewHandler(Deps(cfg, store), Inbound{}, startErr, logger)
+}
+
+// Inbound is the inbound-auth setup read at start: the accepted tokens, and Err when the auth
+// configuration itself could not be read (then every request is refused).
+type Inbound struct {
+	Tokens []auth.Token
+	Err    error
 }
 
 // NewHandler builds the endpoint handler. startErr is a startup problem (bad configuration, a
 // store that cannot open): the endpoint still serves and answers every request with a
 // -32603 naming it, instead of crash-looping.
 //
-// Inbound auth (MINDVAULT_AUTH) wraps the protocol layer. With a startup problem it is left
-// out on purpose: nothing can run then, and the -32603 naming the problem must reach the
-// operator instead of a bare 401.
-func NewHandler(d *tools.Deps, tokens []auth.Token, startErr error, logger *slog.Logger) http.Handler {
+// Inbound auth (MINDVAULT_AUTH) wraps everything, the startup problem included: a caller
+// that fails it gets the bare 401 and learns nothing about the configuration, and only an
+// authenticated caller sees the -32603 that names variables. When the auth configuration is
+// itself broken (in.Err) the middleware refuses everyone and logs why: never an open endpoint.
+func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) http.Handler {
 	var metrics io.Writer
 	if d.Config.Lambda {
 		metrics = os.Stdout // EMF: Lambda's log pipeline extracts the metrics
@@ -110,11 +118,8 @@ func NewHandler(d *tools.Deps, tokens []auth.Token, startErr error, logger *slog
 		Logger:               logger,
 		Metrics:              metrics,
 	}
-	if startErr != nil {
-		return srv
-	}
 	return auth.Middleware(auth.Config{
-		Mode: d.Config.Auth, Tokens: tokens, ResourceURL: d.Config.ResourceURL,
-		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp",
+		Mode: d.Config.Auth, Tokens: in.Tokens, ResourceURL: d.Config.ResourceURL,
+		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp", Broken: in.Err,
 	}, srv, logger)
 }

@@ -1,7 +1,8 @@
 // Package errmap is the one failure taxonomy of the MindVault MCP endpoint (docs/errors.md).
 //
 // Every failure an agent sees passes through Map, a pure function (no I/O, no clock, no
-// environment) from Facts to a Failure: a three-line text
+// environment; it reads only the process-wide set of known secrets, to redact them) from Facts
+// to a Failure: a three-line text
 //
 //	<operation>: <detail>
 //	Source: <label> · Category: <category>[ · HTTP <status>]
@@ -51,7 +52,7 @@
 // message, detail, reason, title; a problem document gives its title plus result codes; an
 // object under "error" — zod format()/flatten()/issues, JSON-RPC error — gives the first message
 // inside it, prefixed with the field name it belongs to; an {error: "snake_code", message}
-// body gives "snake_code: message"); Facts.Detail; what the refinement saw (e.g.
+// body gives "snake_code: message"); Facts.Detail; Facts.UpstreamDetail; what the refinement saw (e.g.
 // "NotFound (Error(Contract, #2))", never raw simulation event logs, which carry call arguments);
 // "response body is not JSON (status N)" / "response body is too large to read (status N)" /
 // "no response body"; the code's short phrase ("request timed out"). Only the first 64 KiB of a
@@ -61,7 +62,15 @@
 //
 // Every string that leaves is made one line (control and format characters removed, whitespace
 // collapsed, invalid UTF-8 replaced), redacted, then bounded in runes (detail 300, operation 200),
-// in that order, so a cut can never leave half a secret. A validation line 1 as a whole stays
+// in that order, so a cut can never leave half a secret.
+//
+// Provenance decides the redaction rules. Operation, Detail and Next are the endpoint's own
+// sentences: only the exact values and the shapes that never occur in prose (seeds, mv_ keys)
+// are removed, so advice such as "configure MINDVAULT_CREDENTIALS=dir:<path>" reaches the
+// agent intact. Everything that came from outside — the body, headers, HostError, X402Reason,
+// result codes, UpstreamDetail (a downstream's message, a thrown error's text; FromError puts
+// an error's own text there) — gets every shape rule as well. A client that quotes a
+// downstream must therefore use UpstreamDetail, never Detail. A validation line 1 as a whole stays
 // within 300 runes; what does not fit is counted as "and N more".
 //
 // # Next, retry, state
@@ -93,8 +102,10 @@
 // token's number and name), x402Reason, rpcCode, limit, remaining, resetSeconds. Tokens are
 // admitted only in code shape ([a-z0-9_]) and only if redaction leaves them untouched.
 //
-// Redaction (Redact, Redactor) replaces with [REDACTED]: exact known secrets of six characters
-// or more (also their URL- and JSON-escaped forms; longest first); Stellar secret seeds, found as
+// Redaction (Redact, Redactor; the rules live in package redact) replaces with [REDACTED]:
+// exact known secrets of six characters or more — every value of the process-wide registry
+// plus Facts.Secrets, in all their encoded forms (so Map reads that registry: the same facts
+// can map to more redaction once a secret is registered, never less); Stellar secret seeds, found as
 // runs of the base32 alphabet so a seed glued to other characters is still caught, while G/C ids
 // (56 characters, never starting with S) and muxed M-addresses (69) stay visible; mv_ API keys;
 // Bearer tokens; authorization values (with their scheme word); values of keys naming a secret

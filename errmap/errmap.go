@@ -12,7 +12,8 @@ import (
 var recoverPanics = true
 
 // Map turns the facts of one failure into its three-line text and diagnostic. It is pure: no I/O,
-// no clock, no environment, the same facts always give the same failure, and it never panics.
+// no clock, no environment, the same facts always give the same failure (once the secrets they
+// mention are known to package redact), and it never panics.
 func Map(f Facts) (out Failure) {
 	if recoverPanics {
 		defer func() {
@@ -80,7 +81,7 @@ func mapFacts(f *Facts) Failure {
 		issues = append(issues, red.issue(is))
 	}
 
-	op := red.text(f.Operation, maxOperation)
+	op := red.ownText(f.Operation, maxOperation)
 	if op == "" {
 		op = defaultOperation(src, tool, len(f.Issues) > 0 || code == CodeInvalidArguments)
 	}
@@ -101,7 +102,7 @@ func mapFacts(f *Facts) Failure {
 		retryAfterS = reset
 	}
 
-	next := red.text(f.Next, maxNext)
+	next := red.ownText(f.Next, maxNext)
 	if next == "" {
 		tv := strings.TrimSpace(f.TimeoutVar)
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
@@ -161,10 +162,17 @@ func render(op, detail string, src Source, cat Category, status int, next string
 	return b.String()
 }
 
-// pickDetail applies the detail order: the body's message, the caller's detail, what the
-// refinement saw, a description of the body, and finally the code's own phrase.
+// pickDetail applies the detail order: the body's message, the caller's own detail, the
+// text that came with the failure from outside, what the refinement saw, a description of the
+// body, and finally the code's own phrase.
 func pickDetail(ev *evidence, red *Redactor, desc, code string, status int) string {
-	for _, c := range []string{ev.body.message, ev.f.Detail, desc} {
+	if s := red.text(ev.body.message, MaxDetail); s != "" {
+		return s
+	}
+	if s := red.ownText(ev.f.Detail, MaxDetail); s != "" {
+		return s
+	}
+	for _, c := range []string{ev.f.UpstreamDetail, desc} {
 		if s := red.text(c, MaxDetail); s != "" {
 			return s
 		}
@@ -261,17 +269,27 @@ var (
 	txHashRE = regexp.MustCompile(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
 )
 
-// text sanitises one caller- or upstream-provided string: redact, make it one line, redact again
-// (removing control characters can join a secret back together), then bound. Redaction comes
-// before bounding so a cut can never leave the head of a secret behind.
+// text sanitises one string that came from outside (a body, a header, a thrown error's text):
+// redact, make it one line, redact again (removing control characters can join a secret back
+// together), then bound. Redaction comes before bounding so a cut can never leave the head of
+// a secret behind.
 func (r *Redactor) text(s string, n int) string {
 	if s == "" {
 		return ""
 	}
-	if r != nil && r.exact != nil {
-		s = r.exact.Replace(s) // before any cut or cleaning, which could split a secret with spaces
-	}
+	s = r.exact(s) // before any cut or cleaning, which could split a secret with spaces
 	return bound(r.Redact(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
+}
+
+// ownText sanitises one of the endpoint's own sentences (operation, detail, Next) the same
+// way, but with the known values and unambiguous shapes only: the context rules (key=value,
+// Bearer, authorization) would redact the product's own advice.
+func (r *Redactor) ownText(s string, n int) string {
+	if s == "" {
+		return ""
+	}
+	s = r.exact(s)
+	return bound(r.own(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
 }
 
 // preRedactBytes bounds what the (linear but not cheap) redaction patterns ever scan; it is far
@@ -297,13 +315,10 @@ func precut(s string, limit int) string {
 	return ""
 }
 
-// contextFree re-applies the rules that need no context (exact secrets and seeds), for strings
-// assembled from already-sanitised parts.
+// contextFree re-applies the rules that need no context (known values, seeds, mv_ keys), for
+// the endpoint's sentences assembled from already-sanitised parts.
 func (r *Redactor) contextFree(s string) string {
-	if r != nil && r.exact != nil {
-		s = r.exact.Replace(s)
-	}
-	return redactSeeds(s)
+	return r.own(s)
 }
 
 // safe reports whether s survives redaction untouched; tokens that would not are dropped.

@@ -62,7 +62,7 @@ func FromError(err error, call Call) Failure {
 		return Map(f)
 	}
 	f.Transport = transportOf(err)
-	f.Detail = errText(err)
+	f.UpstreamDetail = errText(err)
 	return Map(f)
 }
 
@@ -90,8 +90,8 @@ func factsOf(e *Error, call Call) Facts {
 	if bare && f.Transport == TransportNone {
 		f.Transport = transportOf(e.Err)
 	}
-	if bare && f.Detail == "" {
-		f.Detail = errText(e.Err)
+	if bare && f.Detail == "" && f.UpstreamDetail == "" {
+		f.UpstreamDetail = errText(e.Err)
 	}
 	return f
 }

@@ -1,191 +1,45 @@
 package errmap
 
-import (
-	"bytes"
-	"encoding/base32"
-	"encoding/json"
-	"net/url"
-	"regexp"
-	"sort"
-	"strings"
-	"unicode/utf8"
-)
+import "github.com/mindvault/mcp-endpoint/redact"
 
-// Redactor removes known secrets and every secret shape from text. Build one per set of secrets
-// when redacting many strings (loggers); the zero value and nil redact shapes only.
+// Redactor removes secrets from the strings of one failure: the values of the process-wide
+// registry (package redact) plus the secrets of this call, in every encoded form, and the
+// secret shapes. The zero value and nil use the registry alone.
 type Redactor struct {
-	exact *strings.Replacer
+	extra *redact.Values
 }
 
-// NewRedactor prepares redaction of the given exact secret values plus every secret shape.
+// NewRedactor prepares redaction of the given exact secret values on top of the registry's.
 func NewRedactor(secrets []string) *Redactor {
-	variants := secretVariants(secrets)
-	if len(variants) == 0 {
-		return &Redactor{}
-	}
-	pairs := make([]string, 0, 2*len(variants))
-	for _, v := range variants {
-		pairs = append(pairs, v, redacted)
-	}
-	return &Redactor{exact: strings.NewReplacer(pairs...)}
+	return &Redactor{extra: redact.NewValues(secrets)}
 }
 
-// Redact applies docs/errors.md "Redaction" to s, with secrets as the known exact values.
+// Redact redacts text that came from outside the endpoint with secrets as extra exact values.
 func Redact(s string, secrets []string) string {
 	return NewRedactor(secrets).Redact(s)
 }
 
-// Redact returns s with every known secret and secret-shaped value replaced by [REDACTED].
+// Redact returns s, text from outside the endpoint, with every known secret and every
+// secret-shaped value replaced by [REDACTED].
 func (r *Redactor) Redact(s string) string {
 	if s == "" {
 		return s
 	}
 	// Exact values first, so a known secret disappears whole before a shape rule can split it.
-	if r != nil && r.exact != nil {
-		s = r.exact.Replace(s)
+	return redact.Shapes(r.exact(s))
+}
+
+// exact replaces the known values only.
+func (r *Redactor) exact(s string) string {
+	s = redact.Exact(s)
+	if r != nil {
+		s = r.extra.Replace(s)
 	}
-	s = redactSeeds(s)
-	s = mvKeyRE.ReplaceAllString(s, redacted)
-	s = urlUserRE.ReplaceAllString(s, "${1}"+redacted+"@")
-	s = bearerRE.ReplaceAllString(s, "${1} "+redacted)
-	s = authzRE.ReplaceAllString(s, "${1}"+redacted)
-	s = pairRE.ReplaceAllString(s, "${1}${2}"+redacted)
 	return s
 }
 
-// secretVariants returns the secrets plus the encodings they take inside URLs and JSON, longest
-// first: strings.Replacer prefers earlier arguments, so a secret that contains another one is
-// replaced whole instead of leaving its tail behind.
-func secretVariants(secrets []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(v string) {
-		if v != "" && !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	for _, s := range secrets {
-		if utf8.RuneCountInString(s) < minSecretLength {
-			continue
-		}
-		add(s)
-		add(url.QueryEscape(s))
-		add(url.PathEscape(s))
-		add(jsonEscape(s, true))
-		add(jsonEscape(s, false))
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if len(out[i]) != len(out[j]) {
-			return len(out[i]) > len(out[j])
-		}
-		return out[i] < out[j]
-	})
-	return out
-}
-
-func jsonEscape(s string, html bool) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(html)
-	if enc.Encode(s) != nil {
-		return ""
-	}
-	out := strings.TrimSuffix(b.String(), "\n")
-	return strings.TrimSuffix(strings.TrimPrefix(out, `"`), `"`)
-}
-
-var (
-	// MindVault API keys: "mv_" + hex; trailing word characters go too so no fragment survives.
-	mvKeyRE = regexp.MustCompile(`mv_[0-9A-Fa-f]{16,}[0-9A-Za-z_-]*`)
-	// Passwords in URLs (scheme://user:password@host).
-	urlUserRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@?#]+:)[^\s@/?#]+@`)
-	// "Bearer <token>" anywhere (headers, echoed requests, prose).
-	bearerRE = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
-	// "authorization: <scheme> <value>": the scheme is optional and swallowed with the value so a
-	// Basic or Digest credential does not survive behind its scheme word.
-	authzRE = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\\?"?\s*[:=]\s*\\?"?)(?:[A-Za-z][A-Za-z0-9_-]*[ \t]+)?[^\s"'&,;\\]+`)
-	// key=value / key: value / "key":"value" pairs whose key names a secret (x-api-key, api_key,
-	// client_secret, access_token, password, ...); the value runs to whitespace, quote, &, comma or semicolon.
-	pairRE = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|(?:secret|private|api)[ ]key|secret|token|password|passwd|private[_-]?key|credential|signature)[A-Za-z0-9_-]*)(\\?"?\s*[:=]\s*\\?"?)([^\s"'&,;\\]+)`)
-)
-
-// redactSeeds removes Stellar secret seeds ("S" + 55 base32 characters). It works on maximal runs
-// of the base32 alphabet rather than on word boundaries, so a seed glued to letters or digits is
-// still caught, while public ids keep their shape: G/C ids are 56 characters and do not start with
-// S, and muxed M-addresses are exactly 69 with a valid checksum (checked, because a muxed-looking
-// run could otherwise hide a seed behind an "M" and twelve characters).
-func redactSeeds(s string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); {
-		if !isBase32(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isBase32(s[j]) {
-			j++
-		}
-		if seedRun(s[i:j]) {
-			if last == 0 {
-				b.Grow(len(s))
-			}
-			b.WriteString(s[last:i])
-			b.WriteString(redacted)
-			last = j
-		}
-		i = j
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
-func isBase32(c byte) bool {
-	return (c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7')
-}
-
-func seedRun(run string) bool {
-	n := len(run)
-	switch {
-	case n < 56:
-		return false
-	case n == 56:
-		return run[0] == 'S'
-	case n == 69 && run[0] == 'M' && validMuxed(run):
-		return false
-	}
-	// A longer run is no public id: redact it whole if a seed could hide anywhere in it.
-	return strings.IndexByte(run[:n-55], 'S') >= 0
-}
-
-var strkeyEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
-
-// validMuxed checks a muxed account strkey: version byte 12<<3, 32-byte key, 8-byte id, and the
-// CRC16-XModem checksum (little-endian) over the rest.
-func validMuxed(s string) bool {
-	raw, err := strkeyEncoding.DecodeString(s)
-	if err != nil || len(raw) != 43 || raw[0] != 12<<3 {
-		return false
-	}
-	sum := crc16XModem(raw[:41])
-	return raw[41] == byte(sum) && raw[42] == byte(sum>>8)
-}
-
-func crc16XModem(data []byte) uint16 {
-	var crc uint16
-	for _, b := range data {
-		crc ^= uint16(b) << 8
-		for i := 0; i < 8; i++ {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return crc
+// own redacts one of the endpoint's own sentences: known values and the shapes that never
+// occur in prose, so advice such as "configure MINDVAULT_CREDENTIALS=dir:<path>" survives.
+func (r *Redactor) own(s string) string {
+	return redact.Unambiguous(r.exact(s))
 }

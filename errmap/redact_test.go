@@ -99,7 +99,7 @@ func TestRedactThroughMap(t *testing.T) {
 		{"body error", Facts{Status: 500, Body: []byte(`{"error":"` + planted + `"}`)}},
 		{"body zod", Facts{Status: 400, Body: []byte(`{"error":{"` + apiKey + `":{"_errors":["` + planted + `"]}}}`)}},
 		{"body problem title", Facts{Status: 400, Body: []byte(`{"type":"x","title":"` + planted + `"}`)}},
-		{"detail", Facts{Transport: TransportNetwork, Detail: `Get "https://api.example/x?api_key=` + apiKey + `": ` + planted}},
+		{"detail", Facts{Transport: TransportNetwork, UpstreamDetail: `Get "https://api.example/x?api_key=` + apiKey + `": ` + planted}},
 		{"operation", Facts{Operation: "Buy failed for " + planted, Status: 402}},
 		{"next", Facts{Status: 500, Next: "Retry with " + planted}},
 		{"tool", Facts{Status: 400, Tool: apiKey}},

@@ -1,6 +1,10 @@
 package errmap
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/mindvault/mcp-endpoint/redact"
+)
 
 // Source names the service (or the endpoint's own layer) a failure came from.
 type Source string
@@ -140,17 +144,18 @@ type Issue struct {
 // Facts is everything known about one failure. Zero values mean "not known".
 type Facts struct {
 	Source           Source         // which service; empty or unknown is treated as SourceRequest
-	Operation        string         // line-1 label, e.g. "Browse failed", "Buy failed [402]"
+	Operation        string         // line-1 label (the endpoint's own), e.g. "Browse failed", "Buy failed [402]"
 	Tool             string         // tool name, used by the validation and unknown Next lines
 	Status           int            // HTTP status, 0 when none
 	Header           http.Header    // response headers (Retry-After, X-RateLimit-*, RateLimit-*)
 	Body             []byte         // raw response body; only the extracted detail and allow-listed fields leave
 	Transport        Transport      // thrown transport failure, if any
 	TimeoutVar       string         // env var named by the timeout Next line; default chosen by Source
-	Detail           string         // explicit detail, used when the body yields no message
+	Detail           string         // the endpoint's own detail sentence, used when the body yields no message
+	UpstreamDetail   string         // detail text that came from outside (a downstream's message, an error's text)
 	Code             string         // explicit code (must be in Codes()), overrides the derived one
 	Category         Category       // explicit category, overrides the derived one
-	Next             string         // explicit Next line, overrides every derived one
+	Next             string         // explicit Next line (the endpoint's own), overrides every derived one
 	RPCCode          int            // JSON-RPC error code from Stellar RPC (0 = none)
 	ContractError    int            // Error(Contract, #N) of the vault-registry contract (0 = none)
 	ContractNames    map[int]string // configured names for deployment-specific numbers >= 24
@@ -164,7 +169,7 @@ type Facts struct {
 	StateChanged     State          // empty = "no" (or "unknown" when TxHash/PaymentExpiresAt is set)
 	TxHash           string         // hash of a sent transaction whose outcome is unknown
 	PaymentExpiresAt string         // RFC 3339 expiry of a signed payment sent with unknown outcome
-	Secrets          []string       // exact secret values the process knows; redacted everywhere
+	Secrets          []string       // exact secret values of this call, redacted on top of the process-wide registry
 }
 
 // Diagnostic is the machine-readable failure placed in _meta["io.mindvault/error"].
@@ -203,12 +208,11 @@ const MetaKey = "io.mindvault/error"
 
 // Bounds applied by Map.
 const (
-	MaxIssues       = 20       // issues kept in the diagnostic
-	MaxDetail       = 300      // runes in the detail (and in a validation line 1)
-	MaxBodyBytes    = 64 << 10 // bytes of a response body ever looked at
-	JSONRPCInvalid  = -32602   // JSON-RPC code of argument validation
-	maxOperation    = 200      // runes of the operation label
-	maxNext         = 600      // runes of an explicit or generated Next sentence
-	minSecretLength = 6        // exact secrets shorter than this are ignored (they would shred the text)
-	redacted        = "[REDACTED]"
+	MaxIssues       = 20               // issues kept in the diagnostic
+	MaxDetail       = 300              // runes in the detail (and in a validation line 1)
+	MaxBodyBytes    = 64 << 10         // bytes of a response body ever looked at
+	JSONRPCInvalid  = -32602           // JSON-RPC code of argument validation
+	maxOperation    = 200              // runes of the operation label
+	maxNext         = 600              // runes of an explicit or generated Next sentence
+	minSecretLength = redact.MinLength // exact secrets shorter than this are ignored (they would shred the text)
 )

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/redact"
 )
 
 // Namespace is the CloudWatch namespace of the endpoint's metrics.
@@ -16,6 +18,12 @@ var emfMu sync.Mutex
 // error (dimension Category) and latency, plus each downstream call's latency by Service. EMF
 // lines are ordinary log lines that Lambda's log pipeline turns into metrics, so metrics
 // cost no API call. No secret, argument or body is ever part of a metric.
+//
+// Every dimension comes from a closed set, so a caller cannot create metrics (each distinct
+// dimension value is a billed custom metric) or smuggle text into them: tool is a registered
+// tool name or "unknown" (the caller passes it so; a value of another shape becomes
+// "unknown" here too), Category a failure category or "ok", Service a downstream source;
+// Route, a property, is the code's route name.
 func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration, calls []Call) {
 	if w == nil || tool == "" {
 		return
@@ -37,7 +45,7 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 				},
 			}},
 		},
-		"Tool": tool, "Category": outcome,
+		"Tool": dimTool(tool), "Category": dimCategory(outcome),
 		"ToolCalls": 1, "ToolErrors": errCount, "ToolLatency": float64(d.Microseconds()) / 1000,
 	}}
 	for _, c := range calls {
@@ -50,7 +58,7 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 					"Metrics":    []any{map[string]string{"Name": "DownstreamLatency", "Unit": "Milliseconds"}},
 				}},
 			},
-			"Service": c.Service, "Route": c.Route, "Attempts": c.Attempts,
+			"Service": dimService(c.Service), "Route": dimRoute(c.Route), "Attempts": c.Attempts,
 			"DownstreamLatency": float64(c.Latency.Microseconds()) / 1000,
 		})
 	}
@@ -58,7 +66,11 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	defer emfMu.Unlock()
 	for _, l := range lines {
 		b, err := json.Marshal(l)
-		if err == nil {
+		if err != nil {
+			continue
+		}
+		// The metric lines' output boundary, like the responses' and the log's.
+		if b, ok := redact.JSON(b, nil); ok {
 			_, _ = w.Write(append(b, '\n'))
 		}
 	}

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/obs"
+	"github.com/mindvault/mcp-endpoint/redact"
 )
 
 // _meta keys of the 2026-07-28 revision.
@@ -183,7 +186,13 @@ func parseCallParams(params json.RawMessage) (callParams, *outcome) {
 }
 
 func (s *Server) callTool(ctx context.Context, c callParams, e *entry, modern bool) outcome {
-	e.tool = bounded(c.name)
+	e.tool = c.name
+	// The metric dimension is closed: a registered name, or "unknown" for anything else the
+	// caller sent, so a caller cannot mint metrics.
+	e.metric = obs.Unknown
+	if slices.Contains(s.Tools.Names(), c.name) {
+		e.metric = c.name
+	}
 	return s.safely(ctx, e, func() outcome {
 		if s.CallTimeout > 0 {
 			if _, has := ctx.Deadline(); !has {
@@ -236,7 +245,8 @@ func isRevision(v string) bool {
 	return err == nil
 }
 
-// bounded keeps caller-supplied strings short and printable before they are echoed.
+// bounded keeps caller-supplied strings short and printable before they are echoed; known
+// secrets go first, so the cut cannot leave half of one for the output boundary to miss.
 func bounded(s string) string {
 	const max = 128
 	s = strings.Map(func(r rune) rune {
@@ -244,7 +254,7 @@ func bounded(s string) string {
 			return -1
 		}
 		return r
-	}, strings.ToValidUTF8(s, ""))
+	}, strings.ToValidUTF8(redact.Exact(s), ""))
 	if len(s) > max {
 		cut := max
 		for cut > 0 && !utf8.RuneStart(s[cut]) {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/obs"
+	"github.com/mindvault/mcp-endpoint/redact"
 )
 
 // Server is the MCP endpoint as an http.Handler.
@@ -56,12 +57,15 @@ type Server struct {
 type entry struct {
 	id       string
 	method   string
-	tool     string
+	tool     string // params.name as sent
+	metric   string // the Tool metric dimension: a registered tool name or obs.Unknown
+	version  string // the MCP-Protocol-Version header as sent
 	era      Era
 	status   int
 	outcome  string
 	rpcCode  int
 	panicked bool
+	withheld bool // the response held a secret that could not be removed and was replaced
 	calls    []obs.Call
 }
 
@@ -84,18 +88,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d := time.Since(start)
 		e.calls = trace.Calls()
 		s.log(ctx, e, d)
-		obs.WriteEMF(s.Metrics, start, e.tool, e.outcome, d, e.calls)
+		obs.WriteEMF(s.Metrics, start, e.metric, e.outcome, d, e.calls)
 	}()
 
 	if r.URL.Path != s.path() {
 		e.status = http.StatusNotFound
-		writeJSON(w, e.status, map[string]string{"error": "not found: the MCP endpoint is POST " + s.path()})
+		writeJSON(w, e, e.status, map[string]string{"error": "not found: the MCP endpoint is POST " + s.path()})
 		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		e.status = http.StatusMethodNotAllowed
-		writeJSON(w, e.status, map[string]string{"error": "method not allowed: this stateless endpoint serves POST only (no SSE stream, no sessions)"})
+		writeJSON(w, e, e.status, map[string]string{"error": "method not allowed: this stateless endpoint serves POST only (no SSE stream, no sessions)"})
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
@@ -132,6 +136,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.method = req.Method
+	e.version = headerValue(r, "Mcp-Protocol-Version")
 	if isResponse || req.ID == nil {
 		// Notifications (and stray responses) are accepted without a body.
 		e.status = http.StatusAccepted
@@ -149,7 +154,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.status = http.StatusOK
-	writeJSON(w, e.status, response{JSONRPC: "2.0", ID: req.ID, Result: out.result})
+	writeJSON(w, e, e.status, response{JSONRPC: "2.0", ID: req.ID, Result: out.result})
 }
 
 // outcome is what a method produced: a result, or an error with its HTTP status.
@@ -165,24 +170,37 @@ func fail(status, code int, msg string, data any) outcome {
 
 func (s *Server) writeError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
 	e.status, e.rpcCode = status, code
-	writeJSON(w, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: data}})
+	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: data}})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON writes v as the response. This is the output boundary of every answer: the
+// encoded bytes lose every secret value the process knows (package redact), whichever
+// handler, tool or downstream put it there. A response that cannot be cleaned without breaking
+// it is withheld; the tool may have run, so the replacement says to check before retrying.
+func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
+	var body []byte
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded"}}` + "\n")
+		body = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded"}}` + "\n")
+	} else if clean, ok := redact.JSON(buf.Bytes(), nil); ok {
+		body = clean
+	} else {
+		e.withheld = true
+		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"` + withheldMessage + `"}}` + "\n")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
 }
+
+// withheldMessage answers a response that held a secret in a form that could not be removed.
+const withheldMessage = "Internal error: the response was withheld because it contained a secret that could not be removed safely. " +
+	"The call may have taken effect (a payment or a write): check with mindvault_wallet_info or mindvault_tx_status before retrying."
 
 func (s *Server) originAllowed(origin string) bool {
 	for _, a := range s.AllowedOrigins {
@@ -216,7 +234,7 @@ func (s *Server) safely(ctx context.Context, e *entry, fn func() outcome) (out o
 			e.panicked = true
 			if s.Logger != nil {
 				s.Logger.ErrorContext(ctx, "panic while serving a request",
-					"requestId", e.id, "method", e.method, "tool", e.tool,
+					"requestId", obs.Field(e.id), "method", obs.Field(e.method), "tool", obs.Field(e.tool),
 					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			}
 			out = fail(http.StatusOK, CodeInternalError,
@@ -231,17 +249,21 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	if s.Logger == nil {
 		return
 	}
+	// Every value the request chose goes through obs.Field (bounded, no control characters).
 	attrs := []slog.Attr{
-		slog.String("requestId", e.id),
-		slog.String("method", e.method),
+		slog.String("requestId", obs.Field(e.id)),
+		slog.String("method", obs.Field(e.method)),
 		slog.Int("status", e.status),
 		slog.Float64("durationMs", float64(d.Microseconds())/1000),
 	}
 	if e.era != "" {
 		attrs = append(attrs, slog.String("era", string(e.era)))
 	}
+	if e.version != "" {
+		attrs = append(attrs, slog.String("protocolVersion", obs.Field(e.version)))
+	}
 	if e.tool != "" {
-		attrs = append(attrs, slog.String("tool", e.tool))
+		attrs = append(attrs, slog.String("tool", obs.Field(e.tool)))
 	}
 	if e.outcome != "" {
 		attrs = append(attrs, slog.String("outcome", e.outcome))
@@ -257,8 +279,11 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 		}
 		attrs = append(attrs, slog.Any("downstream", calls))
 	}
+	if e.withheld {
+		attrs = append(attrs, slog.Bool("withheld", true))
+	}
 	level := slog.LevelInfo
-	if e.panicked || e.rpcCode == CodeInternalError {
+	if e.panicked || e.withheld || e.rpcCode == CodeInternalError {
 		level = slog.LevelError
 	}
 	s.Logger.LogAttrs(ctx, level, "mcp request", attrs...)

@@ -31,8 +31,8 @@ type Deps struct {
 	Sponsor *sponsor.Client
 }
 
-// profile loads the named profile (or the default) and records its secrets on the context
-// so any failure text redacts them exactly.
+// profile loads the named profile (or the default). The store has made its secrets known to
+// the process-wide redaction already; WithSecrets adds them to the call's own collector too.
 func (d *Deps) profile(ctx context.Context, name *string) (context.Context, credentials.Profile, error) {
 	n := d.Config.DefaultProfile
 	if name != nil {

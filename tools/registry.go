@@ -13,12 +13,15 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/invopop/jsonschema"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
+	"github.com/mindvault/mcp-endpoint/redact"
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
@@ -112,16 +115,17 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 		if issues != nil {
 			return ErrorResult(errmap.Validation(s.Name, issues, t.args))
 		}
+		ctx, seen := withCallSecrets(ctx)
 		res, err := s.Run(ctx, req)
 		if err != nil {
 			if s.Hints.ReadOnly {
 				readStarted(err)
 			}
 			return ErrorResult(errmap.FromError(err, errmap.Call{
-				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: SecretsFrom(ctx),
+				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: seen.values(),
 			}))
 		}
-		return SuccessResult(res)
+		return successResult(res, redact.NewValues(seen.values()), s.Operation, s.Name)
 	}
 	return t
 }
@@ -156,13 +160,27 @@ func OutputSchema(t reflect.Type) (json.RawMessage, error) {
 
 // SuccessResult carries out as structuredContent and as one compact JSON text block.
 func SuccessResult(out any) protocol.ToolResult {
+	return successResult(out, nil, "", "")
+}
+
+// successResult encodes out once for both blocks, with every known secret (and extra, the
+// call's own) removed from the encoded JSON. A result that cannot be cleaned without breaking
+// it is not sent; since the tool did run, the failure says its effect is unknown.
+func successResult(out any, extra *redact.Values, operation, tool string) protocol.ToolResult {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
 		panic(fmt.Sprintf("tool output does not marshal: %v", err)) // a bug: becomes -32603
 	}
-	text := bytes.TrimRight(buf.Bytes(), "\n")
+	text, ok := redact.JSON(bytes.TrimRight(buf.Bytes(), "\n"), extra)
+	if !ok {
+		return ErrorResult(errmap.Map(errmap.Facts{
+			Source: errmap.SourceRequest, Operation: operation, Tool: tool, Code: errmap.CodeUnknown,
+			Detail:           "the result was withheld because it held a secret that could not be removed from it",
+			ExecutionStarted: true, StateChanged: errmap.StateUnknown,
+		}))
+	}
 	return protocol.ToolResult{
 		Content:           []protocol.Content{{Type: "text", Text: string(text)}},
 		StructuredContent: json.RawMessage(text),
@@ -233,18 +251,47 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	return t.call(ctx, args), true
 }
 
-type secretsKey struct{}
-
-// WithSecrets records the secret values a call handles (its profile's wallet secret and API
-// key, the caller's bearer token) so every failure text can redact them exactly.
-func WithSecrets(ctx context.Context, secrets ...string) context.Context {
-	prev := SecretsFrom(ctx)
-	all := append(append([]string(nil), prev...), secrets...)
-	return context.WithValue(ctx, secretsKey{}, all)
+// callSecrets collects the secret values one tool call handles, so its own result and failure
+// are cleaned of them even if the process-wide registry refused them (it is bounded).
+type callSecrets struct {
+	mu   sync.Mutex
+	list []string
 }
 
-// SecretsFrom returns the secrets recorded on ctx.
+func (c *callSecrets) values() []string {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.list)
+}
+
+type secretsKey struct{}
+
+// withCallSecrets gives one tool call its collector; handlers add to it through WithSecrets,
+// which may run in a context derived from this one.
+func withCallSecrets(ctx context.Context) (context.Context, *callSecrets) {
+	c := &callSecrets{}
+	return context.WithValue(ctx, secretsKey{}, c), c
+}
+
+// WithSecrets makes secret values the call learned (a new wallet's secret, a new publisher
+// key) known: to the process-wide redaction registry, which cleans every response, log line
+// and metric from now on, and to the call itself. It returns ctx unchanged; the return value
+// only keeps call sites that chain it working.
+func WithSecrets(ctx context.Context, secrets ...string) context.Context {
+	_ = redact.Register(secrets...) // when the registry is full the call's own collector still has them
+	if c, ok := ctx.Value(secretsKey{}).(*callSecrets); ok {
+		c.mu.Lock()
+		c.list = append(c.list, secrets...)
+		c.mu.Unlock()
+	}
+	return ctx
+}
+
+// SecretsFrom returns the secrets recorded for the call ctx belongs to.
 func SecretsFrom(ctx context.Context) []string {
-	s, _ := ctx.Value(secretsKey{}).([]string)
-	return s
+	c, _ := ctx.Value(secretsKey{}).(*callSecrets)
+	return c.values()
 }

@@ -75,7 +75,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		e.Facts.Status = 0 // HTTP was fine; the failure is the JSON-RPC error object
 		e.Facts.RPCCode = env.Error.Code
 		e.Facts.Body = nil
-		e.Facts.Detail = env.Error.Message
+		e.Facts.UpstreamDetail = env.Error.Message
 		e.Err = fmt.Errorf("%s: rpc error %d", method, env.Error.Code)
 		return e
 	}

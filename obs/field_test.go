@@ -1,0 +1,66 @@
+package obs
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/redact"
+)
+
+func TestField(t *testing.T) {
+	const secret = "FieldSecret9x8y7z6w"
+	if err := redact.Register(secret); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("é", 10_000)
+	cases := []struct{ in, want string }{
+		{"tools/call", "tools/call"},
+		{"a\nb\r\x00c\x1b[31md\u2028e\u200bf\xff", "abc[31mdef"},
+		{long, strings.Repeat("é", MaxField-1) + "…"},
+		// The secret straddles the cut: it goes first, so no half of it is left.
+		{strings.Repeat("x", 50) + secret + "tail-tail-", strings.Repeat("x", 50) + redact.Marker + "tai…"},
+	}
+	for _, c := range cases {
+		got := Field(c.in)
+		if got != c.want {
+			t.Errorf("Field(%.40q) = %q, want %q", c.in, got, c.want)
+		}
+		if utf8.RuneCountInString(got) > MaxField {
+			t.Errorf("Field kept %d runes", utf8.RuneCountInString(got))
+		}
+	}
+}
+
+// TestEMFDimensionsAreClosed: nothing outside the closed sets becomes a dimension value.
+func TestEMFDimensionsAreClosed(t *testing.T) {
+	hostile := strings.Repeat("A", 10_000) + "\n\x00"
+	cases := []struct {
+		tool, outcome, service, route       string
+		wantTool, wantCat, wantSvc, wantRte string
+	}{
+		{"mindvault_preview", "not_found", "api", "GET /resources/{id}/meta", "mindvault_preview", "not_found", "api", "GET /resources/{id}/meta"},
+		{"mindvault_health", "ok", "rpc", "getNetwork", "mindvault_health", "ok", "rpc", "getNetwork"},
+		{hostile, hostile, hostile, hostile, Unknown, Unknown, Unknown, Unknown},
+		{"Mindvault Preview", "Server", "API", "GET /x?api_key=1", Unknown, Unknown, Unknown, Unknown},
+	}
+	for _, c := range cases {
+		var buf bytes.Buffer
+		WriteEMF(&buf, time.Now(), c.tool, c.outcome, time.Millisecond, []Call{{Service: c.service, Route: c.route, Attempts: 1}})
+		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("want 2 lines, got %q", buf.String())
+		}
+		var call struct{ Tool, Category string }
+		var down struct{ Service, Route string }
+		if json.Unmarshal([]byte(lines[0]), &call) != nil || json.Unmarshal([]byte(lines[1]), &down) != nil {
+			t.Fatalf("EMF is not JSON: %q", buf.String())
+		}
+		if call.Tool != c.wantTool || call.Category != c.wantCat || down.Service != c.wantSvc || down.Route != c.wantRte {
+			t.Errorf("dimensions %.40q/%.40q/%.40q/%.40q, want %s/%s/%s/%s", call.Tool, call.Category, down.Service, down.Route, c.wantTool, c.wantCat, c.wantSvc, c.wantRte)
+		}
+	}
+}
