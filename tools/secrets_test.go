@@ -74,7 +74,8 @@ func TestProductAdviceSurvives(t *testing.T) {
 		credentials.Missing(env, "alice", "publisher API key (run mindvault_register first)"),
 		credentials.Exists(env, "alice"),
 		MainnetUnconfirmed(mainnet, false),
-		sponsorBroken("the returned secret does not derive the returned public key; nothing was stored"),
+		walletFailure(errmap.SourceHorizon, errmap.CodeAccountMissing, "account GABC was created and its key is stored in profile \"alice\", but Horizon could not confirm it",
+			"The wallet exists in profile \"alice\": check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again."),
 	}
 	for _, err := range own {
 		var e *errmap.Error
