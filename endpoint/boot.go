@@ -142,7 +142,9 @@ func openStore(cfg *config.Config, getenv func(string) string, sb *sandbox.Sandb
 		return nil, tmp, fmt.Errorf("MINDVAULT_CREDENTIALS: %w", err)
 	}
 	if sb != nil && !store.ReadOnly() {
-		demo := credentials.Profile{Name: config.SandboxProfile, SecretKey: sb.Demo.Secret}
+		// The demo wallet is also the seeded "Demo Publisher", so the profile carries its API
+		// key: demo can publish and register on chain the resources it creates.
+		demo := credentials.Profile{Name: config.SandboxProfile, SecretKey: sb.Demo.Secret, APIKey: sb.DemoAPIKey}
 		if err := store.Create(context.Background(), demo); err != nil && !credentials.IsExists(err) {
 			return nil, tmp, fmt.Errorf("adding the sandbox demo profile: %w", err)
 		}

@@ -296,8 +296,8 @@ func TestSetupWalletAndRegister(t *testing.T) {
 		t.Fatalf("setup: %v", out)
 	}
 	w := e.ok("mindvault_wallet_info", e.call("mindvault_wallet_info", `{"profile":"fresh"}`))
-	if w["usdc"].(map[string]any)["status"] != "zero" {
-		t.Fatalf("a new sponsored wallet has a USDC trustline and no funds: %v", w)
+	if w["usdc"].(map[string]any)["status"] != "funded" {
+		t.Fatalf("a new sandbox wallet has a USDC trustline and the faucet's test USDC: %v", w)
 	}
 	e.fails("mindvault_setup_wallet", e.call("mindvault_setup_wallet", `{"profile":"fresh"}`),
 		failure{category: "conflict", code: "PROFILE_EXISTS", source: "credentials"})

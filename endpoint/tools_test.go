@@ -267,7 +267,7 @@ func TestHealth(t *testing.T) {
 	}
 	for _, c := range out["checks"].([]any) {
 		m := c.(map[string]any)
-		if m["name"] == "Stellar RPC health" && (m["ok"] != false || !strings.Contains(m["detail"].(string), "server")) {
+		if m["name"] == "Stellar RPC" && (m["ok"] != false || !strings.Contains(m["detail"].(string), "server")) {
 			t.Fatalf("rpc check: %v", m)
 		}
 	}

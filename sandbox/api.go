@@ -245,6 +245,23 @@ type catalogRow struct {
 	WalletAddress      string  `json:"walletAddress"`
 	CreatedAt          string  `json:"createdAt"`
 	AccessURL          string  `json:"accessUrl"`
+	// Tags are the registry's tags for the resource ([] when it is not on chain): the real
+	// API's rows have none, so tag filters could never match in the sandbox without them.
+	Tags []string `json:"tags"`
+}
+
+// chainTags reads the registry's tags of each id, after applying what is due; the caller
+// holds cat (cat before chain is the lock order).
+func (s *Sandbox) chainTags(ids ...string) map[string][]string {
+	defer s.lockChain()()
+	out := make(map[string][]string, len(ids))
+	for _, id := range ids {
+		out[id] = []string{}
+		if e, ok := s.world.reg.byID[id]; ok {
+			out[id] = slices.Clone(e.Tags)
+		}
+	}
+	return out
 }
 
 func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string) {
@@ -279,6 +296,14 @@ func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string)
 	page := []catalogRow{}
 	for i := q.offset; i < total && i < q.offset+q.limit; i++ {
 		page = append(page, s.catalogRow(rows[i]))
+	}
+	ids := make([]string, len(page))
+	for i := range page {
+		ids[i] = page[i].ID
+	}
+	tags := s.chainTags(ids...)
+	for i := range page {
+		page[i].Tags = tags[page[i].ID]
 	}
 	h := w.Header()
 	h.Set("X-Total-Count", strconv.Itoa(total))
@@ -316,22 +341,23 @@ func (s *Sandbox) catalogRow(r *resource) catalogRow {
 }
 
 type metaBody struct {
-	ID                 string  `json:"id"`
-	Title              string  `json:"title"`
-	Description        string  `json:"description"`
-	Price              string  `json:"price"`
-	ResourceType       string  `json:"resourceType"`
-	MimeType           *string `json:"mimeType"`
-	VerificationStatus string  `json:"verificationStatus"`
-	PublisherName      string  `json:"publisherName"`
-	PublisherWallet    string  `json:"publisherWallet"`
-	ThumbnailPath      *string `json:"thumbnailPath"`
-	OnchainStatus      string  `json:"onchainStatus"`
-	OnchainTxHash      *string `json:"onchainTxHash"`
-	ContentHash        string  `json:"contentHash"`
-	CreatedAt          string  `json:"createdAt"`
-	AccessURL          string  `json:"accessUrl"`
-	ThumbnailURL       string  `json:"thumbnailUrl,omitempty"`
+	ID                 string   `json:"id"`
+	Title              string   `json:"title"`
+	Description        string   `json:"description"`
+	Price              string   `json:"price"`
+	ResourceType       string   `json:"resourceType"`
+	MimeType           *string  `json:"mimeType"`
+	VerificationStatus string   `json:"verificationStatus"`
+	PublisherName      string   `json:"publisherName"`
+	PublisherWallet    string   `json:"publisherWallet"`
+	ThumbnailPath      *string  `json:"thumbnailPath"`
+	OnchainStatus      string   `json:"onchainStatus"`
+	OnchainTxHash      *string  `json:"onchainTxHash"`
+	ContentHash        string   `json:"contentHash"`
+	CreatedAt          string   `json:"createdAt"`
+	AccessURL          string   `json:"accessUrl"`
+	ThumbnailURL       string   `json:"thumbnailUrl,omitempty"`
+	Tags               []string `json:"tags"` // the registry's, as in catalog rows
 }
 
 func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []string) {
@@ -348,6 +374,7 @@ func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []strin
 		PublisherWallet: res.wallet, ThumbnailPath: nullable(res.thumbnail),
 		OnchainStatus: res.onchain, OnchainTxHash: nullable(res.onchainTx), ContentHash: contentHash(res),
 		CreatedAt: jsTime(res.created), AccessURL: s.APIURL + "/resources/" + res.id,
+		Tags: s.chainTags(res.id)[res.id],
 	}
 	if strings.HasPrefix(res.mime, "image/") {
 		m.ThumbnailURL = s.APIURL + "/resources/" + res.id + "/thumbnail"

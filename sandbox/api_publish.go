@@ -335,11 +335,15 @@ func (s *Sandbox) apiCreateResource(w http.ResponseWriter, r *http.Request, _ []
 }
 
 // ownedForRegistration loads a resource the publisher may register, or answers 404, 403,
-// 400 (not verified) or 409 (registered, or a registration pending) and returns nil. The
-// caller holds cat.
+// 400 (not verified) or 409 (registered, or a registration pending) and returns nil. A
+// pending registration whose transaction the network never received (not applied, not
+// queued) has expired: the server lets it be registered again rather than answer "in
+// progress" forever. The caller holds cat.
 func (s *Sandbox) ownedForRegistration(w http.ResponseWriter, p *publisher, id string) *resource {
 	res := s.world.byID[id]
 	switch {
+	case res != nil && res.pubID == p.id && res.status == "verified" && res.onchain == "pending" && !s.txOnNetwork(res.onchainTx):
+		return res
 	case res == nil:
 		apiError(w, http.StatusNotFound, "Resource not found")
 	case res.pubID != p.id:
@@ -356,6 +360,15 @@ func (s *Sandbox) ownedForRegistration(w http.ResponseWriter, p *publisher, id s
 		return res
 	}
 	return nil
+}
+
+// txOnNetwork reports a transaction the chain has applied or still holds to apply.
+func (s *Sandbox) txOnNetwork(hash string) bool {
+	defer s.lockChain()()
+	if _, ok := s.world.txs[hash]; ok {
+		return true
+	}
+	return slices.ContainsFunc(s.world.pending, func(p *pendingTx) bool { return p.hash == hash })
 }
 
 // registerArgs are register(creator, id, price, metadata, tags) for a catalog resource: the

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stellar/go-stellar-sdk/xdr"
 )
 
 func catalogIDs(rows []catalogRow) []string {
@@ -205,5 +207,47 @@ func TestCatalogQueryEscaping(t *testing.T) {
 	mustJSON(t, r.body, &rows)
 	if r.status != http.StatusOK || len(rows) != 1 || rows[0].ID != "gotestingtips" {
 		t.Fatalf("%d %s", r.status, r.body)
+	}
+}
+
+// Catalog rows and /meta carry the registry's current tags, so tag filters can match.
+func TestCatalogCarriesChainTags(t *testing.T) {
+	sb, _ := start(t, "")
+	tagsByID := func() map[string][]string {
+		var rows []catalogRow
+		mustJSON(t, get(t, sb.APIURL+"/resources?limit=100").body, &rows)
+		m := map[string][]string{}
+		for _, r := range rows {
+			if r.Tags == nil {
+				t.Fatalf("%s: tags missing (want [] when not on chain)", r.ID)
+			}
+			m[r.ID] = r.Tags
+		}
+		return m
+	}
+	got := tagsByID()
+	for id, want := range map[string][]string{
+		"rustguide": {"rust", "guide"}, "stellarcheatsheet": {"stellar", "soroban", "cheatsheet"},
+		"sorobanaudit": {}, "agentpromptpack": {}, // not on chain
+	} {
+		if !slices.Equal(got[id], want) {
+			t.Errorf("%s: tags %v, want %v", id, got[id], want)
+		}
+	}
+	var m metaBody
+	mustJSON(t, get(t, sb.APIURL+"/resources/zkprimer/meta").body, &m)
+	if !slices.Equal(m.Tags, []string{"zk", "cryptography"}) {
+		t.Errorf("meta tags %v", m.Tags)
+	}
+
+	// A set_tags applied on chain shows in the next catalog read.
+	unlock := sb.lockChain()
+	_, err := sb.world.invokeTx(sb.world.byName["creator"], "set_tags", []xdr.ScVal{scStr("rustguide"), scStrVec([]string{"Memory", "rust"})}, sb.LatestLedger())
+	unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsByID()["rustguide"]; !slices.Equal(got, []string{"memory", "rust"}) {
+		t.Errorf("after set_tags: %v", got)
 	}
 }

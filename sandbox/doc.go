@@ -74,6 +74,10 @@
 // resource only on chain, "chainonly" (creator, delisted); each has a signed seeded
 // transaction. RegistryResource and RegistryIDs show the storage to tests.
 //
+// The API's catalog rows (GET /resources) and /meta carry the registry's current tags for
+// the resource ([] when it is not on chain), so tag filters can be tried in the sandbox; the
+// real API's rows carry none.
+//
 // # USDC token
 //
 // USDCContractID is a model of the Stellar Asset Contract of USDC:USDCIssuer. Its balances
@@ -168,7 +172,9 @@
 // server registers with the wallet's own key (sandbox wallets only). Both answer 404, 403
 // "Forbidden: you do not own this resource", 400 "Resource must be verified before
 // registering on-chain", 409 {"error":"Resource is already registered on-chain",
-// onchainTxHash} or 409 "Registration already in progress", and 502 {error: "On-chain
+// onchainTxHash} or 409 "Registration already in progress" (while the pending registration's
+// transaction is still on the network; one the network never received, like the seeded
+// agentpromptpack's, has expired and may be registered again), and 502 {error: "On-chain
 // registration failed", detail, message, nextSteps, retryEndpoint, retryable, txHash?} when
 // the submission is refused (detail "sendTransaction: ERROR txBadAuth") or fails. /meta's
 // onchainStatus and onchainTxHash follow, and the registry entry is marked verified.
@@ -176,12 +182,15 @@
 // # Sponsored-account service
 //
 // SponsorURL: POST /create creates an account in the shared ledger — 0 XLM, its two base
-// reserves and its USDC trustline (balance 0) sponsored by the "sponsor" account
-// (num_sponsored 3). With a body {"publicKey": "G..."} it creates that account, whose key
-// only the caller holds, and answers 200 {publicKey} (400 "Account already exists" or
-// "Invalid public key"); without one it generates a random key pair and answers 200
-// {publicKey, secretKey}. SponsoredAccounts counts the accounts created. Other paths 404,
-// other methods 405, {"error": "..."} bodies.
+// reserves and its USDC trustline sponsored by the "sponsor" account (num_sponsored 3) — and,
+// like a testnet faucet, credits it with FaucetUSDC (100) test USDC minted by the issuer
+// (SetFaucet changes the amount; 0 leaves the trustline empty). With a body {"publicKey":
+// "G..."} it creates that account, whose key only the caller holds, and answers 200 {publicKey}
+// (400 "Account already exists" or "Invalid public key"); without one it generates a random key
+// pair and answers 200 {publicKey, secretKey}. Either answer carries {funding: {asset: "USDC",
+// issuer, amount: "100.0000000", note}} when the faucet credited anything. SponsoredAccounts
+// counts the accounts created. GET /health answers 200 {status: "ok", sponsor, numSponsoring,
+// faucetUsdc} and creates nothing. Other paths 404, other methods 405, {"error": "..."} bodies.
 //
 // # Fault plan
 //

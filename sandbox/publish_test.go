@@ -282,11 +282,36 @@ func TestPrepareSignRegister(t *testing.T) {
 		t.Fatalf("server-signed: %d %s", r.status, r.body)
 	}
 
-	// Seeded states: registered (409 with the hash), registration pending (409), not found.
-	for id, want := range map[string]int{"llmprompts": 409, "agentpromptpack": 409, "nope": 404, "draftnotes": 400} {
+	// Seeded states: registered (409 with the hash), not found, not verified; a pending
+	// registration whose transaction never reached the network has expired (200).
+	for id, want := range map[string]int{"llmprompts": 409, "agentpromptpack": 200, "nope": 404, "draftnotes": 400} {
 		if r := do(t, "GET", sb.APIURL+"/resources/"+id+"/register/prepare", nil, key); r.status != want {
 			t.Errorf("%s: %d %s", id, r.status, r.body)
 		}
+	}
+}
+
+// The seeded agentpromptpack's registration is "pending" with a transaction the network never
+// received: the server treats it as expired, so its publisher can register it.
+func TestExpiredPendingRegistration(t *testing.T) {
+	sb, _ := start(t, "")
+	key := withKey(sb.DemoAPIKey)
+	var m metaBody
+	mustJSON(t, get(t, sb.APIURL+"/resources/agentpromptpack/meta").body, &m)
+	if m.OnchainStatus != "pending" || m.OnchainTxHash == nil || txStatus(t, sb, *m.OnchainTxHash).Status != protocol.TransactionStatusNotFound {
+		t.Fatalf("seed: %+v", m)
+	}
+	r := post(t, sb.APIURL+"/resources/agentpromptpack/register", "", key)
+	var reg struct{ ID, OnchainStatus, TxHash string }
+	mustJSON(t, r.body, &reg)
+	if r.status != 200 || reg.OnchainStatus != "registered" || txStatus(t, sb, reg.TxHash).Status != protocol.TransactionStatusSuccess {
+		t.Fatalf("register: %d %s", r.status, r.body)
+	}
+	if e, ok := sb.RegistryResource("agentpromptpack"); !ok || e.Creator != sb.Demo.Address || !e.Verified {
+		t.Fatalf("registry: %+v %v", e, ok)
+	}
+	if r := post(t, sb.APIURL+"/resources/agentpromptpack/register", "", key); r.status != 409 {
+		t.Fatalf("again: %d %s", r.status, r.body)
 	}
 }
 
@@ -296,22 +321,53 @@ func TestSponsorCreate(t *testing.T) {
 	var before horizon.Account
 	mustJSON(t, get(t, sb.HorizonURL+"/accounts/"+sponsor.Address).body, &before)
 	r := post(t, sb.SponsorURL+"/create", "{}", nil)
-	var w struct{ PublicKey, SecretKey string }
+	var w struct {
+		PublicKey, SecretKey string
+		Funding              *struct{ Asset, Issuer, Amount, Note string }
+	}
 	mustJSON(t, r.body, &w)
 	kp, err := keypair.ParseFull(w.SecretKey)
 	if r.status != 200 || err != nil || kp.Address() != w.PublicKey {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
+	// The faucet credits test USDC, says so, and Horizon shows it.
+	if f := w.Funding; f == nil || f.Asset != "USDC" || f.Issuer != sb.USDCIssuer || f.Amount != "100.0000000" || !strings.Contains(f.Note, "faucet") {
+		t.Fatalf("funding %s", r.body)
+	}
 	var a, after horizon.Account
 	mustJSON(t, get(t, sb.HorizonURL+"/accounts/"+w.PublicKey).body, &a)
 	mustJSON(t, get(t, sb.HorizonURL+"/accounts/"+sponsor.Address).body, &after)
 	l := usdcLine(a)
-	if a.Sponsor != sponsor.Address || a.NumSponsored != 3 || l == nil || l.Issuer != sb.USDCIssuer || l.Balance != "0.0000000" ||
+	if a.Sponsor != sponsor.Address || a.NumSponsored != 3 || l == nil || l.Issuer != sb.USDCIssuer || l.Balance != "100.0000000" ||
 		l.Sponsor != sponsor.Address || after.NumSponsoring != before.NumSponsoring+3 {
 		t.Fatalf("account %+v, sponsor %d → %d", a, before.NumSponsoring, after.NumSponsoring)
 	}
-	if err := sb.Fund(w.PublicKey, 12_3400000); err != nil || usdc(t, sb, w.PublicKey) != "12.3400000" {
+	if err := sb.Fund(w.PublicKey, 12_3400000); err != nil || usdc(t, sb, w.PublicKey) != "112.3400000" {
 		t.Fatalf("Fund: %v %s", err, usdc(t, sb, w.PublicKey))
+	}
+	// With the faucet off, a new wallet starts empty and the answer has no funding.
+	sb.SetFaucet(0)
+	r = post(t, sb.SponsorURL+"/create", "{}", nil)
+	var empty map[string]any
+	mustJSON(t, r.body, &empty)
+	if _, ok := empty["funding"]; ok || usdc(t, sb, empty["publicKey"].(string)) != "0.0000000" {
+		t.Fatalf("faucet off: %s", r.body)
+	}
+	// GET /health reports without creating an account.
+	var h struct {
+		Status, Sponsor, FaucetUsdc string
+		NumSponsoring               int
+	}
+	if r := get(t, sb.SponsorURL+"/health"); r.status != 200 {
+		t.Fatalf("health: %d %s", r.status, r.body)
+	} else {
+		mustJSON(t, r.body, &h)
+	}
+	if h.Status != "ok" || h.Sponsor != sponsor.Address || h.FaucetUsdc != "0.0000000" || h.NumSponsoring != int(before.NumSponsoring)+6 {
+		t.Fatalf("health %+v", h)
+	}
+	if r := do(t, "POST", sb.SponsorURL+"/health", nil, nil); r.status != 405 {
+		t.Fatalf("POST /health: %d", r.status)
 	}
 	notrust, _ := sb.Account("notrust")
 	if sb.Fund(notrust.Address, 1) == nil || sb.Fund(sb.world.missing.Address, 1) == nil || sb.Fund(w.PublicKey, 0) == nil {
@@ -329,7 +385,7 @@ func TestSponsorCreate(t *testing.T) {
 	if r := post(t, sb.SponsorURL+"/create", "{}", nil); r.status != 200 {
 		t.Fatalf("after the fault: %d", r.status)
 	}
-	if n := sb.Count("sponsor", "POST /create"); n != 3 {
+	if n := sb.Count("sponsor", "POST /create"); n != 4 {
 		t.Fatalf("Count %d", n)
 	}
 }
@@ -381,7 +437,9 @@ func TestSponsorCreateNamedAccount(t *testing.T) {
 	kp := keypair.MustRandom()
 	before := sb.SponsoredAccounts()
 	r := post(t, sb.SponsorURL+"/create", `{"publicKey":"`+kp.Address()+`"}`, nil)
-	if r.status != 200 || string(r.body) != `{"publicKey":"`+kp.Address()+`"}` {
+	var created map[string]json.RawMessage
+	mustJSON(t, r.body, &created)
+	if _, secret := created["secretKey"]; r.status != 200 || string(created["publicKey"]) != `"`+kp.Address()+`"` || secret {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	var a horizon.Account

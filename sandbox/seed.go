@@ -112,6 +112,7 @@ type world struct {
 	pay     *payments    // the USDC token's state beyond trustlines, and the facilitator (usdc.go)
 	// sponsored counts the accounts the sponsored-account service created (sponsor.go).
 	sponsored int
+	faucet    int64 // USDC units the sponsored-account service credits a new wallet (sponsor.go)
 
 	cat  sync.RWMutex
 	pubs *publishing // publishers, API keys and idempotency keys (api_publish.go)
@@ -192,6 +193,7 @@ func newWorld(passphrase string, closeTime func(uint32) int64) (*world, error) {
 		byAddr:     map[string]*chainAccount{},
 		byID:       map[string]*resource{},
 		txs:        map[string]*seededTx{},
+		faucet:     FaucetUSDC,
 	}
 	for i, a := range accountSeed {
 		kp, err := seedKey(a.name)

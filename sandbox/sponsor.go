@@ -11,24 +11,48 @@ import (
 )
 
 // The sponsored-account service (docs/sandbox.md "What runs"): POST /create makes a fresh account whose
-// reserves the `sponsor` account carries (CAP-33), with a USDC trustline from USDCIssuer at
-// balance 0. A body {"publicKey": "G..."} names the account to create, whose key the caller
-// generated and holds: the answer is {publicKey} (the service never sees a secret; an
-// account that exists already is a 400). Without it the service generates the key pair
-// itself and answers {publicKey, secretKey}, as the deployed MindVault service does.
+// reserves the `sponsor` account carries (CAP-33), with a USDC trustline from USDCIssuer. A body
+// {"publicKey": "G..."} names the account to create, whose key the caller generated and holds:
+// the answer is {publicKey} (the service never sees a secret; an account that exists already is
+// a 400). Without it the service generates the key pair itself and answers {publicKey,
+// secretKey}, as the deployed MindVault service does. Like a testnet faucet, the sandbox service
+// also credits the new wallet with test USDC (FaucetUSDC by default), so a new profile can buy at
+// once; the answer says how much under "funding". GET /health reports the service's state
+// without creating anything.
+
+// FaucetUSDC is what the sandbox sponsored-account service credits a new wallet with, in
+// 7-decimal units, unless SetFaucet changed it.
+const FaucetUSDC = 100 * stroops
 
 func (s *Sandbox) sponsorService() *service {
 	return &service{s: s, name: ServiceSponsor, keys: httpKey, serve: s.sponsorServe, fault: s.sponsorFault}
 }
 
+// SetFaucet sets the test USDC (7-decimal units) the sponsored-account service credits each new
+// wallet with; 0 creates wallets with an empty USDC trustline.
+func (s *Sandbox) SetFaucet(units int64) {
+	defer s.lockChain()()
+	s.world.faucet = max(units, 0)
+}
+
 func (s *Sandbox) sponsorServe(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/create" {
+	var allow string
+	switch r.URL.Path {
+	case "/create":
+		allow = http.MethodPost
+	case "/health":
+		allow = http.MethodGet
+	default:
 		apiError(w, http.StatusNotFound, "Not found")
 		return
 	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
+	if r.Method != allow {
+		w.Header().Set("Allow", allow)
 		apiError(w, http.StatusMethodNotAllowed, "Method not allowed")
+		return
+	}
+	if r.URL.Path == "/health" {
+		writeJSON(w, http.StatusOK, s.sponsorHealth())
 		return
 	}
 	var body struct {
@@ -45,11 +69,12 @@ func (s *Sandbox) sponsorServe(w http.ResponseWriter, r *http.Request) {
 			apiError(w, http.StatusBadRequest, "Invalid public key")
 			return
 		}
-		if !s.createSponsored(addr, nil) {
+		created, funded := s.createSponsored(addr, nil)
+		if !created {
 			apiError(w, http.StatusBadRequest, "Account already exists")
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"publicKey": addr})
+		writeJSON(w, http.StatusOK, s.sponsorAnswer(map[string]any{"publicKey": addr}, funded))
 		return
 	}
 	kp, err := keypair.Random()
@@ -57,18 +82,36 @@ func (s *Sandbox) sponsorServe(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, "Failed to create account")
 		return
 	}
-	s.createSponsored(kp.Address(), kp)
-	writeJSON(w, http.StatusOK, map[string]string{"publicKey": kp.Address(), "secretKey": kp.Seed()})
+	_, funded := s.createSponsored(kp.Address(), kp)
+	writeJSON(w, http.StatusOK, s.sponsorAnswer(map[string]any{"publicKey": kp.Address(), "secretKey": kp.Seed()}, funded))
+}
+
+// sponsorAnswer adds the faucet's "funding" to a /create answer when it credited anything.
+func (s *Sandbox) sponsorAnswer(body map[string]any, funded int64) map[string]any {
+	if funded > 0 {
+		body["funding"] = map[string]string{"asset": "USDC", "issuer": s.USDCIssuer, "amount": amount(funded),
+			"note": "sandbox faucet: test USDC with no value, credited so the new wallet can buy at once"}
+	}
+	return body
+}
+
+// sponsorHealth is GET /health: the sponsoring account and what a new wallet receives.
+func (s *Sandbox) sponsorHealth() map[string]any {
+	defer s.lockChain()()
+	sp := s.world.byName["sponsor"]
+	return map[string]any{"status": "ok", "sponsor": sp.Address, "numSponsoring": sp.numSponsoring,
+		"faucetUsdc": amount(s.world.faucet)}
 }
 
 // createSponsored adds the account to the ledger in the current ledger: 0 XLM, two sponsored
-// base reserves for the account and one for the trustline. kp is nil when only the caller
-// holds the key. It reports false, changing nothing, when the account exists.
-func (s *Sandbox) createSponsored(addr string, kp *keypair.Full) bool {
+// base reserves for the account and one for the trustline, which the faucet then credits. kp
+// is nil when only the caller holds the key. It reports false, changing nothing, when the
+// account exists, and the USDC units credited.
+func (s *Sandbox) createSponsored(addr string, kp *keypair.Full) (bool, int64) {
 	defer s.lockChain()()
 	w := s.world
 	if w.byAddr[addr] != nil {
-		return false
+		return false, 0
 	}
 	latest := s.LatestLedger()
 	sp := w.byName["sponsor"]
@@ -82,7 +125,10 @@ func (s *Sandbox) createSponsored(addr string, kp *keypair.Full) bool {
 	w.sponsored++
 	sp.numSponsoring += 3
 	sp.lastModified = max(sp.lastModified, latest)
-	return true
+	if w.faucet > 0 {
+		w.moveUSDC(w.usdcIssuer, acc.Address, w.faucet, latest) // the issuer mints
+	}
+	return true, w.faucet
 }
 
 // SponsoredAccounts is how many accounts the sponsored-account service has created, so a

@@ -401,6 +401,7 @@ func TestBuyPrechecks(t *testing.T) {
 // insufficient_funds (#10) and nothing moves. A sponsored wallet funded with Fund pays.
 func TestBuyInsufficientFunds(t *testing.T) {
 	sb, _ := start(t, "")
+	sb.SetFaucet(0) // the wallet holds exactly what Fund gives it
 	creator, _ := sb.Account("creator")
 	var created struct{ PublicKey, SecretKey string }
 	mustJSON(t, do(t, "POST", sb.SponsorURL+"/create", []byte("{}"), nil).body, &created)

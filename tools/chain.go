@@ -2,13 +2,21 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
+	"github.com/mindvault/mcp-endpoint/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -83,80 +91,55 @@ func resultCode(b64 string) string {
 
 // HealthCheck is one dependency check.
 type HealthCheck struct {
-	Name      string `json:"name"`
+	Name      string `json:"name" jsonschema:"enum=MindVault API,enum=Horizon,enum=Stellar RPC,enum=Registry contract,enum=Sponsored-account service,enum=Configuration"`
 	OK        bool   `json:"ok"`
 	LatencyMs int64  `json:"latencyMs"`
-	Detail    string `json:"detail"`
+	Detail    string `json:"detail" jsonschema_description:"what was probed and what it answered, or the mapped one-line failure"`
 }
 
 // HealthOutput is the result of mindvault_health.
 type HealthOutput struct {
-	Healthy bool          `json:"healthy"`
+	Healthy bool          `json:"healthy" jsonschema_description:"true only when every check passed"`
 	Checks  []HealthCheck `json:"checks"`
 }
 
-// Health is mindvault_health.
+// Health is mindvault_health. Every dependency gets a probe of a route the tools really use,
+// because a root document or an echoed setting can look fine while the tools fail: the
+// catalog, a Horizon account read, RPC health and network, a registry_info simulation and,
+// when configured, the sponsored-account service. All run in parallel.
 func Health(d *Deps) *Tool {
 	return Define(Spec[requests.Health, HealthOutput]{
 		Name:  "mindvault_health",
 		Title: "Health",
-		Description: "Checks the MindVault API, Horizon and Stellar RPC in parallel and the configuration's consistency " +
-			"(network passphrase, registry id, x402 network). Free. An unhealthy dependency is reported in checks, " +
-			"never as an error; call it when other tools fail with network or server errors.",
+		Description: "Probes, in parallel, the MindVault API (catalog), Horizon (an account read and the network), Stellar " +
+			"RPC (health and network), the vault-registry contract (a registry_info simulation) and the sponsored-account " +
+			"service when configured, and checks the configuration's consistency. healthy is true only when every check " +
+			"passed. Free. An unhealthy dependency is reported in checks, never as an error; call it when other tools fail " +
+			"with network, server or contract errors.",
 		Operation: "Health check failed",
 		Source:    errmap.SourceRequest,
 		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Run: func(ctx context.Context, _ *requests.Health) (*HealthOutput, error) {
-			c := d.Config
-			var api, hz, rpcHealth, rpcNet HealthCheck
-			var horizonPass, rpcPass string
-			parallel(
-				func() {
-					api = timed("MindVault API", func() (string, error) {
-						status, err := d.API.Ping(ctx)
-						return fmt.Sprintf("reachable (HTTP %d)", status), err
-					})
+			probes := []func() HealthCheck{
+				func() HealthCheck { return timed("MindVault API", func() (string, error) { return d.probeAPI(ctx) }) },
+				func() HealthCheck { return timed("Horizon", func() (string, error) { return d.probeHorizon(ctx) }) },
+				func() HealthCheck { return timed("Stellar RPC", func() (string, error) { return d.probeRPC(ctx) }) },
+				func() HealthCheck {
+					return timed("Registry contract", func() (string, error) { return d.probeRegistry(ctx) })
 				},
-				func() {
-					hz = timed("Horizon", func() (string, error) {
-						r, err := d.Horizon.Root(ctx)
-						if err != nil {
-							return "", err
-						}
-						horizonPass = r.NetworkPassphrase
-						return fmt.Sprintf("reachable (ledger %d)", r.HistoryLatest), nil
-					})
-				},
-				func() {
-					rpcHealth = timed("Stellar RPC health", func() (string, error) {
-						h, err := d.RPC.GetHealth(ctx)
-						if err != nil {
-							return "", err
-						}
-						if h.Status != "healthy" {
-							return "", fmt.Errorf("status %s", h.Status)
-						}
-						return fmt.Sprintf("healthy (latest ledger %d)", h.LatestLedger), nil
-					})
-				},
-				func() {
-					rpcNet = timed("Stellar RPC network", func() (string, error) {
-						n, err := d.RPC.GetNetwork(ctx)
-						if err != nil {
-							return "", err
-						}
-						rpcPass = n.Passphrase
-						return fmt.Sprintf("protocol %d", n.ProtocolVersion), nil
-					})
-				},
-			)
-			checks := []HealthCheck{api, hz, rpcHealth, rpcNet}
-			checks = append(checks,
-				consistency("Horizon network", horizonPass, c.Passphrase),
-				consistency("Stellar RPC network passphrase", rpcPass, c.Passphrase),
-				HealthCheck{Name: "Registry contract", OK: c.RegistryContract != "", Detail: orText(c.RegistryContract, "VAULT_REGISTRY_CONTRACT_ID is not set")},
-				consistency("x402 network", c.X402Network, c.Preset.X402Network),
-			)
+			}
+			if d.Config.SponsorURL != "" && d.Sponsor != nil {
+				probes = append(probes, func() HealthCheck {
+					return timed("Sponsored-account service", func() (string, error) { return d.probeSponsor(ctx) })
+				})
+			}
+			checks := make([]HealthCheck, len(probes), len(probes)+1)
+			fns := make([]func(), len(probes))
+			for i, p := range probes {
+				fns[i] = func() { checks[i] = p() }
+			}
+			parallel(fns...)
+			checks = append(checks, configCheck(d.Config))
 			out := &HealthOutput{Healthy: true, Checks: checks}
 			for _, ch := range checks {
 				out.Healthy = out.Healthy && ch.OK
@@ -166,12 +149,159 @@ func Health(d *Deps) *Tool {
 	})
 }
 
+// probeAPI reads one catalog row: the route browse and search depend on, shape checked.
+func (d *Deps) probeAPI(ctx context.Context) (string, error) {
+	if _, err := d.API.Catalog(ctx, mindvault.CatalogQuery{Limit: 1}); err != nil {
+		return "", err
+	}
+	return "GET /resources answered a catalog page", nil
+}
+
+// probeHorizon reads an account, as the wallet tools do (a missing account is a healthy
+// answer), and the root document for the network passphrase.
+func (d *Deps) probeHorizon(ctx context.Context) (string, error) {
+	c := d.Config
+	account := c.USDCIssuer // exists on every network that has the configured USDC
+	if account == "" {
+		account = soroban.ZeroAccount
+	}
+	var (
+		root       *horizon.Root
+		found      bool
+		rErr, aErr error
+	)
+	parallel(
+		func() { root, rErr = d.Horizon.Root(ctx) },
+		func() { _, found, aErr = d.Horizon.Account(ctx, account) },
+	)
+	if aErr != nil {
+		return "", aErr
+	}
+	if rErr != nil {
+		return "", rErr
+	}
+	if root.NetworkPassphrase != c.Passphrase {
+		return "", problem(fmt.Sprintf("Horizon serves network %q, but this endpoint is configured for %q", root.NetworkPassphrase, c.Passphrase))
+	}
+	state := "found"
+	if !found {
+		state = "not found (404, a normal answer)"
+	}
+	return fmt.Sprintf("GET /accounts/{id} answered (%s); ledger %d on the configured network", state, root.HistoryLatest), nil
+}
+
+// probeRPC asks for the node's health and its network, whose passphrase must be ours.
+func (d *Deps) probeRPC(ctx context.Context) (string, error) {
+	var (
+		h          *rpc.GetHealthResponse
+		n          *rpc.GetNetworkResponse
+		hErr, nErr error
+	)
+	parallel(
+		func() { h, hErr = d.RPC.GetHealth(ctx) },
+		func() { n, nErr = d.RPC.GetNetwork(ctx) },
+	)
+	if hErr != nil {
+		return "", hErr
+	}
+	if nErr != nil {
+		return "", nErr
+	}
+	if h.Status != "healthy" {
+		return "", problem(fmt.Sprintf("getHealth reports status %q", h.Status))
+	}
+	if n.Passphrase != d.Config.Passphrase {
+		return "", problem(fmt.Sprintf("Stellar RPC serves network %q, but this endpoint is configured for %q", n.Passphrase, d.Config.Passphrase))
+	}
+	return fmt.Sprintf("healthy, latest ledger %d, protocol %d, configured network", h.LatestLedger, n.ProtocolVersion), nil
+}
+
+// probeRegistry simulates registry_info: a missing contract or one initialised for another
+// network fails, since every registry tool would.
+func (d *Deps) probeRegistry(ctx context.Context) (string, error) {
+	c := d.Config
+	if c.RegistryContract == "" {
+		return "", problem("VAULT_REGISTRY_CONTRACT_ID is not set")
+	}
+	info, err := d.Registry.Info(ctx)
+	if err != nil {
+		return "", err
+	}
+	if info.NetworkID != "" {
+		want := sha256.Sum256([]byte(c.Passphrase))
+		if info.NetworkID != hex.EncodeToString(want[:]) {
+			return "", problem("the contract reports network id " + info.NetworkID + ", not the configured network's")
+		}
+	}
+	return fmt.Sprintf("registry_info: %s %s (schema %s) at %s", orText(info.Name, "unnamed"), orText(info.Version, "?"),
+		orText(info.ResourceSchemaVersion, "?"), c.RegistryContract), nil
+}
+
+// probeSponsor asks the sponsored-account service for its health route; it creates nothing.
+func (d *Deps) probeSponsor(ctx context.Context) (string, error) {
+	status, err := d.Sponsor.Probe(ctx)
+	if err != nil {
+		return "", err
+	}
+	if status >= 200 && status < 300 {
+		return fmt.Sprintf("GET /health answered HTTP %d", status), nil
+	}
+	return fmt.Sprintf("reachable: GET /health answered HTTP %d (no health route; account creation was not exercised)", status), nil
+}
+
+// configCheck compares the settings with each other and the network preset, from memory.
+func configCheck(c *config.Config) HealthCheck {
+	var problems []string
+	if c.Preset.X402Network != "" && c.X402Network != c.Preset.X402Network {
+		problems = append(problems, fmt.Sprintf("x402 network %q differs from the %s preset's %q", c.X402Network, c.Network, c.Preset.X402Network))
+	}
+	if c.Preset.Passphrase != "" && c.Passphrase != c.Preset.Passphrase {
+		problems = append(problems, fmt.Sprintf("network passphrase %q differs from the %s preset's", c.Passphrase, c.Network))
+	}
+	if c.RegistryContract == "" {
+		problems = append(problems, "VAULT_REGISTRY_CONTRACT_ID is not set")
+	}
+	if want, err := usdcContract(c.USDCIssuer, c.Passphrase); err != nil {
+		problems = append(problems, "USDC issuer: "+err.Error())
+	} else if c.USDCContractID != want {
+		problems = append(problems, fmt.Sprintf("USDC contract %q is not the asset contract of USDC:%s on this network (%s)", c.USDCContractID, c.USDCIssuer, want))
+	}
+	if len(problems) > 0 {
+		return HealthCheck{Name: "Configuration", Detail: strings.Join(problems, "; ")}
+	}
+	return HealthCheck{Name: "Configuration", OK: true,
+		Detail: fmt.Sprintf("consistent: %s, x402 %s, USDC %s, registry %s", c.Network, c.X402Network, c.USDCContractID, c.RegistryContract)}
+}
+
+// usdcContract derives the Stellar Asset Contract id of USDC:issuer on a network.
+func usdcContract(issuer, passphrase string) (string, error) {
+	asset, err := xdr.NewCreditAsset("USDC", issuer)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a Stellar account", issuer)
+	}
+	id, err := asset.ContractID(passphrase)
+	if err != nil {
+		return "", err
+	}
+	return strkey.Encode(strkey.VersionByteContract, id[:])
+}
+
+// problem is a probe that answered, but not what the tools need; its text is the check's
+// detail as is (it never leaves this tool as a failure).
+type problem string
+
+func (p problem) Error() string { return string(p) }
+
 // timed runs one check; a failure becomes the mapped one-line summary, never an error.
 func timed(name string, fn func() (string, error)) HealthCheck {
 	start := time.Now()
 	detail, err := fn()
 	hc := HealthCheck{Name: name, OK: err == nil, LatencyMs: time.Since(start).Milliseconds(), Detail: detail}
-	if err != nil {
+	var p problem
+	switch {
+	case errors.As(err, &p):
+		hc.Detail = string(p)
+	case err != nil:
 		hc.Detail = summary(err, name)
 	}
 	return hc
@@ -179,21 +309,9 @@ func timed(name string, fn func() (string, error)) HealthCheck {
 
 // summary is the first line of a mapped failure plus its category: enough to act on.
 func summary(err error, name string) string {
-	f := errmap.FromError(err, errmap.Call{Operation: name + " unreachable", Tool: "mindvault_health"})
+	f := errmap.FromError(err, errmap.Call{Operation: name + " failed", Tool: "mindvault_health"})
 	line, _, _ := strings.Cut(f.Text, "\n")
 	return line + " (" + string(f.Diagnostic.Category) + ")"
-}
-
-func consistency(name, got, want string) HealthCheck {
-	switch {
-	case want == "":
-		return HealthCheck{Name: name, OK: true, Detail: "no preset to compare with"}
-	case got == "":
-		return HealthCheck{Name: name, OK: false, Detail: "could not be read"}
-	case got != want:
-		return HealthCheck{Name: name, OK: false, Detail: fmt.Sprintf("mismatch: expected %q, got %q", want, got)}
-	}
-	return HealthCheck{Name: name, OK: true, Detail: "aligned: " + got}
 }
 
 func orText(v, fallback string) string {

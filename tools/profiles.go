@@ -19,6 +19,7 @@ type SetupWalletOutput struct {
 	Address string `json:"address"`
 	Network string `json:"network"`
 	Created bool   `json:"created"`
+	Note    string `json:"note,omitempty" jsonschema_description:"funding the sponsored-account service reports, e.g. a test network's faucet"`
 }
 
 // SetupWallet is mindvault_setup_wallet.
@@ -92,7 +93,7 @@ func SetupWallet(d *Deps) *Tool {
 				}
 				return nil, afterAccount(err, address, req.Profile, detail, next)
 			}
-			return &SetupWalletOutput{Profile: req.Profile, Address: address, Network: string(d.Config.Network), Created: true}, nil
+			return &SetupWalletOutput{Profile: req.Profile, Address: address, Network: string(d.Config.Network), Created: true, Note: w.Note()}, nil
 		},
 	})
 }

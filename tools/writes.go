@@ -3,10 +3,13 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
+	"github.com/mindvault/mcp-endpoint/clients/registry"
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/credentials"
@@ -14,18 +17,21 @@ import (
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
-// WriteOutput is the result of a creator write: the transaction and the new value.
+// WriteOutput is the result of a creator write: what changed, the transaction and the value
+// now on chain.
 type WriteOutput struct {
-	Status      string   `json:"status" jsonschema:"enum=success"`
-	ResourceID  string   `json:"resourceId"`
-	TxHash      string   `json:"txHash"`
-	Ledger      uint32   `json:"ledger"`
-	ExplorerURL string   `json:"explorerUrl,omitempty"`
-	Price       string   `json:"price,omitempty" jsonschema_description:"new price, USDC with 7 decimals"`
-	Metadata    string   `json:"metadata,omitempty"`
-	Listed      *bool    `json:"listed,omitempty"`
-	Tags        []string `json:"tags,omitempty"`
-	NewCreator  string   `json:"newCreator,omitempty"`
+	Status      string    `json:"status" jsonschema:"enum=success"`
+	ResourceID  string    `json:"resourceId"`
+	Changed     bool      `json:"changed" jsonschema_description:"false when the chain already held the requested value: no transaction was sent and no fee was spent"`
+	TxHash      string    `json:"txHash,omitempty" jsonschema_description:"the write's transaction; absent when nothing was sent"`
+	Ledger      uint32    `json:"ledger,omitempty"`
+	ExplorerURL string    `json:"explorerUrl,omitempty"`
+	Price       string    `json:"price,omitempty" jsonschema_description:"the price now, USDC with 7 decimals"`
+	Metadata    string    `json:"metadata,omitempty"`
+	Listed      *bool     `json:"listed,omitempty"`
+	Tags        *[]string `json:"tags,omitempty" jsonschema_description:"the tags now; [] when cleared"`
+	NewCreator  string    `json:"newCreator,omitempty"`
+	Message     string    `json:"message,omitempty"`
 }
 
 // MainnetUnconfirmed is the refusal of a state-changing call on mainnet without confirmation.
@@ -56,8 +62,27 @@ func (d *Deps) wallet(ctx context.Context, profile *string) (context.Context, *k
 	return ctx, kp, nil
 }
 
-// write runs one creator write after the mainnet check and returns its output skeleton.
-func (d *Deps) write(ctx context.Context, id string, profile *string, confirm bool, fn string, args ...xdr.ScVal) (*WriteOutput, error) {
+// creatorWrite is one contract write and how to tell, from the current entry, that it would
+// change nothing.
+type creatorWrite struct {
+	fn   string
+	args []xdr.ScVal
+	// holds reports that the entry already has the requested value.
+	holds func(cur *registry.Resource) bool
+	// anySigner answers a write whose result already holds without requiring the signer to
+	// be the creator: after a transfer the old creator, who asked, no longer is.
+	anySigner bool
+	// unchanged is the message of a write that was not sent.
+	unchanged string
+}
+
+// write runs one creator write after the mainnet check. It reads the entry first (a
+// simulation, free): when the chain already holds the requested value and the wallet is
+// the creator, it answers changed: false without sending anything, so a repeated call or a
+// retry after an unknown outcome spends no fee. Otherwise it sends the write; a wallet that
+// is not the creator, or an entry that does not exist, is refused by the contract's own
+// simulation with its error.
+func (d *Deps) write(ctx context.Context, id string, profile *string, confirm bool, w creatorWrite) (*WriteOutput, error) {
 	if err := MainnetUnconfirmed(d.Config, confirm); err != nil {
 		return nil, err
 	}
@@ -65,11 +90,40 @@ func (d *Deps) write(ctx context.Context, id string, profile *string, confirm bo
 	if err != nil {
 		return nil, err
 	}
-	w, err := d.Registry.Invoke(ctx, kp, fn, append([]xdr.ScVal{soroban.Str(id)}, args...)...)
+	cur, found, err := d.Registry.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return &WriteOutput{Status: "success", ResourceID: id, TxHash: w.Hash, Ledger: w.Ledger, ExplorerURL: d.Config.ExplorerURL(w.Hash)}, nil
+	if found && w.holds(cur) && (w.anySigner || cur.Creator == kp.Address()) {
+		return &WriteOutput{Status: "success", ResourceID: id, Changed: false,
+			Message: w.unchanged + " Nothing was sent and no fee was spent."}, nil
+	}
+	res, err := d.Registry.Invoke(ctx, kp, w.fn, append([]xdr.ScVal{soroban.Str(id)}, w.args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return &WriteOutput{Status: "success", ResourceID: id, Changed: true, TxHash: res.Hash, Ledger: res.Ledger,
+		ExplorerURL: d.Config.ExplorerURL(res.Hash)}, nil
+}
+
+// tagSet normalises tags as the contract does (trimmed, lower-cased, de-duplicated), in order.
+func tagSet(tags []string) []string {
+	out := []string{}
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sameTags compares tag lists as sets after normalisation: the order carries no meaning.
+func sameTags(a, b []string) bool {
+	x, y := tagSet(a), tagSet(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wallet, which must be the resource's creator. " +
@@ -91,11 +145,14 @@ func SetPrice(d *Deps) *Tool {
 			if err != nil {
 				return nil, err
 			}
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, "set_price", v)
+			price := soroban.Decimal(units)
+			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "set_price", args: []xdr.ScVal{v},
+				holds:     func(cur *registry.Resource) bool { return cur.Price.Cmp(units) == 0 },
+				unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", req.ResourceID, price)})
 			if err != nil {
 				return nil, err
 			}
-			out.Price = soroban.Decimal(units)
+			out.Price = price
 			return out, nil
 		},
 	})
@@ -109,7 +166,10 @@ func UpdateMetadata(d *Deps) *Tool {
 		Operation:   "Update metadata failed", Source: errmap.SourceRegistry,
 		Hints: Hints{Destructive: true, OpenWorld: true},
 		Run: func(ctx context.Context, req *requests.UpdateMetadata) (*WriteOutput, error) {
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, "update_metadata", soroban.Str(req.Metadata))
+			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "update_metadata",
+				args:      []xdr.ScVal{soroban.Str(req.Metadata)},
+				holds:     func(cur *registry.Resource) bool { return cur.Metadata == req.Metadata },
+				unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", req.ResourceID)})
 			if err != nil {
 				return nil, err
 			}
@@ -127,7 +187,14 @@ func SetListed(d *Deps) *Tool {
 		Operation:   "Set listed failed", Source: errmap.SourceRegistry,
 		Hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true},
 		Run: func(ctx context.Context, req *requests.SetListed) (*WriteOutput, error) {
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, "set_listed", soroban.Bool(*req.Listed))
+			state := "delisted"
+			if *req.Listed {
+				state = "listed"
+			}
+			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "set_listed",
+				args:      []xdr.ScVal{soroban.Bool(*req.Listed)},
+				holds:     func(cur *registry.Resource) bool { return cur.Listed == *req.Listed },
+				unchanged: fmt.Sprintf("Resource %s is already %s on chain.", req.ResourceID, state)})
 			if err != nil {
 				return nil, err
 			}
@@ -145,11 +212,15 @@ func SetTags(d *Deps) *Tool {
 		Operation:   "Set tags failed", Source: errmap.SourceRegistry,
 		Hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true},
 		Run: func(ctx context.Context, req *requests.SetTags) (*WriteOutput, error) {
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, "set_tags", soroban.StrVec(req.Tags))
+			tags := tagSet(req.Tags)
+			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "set_tags",
+				args:      []xdr.ScVal{soroban.StrVec(tags)},
+				holds:     func(cur *registry.Resource) bool { return sameTags(cur.Tags, tags) },
+				unchanged: fmt.Sprintf("Resource %s already has exactly these tags on chain.", req.ResourceID)})
 			if err != nil {
 				return nil, err
 			}
-			out.Tags = nonNil(req.Tags)
+			out.Tags = &tags
 			return out, nil
 		},
 	})
@@ -168,7 +239,10 @@ func TransferOwnership(d *Deps) *Tool {
 			if err != nil {
 				return nil, err
 			}
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, "transfer_ownership", to)
+			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "transfer_ownership",
+				args: []xdr.ScVal{to}, anySigner: true,
+				holds:     func(cur *registry.Resource) bool { return cur.Creator == req.NewCreator },
+				unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", req.NewCreator, req.ResourceID)})
 			if err != nil {
 				return nil, err
 			}

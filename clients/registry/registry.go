@@ -12,10 +12,12 @@ package registry
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"math/big"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
@@ -51,6 +53,9 @@ type Info struct {
 	Name                  string
 	Version               string
 	ResourceSchemaVersion string
+	// NetworkID is the hex sha256 of the passphrase the contract was initialised for, ""
+	// when the deployment does not report it (a String of hex or BytesN<32> on chain).
+	NetworkID string
 }
 
 // OnchainID reports an id that can exist on chain: 1-24 lowercase ASCII letters and digits.
@@ -104,9 +109,18 @@ func (c *Client) Info(ctx context.Context) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, ok := soroban.MapOf(v)
+	info, ok := decodeInfo(v)
 	if !ok {
 		return nil, c.malformed("registry_info did not return a Map")
+	}
+	return info, nil
+}
+
+// decodeInfo reads registry_info's map by key, tolerating missing and unknown keys.
+func decodeInfo(v xdr.ScVal) (*Info, bool) {
+	m, ok := soroban.MapOf(v)
+	if !ok {
+		return nil, false
 	}
 	info := &Info{}
 	for _, e := range m {
@@ -118,9 +132,15 @@ func (c *Client) Info(ctx context.Context) (*Info, error) {
 			info.Version = scalarText(e.Val)
 		case "resource_schema_version":
 			info.ResourceSchemaVersion = scalarText(e.Val)
+		case "network_id":
+			if e.Val.Type == xdr.ScValTypeScvBytes && e.Val.Bytes != nil {
+				info.NetworkID = hex.EncodeToString(*e.Val.Bytes)
+			} else if t, ok := soroban.Text(e.Val); ok {
+				info.NetworkID = strings.ToLower(t)
+			}
 		}
 	}
-	return info, nil
+	return info, true
 }
 
 func scalarText(v xdr.ScVal) string {

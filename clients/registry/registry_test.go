@@ -124,3 +124,44 @@ func TestOnchainID(t *testing.T) {
 		}
 	}
 }
+
+// registry_info's network id decodes alike from the BytesN<32> the contract stores and from
+// a hex String, so health can compare it with the configured network.
+func TestInfoNetworkID(t *testing.T) {
+	id := make([]byte, 32)
+	for i := range id {
+		id[i] = byte(i * 7)
+	}
+	want := fmt.Sprintf("%x", id)
+	sym := func(s string) xdr.ScVal {
+		v := xdr.ScSymbol(s)
+		return xdr.ScVal{Type: xdr.ScValTypeScvSymbol, Sym: &v}
+	}
+	bytesVal := func(b []byte) xdr.ScVal {
+		v := xdr.ScBytes(b)
+		return xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &v}
+	}
+	for _, tc := range []struct {
+		name string
+		val  xdr.ScVal
+		want string
+	}{
+		{"bytes", bytesVal(id), want},
+		{"hex string", soroban.Str(strings.ToUpper(want)), want},
+		{"absent", xdr.ScVal{Type: xdr.ScValTypeScvVoid}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entries := []xdr.ScMapEntry{{Key: sym("name"), Val: soroban.Str("MindVault Vault Registry")}}
+			if tc.val.Type != xdr.ScValTypeScvVoid {
+				entries = append(entries, xdr.ScMapEntry{Key: sym("network_id"), Val: tc.val})
+			}
+			info, ok := decodeInfo(resourceMap(entries...))
+			if !ok || info.NetworkID != tc.want || info.Name != "MindVault Vault Registry" {
+				t.Fatalf("%+v %v", info, ok)
+			}
+		})
+	}
+	if _, ok := decodeInfo(soroban.Str("x")); ok {
+		t.Fatal("a non-map decoded")
+	}
+}

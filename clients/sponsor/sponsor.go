@@ -39,6 +39,28 @@ func New(svc *transport.Service) *Client { return &Client{svc: svc} }
 type Wallet struct {
 	PublicKey string `json:"publicKey"`
 	SecretKey string `json:"secretKey"`
+	// Funding is set when the service says it credited the new account (a test network's
+	// faucet); nil means the account starts empty.
+	Funding *Funding `json:"funding,omitempty"`
+}
+
+// Funding is what the service reports having credited a new account with.
+type Funding struct {
+	Asset  string `json:"asset"`
+	Amount string `json:"amount"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Note is a one-line statement of the funding for a tool result; "" when there was none.
+func (w *Wallet) Note() string {
+	if w.Funding == nil || w.Funding.Amount == "" {
+		return ""
+	}
+	n := "The sponsored-account service credited the new wallet with " + w.Funding.Amount + " " + w.Funding.Asset
+	if w.Funding.Note != "" {
+		n += " (" + w.Funding.Note + ")"
+	}
+	return n + "."
 }
 
 // Create asks the service to create the sponsored account publicKey (a G-address whose
