@@ -32,6 +32,13 @@ func nextActionOf(t *testing.T, r result) map[string]any {
 	return resp.Result.Meta.Diag.NextAction
 }
 
+// actionResource is the resourceId argument of a nextAction ("" when there is none).
+func actionResource(act map[string]any) string {
+	args, _ := act["arguments"].(map[string]any)
+	id, _ := args["resourceId"].(string)
+	return id
+}
+
 // resumeAction is the nextAction a publish failure must carry for resource id.
 func resumeAction(tool, id string, extra map[string]any) map[string]any {
 	args := map[string]any{"resourceId": id}
@@ -215,7 +222,7 @@ func TestPublishResume(t *testing.T) {
 			t.Fatal("want one creation and one paid verification")
 		}
 		act := nextActionOf(t, r)
-		id, _ := act["arguments"].(map[string]any)["resourceId"].(string)
+		id := actionResource(act)
 		if want := resumeAction("mindvault_publish", id, map[string]any{"profile": "demo"}); id == "" || !reflect.DeepEqual(act, want) {
 			t.Fatalf("nextAction %v, want %v", act, want)
 		}
@@ -317,7 +324,7 @@ func TestPublishResume(t *testing.T) {
 		r := e.call("mindvault_publish", `{"title":"Unknown Fee","price":"1","externalUrl":"https://example.org/unknown-fee"}`)
 		e.fails("mindvault_publish", r, failure{category: "network", code: "NETWORK_ERROR", source: "x402", state: "unknown", retry: "no"})
 		act := nextActionOf(t, r)
-		id, _ := act["arguments"].(map[string]any)["resourceId"].(string)
+		id := actionResource(act)
 		if act["tool"] != "mindvault_publish_status" || id == "" || !strings.Contains(r.Content[0].Text, "do not pay its fee again before") {
 			t.Fatalf("nextAction %v: %s", act, r.Content[0].Text)
 		}
