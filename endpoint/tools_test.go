@@ -129,6 +129,9 @@ func TestCatalogTools(t *testing.T) {
 	})
 }
 
+// TestPublishStatusPendingWaits: a pending resource with no verdict waits for its fee, which
+// waiting cannot bring, so a wait answers at once; a verdict still being recorded is polled
+// until the wait runs out.
 func TestPublishStatusPendingWaits(t *testing.T) {
 	e := newEnv(t, nil)
 	out := e.ok("mindvault_browse", e.call("mindvault_browse", `{"verificationStatus":"pending","limit":100}`))
@@ -137,13 +140,24 @@ func TestPublishStatusPendingWaits(t *testing.T) {
 		pending = r.(map[string]any)["id"].(string)
 	}
 	if pending == "" {
-		// Pending resources are unlisted in the real API; fall back to meta lookups below.
-		t.Skip("no pending resource is listed in the sandbox catalog")
+		t.Fatal("no pending resource is listed in the sandbox catalog")
 	}
-	r := e.ok("mindvault_publish_status", e.call("mindvault_publish_status", `{"resourceId":"`+pending+`","waitSeconds":3}`))
-	if r["settled"] != false || r["timedOut"] != true || r["attempts"].(float64) < 2 {
-		t.Fatalf("pending with a wait: %v", r)
-	}
+	t.Run("waiting for the fee answers at once", func(t *testing.T) {
+		e := e.in(t)
+		r := e.ok("mindvault_publish_status", e.call("mindvault_publish_status", `{"resourceId":"`+pending+`","waitSeconds":3}`))
+		if r["settled"] != false || r["timedOut"] != false || r["attempts"].(float64) != 1 || r["waitingFor"] != "fee" {
+			t.Fatalf("pending without its fee: %v", r)
+		}
+	})
+	t.Run("a verdict being recorded is waited for", func(t *testing.T) {
+		e := e.in(t)
+		e.faults(jsonPlan(map[string]any{"service": "api", "target": "GET /resources/*/verification", "kind": "status", "status": 200,
+			"body": `{"resourceId":"` + pending + `","status":"pending","listed":false,"verification":{"isOriginal":true,"confidence":0.9,"flags":[],"checkedAt":"2025-06-04T12:00:00.000Z"}}`}))
+		r := e.ok("mindvault_publish_status", e.call("mindvault_publish_status", `{"resourceId":"`+pending+`","waitSeconds":3}`))
+		if r["settled"] != false || r["timedOut"] != true || r["attempts"].(float64) < 2 || r["waitingFor"] != "verification" {
+			t.Fatalf("pending with a wait: %v", r)
+		}
+	})
 }
 
 func TestWalletInfo(t *testing.T) {

@@ -131,6 +131,7 @@ func mapFacts(f *Facts) Failure {
 		PaymentExpiresAt:  expires,
 	}
 	d.Upstream = upstream(ev, red, limit, remaining, reset)
+	d.NextAction = red.nextAction(f.NextAction)
 	if len(issues) > 0 {
 		keep := min(len(issues), MaxIssues)
 		d.Issues = issues[:keep:keep]
@@ -357,6 +358,33 @@ func (r *Redactor) allowed(in []string) []string {
 		}
 	}
 	return out
+}
+
+// nextAction passes a recovery call on only when it is whole and clean: a tool name of the
+// right shape and string or boolean arguments that redaction leaves untouched. Anything else
+// drops the whole action, because a partial call would be a guess.
+func (r *Redactor) nextAction(a *NextAction) *NextAction {
+	if a == nil || r.ident(a.Tool, toolRE) == "" || len(a.Arguments) > 16 {
+		return nil
+	}
+	args := make(map[string]any, len(a.Arguments))
+	for k, v := range a.Arguments {
+		if r.ident(k, argRE) == "" {
+			return nil
+		}
+		switch v := v.(type) {
+		case bool:
+			args[k] = v
+		case string:
+			if len(v) > 256 || clean(v) != v || !r.safe(v) {
+				return nil
+			}
+			args[k] = v
+		default:
+			return nil
+		}
+	}
+	return &NextAction{Tool: a.Tool, Arguments: args}
 }
 
 func (r *Redactor) txHash(s string) string {

@@ -170,6 +170,13 @@ type Facts struct {
 	TxHash           string         // hash of a sent transaction whose outcome is unknown
 	PaymentExpiresAt string         // RFC 3339 expiry of a signed payment sent with unknown outcome
 	Secrets          []string       // exact secret values of this call, redacted on top of the process-wide registry
+	NextAction       *NextAction    // the recovery step as a tool call, when every argument is known
+}
+
+// NextAction is a recovery step an agent can make as is: a tool and its complete arguments.
+type NextAction struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
 }
 
 // Diagnostic is the machine-readable failure placed in _meta["io.mindvault/error"].
@@ -192,6 +199,7 @@ type Diagnostic struct {
 	JSONRPCCode       int            `json:"jsonrpcCode,omitempty"`
 	TxHash            string         `json:"txHash,omitempty"`
 	PaymentExpiresAt  string         `json:"paymentExpiresAt,omitempty"`
+	NextAction        *NextAction    `json:"nextAction,omitempty"`
 }
 
 // Failure is the mapped failure: the three-line text and its diagnostic.

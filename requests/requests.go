@@ -7,6 +7,8 @@
 // "absent" and "zero" never mix.
 package requests
 
+import "github.com/invopop/jsonschema"
+
 // NetworkProfile is mindvault_network_profile: no arguments.
 type NetworkProfile struct{}
 
@@ -154,16 +156,49 @@ type Buy struct {
 	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
 }
 
-// Publish is mindvault_publish.
+// Publish is mindvault_publish: a new resource (title, price and externalUrl), or resourceId
+// to resume one the publisher already created.
 type Publish struct {
-	Title          string  `json:"title" validate:"required,max=256" jsonschema_description:"Title shown in the catalog."`
-	Description    *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get."`
-	Price          string  `json:"price" validate:"required,usdcpos" jsonschema_description:"Price in USDC, e.g. \"1.5\"."`
-	ExternalURL    string  `json:"externalUrl" validate:"required,httpurl" jsonschema_description:"The http(s) link buyers receive after paying."`
+	Title          *string `json:"title,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Title shown in the catalog. Required unless resourceId is given."`
+	Description    *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get. Not with resourceId."`
+	Price          *string `json:"price,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Price in USDC, e.g. \"1.5\". Required unless resourceId is given."`
+	ExternalURL    *string `json:"externalUrl,omitempty" validate:"omitnil,httpurl" jsonschema_description:"The http(s) link buyers receive after paying. Required unless resourceId is given."`
+	ResourceID     *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Resume a resource you created whose verification fee was never paid or whose on-chain registration failed: only the missing steps run. Instead of title, description, price and externalUrl."`
 	MaxFeeUSDC     *string `json:"maxFeeUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay for verification (default: MINDVAULT_MAX_AUTO_PAY_USDC)."`
-	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Validate and show the steps, fee and wallet state; send nothing."`
+	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check everything the real call needs (API key, wallet, USDC for the current fee, maxFeeUsdc, mainnet confirmation) and show the steps; send nothing."`
 	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (needs a wallet and an API key from mindvault_register)."`
-	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds), for a dry run too, unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// newResourceFields are the arguments that describe a new resource, in the model's order.
+var newResourceFields = []string{"title", "description", "price", "externalUrl"}
+
+// CrossCheck enforces the two shapes: title, price and externalUrl for a new resource, or
+// resourceId alone to resume one.
+func (p *Publish) CrossCheck() []Issue {
+	given := map[string]bool{"title": p.Title != nil, "description": p.Description != nil, "price": p.Price != nil, "externalUrl": p.ExternalURL != nil}
+	var issues []Issue
+	for _, f := range newResourceFields {
+		switch {
+		case p.ResourceID != nil && given[f]:
+			issues = append(issues, Issue{Path: "/" + f, Rule: "excluded_with", Expected: "absent when resourceId is given",
+				Message: "must not be combined with resourceId (a resumed resource keeps what it was created with)"})
+		case p.ResourceID == nil && !given[f] && f != "description":
+			issues = append(issues, Issue{Path: "/" + f, Rule: "required_without", Expected: "a value unless resourceId is given",
+				Message: "is required unless resourceId is given"})
+		}
+	}
+	return issues
+}
+
+// JSONSchemaExtend advertises the part of the cross-field rule JSON Schema can say without a
+// top-level combinator: a new resource names title, price and externalUrl together.
+func (Publish) JSONSchemaExtend(s *jsonschema.Schema) {
+	s.DependentRequired = map[string][]string{
+		"title":       {"price", "externalUrl"},
+		"price":       {"title", "externalUrl"},
+		"externalUrl": {"title", "price"},
+	}
 }
 
 // Register is mindvault_register.

@@ -537,10 +537,12 @@ func (s *Sandbox) apiRegister(w http.ResponseWriter, r *http.Request, params []s
 	} else {
 		acc := wd.byAddr[res.wallet]
 		if acc == nil || acc.kp == nil {
+			res.onchain = "failed"
 			s.registrationFailed(w, res.id, "the creator wallet "+res.wallet+" does not exist on the network", "")
 			return
 		}
 		if hash, err = wd.invokeTx(acc, "register", args, latest); err != nil {
+			res.onchain = "failed"
 			s.registrationFailed(w, res.id, fmt.Sprintf("simulation failed: HostError: %v", err), "")
 			return
 		}

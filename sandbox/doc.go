@@ -177,7 +177,8 @@
 // agentpromptpack's, has expired and may be registered again), and 502 {error: "On-chain
 // registration failed", detail, message, nextSteps, retryEndpoint, retryable, txHash?} when
 // the submission is refused (detail "sendTransaction: ERROR txBadAuth") or fails. /meta's
-// onchainStatus and onchainTxHash follow, and the registry entry is marked verified.
+// onchainStatus and onchainTxHash follow (failed when the submission failed on chain or the
+// server could not sign), and the registry entry is marked verified.
 //
 // # Sponsored-account service
 //

@@ -155,7 +155,7 @@ var resourceSeed = []resource{
 	{id: "diagramset", title: "Architecture Diagram Set", description: "Editable diagrams of common serverless architectures.", price: "8.00", kind: "file", mime: "image/png", thumbnail: "/uploads/thumbnails/diagramset.png", status: "verified", listed: true, owner: "creator", onchain: "registered", created: day(8, 17)},
 	{id: "zkprimer", title: "Zero-Knowledge Primer", description: "SNARKs and STARKs for engineers, without the heavy math.", price: "6.25", kind: "link", status: "verified", listed: true, owner: "creator", onchain: "registered", created: day(9, 18)},
 	{id: "copiedessay", title: "Copied Essay", description: "An essay that verification found to be copied.", price: "2.00", kind: "link", status: "rejected", listed: false, owner: "creator", onchain: "none", created: day(10, 19)},
-	{id: "draftnotes", title: "Draft Research Notes", description: "Unverified notes awaiting the verification agent.", price: "1.00", kind: "file", mime: "text/plain", status: "pending", listed: false, owner: "demo", onchain: "none", created: day(11, 20)},
+	{id: "draftnotes", title: "Draft Research Notes", description: "Unverified notes whose verification fee has not been paid yet.", price: "1.00", kind: "file", mime: "text/plain", status: "pending", listed: false, owner: "demo", onchain: "none", created: day(11, 20)},
 }
 
 // registrySeed is the on-chain-only part of the registry: resources registered on chain that

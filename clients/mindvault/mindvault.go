@@ -137,6 +137,8 @@ type Meta struct {
 	CreatedAt          string  `json:"createdAt"`
 	AccessURL          string  `json:"accessUrl"`
 	Listed             *bool   `json:"listed,omitempty"`
+	// ExternalURL is the link a buyer receives, when the deployment shows it (most do not).
+	ExternalURL string `json:"externalUrl,omitempty"`
 }
 
 // Meta reads one resource's public metadata; a missing resource is an HTTP 404 failure.
