@@ -128,6 +128,7 @@ func mapFacts(f *Facts) Failure {
 		StateChanged:      string(state),
 		TxHash:            txHash,
 		PaymentExpiresAt:  expires,
+		NextAction:        red.nextAction(f.NextAction),
 	}
 	d.Upstream = upstream(ev, red, limit, remaining, reset)
 	if len(issues) > 0 {
@@ -353,6 +354,37 @@ func (r *Redactor) txHash(s string) string {
 		return strings.ToLower(m[1])
 	}
 	return r.text(s, 128)
+}
+
+// nextAction keeps a recovery tool call only when all of it can be shown as is: a tool name of
+// the product's pattern, a bounded set of argument names, and values that are one line,
+// bounded and untouched by redaction (a value that would be redacted is a secret, and an
+// action with a placeholder in it is a guess). A txHash must be a transaction hash; it is
+// normalised like the diagnostic's own. Anything else drops the whole action: a partial call
+// would be wrong.
+func (r *Redactor) nextAction(a *NextAction) *NextAction {
+	if a == nil {
+		return nil
+	}
+	tool := strings.TrimSpace(a.Tool)
+	if tool == "" || tool != a.Tool || r.ident(tool, toolRE) != tool || len(a.Arguments) > maxActionArgs {
+		return nil
+	}
+	args := make(map[string]string, len(a.Arguments))
+	for k, v := range a.Arguments {
+		if r.ident(k, argRE) != k || v == "" || len(v) > maxActionValue || clean(v) != v || !r.safe(v) {
+			return nil
+		}
+		if k == "txHash" {
+			m := txHashRE.FindStringSubmatch(v)
+			if m == nil {
+				return nil
+			}
+			v = strings.ToLower(m[1])
+		}
+		args[k] = v
+	}
+	return &NextAction{Tool: tool, Arguments: args}
 }
 
 // expiry normalises an RFC 3339 time to UTC, rounding a fraction up: telling an agent a time

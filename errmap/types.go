@@ -164,7 +164,21 @@ type Facts struct {
 	StateChanged     State          // empty = "no" (or "unknown" when TxHash/PaymentExpiresAt is set)
 	TxHash           string         // hash of a sent transaction whose outcome is unknown
 	PaymentExpiresAt string         // RFC 3339 expiry of a signed payment sent with unknown outcome
+	NextAction       *NextAction    // the recovery step as a tool call; dropped unless every part is valid
 	Secrets          []string       // exact secret values the process knows; redacted everywhere
+}
+
+// NextAction is a recovery step an agent can take as is: one tool call whose every argument
+// is known (never a guess, never a secret). Map keeps it only when the tool name and every
+// argument pass its checks, and drops it whole otherwise.
+type NextAction struct {
+	Tool      string            `json:"tool"`
+	Arguments map[string]string `json:"arguments"`
+}
+
+// TxStatusAction is the step that settles an unknown transaction outcome: look the hash up.
+func TxStatusAction(hash string) *NextAction {
+	return &NextAction{Tool: "mindvault_tx_status", Arguments: map[string]string{"txHash": hash}}
 }
 
 // Diagnostic is the machine-readable failure placed in _meta["io.mindvault/error"].
@@ -187,6 +201,7 @@ type Diagnostic struct {
 	JSONRPCCode       int            `json:"jsonrpcCode,omitempty"`
 	TxHash            string         `json:"txHash,omitempty"`
 	PaymentExpiresAt  string         `json:"paymentExpiresAt,omitempty"`
+	NextAction        *NextAction    `json:"nextAction,omitempty"`
 }
 
 // Failure is the mapped failure: the three-line text and its diagnostic.
@@ -209,6 +224,8 @@ const (
 	JSONRPCInvalid  = -32602   // JSON-RPC code of argument validation
 	maxOperation    = 200      // runes of the operation label
 	maxNext         = 600      // runes of an explicit or generated Next sentence
+	maxActionArgs   = 8        // arguments of a nextAction
+	maxActionValue  = 256      // bytes of one nextAction argument value
 	minSecretLength = 6        // exact secrets shorter than this are ignored (they would shred the text)
 	redacted        = "[REDACTED]"
 )
