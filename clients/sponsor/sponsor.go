@@ -31,11 +31,16 @@ type Wallet struct {
 func (c *Client) Create(ctx context.Context) (*Wallet, error) {
 	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: []byte("{}"), Route: "POST /create"})
 	if err != nil {
+		if transport.NotSent(err) {
+			return nil, err // the request never left: no account was created
+		}
 		return nil, unknown(err)
 	}
 	if !resp.OK() {
 		e := c.svc.StatusError(resp)
-		if resp.Status >= 500 {
+		// A 5xx may come after the account was created; a redirect is never followed (a
+		// second POST /create would create a second account) and may come after it too.
+		if resp.Status >= 500 || transport.IsRedirect(resp.Status) {
 			return nil, unknown(e)
 		}
 		return nil, e

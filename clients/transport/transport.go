@@ -337,6 +337,17 @@ func errmapTransport(err error) errmap.Transport {
 	return errmap.TransportNetwork
 }
 
+// NotSent reports a transport failure that proves the request never left: the invocation
+// deadline was spent before sending, or no connection could be opened. Any other transport
+// failure of a request that is not a read may have reached the server.
+func NotSent(err error) bool {
+	if errors.Is(err, deadlineSpent) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
 func (s *Service) transportError(err error) *errmap.Error {
 	kind := errmapTransport(err)
 	detail := "connection failed"
