@@ -78,8 +78,10 @@ func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args .
 	if wait <= 0 {
 		wait = DefaultWriteWait
 	}
-	// The wait counts from the first send, and the invocation deadline still bounds it.
-	waitCtx, cancel := context.WithTimeout(ctx, wait)
+	// The wait counts from the first send, and the invocation deadline still bounds it. The
+	// transport keeps Margin free before any deadline it sees (time to answer before Lambda
+	// ends the invocation); the write wait needs none, so it is added back.
+	waitCtx, cancel := context.WithTimeout(ctx, wait+transport.Margin)
 	defer cancel()
 	if err := c.send(ctx, waitCtx, env, hash); err != nil {
 		return nil, err
