@@ -189,3 +189,35 @@ func TestNonReadSentOnceOnDrop(t *testing.T) {
 		}
 	})
 }
+
+// TestNotSent: only a failure that proves the request never left counts as not sent; a
+// drop after the server read the request does not.
+func TestNotSent(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	refused := closed.URL
+	closed.Close()
+	d := newDropServer(t)
+	spent, cancel := context.WithTimeout(context.Background(), Margin/2)
+	defer cancel()
+	cases := []struct {
+		name    string
+		ctx     context.Context
+		url     string
+		notSent bool
+	}{
+		{"connection refused", context.Background(), refused, true},
+		{"deadline spent before sending", spent, "http://" + d.ln.Addr().String(), true},
+		{"dropped after the request was read", context.Background(), "http://" + d.ln.Addr().String(), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := service(c.url).Do(c.ctx, Request{Method: "POST", Path: "/w", Body: []byte(`{}`), Route: "POST /w"})
+			if err == nil {
+				t.Fatal("want a failure")
+			}
+			if got := NotSent(err); got != c.notSent {
+				t.Fatalf("NotSent = %v, want %v (%v)", got, c.notSent, err)
+			}
+		})
+	}
+}
