@@ -13,7 +13,6 @@ package transport
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -106,7 +105,8 @@ func (s *Service) writeClient() *http.Client {
 		tr.DisableKeepAlives = true
 		tr.MaxIdleConnsPerHost = -1
 		tr.ForceAttemptHTTP2 = false
-		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+		tr.Protocols = new(http.Protocols)
+		tr.Protocols.SetHTTP1(true)
 		tr.ResponseHeaderTimeout = 0
 		s.write = &http.Client{
 			Transport: tr,
