@@ -90,6 +90,13 @@
 // unless TxHash or PaymentExpiresAt is set (documented as "sent, outcome unknown"): then
 // "unknown". An unrecognised value is treated as "unknown".
 //
+// nextAction is NextAction, the recovery step as a tool call an agent can make as is (for an
+// unknown transaction outcome, mindvault_tx_status with the hash; see TxStatusAction). It is
+// kept only when the tool name has the tool-name shape, there are at most eight arguments with
+// argument-name shapes, every value is one bounded line that redaction leaves untouched (a
+// secret never becomes an argument) and a txHash is a transaction hash (normalised to 64
+// lower-case hex); otherwise it is dropped whole, because half a call is a guess.
+//
 // retryAfterSeconds comes from Retry-After as delta-seconds (fractions round up); an HTTP-date
 // is left out, because converting it needs a clock. Without the header, the MindVault API's body
 // field retryAfterSeconds is used, and for rate_limit the X-RateLimit-Reset / RateLimit-Reset

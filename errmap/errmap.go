@@ -129,9 +129,9 @@ func mapFacts(f *Facts) Failure {
 		StateChanged:      string(state),
 		TxHash:            txHash,
 		PaymentExpiresAt:  expires,
+		NextAction:        red.nextAction(f.NextAction),
 	}
 	d.Upstream = upstream(ev, red, limit, remaining, reset)
-	d.NextAction = red.nextAction(f.NextAction)
 	if len(issues) > 0 {
 		keep := min(len(issues), MaxIssues)
 		d.Issues = issues[:keep:keep]
@@ -360,33 +360,6 @@ func (r *Redactor) allowed(in []string) []string {
 	return out
 }
 
-// nextAction passes a recovery call on only when it is whole and clean: a tool name of the
-// right shape and string or boolean arguments that redaction leaves untouched. Anything else
-// drops the whole action, because a partial call would be a guess.
-func (r *Redactor) nextAction(a *NextAction) *NextAction {
-	if a == nil || r.ident(a.Tool, toolRE) == "" || len(a.Arguments) > 16 {
-		return nil
-	}
-	args := make(map[string]any, len(a.Arguments))
-	for k, v := range a.Arguments {
-		if r.ident(k, argRE) == "" {
-			return nil
-		}
-		switch v := v.(type) {
-		case bool:
-			args[k] = v
-		case string:
-			if len(v) > 256 || clean(v) != v || !r.safe(v) {
-				return nil
-			}
-			args[k] = v
-		default:
-			return nil
-		}
-	}
-	return &NextAction{Tool: a.Tool, Arguments: args}
-}
-
 func (r *Redactor) txHash(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) > 80 {
@@ -396,6 +369,47 @@ func (r *Redactor) txHash(s string) string {
 		return strings.ToLower(m[1])
 	}
 	return r.text(s, 128)
+}
+
+// nextAction keeps a recovery tool call only when all of it can be shown as is: a tool name of
+// the product's pattern, a bounded set of argument names, and values that are booleans or
+// strings that are one line, bounded and untouched by redaction (a value that would be redacted
+// is a secret, and an action with a placeholder in it is a guess). A txHash must be a
+// transaction hash; it is normalised like the diagnostic's own. Anything else drops the whole
+// action: a partial call would be wrong.
+func (r *Redactor) nextAction(a *NextAction) *NextAction {
+	if a == nil {
+		return nil
+	}
+	tool := strings.TrimSpace(a.Tool)
+	if tool == "" || tool != a.Tool || r.ident(tool, toolRE) != tool || len(a.Arguments) > maxActionArgs {
+		return nil
+	}
+	args := make(map[string]any, len(a.Arguments))
+	for k, v := range a.Arguments {
+		if r.ident(k, argRE) != k {
+			return nil
+		}
+		switch v := v.(type) {
+		case bool:
+			args[k] = v
+		case string:
+			if v == "" || len(v) > maxActionValue || clean(v) != v || !r.safe(v) {
+				return nil
+			}
+			if k == "txHash" {
+				m := txHashRE.FindStringSubmatch(v)
+				if m == nil {
+					return nil
+				}
+				v = strings.ToLower(m[1])
+			}
+			args[k] = v
+		default:
+			return nil
+		}
+	}
+	return &NextAction{Tool: tool, Arguments: args}
 }
 
 // expiry normalises an RFC 3339 time to UTC, rounding a fraction up: telling an agent a time

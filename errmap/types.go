@@ -170,13 +170,20 @@ type Facts struct {
 	TxHash           string         // hash of a sent transaction whose outcome is unknown
 	PaymentExpiresAt string         // RFC 3339 expiry of a signed payment sent with unknown outcome
 	Secrets          []string       // exact secret values of this call, redacted on top of the process-wide registry
-	NextAction       *NextAction    // the recovery step as a tool call, when every argument is known
+	NextAction       *NextAction    // the recovery step as a tool call; dropped unless every part is valid
 }
 
-// NextAction is a recovery step an agent can make as is: a tool and its complete arguments.
+// NextAction is a recovery step an agent can take as is: one tool call whose every argument
+// is known (never a guess, never a secret). Map keeps it only when the tool name and every
+// argument pass its checks, and drops it whole otherwise.
 type NextAction struct {
 	Tool      string         `json:"tool"`
-	Arguments map[string]any `json:"arguments"`
+	Arguments map[string]any `json:"arguments"` // strings and booleans only
+}
+
+// TxStatusAction is the step that settles an unknown transaction outcome: look the hash up.
+func TxStatusAction(hash string) *NextAction {
+	return &NextAction{Tool: "mindvault_tx_status", Arguments: map[string]any{"txHash": hash}}
 }
 
 // Diagnostic is the machine-readable failure placed in _meta["io.mindvault/error"].
@@ -222,5 +229,7 @@ const (
 	JSONRPCInvalid  = -32602           // JSON-RPC code of argument validation
 	maxOperation    = 200              // runes of the operation label
 	maxNext         = 600              // runes of an explicit or generated Next sentence
+	maxActionArgs   = 8                // arguments of a nextAction
+	maxActionValue  = 256              // bytes of one nextAction argument value
 	minSecretLength = redact.MinLength // exact secrets shorter than this are ignored (they would shred the text)
 )

@@ -43,12 +43,14 @@ type ChainIDs struct {
 	USDCIssuer    string `json:"usdcIssuer"`
 }
 
-// Timeouts are the per-service deadlines in milliseconds.
+// Timeouts are the per-service deadlines and the on-chain write wait, in milliseconds.
 type Timeouts struct {
 	HTTP    int64 `json:"http"`
 	Horizon int64 `json:"horizon"`
 	RPC     int64 `json:"rpc"`
 	Payment int64 `json:"payment"`
+	// WriteWait is the longest wait for an on-chain write's confirmation.
+	WriteWait int64 `json:"writeWait"`
 }
 
 // RetryPolicy is the automatic retry policy for reads.
@@ -93,6 +95,7 @@ func networkProfile(c *config.Config) *NetworkProfileOutput {
 		TimeoutsMs: Timeouts{
 			HTTP: c.HTTPTimeout.Milliseconds(), Horizon: c.HorizonTimeout.Milliseconds(),
 			RPC: c.RPCTimeout.Milliseconds(), Payment: c.PaymentTimeout.Milliseconds(),
+			WriteWait: c.WriteWait.Milliseconds(),
 		},
 		Retry:           RetryPolicy{Attempts: c.RetryAttempts, BaseDelayMs: c.RetryBaseDelay.Milliseconds(), MaxDelayMs: c.RetryMaxDelay.Milliseconds()},
 		MaxAutoPayUSDC:  c.MaxAutoPayUSDC,

@@ -13,11 +13,20 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// writeFailure marks a failed write: a transport failure or a 5xx after the request was
-// sent leaves its outcome unknown; any other status means it did not happen.
+// writeFailure marks a failed write: a transport failure after the request may have left, a
+// 5xx, or a redirect (never followed: the server may have acted before answering it) leaves
+// its outcome unknown; any other status means it did not happen.
 func writeFailure(err error) error {
 	var e *errmap.Error
-	if errors.As(err, &e) && (e.Facts.Transport != errmap.TransportNone || e.Facts.Status >= 500) {
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch {
+	case e.Facts.Transport != errmap.TransportNone:
+		if !transport.NotSent(err) {
+			e.Facts.StateChanged = errmap.StateUnknown
+		}
+	case e.Facts.Status >= 500 || transport.IsRedirect(e.Facts.Status):
 		e.Facts.StateChanged = errmap.StateUnknown
 	}
 	return err
@@ -139,7 +148,10 @@ func (c *Client) Register(ctx context.Context, apiKey, id, signedXDR string) (*R
 	}
 	var r Registration
 	if err := strictObject(resp.Body, &r); err != nil {
-		return nil, c.svc.Malformed(resp, "the registration answer is not an object")
+		// A 2xx says the server accepted the submission; what it did is not readable.
+		e := c.svc.Malformed(resp, "the registration answer is not an object")
+		e.Facts.StateChanged = errmap.StateUnknown
+		return nil, e
 	}
 	if r.OnchainStatus == "" {
 		r.OnchainStatus = "registered"

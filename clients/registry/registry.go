@@ -1,8 +1,11 @@
 // Package registry reads and writes the MindVault vault-registry Soroban contract through
 // Stellar RPC. Invocations are built with go-stellar-sdk's txnbuild and xdr. Reads simulate
 // with the all-zero source account and submit nothing; writes simulate with the wallet as
-// source, attach the simulated footprint and auth, sign, send and poll for the outcome
-// inside the invocation deadline.
+// source, attach the simulated footprint and auth, sign, send and poll for the outcome for at
+// most WriteWait (and never past the invocation deadline). Once the envelope may have left,
+// a failure to learn its outcome is stateChanged "unknown" with the hash, computed before
+// sending, and a nextAction for mindvault_tx_status; the envelope is never sent again except
+// as the same envelope after TRY_AGAIN_LATER.
 //
 // Resources are decoded from the contract's ScMap by key name, so deployments with fewer or
 // more fields decode alike; prices stay exact 7-decimal integers (big.Int), never floats.
@@ -18,6 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
@@ -34,6 +38,10 @@ type Client struct {
 	Passphrase string
 	// Sequence returns an account's current sequence number (from Horizon); writes need it.
 	Sequence func(ctx context.Context, account string) (int64, error)
+	// WriteWait is the longest a write waits for its confirmation, counted from its first
+	// sendTransaction (MINDVAULT_WRITE_WAIT_MS); 0 means DefaultWriteWait. The invocation
+	// deadline still applies.
+	WriteWait time.Duration
 }
 
 // Resource is one registry entry; optional fields are nil when the deployment lacks them.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
@@ -19,6 +20,11 @@ import (
 // PollInterval is the pause between getTransaction polls of a sent write.
 var PollInterval = time.Second
 
+// DefaultWriteWait is the confirmation wait of a Client without WriteWait: long enough for a
+// few ledgers, short enough that the answer arrives well inside the minute most MCP clients
+// wait (MINDVAULT_WRITE_WAIT_MS defaults to it).
+const DefaultWriteWait = 20 * time.Second
+
 // Written is a confirmed write.
 type Written struct {
 	Hash   string
@@ -26,9 +32,10 @@ type Written struct {
 }
 
 // Invoke performs a creator-authorised write: simulate with the wallet as source, assemble
-// the footprint, auth and resource fee, sign, send, and poll until the outcome is known or
-// the deadline comes. Once the envelope may have reached the network, an unconfirmed outcome
-// is reported as stateChanged "unknown" with the hash — never retried blindly.
+// the footprint, auth and resource fee, sign, send, and poll until the outcome is known, the
+// write wait has passed since the first send, or the invocation deadline comes. Once the
+// envelope may have reached the network, an unconfirmed outcome is reported as stateChanged
+// "unknown" with the hash and a mindvault_tx_status nextAction — never retried blindly.
 func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args ...xdr.ScVal) (*Written, error) {
 	source := kp.Address()
 	seq, err := c.Sequence(ctx, source)
@@ -67,15 +74,25 @@ func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args .
 	if err != nil {
 		return nil, fmt.Errorf("hash: %w", err)
 	}
-	if err := c.send(ctx, env, hash); err != nil {
+	wait := c.WriteWait
+	if wait <= 0 {
+		wait = DefaultWriteWait
+	}
+	// The wait counts from the first send, and the invocation deadline still bounds it. The
+	// transport keeps Margin free before any deadline it sees (time to answer before Lambda
+	// ends the invocation); the write wait needs none, so it is added back.
+	waitCtx, cancel := context.WithTimeout(ctx, wait+transport.Margin)
+	defer cancel()
+	if err := c.send(ctx, waitCtx, env, hash); err != nil {
 		return nil, err
 	}
-	return c.await(ctx, hash)
+	return c.await(ctx, waitCtx, hash, wait)
 }
 
 // send submits the envelope, resending the same envelope (same hash) while the server says
-// TRY_AGAIN_LATER.
-func (c *Client) send(ctx context.Context, env, hash string) error {
+// TRY_AGAIN_LATER, for as long as the write wait allows. Each sendTransaction runs under
+// the invocation's ctx: cutting one short would only turn a known answer into an unknown one.
+func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
 	backoff := 250 * time.Millisecond
 	for {
 		var res rpc.SendTransactionResponse
@@ -89,27 +106,31 @@ func (c *Client) send(ctx context.Context, env, hash string) error {
 		case "ERROR":
 			return rejected(res.ErrorResultXDR, hash)
 		case "TRY_AGAIN_LATER":
-			if !transport.Sleep(ctx, backoff) {
+			if !transport.Sleep(waitCtx, backoff) {
 				return &errmap.Error{Err: errors.New("send: try again later until the deadline"), Facts: errmap.Facts{
-					Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_RPC_TIMEOUT_MS",
+					Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_WRITE_WAIT_MS",
 					Detail:           "Stellar RPC kept answering TRY_AGAIN_LATER until the deadline; the transaction was not accepted",
 					ExecutionStarted: true, StateChanged: errmap.StateNo, TxHash: hash,
 				}}
 			}
 			backoff = min(2*backoff, 2*time.Second)
 		default:
+			// An answer of the wrong shape proves nothing about the envelope that left; the
+			// submission itself answered, so the operation started.
 			e := c.malformed("sendTransaction status " + res.Status)
-			e.Facts.ExecutionStarted = true // the submission itself answered
-			return e
+			e.Facts.ExecutionStarted = true
+			return pending(e, hash)
 		}
 	}
 }
 
-// await polls getTransaction with its own loop: a transient failure (a 429, a dropped
-// connection) must not end the poll, only the deadline does.
-func (c *Client) await(ctx context.Context, hash string) (*Written, error) {
+// await polls getTransaction with its own loop until waitCtx ends: a transient failure (a
+// 429, a 5xx, a dropped connection, an unreadable answer) must not end the poll, only the
+// write wait or the invocation deadline does. A persistent 4xx (the RPC refuses to tell)
+// ends it at once: waiting longer would only delay the same unknown answer.
+func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Duration) (*Written, error) {
 	for {
-		tx, err := c.RPC.GetTransaction(ctx, hash)
+		tx, err := c.RPC.GetTransaction(waitCtx, hash)
 		if err == nil {
 			switch tx.Status {
 			case rpc.TransactionStatusSuccess:
@@ -117,27 +138,69 @@ func (c *Client) await(ctx context.Context, hash string) (*Written, error) {
 			case rpc.TransactionStatusFailed:
 				return nil, failedTx(tx, hash)
 			}
+		} else if e, ok := refused(err); ok {
+			e.Facts.Body = nil // the detail below says more than a gateway's error text
+			e.Facts.Detail = "the transaction was sent, but Stellar RPC refused to report its status (HTTP " + strconv.Itoa(e.Facts.Status) + " to getTransaction)"
+			return nil, pending(e, hash)
 		}
-		if !transport.Sleep(ctx, PollInterval) {
-			return nil, &errmap.Error{Err: errors.New("confirmation did not arrive before the deadline"), Facts: errmap.Facts{
-				Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_RPC_TIMEOUT_MS",
-				Detail:           "the transaction was sent but its confirmation did not arrive before the deadline",
-				ExecutionStarted: true, StateChanged: errmap.StateUnknown, TxHash: hash,
-			}}
+		if !transport.Sleep(waitCtx, PollInterval) {
+			limit := "within MINDVAULT_WRITE_WAIT_MS (" + strconv.FormatInt(wait.Milliseconds(), 10) + " ms)"
+			if dl, ok := ctx.Deadline(); ok {
+				if wdl, _ := waitCtx.Deadline(); !wdl.Before(dl) {
+					limit = "before the invocation deadline"
+				}
+			}
+			return nil, pending(&errmap.Error{Err: errors.New("confirmation did not arrive in time"), Facts: errmap.Facts{
+				Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_WRITE_WAIT_MS",
+				Detail:           "the transaction was sent but its confirmation did not arrive " + limit,
+				ExecutionStarted: true,
+			}}, hash)
 		}
 	}
 }
 
-// unknownOutcome marks a send whose outcome is unknown: the envelope may have arrived.
+// refused reports a getTransaction failure that will not go away by asking again: an HTTP
+// 4xx other than the transient 408, 425 and 429.
+func refused(err error) (*errmap.Error, bool) {
+	var e *errmap.Error
+	if !errors.As(err, &e) || e.Facts.Transport != errmap.TransportNone || e.Facts.Status < 400 || e.Facts.Status > 499 {
+		return nil, false
+	}
+	switch e.Facts.Status {
+	case 408, 425, 429:
+		return nil, false
+	}
+	return e, true
+}
+
+// unknownOutcome marks a failed sendTransaction whose outcome is unknown: the envelope may
+// have arrived. That is any transport failure after the request could have left, a 5xx or
+// 408, a redirect (never followed) and an answer that cannot be read. A 4xx or a JSON-RPC
+// error object is the node refusing the request: nothing was queued.
 func unknownOutcome(err error, hash string) error {
 	var e *errmap.Error
 	if !errors.As(err, &e) {
 		return err
 	}
-	if e.Facts.Transport != errmap.TransportNone || e.Facts.Status >= 500 || e.Facts.Status == 408 {
-		e.Facts.StateChanged = errmap.StateUnknown
-		e.Facts.TxHash = hash
+	switch {
+	case e.Facts.Transport != errmap.TransportNone:
+		if transport.NotSent(err) {
+			return e
+		}
+	case e.Facts.Status >= 500, e.Facts.Status == 408, transport.IsRedirect(e.Facts.Status),
+		e.Facts.Code == errmap.CodeMalformedResponse:
+	default:
+		return e
 	}
+	return pending(e, hash)
+}
+
+// pending marks a sent transaction whose outcome is unknown: its hash, and looking the hash
+// up as the next step instead of sending the write again.
+func pending(e *errmap.Error, hash string) *errmap.Error {
+	e.Facts.StateChanged = errmap.StateUnknown
+	e.Facts.TxHash = hash
+	e.Facts.NextAction = errmap.TxStatusAction(hash)
 	return e
 }
 

@@ -69,10 +69,15 @@ func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) 
 	body, _ := json.Marshal(map[string]string{"publicKey": publicKey})
 	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: body, Route: "POST /create"})
 	if err != nil {
+		if transport.NotSent(err) {
+			return nil, err // the request never left: no account was created
+		}
 		return nil, unknown(err)
 	}
 	if !resp.OK() {
 		e := c.svc.StatusError(resp)
+		// A 5xx or a redirect (never followed: a second POST /create would create a second
+		// account) may come after the account was created.
 		if !refusal(resp.Status) {
 			return nil, unknown(e)
 		}

@@ -4,7 +4,10 @@
 // turns every failure into an *errmap.Error carrying the facts errmap maps.
 //
 // A paid request or a write is sent with Read false and is never retried here; whoever sends
-// it decides what an ambiguous outcome means.
+// it decides what an ambiguous outcome means. Such a request also goes out exactly once at
+// the HTTP level: it never follows a redirect (the 3xx comes back as a Response for the
+// caller to report) and it travels on a connection of its own, which net/http never replays
+// (see writeClient).
 package transport
 
 import (
@@ -19,6 +22,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -50,10 +54,14 @@ type Service struct {
 	UserAgent string
 	// sleep is replaced in tests of this package only.
 	sleep func(context.Context, time.Duration) error
+
+	writeOnce sync.Once
+	write     *http.Client // see writeClient
 }
 
-// NewHTTPClient is the shared client: connection reuse across warm invocations, no
+// NewHTTPClient is the shared client for reads: connection reuse across warm invocations, no
 // client-wide timeout (each attempt gets its own deadline), no redirects to other hosts.
+// Requests that are not reads never use it as is; see writeClient.
 func NewHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 16
@@ -67,6 +75,47 @@ func NewHTTPClient() *http.Client {
 			return nil
 		},
 	}
+}
+
+// writeClient is the client for requests that are not reads (paid requests, API and sponsor
+// writes, sendTransaction). It derives from s.HTTP (same dialer, proxy and TLS settings) with
+// two differences that make such a request leave at most once:
+//
+//   - Keep-alives are off, so every request gets a fresh connection. net/http's Transport
+//     silently replays a request it deems "replayable" (a GET or HEAD without body, or ANY
+//     method carrying an Idempotency-Key or X-Idempotency-Key header) when a reused pooled
+//     connection breaks after the request was written; it never replays one sent on a fresh
+//     connection. Request.Close alone is not enough: it closes the connection after the
+//     request but does not stop the Transport from picking an idle pooled one for it.
+//     HTTP/2 is off for the same reason (one stream, one connection, nothing to replay).
+//   - Redirects are never followed: following a 307/308 resends the method, body and
+//     headers (a payment signature included), and a 301/302/303 turns into another request
+//     the caller never chose. The 3xx is returned for the caller to report as an outcome.
+func (s *Service) writeClient() *http.Client {
+	s.writeOnce.Do(func() {
+		var tr *http.Transport
+		if s.HTTP != nil {
+			if base, ok := s.HTTP.Transport.(*http.Transport); ok {
+				tr = base.Clone()
+			}
+		}
+		if tr == nil {
+			tr = http.DefaultTransport.(*http.Transport).Clone()
+		}
+		tr.DisableKeepAlives = true
+		tr.MaxIdleConnsPerHost = -1
+		tr.ForceAttemptHTTP2 = false
+		tr.Protocols = new(http.Protocols)
+		tr.Protocols.SetHTTP1(true)
+		tr.ResponseHeaderTimeout = 0
+		s.write = &http.Client{
+			Transport: tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		}
+	})
+	return s.write
 }
 
 // Request is one logical call.
@@ -92,10 +141,16 @@ type Response struct {
 	// from it means the tool's own operation reached the service. A caller that sent a
 	// preparatory non-read request (the unpaid x402 probe) clears it.
 	Write bool
+	// nonRead marks the answer to a request that was not a read (and so not redirected).
+	nonRead bool
 }
 
 // OK reports a 2xx status.
 func (r *Response) OK() bool { return r.Status >= 200 && r.Status < 300 }
+
+// IsRedirect reports a 3xx status: for a request that is not a read, a redirect that was
+// not followed, so the request's outcome is whatever the server did before answering it.
+func IsRedirect(status int) bool { return status >= 300 && status < 400 }
 
 // Do sends req, retrying reads. An HTTP response of any status is returned as a Response;
 // only a transport failure (refused, reset, timed out, deadline spent) is an error.
@@ -178,10 +233,13 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	// net/http silently resends a GET once when a reused keep-alive connection closes before
-	// the response; for a paid or writing request that would be a second send. A fresh
-	// connection is never resent.
+	// A paid or writing request goes out on a fresh connection that is closed afterwards and
+	// never follows a redirect (writeClient says why).
 	hreq.Close = !req.Read
+	client := s.HTTP
+	if !req.Read {
+		client = s.writeClient()
+	}
 	for k, vs := range req.Header {
 		for _, v := range vs {
 			hreq.Header.Add(k, v)
@@ -196,7 +254,7 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 	if s.UserAgent != "" {
 		hreq.Header.Set("User-Agent", s.UserAgent)
 	}
-	hresp, err := s.HTTP.Do(hreq)
+	hresp, err := client.Do(hreq)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +263,7 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Status: hresp.StatusCode, Header: hresp.Header, Body: data}, nil
+	return &Response{Status: hresp.StatusCode, Header: hresp.Header, Body: data, nonRead: !req.Read}, nil
 }
 
 // deadlineSpent means the invocation has no time left for another attempt.
@@ -283,14 +341,23 @@ func errmapTransport(err error) errmap.Transport {
 	return errmap.TransportNetwork
 }
 
+// NotSent reports a transport failure that proves the request never left: the invocation
+// deadline was spent before sending, or no connection could be opened. Any other transport
+// failure of a request that is not a read may have reached the server.
+func NotSent(err error) bool {
+	if errors.Is(err, deadlineSpent) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
 // transportError maps a failure without a response. write marks a write or payment: only
 // such a request, and only once it may have left (not refused at dial, not stopped by the
 // deadline before sending), starts the tool's own operation.
 func (s *Service) transportError(err error, write bool) *errmap.Error {
 	kind := errmapTransport(err)
-	var op *net.OpError
-	dial := errors.As(err, &op) && op.Op == "dial" // no connection, so no byte of the request left
-	started := write && !dial && !errors.Is(err, deadlineSpent)
+	started := write && !NotSent(err)
 	detail := "connection failed"
 	if kind == errmap.TransportTimeout {
 		detail = "request timed out"
@@ -299,7 +366,7 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 		}
 	} else {
 		switch {
-		case dial:
+		case NotSent(err):
 			detail = "connection refused or unreachable"
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 			detail = "connection closed before a response"
@@ -314,8 +381,25 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 	}}
 }
 
-// StatusError is the failure of a completed exchange with a non-2xx status.
+// StatusError is the failure of a completed exchange with a non-2xx status. A 3xx answer to
+// a request that is not a read says that the redirect was not followed; whether the request
+// took effect is for the caller to say (for a payment or a write it is unknown).
 func (s *Service) StatusError(resp *Response) *errmap.Error {
+	if resp.nonRead && IsRedirect(resp.Status) {
+		return &errmap.Error{
+			Err: fmt.Errorf("%s: HTTP %d redirect not followed", s.Source, resp.Status),
+			Facts: errmap.Facts{
+				Source:     s.Source,
+				Status:     resp.Status,
+				Header:     resp.Header,
+				TimeoutVar: s.TimeoutVar,
+				// The body of a redirect says nothing about the request; the detail must say
+				// why it was not followed.
+				Detail:           "the service answered a redirect (HTTP " + strconv.Itoa(resp.Status) + ") that was not followed because the request is not safe to repeat",
+				ExecutionStarted: true,
+			},
+		}
+	}
 	return &errmap.Error{
 		Err: fmt.Errorf("%s: HTTP %d", s.Source, resp.Status),
 		Facts: errmap.Facts{

@@ -67,6 +67,9 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	paid.Header.Set("Access-Control-Expose-Headers", "PAYMENT-RESPONSE")
 	resp, err := c.Svc.Do(ctx, paid)
 	if err != nil {
+		if transport.NotSent(err) {
+			return nil, err // the signed payment never left this process
+		}
 		return nil, ambiguous(err, signed.ExpiresAt)
 	}
 	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: r, ExpiresAt: signed.ExpiresAt}
@@ -84,8 +87,10 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 		}
 		e.Facts.Detail = "the payment was rejected at settlement; nothing was charged"
 		return nil, e
-	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout:
-		// The server may have settled before failing: say so, and when it is safe to pay again.
+	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout || transport.IsRedirect(resp.Status):
+		// The server may have settled before failing, or before redirecting (a redirect is
+		// never followed with the payment attached: that would be a second payment attempt):
+		// say so, and when it is safe to pay again.
 		e := c.Svc.StatusError(resp)
 		if out.Confirmed {
 			e.Facts.StateChanged, e.Facts.TxHash = errmap.StateYes, out.Settlement.Transaction
