@@ -20,8 +20,8 @@ type onceDiag struct {
 	TxHash           string `json:"txHash"`
 	PaymentExpiresAt string `json:"paymentExpiresAt"`
 	NextAction       *struct {
-		Tool      string            `json:"tool"`
-		Arguments map[string]string `json:"arguments"`
+		Tool      string         `json:"tool"`
+		Arguments map[string]any `json:"arguments"`
 	} `json:"nextAction"`
 }
 
@@ -125,16 +125,16 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 			call: func(e *env, _ int, id string) result {
 				return e.call("mindvault_register_onchain", `{"resourceId":"`+id+`"}`)
 			},
+			// The wallet signed the transaction the API submits: its hash is known.
+			tx:   true,
 			sent: func(e *env) int { return e.sb.Count("api", "POST /resources/*/register") }},
 	}
 	type cell struct {
 		name     string
 		rule     func(r onceRoute, id string) string // the fault, without service/target/paid
 		redirect int
-		// malformed: a paid 2xx of the wrong shape may still be reported as a delivery by
-		// mindvault_buy (how a purchase without settlement proof is reported is decided
-		// there); what must hold here is that it was sent once and, when it is an error,
-		// that it does not claim nothing happened.
+		// malformed: a paid 2xx of the wrong shape delivered nothing; it is an error that
+		// says the money left ("yes", with a settlement proof) or may have ("unknown").
 		malformed bool
 	}
 	cells := []cell{}
@@ -173,9 +173,6 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 					t.Fatalf("the downstream saw %d such requests, want exactly 1 (plan %q): %s", got, plan, r.raw)
 				}
 				if !r.IsError {
-					if c.malformed && rt.paid {
-						return
-					}
 					t.Fatalf("want an error result, got %s", r.raw)
 				}
 				d := diagOf(t, r)

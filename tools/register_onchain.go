@@ -80,12 +80,27 @@ func RegisterOnchain(d *Deps) *Tool {
 			if err != nil {
 				return nil, err
 			}
+			hash, err := tx.HashHex(d.Config.Passphrase)
+			if err != nil {
+				return nil, fmt.Errorf("hash: %w", err)
+			}
 			reg, err := d.API.Register(ctx, p.APIKey, req.ResourceID, signed)
 			if err != nil {
-				return nil, err
+				return nil, withSignedHash(err, hash)
 			}
 			return &RegisterOnchainOutput{ResourceID: req.ResourceID, OnchainStatus: reg.OnchainStatus, TxHash: reg.TxHash,
 				ExplorerURL: d.Config.ExplorerURL(reg.TxHash)}, nil
 		},
 	})
+}
+
+// withSignedHash adds the hash of the transaction the wallet signed to a submission whose
+// outcome is unknown: the API may have sent it, and the hash is how the agent finds out.
+func withSignedHash(err error, hash string) error {
+	var e *errmap.Error
+	if errors.As(err, &e) && e.Facts.StateChanged == errmap.StateUnknown {
+		e.Facts.TxHash = hash
+		e.Facts.NextAction = errmap.TxStatusAction(hash)
+	}
+	return err
 }
