@@ -121,10 +121,18 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: SecretsFrom(ctx),
 			}))
 		}
-		return SuccessResult(res)
+		out := SuccessResult(res)
+		if x, ok := any(res).(extraContent); ok {
+			out.Content = append(out.Content, x.extraContent()...)
+		}
+		return out
 	}
 	return t
 }
+
+// extraContent is an output that delivers more than its JSON: blocks sent after the text
+// block that repeats structuredContent (a bought file's bytes, a bought text).
+type extraContent interface{ extraContent() []protocol.Content }
 
 // readStarted applies the executionStarted rule of a read-only tool: its operation is its
 // downstream requests, so any failure that a downstream answered or caused means it began.
