@@ -314,3 +314,34 @@ func TestBuyBalanceAfterOnlyWhenProven(t *testing.T) {
 		t.Fatalf("unproven charge: %v", out)
 	}
 }
+
+// TestLargestInlineFileFitsLambda: a file of exactly the default MINDVAULT_MAX_INLINE_BYTES
+// (3 MiB) is delivered, and the whole JSON-RPC answer stays well inside Lambda's 6 MB buffered
+// response: the bytes travel once, as base64, never again inside the JSON text block.
+func TestLargestInlineFileFitsLambda(t *testing.T) {
+	e := newEnv(t, nil)
+	var meta map[string]any
+	getJSON(t, e.sb.APIURL+"/resources/datasetcard/meta", &meta)
+	delete(meta, "size")
+	delete(meta, "mimeType")
+	body, _ := json.Marshal(meta)
+	plan, _ := json.Marshal([]any{
+		map[string]any{"service": "api", "target": "GET /resources/*/meta", "kind": "status", "status": 200, "body": string(body), "count": 1},
+		map[string]any{"service": "api", "target": "GET /resources/*", "paid": "true", "kind": "status", "status": 200, "body": strings.Repeat("m", 3<<20)},
+	})
+	e.faults(string(plan))
+	raw := e.rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mindvault_buy","arguments":{"resourceId":"datasetcard"}}}`, nil)
+	var resp struct {
+		Result result `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(raw), &resp); err != nil {
+		t.Fatal(err)
+	}
+	out := e.ok("mindvault_buy", resp.Result)
+	if acc := out["access"].(map[string]any); acc["delivery"] != "inline" || acc["size"] != float64(3<<20) {
+		t.Fatalf("access %v", acc)
+	}
+	if n := len(raw); n > 6_000_000 || n < 4<<20 {
+		t.Fatalf("the answer is %d bytes; a 3 MiB file must take about 4 MiB of base64 and stay under 6 MB", n)
+	}
+}
