@@ -345,3 +345,56 @@ func TestLargestInlineFileFitsLambda(t *testing.T) {
 		t.Fatalf("the answer is %d bytes; a 3 MiB file must take about 4 MiB of base64 and stay under 6 MB", n)
 	}
 }
+
+// TestPurchaseHistoryShapes: the history is read in each spelling the API may use, ordered
+// newest first whatever the API's order, and an answer that cannot be read is an error, not
+// an empty history.
+func TestPurchaseHistoryShapes(t *testing.T) {
+	e := newEnv(t, nil)
+	cases := []struct {
+		name, body string
+		first      map[string]any // newest purchase; nil: want MALFORMED_RESPONSE
+		count      float64
+	}{
+		{"wrapped, id and createdAt, numeric amount",
+			`{"payments":[{"id":"p-old","resourceId":"zkprimer","amount":6.25,"createdAt":"2025-06-01T10:00:00.000Z"},` +
+				`{"id":"p-new","resourceId":"rustguide","amount":"1.50","currency":"USDC","txHash":"` + settledHash + `","createdAt":"2025-06-02T10:00:00.000Z"}]}`,
+			map[string]any{"paymentId": "p-new", "resourceId": "rustguide", "amount": "1.50", "txHash": settledHash, "paidAt": "2025-06-02T10:00:00.000Z"}, 2},
+		{"array with paymentId and paidAt",
+			`[{"paymentId":"p1","resourceId":"zkprimer","amount":"6.25","paidAt":"2025-06-03T10:00:00Z","title":"Zero-Knowledge Primer"}]`,
+			map[string]any{"paymentId": "p1", "resourceId": "zkprimer", "amount": "6.25", "title": "Zero-Knowledge Primer"}, 1},
+		{"an entry without a resource", `[{"paymentId":"p1","amount":"1"}]`, nil, 0},
+		{"payments that are not a list", `{"payments":{"p1":"zkprimer"}}`, nil, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := e.in(t)
+			e.faults(jsonPlan(map[string]any{"service": "api", "target": "GET /buyers/*/payments", "kind": "status", "status": 200, "body": tc.body}))
+			r := e.call("mindvault_purchase_history", "")
+			if tc.first == nil {
+				e.fails("mindvault_purchase_history", r, failure{category: "server", code: "MALFORMED_RESPONSE", source: "api", status: 200})
+				return
+			}
+			out := e.ok("mindvault_purchase_history", r)
+			ps := out["purchases"].([]any)
+			if out["count"] != tc.count || len(ps) == 0 {
+				t.Fatalf("history %v", out)
+			}
+			for k, v := range tc.first {
+				if ps[0].(map[string]any)[k] != v {
+					t.Errorf("newest %s = %v, want %v", k, ps[0].(map[string]any)[k], v)
+				}
+			}
+		})
+	}
+	t.Run("buy reads the same shapes", func(t *testing.T) {
+		e := e.in(t)
+		e.faults(jsonPlan(map[string]any{"service": "api", "target": "GET /buyers/*/payments", "kind": "status", "status": 200,
+			"body": `{"payments":[{"id":"p-old","resourceId":"zkprimer","amount":6.25,"createdAt":"2025-06-01T10:00:00.000Z"}]}`}))
+		r := e.call("mindvault_buy", `{"resourceId":"zkprimer"}`)
+		e.fails("mindvault_buy", r, failure{category: "conflict", code: "ALREADY_PURCHASED", source: "x402", retry: "no"})
+		if !strings.Contains(r.Content[0].Text, "payment p-old, 6.25 USDC") || e.sb.PaidRequests("*") != 0 {
+			t.Fatalf("refusal %s", r.Content[0].Text)
+		}
+	})
+}
