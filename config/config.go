@@ -38,6 +38,9 @@ type Config struct {
 	// MaxTxFeeStroops is the highest fee of a transaction the endpoint signs but did not
 	// build (MINDVAULT_MAX_TX_FEE_STROOPS): a prepared transaction above it is refused unsigned.
 	MaxTxFeeStroops int64
+	// MaxInlineBytes is the largest bought file returned inline (MINDVAULT_MAX_INLINE_BYTES):
+	// a file known to be larger is refused before paying.
+	MaxInlineBytes int
 
 	HTTPTimeout    time.Duration
 	HorizonTimeout time.Duration
@@ -108,6 +111,12 @@ const (
 	// DefaultMaxTxFeeStroops is 1 XLM: far above any registration's real fee (100 stroops plus
 	// a resource fee of well under 0.1 XLM), far below what a hostile fee could drain.
 	DefaultMaxTxFeeStroops = 10000000
+	// DefaultMaxInlineBytes is 3 MiB: its base64 (4 MiB) plus the rest of the answer stays
+	// inside Lambda's 6 MB buffered response.
+	DefaultMaxInlineBytes = 3 << 20
+	// MaxInlineBytesLimit is the highest accepted MINDVAULT_MAX_INLINE_BYTES: 4 MiB becomes
+	// 5.6 MB of base64, the most that still fits Lambda's 6 MB with room for the rest.
+	MaxInlineBytesLimit = 4 << 20
 )
 
 var (
@@ -149,6 +158,7 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 
 	// A transaction fee is a uint32 in stroops; at least the 100-stroop base fee.
 	c.MaxTxFeeStroops = int64(l.integer("MINDVAULT_MAX_TX_FEE_STROOPS", DefaultMaxTxFeeStroops, 100, math.MaxUint32))
+	c.MaxInlineBytes = l.integer("MINDVAULT_MAX_INLINE_BYTES", DefaultMaxInlineBytes, 1, MaxInlineBytesLimit)
 
 	c.HTTPTimeout = l.millis("MINDVAULT_HTTP_TIMEOUT_MS", 15000, 1)
 	c.HorizonTimeout = l.millis("MINDVAULT_HORIZON_TIMEOUT_MS", 15000, 1)

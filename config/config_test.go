@@ -31,6 +31,9 @@ func TestDefaults(t *testing.T) {
 	if c.MaxTxFeeStroops != 10000000 {
 		t.Errorf("MaxTxFeeStroops = %d, want 10000000", c.MaxTxFeeStroops)
 	}
+	if c.MaxInlineBytes != 3145728 {
+		t.Errorf("MaxInlineBytes = %d, want 3145728", c.MaxInlineBytes)
+	}
 	if c.Auth != "none" {
 		t.Errorf("local auth default = %s, want none", c.Auth)
 	}
@@ -87,6 +90,8 @@ func TestProblemsNameTheVariables(t *testing.T) {
 		{"profile without a letter or digit", map[string]string{"MINDVAULT_DEFAULT_PROFILE": ".."}, []string{"MINDVAULT_DEFAULT_PROFILE"}},
 		{"fee cap below the base fee", map[string]string{"MINDVAULT_MAX_TX_FEE_STROOPS": "99"}, []string{"MINDVAULT_MAX_TX_FEE_STROOPS"}},
 		{"fee cap above a uint32", map[string]string{"MINDVAULT_MAX_TX_FEE_STROOPS": "4294967296"}, []string{"MINDVAULT_MAX_TX_FEE_STROOPS"}},
+		{"inline limit of zero", map[string]string{"MINDVAULT_MAX_INLINE_BYTES": "0"}, []string{"MINDVAULT_MAX_INLINE_BYTES"}},
+		{"inline limit beyond what Lambda can return", map[string]string{"MINDVAULT_MAX_INLINE_BYTES": "4194305"}, []string{"MINDVAULT_MAX_INLINE_BYTES"}},
 		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, []string{"LOG_LEVEL"}},
 		{"bad auth servers", map[string]string{"MINDVAULT_AUTHORIZATION_SERVERS": "https://ok.example, nope"}, []string{"MINDVAULT_AUTHORIZATION_SERVERS"}},
 	}

@@ -1,13 +1,18 @@
 // Modern-era smoke test with the official TypeScript SDK v2 client (@modelcontextprotocol/client@2.4.0),
 // pinned to 2026-07-28: stateless requests with per-request _meta, server/discover, no initialize.
 //
-//   node smoke-modern.mjs http://127.0.0.1:PORT/mcp
+//   node smoke-modern.mjs http://127.0.0.1:PORT/mcp [http://127.0.0.1:PORT2/mcp]
+//
+// With a second URL (an endpoint on the sandbox network) it also buys a file there and checks
+// that the embedded resource's bytes are the ones structuredContent describes (size, sha256).
 //
 // Exits 0 when every assertion holds; otherwise prints "smoke-modern: FAIL: ..." and exits 1.
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createHash } from 'node:crypto';
 
 const NAME = 'smoke-modern';
 const TOOL = 'mindvault_network_profile';
+const FILE = { id: 'agentpromptpack', mimeType: 'application/zip', magic: Buffer.from('504b0304', 'hex') }; // PK\x03\x04
 const WANT_VERSION = '2026-07-28';
 
 class AssertionFailure extends Error {}
@@ -20,10 +25,40 @@ function errorCode(err) {
   return err && typeof err === 'object' && 'code' in err ? err.code : undefined;
 }
 
+// buyFile buys FILE on a sandbox endpoint and checks what arrived: an embedded resource whose
+// decoded bytes have the size and sha256 structuredContent states and start like the type sold,
+// and a JSON text block that does not repeat them.
+async function buyFile(client) {
+  const res = await client.callTool({ name: 'mindvault_buy', arguments: { resourceId: FILE.id } });
+  assert(!res.isError, `mindvault_buy ${FILE.id} returned isError: ${JSON.stringify(res.content)}`);
+  const access = res.structuredContent?.access;
+  assert(access && access.delivery === 'inline', `mindvault_buy access is ${JSON.stringify(access)}, want delivery "inline"`);
+  const block = res.content.find((c) => c.type === 'resource');
+  assert(
+    block && block.resource && typeof block.resource.blob === 'string',
+    `no embedded resource with a blob among content types ${JSON.stringify(res.content.map((c) => c.type))}`,
+  );
+  assert(
+    block.resource.uri === `mindvault://resources/${FILE.id}` && block.resource.mimeType === FILE.mimeType,
+    `embedded resource is ${block.resource.uri} (${block.resource.mimeType}), want mindvault://resources/${FILE.id} (${FILE.mimeType})`,
+  );
+  const bytes = Buffer.from(block.resource.blob, 'base64');
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  assert(
+    bytes.length === access.size && sha === access.sha256,
+    `blob is ${bytes.length} bytes with sha256 ${sha}; structuredContent says ${access.size} bytes with ${access.sha256}`,
+  );
+  assert(bytes.subarray(0, FILE.magic.length).equals(FILE.magic), `the blob does not start like a ${FILE.mimeType}`);
+  const json = res.content.find((c) => c.type === 'text')?.text ?? '';
+  assert(!json.includes(block.resource.blob.slice(0, 64)), 'the JSON text block repeats the bytes');
+  return `bought ${FILE.id}: ${bytes.length} bytes, sha256 verified`;
+}
+
 async function main() {
   const url = process.argv[2];
+  const sandboxUrl = process.argv[3];
   if (!url) {
-    console.error(`usage: node ${NAME}.mjs http://127.0.0.1:PORT/mcp`);
+    console.error(`usage: node ${NAME}.mjs http://127.0.0.1:PORT/mcp [sandbox URL]`);
     process.exit(2);
   }
 
@@ -83,7 +118,20 @@ async function main() {
   } finally {
     await client.close();
   }
-  console.log(`${NAME}: ok (protocol ${WANT_VERSION}, ${TOOL}: list, call, isError result, unknown tool -32602)`);
+  let bought = '';
+  if (sandboxUrl) {
+    const buyer = new Client(
+      { name: NAME, version: '0.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: WANT_VERSION } } },
+    );
+    await buyer.connect(new StreamableHTTPClientTransport(new URL(sandboxUrl)), { timeout: 10_000 });
+    try {
+      bought = await buyFile(buyer);
+    } finally {
+      await buyer.close();
+    }
+  }
+  console.log(`${NAME}: ok (protocol ${WANT_VERSION}, ${TOOL}: list, call, isError result, unknown tool -32602)${bought ? `; ${bought}` : ''}`);
 }
 
 main().catch((err) => {

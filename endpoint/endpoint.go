@@ -57,6 +57,11 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 	}
 	hz := horizon.New(svc(errmap.SourceHorizon, cfg.HorizonURL, cfg.HorizonTimeout, "MINDVAULT_HORIZON_TIMEOUT_MS"))
 	rpc := stellarrpc.New(svc(errmap.SourceRPC, cfg.RPCURL, cfg.RPCTimeout, "MINDVAULT_RPC_TIMEOUT_MS"))
+	// Paid requests get a connection pool of their own: in the shared one they could pick up
+	// an idle connection a parallel read (the preview, the purchase history) left behind, and
+	// net/http replays a bodiless GET whose reused connection breaks — a second payment.
+	paid := svc(errmap.SourceX402, cfg.MindVaultURL, cfg.PaymentTimeout, "MINDVAULT_PAYMENT_TIMEOUT_MS")
+	paid.HTTP = transport.NewHTTPClient()
 	return &tools.Deps{
 		Config:  cfg,
 		Store:   store,
@@ -69,7 +74,7 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 		},
 		Sponsor: sponsor.New(svc(errmap.SourceSponsor, cfg.SponsorURL, cfg.HTTPTimeout, "MINDVAULT_HTTP_TIMEOUT_MS")),
 		X402: &x402.Client{
-			Svc:    svc(errmap.SourceX402, cfg.MindVaultURL, cfg.PaymentTimeout, "MINDVAULT_PAYMENT_TIMEOUT_MS"),
+			Svc:    paid,
 			Signer: &x402.Signer{RPC: rpc, Passphrase: cfg.Passphrase},
 		},
 	}

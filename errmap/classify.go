@@ -137,6 +137,8 @@ func retryVerdict(cat Category, code string, state State) Retry {
 		return RetryNo // no action of the caller makes this seller's requirement acceptable
 	case CodeUnexpectedTransaction:
 		return RetryNo // the service, not the caller, must change what it prepares
+	case CodeDeliveryTooLarge:
+		return RetryNo // no argument makes the file smaller; only the operator's limit could
 	}
 	switch cat {
 	case CategoryPayment, CategoryAuth, CategoryContract:

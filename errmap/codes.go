@@ -9,6 +9,7 @@ const (
 	CodeBadRequest             = "BAD_REQUEST"
 	CodeContractInvalidInput   = "CONTRACT_INVALID_INPUT"
 	CodeUnexpectedTransaction  = "UNEXPECTED_TRANSACTION"
+	CodeDeliveryTooLarge       = "DELIVERY_TOO_LARGE"
 	CodeNetworkError           = "NETWORK_ERROR"
 	CodeTimeout                = "TIMEOUT"
 	CodePaymentRequired        = "PAYMENT_REQUIRED"
@@ -34,6 +35,7 @@ const (
 	CodeAlreadyOwner           = "ALREADY_OWNER"
 	CodePriceMismatch          = "PRICE_MISMATCH"
 	CodeProfileExists          = "PROFILE_EXISTS"
+	CodeAlreadyPurchased       = "ALREADY_PURCHASED"
 	CodeRateLimited            = "RATE_LIMITED"
 	CodeServerError            = "SERVER_ERROR"
 	CodeChainUnavailable       = "CHAIN_UNAVAILABLE"
@@ -80,6 +82,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid"},
 	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input"},
 	{CodeDoc{CodeUnexpectedTransaction, CategoryValidation, "A transaction prepared by a service does more than the call asked (network, operations, contract call, authorization, fee or time bounds), so nothing was signed or sent."}, "transaction refused before signing"},
+	{CodeDoc{CodeDeliveryTooLarge, CategoryValidation, "The bought file is larger than this endpoint returns inline (MINDVAULT_MAX_INLINE_BYTES); when the preview announces the size it is refused before paying."}, "file too large to deliver inline"},
 	{CodeDoc{CodeUnauthorized, CategoryAuth, "The service answered HTTP 401: credentials are missing or not accepted."}, "not authenticated"},
 	{CodeDoc{CodeForbidden, CategoryAuth, "The service answered HTTP 403: these credentials may not do this."}, "not allowed"},
 	{CodeDoc{CodeContractUnauthorized, CategoryAuth, "The vault-registry contract refused the signer (contract error #6 Unauthorized)."}, "signer not authorised by the contract"},
@@ -94,6 +97,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14)."}, "already the owner"},
 	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch)."}, "API and on-chain prices disagree"},
 	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},
+	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again."}, "already purchased by this wallet"},
 	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait when known."}, "rate limited"},
 	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error"},
 	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable)."}, "chain unavailable"},
@@ -164,6 +168,7 @@ var callerOnlyCodes = map[string]bool{
 	CodeFeesNotSponsored: true, CodeMainnetNotConfirmed: true, CodeCredentialsMissing: true,
 	CodeReadOnlyStore: true, CodeProfileExists: true, CodeProfileNotAllowed: true,
 	CodeMalformedResponse: true, CodeUnexpectedTransaction: true,
+	CodeDeliveryTooLarge: true, CodeAlreadyPurchased: true,
 }
 
 // genericCode is the code paired with an explicit category when no refinement produced one.

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 )
@@ -31,10 +32,44 @@ type ServerInfo struct {
 	Version string `json:"version"`
 }
 
-// Content is one content block of a tool result; the endpoint only sends text.
+// Content is one content block of a tool result: text, or (Type "resource") an embedded
+// resource, which is how a bought file travels as bytes.
 type Content struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type     string            `json:"type"`
+	Text     string            `json:"text"`
+	Resource *ResourceContents `json:"resource,omitempty"`
+}
+
+// ResourceContents is the resource of an embedded-resource block: its bytes as base64 in
+// Blob (binary), or Text.
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+	Text     string `json:"text,omitempty"`
+}
+
+// MarshalJSON sends exactly the fields of the block's type: clients validate content blocks
+// by type, and a resource block with a stray "text" would not be one. HTML characters stay
+// unescaped, as in the rest of the response.
+func (c Content) MarshalJSON() ([]byte, error) {
+	var v any = struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{c.Type, c.Text}
+	if c.Type == "resource" {
+		v = struct {
+			Type     string            `json:"type"`
+			Resource *ResourceContents `json:"resource"`
+		}{c.Type, c.Resource}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // ToolResult is a tools/call result. Outcome is for logs and metrics only ("ok" or the

@@ -151,9 +151,17 @@ func (r *TransferOwnership) CrossCheck() []Issue { return onchainID(r.ResourceID
 type Buy struct {
 	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Catalog id of the resource to buy."`
 	MaxPriceUSDC   *string `json:"maxPriceUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay, in USDC (default: the operator's MINDVAULT_MAX_AUTO_PAY_USDC, 10)."`
+	AllowRepeat    bool    `json:"allowRepeat,omitempty" jsonschema_description:"Buy again even though this wallet already bought the resource (refused by default with ALREADY_PURCHASED)."`
 	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check price, wallet and network and show what would be paid; send nothing."`
 	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile that pays (default: the configured default profile)."`
 	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// PurchaseHistory is mindvault_purchase_history.
+type PurchaseHistory struct {
+	Profile    *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet's purchases to list (default: the configured default profile)."`
+	ResourceID *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Only purchases of this resource."`
+	Limit      int     `json:"limit,omitempty" validate:"min=1,max=100" jsonschema:"default=20" jsonschema_description:"Most purchases to return, newest first, 1-100."`
 }
 
 // Publish is mindvault_publish: a new resource (title, price and externalUrl), or resourceId

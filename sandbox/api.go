@@ -33,6 +33,7 @@ var apiRoutes = []apiRoute{
 	{"POST", "/resources", (*Sandbox).apiCreateResource, `{"id":7,"title":null,"price":1.5}`},
 	{"GET", "/resources/*/register/prepare", (*Sandbox).apiPrepareRegistration, `{"unsignedXdr":42,"networkPassphrase":[]}`},
 	{"POST", "/resources/*/register", (*Sandbox).apiRegister, `{"onchainStatus":7,"txHash":[]}`},
+	{"GET", "/buyers/*/payments", (*Sandbox).apiBuyerPayments, `{"payments":"none"}`},
 }
 
 func (s *Sandbox) apiService() *service {
@@ -357,7 +358,8 @@ type metaBody struct {
 	CreatedAt          string   `json:"createdAt"`
 	AccessURL          string   `json:"accessUrl"`
 	ThumbnailURL       string   `json:"thumbnailUrl,omitempty"`
-	Tags               []string `json:"tags"` // the registry's, as in catalog rows
+	Tags               []string `json:"tags"`           // the registry's, as in catalog rows
+	Size               *int     `json:"size,omitempty"` // a file's length in bytes
 }
 
 func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []string) {
@@ -378,6 +380,11 @@ func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []strin
 	}
 	if strings.HasPrefix(res.mime, "image/") {
 		m.ThumbnailURL = s.APIURL + "/resources/" + res.id + "/thumbnail"
+	}
+	if res.kind == "file" {
+		body, _ := fileContent(res)
+		n := len(body)
+		m.Size = &n
 	}
 	writeJSON(w, http.StatusOK, m)
 }

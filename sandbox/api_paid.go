@@ -68,6 +68,7 @@ func (s *Sandbox) apiBuy(w http.ResponseWriter, r *http.Request, params []string
 		return
 	}
 	paymentID := uuidFrom(st.Transaction)
+	s.recordPurchase(st.Payer, &cp, paymentID, st.Transaction)
 	if cp.kind == "link" {
 		url := cp.externalURL
 		if url == "" {
@@ -88,6 +89,19 @@ func (s *Sandbox) apiBuy(w http.ResponseWriter, r *http.Request, params []string
 	h.Set("X-Payment-Recipient", cp.wallet)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
+}
+
+// FileContent returns the bytes and media type a paid purchase of the file resource id
+// delivers, so tests can check what a buyer received against the seller's own bytes.
+func (s *Sandbox) FileContent(id string) (body []byte, mimeType string, ok bool) {
+	s.world.cat.RLock()
+	defer s.world.cat.RUnlock()
+	r, found := s.world.byID[id]
+	if !found || r.kind != "file" {
+		return nil, "", false
+	}
+	body, _ = fileContent(r)
+	return body, r.mime, true
 }
 
 // uuidFrom shapes a settlement hash as a v4-style UUID, the receipt's payment id.

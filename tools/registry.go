@@ -125,10 +125,18 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: seen.values(),
 			}))
 		}
-		return successResult(res, redact.NewValues(seen.values()), s.Operation, s.Name)
+		out := successResult(res, redact.NewValues(seen.values()), s.Operation, s.Name)
+		if x, ok := any(res).(extraContent); ok && !out.IsError {
+			out.Content = append(out.Content, x.extraContent()...)
+		}
+		return out
 	}
 	return t
 }
+
+// extraContent is an output that delivers more than its JSON: blocks sent after the text
+// block that repeats structuredContent (a bought file's bytes, a bought text).
+type extraContent interface{ extraContent() []protocol.Content }
 
 // readStarted applies the executionStarted rule of a read-only tool: its operation is its
 // downstream requests, so any failure that a downstream answered or caused means it began.

@@ -1,5 +1,5 @@
 // Package mindvault is the client of the MindVault API's public read routes (catalog, meta,
-// verification, agent status). Paid and publisher routes join it with the payment issue.
+// verification, agent status, a buyer's payments). Paid and publisher routes join it with the payment issue.
 // Every failure is an *errmap.Error from package transport; a 2xx body of the wrong shape is
 // MALFORMED_RESPONSE rather than a zero value passed on as truth.
 package mindvault
@@ -139,6 +139,35 @@ type Meta struct {
 	Listed             *bool   `json:"listed,omitempty"`
 	// ExternalURL is the link a buyer receives, when the deployment shows it (most do not).
 	ExternalURL string `json:"externalUrl,omitempty"`
+	// Size and FileSize are the file's length in bytes when the API announces it (either name).
+	Size     Bytes `json:"size"`
+	FileSize Bytes `json:"fileSize"`
+}
+
+// KnownSize is the file's announced length in bytes, if any.
+func (m *Meta) KnownSize() (int64, bool) {
+	if m.Size.Known {
+		return m.Size.N, true
+	}
+	return m.FileSize.N, m.FileSize.Known
+}
+
+// Bytes is an announced byte count. A value that is not a non-negative whole number (as a
+// JSON number or a numeric string) reads as unknown rather than failing the whole answer:
+// the size only lets a purchase be refused early, and the delivery checks it again.
+type Bytes struct {
+	N     int64
+	Known bool
+}
+
+// UnmarshalJSON accepts 1234 and "1234"; anything else is unknown.
+func (b *Bytes) UnmarshalJSON(raw []byte) error {
+	*b = Bytes{}
+	raw = bytes.Trim(bytes.TrimSpace(raw), `"`)
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && n >= 0 {
+		*b = Bytes{N: n, Known: true}
+	}
+	return nil
 }
 
 // Meta reads one resource's public metadata; a missing resource is an HTTP 404 failure.
