@@ -200,6 +200,9 @@ func TestRepeatPurchase(t *testing.T) {
 				t.Errorf("the refusal lacks the earlier receipt's %q: %s", want, r.Content[0].Text)
 			}
 		}
+		if !strings.Contains(r.raw, `"nextAction":{"tool":"mindvault_buy","arguments":{"allowRepeat":true,"resourceId":"zkprimer"}}`) {
+			t.Errorf("the refusal lacks the repeat call as nextAction: %s", r.raw)
+		}
 		if r.Meta.Diag.ExecutionStarted || e.sb.PaidRequests("*") != 0 || e.sb.Count("api", "GET /resources/*") != 0 ||
 			usdc(e, e.sb.Demo.Address).Cmp(before) != 0 {
 			t.Fatal("a refused repeat purchase requested or paid something")

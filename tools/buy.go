@@ -492,7 +492,9 @@ func alreadyPurchased(req *requests.Buy, id string, p *mindvault.Payment) error 
 	again, _ := json.Marshal(repeatArguments(req))
 	next := fmt.Sprintf("Nothing was paid: use your earlier purchase (mindvault_purchase_history lists it), or, to pay for %s again, "+
 		"call mindvault_buy with %s.", id, again)
-	return refusal(errmap.CodeAlreadyPurchased, detail, next)
+	err := refusal(errmap.CodeAlreadyPurchased, detail, next).(*errmap.Error)
+	err.Facts.NextAction = &errmap.NextAction{Tool: "mindvault_buy", Arguments: repeatArguments(req)}
+	return err
 }
 
 func amountPhrase(p *mindvault.Payment) string {
