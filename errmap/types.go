@@ -127,6 +127,9 @@ const (
 	TransportNone Transport = iota
 	TransportNetwork
 	TransportTimeout
+	// TransportCancelled: the caller went away or cancelled the request (its context was
+	// cancelled, not past its deadline), so the call was cut short on purpose.
+	TransportCancelled
 )
 
 // Issue is one argument-validation problem (produced by the validate package).
@@ -210,5 +213,8 @@ const (
 	maxOperation    = 200      // runes of the operation label
 	maxNext         = 600      // runes of an explicit or generated Next sentence
 	minSecretLength = 6        // exact secrets shorter than this are ignored (they would shred the text)
-	redacted        = "[REDACTED]"
+	// DefaultRetryAfterSeconds is the wait stated for a 429 that names none (no Retry-After,
+	// no retryAfterSeconds in the body, no rate-limit reset header).
+	DefaultRetryAfterSeconds = 5
+	redacted                 = "[REDACTED]"
 )
