@@ -30,6 +30,9 @@ type Server struct {
 	Info         ServerInfo
 	Instructions string
 	Tools        ToolSet
+	// Prompts, when set, serves prompts/list and prompts/get and declares the prompts
+	// capability; nil leaves both methods unknown (-32601).
+	Prompts PromptSet
 	// Path is the endpoint path, "/mcp" when empty.
 	Path string
 	// MaxBodyBytes bounds a request body (413 above it).
@@ -41,7 +44,7 @@ type Server struct {
 	// Unavailable, when set, is a startup problem (bad configuration): every JSON-RPC
 	// request is answered -32603 with this message instead of being served half-configured.
 	Unavailable error
-	// ListTTL is the ttlMs advertised on server/discover and tools/list.
+	// ListTTL is the ttlMs advertised on server/discover, tools/list and prompts/list.
 	ListTTL time.Duration
 	// CallTimeout bounds a tools/call whose context has no deadline (local mode); under
 	// Lambda the invocation deadline already bounds it.
@@ -60,6 +63,7 @@ type entry struct {
 	era      Era
 	status   int
 	outcome  string
+	code     string // the failure's code (error.data or the tool diagnostic), e.g. CANCELLED
 	rpcCode  int
 	panicked bool
 	calls    []obs.Call
@@ -139,7 +143,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.Unavailable != nil {
-		s.writeError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(), map[string]string{"correlationId": e.id})
+		// Retrying cannot help until the operator fixes the configuration.
+		s.writeError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(),
+			map[string]any{"correlationId": e.id, "retry": "no"})
 		return
 	}
 
@@ -164,8 +170,9 @@ func fail(status, code int, msg string, data any) outcome {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
-	e.status, e.rpcCode = status, code
-	writeJSON(w, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: data}})
+	full := errorData(status, code, data)
+	e.status, e.rpcCode, e.code = status, code, full["code"].(string)
+	writeJSON(w, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: full}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -175,7 +182,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
-		buf.WriteString(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded"}}` + "\n")
+		buf.WriteString(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded","data":{"code":"INTERNAL_ERROR","category":"server","retry":"safe"}}}` + "\n")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -248,6 +255,9 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	}
 	if e.rpcCode != 0 {
 		attrs = append(attrs, slog.Int("rpcCode", e.rpcCode))
+	}
+	if e.code != "" {
+		attrs = append(attrs, slog.String("code", e.code))
 	}
 	if len(e.calls) > 0 {
 		calls := make([]any, len(e.calls))

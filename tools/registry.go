@@ -119,6 +119,9 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 			}
 			return ErrorResult(errmap.FromError(err, errmap.Call{
 				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: SecretsFrom(ctx),
+				// The caller went away (not a deadline): whatever the cut-short call looked
+				// like, it is CANCELLED, never a TIMEOUT.
+				Cancelled: errors.Is(ctx.Err(), context.Canceled),
 			}))
 		}
 		return SuccessResult(res)
@@ -181,6 +184,7 @@ func ErrorResult(f errmap.Failure) protocol.ToolResult {
 		IsError: true,
 		Meta:    map[string]any{ErrorKey: f.Diagnostic},
 		Outcome: string(f.Diagnostic.Category),
+		Code:    f.Diagnostic.Code,
 	}
 }
 
