@@ -288,3 +288,28 @@ func TestTroubleshootFraming(t *testing.T) {
 		t.Error("the walkthrough does not follow the quote")
 	}
 }
+
+// TestCheckRequired: the generic argument check refuses a missing or blank required argument
+// before any prompt renders, whatever the prompt's own render would do with it.
+func TestCheckRequired(t *testing.T) {
+	p := &Prompt{Def: Definition{Name: "x", Arguments: []Argument{{Name: "a", Required: true}, {Name: "b"}}}}
+	for _, tc := range []struct {
+		args map[string]string
+		arg  string
+	}{
+		{nil, "a"}, {map[string]string{"a": " "}, "a"}, {map[string]string{"b": "1"}, "a"},
+		{map[string]string{"a": "1", "c": "2", "bb": "3"}, "bb"}, {map[string]string{"a": "1"}, ""},
+	} {
+		err := p.check(tc.args)
+		var pe *protocol.PromptArgumentError
+		if tc.arg == "" {
+			if err != nil {
+				t.Errorf("%v: %v", tc.args, err)
+			}
+			continue
+		}
+		if !errors.As(err, &pe) || pe.Argument != tc.arg || !slices.Equal(pe.Allowed, []string{"a", "b"}) {
+			t.Errorf("%v: err %v, want argument %s", tc.args, err, tc.arg)
+		}
+	}
+}
