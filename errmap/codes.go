@@ -101,7 +101,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14)."}, "already the owner"},
 	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch)."}, "API and on-chain prices disagree"},
 	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},
-	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait when known."}, "rate limited"},
+	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait)."}, "rate limited"},
 	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error"},
 	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names."}, "internal error"},
 	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable)."}, "chain unavailable"},
