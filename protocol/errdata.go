@@ -68,7 +68,6 @@ const maxSuggestions = 3
 // to the smaller plain edit distance, then to list order.
 func suggest(name string, names []string) []string {
 	q := strings.ToLower(name)
-	limit := max(2, utf8.RuneCountInString(q)/2)
 	type cand struct {
 		name        string
 		score, dist int
@@ -78,21 +77,20 @@ func suggest(name string, names []string) []string {
 	for i, n := range names {
 		ln := strings.ToLower(n)
 		dist := distance(q, ln)
-		score := dist
-		prefix, short, namespaced := strings.Cut(ln, "_")
-		if namespaced {
-			score = min(score, distance(q, short))
-		} else {
-			short = ln
-		}
-		qs := q
-		if namespaced {
+		// Compare like with like: without the namespace prefix on both sides when the query
+		// has it, against the bare name when the query has none.
+		qs, short := q, ln
+		if prefix, rest, ok := strings.Cut(ln, "_"); ok {
+			short = rest
 			qs = strings.TrimPrefix(q, prefix+"_")
 		}
+		score := min(dist, distance(qs, short))
 		if utf8.RuneCountInString(qs) >= 3 && (strings.Contains(short, qs) || strings.Contains(qs, short)) {
 			score = min(score, 1)
 		}
-		if score <= limit {
+		// A third of the name may be wrong, and always two characters: further away, the
+		// name is a guess, not a typo.
+		if score <= max(2, utf8.RuneCountInString(qs)/3) {
 			cs = append(cs, cand{n, score, dist, i})
 		}
 	}
