@@ -115,6 +115,24 @@ async function main() {
       ProtocolError.isInstance(caught) && errorCode(caught) === -32602,
       `unknown tool: want ProtocolError code -32602, got ${caught?.constructor?.name} code ${errorCode(caught)}: ${caught?.message}`,
     );
+    // The unknown tool's error.data carries the diagnostic vocabulary and a few close names.
+    const data = caught.data ?? {};
+    assert(
+      data.code === 'UNKNOWN_NAME' && data.category === 'not_found' && Array.isArray(data.suggestions) &&
+        data.suggestions.length <= 3 && data.tools === undefined,
+      `unknown tool: error.data is ${JSON.stringify(data)}`,
+    );
+
+    // prompts/list and prompts/get.
+    const { prompts } = await client.listPrompts();
+    const promptNames = prompts.map((p) => p.name).join(',');
+    assert(promptNames === 'buy,publish,troubleshoot', `prompts/list returned ${promptNames}`);
+    const buy = await client.getPrompt({ name: 'buy', arguments: { resourceId: 'rustguide' } });
+    const buyText = buy.messages?.[0]?.content?.text ?? '';
+    assert(
+      buyText.includes('mindvault_preview') && buyText.includes('dryRun: true'),
+      `prompts/get buy: ${JSON.stringify(buy)}`,
+    );
   } finally {
     await client.close();
   }
@@ -131,7 +149,7 @@ async function main() {
       await buyer.close();
     }
   }
-  console.log(`${NAME}: ok (protocol ${WANT_VERSION}, ${TOOL}: list, call, isError result, unknown tool -32602)${bought ? `; ${bought}` : ''}`);
+  console.log(`${NAME}: ok (protocol ${WANT_VERSION}, ${TOOL}: list, call, isError result, unknown tool -32602 with suggestions; prompts list and get)${bought ? `; ${bought}` : ''}`);
 }
 
 main().catch((err) => {

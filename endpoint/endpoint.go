@@ -22,6 +22,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/prompts"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/tools"
 )
@@ -38,8 +39,8 @@ const Instructions = "MindVault marketplace tools: browse and buy paid knowledge
 	"see the network. Failures are isError results whose second line names the Source and Category and whose third " +
 	"line says what to do next."
 
-// ListTTL is how long clients may cache tools/list and server/discover: the list changes
-// only with a deployment.
+// ListTTL is how long clients may cache tools/list, prompts/list and server/discover: the
+// lists change only with a deployment.
 const ListTTL = 5 * time.Minute
 
 // CallTimeout bounds a tool call outside Lambda, matching the deployed function timeout.
@@ -114,6 +115,7 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		Info:                 protocol.ServerInfo{Name: Name, Title: "MindVault", Version: Version},
 		Instructions:         Instructions,
 		Tools:                tools.All(d),
+		Prompts:              prompts.New(),
 		MaxBodyBytes:         d.Config.MaxBodyBytes,
 		AllowedOrigins:       d.Config.AllowedOrigins,
 		AllowLoopbackOrigins: !d.Config.Lambda,

@@ -174,8 +174,8 @@ func TestSDKClientRoundTrip(t *testing.T) {
 			if init.ServerInfo == nil || init.ServerInfo.Name != endpoint.Name || init.ServerInfo.Version != endpoint.Version {
 				t.Errorf("serverInfo = %+v, want {Name:%s Version:%s}", init.ServerInfo, endpoint.Name, endpoint.Version)
 			}
-			if init.Capabilities == nil || init.Capabilities.Tools == nil {
-				t.Errorf("capabilities %+v do not advertise tools", init.Capabilities)
+			if init.Capabilities == nil || init.Capabilities.Tools == nil || init.Capabilities.Prompts == nil {
+				t.Errorf("capabilities %+v do not advertise tools and prompts", init.Capabilities)
 			}
 			if id := cs.ID(); id != "" {
 				t.Errorf("stateless endpoint handed out session id %q", id)
@@ -274,6 +274,40 @@ func TestSDKClientRoundTrip(t *testing.T) {
 			if !strings.Contains(wire.Message, "unknown tool") || !strings.Contains(wire.Message, sdkUnknownTool) {
 				t.Errorf("unknown tool: message %q does not name the unknown tool %q", wire.Message, sdkUnknownTool)
 			}
+			var data struct {
+				Code        string   `json:"code"`
+				Category    string   `json:"category"`
+				Retry       string   `json:"retry"`
+				Suggestions []string `json:"suggestions"`
+			}
+			if err := json.Unmarshal(wire.Data, &data); err != nil || data.Code != "UNKNOWN_NAME" || data.Category != "not_found" ||
+				data.Retry != "after_correction" || data.Suggestions == nil || len(data.Suggestions) > 3 {
+				t.Errorf("unknown tool: error.data %s", wire.Data)
+			}
+
+			// --- prompts/list and prompts/get ---
+			prompts, err := cs.ListPrompts(ctx, nil)
+			if err != nil {
+				t.Fatalf("ListPrompts: %v", err)
+			}
+			var promptNames []string
+			for _, p := range prompts.Prompts {
+				promptNames = append(promptNames, p.Name)
+			}
+			if !slices.Equal(promptNames, []string{"buy", "publish", "troubleshoot"}) {
+				t.Errorf("prompts %v", promptNames)
+			}
+			got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "troubleshoot", Arguments: map[string]string{"error": "Buy failed: x\nSource: x402 payment · Category: payment\nNext: y"}})
+			if err != nil || len(got.Messages) != 1 {
+				t.Fatalf("GetPrompt troubleshoot: %v %+v", err, got)
+			}
+			if tc, ok := got.Messages[0].Content.(*mcp.TextContent); !ok || !strings.Contains(tc.Text, "> Source: x402 payment") || !strings.Contains(tc.Text, "mindvault_health") {
+				t.Errorf("troubleshoot message: %+v", got.Messages[0].Content)
+			}
+			_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "troubleshoot"})
+			if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || !strings.Contains(wire.Message, "params.arguments.error") {
+				t.Errorf("troubleshoot without its argument: %v, want -32602 naming it", err)
+			}
 
 			// --- what went over the wire ---
 			calls := rec.snapshot()
@@ -290,7 +324,7 @@ func TestSDKClientRoundTrip(t *testing.T) {
 			}
 			for _, c := range calls {
 				switch c.method {
-				case "tools/list", "tools/call":
+				case "tools/list", "tools/call", "prompts/list", "prompts/get":
 				default:
 					continue
 				}

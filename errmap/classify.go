@@ -44,6 +44,8 @@ func derive(ev *evidence) (code, desc string) {
 		return CodeTimeout, ""
 	case TransportNetwork:
 		return CodeNetworkError, ""
+	case TransportCancelled:
+		return CodeCancelled, ""
 	}
 	if n := ev.contractN; n > 0 {
 		return contractCode(n), ContractErrorName(n, f.ContractNames) + " (Error(Contract, #" + itoa(n) + "))"

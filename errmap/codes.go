@@ -5,12 +5,16 @@ import "strings"
 // The stable codes Map can emit. A code never changes meaning; new meanings get new codes.
 const (
 	CodeInvalidArguments       = "INVALID_ARGUMENTS"
+	CodeInvalidRequest         = "INVALID_REQUEST"
+	CodeUnknownName            = "UNKNOWN_NAME"
+	CodeInternalError          = "INTERNAL_ERROR"
 	CodeMainnetNotConfirmed    = "MAINNET_NOT_CONFIRMED"
 	CodeBadRequest             = "BAD_REQUEST"
 	CodeContractInvalidInput   = "CONTRACT_INVALID_INPUT"
 	CodeUnexpectedTransaction  = "UNEXPECTED_TRANSACTION"
 	CodeDeliveryTooLarge       = "DELIVERY_TOO_LARGE"
 	CodeNetworkError           = "NETWORK_ERROR"
+	CodeCancelled              = "CANCELLED"
 	CodeTimeout                = "TIMEOUT"
 	CodePaymentRequired        = "PAYMENT_REQUIRED"
 	CodePaymentRejected        = "PAYMENT_REJECTED"
@@ -67,6 +71,7 @@ type codeInfo struct {
 // Order: by category as in docs/errors.md "Categories", the generic code of each category first.
 var codeTable = []codeInfo{
 	{CodeDoc{CodeNetworkError, CategoryNetwork, "A transport error (DNS, refused or reset connection, TLS) prevented any response."}, "connection failed"},
+	{CodeDoc{CodeCancelled, CategoryNetwork, "The caller went away or cancelled the request before it finished; logged as such, never reported as a timeout."}, "request cancelled by the caller"},
 	{CodeDoc{CodeTimeout, CategoryTimeout, "The deadline passed before the service answered, or it answered HTTP 408 or 504."}, "request timed out"},
 	{CodeDoc{CodePaymentRequired, CategoryPayment, "The service answered HTTP 402: the resource needs an x402 payment."}, "payment required"},
 	{CodeDoc{CodePaymentRejected, CategoryPayment, "The payment was refused by the seller or its facilitator; upstream.x402Reason says why when known."}, "payment rejected"},
@@ -78,6 +83,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeUnsupportedRequirement, CategoryPayment, "No x402 payment option fits this endpoint (Stellar exact scheme, configured network and USDC asset)."}, "unsupported payment requirement"},
 	{CodeDoc{CodeFeesNotSponsored, CategoryPayment, "The seller's x402 requirement does not sponsor network fees, which this endpoint requires."}, "payment fees are not sponsored"},
 	{CodeDoc{CodeInvalidArguments, CategoryValidation, "The tool's arguments violate its request model; issues lists every problem (JSON-RPC -32602)."}, "invalid arguments"},
+	{CodeDoc{CodeInvalidRequest, CategoryValidation, "The MCP request broke the wire rules (not JSON, not one JSON-RPC request object, a header that disagrees with the body, an unsupported protocol version, malformed params); JSON-RPC error.message names the rule."}, "invalid MCP request"},
 	{CodeDoc{CodeMainnetNotConfirmed, CategoryValidation, "A state-changing tool was called on mainnet without confirmMainnet: true."}, "mainnet call not confirmed"},
 	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid"},
 	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input"},
@@ -91,6 +97,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeReadOnlyStore, CategoryAuth, "The configured credential store is read-only, so the profile cannot be written."}, "credential store is read-only"},
 	{CodeDoc{CodeProfileNotAllowed, CategoryAuth, "The caller's access token is not bound to the requested profile."}, "profile not allowed for this token"},
 	{CodeDoc{CodeNotFound, CategoryNotFound, "The resource does not exist (HTTP 404, or contract error #2 NotFound)."}, "not found"},
+	{CodeDoc{CodeUnknownName, CategoryNotFound, "No method, tool or prompt of this endpoint has the name the request used (JSON-RPC -32601, or -32602 for a tool or prompt); error.data.suggestions offers up to three close names."}, "unknown method, tool or prompt"},
 	{CodeDoc{CodeAccountMissing, CategoryNotFound, "The Stellar account does not exist on the network (Horizon 404, tx_no_source_account, USDC token error #6)."}, "Stellar account not found"},
 	{CodeDoc{CodeConflict, CategoryConflict, "The service answered HTTP 409: the target is already in a conflicting state."}, "conflict with the current state"},
 	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1)."}, "already registered"},
@@ -98,8 +105,9 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch)."}, "API and on-chain prices disagree"},
 	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},
 	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again."}, "already purchased by this wallet"},
-	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait when known."}, "rate limited"},
+	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait)."}, "rate limited"},
 	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error"},
+	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names."}, "internal error"},
 	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable)."}, "chain unavailable"},
 	{CodeDoc{CodeMalformedResponse, CategoryServer, "The service answered success with a body of the wrong shape."}, "malformed response"},
 	{CodeDoc{CodeTxBadSequence, CategoryServer, "The transaction's sequence number was stale (Horizon tx_bad_seq); a rebuilt transaction succeeds."}, "stale transaction sequence"},
@@ -169,6 +177,15 @@ var callerOnlyCodes = map[string]bool{
 	CodeReadOnlyStore: true, CodeProfileExists: true, CodeProfileNotAllowed: true,
 	CodeMalformedResponse: true, CodeUnexpectedTransaction: true,
 	CodeDeliveryTooLarge: true, CodeAlreadyPurchased: true,
+	// The protocol layer's own failures: they describe the MCP request, never a downstream.
+	CodeInvalidRequest: true, CodeUnknownName: true, CodeInternalError: true,
+}
+
+// CodeRetry is the retry verdict a code carries when nothing has changed: the category's,
+// made stricter for the codes no caller action can fix. The protocol layer uses it for the
+// error.data of JSON-RPC errors, so they give the same verdict a tool result would.
+func CodeRetry(code string) Retry {
+	return retryVerdict(CodeCategory(code), code, StateNo)
 }
 
 // genericCode is the code paired with an explicit category when no refinement produced one.

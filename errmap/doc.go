@@ -20,7 +20,8 @@
 //     explicit category without a code keeps the derived code when it belongs to that category,
 //     else takes the category's generic code.
 //  2. Facts.Issues present → INVALID_ARGUMENTS (jsonrpcCode -32602); else transport:
-//     TransportTimeout → TIMEOUT, TransportNetwork → NETWORK_ERROR.
+//     TransportTimeout → TIMEOUT, TransportNetwork → NETWORK_ERROR, TransportCancelled →
+//     CANCELLED.
 //  3. Registry contract number (Facts.ContractError, or "Error(Contract, #N)" found in
 //     Facts.HostError for any source but x402): 1 → ALREADY_REGISTERED, 14 → ALREADY_OWNER
 //     (conflict); 2 → NOT_FOUND; 6 → CONTRACT_UNAUTHORIZED (auth); 3 4 5 11 12 13 16 17 →
@@ -80,7 +81,7 @@
 // codes whose category sentence would mislead have their own (PRICE_ABOVE_CAP, PRICE_CHANGED,
 // PRICE_MISMATCH, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED, MAINNET_NOT_CONFIRMED,
 // READ_ONLY_STORE, PROFILE_EXISTS, PROFILE_NOT_ALLOWED, ACCOUNT_MISSING, STATE_ARCHIVED,
-// UNEXPECTED_TRANSACTION).
+// UNEXPECTED_TRANSACTION, CANCELLED).
 // Otherwise the category sentence of docs/errors.md "Categories".
 //
 // Retry is the category's verdict, except: stateChanged "yes" or "unknown" → "no" (a blind retry
@@ -100,8 +101,10 @@
 // retryAfterSeconds comes from Retry-After as delta-seconds (fractions round up); an HTTP-date
 // is left out, because converting it needs a clock. Without the header, the MindVault API's body
 // field retryAfterSeconds is used, and for rate_limit the X-RateLimit-Reset / RateLimit-Reset
-// seconds. The rate-limit numbers limit, remaining and resetSeconds go to upstream whenever the
-// headers carry them. Headers are read case-insensitively and deterministically.
+// seconds; a rate_limit failure with none of these still says how long to wait:
+// DefaultRetryAfterSeconds (5), and its Next line says the service named no wait. The
+// rate-limit numbers limit, remaining and resetSeconds go to upstream whenever the headers
+// carry them. Headers are read case-insensitively and deterministically.
 //
 // # Upstream and secrets
 //
@@ -128,16 +131,25 @@
 // explicit codes in their own tests. Some codes are never derived, only the caller can know
 // them: PRICE_ABOVE_CAP, PRICE_CHANGED, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED,
 // MAINNET_NOT_CONFIRMED, CREDENTIALS_MISSING, READ_ONLY_STORE, PROFILE_EXISTS,
-// PROFILE_NOT_ALLOWED, MALFORMED_RESPONSE (a 2xx body of the wrong shape) and
-// UNEXPECTED_TRANSACTION (a prepared transaction refused before signing). An empty or unknown Source is reported as "request" (the
+// PROFILE_NOT_ALLOWED, MALFORMED_RESPONSE (a 2xx body of the wrong shape),
+// UNEXPECTED_TRANSACTION (a prepared transaction refused before signing) and the protocol
+// layer's INVALID_REQUEST, UNKNOWN_NAME and INTERNAL_ERROR. An empty or unknown Source is reported as "request" (the
 // endpoint's own layer), so the diagnostic only ever names documented sources. The timeout
 // variable defaults to MINDVAULT_HTTP_TIMEOUT_MS for api, sponsor, credentials and request,
 // MINDVAULT_HORIZON_TIMEOUT_MS for horizon, MINDVAULT_RPC_TIMEOUT_MS for rpc and registry,
 // MINDVAULT_PAYMENT_TIMEOUT_MS for x402.
 //
-// FromError also treats context.Canceled as a timeout (the invocation was cut short) and
-// os.ErrDeadlineExceeded, ETIMEDOUT and net.Error timeouts as timeouts; refused, reset, aborted,
-// unreachable, broken-pipe, unexpected-EOF and TLS/certificate errors as network failures.
+// FromError treats context.DeadlineExceeded, os.ErrDeadlineExceeded, ETIMEDOUT and net.Error
+// timeouts as timeouts; refused, reset, aborted, unreachable, broken-pipe, unexpected-EOF and
+// TLS/certificate errors as network failures. context.Canceled (without a deadline in the
+// chain) is CANCELLED: the caller went away, which is neither a slow service nor a broken
+// link, and must never read as a TIMEOUT in logs or metrics. The same holds when Call.Cancelled
+// says the request's context was cancelled and the error carries no downstream answer (a
+// poll loop that gave up, a transport error the client classified as a timeout).
+//
+// INVALID_REQUEST, UNKNOWN_NAME and INTERNAL_ERROR describe the MCP request itself; the
+// protocol layer puts them, with their category and CodeRetry verdict, in the error.data of
+// its JSON-RPC errors, so those carry the same facts as a tool result's diagnostic.
 //
 // The diagnostic's jsonrpcCode (-32602) is set for INVALID_ARGUMENTS only: policy refusals are
 // not protocol errors (docs/protocol.md "Which failure goes to which channel"). Stellar RPC codes

@@ -101,6 +101,13 @@ func mapFacts(f *Facts) Failure {
 	if retryAfterS == nil && cat == CategoryRateLimit {
 		retryAfterS = reset
 	}
+	// A 429 that says nothing about how long still gets a number: an agent told only "wait"
+	// either hammers the service or gives up.
+	defaultWait := false
+	if retryAfterS == nil && cat == CategoryRateLimit {
+		wait := DefaultRetryAfterSeconds
+		retryAfterS, defaultWait = &wait, true
+	}
 
 	next := red.ownText(f.Next, maxNext)
 	if next == "" {
@@ -109,7 +116,7 @@ func mapFacts(f *Facts) Failure {
 			tv = ""
 		}
 		next = bound(red.contextFree(nextLine(nextInput{
-			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS,
+			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
 		})), maxNext)
 	}

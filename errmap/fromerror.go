@@ -46,6 +46,10 @@ type Call struct {
 	Tool      string   // tool name
 	Source    Source   // source to attribute an error that names none
 	Secrets   []string // secrets of this call (added to the error's own)
+	// Cancelled reports that the request's own context was cancelled (the caller went away),
+	// as opposed to reaching its deadline. A failure that no downstream answer explains is
+	// then CANCELLED, whatever timeout or broken connection the cut-short call looked like.
+	Cancelled bool
 }
 
 // FromError maps any error. An *Error anywhere in the chain supplies its Facts (gaps filled from
@@ -63,6 +67,12 @@ func FromError(err error, call Call) Failure {
 	}
 	f.Transport = transportOf(err)
 	f.UpstreamDetail = errText(err)
+	if f.Transport == TransportCancelled {
+		f.UpstreamDetail = "" // the code's phrase says what happened better than "context canceled"
+	}
+	if call.Cancelled {
+		f.Transport = TransportCancelled
+	}
 	return Map(f)
 }
 
@@ -80,13 +90,23 @@ func factsOf(e *Error, call Call) Facts {
 	if len(call.Secrets) > 0 {
 		f.Secrets = append(append([]string(nil), f.Secrets...), call.Secrets...)
 	}
+	// bare: no downstream answer and no classification, only (at most) a thrown error.
+	bare := f.Status == 0 && f.Code == "" && f.Category == "" && len(f.Body) == 0 &&
+		f.ContractError == 0 && f.TokenError == 0 && f.HostError == "" && f.RPCCode == 0 &&
+		len(f.ResultCodes) == 0 && f.X402Reason == "" && len(f.Issues) == 0
+	if bare && (call.Cancelled || cancelled(e.Err)) {
+		// A transport classifier that saw the cut-short call reported a timeout or a broken
+		// connection; the caller going away is what really happened.
+		if cancelled(e.Err) && f.Transport != TransportNone {
+			f.Detail = ""
+		}
+		f.Transport = TransportCancelled
+		return f
+	}
 	if e.Err == nil {
 		return f
 	}
 	// A client that only wrapped a thrown error still gets it classified.
-	bare := f.Status == 0 && f.Code == "" && f.Category == "" && len(f.Body) == 0 &&
-		f.ContractError == 0 && f.TokenError == 0 && f.HostError == "" && f.RPCCode == 0 &&
-		len(f.ResultCodes) == 0 && f.X402Reason == "" && len(f.Issues) == 0
 	if bare && f.Transport == TransportNone {
 		f.Transport = transportOf(e.Err)
 	}
@@ -96,15 +116,21 @@ func factsOf(e *Error, call Call) Facts {
 	return f
 }
 
+// cancelled reports a chain that holds context.Canceled and no deadline: the caller's
+// context was cancelled, not timed out.
+func cancelled(err error) bool {
+	return err != nil && errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
 // transportOf classifies a thrown error as a timeout, a network failure, or neither.
 func transportOf(err error) Transport {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
 		errors.Is(err, syscall.ETIMEDOUT) {
 		return TransportTimeout
 	}
-	// A cancelled invocation is cut short exactly like a deadline; it is not a broken link.
+	// The caller went away: neither a timeout nor a broken link to the downstream.
 	if errors.Is(err, context.Canceled) {
-		return TransportTimeout
+		return TransportCancelled
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
@@ -148,7 +174,7 @@ func errText(err error) (s string) {
 	case context.DeadlineExceeded.Error():
 		return ""
 	case context.Canceled.Error():
-		return "request cancelled"
+		return ""
 	}
 	return s
 }

@@ -27,6 +27,8 @@ func (*panicky) Error() string { panic("boom") }
 func TestFromError(t *testing.T) {
 	call := Call{Operation: "Browse failed", Tool: "mindvault_browse", Source: SourceAPI, Secrets: []string{"call-secret-123"}}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	cancelledCall := call
+	cancelledCall.Cancelled = true
 	clientErr := &Error{Facts: Facts{Source: SourceHorizon, Operation: "Balance failed", Status: 503, Body: []byte(`{"title":"Service Unavailable","type":"x"}`)}}
 	cases := []struct {
 		name   string
@@ -45,7 +47,16 @@ func TestFromError(t *testing.T) {
 		{"*Error facts keep their detail", &Error{Facts: Facts{Source: SourceRegistry, ContractError: 2}, Err: errors.New("HostError: Error(Contract, #2) data:[secret-arg]")}, call, CodeNotFound, SourceRegistry, "Browse failed", "NotFound (Error(Contract, #2))"},
 		{"deadline", context.DeadlineExceeded, call, CodeTimeout, SourceAPI, "Browse failed", "request timed out"},
 		{"wrapped deadline", fmt.Errorf("GET /resources: %w", context.DeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "GET /resources: context deadline exceeded"},
-		{"cancelled", context.Canceled, call, CodeTimeout, SourceAPI, "Browse failed", "request cancelled"},
+		// The caller going away is CANCELLED, never a TIMEOUT or a broken connection.
+		{"cancelled", context.Canceled, call, CodeCancelled, SourceAPI, "Browse failed", "request cancelled by the caller"},
+		{"wrapped cancel", &url.Error{Op: "Get", URL: "https://api.example/resources", Err: context.Canceled}, call, CodeCancelled, SourceAPI, "Browse failed", "request cancelled by the caller"},
+		{"cancel under a deadline is a timeout", fmt.Errorf("%w: %w", context.Canceled, context.DeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "context canceled: context deadline exceeded"},
+		{"*Error a transport saw as network", &Error{Facts: Facts{Source: SourceAPI, Transport: TransportNetwork, Detail: "connection failed"}, Err: &url.Error{Op: "Get", URL: "u", Err: context.Canceled}}, call, CodeCancelled, SourceAPI, "Browse failed", "request cancelled by the caller"},
+		{"*Error a classifier saw as timeout", &Error{Facts: Facts{Source: SourceCredentials, Transport: TransportTimeout}, Err: fmt.Errorf("send: %w", context.Canceled)}, call, CodeCancelled, SourceCredentials, "Browse failed", "request cancelled by the caller"},
+		{"call cancelled: a poll that gave up", &Error{Facts: Facts{Source: SourceRPC, Transport: TransportTimeout, Detail: "confirmation did not arrive"}, Err: errors.New("gave up")}, cancelledCall, CodeCancelled, SourceRPC, "Browse failed", "confirmation did not arrive"},
+		{"call cancelled: a plain error", errors.New("boom"), cancelledCall, CodeCancelled, SourceAPI, "Browse failed", "boom"},
+		{"call cancelled: a downstream answer stays", &Error{Facts: Facts{Source: SourceAPI, Status: 402}}, cancelledCall, CodePaymentRequired, SourceAPI, "Browse failed", "no response body"},
+		{"call not cancelled: a poll that gave up", &Error{Facts: Facts{Source: SourceRPC, Transport: TransportTimeout, Detail: "confirmation did not arrive"}, Err: errors.New("gave up")}, call, CodeTimeout, SourceRPC, "Browse failed", "confirmation did not arrive"},
 		{"os deadline", fmt.Errorf("read: %w", os.ErrDeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "read: i/o timeout"},
 		{"net.OpError refused", refused, call, CodeNetworkError, SourceAPI, "Browse failed", "dial tcp: connect: connection refused"},
 		{"net timeout", &net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}, call, CodeTimeout, SourceAPI, "Browse failed", "read tcp: i/o timeout"},
@@ -114,5 +125,32 @@ func TestErrorMethods(t *testing.T) {
 	}
 	if got := (&Error{Facts: Facts{Source: SourceAPI}, Err: context.DeadlineExceeded}).Error(); got != "MindVault API request failed: request timed out (api, timeout)" {
 		t.Errorf("Error() = %q", got)
+	}
+}
+
+// TestCancelled: a call the caller abandoned is CANCELLED (network category), its Next says
+// what happened, and an unknown outcome keeps the how-to-find-out sentence and retry "no".
+func TestCancelled(t *testing.T) {
+	cases := []struct {
+		name  string
+		f     Facts
+		next  string
+		retry Retry
+	}{
+		{"read", Facts{Source: SourceAPI, Tool: "mindvault_preview", Transport: TransportCancelled},
+			"The request was cancelled before it finished (the caller went away or cancelled it); call mindvault_preview again if you still need it.", RetrySafe},
+		{"write sent", Facts{Source: SourceRPC, Tool: "mindvault_set_price", Transport: TransportCancelled, TxHash: testTxHash, ExecutionStarted: true},
+			"The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status before retrying.", RetryNo},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := mapT(t, c.f).Diagnostic
+			if d.Code != CodeCancelled || d.Category != string(CategoryNetwork) || d.Next != c.next || d.Retry != string(c.retry) {
+				t.Errorf("got %s/%s %q %s", d.Code, d.Category, d.Next, d.Retry)
+			}
+			if d.Detail != "request cancelled by the caller" {
+				t.Errorf("detail %q", d.Detail)
+			}
+		})
 	}
 }

@@ -38,10 +38,12 @@ type nextInput struct {
 	tool       string
 	timeoutVar string
 	retryAfter *int
-	allowed    []string
-	state      State
-	txHash     string
-	expiresAt  string
+	// defaultWait: retryAfter is DefaultRetryAfterSeconds because the service named no wait.
+	defaultWait bool
+	allowed     []string
+	state       State
+	txHash      string
+	expiresAt   string
 }
 
 // nextLine picks the recovery sentence: an unknown outcome first (a blind retry could pay or
@@ -104,6 +106,8 @@ func codeNext(in nextInput) string {
 		return "The Stellar account does not exist yet: create a funded wallet with mindvault_setup_wallet, or fund the address, then retry."
 	case CodeUnexpectedTransaction:
 		return "Nothing was signed or sent: the service prepared a transaction that does more than " + tool + " asked; do not sign it elsewhere, and report it to the service's operator."
+	case CodeCancelled:
+		return "The request was cancelled before it finished (the caller went away or cancelled it); call " + tool + " again if you still need it."
 	case CodeStateArchived:
 		return "The contract state is archived and must be restored (RestoreFootprint) before use; check the contract with mindvault_registry_info."
 	}
@@ -131,10 +135,13 @@ func categoryNext(in nextInput) string {
 	case CategoryConflict:
 		return nextConflict
 	case CategoryRateLimit:
+		if in.defaultWait {
+			return "Wait " + itoa(*in.retryAfter) + " s (the service did not say how long), then retry."
+		}
 		if in.retryAfter != nil {
 			return "Wait " + itoa(*in.retryAfter) + " s, then retry."
 		}
-		return "Wait a few seconds, then retry."
+		return "Wait " + itoa(DefaultRetryAfterSeconds) + " s, then retry."
 	case CategoryServer:
 		return nextServer
 	case CategoryContract:

@@ -397,14 +397,18 @@ func TestRateLimitAndHeaders(t *testing.T) {
 		{"ietf names", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Ratelimit-Limit": {"20"}, "Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"30"}}},
 			30, map[string]any{"limit": 20, "remaining": 0, "resetSeconds": 30}},
 		{"fraction rounds up", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"1.2"}}}, 2, nil},
-		{"http-date left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"Wed, 21 Oct 2015 07:28:00 GMT"}}}, nil, nil},
-		{"garbage left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"-5"}, "X-Ratelimit-Limit": {"lots"}}}, nil, nil},
-		{"huge left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"99999999999999"}}}, nil, nil},
+		// A 429 whose wait cannot be read still says how long: the stated default.
+		{"http-date left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"Wed, 21 Oct 2015 07:28:00 GMT"}}}, "default", nil},
+		{"garbage left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"-5"}, "X-Ratelimit-Limit": {"lots"}}}, "default", nil},
+		{"huge left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"99999999999999"}}}, "default", nil},
+		{"bare 429", Facts{Source: SourceAPI, Status: 429, Body: []byte(`{"error":"Too many requests"}`)}, "default", nil},
+		{"rpc 429 with an empty body", Facts{Source: SourceRPC, Status: 429}, "default", nil},
+		{"a 503 gets no default", Facts{Source: SourceAPI, Status: 503}, nil, nil},
 		{"body retryAfterSeconds", Facts{Source: SourceAPI, Status: 429, Body: []byte(`{"error":"Too many requests","code":"RATE_LIMITED","retryAfterSeconds":4}`)}, 4, nil},
 		{"header beats body", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"9"}}, Body: []byte(`{"retryAfterSeconds":4}`)}, 9, nil},
 		{"503 keeps Retry-After", Facts{Source: SourceAPI, Status: 503, Header: http.Header{"Retry-After": {"5"}}, Body: []byte(`{"error":"Request timeout"}`)}, 5, nil},
 		{"rate headers on a 404", Facts{Source: SourceHorizon, Status: 404, Header: http.Header{"X-Ratelimit-Remaining": {"17"}}}, nil, map[string]any{"remaining": 17}},
-		{"nil header", Facts{Source: SourceHorizon, Status: 429, Header: nil}, nil, nil},
+		{"nil header", Facts{Source: SourceHorizon, Status: 429, Header: nil}, "default", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -415,6 +419,13 @@ func TestRateLimitAndHeaders(t *testing.T) {
 			case nil:
 				if d.RetryAfterSeconds != nil {
 					t.Errorf("retryAfterSeconds %d, want none", *d.RetryAfterSeconds)
+				}
+			case string: // "default"
+				if d.RetryAfterSeconds == nil || *d.RetryAfterSeconds != DefaultRetryAfterSeconds {
+					t.Errorf("retryAfterSeconds %v, want the default %d", d.RetryAfterSeconds, DefaultRetryAfterSeconds)
+				}
+				if d.Next != "Wait 5 s (the service did not say how long), then retry." || d.Retry != string(RetryAfterWait) {
+					t.Errorf("Next %q retry %s", d.Next, d.Retry)
 				}
 			case int:
 				if d.RetryAfterSeconds == nil || *d.RetryAfterSeconds != want {

@@ -183,7 +183,7 @@ func TestCategoryNext(t *testing.T) {
 		{"rate_limit known", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"7"}}},
 			"Wait 7 s, then retry.", RetryAfterWait},
 		{"rate_limit unknown", Facts{Source: SourceAPI, Status: 429},
-			"Wait a few seconds, then retry.", RetryAfterWait},
+			"Wait 5 s (the service did not say how long), then retry.", RetryAfterWait},
 		{"server", Facts{Source: SourceAPI, Status: 502},
 			"Retry shortly; if it persists the service is down.", RetrySafe},
 		{"contract", Facts{Source: SourceRegistry, ContractError: 22},

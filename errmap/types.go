@@ -131,6 +131,9 @@ const (
 	TransportNone Transport = iota
 	TransportNetwork
 	TransportTimeout
+	// TransportCancelled: the caller went away or cancelled the request (its context was
+	// cancelled, not past its deadline), so the call was cut short on purpose.
+	TransportCancelled
 )
 
 // Issue is one argument-validation problem (produced by the validate package).
@@ -232,4 +235,7 @@ const (
 	maxActionArgs   = 8                // arguments of a nextAction
 	maxActionValue  = 256              // bytes of one nextAction argument value
 	minSecretLength = redact.MinLength // exact secrets shorter than this are ignored (they would shred the text)
+	// DefaultRetryAfterSeconds is the wait stated for a 429 that names none (no Retry-After,
+	// no retryAfterSeconds in the body, no rate-limit reset header).
+	DefaultRetryAfterSeconds = 5
 )

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/obs"
 	"github.com/mindvault/mcp-endpoint/redact"
 )
@@ -66,8 +67,9 @@ func (s *Server) modern(ctx context.Context, r *http.Request, req request, heade
 		return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Method header must equal the request method", nil)
 	}
 	var call callParams
-	if req.Method == "tools/call" {
-		var bad *outcome
+	var bad *outcome
+	if req.Method == "tools/call" || (req.Method == "prompts/get" && s.Prompts != nil) {
+		// Both methods name their target in params.name, which the Mcp-Name header repeats.
 		call, bad = parseCallParams(req.Params)
 		if n := headerValue(r, "Mcp-Name"); n == "" || n != call.rawName {
 			return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Name header must equal params.name", nil)
@@ -81,7 +83,7 @@ func (s *Server) modern(ctx context.Context, r *http.Request, req request, heade
 	case "server/discover":
 		return outcome{result: s.modernResult(map[string]any{
 			"supportedVersions": SupportedVersions,
-			"capabilities":      map[string]any{"tools": map[string]any{}},
+			"capabilities":      s.capabilities(),
 			"instructions":      s.Instructions,
 			"ttlMs":             s.ListTTL.Milliseconds(),
 			"cacheScope":        "public",
@@ -95,7 +97,33 @@ func (s *Server) modern(ctx context.Context, r *http.Request, req request, heade
 	case "tools/call":
 		return s.callTool(ctx, call, e, true)
 	}
+	if s.Prompts != nil {
+		switch req.Method {
+		case "prompts/list":
+			return outcome{result: s.modernResult(map[string]any{
+				"prompts":    s.Prompts.Definitions(),
+				"ttlMs":      s.ListTTL.Milliseconds(),
+				"cacheScope": "public",
+			})}
+		case "prompts/get":
+			out := s.getPrompt(ctx, call, e)
+			if out.err == nil {
+				out.result = s.modernResult(out.result.(map[string]any))
+			}
+			return out
+		}
+	}
 	return fail(http.StatusNotFound, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
+}
+
+// capabilities is what initialize and server/discover declare: exactly the method families
+// this server answers, so a client never calls one that would be -32601.
+func (s *Server) capabilities() map[string]any {
+	c := map[string]any{"tools": map[string]any{}}
+	if s.Prompts != nil {
+		c["prompts"] = map[string]any{}
+	}
+	return c
 }
 
 func (s *Server) modernResult(fields map[string]any) map[string]any {
@@ -124,7 +152,7 @@ func (s *Server) legacy(ctx context.Context, req request, header string, e *entr
 		}
 		return outcome{result: map[string]any{
 			"protocolVersion": version,
-			"capabilities":    map[string]any{"tools": map[string]any{}},
+			"capabilities":    s.capabilities(),
 			"serverInfo":      s.Info,
 			"instructions":    s.Instructions,
 		}}
@@ -138,6 +166,18 @@ func (s *Server) legacy(ctx context.Context, req request, header string, e *entr
 			return *bad
 		}
 		return s.callTool(ctx, call, e, false)
+	}
+	if s.Prompts != nil {
+		switch req.Method {
+		case "prompts/list":
+			return outcome{result: map[string]any{"prompts": s.Prompts.Definitions()}}
+		case "prompts/get":
+			call, bad := parseCallParams(req.Params)
+			if bad != nil {
+				return *bad
+			}
+			return s.getPrompt(ctx, call, e)
+		}
 	}
 	return fail(http.StatusOK, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
 }
@@ -204,10 +244,10 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, modern bo
 		res, ok := s.Tools.Call(ctx, c.name, c.args)
 		if !ok {
 			return fail(http.StatusOK, CodeInvalidParams,
-				fmt.Sprintf("Invalid params: params.name: unknown tool %q", bounded(c.name)),
-				map[string]any{"tools": s.Tools.Names()})
+				fmt.Sprintf("Invalid params: params.name: unknown tool %q (tools/list names every tool)", bounded(c.name)),
+				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), s.Tools.Names())})
 		}
-		e.outcome = res.Outcome
+		e.outcome, e.code = res.Outcome, res.Code
 		if modern {
 			res.ResultType = "complete"
 			meta := make(map[string]any, len(res.Meta)+1)

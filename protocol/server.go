@@ -31,6 +31,9 @@ type Server struct {
 	Info         ServerInfo
 	Instructions string
 	Tools        ToolSet
+	// Prompts, when set, serves prompts/list and prompts/get and declares the prompts
+	// capability; nil leaves both methods unknown (-32601).
+	Prompts PromptSet
 	// Path is the endpoint path, "/mcp" when empty.
 	Path string
 	// MaxBodyBytes bounds a request body (413 above it).
@@ -42,7 +45,7 @@ type Server struct {
 	// Unavailable, when set, is a startup problem (bad configuration): every JSON-RPC
 	// request is answered -32603 with this message instead of being served half-configured.
 	Unavailable error
-	// ListTTL is the ttlMs advertised on server/discover and tools/list.
+	// ListTTL is the ttlMs advertised on server/discover, tools/list and prompts/list.
 	ListTTL time.Duration
 	// CallTimeout bounds a tools/call whose context has no deadline (local mode); under
 	// Lambda the invocation deadline already bounds it.
@@ -63,6 +66,7 @@ type entry struct {
 	era      Era
 	status   int
 	outcome  string
+	code     string // the failure's code (error.data or the tool diagnostic), e.g. CANCELLED
 	rpcCode  int
 	panicked bool
 	withheld bool // the response held a secret that could not be removed and was replaced
@@ -144,7 +148,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.Unavailable != nil {
-		s.writeError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(), map[string]string{"correlationId": e.id})
+		// Retrying cannot help until the operator fixes the configuration.
+		s.writeError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(),
+			map[string]any{"correlationId": e.id, "retry": "no"})
 		return
 	}
 
@@ -169,8 +175,9 @@ func fail(status, code int, msg string, data any) outcome {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
-	e.status, e.rpcCode = status, code
-	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: data}})
+	full := errorData(status, code, data)
+	e.status, e.rpcCode, e.code = status, code, full["code"].(string)
+	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: full}})
 }
 
 // writeJSON writes v as the response. This is the output boundary of every answer: the
@@ -184,12 +191,12 @@ func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
 	var body []byte
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
-		body = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded"}}` + "\n")
+		body = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded","data":{"code":"INTERNAL_ERROR","category":"server","retry":"safe"}}}` + "\n")
 	} else if clean, ok := redact.JSON(buf.Bytes(), nil); ok {
 		body = clean
 	} else {
 		e.withheld = true
-		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"` + withheldMessage + `"}}` + "\n")
+		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"` + withheldMessage + `","data":{"code":"INTERNAL_ERROR","category":"server","retry":"no"}}}` + "\n")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -270,6 +277,9 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	}
 	if e.rpcCode != 0 {
 		attrs = append(attrs, slog.Int("rpcCode", e.rpcCode))
+	}
+	if e.code != "" {
+		attrs = append(attrs, slog.String("code", e.code))
 	}
 	if len(e.calls) > 0 {
 		calls := make([]any, len(e.calls))

@@ -30,11 +30,37 @@ func (fakeTools) Call(_ context.Context, name string, args json.RawMessage) (Too
 	return ToolResult{}, false
 }
 
+// fakePrompts has one prompt with a required argument and one that cannot render.
+type fakePrompts struct{}
+
+func (fakePrompts) Definitions() []json.RawMessage {
+	return []json.RawMessage{json.RawMessage(`{"name":"greet","description":"d","arguments":[{"name":"who","required":true}]}`), json.RawMessage(`{"name":"broken","description":"d"}`)}
+}
+func (fakePrompts) Names() []string { return []string{"greet", "broken"} }
+func (fakePrompts) Get(name string, args map[string]string) (PromptResult, bool, error) {
+	switch name {
+	case "greet":
+		for k := range args {
+			if k != "who" {
+				return PromptResult{}, true, &PromptArgumentError{Argument: k, Problem: "is not an argument of this prompt", Allowed: []string{"who"}}
+			}
+		}
+		if args["who"] == "" {
+			return PromptResult{}, true, &PromptArgumentError{Argument: "who", Problem: "is required", Allowed: []string{"who"}}
+		}
+		return PromptResult{Description: "d", Messages: []PromptMessage{{Role: "user", Content: Content{Type: "text", Text: "hello " + args["who"]}}}}, true, nil
+	case "broken":
+		return PromptResult{}, true, errString("template exploded with details")
+	}
+	return PromptResult{}, false, nil
+}
+
 func newTestServer(logw io.Writer) *Server {
 	return &Server{
 		Info:                 ServerInfo{Name: "test", Version: "1"},
 		Instructions:         "hi",
 		Tools:                fakeTools{},
+		Prompts:              fakePrompts{},
 		MaxBodyBytes:         1024,
 		AllowLoopbackOrigins: true,
 		AllowedOrigins:       []string{"https://allowed.example"},

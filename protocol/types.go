@@ -81,6 +81,8 @@ type ToolResult struct {
 	Meta              map[string]any `json:"_meta,omitempty"`
 	ResultType        string         `json:"resultType,omitempty"`
 	Outcome           string         `json:"-"`
+	// Code is the failure's diagnostic code (e.g. CANCELLED), for the log line only.
+	Code string `json:"-"`
 }
 
 // ToolSet is what the protocol layer needs from the tool registry.
@@ -117,4 +119,40 @@ func RequestID(ctx context.Context) string {
 func EraOf(ctx context.Context) Era {
 	e, _ := ctx.Value(eraKey).(Era)
 	return e
+}
+
+// PromptMessage is one message of a prompts/get result; the endpoint's prompts send text.
+type PromptMessage struct {
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
+}
+
+// PromptResult is a prompts/get result.
+type PromptResult struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []PromptMessage `json:"messages"`
+}
+
+// PromptArgumentError is a prompts/get argument problem: a required argument that is absent
+// or empty, one the prompt does not take, or a value outside the argument's shape. The
+// protocol layer answers it with -32602 naming the argument.
+type PromptArgumentError struct {
+	Argument string   // the argument's name
+	Problem  string   // phrase after the path, e.g. "is required"
+	Allowed  []string // the arguments the prompt takes
+}
+
+func (e *PromptArgumentError) Error() string {
+	return "params.arguments." + e.Argument + ": " + e.Problem
+}
+
+// PromptSet is what the protocol layer needs from the prompts, as ToolSet is for tools.
+type PromptSet interface {
+	// Definitions returns every prompt definition in a stable order, ready to marshal.
+	Definitions() []json.RawMessage
+	// Names lists the prompt names in the same order.
+	Names() []string
+	// Get renders a prompt; ok is false when no prompt has that name. args holds the string
+	// arguments as sent. An argument problem is a *PromptArgumentError.
+	Get(name string, args map[string]string) (result PromptResult, ok bool, err error)
 }

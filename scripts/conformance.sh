@@ -28,8 +28,11 @@ SCENARIO_WALL_S=120         # hard wall-clock bound per suite invocation
 SMOKE_WALL_S=60             # hard wall-clock bound per smoke script
 
 # Curated scenarios (see conformance/expected-failures.yml for the fixture-only checks).
-MODERN_SCENARIOS=(server-stateless tools-list caching http-header-validation dns-rebinding-protection)
-LEGACY_SCENARIOS=(server-initialize ping tools-list)
+# prompts-list runs on both eras; the other prompts scenarios (prompts-get-simple, -with-args,
+# -embedded-resource, -with-image) only call the suite's fixture prompts (test_simple_prompt,
+# ...), which a production server does not have, so they are not run.
+MODERN_SCENARIOS=(server-stateless tools-list prompts-list caching http-header-validation dns-rebinding-protection)
+LEGACY_SCENARIOS=(server-initialize ping tools-list prompts-list)
 
 log() { printf 'conformance: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }

@@ -123,6 +123,9 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 			}
 			return ErrorResult(errmap.FromError(err, errmap.Call{
 				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: seen.values(),
+				// The caller went away (not a deadline): whatever the cut-short call looked
+				// like, it is CANCELLED, never a TIMEOUT.
+				Cancelled: errors.Is(ctx.Err(), context.Canceled),
 			}))
 		}
 		out := successResult(res, redact.NewValues(seen.values()), s.Operation, s.Name)
@@ -207,6 +210,7 @@ func ErrorResult(f errmap.Failure) protocol.ToolResult {
 		IsError: true,
 		Meta:    map[string]any{ErrorKey: f.Diagnostic},
 		Outcome: string(f.Diagnostic.Category),
+		Code:    f.Diagnostic.Code,
 	}
 }
 
