@@ -306,13 +306,28 @@ func TestOAuthBodyPassThrough(t *testing.T) {
 	if w := f.post(tok, big); w.Code != 200 || f.rec.body != big {
 		t.Fatalf("oversized body: HTTP %d, passed on %d of %d bytes", w.Code, len(f.rec.body), len(big))
 	}
-	r := httptest.NewRequest(http.MethodPost, "/mcp", io.MultiReader(strings.NewReader(`{"na`), errReader{errors.New("connection reset")}))
+	r := httptest.NewRequest(http.MethodPost, "/mcp", io.MultiReader(strings.NewReader(`{"na`), &onceErr{err: errors.New("connection reset")}))
 	r.Header.Set("Authorization", "Bearer "+tok)
 	w := httptest.NewRecorder()
 	f.h.ServeHTTP(w, r)
 	if f.rec.body != "read error: connection reset" {
 		t.Fatalf("the protocol layer must see the read error, saw %q", f.rec.body)
 	}
+}
+
+// onceErr fails the first read, then reports EOF, as a connection that broke mid-body may:
+// whoever reads after the failure must still learn about it.
+type onceErr struct {
+	err  error
+	done bool
+}
+
+func (o *onceErr) Read([]byte) (int, error) {
+	if o.done {
+		return 0, io.EOF
+	}
+	o.done = true
+	return 0, o.err
 }
 
 // TestOAuthKeyRotation: keys are fetched on the first token, not before; an unknown kid
@@ -363,17 +378,29 @@ func TestOAuthKeyRotation(t *testing.T) {
 	if j := f.iss.JWKSFetches(); j != 3 {
 		t.Fatalf("JWKS fetched %d times, want a third fetch once the interval passed", j)
 	}
-	// Concurrent unknown kids share one fetch.
+	// Concurrent requests with a kid of a new rotation share one fetch, and all of them wait
+	// for it rather than being refused while it runs.
+	if err := f.iss.Rotate(); err != nil {
+		t.Fatal(err)
+	}
 	f.now = f.now.Add(KeyRefreshInterval)
+	rotated := f.sign(t, claims, testissuer.SignOptions{})
 	var wg sync.WaitGroup
-	for range 8 {
+	codes := make([]int, 8)
+	for n := range codes {
 		wg.Add(1)
-		go func() { defer wg.Done(); f.post(unknown, `{}`) }()
+		go func() { defer wg.Done(); codes[n] = f.post(rotated, `{}`).Code }()
 	}
 	wg.Wait()
 	if j := f.iss.JWKSFetches(); j != 4 {
 		t.Fatalf("8 concurrent misses fetched %d times in all, want one more (4)", j)
 	}
+	for _, c := range codes {
+		if c != 200 {
+			t.Fatalf("concurrent requests during the refresh: %v, want all 200", codes)
+		}
+	}
+	fresh = rotated
 	// Keys older than KeyMaxAge are fetched again even for a known kid.
 	f.now = f.now.Add(KeyMaxAge)
 	if w := f.post(fresh, `{}`); w.Code != 200 || f.iss.JWKSFetches() != 5 {

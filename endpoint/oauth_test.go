@@ -358,8 +358,12 @@ func TestOAuthBoot(t *testing.T) {
 		{"no issuer", map[string]string{"MINDVAULT_RESOURCE_URL": oauthResource}, 401, "MINDVAULT_OAUTH_ISSUER"},
 		{"no audience", map[string]string{"MINDVAULT_OAUTH_ISSUER": iss.URL}, 401, "MINDVAULT_OAUTH_AUDIENCE"},
 		{"token list left over", map[string]string{"MINDVAULT_OAUTH_ISSUER": iss.URL, "MINDVAULT_RESOURCE_URL": oauthResource,
-			"MINDVAULT_ACCESS_TOKENS": digest(tokenAll) + ":*"}, 401, "MINDVAULT_ACCESS_TOKENS"},
+			"MINDVAULT_ACCESS_TOKENS": "not-a-digest:*"}, 401, "MINDVAULT_ACCESS_TOKENS"},
 		{"bad resource URL", map[string]string{"MINDVAULT_OAUTH_ISSUER": iss.URL, "MINDVAULT_RESOURCE_URL": "mcp.example.org"}, 401, "MINDVAULT_RESOURCE_URL"},
+		{"bad profiles claim", map[string]string{"MINDVAULT_OAUTH_ISSUER": iss.URL, "MINDVAULT_RESOURCE_URL": oauthResource,
+			"MINDVAULT_OAUTH_PROFILES_CLAIM": "two words"}, 401, "MINDVAULT_OAUTH_PROFILES_CLAIM"},
+		{"another authorization server", map[string]string{"MINDVAULT_OAUTH_ISSUER": iss.URL, "MINDVAULT_RESOURCE_URL": oauthResource,
+			"MINDVAULT_AUTHORIZATION_SERVERS": "https://other.example"}, 401, "MINDVAULT_AUTHORIZATION_SERVERS"},
 	}
 	for _, lambda := range []bool{true, false} {
 		for _, c := range cases {
@@ -387,6 +391,9 @@ func TestOAuthBoot(t *testing.T) {
 				}
 				if c.logged != "" && strings.Count(logs.String(), "inbound auth configuration is broken") != 1 || !strings.Contains(logs.String(), c.logged) {
 					t.Fatalf("the problem %q must be logged once: %s", c.logged, logs)
+				}
+				if strings.Contains(logs.String(), "access token entry") {
+					t.Fatalf("oauth mode parsed the token list it refuses: %s", logs)
 				}
 			})
 		}
