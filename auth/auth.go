@@ -252,7 +252,11 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 			m.cfg.Broken = err
 		}
 		m.oauth = newVerifier(cfg.OAuth, logger)
-		m.cfg.AuthorizationServers = []string{cfg.OAuth.Issuer}
+		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
+		m.cfg.AuthorizationServers = nil
+		if cfg.OAuth.Issuer != "" {
+			m.cfg.AuthorizationServers = []string{cfg.OAuth.Issuer}
+		}
 	}
 	m.challenge = `Bearer realm="mindvault"`
 	if o := cfg.origin(); o != "" {
