@@ -48,12 +48,17 @@ $(RIE):
 
 ## test-lambda: every events/*.json through the Lambda Runtime Interface Emulator, against goldens
 AUTH_EVENT_TOKENS := 0582d1b6b444d51fc3448383b0adb43ba6fa34759495fb30b880e9609480aa98:alice
+OAUTH_EVENT_RESOURCE := https://abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws/mcp
 
 test-lambda: build-host $(RIE)
 	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events -golden events/golden
 	@# The same function with inbound auth on (the Lambda default): sha256("alice-event-token") bound to alice.
 	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/auth -golden events/auth/golden \
 	  -env MINDVAULT_AUTH=tokens -env MINDVAULT_ACCESS_TOKENS=$(AUTH_EVENT_TOKENS)
+	@# OAuth mode: the harness runs a loopback issuer, mints the tokens the events name and checks the
+	@# function fetched the issuer's keys once across the warm invocations and logged no token.
+	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/oauth -golden events/oauth/golden \
+	  -oauth-tokens events/oauth/issuer/tokens.json -oauth-jwks-fetches 1 -env MINDVAULT_RESOURCE_URL=$(OAUTH_EVENT_RESOURCE)
 
 ## invoke: one event through the emulator, printing the response (make invoke EVENT=events/x.json)
 # The argument is checked before anything is built, so a typo costs no compile.

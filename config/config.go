@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"math/big"
+	"net"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -56,11 +57,17 @@ type Config struct {
 	Credentials    string
 	DefaultProfile string
 
-	Auth                 string // "none" or "tokens"
+	Auth                 string // "none", "tokens" or "oauth"
 	AccessTokens         string // raw list; parsed by the auth layer
 	AccessTokensSecret   string
 	ResourceURL          string
 	AuthorizationServers []string
+
+	// OAuth resource-server mode (Auth "oauth"); read only in that mode.
+	OAuthIssuer        string // exact issuer identifier, trailing slash kept
+	OAuthAudience      string // MINDVAULT_OAUTH_AUDIENCE, else ResourceURL
+	OAuthProfilesClaim string
+	OAuthScopePrefix   string
 
 	AllowedOrigins []string
 	MaxBodyBytes   int64
@@ -180,7 +187,7 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 	if lambda {
 		authDefault = "tokens"
 	}
-	c.Auth = l.oneOf("MINDVAULT_AUTH", authDefault, "none", "tokens")
+	c.Auth = l.oneOf("MINDVAULT_AUTH", authDefault, "none", "tokens", "oauth")
 	if raw, set := l.raw("MINDVAULT_AUTH"); set && !strings.EqualFold(raw, c.Auth) {
 		// A mode nobody can read must not fall back to the local default, "none": the
 		// endpoint would run open. Tokens it is, and the problem is reported.
@@ -190,6 +197,9 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 	c.AccessTokensSecret = l.str("MINDVAULT_ACCESS_TOKENS_SECRET", "")
 	c.ResourceURL = l.url("MINDVAULT_RESOURCE_URL", "")
 	c.AuthorizationServers = l.urlList("MINDVAULT_AUTHORIZATION_SERVERS")
+	if c.Auth == "oauth" {
+		c.loadOAuth(&l)
+	}
 	c.AllowedOrigins = l.list("MINDVAULT_ALLOWED_ORIGINS")
 	c.MaxBodyBytes = int64(l.integer("MINDVAULT_MAX_BODY_BYTES", DefaultMaxBodyBytes, 1024, 64<<20))
 	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)
@@ -281,6 +291,73 @@ func (c *Config) checkNetwork(l *loader) {
 	if c.X402Network == "stellar:testnet" {
 		l.bad("X402_NETWORK", "is stellar:testnet but STELLAR_NETWORK is mainnet")
 	}
+}
+
+// DefaultOAuthProfilesClaim is the access-token claim that lists the caller's profiles.
+const DefaultOAuthProfilesClaim = "mindvault_profiles"
+
+// scopeToken is RFC 6749's scope-token alphabet: no space, double quote or backslash (the
+// prefix is also written inside a quoted WWW-Authenticate parameter).
+var scopeToken = regexp.MustCompile(`^[\x21\x23-\x5B\x5D-\x7E]{1,256}$`)
+
+// loadOAuth reads the OAuth resource-server settings. The issuer is kept exactly as written
+// (a trailing slash included): it is compared byte for byte with the tokens' iss claim.
+func (c *Config) loadOAuth(l *loader) {
+	if s, ok := l.raw("MINDVAULT_OAUTH_ISSUER"); !ok {
+		l.bad("MINDVAULT_OAUTH_ISSUER", "is required when MINDVAULT_AUTH=oauth (the authorization server's issuer URL)")
+	} else if !validIssuer(s) {
+		l.bad("MINDVAULT_OAUTH_ISSUER", "must be an https URL without query or fragment (http only on a loopback host, for tests and local development)")
+	} else {
+		c.OAuthIssuer = s
+	}
+	c.OAuthAudience = l.str("MINDVAULT_OAUTH_AUDIENCE", c.ResourceURL)
+	switch {
+	case c.OAuthAudience == "":
+		l.bad("MINDVAULT_OAUTH_AUDIENCE", "is required when MINDVAULT_AUTH=oauth, unless MINDVAULT_RESOURCE_URL (its default) is set")
+	case len(c.OAuthAudience) > 512 || strings.ContainsAny(c.OAuthAudience, " \t\r\n"):
+		l.bad("MINDVAULT_OAUTH_AUDIENCE", "must be one value of at most 512 characters without spaces")
+		c.OAuthAudience = ""
+	}
+	c.OAuthProfilesClaim = l.str("MINDVAULT_OAUTH_PROFILES_CLAIM", DefaultOAuthProfilesClaim)
+	if len(c.OAuthProfilesClaim) > 128 || strings.ContainsAny(c.OAuthProfilesClaim, " \t\r\n") {
+		l.bad("MINDVAULT_OAUTH_PROFILES_CLAIM", "must be a claim name of at most 128 characters without spaces")
+		c.OAuthProfilesClaim = DefaultOAuthProfilesClaim
+	}
+	if s, ok := l.raw("MINDVAULT_OAUTH_SCOPE_PREFIX"); ok {
+		if scopeToken.MatchString(s) {
+			c.OAuthScopePrefix = s
+		} else {
+			l.bad("MINDVAULT_OAUTH_SCOPE_PREFIX", "must be at most 256 printable characters without spaces, quotes or backslashes")
+		}
+	}
+	// The metadata tells clients where to get tokens; in this mode only the issuer's are
+	// accepted, so listing another server would send clients for tokens that never work.
+	if len(c.AuthorizationServers) > 0 && (len(c.AuthorizationServers) != 1 || c.AuthorizationServers[0] != c.OAuthIssuer) {
+		l.bad("MINDVAULT_AUTHORIZATION_SERVERS", "must be unset (or the issuer alone) when MINDVAULT_AUTH=oauth: the metadata lists MINDVAULT_OAUTH_ISSUER")
+	}
+	for _, v := range []string{"MINDVAULT_ACCESS_TOKENS", "MINDVAULT_ACCESS_TOKENS_SECRET"} {
+		if _, set := l.raw(v); set {
+			l.bad(v, "must be unset when MINDVAULT_AUTH=oauth, which accepts only the issuer's access tokens")
+		}
+	}
+}
+
+// validIssuer accepts an absolute https URL, or http on a loopback host, without query,
+// fragment or user info.
+func validIssuer(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		h := u.Hostname()
+		ip := net.ParseIP(h)
+		return strings.EqualFold(h, "localhost") || (ip != nil && ip.IsLoopback())
+	}
+	return false
 }
 
 func (c *Config) checkCredentials(l *loader) {

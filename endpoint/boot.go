@@ -89,7 +89,11 @@ func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
 	}
 	b.StoreDir = storeDir
-	tokens, tokenErr := loadTokens(cfg)
+	var tokens []auth.Token
+	var tokenErr error
+	if cfg.Auth != "oauth" { // oauth mode refuses token settings (a config problem) and reads none
+		tokens, tokenErr = loadTokens(cfg)
+	}
 	if tokenErr != nil {
 		errs = append(errs, tokenErr)
 	}
@@ -98,21 +102,26 @@ func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 	if b.Err != nil {
 		logger.Error("startup problem, reported to every authenticated request: " + b.Err.Error())
 	}
-	b.Handler = NewHandler(b.Deps, Inbound{Tokens: tokens, Err: authProblem(cfgErr, tokenErr)}, b.Err, logger)
+	b.Handler = NewHandler(b.Deps, Inbound{Tokens: tokens, Err: authProblem(cfg.Auth, cfgErr, tokenErr)}, b.Err, logger)
 	return b
 }
 
 // authVariables configure inbound auth; a problem with any of them leaves access control
-// unknown.
-var authVariables = []string{"MINDVAULT_AUTH", "MINDVAULT_ACCESS_TOKENS", "MINDVAULT_ACCESS_TOKENS_SECRET"}
+// unknown. In oauth mode the resource URL (the default audience) and the authorization
+// server list (the metadata clients follow) are part of it.
+var (
+	authVariables  = []string{"MINDVAULT_AUTH", "MINDVAULT_ACCESS_TOKENS", "MINDVAULT_ACCESS_TOKENS_SECRET"}
+	oauthVariables = []string{"MINDVAULT_OAUTH_ISSUER", "MINDVAULT_OAUTH_AUDIENCE", "MINDVAULT_OAUTH_PROFILES_CLAIM",
+		"MINDVAULT_OAUTH_SCOPE_PREFIX", "MINDVAULT_RESOURCE_URL", "MINDVAULT_AUTHORIZATION_SERVERS"}
+)
 
 // authProblem picks, from the startup problems, those of the auth configuration itself.
-func authProblem(cfgErr, tokenErr error) error {
+func authProblem(mode string, cfgErr, tokenErr error) error {
 	var out config.Problems
 	var problems config.Problems
 	if errors.As(cfgErr, &problems) {
 		for _, p := range problems {
-			if slices.Contains(authVariables, p.Var) {
+			if slices.Contains(authVariables, p.Var) || (mode == "oauth" && slices.Contains(oauthVariables, p.Var)) {
 				out = append(out, p)
 			}
 		}

@@ -91,8 +91,9 @@ func New(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
 	return NewHandler(Deps(cfg, store), Inbound{}, startErr, logger)
 }
 
-// Inbound is the inbound-auth setup read at start: the accepted tokens, and Err when the auth
-// configuration itself could not be read (then every request is refused).
+// Inbound is the inbound-auth setup read at start: the accepted tokens (tokens mode), and Err
+// when the auth configuration itself could not be read (then every request is refused). OAuth
+// mode reads its settings from the configuration and fetches the issuer's keys on first need.
 type Inbound struct {
 	Tokens []auth.Token
 	Err    error
@@ -111,10 +112,11 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 	if d.Config.Lambda {
 		metrics = os.Stdout // EMF: Lambda's log pipeline extracts the metrics
 	}
+	reg := tools.All(d)
 	srv := &protocol.Server{
 		Info:                 protocol.ServerInfo{Name: Name, Title: "MindVault", Version: Version},
 		Instructions:         Instructions,
-		Tools:                tools.All(d),
+		Tools:                reg,
 		Prompts:              prompts.New(),
 		MaxBodyBytes:         d.Config.MaxBodyBytes,
 		AllowedOrigins:       d.Config.AllowedOrigins,
@@ -124,9 +126,15 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		CallTimeout:          CallTimeout,
 		Logger:               logger,
 		Metrics:              metrics,
+		Caller:               auth.Subject,
 	}
 	return auth.Middleware(auth.Config{
 		Mode: d.Config.Auth, Tokens: in.Tokens, ResourceURL: d.Config.ResourceURL,
 		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp", Broken: in.Err,
+		OAuth: auth.OAuth{
+			Issuer: d.Config.OAuthIssuer, Audience: d.Config.OAuthAudience,
+			ProfilesClaim: d.Config.OAuthProfilesClaim, ScopePrefix: d.Config.OAuthScopePrefix,
+			RequiredScope: requiredScope(ToolScopes(reg)), MaxBodyBytes: d.Config.MaxBodyBytes,
+		},
 	}, srv, logger)
 }

@@ -168,10 +168,17 @@ func TestTemplateFunctionSettings(t *testing.T) {
 			map[string]any{"Fn::If": []any{"HasReservedConcurrency", map[string]any{"Ref": "ReservedConcurrency"}, map[string]any{"Ref": "AWS::NoValue"}}}},
 		{"env STELLAR_NETWORK", prop("Environment", "Variables", "STELLAR_NETWORK"), map[string]any{"Ref": "Network"}},
 		{"env MINDVAULT_CREDENTIALS", prop("Environment", "Variables", "MINDVAULT_CREDENTIALS"), map[string]any{"Fn::Sub": "secretsmanager:${CredentialPrefix}"}},
-		{"env MINDVAULT_ACCESS_TOKENS_SECRET", prop("Environment", "Variables", "MINDVAULT_ACCESS_TOKENS_SECRET"), map[string]any{"Ref": "AccessTokensSecretName"}},
+		{"env MINDVAULT_ACCESS_TOKENS_SECRET", prop("Environment", "Variables", "MINDVAULT_ACCESS_TOKENS_SECRET"), ifSet("IsTokensAuth", "AccessTokensSecretName")},
 		{"env MINDVAULT_MAX_AUTO_PAY_USDC", prop("Environment", "Variables", "MINDVAULT_MAX_AUTO_PAY_USDC"), map[string]any{"Ref": "MaxAutoPayUsdc"}},
-		// Explicit, so a deployment never runs open by accident (the Lambda default is tokens too).
-		{"env MINDVAULT_AUTH", prop("Environment", "Variables", "MINDVAULT_AUTH"), "tokens"},
+		// Explicit, and never "none": a deployment does not run open by accident.
+		{"env MINDVAULT_AUTH", prop("Environment", "Variables", "MINDVAULT_AUTH"), map[string]any{"Ref": "AuthMode"}},
+		{"auth choices", tpl.Section("Parameters")["AuthMode"].(map[string]any)["AllowedValues"], []any{"tokens", "oauth"}},
+		{"auth default", tpl.Section("Parameters")["AuthMode"].(map[string]any)["Default"], "tokens"},
+		{"env MINDVAULT_RESOURCE_URL", prop("Environment", "Variables", "MINDVAULT_RESOURCE_URL"), ifSet("HasResourceUrl", "ResourceUrl")},
+		{"env MINDVAULT_OAUTH_ISSUER", prop("Environment", "Variables", "MINDVAULT_OAUTH_ISSUER"), ifSet("SetOAuthIssuer", "OAuthIssuer")},
+		{"env MINDVAULT_OAUTH_AUDIENCE", prop("Environment", "Variables", "MINDVAULT_OAUTH_AUDIENCE"), ifSet("SetOAuthAudience", "OAuthAudience")},
+		{"env MINDVAULT_OAUTH_PROFILES_CLAIM", prop("Environment", "Variables", "MINDVAULT_OAUTH_PROFILES_CLAIM"), ifSet("SetOAuthProfilesClaim", "OAuthProfilesClaim")},
+		{"env MINDVAULT_OAUTH_SCOPE_PREFIX", prop("Environment", "Variables", "MINDVAULT_OAUTH_SCOPE_PREFIX"), ifSet("SetOAuthScopePrefix", "OAuthScopePrefix")},
 		{"output McpUrl", tpl.Section("Outputs")["McpUrl"].(map[string]any)["Value"], map[string]any{"Fn::Sub": "${McpFunctionUrl.FunctionUrl}mcp"}},
 		{"network choices", tpl.Section("Parameters")["Network"].(map[string]any)["AllowedValues"], []any{"testnet", "mainnet"}},
 	}
@@ -211,6 +218,36 @@ func TestTemplateFunctionSettings(t *testing.T) {
 			t.Fatalf("%d functions, want exactly 1", n)
 		}
 	})
+}
+
+// ifSet is `!If [cond, !Ref param, !Ref AWS::NoValue]`: a variable set only when its condition
+// holds, so the function's own default applies otherwise.
+func ifSet(cond, param string) map[string]any {
+	return map[string]any{"Fn::If": []any{cond, map[string]any{"Ref": param}, map[string]any{"Ref": "AWS::NoValue"}}}
+}
+
+// TestTemplateOAuthConditions: the OAuth variables reach the function only in oauth mode and
+// only when given, and the token secret only in tokens mode (oauth mode refuses one).
+func TestTemplateOAuthConditions(t *testing.T) {
+	conds := loadTemplate(t).Section("Conditions")
+	isOAuth := map[string]any{"Condition": "IsOAuth"}
+	notEmpty := func(p string) map[string]any {
+		return map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{map[string]any{"Ref": p}, ""}}}}
+	}
+	want := map[string]any{
+		"IsTokensAuth":          map[string]any{"Fn::Equals": []any{map[string]any{"Ref": "AuthMode"}, "tokens"}},
+		"IsOAuth":               map[string]any{"Fn::Equals": []any{map[string]any{"Ref": "AuthMode"}, "oauth"}},
+		"HasResourceUrl":        notEmpty("ResourceUrl"),
+		"SetOAuthIssuer":        map[string]any{"Fn::And": []any{isOAuth, notEmpty("OAuthIssuer")}},
+		"SetOAuthAudience":      map[string]any{"Fn::And": []any{isOAuth, notEmpty("OAuthAudience")}},
+		"SetOAuthProfilesClaim": map[string]any{"Fn::And": []any{isOAuth, notEmpty("OAuthProfilesClaim")}},
+		"SetOAuthScopePrefix":   map[string]any{"Fn::And": []any{isOAuth, notEmpty("OAuthScopePrefix")}},
+	}
+	for name, w := range want {
+		if got := canonical(t, conds[name]); got != canonical(t, w) {
+			t.Errorf("condition %s = %s, want %s", name, got, canonical(t, w))
+		}
+	}
 }
 
 // TestTemplateIAMLeastPrivilege pins the function's permissions: the profile actions only under the

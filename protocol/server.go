@@ -54,6 +54,9 @@ type Server struct {
 	Logger *slog.Logger
 	// Metrics receives CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none.
 	Metrics io.Writer
+	// Caller names the authenticated caller of a request for its log line (the OAuth subject);
+	// nil or "" adds nothing. It must never return a credential.
+	Caller func(context.Context) string
 }
 
 // entry records what one request did, for its log line.
@@ -271,6 +274,11 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	}
 	if e.tool != "" {
 		attrs = append(attrs, slog.String("tool", obs.Field(e.tool)))
+	}
+	if s.Caller != nil {
+		if c := s.Caller(ctx); c != "" {
+			attrs = append(attrs, slog.String("caller", obs.Field(c)))
+		}
 	}
 	if e.outcome != "" {
 		attrs = append(attrs, slog.String("outcome", e.outcome))

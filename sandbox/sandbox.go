@@ -6,6 +6,8 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -39,6 +41,8 @@ type Sandbox struct {
 	plan     *plan
 	counts   map[string]map[string]int // service -> concrete key -> requests
 	paid     map[string]int            // API "METHOD /path" -> requests carrying PAYMENT-SIGNATURE
+	watch    []string                  // values no request should carry (SetWatch)
+	watched  int                       // requests whose URL or headers carried one of them
 	hzCount  int                       // Horizon requests this hour, for X-RateLimit-Remaining
 	hzWindow int                       // which hour since Start hzCount belongs to
 
@@ -177,6 +181,40 @@ func (s *Sandbox) PaidRequests(target string) int {
 	return n
 }
 
+// SetWatch names values that should never reach a downstream (an inbound bearer token, say):
+// from now on every request whose URL or header values contain one is counted by Watched.
+func (s *Sandbox) SetWatch(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watch, s.watched = slices.Clone(values), 0
+}
+
+// Watched is how many requests carried a watched value since SetWatch.
+func (s *Sandbox) Watched() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.watched
+}
+
+func carries(r *http.Request, values []string) bool {
+	for _, v := range values {
+		if v == "" {
+			continue
+		}
+		if strings.Contains(r.URL.String(), v) {
+			return true
+		}
+		for _, hv := range r.Header {
+			for _, x := range hv {
+				if strings.Contains(x, v) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // ResetCounts forgets the requests counted so far (Count and PaidRequests).
 func (s *Sandbox) ResetCounts() {
 	s.mu.Lock()
@@ -261,6 +299,9 @@ func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if paid {
 			s.paid[k]++
 		}
+	}
+	if carries(r, s.watch) {
+		s.watched++
 	}
 	f := s.plan.take(sv.name, keys, paid)
 	s.mu.Unlock()

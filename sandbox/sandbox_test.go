@@ -337,3 +337,32 @@ func TestListenersLoopbackAndClose(t *testing.T) {
 		t.Fatalf("%d goroutines before, %d after Close:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestWatch: a watched value is counted wherever a request carries it (a header, the URL), on
+// every service, and requests without it are not.
+func TestWatch(t *testing.T) {
+	sb, _ := start(t, "")
+	sb.SetWatch("eyJ-watched-token")
+	send := func(url string, h map[string]string) {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	send(sb.APIURL+"/resources", nil)
+	send(sb.HorizonURL+"/accounts/"+sb.Demo.Address, map[string]string{"X-Other": "harmless"})
+	if n := sb.Watched(); n != 0 {
+		t.Fatalf("%d requests counted without the value", n)
+	}
+	send(sb.APIURL+"/resources", map[string]string{"Authorization": "Bearer eyJ-watched-token"})
+	send(sb.HorizonURL+"/accounts/"+sb.Demo.Address+"?t=eyJ-watched-token", nil)
+	send(sb.SponsorURL+"/", map[string]string{"X-Forwarded-Token": "x eyJ-watched-token"})
+	if n := sb.Watched(); n != 3 {
+		t.Fatalf("Watched = %d, want 3", n)
+	}
+}

@@ -5,6 +5,14 @@
 //
 // RIE crashes when two invokes are in flight, so events go one at a time; it listens on
 // 0.0.0.0 unless told otherwise, so both of its addresses are pinned to 127.0.0.1.
+//
+// With -oauth-tokens FILE it also runs an OAuth issuer on 127.0.0.1 (internal/testissuer),
+// points the function at it (MINDVAULT_AUTH=oauth, MINDVAULT_OAUTH_ISSUER) and replaces each
+// {{oauth:NAME}} in an event with a token minted from FILE's NAME just before the event is
+// sent: tokens cannot be stored in events, since the issuer's port and keys change every run.
+// Afterwards the function's log must contain none of the tokens, and with -oauth-jwks-fetches
+// N the issuer must have served its key set exactly N times (1: the keys were cached across
+// the warm invocations).
 package main
 
 import (
@@ -28,6 +36,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/internal/testissuer"
 )
 
 // invokePath is RIE's Invoke API route for the single function it hosts.
@@ -41,6 +51,17 @@ type options struct {
 	update, print                  bool
 	timeout                        time.Duration
 	env                            []string
+	oauthTokens                    string
+	jwksFetches                    int
+	oauth                          *oauthRun // set by run when oauthTokens is
+}
+
+// oauthRun is the issuer of an -oauth-tokens run and what it minted.
+type oauthRun struct {
+	iss      *testissuer.Issuer
+	specs    map[string]testissuer.TokenSpec
+	audience string
+	minted   []string
 }
 
 type envFlag []string
@@ -66,6 +87,8 @@ func main() {
 	flag.BoolVar(&o.print, "print", false, "print each normalised response")
 	flag.DurationVar(&o.timeout, "timeout", 120*time.Second, "overall time limit, emulator start included")
 	flag.Var(&extra, "env", "extra KEY=VALUE for the function's environment (repeatable; overrides the defaults)")
+	flag.StringVar(&o.oauthTokens, "oauth-tokens", "", "tokens file: run a loopback OAuth issuer and expand {{oauth:NAME}} in events")
+	flag.IntVar(&o.jwksFetches, "oauth-jwks-fetches", 0, "with -oauth-tokens: the exact number of JWKS fetches expected (0: not checked)")
 	flag.Parse()
 	o.env = extra
 	if o.rie == "" || o.bootstrap == "" || flag.NArg() > 0 {
@@ -98,6 +121,18 @@ func run(o options, out io.Writer) int {
 			fmt.Fprintln(out, summary(nil, len(files)))
 			return 1
 		}
+	}
+	if o.oauthTokens != "" {
+		run, err := startIssuer(o)
+		if err != nil {
+			fmt.Fprintln(out, "invoke:", err)
+			fmt.Fprintln(out, summary(nil, len(files)))
+			return 1
+		}
+		defer run.iss.Close()
+		o.oauth = run
+		// The issuer first, so an explicit -env still wins.
+		o.env = append([]string{"MINDVAULT_AUTH=oauth", "MINDVAULT_OAUTH_ISSUER=" + run.iss.URL}, o.env...)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
@@ -142,6 +177,12 @@ func run(o options, out io.Writer) int {
 	}
 	// Always stop the emulator, before the summary, so no process outlives the command.
 	em.stop()
+	if o.oauth != nil {
+		for _, r := range o.oauth.check(logPath, o.jwksFetches) {
+			results = append(results, r)
+			fmt.Fprintf(out, "FAIL %s: %v\n", r.name, r.err)
+		}
+	}
 
 	if st, err := os.Stat(o.events); err == nil && st.IsDir() && o.golden != "" && !o.update {
 		for _, orphan := range orphanGoldens(o.golden, files) {
@@ -218,6 +259,52 @@ func orphanGoldens(dir string, events []string) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// startIssuer starts the loopback issuer of an -oauth-tokens run. Tokens are minted for the
+// audience the function checks: MINDVAULT_OAUTH_AUDIENCE, else MINDVAULT_RESOURCE_URL, as
+// given with -env.
+func startIssuer(o options) (*oauthRun, error) {
+	specs, err := testissuer.LoadSpecs(o.oauthTokens)
+	if err != nil {
+		return nil, err
+	}
+	vars := map[string]string{}
+	for _, kv := range o.env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	aud := vars["MINDVAULT_OAUTH_AUDIENCE"]
+	if aud == "" {
+		aud = vars["MINDVAULT_RESOURCE_URL"]
+	}
+	if aud == "" {
+		return nil, errors.New("-oauth-tokens needs -env MINDVAULT_RESOURCE_URL=... or MINDVAULT_OAUTH_AUDIENCE=... (the tokens' audience)")
+	}
+	iss, err := testissuer.New(testissuer.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("start the OAuth issuer: %w", err)
+	}
+	return &oauthRun{iss: iss, specs: specs, audience: aud}, nil
+}
+
+// check fails the run when a minted token reached the function's log, or when the key set was
+// not fetched the expected number of times.
+func (r *oauthRun) check(logPath string, jwksFetches int) []result {
+	var out []result
+	logText, err := os.ReadFile(logPath)
+	if err != nil {
+		return []result{{"oauth/log", fmt.Errorf("read the function log: %w", err)}}
+	}
+	for n, tok := range r.minted {
+		if tok != "" && bytes.Contains(logText, []byte(tok)) {
+			out = append(out, result{"oauth/log", fmt.Errorf("token %d of the run appears in the function log", n+1)})
+		}
+	}
+	if got := r.iss.JWKSFetches(); jwksFetches > 0 && got != int64(jwksFetches) {
+		out = append(out, result{"oauth/jwks", fmt.Errorf("the issuer served its key set %d times, want %d", got, jwksFetches)})
+	}
 	return out
 }
 
@@ -390,6 +477,14 @@ func (em *emulator) runEvent(ctx context.Context, file, name string, o options, 
 	}
 	if !json.Valid(event) {
 		return errors.New("event file is not valid JSON")
+	}
+	if o.oauth != nil {
+		var minted []string
+		event, minted, err = o.oauth.iss.Expand(event, o.oauth.specs, o.oauth.audience)
+		o.oauth.minted = append(o.oauth.minted, minted...)
+		if err != nil {
+			return err
+		}
 	}
 	select {
 	case <-em.exited:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -350,5 +351,64 @@ func TestSummaryLine(t *testing.T) {
 func TestRequestIDStable(t *testing.T) {
 	if a, b := requestID("tools-list-modern"), requestID("tools-list-modern"); a != b || a == requestID("tools-list-legacy") {
 		t.Fatalf("request ids %q %q are not stable per event and distinct across events", a, b)
+	}
+}
+
+// TestOAuthRun: an -oauth-tokens run mints the tokens events name (for the audience the
+// function checks, with relative times), fails on a name the file lacks, and fails the run
+// when a minted token reaches the function log or the key set was fetched an unexpected
+// number of times.
+func TestOAuthRun(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.json")
+	spec := `{"reader": {"claims": {"sub": "u1", "scope": "mindvault:read", "exp": -60}}, "unsigned": {"alg": "none", "claims": {"sub": "u2"}}}`
+	if err := os.WriteFile(tokens, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := startIssuer(options{oauthTokens: tokens}); err == nil {
+		t.Fatal("a run without an audience must be refused")
+	}
+	run, err := startIssuer(options{oauthTokens: tokens, env: []string{"MINDVAULT_RESOURCE_URL=https://r.example/mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.iss.Close()
+	event := []byte(`{"headers":{"authorization":"Bearer {{oauth:reader}}","x":"{{oauth:unsigned}}"}}`)
+	got, minted, err := run.iss.Expand(event, run.specs, run.audience)
+	if err != nil || len(minted) != 2 || bytes.Contains(got, []byte("{{oauth:")) {
+		t.Fatalf("expand: %v, %d minted: %s", err, len(minted), got)
+	}
+	parts := strings.Split(minted[0], ".")
+	if len(parts) != 3 || parts[2] == "" || !strings.HasSuffix(minted[1], ".") {
+		t.Fatalf("minted %q", minted)
+	}
+	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims struct {
+		Iss, Aud, Sub string
+		Exp           int64
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil || claims.Iss != run.iss.URL || claims.Aud != "https://r.example/mcp" || claims.Sub != "u1" {
+		t.Fatalf("claims %s", payload)
+	}
+	if d := time.Until(time.Unix(claims.Exp, 0)); d > 0 || d < -5*time.Minute {
+		t.Fatalf("exp -60 gave a token expiring in %s", d)
+	}
+	if _, _, err := run.iss.Expand([]byte(`{{oauth:missing}}`), run.specs, run.audience); err == nil {
+		t.Fatal("an unknown token name must fail the event")
+	}
+
+	run.minted = minted
+	logPath := filepath.Join(dir, "rie.log")
+	_ = os.WriteFile(logPath, []byte("START\n{\"message\":\"mcp request\"}\n"), 0o644)
+	if r := run.check(logPath, 0); len(r) != 0 {
+		t.Fatalf("a clean log failed: %v", r)
+	}
+	_ = os.WriteFile(logPath, []byte("oops "+minted[0]+"\n"), 0o644)
+	if r := run.check(logPath, 0); len(r) != 1 || r[0].name != "oauth/log" {
+		t.Fatalf("a token in the log was not caught: %v", r)
+	}
+	_ = os.WriteFile(logPath, nil, 0o644)
+	if r := run.check(logPath, 1); len(r) != 1 || r[0].name != "oauth/jwks" {
+		t.Fatalf("no JWKS fetch was not caught: %v", r)
 	}
 }
