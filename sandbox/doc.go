@@ -1,9 +1,10 @@
 // Package sandbox runs in-process simulators of the endpoint's downstreams — the MindVault
 // API (with its x402 paywall and an in-process facilitator), Stellar Horizon, Stellar RPC
 // and the sponsored-account service — on loopback listeners (127.0.0.1 only).
-// They are the offline demo (STELLAR_NETWORK=sandbox) and the integration test bed, so they
-// speak the real wire formats: the product's clients run unchanged against them, and this
-// package is the only place where downstreams are faked.
+// They are the offline demo (STELLAR_NETWORK=sandbox in the local build, see package local)
+// and the integration test bed, so they speak the real wire formats: the product's clients
+// run unchanged against them, and this package is the only place where downstreams are faked.
+// Only local builds and tests link it; the deployed Lambda binary does not.
 //
 // State is seeded deterministically: keypairs derive from sha256("mindvault-sandbox/<name>"),
 // the catalog and transactions are fixed, and the ledger sequence starts at 1000 when Start
