@@ -9,7 +9,6 @@ package config
 import (
 	"fmt"
 	"log/slog"
-	"maps"
 	"math"
 	"math/big"
 	"net/url"
@@ -123,26 +122,30 @@ var (
 	x402Networks = regexp.MustCompile(`^stellar:[a-z0-9-]+$`)
 )
 
-// Load reads the configuration through getenv (os.Getenv in production, a map in tests).
-// lambda says whether the process runs under the Lambda runtime, which changes defaults.
-// STELLAR_NETWORK names one of the public networks.
-func Load(getenv func(string) string, lambda bool) (*Config, error) {
-	return LoadWith(getenv, lambda, nil)
+// LocalNetwork is a network a local build brings (the offline sandbox), with its preset.
+type LocalNetwork struct {
+	Name   Network
+	Preset Preset
 }
 
-// LoadWith is Load for a build that brings networks of its own (the local build's offline
-// sandbox): STELLAR_NETWORK may also name one of them, whose preset then applies as a public
-// network's does, every variable set in the environment still winning. They exist only
-// off Lambda, so that a deployed function can never be pointed at a network no operator can
-// see: under the Lambda runtime naming one is a problem.
-func LoadWith(getenv func(string) string, lambda bool, local map[Network]Preset) (*Config, error) {
+// Load reads the configuration through getenv (os.Getenv in production, a map in tests).
+// lambda says whether the process runs under the Lambda runtime, which changes defaults.
+//
+// STELLAR_NETWORK names a public network or, in a build that brings them, one of the local
+// networks, whose preset then applies as a public network's does (every variable set in the
+// environment still wins). Local networks exist only off Lambda, so that a deployed function
+// can never be pointed at a network no operator can see: under the Lambda runtime naming one
+// is a problem.
+func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Config, error) {
 	l := loader{getenv: getenv}
 	c := &Config{Lambda: lambda}
 
 	c.Network = l.network(local, lambda)
 	c.Preset, _ = PresetFor(c.Network)
-	if p, ok := local[c.Network]; ok {
-		c.Preset = p
+	for _, n := range local {
+		if n.Name == c.Network {
+			c.Preset = n.Preset
+		}
 	}
 	c.X402Network = l.str("X402_NETWORK", c.Preset.X402Network)
 	c.Passphrase = c.Preset.Passphrase
@@ -293,7 +296,7 @@ func (l *loader) str(v, def string) string {
 }
 
 // network reads STELLAR_NETWORK: a public network, or one of the local build's own off Lambda.
-func (l *loader) network(local map[Network]Preset, lambda bool) Network {
+func (l *loader) network(local []LocalNetwork, lambda bool) Network {
 	s, ok := l.raw("STELLAR_NETWORK")
 	if !ok {
 		return Testnet
@@ -305,7 +308,7 @@ func (l *loader) network(local map[Network]Preset, lambda bool) Network {
 		return Mainnet
 	}
 	n := Network(strings.ToLower(s))
-	if _, ok := local[n]; ok {
+	if slices.ContainsFunc(local, func(ln LocalNetwork) bool { return ln.Name == n }) {
 		if !lambda {
 			return n
 		}
@@ -317,8 +320,8 @@ func (l *loader) network(local map[Network]Preset, lambda bool) Network {
 		return Testnet
 	}
 	names := []string{"testnet", "mainnet (pubnet, public)"}
-	for _, n := range slices.Sorted(maps.Keys(local)) {
-		names = append(names, string(n))
+	for _, ln := range local {
+		names = append(names, string(ln.Name))
 	}
 	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be one of %s; got %q", strings.Join(names, ", "), bounded(s)))
 	return Testnet

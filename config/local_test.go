@@ -16,12 +16,12 @@ func TestLocalNetworks(t *testing.T) {
 		SponsorURL: "http://127.0.0.1:1004", RegistryContract: "CDQKUIADLO5S5WEHEUTTXX2M45WAHVRU2PBEBD6ZGDKMOP5A72FJ3OD4",
 		USDCContractID: "CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA", USDCIssuer: "GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5",
 	}
-	local := map[Network]Preset{"sandbox": sandbox}
+	local := []LocalNetwork{{"sandbox", sandbox}}
 	cases := []struct {
 		name      string
 		env       map[string]string
 		lambda    bool
-		local     map[Network]Preset
+		local     []LocalNetwork
 		want      Network
 		horizon   string // HorizonURL wanted when the load succeeds
 		overrides int
@@ -37,7 +37,7 @@ func TestLocalNetworks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := LoadWith(func(k string) string { return c.env[k] }, c.lambda, c.local)
+			cfg, err := Load(func(k string) string { return c.env[k] }, c.lambda, c.local...)
 			if c.problem != "" {
 				var probs Problems
 				if !errors.As(err, &probs) || len(probs) != 1 || probs[0].Var != "STELLAR_NETWORK" || !strings.Contains(probs[0].Reason, c.problem) {

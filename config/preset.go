@@ -3,7 +3,7 @@ package config
 // Network names a Stellar network the endpoint can serve.
 type Network string
 
-// The public networks. A local build may bring networks of its own (see LoadWith).
+// The public networks. A local build may bring networks of its own (see Load).
 const (
 	Testnet Network = "testnet"
 	Mainnet Network = "mainnet"

@@ -31,9 +31,9 @@ type Booted struct {
 // Local is what a local build adds to Boot (package local supplies it for the sandbox); the
 // Lambda binary boots with none, so nothing of it can be reached there.
 type Local struct {
-	// Networks are STELLAR_NETWORK names of the local build's own, with their presets
-	// (config.LoadWith); naming one under Lambda is a configuration problem.
-	Networks map[config.Network]config.Preset
+	// Networks are the local build's own STELLAR_NETWORK values with their presets
+	// (config.Load); naming one under Lambda is a configuration problem.
+	Networks []config.LocalNetwork
 	// Profiles are added to the credential store when it is writable; a profile that already
 	// exists is kept as it is.
 	Profiles []credentials.Profile
@@ -64,7 +64,7 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 	if err := redact.Register(envSecrets...); err != nil {
 		errs = append(errs, fmt.Errorf("MINDVAULT_AGENT_SECRET, MINDVAULT_API_KEY or MINDVAULT_CONFIRM_KEY: %w", err))
 	}
-	cfg, cfgErr := config.LoadWith(getenv, lambda, local.Networks)
+	cfg, cfgErr := config.Load(getenv, lambda, local.Networks...)
 	logger := NewLogger(lambda, cfg.LogLevel, logw, nil)
 	b := &Booted{Config: cfg, Logger: logger}
 	if cfgErr != nil {

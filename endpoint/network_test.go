@@ -16,7 +16,7 @@ import (
 // problem, and so is a local network under the Lambda runtime; as every startup problem, it
 // is told only to an authenticated caller, as -32603 naming the variable.
 func TestSandboxIsNoNetworkOfTheLambdaBinary(t *testing.T) {
-	sandboxNet := endpoint.Local{Networks: map[config.Network]config.Preset{"sandbox": {}}}
+	sandboxNet := endpoint.Local{Networks: []config.LocalNetwork{{Name: "sandbox"}}}
 	cases := []struct {
 		name   string
 		lambda bool

@@ -65,10 +65,10 @@ func Boot(getenv func(string) string, logw io.Writer) *Booted {
 	sb, err := sandbox.Start(sandbox.Options{Faults: getenv("MINDVAULT_SANDBOX_FAULTS")})
 	if err != nil {
 		extra.Err = fmt.Errorf("MINDVAULT_SANDBOX_FAULTS or sandbox start: %w", err)
-		extra.Networks = map[config.Network]config.Preset{Network: {}}
+		extra.Networks = []config.LocalNetwork{{Name: Network}}
 	} else {
 		b.Sandbox = sb
-		extra.Networks = map[config.Network]config.Preset{Network: Preset(sb)}
+		extra.Networks = []config.LocalNetwork{{Name: Network, Preset: Preset(sb)}}
 		extra.Profiles = []credentials.Profile{{Name: DemoProfile, SecretKey: sb.Demo.Secret, APIKey: sb.DemoAPIKey}}
 	}
 	if strings.TrimSpace(getenv("MINDVAULT_DEFAULT_PROFILE")) == "" {
