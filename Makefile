@@ -61,6 +61,9 @@ test-lambda: build-host $(RIE)
 	@# The same function with inbound auth on (the Lambda default): sha256("alice-event-token") bound to alice.
 	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/auth -golden events/auth/golden \
 	  -env MINDVAULT_AUTH=tokens -env MINDVAULT_ACCESS_TOKENS=$(AUTH_EVENT_TOKENS)
+	@# The deployed binary has no sandbox: STELLAR_NETWORK=sandbox is a -32603 naming the variable.
+	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/no-sandbox -golden events/no-sandbox/golden \
+	  -env STELLAR_NETWORK=sandbox
 
 ## invoke: one event through the emulator, printing the response (make invoke EVENT=events/x.json [SANDBOX=1])
 # The argument is checked before anything is built, so a typo costs no compile. SANDBOX=1 starts
