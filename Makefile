@@ -14,23 +14,30 @@ ADDR         ?= 127.0.0.1:8080
 FUZZTIME     ?= 30s
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: docs run test check unit test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
+.PHONY: docs run sandbox test check unit test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
 
-## run: serve the endpoint on http://$(ADDR)/mcp
+## run: serve the endpoint on http://$(ADDR)/mcp (the local build, on the offline sandbox by default)
 run:
-	@$(GO) build -o $(BIN)/mcp ./functions/mcp
+	@$(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
 	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-sandbox})"
 	@echo "  Claude Code:    claude mcp add --transport http mindvault http://$(ADDR)/mcp"
 	@echo "  MCP Inspector:  npx -y @modelcontextprotocol/inspector --cli http://$(ADDR)/mcp --transport http --method tools/list"
-	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mcp
+	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mindvault-local
+
+## sandbox: serve the sandbox simulators alone on loopback and print the environment that points the Lambda binary at them
+sandbox:
+	@$(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
+	@exec $(BIN)/mindvault-local -sandbox
 
 ## test: everything CI runs
 test: check unit test-lambda test-conformance
 	@echo "make test: all steps passed"
 
+# gofmt, go vet, and go.mod/go.sum as `go mod tidy` would leave them.
 check:
 	@out=$$(gofmt -l . | grep -v '^.tools/' || true); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy and commit the result" >&2; exit 1; }
 
 # Unit and integration tests, fuzz seed corpora, the template check (infra) included.
 unit:
@@ -59,14 +66,18 @@ test-lambda: build-host $(RIE)
 	@# function fetched the issuer's keys once across the warm invocations and logged no token.
 	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/oauth -golden events/oauth/golden \
 	  -oauth-tokens events/oauth/issuer/tokens.json -oauth-jwks-fetches 1 -env MINDVAULT_RESOURCE_URL=$(OAUTH_EVENT_RESOURCE)
+	@# The deployed binary has no sandbox: STELLAR_NETWORK=sandbox is a -32603 naming the variable.
+	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/no-sandbox -golden events/no-sandbox/golden \
+	  -env STELLAR_NETWORK=sandbox
 
-## invoke: one event through the emulator, printing the response (make invoke EVENT=events/x.json)
-# The argument is checked before anything is built, so a typo costs no compile.
+## invoke: one event through the emulator, printing the response (make invoke EVENT=events/x.json [SANDBOX=1])
+# The argument is checked before anything is built, so a typo costs no compile. SANDBOX=1 starts
+# the sandbox simulators and points the real bootstrap at them (testnet settings, demo profile).
 invoke:
-	@test -n "$(EVENT)" || { echo "usage: make invoke EVENT=events/<name>.json (an event file, or a folder of them)" >&2; exit 2; }
+	@test -n "$(EVENT)" || { echo "usage: make invoke EVENT=events/<name>.json [SANDBOX=1] (an event file, or a folder of them)" >&2; exit 2; }
 	@test -e "$(EVENT)" || { echo "make invoke: $(EVENT) does not exist; the events are in events/" >&2; exit 2; }
 	@$(MAKE) --no-print-directory build-host $(RIE)
-	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events $(EVENT) -print
+	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events $(EVENT) -print$(if $(SANDBOX), -sandbox)
 
 ## test-conformance: the official MCP conformance suite and client smoke tests (Node 22 from npm)
 test-conformance:

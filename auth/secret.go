@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/smithy-go"
+
+	"github.com/mindvault/mcp-endpoint/credentials"
 )
 
 // LoadTokenSecret reads the access-token list (ParseTokens format) from the string value of
@@ -34,7 +35,7 @@ func loadTokenSecret(ctx context.Context, name string, opts ...func(*config.Load
 	out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})
 	if err != nil {
 		var apiErr smithy.APIError
-		if errors.As(err, &apiErr) && awsCode.MatchString(apiErr.ErrorCode()) {
+		if errors.As(err, &apiErr) && credentials.IsAWSErrorCode(apiErr.ErrorCode()) {
 			return nil, fmt.Errorf("access token secret %q could not be read (AWS %s)", name, apiErr.ErrorCode())
 		}
 		if ctx.Err() != nil {
@@ -51,6 +52,3 @@ func loadTokenSecret(ctx context.Context, name string, opts ...func(*config.Load
 	}
 	return tokens, nil
 }
-
-// awsCode is the shape of an AWS error code; anything else is not repeated.
-var awsCode = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)

@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -202,26 +201,6 @@ func ListTools(h http.Handler) ([]json.RawMessage, error) {
 		return nil, errors.New("tools/list returned no tools")
 	}
 	return list.Tools, nil
-}
-
-// ToolNames returns the sorted names of h's tools/list.
-func ToolNames(h http.Handler) ([]string, error) {
-	tools, err := ListTools(h)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(tools))
-	for _, t := range tools {
-		var n struct {
-			Name string `json:"name"`
-		}
-		if err := json.Unmarshal(t, &n); err != nil {
-			return nil, err
-		}
-		names = append(names, n.Name)
-	}
-	sort.Strings(names)
-	return names, nil
 }
 
 // --- the Go SDK peer -----------------------------------------------------------------------

@@ -11,13 +11,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mindvault/mcp-endpoint/endpoint"
+	"github.com/mindvault/mcp-endpoint/local"
 )
 
 // fixture is one endpoint booted on the sandbox, the Go SDK peer and the null handlers,
 // shared by every benchmark of the process (booted lazily: plain `go test` never boots it).
 type fixture struct {
-	booted *endpoint.Booted
+	booted *local.Booted
 	peer   http.Handler
 	null   map[string]http.Handler // by case
 }
@@ -46,7 +46,7 @@ func getFixture(tb testing.TB) *fixture {
 }
 
 func newFixture() (*fixture, error) {
-	b := endpoint.Boot(SandboxEnv(nil), false, io.Discard)
+	b := local.Boot(SandboxEnv(nil), io.Discard)
 	if b.Err != nil {
 		b.Close()
 		return nil, fmt.Errorf("boot: %w", b.Err)

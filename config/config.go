@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,13 +77,6 @@ type Config struct {
 
 	// Lambda is true when the process runs under the Lambda runtime API.
 	Lambda bool
-
-	// SandboxFaults is the sandbox fault plan (MINDVAULT_SANDBOX_FAULTS), validated by the
-	// sandbox when it starts.
-	SandboxFaults string
-	// explicit records the variables set in the environment, so a sandbox preset applied
-	// after loading does not override them.
-	explicit map[string]bool
 }
 
 // Problem is one bad or inconsistent variable.
@@ -135,14 +129,31 @@ var (
 	x402Networks = regexp.MustCompile(`^stellar:[a-z0-9-]+$`)
 )
 
+// LocalNetwork is a network a local build brings (the offline sandbox), with its preset.
+type LocalNetwork struct {
+	Name   Network
+	Preset Preset
+}
+
 // Load reads the configuration through getenv (os.Getenv in production, a map in tests).
 // lambda says whether the process runs under the Lambda runtime, which changes defaults.
-func Load(getenv func(string) string, lambda bool) (*Config, error) {
+//
+// STELLAR_NETWORK names a public network or, in a build that brings them, one of the local
+// networks, whose preset then applies as a public network's does (every variable set in the
+// environment still wins). Local networks exist only off Lambda, so that a deployed function
+// can never be pointed at a network no operator can see: under the Lambda runtime naming one
+// is a problem.
+func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Config, error) {
 	l := loader{getenv: getenv}
 	c := &Config{Lambda: lambda}
 
-	c.Network = l.network()
+	c.Network = l.network(local, lambda)
 	c.Preset, _ = PresetFor(c.Network)
+	for _, n := range local {
+		if n.Name == c.Network {
+			c.Preset = n.Preset
+		}
+	}
 	c.X402Network = l.str("X402_NETWORK", c.Preset.X402Network)
 	c.Passphrase = c.Preset.Passphrase
 	c.MindVaultURL = l.url("MINDVAULT_URL", c.Preset.MindVaultURL)
@@ -204,15 +215,6 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 	c.MaxBodyBytes = int64(l.integer("MINDVAULT_MAX_BODY_BYTES", DefaultMaxBodyBytes, 1024, 64<<20))
 	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)
 	c.LogLevel = l.level()
-	c.SandboxFaults = l.str("MINDVAULT_SANDBOX_FAULTS", "")
-	if c.Network == Sandbox && l.getenv("MINDVAULT_DEFAULT_PROFILE") == "" {
-		c.DefaultProfile = SandboxProfile
-	}
-	c.explicit = map[string]bool{}
-	for _, v := range []string{"X402_NETWORK", "MINDVAULT_URL", "HORIZON_URL", "SOROBAN_RPC_URL", "SPONSORED_ACCOUNT_URL",
-		"VAULT_REGISTRY_CONTRACT_ID", "USDC_CONTRACT_ID", "USDC_ISSUER", "MINDVAULT_CREDENTIALS"} {
-		c.explicit[v] = strings.TrimSpace(getenv(v)) != ""
-	}
 
 	c.checkNetwork(&l)
 	if len(l.problems) > 0 {
@@ -220,32 +222,6 @@ func Load(getenv func(string) string, lambda bool) (*Config, error) {
 	}
 	return c, nil
 }
-
-// SandboxProfile is the funded demo profile, the default profile on the sandbox network.
-const SandboxProfile = "demo"
-
-// ApplySandbox points the configuration at the sandbox's simulators once they listen:
-// p becomes the preset, and every value the environment did not set explicitly takes it.
-func (c *Config) ApplySandbox(p Preset) {
-	c.Preset = p
-	set := func(v string, dst *string, val string) {
-		if !c.explicit[v] {
-			*dst = val
-		}
-	}
-	set("X402_NETWORK", &c.X402Network, p.X402Network)
-	set("MINDVAULT_URL", &c.MindVaultURL, p.MindVaultURL)
-	set("HORIZON_URL", &c.HorizonURL, p.HorizonURL)
-	set("SOROBAN_RPC_URL", &c.RPCURL, p.RPCURL)
-	set("SPONSORED_ACCOUNT_URL", &c.SponsorURL, p.SponsorURL)
-	set("VAULT_REGISTRY_CONTRACT_ID", &c.RegistryContract, p.RegistryContract)
-	set("USDC_CONTRACT_ID", &c.USDCContractID, p.USDCContractID)
-	set("USDC_ISSUER", &c.USDCIssuer, p.USDCIssuer)
-	c.Passphrase, c.ExplorerTxURL = p.Passphrase, p.ExplorerTxURL
-}
-
-// CredentialsExplicit reports whether MINDVAULT_CREDENTIALS was set.
-func (c *Config) CredentialsExplicit() bool { return c.explicit["MINDVAULT_CREDENTIALS"] }
 
 // Overrides lists the configured values that differ from the network preset.
 func (c *Config) Overrides() []Override {
@@ -396,7 +372,8 @@ func (l *loader) str(v, def string) string {
 	return def
 }
 
-func (l *loader) network() Network {
+// network reads STELLAR_NETWORK: a public network, or one of the local build's own off Lambda.
+func (l *loader) network(local []LocalNetwork, lambda bool) Network {
 	s, ok := l.raw("STELLAR_NETWORK")
 	if !ok {
 		return Testnet
@@ -406,10 +383,24 @@ func (l *loader) network() Network {
 		return Testnet
 	case "mainnet", "pubnet", "public":
 		return Mainnet
-	case "sandbox":
-		return Sandbox
 	}
-	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be testnet, mainnet (pubnet, public) or sandbox; got %q", bounded(s)))
+	n := Network(strings.ToLower(s))
+	if slices.ContainsFunc(local, func(ln LocalNetwork) bool { return ln.Name == n }) {
+		if !lambda {
+			return n
+		}
+		l.bad("STELLAR_NETWORK", fmt.Sprintf("%q is a network of the local build only; under Lambda it must be testnet or mainnet", n))
+		return Testnet
+	}
+	if len(local) == 0 || lambda {
+		l.bad("STELLAR_NETWORK", fmt.Sprintf("must be testnet or mainnet (pubnet, public); got %q (the offline sandbox is in the local build only: make run)", bounded(s)))
+		return Testnet
+	}
+	names := []string{"testnet", "mainnet (pubnet, public)"}
+	for _, ln := range local {
+		names = append(names, string(ln.Name))
+	}
+	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be one of %s; got %q", strings.Join(names, ", "), bounded(s)))
 	return Testnet
 }
 

@@ -3,11 +3,10 @@ package config
 // Network names a Stellar network the endpoint can serve.
 type Network string
 
-// The networks. Sandbox points every downstream at the in-process simulators.
+// The public networks. A local build may bring networks of its own (see Load).
 const (
 	Testnet Network = "testnet"
 	Mainnet Network = "mainnet"
-	Sandbox Network = "sandbox"
 )
 
 // Preset holds the downstream addresses and chain ids a network implies.
@@ -24,7 +23,7 @@ type Preset struct {
 	ExplorerTxURL    string // prefix; the transaction hash is appended
 }
 
-// Passphrases of the public networks (also used by the sandbox, which poses as testnet).
+// Passphrases of the public networks.
 const (
 	TestnetPassphrase = "Test SDF Network ; September 2015"
 	MainnetPassphrase = "Public Global Stellar Network ; September 2015"
@@ -57,8 +56,7 @@ var presets = map[Network]Preset{
 	},
 }
 
-// PresetFor returns the preset of a public network; the sandbox preset is filled in by the
-// sandbox when it knows its loopback addresses.
+// PresetFor returns the preset of a public network.
 func PresetFor(n Network) (Preset, bool) {
 	p, ok := presets[n]
 	return p, ok

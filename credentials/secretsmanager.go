@@ -277,7 +277,7 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) {
 		code := apiErr.ErrorCode()
-		if !awsCode.MatchString(code) {
+		if !IsAWSErrorCode(code) {
 			code = "UnknownError"
 		}
 		cause := &awsError{msg: fmt.Sprintf("secretsmanager: %s: AWS %s", op.what(profile), code), cause: err}
@@ -337,7 +337,11 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 	return e
 }
 
-// awsCode is the shape of an AWS error code; anything else is not repeated in a detail.
+// IsAWSErrorCode reports a string shaped like an AWS error code (ResourceNotFoundException,
+// Throttling): only such a code is repeated in a detail or message, never other text an SDK
+// error carries.
+func IsAWSErrorCode(code string) bool { return awsCode.MatchString(code) }
+
 var awsCode = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
 
 func isThrottle(code string) bool {

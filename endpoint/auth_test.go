@@ -115,7 +115,6 @@ func TestProfileIsolation(t *testing.T) {
 func TestLambdaWithoutTokensRefusesEverything(t *testing.T) {
 	logs := &syncBuffer{}
 	b := endpoint.Boot(func(string) string { return "" }, true, logs)
-	t.Cleanup(b.Close)
 	for range 5 {
 		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		req.Header.Set("Content-Type", "application/json")

@@ -47,12 +47,18 @@ func TestAuthRunsBeforeEverything(t *testing.T) {
 		{"healthy tokens", true, map[string]string{
 			"MINDVAULT_ACCESS_TOKENS": tokens,
 		}, []want{{"", 401, 0}, {tokenAll, 200, 0}}, ""},
+		// The Lambda binary boots with no local network: the sandbox is a configuration problem.
+		{"sandbox network under Lambda", true, map[string]string{
+			"MINDVAULT_ACCESS_TOKENS": tokens, "STELLAR_NETWORK": "sandbox",
+		}, []want{{"", 401, 0}, {tokenAll, 200, -32603}}, "STELLAR_NETWORK"},
+		{"sandbox network in the Lambda binary served locally", false, map[string]string{
+			"MINDVAULT_AUTH": "tokens", "MINDVAULT_ACCESS_TOKENS": tokens, "STELLAR_NETWORK": "sandbox",
+		}, []want{{"", 401, 0}, {tokenAll, 200, -32603}}, "STELLAR_NETWORK"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			logs := &syncBuffer{}
 			b := endpoint.Boot(func(k string) string { return c.vars[k] }, c.lambda, logs)
-			t.Cleanup(b.Close)
 			for range 2 { // the auth problem is logged once, not per request
 				for _, w := range c.want {
 					req := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))

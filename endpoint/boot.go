@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -16,41 +15,44 @@ import (
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/redact"
-	"github.com/mindvault/mcp-endpoint/sandbox"
 	"github.com/mindvault/mcp-endpoint/tools"
 )
 
-// Booted is a running endpoint and what was started for it.
+// Booted is a running endpoint.
 type Booted struct {
 	Handler http.Handler
 	Config  *config.Config
 	Deps    *tools.Deps
 	Logger  *slog.Logger
-	// Sandbox is set on the sandbox network.
-	Sandbox *sandbox.Sandbox
-	// StoreDir is the temporary profile folder created for the sandbox, if any.
-	StoreDir string
 	// Err is the startup problem every request will report (nil when healthy).
 	Err error
 }
 
-// Close stops what Boot started.
-func (b *Booted) Close() {
-	if b.Sandbox != nil {
-		b.Sandbox.Close()
-	}
-	if b.StoreDir != "" {
-		os.RemoveAll(b.StoreDir)
-	}
+// Local is what a local build adds to Boot (package local supplies it for the sandbox); the
+// Lambda binary boots with none, so nothing of it can be reached there.
+type Local struct {
+	// Networks are the local build's own STELLAR_NETWORK values with their presets
+	// (config.Load); naming one under Lambda is a configuration problem.
+	Networks []config.LocalNetwork
+	// Profiles are added to the credential store when it is writable; a profile that already
+	// exists is kept as it is.
+	Profiles []credentials.Profile
+	// Err is a problem the local build met before Boot (a simulator that did not start); it
+	// is reported like a configuration problem.
+	Err error
 }
 
-// Boot reads the environment once and assembles the endpoint: configuration, the sandbox
-// simulators when STELLAR_NETWORK=sandbox, the credential store, clients and tools. A
-// startup problem does not stop it: the handler then answers every authenticated request
-// with -32603 naming the problem (a Lambda that crash-loops tells the operator nothing).
-// Inbound auth always runs first; when its own configuration is what is broken, every
-// request is refused.
+// Boot reads the environment once and assembles the endpoint: configuration, the
+// credential store, clients and tools. A startup problem does not stop it: the handler then
+// answers every authenticated request with -32603 naming the problem (a Lambda that
+// crash-loops tells the operator nothing). Inbound auth always runs first; when its own
+// configuration is what is broken, every request is refused.
 func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
+	return BootWith(getenv, lambda, logw, Local{})
+}
+
+// BootWith is Boot for a local build that brings networks, profiles or a problem of its own.
+func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Local) *Booted {
 	var errs []error
 	// The environment's secrets are known before anything can log or answer, whichever
 	// credential store is configured (MINDVAULT_CONFIRM_KEY is the human-confirmation key
@@ -62,33 +64,21 @@ func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 	if err := redact.Register(envSecrets...); err != nil {
 		errs = append(errs, fmt.Errorf("MINDVAULT_AGENT_SECRET, MINDVAULT_API_KEY or MINDVAULT_CONFIRM_KEY: %w", err))
 	}
-	cfg, cfgErr := config.Load(getenv, lambda)
+	cfg, cfgErr := config.Load(getenv, lambda, local.Networks...)
 	logger := NewLogger(lambda, cfg.LogLevel, logw, nil)
 	b := &Booted{Config: cfg, Logger: logger}
 	if cfgErr != nil {
 		errs = append(errs, cfgErr)
 	}
-
-	if cfg.Network == config.Sandbox {
-		sb, err := sandbox.Start(sandbox.Options{Faults: cfg.SandboxFaults})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("MINDVAULT_SANDBOX_FAULTS or sandbox start: %w", err))
-		} else {
-			b.Sandbox = sb
-			cfg.ApplySandbox(config.Preset{
-				X402Network: "stellar:testnet", Passphrase: sb.Passphrase,
-				MindVaultURL: sb.APIURL, HorizonURL: sb.HorizonURL, RPCURL: sb.RPCURL, SponsorURL: sb.SponsorURL,
-				USDCContractID: sb.USDCContractID, USDCIssuer: sb.USDCIssuer, RegistryContract: sb.RegistryContract,
-			})
-		}
+	if local.Err != nil {
+		errs = append(errs, local.Err)
 	}
 
-	store, storeDir, err := openStore(cfg, getenv, b.Sandbox)
+	store, err := openStore(cfg, getenv, local.Profiles)
 	if err != nil {
 		errs = append(errs, err)
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
 	}
-	b.StoreDir = storeDir
 	var tokens []auth.Token
 	var tokenErr error
 	if cfg.Auth != "oauth" { // oauth mode refuses token settings (a config problem) and reads none
@@ -135,30 +125,21 @@ func authProblem(mode string, cfgErr, tokenErr error) error {
 	return tokenErr
 }
 
-// openStore opens MINDVAULT_CREDENTIALS. On the sandbox it defaults to a fresh temporary
-// dir: store and makes sure the funded demo profile is in whichever store is used.
-func openStore(cfg *config.Config, getenv func(string) string, sb *sandbox.Sandbox) (credentials.Store, string, error) {
-	spec, tmp := cfg.Credentials, ""
-	if sb != nil && !cfg.CredentialsExplicit() {
-		dir, err := os.MkdirTemp("", "mindvault-profiles-")
-		if err != nil {
-			return nil, "", fmt.Errorf("sandbox profile folder: %w", err)
-		}
-		spec, tmp = "dir:"+dir, dir
-	}
-	store, err := credentials.Open(spec, getenv, cfg.DefaultProfile)
+// openStore opens MINDVAULT_CREDENTIALS and adds profiles to it when it is writable.
+func openStore(cfg *config.Config, getenv func(string) string, profiles []credentials.Profile) (credentials.Store, error) {
+	store, err := credentials.Open(cfg.Credentials, getenv, cfg.DefaultProfile)
 	if err != nil {
-		return nil, tmp, fmt.Errorf("MINDVAULT_CREDENTIALS: %w", err)
+		return nil, fmt.Errorf("MINDVAULT_CREDENTIALS: %w", err)
 	}
-	if sb != nil && !store.ReadOnly() {
-		// The demo wallet is also the seeded "Demo Publisher", so the profile carries its API
-		// key: demo can publish and register on chain the resources it creates.
-		demo := credentials.Profile{Name: config.SandboxProfile, SecretKey: sb.Demo.Secret, APIKey: sb.DemoAPIKey}
-		if err := store.Create(context.Background(), demo); err != nil && !credentials.IsExists(err) {
-			return nil, tmp, fmt.Errorf("adding the sandbox demo profile: %w", err)
+	if store.ReadOnly() {
+		return store, nil
+	}
+	for _, p := range profiles {
+		if err := store.Create(context.Background(), p); err != nil && !credentials.IsExists(err) {
+			return nil, fmt.Errorf("adding the %s profile: %w", p.Name, err)
 		}
 	}
-	return store, tmp, nil
+	return store, nil
 }
 
 // loadTokens reads the accepted bearer-token digests once per process, inline or from a

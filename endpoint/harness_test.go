@@ -10,15 +10,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mindvault/mcp-endpoint/endpoint"
 	"github.com/mindvault/mcp-endpoint/internal/schemacheck"
+	"github.com/mindvault/mcp-endpoint/local"
 	"github.com/mindvault/mcp-endpoint/sandbox"
 )
 
 // env is one endpoint booted on the sandbox network, exactly as `make run` boots it.
 type env struct {
 	t       *testing.T
-	b       *endpoint.Booted
+	b       *local.Booted
 	sb      *sandbox.Sandbox
 	logs    *syncBuffer
 	schemas map[string]json.RawMessage // outputSchema by tool
@@ -58,7 +58,7 @@ func newEnv(t *testing.T, vars map[string]string) *env {
 		all[k] = v
 	}
 	logs := &syncBuffer{}
-	b := endpoint.Boot(func(k string) string { return all[k] }, false, logs)
+	b := local.Boot(func(k string) string { return all[k] }, logs)
 	t.Cleanup(b.Close)
 	if b.Err != nil {
 		t.Fatalf("boot: %v", b.Err)

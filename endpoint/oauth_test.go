@@ -375,7 +375,6 @@ func TestOAuthBoot(t *testing.T) {
 					vars[k] = v
 				}
 				b := endpoint.Boot(func(k string) string { return vars[k] }, lambda, logs)
-				t.Cleanup(b.Close)
 				if iss.DiscoveryFetches()+iss.JWKSFetches() != 0 {
 					t.Fatal("the cold start contacted the issuer")
 				}
@@ -405,7 +404,6 @@ func TestOAuthBoot(t *testing.T) {
 		logs := &syncBuffer{}
 		vars := map[string]string{"MINDVAULT_AUTH": "oauth", "MINDVAULT_OAUTH_ISSUER": iss.URL, "MINDVAULT_RESOURCE_URL": oauthResource}
 		b := endpoint.Boot(func(k string) string { return vars[k] }, true, logs)
-		t.Cleanup(b.Close)
 		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Authorization", "Bearer "+tok)

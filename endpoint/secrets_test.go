@@ -17,7 +17,9 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/endpoint"
+	"github.com/mindvault/mcp-endpoint/local"
 	"github.com/mindvault/mcp-endpoint/redact"
+	"github.com/mindvault/mcp-endpoint/sandbox"
 )
 
 // Secrets without a recognisable shape: only exact-value redaction can catch them.
@@ -34,10 +36,28 @@ func spellings(s string) []string {
 }
 
 // bootLambda boots the product as the Lambda main does (JSON logs to logw, EMF metrics to
-// stdout, which is captured), on the sandbox network.
+// stdout, which is captured): the Lambda binary has no sandbox network, so it runs on testnet
+// settings pointed at the simulators (local.Env), as `make invoke SANDBOX=1` runs it, with a
+// dir: store holding the funded demo profile.
 func bootLambda(t *testing.T, vars map[string]string) (*env, func() string) {
 	t.Helper()
-	all := map[string]string{"STELLAR_NETWORK": "sandbox"}
+	sb, err := sandbox.Start(sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Close)
+	dir := t.TempDir()
+	all := local.Env(sb)
+	delete(all, "MINDVAULT_AGENT_SECRET") // the demo profile is in the dir: store instead
+	delete(all, "MINDVAULT_API_KEY")
+	all["MINDVAULT_CREDENTIALS"] = "dir:" + dir
+	store, err := credentials.Open(all["MINDVAULT_CREDENTIALS"], func(string) string { return "" }, local.DemoProfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Create(context.Background(), credentials.Profile{Name: local.DemoProfile, SecretKey: sb.Demo.Secret, APIKey: sb.DemoAPIKey}); err != nil {
+		t.Fatal(err)
+	}
 	for k, v := range fastRetries {
 		all[k] = v
 	}
@@ -61,14 +81,11 @@ func bootLambda(t *testing.T, vars map[string]string) (*env, func() string) {
 		once.Do(func() { w.Close(); <-copied; r.Close() })
 		return metrics.String()
 	}
-	t.Cleanup(func() {
-		b.Close()
-		drain()
-	})
+	t.Cleanup(func() { drain() })
 	if b.Err != nil {
 		t.Fatalf("boot: %v", b.Err)
 	}
-	e := &env{t: t, b: b, sb: b.Sandbox, logs: logs, schemas: map[string]json.RawMessage{}, token: vars["test.token"]}
+	e := &env{t: t, b: &local.Booted{Booted: b, Sandbox: sb}, sb: sb, logs: logs, schemas: map[string]json.RawMessage{}, token: vars["test.token"]}
 	return e, drain
 }
 

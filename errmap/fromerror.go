@@ -18,11 +18,6 @@ type Error struct {
 	Err   error // the underlying cause, if any (kept for errors.Is/As and logs)
 }
 
-// Wrap returns an *Error carrying f with err as its cause.
-func Wrap(err error, f Facts) *Error {
-	return &Error{Facts: f, Err: err}
-}
-
 // Error returns line 1 of the mapped text plus source and category: short, redacted, never a body.
 func (e *Error) Error() string {
 	if e == nil {

@@ -103,8 +103,8 @@ func TestFromErrorSecretsMerged(t *testing.T) {
 
 func TestErrorMethods(t *testing.T) {
 	cause := errors.New("underlying")
-	e := Wrap(cause, Facts{Source: SourceAPI, Operation: "Preview failed", Status: 500,
-		Body: []byte(`{"error":"boom ` + testAPIKey + `","stack":"very long internal stack"}`)})
+	e := &Error{Err: cause, Facts: Facts{Source: SourceAPI, Operation: "Preview failed", Status: 500,
+		Body: []byte(`{"error":"boom ` + testAPIKey + `","stack":"very long internal stack"}`)}}
 	s := e.Error()
 	if s != "Preview failed: boom [REDACTED] (api, server)" {
 		t.Errorf("Error() = %q", s)

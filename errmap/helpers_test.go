@@ -39,9 +39,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// fullRun is true when no -run/-skip filter narrowed the test set.
+// fullRun is true when every test ran: no -run or -skip filter narrowed the set, and -list
+// did not replace running with listing.
 func fullRun() bool {
-	for _, name := range []string{"test.run", "test.skip"} {
+	for _, name := range []string{"test.run", "test.skip", "test.list"} {
 		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
 			return false
 		}

@@ -14,11 +14,6 @@ func NewRedactor(secrets []string) *Redactor {
 	return &Redactor{extra: redact.NewValues(secrets)}
 }
 
-// Redact redacts text that came from outside the endpoint with secrets as extra exact values.
-func Redact(s string, secrets []string) string {
-	return NewRedactor(secrets).Redact(s)
-}
-
 // Redact returns s, text from outside the endpoint, with every known secret and every
 // secret-shaped value replaced by [REDACTED].
 func (r *Redactor) Redact(s string) string {

@@ -171,3 +171,8 @@ func TestPrecutLeavesNoFragment(t *testing.T) {
 		t.Error("precut")
 	}
 }
+
+// Redact redacts s with secrets as extra exact values, as the mapping does.
+func Redact(s string, secrets []string) string {
+	return NewRedactor(secrets).Redact(s)
+}

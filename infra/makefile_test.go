@@ -48,7 +48,7 @@ func runMake(t *testing.T, dir string, args ...string) (out string, code int) {
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES", "ARTIFACTS_DIR", "EVENT", "GO":
+		case "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES", "ARTIFACTS_DIR", "EVENT", "SANDBOX", "GO":
 		default:
 			cmd.Env = append(cmd.Env, kv)
 		}
@@ -154,6 +154,8 @@ func TestMakeTargetsCheckArgumentsFirst(t *testing.T) {
 		{"invoke with a missing event", []string{"invoke", "EVENT=events/no-such-event.json"}, 2, "events/no-such-event.json does not exist", nil},
 		{"invoke with an event builds, then runs", []string{"invoke", "EVENT=events/tools-list-modern.json"}, 0, "",
 			[]string{" build -tags lambda.norpc", " run ./infra/invoke ", "-events events/tools-list-modern.json -print"}},
+		{"invoke on the simulators", []string{"invoke", "EVENT=events/tools-list-modern.json", "SANDBOX=1"}, 0, "",
+			[]string{" build -tags lambda.norpc", " run ./infra/invoke ", "-events events/tools-list-modern.json -print -sandbox"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,10 +32,10 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 	_, metaVersion := req.Meta[metaProtocolVersion]
 	if metaVersion || (isRevision(header) && header >= Version20260728) {
 		e.era = Modern
-		return s.modern(context.WithValue(ctx, eraKey, Modern), r, req, header, e)
+		return s.modern(ctx, r, req, header, e)
 	}
 	e.era = Legacy
-	return s.legacy(context.WithValue(ctx, eraKey, Legacy), req, header, e)
+	return s.legacy(ctx, req, header, e)
 }
 
 // modern applies the 2026-07-28 checks in the order of docs/protocol.md "Modern requests", then

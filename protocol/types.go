@@ -98,10 +98,7 @@ type ToolSet interface {
 
 type ctxKey int
 
-const (
-	requestIDKey ctxKey = iota
-	eraKey
-)
+const requestIDKey ctxKey = 0
 
 // WithRequestID attaches the correlation id of the current invocation (the Lambda request id
 // under Lambda); the server generates one when none is attached.
@@ -113,12 +110,6 @@ func WithRequestID(ctx context.Context, id string) context.Context {
 func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey).(string)
 	return id
-}
-
-// EraOf reports the era of the request being served (tools may phrase results per era).
-func EraOf(ctx context.Context) Era {
-	e, _ := ctx.Value(eraKey).(Era)
-	return e
 }
 
 // PromptMessage is one message of a prompts/get result; the endpoint's prompts send text.

@@ -2,8 +2,8 @@ package requests
 
 import (
 	"math/big"
-	"regexp"
 
+	"github.com/mindvault/mcp-endpoint/clients/registry"
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
@@ -23,11 +23,9 @@ func priceRange(min, max *string) []Issue {
 	return nil
 }
 
-var onchainRe = regexp.MustCompile(`^[a-z0-9]{1,24}$`)
-
 // onchainID reports an id the registry contract cannot hold (it would answer #11).
 func onchainID(id string) []Issue {
-	if onchainRe.MatchString(id) {
+	if registry.OnchainID(id) {
 		return nil
 	}
 	return []Issue{{Path: "/resourceId", Rule: "onchainid", Expected: "1-24 lowercase letters and digits",

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stellar/go-stellar-sdk/network"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 // The MindVault API's publisher routes: POST /publishers, POST /resources,
@@ -378,7 +380,7 @@ func registerArgs(res *resource) ([]xdr.ScVal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []xdr.ScVal{scAddress(res.wallet), scStr(res.id), scI128(price), scStr(metadataPointer(res)), scStrVec(nil)}, nil
+	return []xdr.ScVal{scAddress(res.wallet), soroban.Str(res.id), scI128(price), soroban.Str(metadataPointer(res)), soroban.StrVec(nil)}, nil
 }
 
 // apiPrepareRegistration is GET /resources/{id}/register/prepare (x-api-key): the register
@@ -496,7 +498,7 @@ func (s *Sandbox) apiRegister(w http.ResponseWriter, r *http.Request, params []s
 		}
 		inv, why := decodeInvocation(env)
 		if why != "" || !inv.args.ContractAddress.Equals(s.world.regAddr) || inv.args.FunctionName != "register" ||
-			len(inv.args.Args) != 5 || !inv.args.Args[1].Equals(scStr(res.id)) {
+			len(inv.args.Args) != 5 || !inv.args.Args[1].Equals(soroban.Str(res.id)) {
 			apiError(w, http.StatusBadRequest, "signedXdr is not a register transaction for this resource")
 			return
 		}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 func catalogIDs(rows []catalogRow) []string {
@@ -242,7 +244,7 @@ func TestCatalogCarriesChainTags(t *testing.T) {
 
 	// A set_tags applied on chain shows in the next catalog read.
 	unlock := sb.lockChain()
-	_, err := sb.world.invokeTx(sb.world.byName["creator"], "set_tags", []xdr.ScVal{scStr("rustguide"), scStrVec([]string{"Memory", "rust"})}, sb.LatestLedger())
+	_, err := sb.world.invokeTx(sb.world.byName["creator"], "set_tags", []xdr.ScVal{soroban.Str("rustguide"), soroban.StrVec([]string{"Memory", "rust"})}, sb.LatestLedger())
 	unlock()
 	if err != nil {
 		t.Fatal(err)

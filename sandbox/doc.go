@@ -1,9 +1,16 @@
 // Package sandbox runs in-process simulators of the endpoint's downstreams — the MindVault
 // API (with its x402 paywall and an in-process facilitator), Stellar Horizon, Stellar RPC
 // and the sponsored-account service — on loopback listeners (127.0.0.1 only).
-// They are the offline demo (STELLAR_NETWORK=sandbox) and the integration test bed, so they
-// speak the real wire formats: the product's clients run unchanged against them, and this
-// package is the only place where downstreams are faked.
+// They are the offline demo (STELLAR_NETWORK=sandbox in the local build, see package local)
+// and the integration test bed, so they speak the real wire formats: the product's clients
+// run unchanged against them, and this package is the only place where downstreams are faked.
+// Only local builds and tests link it; the deployed Lambda binary does not.
+//
+// It speaks each protocol through the product's own codec — ScVals with clients/soroban's
+// helpers, x402 documents with clients/x402's wire types — and keeps its own model of each
+// service: the contracts, their host-style argument checks and the MindVault API's full
+// documents. A shared codec is pinned by golden wire tests in its own package, since the
+// sandbox's tests cannot catch a bug in it (docs/sandbox.md "What it shares with the product").
 //
 // State is seeded deterministically: keypairs derive from sha256("mindvault-sandbox/<name>"),
 // the catalog and transactions are fixed, and the ledger sequence starts at 1000 when Start

@@ -56,42 +56,28 @@ const (
 	reasonUnexpectedSettleFail = "unexpected_settle_error"
 )
 
-// paymentRequirement is one PaymentRequirements object, in the field order servers send.
-type paymentRequirement struct {
-	Scheme            string         `json:"scheme"`
-	Network           string         `json:"network"`
-	Amount            string         `json:"amount"`
-	Asset             string         `json:"asset"`
-	PayTo             string         `json:"payTo"`
-	MaxTimeoutSeconds int            `json:"maxTimeoutSeconds"`
-	Extra             map[string]any `json:"extra,omitempty"`
-}
+// The x402 documents are the product's wire types (clients/x402), as the ScVals are its
+// codec's: x402.Requirement, Required, Payload and Settlement, pinned there by golden tests.
 
+// paymentResource is the resource a PAYMENT-REQUIRED describes; the paying side only echoes
+// it, so it has no type of its own there.
 type paymentResource struct {
 	URL         string `json:"url"`
 	Description string `json:"description"`
 	MimeType    string `json:"mimeType"`
 }
 
-// paymentRequired is the PAYMENT-REQUIRED document (x402 v2).
-type paymentRequired struct {
-	X402Version int                  `json:"x402Version"`
-	Error       string               `json:"error,omitempty"`
-	Resource    paymentResource      `json:"resource"`
-	Accepts     []paymentRequirement `json:"accepts"`
-}
-
 // offer is what one paid request asks for.
 type offer struct {
 	resource paymentResource
-	req      paymentRequirement
+	req      x402.Requirement
 }
 
 // newOffer asks units of USDC (7-decimal) paid to payTo, fees sponsored.
 func (s *Sandbox) newOffer(path, description, mimeType string, units int64, payTo string) offer {
 	return offer{
 		resource: paymentResource{URL: s.APIURL + path, Description: description, MimeType: mimeType},
-		req: paymentRequirement{Scheme: "exact", Network: x402Network, Amount: big.NewInt(units).String(),
+		req: x402.Requirement{Scheme: "exact", Network: x402Network, Amount: big.NewInt(units).String(),
 			Asset: s.USDCContractID, PayTo: payTo, MaxTimeoutSeconds: x402TimeoutSecs,
 			Extra: map[string]any{"areFeesSponsored": true}},
 	}
@@ -103,7 +89,8 @@ func (o offer) requirementJSON() []byte {
 }
 
 func (o offer) header(errText string) string {
-	b, _ := json.Marshal(paymentRequired{X402Version: 2, Error: errText, Resource: o.resource, Accepts: []paymentRequirement{o.req}})
+	resource, _ := json.Marshal(o.resource)
+	b, _ := json.Marshal(x402.Required{X402Version: 2, Error: errText, Resource: resource, Accepts: []json.RawMessage{o.requirementJSON()}})
 	return base64.StdEncoding.EncodeToString(b)
 }
 
@@ -217,7 +204,7 @@ func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*p
 	w := s.world
 	fac := w.pay.facilitator.Address
 	bad := func(reason, msg string) *rejection { return &rejection{reason, msg} }
-	var req paymentRequirement
+	var req x402.Requirement
 	if err := json.Unmarshal(reqJSON, &req); err != nil {
 		return nil, bad(reasonInvalidRequirements, "the payment requirements are not a JSON object")
 	}
@@ -228,7 +215,7 @@ func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*p
 	if pl.X402Version != 2 {
 		return nil, bad(reasonInvalidVersion, "only x402Version 2 is supported for the Stellar exact scheme")
 	}
-	var acc paymentRequirement
+	var acc x402.Requirement
 	if err := json.Unmarshal(pl.Accepted, &acc); err != nil {
 		return nil, bad(reasonInvalidPayload, "accepted is not a payment requirements object")
 	}
@@ -354,7 +341,7 @@ func (s *Sandbox) settle(header string, reqJSON []byte) (*x402.Settlement, strin
 	if rej != nil {
 		return nil, payer, rej
 	}
-	var req paymentRequirement
+	var req x402.Requirement
 	_ = json.Unmarshal(reqJSON, &req)
 	fac := w.pay.facilitator
 	tx := p.env.V1.Tx

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 // The in-memory vault-registry contract (docs/sandbox.md "Vault registry and USDC models"). Every
@@ -75,20 +77,20 @@ func (e *hostError) String() string { return errorText(e.err) }
 func contractErr(n uint32) *hostError {
 	code := xdr.Uint32(n)
 	return &hostError{err: xdr.ScError{Type: xdr.ScErrorTypeSceContract, ContractCode: &code},
-		data: scStr("escalating Ok(ScErrorType::Contract) frame-exit to Err")}
+		data: soroban.Str("escalating Ok(ScErrorType::Contract) frame-exit to Err")}
 }
 
 func hostErr(t xdr.ScErrorType, c xdr.ScErrorCode, msg string, extra ...xdr.ScVal) *hostError {
-	data := scStr(msg)
+	data := soroban.Str(msg)
 	if len(extra) > 0 {
-		data = scVec(append([]xdr.ScVal{scStr(msg)}, extra...)...)
+		data = soroban.Vec(append([]xdr.ScVal{soroban.Str(msg)}, extra...)...)
 	}
 	return &hostError{err: xdr.ScError{Type: t, Code: &c}, data: data}
 }
 
 func unexpectedType(want string, got xdr.ScVal) *hostError {
 	return hostErr(xdr.ScErrorTypeSceValue, xdr.ScErrorCodeScecUnexpectedType,
-		"failed to convert argument to "+want, scSym(strings.TrimPrefix(got.Type.String(), "ScValTypeScv")))
+		"failed to convert argument to "+want, soroban.Sym(strings.TrimPrefix(got.Type.String(), "ScValTypeScv")))
 }
 
 // missingInstance is what invoking a contract without an instance gives.
@@ -107,17 +109,17 @@ func (e *regEntry) scVal() xdr.ScVal {
 	if !e.Listed {
 		state = "Delisted"
 	}
-	return scMap(map[string]xdr.ScVal{
-		"created_at": scU64(e.CreatedAt),
+	return soroban.SymMap(map[string]xdr.ScVal{
+		"created_at": soroban.U64(e.CreatedAt),
 		"creator":    scAddress(e.Creator),
-		"id":         scStr(e.ID),
-		"listed":     scBool(e.Listed),
-		"metadata":   scStr(e.Metadata),
+		"id":         soroban.Str(e.ID),
+		"listed":     soroban.Bool(e.Listed),
+		"metadata":   soroban.Str(e.Metadata),
 		"price":      scI128(e.Price),
 		"state":      unitEnum(state),
-		"tags":       scStrVec(e.Tags),
-		"updated_at": scU64(e.UpdatedAt),
-		"verified":   scBool(e.Verified),
+		"tags":       soroban.StrVec(e.Tags),
+		"updated_at": soroban.U64(e.UpdatedAt),
+		"verified":   soroban.Bool(e.Verified),
 	})
 }
 
@@ -180,11 +182,11 @@ func (r *registry) invoke(c *call) (xdr.ScVal, *hostError) {
 	fn, ok := registryFns[c.fn]
 	if !ok {
 		return xdr.ScVal{}, hostErr(xdr.ScErrorTypeSceWasmVm, xdr.ScErrorCodeScecInvalidAction,
-			"trying to invoke non-existent contract function", scSym(c.fn))
+			"trying to invoke non-existent contract function", soroban.Sym(c.fn))
 	}
 	if len(c.args) != fn.args {
 		return xdr.ScVal{}, hostErr(xdr.ScErrorTypeSceWasmVm, xdr.ScErrorCodeScecInvalidAction,
-			"invalid number of input arguments", scU32(uint32(fn.args)), scU32(uint32(len(c.args))))
+			"invalid number of input arguments", soroban.U32(uint32(fn.args)), soroban.U32(uint32(len(c.args))))
 	}
 	return fn.run(r, c)
 }
@@ -198,15 +200,15 @@ func (r *registry) instanceKey() xdr.LedgerKey {
 
 // resourceKey is the contract's storage key DataKey::Resource(id).
 func (r *registry) resourceKey(id string) xdr.LedgerKey {
-	return contractDataKey(r.addr, scVec(scSym("Resource"), scStr(id)))
+	return contractDataKey(r.addr, soroban.Vec(soroban.Sym("Resource"), soroban.Str(id)))
 }
 
 func (r *registry) indexKey(i int) xdr.LedgerKey {
-	return contractDataKey(r.addr, scVec(scSym("Index"), scU32(uint32(i))))
+	return contractDataKey(r.addr, soroban.Vec(soroban.Sym("Index"), soroban.U32(uint32(i))))
 }
 
 func (r *registry) creatorKey(addr string) xdr.LedgerKey {
-	return contractDataKey(r.addr, scVec(scSym("CreatorResources"), scAddress(addr)))
+	return contractDataKey(r.addr, soroban.Vec(soroban.Sym("CreatorResources"), scAddress(addr)))
 }
 
 // footprint lists the ledger keys a call touches, as simulation would record them; any
@@ -293,10 +295,12 @@ func (r *registry) exists(c *call) (xdr.ScVal, *hostError) {
 		return xdr.ScVal{}, e
 	}
 	_, ok := r.byID[id]
-	return scBool(ok), nil
+	return soroban.Bool(ok), nil
 }
 
-func (r *registry) count(*call) (xdr.ScVal, *hostError) { return scU32(uint32(len(r.order))), nil }
+func (r *registry) count(*call) (xdr.ScVal, *hostError) {
+	return soroban.U32(uint32(len(r.order))), nil
+}
 
 func (r *registry) page(c *call) ([]xdr.ScVal, int, *hostError) {
 	start, e := argU32(c.args[0])
@@ -320,7 +324,7 @@ func (r *registry) list(c *call) (xdr.ScVal, *hostError) {
 	if e != nil {
 		return xdr.ScVal{}, e
 	}
-	return scVec(items...), nil
+	return soroban.Vec(items...), nil
 }
 
 // listPage returns CatalogPage{items, next_cursor: Option<u32>}; None (Void) at the end.
@@ -329,19 +333,19 @@ func (r *registry) listPage(c *call) (xdr.ScVal, *hostError) {
 	if e != nil {
 		return xdr.ScVal{}, e
 	}
-	cursor := scVoid()
+	cursor := soroban.Void()
 	if next < len(r.order) {
-		cursor = scU32(uint32(next))
+		cursor = soroban.U32(uint32(next))
 	}
-	return scMap(map[string]xdr.ScVal{"items": scVec(items...), "next_cursor": cursor}), nil
+	return soroban.SymMap(map[string]xdr.ScVal{"items": soroban.Vec(items...), "next_cursor": cursor}), nil
 }
 
 func (r *registry) info(*call) (xdr.ScVal, *hostError) {
-	return scMap(map[string]xdr.ScVal{
-		"name":                    scStr(registryName),
-		"version":                 scStr(registryVersion),
-		"resource_schema_version": scU32(registrySchemaVersion),
-		"network_id":              scStr(r.networkID),
+	return soroban.SymMap(map[string]xdr.ScVal{
+		"name":                    soroban.Str(registryName),
+		"version":                 soroban.Str(registryVersion),
+		"resource_schema_version": soroban.U32(registrySchemaVersion),
+		"network_id":              soroban.Str(r.networkID),
 	}), nil
 }
 
@@ -406,7 +410,7 @@ func (r *registry) register(c *call) (xdr.ScVal, *hostError) {
 	r.order = append(r.order, id)
 	r.byID[id] = &regEntry{RegistryEntry{ID: id, Creator: creator, Price: price, Metadata: metadata,
 		Listed: true, Tags: tags, CreatedAt: c.now, UpdatedAt: c.now}}
-	return scVoid(), nil
+	return soroban.Void(), nil
 }
 
 func (r *registry) setPrice(c *call) (xdr.ScVal, *hostError) {
@@ -423,7 +427,7 @@ func (r *registry) setPrice(c *call) (xdr.ScVal, *hostError) {
 		return xdr.ScVal{}, e
 	}
 	ent.Price, ent.UpdatedAt = price, c.now
-	return scVoid(), nil
+	return soroban.Void(), nil
 }
 
 func (r *registry) updateMetadata(c *call) (xdr.ScVal, *hostError) {
@@ -439,7 +443,7 @@ func (r *registry) updateMetadata(c *call) (xdr.ScVal, *hostError) {
 		return xdr.ScVal{}, e
 	}
 	ent.Metadata, ent.UpdatedAt = m, c.now
-	return scVoid(), nil
+	return soroban.Void(), nil
 }
 
 func (r *registry) setTags(c *call) (xdr.ScVal, *hostError) {
@@ -456,7 +460,7 @@ func (r *registry) setTags(c *call) (xdr.ScVal, *hostError) {
 		return xdr.ScVal{}, e
 	}
 	ent.Tags, ent.UpdatedAt = tags, c.now
-	return scVoid(), nil
+	return soroban.Void(), nil
 }
 
 // setListed to the current value is a no-op that still succeeds.
@@ -470,7 +474,7 @@ func (r *registry) setListed(c *call) (xdr.ScVal, *hostError) {
 		return xdr.ScVal{}, e
 	}
 	ent.Listed, ent.UpdatedAt = listed, c.now
-	return scVoid(), nil
+	return soroban.Void(), nil
 }
 
 func (r *registry) transferOwnership(c *call) (xdr.ScVal, *hostError) {
@@ -486,7 +490,7 @@ func (r *registry) transferOwnership(c *call) (xdr.ScVal, *hostError) {
 		return xdr.ScVal{}, contractErr(errAlreadyOwner)
 	}
 	ent.Creator, ent.UpdatedAt = to, c.now
-	return scVoid(), nil
+	return soroban.Void(), nil
 }
 
 // checkID: 1-24 lowercase ASCII letters and digits (#11), not reserved (#16).

@@ -9,6 +9,8 @@ import (
 
 	protocol "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 func TestParseChainFaults(t *testing.T) {
@@ -53,7 +55,7 @@ func TestRegistryFaultsOnSimulate(t *testing.T) {
 	sb, _ := start(t, "")
 
 	setFaults(t, sb, "service=rpc,kind=contracterror,code=23;service=rpc,kind=contracterror,code=99,count=1")
-	wantContractError(t, simError(t, sb, zeroAccount, "get", scStr("llmprompts")), 23)
+	wantContractError(t, simError(t, sb, zeroAccount, "get", soroban.Str("llmprompts")), 23)
 	setFaults(t, sb, "service=rpc,kind=contracterror,code=99,count=1")
 	wantContractError(t, simError(t, sb, zeroAccount, "registry_info"), 99)
 	read(t, sb, "registry_info") // the rule is spent
@@ -66,14 +68,14 @@ func TestRegistryFaultsOnSimulate(t *testing.T) {
 	}
 
 	setFaults(t, sb, "service=rpc,kind=archived")
-	sim := simulate(t, sb, zeroAccount, "get", scStr("llmprompts"))
+	sim := simulate(t, sb, zeroAccount, "get", soroban.Str("llmprompts"))
 	var data xdr.SorobanTransactionData
 	if sim.Error != "" || sim.RestorePreamble == nil || sim.RestorePreamble.MinResourceFee <= 0 ||
 		xdr.SafeUnmarshalBase64(sim.RestorePreamble.TransactionDataXDR, &data) != nil ||
 		len(data.Resources.Footprint.ReadWrite) != 2 || len(data.Resources.Footprint.ReadOnly) != 0 {
 		t.Fatalf("archived %+v", sim)
 	}
-	if sim := simulate(t, sb, zeroAccount, "get", scStr("nosuchid")); sim.Error != "" || sim.RestorePreamble == nil || len(sim.Results) != 0 {
+	if sim := simulate(t, sb, zeroAccount, "get", soroban.Str("nosuchid")); sim.Error != "" || sim.RestorePreamble == nil || len(sim.Results) != 0 {
 		t.Fatalf("archived, missing: %+v", sim)
 	}
 
@@ -101,7 +103,7 @@ func TestRegistryFaultsOnSend(t *testing.T) {
 	t.Run("tryagain", func(t *testing.T) {
 		setFaults(t, sb, "service=rpc,kind=tryagain,count=2")
 		seq := sequence(t, sb, sb.Demo.Address)
-		tx := assemble(t, sb, sb.Demo, "set_price", scStr("llmprompts"), scI128(2*stroops))
+		tx := assemble(t, sb, sb.Demo, "set_price", soroban.Str("llmprompts"), scI128(2*stroops))
 		for range 2 {
 			if r := send(t, sb, b64(t, tx)); r.Status != "TRY_AGAIN_LATER" || r.Hash != hashOf(t, sb, tx) {
 				t.Fatalf("%+v", r)
@@ -121,7 +123,7 @@ func TestRegistryFaultsOnSend(t *testing.T) {
 	t.Run("nocommit", func(t *testing.T) {
 		setFaults(t, sb, "service=rpc,kind=nocommit")
 		seq := sequence(t, sb, sb.Demo.Address)
-		tx := assemble(t, sb, sb.Demo, "set_price", scStr("llmprompts"), scI128(3*stroops))
+		tx := assemble(t, sb, sb.Demo, "set_price", soroban.Str("llmprompts"), scI128(3*stroops))
 		for range 2 { // resending does not help
 			if r := send(t, sb, b64(t, tx)); r.Status != "PENDING" || r.Hash != hashOf(t, sb, tx) {
 				t.Fatalf("%+v", r)
@@ -146,7 +148,7 @@ func TestRegistryFaultsOnSend(t *testing.T) {
 		t.Run(tt.plan, func(t *testing.T) {
 			sb.SetFaults(tt.plan)
 			before, _ := sb.RegistryResource("llmprompts")
-			g := submit(t, sb, clk, assemble(t, sb, sb.Demo, "set_price", scStr("llmprompts"), scI128(9*stroops)))
+			g := submit(t, sb, clk, assemble(t, sb, sb.Demo, "set_price", soroban.Str("llmprompts"), scI128(9*stroops)))
 			if code, _ := resultOf(t, g); g.Status != protocol.TransactionStatusFailed || code != xdr.TransactionResultCodeTxFailed ||
 				diagnosticError(t, g) != tt.want {
 				t.Fatalf("%+v", g)

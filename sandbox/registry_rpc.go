@@ -15,6 +15,8 @@ import (
 	protocol "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 // applyDelay is how long after sendTransaction accepts a transaction the sandbox applies it
@@ -163,13 +165,13 @@ func diagnostics(contract xdr.ScAddress, c *call, herr *hostError) []xdr.Diagnos
 	if contract.ContractId != nil {
 		cid = xdr.ScBytes(contract.ContractId[:])
 	}
-	data := scVoid()
+	data := soroban.Void()
 	switch len(c.args) {
 	case 0:
 	case 1:
 		data = c.args[0]
 	default:
-		data = scVec(c.args...)
+		data = soroban.Vec(c.args...)
 	}
 	ev := func(id *xdr.ContractId, data xdr.ScVal, topics ...xdr.ScVal) xdr.DiagnosticEvent {
 		return xdr.DiagnosticEvent{Event: xdr.ContractEvent{ContractId: id, Type: xdr.ContractEventTypeDiagnostic,
@@ -181,8 +183,8 @@ func diagnostics(contract xdr.ScAddress, c *call, herr *hostError) []xdr.Diagnos
 	}
 	scErr := herr.err
 	return []xdr.DiagnosticEvent{
-		ev(nil, data, scSym("fn_call"), xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &cid}, scSym(c.fn)),
-		ev(raisedBy, herr.data, scSym("error"), xdr.ScVal{Type: xdr.ScValTypeScvError, Error: &scErr}),
+		ev(nil, data, soroban.Sym("fn_call"), xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &cid}, soroban.Sym(c.fn)),
+		ev(raisedBy, herr.data, soroban.Sym("error"), xdr.ScVal{Type: xdr.ScValTypeScvError, Error: &scErr}),
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 // zeroAccount is the all-zero account reads simulate with.
@@ -183,7 +185,7 @@ func TestRegistryReads(t *testing.T) {
 	want, _ := sb.RegistryResource("llmprompts")
 
 	t.Run("get", func(t *testing.T) {
-		sim := simulate(t, sb, zeroAccount, "get", scStr("llmprompts"))
+		sim := simulate(t, sb, zeroAccount, "get", soroban.Str("llmprompts"))
 		if sim.Error != "" || sim.MinResourceFee <= 0 || sim.RestorePreamble != nil || len(sim.Results) != 1 ||
 			sim.Results[0].AuthXDR == nil || len(*sim.Results[0].AuthXDR) != 0 {
 			t.Fatalf("%+v", sim)
@@ -197,7 +199,7 @@ func TestRegistryReads(t *testing.T) {
 			scText(ro[1].ContractData.Key) != `[Resource, "llmprompts"]` || len(data.Resources.Footprint.ReadWrite) != 0 {
 			t.Fatalf("footprint %+v", data.Resources.Footprint)
 		}
-		keys, m := fields(t, read(t, sb, "get", scStr("llmprompts")))
+		keys, m := fields(t, read(t, sb, "get", soroban.Str("llmprompts")))
 		wantKeys := []string{"created_at", "creator", "id", "listed", "metadata", "price", "state", "tags", "updated_at", "verified"}
 		if !slices.Equal(keys, wantKeys) {
 			t.Fatalf("keys %v", keys)
@@ -214,21 +216,21 @@ func TestRegistryReads(t *testing.T) {
 			string(m["metadata"].MustStr()) != want.Metadata || !slices.Equal(tags, want.Tags) ||
 			len(state) != 1 || string(state[0].MustSym()) != "Listed" ||
 			uint64(m["created_at"].MustU64()) != want.CreatedAt || uint64(m["updated_at"].MustU64()) != want.UpdatedAt {
-			t.Fatalf("resource %v", scText(read(t, sb, "get", scStr("llmprompts"))))
+			t.Fatalf("resource %v", scText(read(t, sb, "get", soroban.Str("llmprompts"))))
 		}
-		_, m = fields(t, read(t, sb, "get", scStr("chainonly")))
+		_, m = fields(t, read(t, sb, "get", soroban.Str("chainonly")))
 		if state := vec(t, m["state"]); string(state[0].MustSym()) != "Delisted" || m["listed"].MustB() {
 			t.Fatalf("chainonly %v", scText(m["state"]))
 		}
 	})
 	t.Run("get missing", func(t *testing.T) {
-		msg := simError(t, sb, zeroAccount, "get", scStr("nosuchid"))
+		msg := simError(t, sb, zeroAccount, "get", soroban.Str("nosuchid"))
 		wantContractError(t, msg, 2)
 		if !strings.Contains(msg, `topics:[fn_call, Bytes(`) || !strings.Contains(msg, `get], data:"nosuchid"`) ||
 			!strings.Contains(msg, "contract:"+sb.RegistryContract) {
 			t.Fatalf("event log %q", msg)
 		}
-		sim := simulate(t, sb, zeroAccount, "get", scStr("nosuchid"))
+		sim := simulate(t, sb, zeroAccount, "get", soroban.Str("nosuchid"))
 		var ev xdr.DiagnosticEvent
 		if len(sim.EventsXDR) != 2 || xdr.SafeUnmarshalBase64(sim.EventsXDR[1], &ev) != nil ||
 			*ev.Event.Body.V0.Topics[1].Error.ContractCode != 2 {
@@ -236,7 +238,7 @@ func TestRegistryReads(t *testing.T) {
 		}
 	})
 	t.Run("exists and count", func(t *testing.T) {
-		if !read(t, sb, "exists", scStr("zkprimer")).MustB() || read(t, sb, "exists", scStr("sorobanaudit")).MustB() {
+		if !read(t, sb, "exists", soroban.Str("zkprimer")).MustB() || read(t, sb, "exists", soroban.Str("sorobanaudit")).MustB() {
 			t.Fatal("exists")
 		}
 		if n := read(t, sb, "count").MustU32(); n != 7 {
@@ -252,21 +254,21 @@ func TestRegistryReads(t *testing.T) {
 			return out
 		}
 		all := sb.RegistryIDs()
-		if got := ids(read(t, sb, "list", scU32(0), scU32(100))); !slices.Equal(got, all) {
+		if got := ids(read(t, sb, "list", soroban.U32(0), soroban.U32(100))); !slices.Equal(got, all) {
 			t.Fatalf("list(0, 100) %v", got)
 		}
-		if got := ids(read(t, sb, "list", scU32(2), scU32(2))); !slices.Equal(got, all[2:4]) {
+		if got := ids(read(t, sb, "list", soroban.U32(2), soroban.U32(2))); !slices.Equal(got, all[2:4]) {
 			t.Fatalf("list(2, 2) %v", got)
 		}
 		for _, args := range [][2]uint32{{7, 5}, {100, 5}, {0, 0}} {
-			if v := read(t, sb, "list", scU32(args[0]), scU32(args[1])); len(vec(t, v)) != 0 {
+			if v := read(t, sb, "list", soroban.U32(args[0]), soroban.U32(args[1])); len(vec(t, v)) != 0 {
 				t.Fatalf("list%v not empty", args)
 			}
 		}
 		var walked []string
 		cursor := uint32(0)
 		for pages := 0; ; pages++ {
-			keys, m := fields(t, read(t, sb, "list_page", scU32(cursor), scU32(3)))
+			keys, m := fields(t, read(t, sb, "list_page", soroban.U32(cursor), soroban.U32(3)))
 			if !slices.Equal(keys, []string{"items", "next_cursor"}) || pages > 3 {
 				t.Fatalf("list_page keys %v after %d pages", keys, pages)
 			}
@@ -293,7 +295,7 @@ func TestRegistryReads(t *testing.T) {
 		if msg := simError(t, sb, zeroAccount, "nosuchfn"); !strings.HasPrefix(msg, "HostError: Error(WasmVm, InvalidAction)") {
 			t.Fatal(msg)
 		}
-		if msg := simError(t, sb, zeroAccount, "get", scU32(1)); !strings.HasPrefix(msg, "HostError: Error(Value, UnexpectedType)") {
+		if msg := simError(t, sb, zeroAccount, "get", soroban.U32(1)); !strings.HasPrefix(msg, "HostError: Error(Value, UnexpectedType)") {
 			t.Fatal(msg)
 		}
 		if msg := simError(t, sb, zeroAccount, "get"); !strings.HasPrefix(msg, "HostError: Error(WasmVm, InvalidAction)") {
@@ -305,7 +307,7 @@ func TestRegistryReads(t *testing.T) {
 			t.Fatalf("%+v", sim)
 		}
 		// Another contract id has no instance in the sandbox.
-		tx := buildInvoke(t, sb, zeroAccount, 0, "get", []xdr.ScVal{scStr("x")}, nil, nil)
+		tx := buildInvoke(t, sb, zeroAccount, 0, "get", []xdr.ScVal{soroban.Str("x")}, nil, nil)
 		env := tx.ToXDR()
 		other := xdr.ContractId(seedHash("not-a-contract"))
 		env.V1.Tx.Operations[0].Body.InvokeHostFunctionOp.HostFunction.InvokeContract.ContractAddress.ContractId = &other

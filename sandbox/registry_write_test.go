@@ -13,6 +13,8 @@ import (
 	protocol "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 // sequence reads an account's sequence number from Horizon, as the registry client does.
@@ -146,12 +148,12 @@ func TestRegistryWritesByCreator(t *testing.T) {
 		args  []xdr.ScVal
 		check func(r RegistryEntry) bool
 	}{
-		{"set_price", []xdr.ScVal{scStr("rustguide"), scI128(3_2500000)}, func(r RegistryEntry) bool { return r.Price == 3_2500000 }},
-		{"update_metadata", []xdr.ScVal{scStr("rustguide"), scStr("ar://newpointer")}, func(r RegistryEntry) bool { return r.Metadata == "ar://newpointer" }},
-		{"set_tags", []xdr.ScVal{scStr("rustguide"), scStrVec([]string{"Go", " ai ", "go"})}, func(r RegistryEntry) bool { return slices.Equal(r.Tags, []string{"go", "ai"}) }},
-		{"set_listed", []xdr.ScVal{scStr("rustguide"), scBool(false)}, func(r RegistryEntry) bool { return !r.Listed }},
-		{"set_listed", []xdr.ScVal{scStr("rustguide"), scBool(false)}, func(r RegistryEntry) bool { return !r.Listed }}, // a no-op succeeds
-		{"transfer_ownership", []xdr.ScVal{scStr("rustguide"), scAddress(sb.Demo.Address)}, func(r RegistryEntry) bool { return r.Creator == sb.Demo.Address }},
+		{"set_price", []xdr.ScVal{soroban.Str("rustguide"), scI128(3_2500000)}, func(r RegistryEntry) bool { return r.Price == 3_2500000 }},
+		{"update_metadata", []xdr.ScVal{soroban.Str("rustguide"), soroban.Str("ar://newpointer")}, func(r RegistryEntry) bool { return r.Metadata == "ar://newpointer" }},
+		{"set_tags", []xdr.ScVal{soroban.Str("rustguide"), soroban.StrVec([]string{"Go", " ai ", "go"})}, func(r RegistryEntry) bool { return slices.Equal(r.Tags, []string{"go", "ai"}) }},
+		{"set_listed", []xdr.ScVal{soroban.Str("rustguide"), soroban.Bool(false)}, func(r RegistryEntry) bool { return !r.Listed }},
+		{"set_listed", []xdr.ScVal{soroban.Str("rustguide"), soroban.Bool(false)}, func(r RegistryEntry) bool { return !r.Listed }}, // a no-op succeeds
+		{"transfer_ownership", []xdr.ScVal{soroban.Str("rustguide"), scAddress(sb.Demo.Address)}, func(r RegistryEntry) bool { return r.Creator == sb.Demo.Address }},
 	}
 	for i, tt := range tests {
 		t.Run(fmt.Sprint(i, tt.fn), func(t *testing.T) {
@@ -178,14 +180,14 @@ func TestRegistryWritesByCreator(t *testing.T) {
 		})
 	}
 	// The new owner reads back through get, and the old one can no longer write.
-	_, m := fields(t, read(t, sb, "get", scStr("rustguide")))
+	_, m := fields(t, read(t, sb, "get", soroban.Str("rustguide")))
 	if owner, _ := m["creator"].Address.String(); owner != sb.Demo.Address {
 		t.Fatalf("owner %s", owner)
 	}
-	wantContractError(t, simError(t, sb, creator.Address, "set_price", scStr("rustguide"), scI128(1)), errUnauthorized)
+	wantContractError(t, simError(t, sb, creator.Address, "set_price", soroban.Str("rustguide"), scI128(1)), errUnauthorized)
 
 	t.Run("register", func(t *testing.T) {
-		args := []xdr.ScVal{scAddress(sb.Demo.Address), scStr("sorobanaudit"), scI128(4_9900000), scStr("ipfs://bafyaudit"), scStrVec([]string{"Soroban", "audit"})}
+		args := []xdr.ScVal{scAddress(sb.Demo.Address), soroban.Str("sorobanaudit"), scI128(4_9900000), soroban.Str("ipfs://bafyaudit"), soroban.StrVec([]string{"Soroban", "audit"})}
 		g := submit(t, sb, clk, assemble(t, sb, sb.Demo, "register", args...))
 		r, ok := sb.RegistryResource("sorobanaudit")
 		if g.Status != protocol.TransactionStatusSuccess || !ok || r.Creator != sb.Demo.Address || r.Price != 4_9900000 ||
@@ -207,7 +209,7 @@ func TestRegistryWriteFailures(t *testing.T) {
 	// handmade builds a signed set_price by from on a resource it may not own, as a client that
 	// skips simulation would.
 	handmade := func(from Account, seq int64, price int64, auth bool) *txnbuild.Transaction {
-		args := []xdr.ScVal{scStr("stellarcheatsheet"), scI128(price)}
+		args := []xdr.ScVal{soroban.Str("stellarcheatsheet"), scI128(price)}
 		var entries []xdr.SorobanAuthorizationEntry
 		if auth {
 			tx := buildInvoke(t, sb, from.Address, 0, "set_price", args, nil, nil)
@@ -217,7 +219,7 @@ func TestRegistryWriteFailures(t *testing.T) {
 	}
 
 	t.Run("not the creator", func(t *testing.T) {
-		wantContractError(t, simError(t, sb, demo.Address, "set_price", scStr("stellarcheatsheet"), scI128(1)), errUnauthorized)
+		wantContractError(t, simError(t, sb, demo.Address, "set_price", soroban.Str("stellarcheatsheet"), scI128(1)), errUnauthorized)
 		seq := sequence(t, sb, demo.Address)
 		g := submit(t, sb, clk, handmade(demo, seq, 1, true))
 		code, op := resultOf(t, g)
@@ -280,14 +282,14 @@ func TestRegistryWriteFailures(t *testing.T) {
 	})
 	t.Run("duplicate and one per account", func(t *testing.T) {
 		seq := sequence(t, sb, creator.Address)
-		tx := assemble(t, sb, creator, "set_price", scStr("stellarcheatsheet"), scI128(26*stroops))
+		tx := assemble(t, sb, creator, "set_price", soroban.Str("stellarcheatsheet"), scI128(26*stroops))
 		first := send(t, sb, b64(t, tx))
 		again := send(t, sb, b64(t, tx))
 		if first.Status != "PENDING" || again.Status != "DUPLICATE" || again.Hash != first.Hash {
 			t.Fatalf("%+v then %+v", first, again)
 		}
 		// Another transaction from the same account waits until the first is applied.
-		other := assemble(t, sb, creator, "set_price", scStr("stellarcheatsheet"), scI128(27*stroops))
+		other := assemble(t, sb, creator, "set_price", soroban.Str("stellarcheatsheet"), scI128(27*stroops))
 		if r := send(t, sb, b64(t, other)); r.Status != "TRY_AGAIN_LATER" {
 			t.Fatalf("second transaction from one account: %+v", r)
 		}
@@ -329,7 +331,7 @@ func TestRegistryValidation(t *testing.T) {
 	creator, _ := sb.Account("creator")
 	c := creator.Address
 	reg := func(id string, price int64, metadata string, tags ...string) []xdr.ScVal {
-		return []xdr.ScVal{scAddress(c), scStr(id), scI128(price), scStr(metadata), scStrVec(tags)}
+		return []xdr.ScVal{scAddress(c), soroban.Str(id), scI128(price), soroban.Str(metadata), soroban.StrVec(tags)}
 	}
 	nine := strings.Split("a b c d e f g h i", " ")
 	tests := []struct {
@@ -339,25 +341,25 @@ func TestRegistryValidation(t *testing.T) {
 		want int
 	}{
 		{"already registered", "register", reg("rustguide", 1, "ipfs://x"), errAlreadyRegistered},
-		{"missing", "set_price", []xdr.ScVal{scStr("nosuchid"), scI128(1)}, errNotFound},
+		{"missing", "set_price", []xdr.ScVal{soroban.Str("nosuchid"), scI128(1)}, errNotFound},
 		{"zero price", "register", reg("newone", 0, "ipfs://x"), errInvalidPrice},
-		{"negative price", "set_price", []xdr.ScVal{scStr("zkprimer"), {Type: xdr.ScValTypeScvI128, I128: &xdr.Int128Parts{Hi: -1, Lo: ^xdr.Uint64(0)}}}, errInvalidPrice},
-		{"price above max", "set_price", []xdr.ScVal{scStr("zkprimer"), scI128(maxPrice + 1)}, errPriceExceedsMax},
-		{"metadata too long", "update_metadata", []xdr.ScVal{scStr("zkprimer"), scStr("ipfs://" + strings.Repeat("a", 506))}, errMetadataTooLong},
-		{"bad tag", "set_tags", []xdr.ScVal{scStr("zkprimer"), scStrVec([]string{"ok", "not ok!"})}, errInvalidTag},
+		{"negative price", "set_price", []xdr.ScVal{soroban.Str("zkprimer"), {Type: xdr.ScValTypeScvI128, I128: &xdr.Int128Parts{Hi: -1, Lo: ^xdr.Uint64(0)}}}, errInvalidPrice},
+		{"price above max", "set_price", []xdr.ScVal{soroban.Str("zkprimer"), scI128(maxPrice + 1)}, errPriceExceedsMax},
+		{"metadata too long", "update_metadata", []xdr.ScVal{soroban.Str("zkprimer"), soroban.Str("ipfs://" + strings.Repeat("a", 506))}, errMetadataTooLong},
+		{"bad tag", "set_tags", []xdr.ScVal{soroban.Str("zkprimer"), soroban.StrVec([]string{"ok", "not ok!"})}, errInvalidTag},
 		{"empty tag", "register", reg("newone", 1, "ipfs://x", " "), errInvalidTag},
-		{"long tag", "set_tags", []xdr.ScVal{scStr("zkprimer"), scStrVec([]string{strings.Repeat("t", 33)})}, errInvalidTag},
-		{"nine tags", "set_tags", []xdr.ScVal{scStr("zkprimer"), scStrVec(nine)}, errInvalidTag},
-		{"register for someone else", "register", []xdr.ScVal{scAddress(sb.Demo.Address), scStr("newone"), scI128(1), scStr("ipfs://x"), scStrVec(nil)}, errUnauthorized},
-		{"not the creator", "set_listed", []xdr.ScVal{scStr("llmprompts"), scBool(false)}, errUnauthorized},
+		{"long tag", "set_tags", []xdr.ScVal{soroban.Str("zkprimer"), soroban.StrVec([]string{strings.Repeat("t", 33)})}, errInvalidTag},
+		{"nine tags", "set_tags", []xdr.ScVal{soroban.Str("zkprimer"), soroban.StrVec(nine)}, errInvalidTag},
+		{"register for someone else", "register", []xdr.ScVal{scAddress(sb.Demo.Address), soroban.Str("newone"), scI128(1), soroban.Str("ipfs://x"), soroban.StrVec(nil)}, errUnauthorized},
+		{"not the creator", "set_listed", []xdr.ScVal{soroban.Str("llmprompts"), soroban.Bool(false)}, errUnauthorized},
 		{"uppercase id", "register", reg("NewOne", 1, "ipfs://x"), errInvalidResourceID},
 		{"id with a dash", "register", reg("new-one", 1, "ipfs://x"), errInvalidResourceID},
 		{"empty id", "register", reg("", 1, "ipfs://x"), errInvalidResourceID},
 		{"id too long", "register", reg(strings.Repeat("a", 25), 1, "ipfs://x"), errInvalidResourceID},
-		{"not a pointer", "update_metadata", []xdr.ScVal{scStr("zkprimer"), scStr(`{"title":"x"}`)}, errInvalidMetadataPointer},
+		{"not a pointer", "update_metadata", []xdr.ScVal{soroban.Str("zkprimer"), soroban.Str(`{"title":"x"}`)}, errInvalidMetadataPointer},
 		{"pointer prefix is case-sensitive", "register", reg("newone", 1, "IPFS://x"), errInvalidMetadataPointer},
-		{"empty metadata", "update_metadata", []xdr.ScVal{scStr("zkprimer"), scStr("")}, errEmptyMetadata},
-		{"transfer to the owner", "transfer_ownership", []xdr.ScVal{scStr("zkprimer"), scAddress(c)}, errAlreadyOwner},
+		{"empty metadata", "update_metadata", []xdr.ScVal{soroban.Str("zkprimer"), soroban.Str("")}, errEmptyMetadata},
+		{"transfer to the owner", "transfer_ownership", []xdr.ScVal{soroban.Str("zkprimer"), scAddress(c)}, errAlreadyOwner},
 		{"reserved id", "register", reg("admin", 1, "ipfs://x"), errReservedID},
 	}
 	for _, tt := range tests {
@@ -371,8 +373,8 @@ func TestRegistryValidation(t *testing.T) {
 		args []xdr.ScVal
 	}{
 		{"register", reg(strings.Repeat("a", 24), maxPrice, "sha256:"+strings.Repeat("f", 505), nine[:8]...)},
-		{"set_tags", []xdr.ScVal{scStr("zkprimer"), scStrVec([]string{strings.Repeat("t", 32), "a-b_c"})}},
-		{"update_metadata", []xdr.ScVal{scStr("zkprimer"), scStr("0xabc")}},
+		{"set_tags", []xdr.ScVal{soroban.Str("zkprimer"), soroban.StrVec([]string{strings.Repeat("t", 32), "a-b_c"})}},
+		{"update_metadata", []xdr.ScVal{soroban.Str("zkprimer"), soroban.Str("0xabc")}},
 	}
 	for _, tt := range ok {
 		if sim := simulate(t, sb, c, tt.fn, tt.args...); sim.Error != "" {

@@ -24,6 +24,7 @@ type Sandbox struct {
 	APIURL, HorizonURL, RPCURL string  // http://127.0.0.1:PORT, no trailing slash
 	SponsorURL                 string  // the sponsored-account service, same form
 	Passphrase                 string  // network passphrase (testnet's, so payloads look like testnet)
+	X402Network                string  // the x402 network its paywall offers ("stellar:testnet")
 	USDCContractID             string  // the Stellar Asset Contract id of USDC:USDCIssuer on Passphrase
 	USDCIssuer                 string  // issuer of the sandbox USDC
 	RegistryContract           string  // id of the sandbox vault registry
@@ -72,12 +73,13 @@ func Start(opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	s := &Sandbox{
-		Passphrase: sandboxPassphrase,
-		logf:       opts.Logf,
-		now:        opts.Now,
-		plan:       newPlan(rules),
-		counts:     map[string]map[string]int{},
-		paid:       map[string]int{},
+		Passphrase:  sandboxPassphrase,
+		X402Network: x402Network,
+		logf:        opts.Logf,
+		now:         opts.Now,
+		plan:        newPlan(rules),
+		counts:      map[string]map[string]int{},
+		paid:        map[string]int{},
 	}
 	if s.now == nil {
 		s.now = time.Now

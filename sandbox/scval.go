@@ -3,87 +3,35 @@ package sandbox
 import (
 	"encoding/hex"
 	"fmt"
-	"maps"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
-// ScVal builders, in the encodings soroban-sdk gives the contract's types.
+// The ScVals come from the product's codec (clients/soroban); these two only fit it to the
+// models' int64 prices and their strkeys, which are valid by construction.
 
-func scStr(s string) xdr.ScVal {
-	v := xdr.ScString(s)
-	return xdr.ScVal{Type: xdr.ScValTypeScvString, Str: &v}
-}
-
-func scSym(s string) xdr.ScVal {
-	v := xdr.ScSymbol(s)
-	return xdr.ScVal{Type: xdr.ScValTypeScvSymbol, Sym: &v}
-}
-
-func scVec(items ...xdr.ScVal) xdr.ScVal {
-	v := xdr.ScVec(items)
-	p := &v
-	return xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &p}
-}
-
-func scStrVec(ss []string) xdr.ScVal {
-	items := make([]xdr.ScVal, len(ss))
-	for i, s := range ss {
-		items[i] = scStr(s)
-	}
-	return scVec(items...)
-}
-
-func scU32(n uint32) xdr.ScVal {
-	v := xdr.Uint32(n)
-	return xdr.ScVal{Type: xdr.ScValTypeScvU32, U32: &v}
-}
-
-func scU64(n uint64) xdr.ScVal {
-	v := xdr.Uint64(n)
-	return xdr.ScVal{Type: xdr.ScValTypeScvU64, U64: &v}
-}
-
-func scBool(b bool) xdr.ScVal { return xdr.ScVal{Type: xdr.ScValTypeScvBool, B: &b} }
-
-func scVoid() xdr.ScVal { return xdr.ScVal{Type: xdr.ScValTypeScvVoid} }
-
-// scI128 is a non-negative i128 (prices are positive and below 2^63 in the model).
+// scI128 is an i128 of a model amount.
 func scI128(n int64) xdr.ScVal {
-	return xdr.ScVal{Type: xdr.ScValTypeScvI128, I128: &xdr.Int128Parts{Hi: 0, Lo: xdr.Uint64(n)}}
+	v, _ := soroban.I128(big.NewInt(n)) // an int64 always fits
+	return v
 }
 
-// scAddress encodes a G... account or C... contract strkey as an Address.
+// scAddress is the Address of a G... account or C... contract strkey the models hold.
 func scAddress(addr string) xdr.ScVal {
-	var a xdr.ScAddress
-	if raw, err := strkey.Decode(strkey.VersionByteContract, addr); err == nil {
-		var cid xdr.ContractId
-		copy(cid[:], raw)
-		a = xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}
-	} else {
-		acct := xdr.MustAddress(addr)
-		a = xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeAccount, AccountId: &acct}
+	v, err := soroban.AddressOf(addr)
+	if err != nil {
+		panic("sandbox: " + err.Error())
 	}
-	return xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &a}
-}
-
-// scMap is a map with Symbol keys, sorted by key as the Soroban host keeps them (byte order).
-func scMap(fields map[string]xdr.ScVal) xdr.ScVal {
-	m := make(xdr.ScMap, 0, len(fields))
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		m = append(m, xdr.ScMapEntry{Key: scSym(k), Val: fields[k]})
-	}
-	p := &m
-	return xdr.ScVal{Type: xdr.ScValTypeScvMap, Map: &p}
+	return v
 }
 
 // unitEnum is a Soroban unit enum variant: Vec[Symbol(name)].
-func unitEnum(name string) xdr.ScVal { return scVec(scSym(name)) }
+func unitEnum(name string) xdr.ScVal { return soroban.Vec(soroban.Sym(name)) }
 
 func contractDataKey(contract xdr.ScAddress, key xdr.ScVal) xdr.LedgerKey {
 	return xdr.LedgerKey{Type: xdr.LedgerEntryTypeContractData, ContractData: &xdr.LedgerKeyContractData{
@@ -117,21 +65,13 @@ func argI128(v xdr.ScVal) (*big.Int, *hostError) {
 	if v.Type != xdr.ScValTypeScvI128 || v.I128 == nil {
 		return nil, unexpectedType("I128", v)
 	}
-	return i128Big(*v.I128), nil
-}
-
-func i128Big(p xdr.Int128Parts) *big.Int {
-	n := new(big.Int).Lsh(big.NewInt(int64(p.Hi)), 64)
-	return n.Add(n, new(big.Int).SetUint64(uint64(p.Lo)))
+	return soroban.BigFromI128(*v.I128), nil
 }
 
 // argAddress returns the strkey (G... or C...) of an Address.
 func argAddress(v xdr.ScVal) (string, *hostError) {
-	if v.Type != xdr.ScValTypeScvAddress || v.Address == nil {
-		return "", unexpectedType("Address", v)
-	}
-	s, err := v.Address.String()
-	if err != nil {
+	s, ok := soroban.Address(v)
+	if !ok {
 		return "", unexpectedType("Address", v)
 	}
 	return s, nil
@@ -166,7 +106,7 @@ func scText(v xdr.ScVal) string {
 	case xdr.ScValTypeScvU64:
 		return strconv.FormatUint(uint64(*v.U64), 10)
 	case xdr.ScValTypeScvI128:
-		return i128Big(*v.I128).String()
+		return soroban.BigFromI128(*v.I128).String()
 	case xdr.ScValTypeScvBool:
 		return strconv.FormatBool(*v.B)
 	case xdr.ScValTypeScvVoid:

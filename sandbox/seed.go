@@ -15,6 +15,8 @@ import (
 	"github.com/stellar/go-stellar-sdk/network"
 	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 // sandboxPassphrase is testnet's, so signed payloads look exactly like testnet ones.
@@ -296,12 +298,12 @@ func newWorld(passphrase string, closeTime func(uint32) int64) (*world, error) {
 			return nil, err
 		}
 		ledger := uint32(995 + 2*i)
-		args := []xdr.ScVal{scAddress(w.byName[c.owner].Address), scStr(c.id), scI128(p), scStr(c.metadata), scStrVec(c.tags)}
+		args := []xdr.ScVal{scAddress(w.byName[c.owner].Address), soroban.Str(c.id), scI128(p), soroban.Str(c.metadata), soroban.StrVec(c.tags)}
 		if _, err := w.invokeTx(w.byName[c.owner], "register", args, ledger); err != nil {
 			return nil, fmt.Errorf("registration of %s: %w", c.id, err)
 		}
 		if !c.listed {
-			if _, err := w.invokeTx(w.byName[c.owner], "set_listed", []xdr.ScVal{scStr(c.id), scBool(false)}, ledger+1); err != nil {
+			if _, err := w.invokeTx(w.byName[c.owner], "set_listed", []xdr.ScVal{soroban.Str(c.id), soroban.Bool(false)}, ledger+1); err != nil {
 				return nil, fmt.Errorf("delisting %s: %w", c.id, err)
 			}
 		}
@@ -335,7 +337,7 @@ func (w *world) registerTx(r *resource, ledger uint32) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	args := []xdr.ScVal{scAddress(owner.Address), scStr(r.id), scI128(price), scStr(metadataPointer(r)), scStrVec(seedTags[r.id])}
+	args := []xdr.ScVal{scAddress(owner.Address), soroban.Str(r.id), scI128(price), soroban.Str(metadataPointer(r)), soroban.StrVec(seedTags[r.id])}
 	hash, err := w.invokeTx(owner, "register", args, ledger)
 	if err != nil {
 		return "", err

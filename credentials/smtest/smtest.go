@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,15 +175,6 @@ func (s *Server) Value(name string) (string, bool) {
 	return sec.current.value, true
 }
 
-// Names returns every secret name, sorted.
-func (s *Server) Names() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := append([]string(nil), s.order...)
-	sort.Strings(out)
-	return out
-}
-
 // Count returns how many requests named op arrived (every request when op is ""), including
 // ones answered by a fault.
 func (s *Server) Count(op string) int {
@@ -216,13 +206,6 @@ func (s *Server) Inject(f Fault) {
 // Fail makes the next n requests for op ("" = any operation) fail with the AWS error code.
 func (s *Server) Fail(op, code string, n int) {
 	s.Inject(Fault{Op: op, Kind: KindError, Code: code, Times: n})
-}
-
-// ClearFaults drops every pending fault.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
 }
 
 // StatusOf is the HTTP status AWS uses for an error code: 500 for service-side faults, 503

@@ -3,6 +3,11 @@
 // response with a golden file (-golden), rewrites the goldens (-update or UPDATE_GOLDEN=1),
 // or prints the responses (-print). The last line is always "N passed, N failed".
 //
+// With -sandbox (make invoke SANDBOX=1) it first starts the sandbox simulators in this process
+// and gives the function the environment that points it at them (testnet settings, every
+// URL and contract id overridden, the funded demo profile in the env store; see package
+// local), so the real bootstrap works offline; MINDVAULT_SANDBOX_FAULTS is their fault plan.
+//
 // RIE crashes when two invokes are in flight, so events go one at a time; it listens on
 // 0.0.0.0 unless told otherwise, so both of its addresses are pinned to 127.0.0.1.
 //
@@ -24,12 +29,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +45,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mindvault/mcp-endpoint/internal/testissuer"
+	"github.com/mindvault/mcp-endpoint/local"
+	"github.com/mindvault/mcp-endpoint/sandbox"
 )
 
 // invokePath is RIE's Invoke API route for the single function it hosts.
@@ -89,17 +98,44 @@ func main() {
 	flag.Var(&extra, "env", "extra KEY=VALUE for the function's environment (repeatable; overrides the defaults)")
 	flag.StringVar(&o.oauthTokens, "oauth-tokens", "", "tokens file: run a loopback OAuth issuer and expand {{oauth:NAME}} in events")
 	flag.IntVar(&o.jwksFetches, "oauth-jwks-fetches", 0, "with -oauth-tokens: the exact number of JWKS fetches expected (0: not checked)")
+	simulators := flag.Bool("sandbox", false, "start the sandbox simulators and point the function at them (with -print)")
 	flag.Parse()
-	o.env = extra
 	if o.rie == "" || o.bootstrap == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: invoke -rie PATH -bootstrap PATH [-events DIR|FILE] [-golden DIR [-update]] [-print] [-timeout D] [-env K=V]...")
+		fmt.Fprintln(os.Stderr, "usage: invoke -rie PATH -bootstrap PATH [-events DIR|FILE] [-golden DIR [-update]] [-print] [-sandbox] [-timeout D] [-env K=V]...")
 		os.Exit(2)
 	}
 	if o.update && o.golden == "" {
 		fmt.Fprintln(os.Stderr, "invoke: -update (or UPDATE_GOLDEN=1) needs -golden DIR")
 		os.Exit(2)
 	}
-	os.Exit(run(o, os.Stdout))
+	if *simulators && o.golden != "" {
+		fmt.Fprintln(os.Stderr, "invoke: -sandbox goes with -print: the goldens are recorded on testnet settings, not on the simulators' ports")
+		os.Exit(2)
+	}
+	if !*simulators {
+		o.env = extra
+		os.Exit(run(o, os.Stdout))
+	}
+	sb, err := sandbox.Start(sandbox.Options{Faults: os.Getenv("MINDVAULT_SANDBOX_FAULTS")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "invoke: MINDVAULT_SANDBOX_FAULTS or sandbox start:", err)
+		os.Exit(2)
+	}
+	o.env = append(sandboxEnv(sb), extra...) // -env still wins
+	fmt.Fprintf(os.Stderr, "invoke: sandbox simulators: MindVault API %s, Horizon %s, Stellar RPC %s\n", sb.APIURL, sb.HorizonURL, sb.RPCURL)
+	code := run(o, os.Stdout)
+	sb.Close()
+	os.Exit(code)
+}
+
+// sandboxEnv is local.Env as KEY=VALUE lines, in a stable order.
+func sandboxEnv(sb *sandbox.Sandbox) []string {
+	env := local.Env(sb)
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, k+"="+env[k])
+	}
+	return out
 }
 
 // result is the outcome of one event (or of a check such as an orphaned golden).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/bench"
 	"github.com/mindvault/mcp-endpoint/endpoint"
+	"github.com/mindvault/mcp-endpoint/local"
 )
 
 // toolTrip is the downstream requests one tools/call made, counted by the sandbox.
@@ -57,7 +58,7 @@ type downResult struct {
 
 // downstream boots the endpoint on the sandbox and measures round trips and parallelism.
 func downstream() (*downResult, error) {
-	b := endpoint.Boot(bench.SandboxEnv(nil), false, io.Discard)
+	b := local.Boot(bench.SandboxEnv(nil), io.Discard)
 	defer b.Close()
 	if b.Err != nil {
 		return nil, fmt.Errorf("boot: %w", b.Err)
@@ -130,7 +131,7 @@ func downstream() (*downResult, error) {
 			{"mindvault_health", `{}`, healthChecks},
 			{"mindvault_publish_status", `{"resourceId":"rustguide"}`, publishChecks},
 		} {
-			pt, err := timeParallel(b, tc.tool, tc.args, tc.calls, lat.n)
+			pt, err := timeParallel(b.Booted, tc.tool, tc.args, tc.calls, lat.n)
 			if err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", tc.tool, lat.name, err)
 			}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/bench"
-	"github.com/mindvault/mcp-endpoint/endpoint"
+	"github.com/mindvault/mcp-endpoint/local"
 )
 
 // loadResult is one bounded load run.
@@ -35,7 +35,7 @@ func (l loadResult) rps() float64 { return float64(l.requests) / l.elapsed.Secon
 // loads serves our handler and the Go SDK peer on 127.0.0.1 (httptest) and drives each with
 // a bounded closed loop for tools/list and for preview.
 func loads(clients int, dur time.Duration, maxReq int) ([]loadResult, error) {
-	b := endpoint.Boot(bench.SandboxEnv(nil), false, io.Discard)
+	b := local.Boot(bench.SandboxEnv(nil), io.Discard)
 	defer b.Close()
 	if b.Err != nil {
 		return nil, fmt.Errorf("boot: %w", b.Err)

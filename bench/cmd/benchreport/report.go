@@ -272,7 +272,7 @@ func (r *report) handlerSection(p printer) {
 	p("## 1. In-process handler cost per request\n\n")
 	p("`BenchmarkHandler/case=*/impl=*` in `bench/handler_test.go`: one `POST /mcp` through `ServeHTTP` (no network;\n")
 	p("an in-memory ResponseWriter), legacy wire (`MCP-Protocol-Version: %s`). Medians of the `-count` runs.\n\n", bench.ProtocolVersion)
-	p("- **ours**: `endpoint.Boot` on `STELLAR_NETWORK=sandbox`, the real handler (request log to `io.Discard`).\n")
+	p("- **ours**: `local.Boot` on `STELLAR_NETWORK=sandbox`, the real handler (request log to `io.Discard`).\n")
 	p("- **gosdk**: `mcp.NewStreamableHTTPHandler` (go-sdk v1.8.0, `Stateless`, `JSONResponse`) serving our tools/list\n")
 	p("  entries (same names, titles, raw-JSON input and output schemas, annotations) through `mcp.AddTool`, so the SDK\n")
 	p("  validates arguments and output; its preview does the same one GET to the sandbox API meta route.\n")

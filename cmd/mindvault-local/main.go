@@ -1,0 +1,73 @@
+// Command mindvault-local is the local build of the endpoint (`make run`): the same handler
+// as the Lambda binary, served over plain HTTP on MINDVAULT_ADDR, plus the offline sandbox
+// network (STELLAR_NETWORK=sandbox), whose simulators it starts on loopback before the
+// endpoint (package local).
+//
+// With -sandbox it serves the simulators alone (`make sandbox`) and prints the environment
+// that points the Lambda binary, configured for testnet, at them: `make invoke SANDBOX=1`
+// and any other run of the real bootstrap can then work offline.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+
+	"github.com/mindvault/mcp-endpoint/endpoint"
+	"github.com/mindvault/mcp-endpoint/local"
+	"github.com/mindvault/mcp-endpoint/sandbox"
+)
+
+func main() {
+	simulators := flag.Bool("sandbox", false, "serve the sandbox simulators alone and print the environment that points an endpoint at them")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: mindvault-local [-sandbox]")
+		os.Exit(2)
+	}
+	if *simulators {
+		if err := serveSandbox(os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "mindvault-local:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	b := local.Boot(os.Getenv, os.Stderr)
+	if b.Sandbox != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: MindVault API %s, Horizon %s, Stellar RPC %s; default profile %q (%s)\n",
+			b.Sandbox.APIURL, b.Sandbox.HorizonURL, b.Sandbox.RPCURL, b.Config.DefaultProfile, b.Sandbox.Demo.Address)
+	}
+	err := endpoint.Serve(b.Config.Addr, b.Handler, b.Logger)
+	b.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mindvault-local:", err)
+		os.Exit(1)
+	}
+}
+
+// serveSandbox runs the simulators until SIGINT or SIGTERM. The environment goes to out as
+// KEY=VALUE lines (an env file, or `export` each); the notes go to notes.
+func serveSandbox(out, notes io.Writer) error {
+	sb, err := sandbox.Start(sandbox.Options{Faults: os.Getenv("MINDVAULT_SANDBOX_FAULTS")})
+	if err != nil {
+		return fmt.Errorf("MINDVAULT_SANDBOX_FAULTS or sandbox start: %w", err)
+	}
+	defer sb.Close()
+	fmt.Fprintf(notes, "sandbox simulators on loopback: MindVault API %s, Horizon %s, Stellar RPC %s, sponsored accounts %s\n",
+		sb.APIURL, sb.HorizonURL, sb.RPCURL, sb.SponsorURL)
+	fmt.Fprintln(notes, "this environment points the Lambda binary (testnet settings, the demo profile in the env store) at them; Ctrl-C stops them:")
+	env := local.Env(sb)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		fmt.Fprintf(out, "%s=%s\n", k, env[k])
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	return nil
+}
