@@ -6,13 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/clients/registry"
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
-	"github.com/mindvault/mcp-endpoint/config"
-	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -32,34 +29,6 @@ type WriteOutput struct {
 	Tags        *[]string `json:"tags,omitempty" jsonschema_description:"the tags now; [] when cleared"`
 	NewCreator  string    `json:"newCreator,omitempty"`
 	Message     string    `json:"message,omitempty"`
-}
-
-// MainnetUnconfirmed is the refusal of a state-changing call on mainnet without confirmation.
-func MainnetUnconfirmed(c *config.Config, confirmed bool) error {
-	if c.Network != config.Mainnet || c.AllowMainnet || confirmed {
-		return nil
-	}
-	return &errmap.Error{Err: fmt.Errorf("mainnet not confirmed"), Facts: errmap.Facts{
-		Source: errmap.SourceRequest, Code: errmap.CodeMainnetNotConfirmed,
-		Detail: "this call changes state on Stellar mainnet (real funds); nothing was sent",
-		Next:   "Call again with confirmMainnet: true if you intend to act on mainnet.",
-	}}
-}
-
-// wallet loads the signing key of a profile; its secret joins the redaction set.
-func (d *Deps) wallet(ctx context.Context, profile *string) (context.Context, *keypair.Full, error) {
-	ctx, p, err := d.profile(ctx, profile)
-	if err != nil {
-		return ctx, nil, err
-	}
-	if p.SecretKey == "" {
-		return ctx, nil, credentials.Missing(d.Store, p.Name, "wallet")
-	}
-	kp, err := keypair.ParseFull(p.SecretKey)
-	if err != nil {
-		return ctx, nil, credentials.Missing(d.Store, p.Name, "valid wallet secret")
-	}
-	return ctx, kp, nil
 }
 
 // creatorWrite is one contract write and how to tell, from the current entry, that it would
