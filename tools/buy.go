@@ -112,12 +112,9 @@ func Buy(d *Deps) *Tool {
 		Operation: "Buy failed",
 		Source:    errmap.SourceX402,
 		Hints:     Hints{OpenWorld: true},
+		// A dry run signs and sends nothing: it needs no mainnet confirmation.
+		Mainnet: ConfirmRequired, DryRun: DryRunExempt, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.Buy) (*BuyOutput, error) {
-			if !req.DryRun {
-				if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
-					return nil, err
-				}
-			}
 			ctx, kp, err := d.wallet(ctx, req.Profile)
 			if err != nil {
 				return nil, err

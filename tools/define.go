@@ -11,6 +11,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/redact"
@@ -54,6 +55,14 @@ type Spec[Req, Out any] struct {
 	// Source is the default failure source when a handler error carries none.
 	Source errmap.Source
 	Hints  Hints
+	// Mainnet, DryRun and Guards are the call's policies, which Define enforces after
+	// validation and before Run (policy.go): ConfirmRequired for every tool that changes
+	// state, nothing for read-only tools.
+	Mainnet Mainnet
+	DryRun  DryRun
+	Guards  []Guard[Req]
+	// Config is what the mainnet policy reads: the network and the operator's waiver.
+	Config *config.Config
 	Run    func(ctx context.Context, req *Req) (*Out, error)
 }
 
@@ -63,6 +72,7 @@ type Tool struct {
 	encoded json.RawMessage
 	args    []string
 	model   *validate.Model
+	policy  policy
 	call    func(ctx context.Context, args json.RawMessage) protocol.ToolResult
 }
 
@@ -102,13 +112,26 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
 	}
+	guards, err := policyGuards(s, t.args)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	}
+	t.policy = policy{mainnet: s.Mainnet, dryRun: s.DryRun, config: s.Config}
+	run := func(ctx context.Context, req *Req) (*Out, error) {
+		for _, g := range guards {
+			if err := g(ctx, req); err != nil {
+				return nil, err
+			}
+		}
+		return s.Run(ctx, req)
+	}
 	t.call = func(ctx context.Context, raw json.RawMessage) protocol.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
 			return ErrorResult(errmap.Validation(s.Name, issues, t.args))
 		}
 		ctx, seen := withCallSecrets(ctx)
-		res, err := s.Run(ctx, req)
+		res, err := run(ctx, req)
 		if err != nil {
 			if s.Hints.ReadOnly {
 				readStarted(err)

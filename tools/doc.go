@@ -8,8 +8,8 @@
 // Where things are: tool mindvault_x lives in x.go (its test in x_test.go), except that
 // browse.go holds mindvault_search too (they share the catalog code) and registry_writes.go
 // holds the five vault-registry writes as one table. define.go is the registry machinery
-// (Spec, Define, Tool, Registry, results), policy.go the mainnet confirmation every
-// state-changing tool needs, secrets.go the per-call secret collector, deps.go what handlers call
+// (Spec, Define, Tool, Registry, results), policy.go the policies a Spec declares and Define
+// enforces before Run (the mainnet confirmation, dry runs, guards), secrets.go the per-call secret collector, deps.go what handlers call
 // and how they load credentials, helpers.go the small helpers several tools share, and
 // all.go the list of tools this build serves.
 package tools

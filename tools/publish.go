@@ -80,11 +80,9 @@ func Publish(d *Deps) *Tool {
 		Operation: "Publish failed",
 		Source:    errmap.SourceAPI,
 		Hints:     Hints{OpenWorld: true},
+		// A dry run checks the confirmation too: it passes only when the real call would.
+		Mainnet: ConfirmRequired, DryRun: DryRunChecked, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.Publish) (*PublishOutput, error) {
-			// A dry run checks the confirmation too: it passes only when the real call would.
-			if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
-				return nil, err
-			}
 			ctx, p, kp, err := d.publisher(ctx, req.Profile)
 			if err != nil {
 				return nil, err

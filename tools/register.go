@@ -28,10 +28,8 @@ func Register(d *Deps) *Tool {
 		Operation: "Register failed",
 		Source:    errmap.SourceAPI,
 		Hints:     Hints{OpenWorld: true},
+		Mainnet:   ConfirmRequired, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.Register) (*RegisterOutput, error) {
-			if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
-				return nil, err
-			}
 			// The key is shown once: a store that cannot keep it must refuse before asking.
 			if d.Store.ReadOnly() {
 				return nil, credentials.ReadOnlyStore(d.Store)

@@ -45,16 +45,13 @@ type creatorWrite struct {
 	unchanged string
 }
 
-// write runs one creator write after the mainnet check. It reads the entry first (a
+// write runs one creator write (the mainnet confirmation has passed). It reads the entry first (a
 // simulation, free): when the chain already holds the requested value and the wallet is
 // the creator, it answers changed: false without sending anything, so a repeated call or a
 // retry after an unknown outcome spends no fee. Otherwise it sends the write; a wallet that
 // is not the creator, or an entry that does not exist, is refused by the contract's own
 // simulation with its error.
-func (d *Deps) write(ctx context.Context, id string, profile *string, confirm bool, w creatorWrite) (*WriteOutput, error) {
-	if err := MainnetUnconfirmed(d.Config, confirm); err != nil {
-		return nil, err
-	}
+func (d *Deps) write(ctx context.Context, id string, profile *string, w creatorWrite) (*WriteOutput, error) {
 	ctx, kp, err := d.wallet(ctx, profile)
 	if err != nil {
 		return nil, err
@@ -104,7 +101,8 @@ func SetPrice(d *Deps) *Tool {
 		Name: "mindvault_set_price", Title: "Set on-chain price",
 		Description: "Changes a resource's price in the vault-registry contract (signed by the creator's wallet). " + writeCost,
 		Operation:   "Set price failed", Source: errmap.SourceRegistry,
-		Hints: Hints{Destructive: true, OpenWorld: true},
+		Hints:   Hints{Destructive: true, OpenWorld: true},
+		Mainnet: ConfirmRequired, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.SetPrice) (*WriteOutput, error) {
 			units, err := soroban.Units(req.Price)
 			if err != nil {
@@ -115,7 +113,7 @@ func SetPrice(d *Deps) *Tool {
 				return nil, err
 			}
 			price := soroban.Decimal(units)
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "set_price", args: []xdr.ScVal{v},
+			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "set_price", args: []xdr.ScVal{v},
 				holds:     func(cur *registry.Resource) bool { return cur.Price.Cmp(units) == 0 },
 				unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", req.ResourceID, price)})
 			if err != nil {
@@ -133,9 +131,10 @@ func UpdateMetadata(d *Deps) *Tool {
 		Name: "mindvault_update_metadata", Title: "Update on-chain metadata",
 		Description: "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet). " + writeCost,
 		Operation:   "Update metadata failed", Source: errmap.SourceRegistry,
-		Hints: Hints{Destructive: true, OpenWorld: true},
+		Hints:   Hints{Destructive: true, OpenWorld: true},
+		Mainnet: ConfirmRequired, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.UpdateMetadata) (*WriteOutput, error) {
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "update_metadata",
+			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "update_metadata",
 				args:      []xdr.ScVal{soroban.Str(req.Metadata)},
 				holds:     func(cur *registry.Resource) bool { return cur.Metadata == req.Metadata },
 				unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", req.ResourceID)})
@@ -154,13 +153,14 @@ func SetListed(d *Deps) *Tool {
 		Name: "mindvault_set_listed", Title: "List or delist on-chain",
 		Description: "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet). " + writeCost,
 		Operation:   "Set listed failed", Source: errmap.SourceRegistry,
-		Hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true},
+		Hints:   Hints{Destructive: true, Idempotent: true, OpenWorld: true},
+		Mainnet: ConfirmRequired, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.SetListed) (*WriteOutput, error) {
 			state := "delisted"
 			if *req.Listed {
 				state = "listed"
 			}
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "set_listed",
+			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "set_listed",
 				args:      []xdr.ScVal{soroban.Bool(*req.Listed)},
 				holds:     func(cur *registry.Resource) bool { return cur.Listed == *req.Listed },
 				unchanged: fmt.Sprintf("Resource %s is already %s on chain.", req.ResourceID, state)})
@@ -179,10 +179,11 @@ func SetTags(d *Deps) *Tool {
 		Name: "mindvault_set_tags", Title: "Set on-chain tags",
 		Description: "Replaces a resource's tag list in the vault-registry contract (signed by the creator's wallet). " + writeCost,
 		Operation:   "Set tags failed", Source: errmap.SourceRegistry,
-		Hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true},
+		Hints:   Hints{Destructive: true, Idempotent: true, OpenWorld: true},
+		Mainnet: ConfirmRequired, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.SetTags) (*WriteOutput, error) {
 			tags := tagSet(req.Tags)
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "set_tags",
+			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "set_tags",
 				args:      []xdr.ScVal{soroban.StrVec(tags)},
 				holds:     func(cur *registry.Resource) bool { return sameTags(cur.Tags, tags) },
 				unchanged: fmt.Sprintf("Resource %s already has exactly these tags on chain.", req.ResourceID)})
@@ -202,13 +203,14 @@ func TransferOwnership(d *Deps) *Tool {
 		Description: "Makes another Stellar account the creator of a resource in the vault-registry contract (signed by " +
 			"the current creator's wallet); the old wallet loses control. " + writeCost,
 		Operation: "Transfer ownership failed", Source: errmap.SourceRegistry,
-		Hints: Hints{Destructive: true, OpenWorld: true},
+		Hints:   Hints{Destructive: true, OpenWorld: true},
+		Mainnet: ConfirmRequired, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.TransferOwnership) (*WriteOutput, error) {
 			to, err := soroban.Account(req.NewCreator)
 			if err != nil {
 				return nil, err
 			}
-			out, err := d.write(ctx, req.ResourceID, req.Profile, req.ConfirmMainnet, creatorWrite{fn: "transfer_ownership",
+			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "transfer_ownership",
 				args: []xdr.ScVal{to}, anySigner: true,
 				holds:     func(cur *registry.Resource) bool { return cur.Creator == req.NewCreator },
 				unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", req.NewCreator, req.ResourceID)})

@@ -45,10 +45,8 @@ func SetupWallet(d *Deps) *Tool {
 		Operation: "Wallet setup failed",
 		Source:    errmap.SourceSponsor,
 		Hints:     Hints{OpenWorld: true},
+		Mainnet:   ConfirmRequired, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.SetupWallet) (*SetupWalletOutput, error) {
-			if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
-				return nil, err
-			}
 			if !auth.Permits(ctx, req.Profile) {
 				return nil, credentials.NotAllowed(req.Profile)
 			}
