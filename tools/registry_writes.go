@@ -31,27 +31,153 @@ type WriteOutput struct {
 	Message     string    `json:"message,omitempty"`
 }
 
-// creatorWrite is one contract write and how to tell, from the current entry, that it would
-// change nothing.
+// writeCost ends every write's description.
+const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wallet, which must be the resource's creator. " +
+	"Needs confirmMainnet: true on mainnet. On an unconfirmed outcome it returns the transaction hash for mindvault_tx_status."
+
+// RegistryWrites are the creator writes of the vault-registry contract, one row each: the
+// tool, its request, the contract function, and how the request becomes the function's
+// arguments, the check that the entry already holds them, and the output field.
+func RegistryWrites(d *Deps) []*Tool {
+	return []*Tool{
+		writeTool(d, registryWrite[requests.SetPrice]{
+			name: "mindvault_set_price", title: "Set on-chain price", operation: "Set price failed",
+			does:  "Changes a resource's price in the vault-registry contract (signed by the creator's wallet).",
+			hints: Hints{Destructive: true, OpenWorld: true}, fn: "set_price",
+			change: func(r *requests.SetPrice) (creatorWrite, error) {
+				units, err := soroban.Units(r.Price)
+				if err != nil {
+					return creatorWrite{}, err
+				}
+				v, err := soroban.I128(units)
+				if err != nil {
+					return creatorWrite{}, err
+				}
+				price := soroban.Decimal(units)
+				return creatorWrite{args: []xdr.ScVal{v},
+					holds:     func(cur *registry.Resource) bool { return cur.Price.Cmp(units) == 0 },
+					unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", r.ResourceID, price),
+					report:    func(o *WriteOutput) { o.Price = price }}, nil
+			},
+		}),
+		writeTool(d, registryWrite[requests.UpdateMetadata]{
+			name: "mindvault_update_metadata", title: "Update on-chain metadata", operation: "Update metadata failed",
+			does:  "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet).",
+			hints: Hints{Destructive: true, OpenWorld: true}, fn: "update_metadata",
+			change: func(r *requests.UpdateMetadata) (creatorWrite, error) {
+				return creatorWrite{args: []xdr.ScVal{soroban.Str(r.Metadata)},
+					holds:     func(cur *registry.Resource) bool { return cur.Metadata == r.Metadata },
+					unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", r.ResourceID),
+					report:    func(o *WriteOutput) { o.Metadata = r.Metadata }}, nil
+			},
+		}),
+		writeTool(d, registryWrite[requests.SetListed]{
+			name: "mindvault_set_listed", title: "List or delist on-chain", operation: "Set listed failed",
+			does:  "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet).",
+			hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_listed",
+			change: func(r *requests.SetListed) (creatorWrite, error) {
+				state := "delisted"
+				if *r.Listed {
+					state = "listed"
+				}
+				return creatorWrite{args: []xdr.ScVal{soroban.Bool(*r.Listed)},
+					holds:     func(cur *registry.Resource) bool { return cur.Listed == *r.Listed },
+					unchanged: fmt.Sprintf("Resource %s is already %s on chain.", r.ResourceID, state),
+					report:    func(o *WriteOutput) { o.Listed = r.Listed }}, nil
+			},
+		}),
+		writeTool(d, registryWrite[requests.SetTags]{
+			name: "mindvault_set_tags", title: "Set on-chain tags", operation: "Set tags failed",
+			does:  "Replaces a resource's tag list in the vault-registry contract (signed by the creator's wallet).",
+			hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_tags",
+			change: func(r *requests.SetTags) (creatorWrite, error) {
+				tags := tagSet(r.Tags)
+				return creatorWrite{args: []xdr.ScVal{soroban.StrVec(tags)},
+					holds:     func(cur *registry.Resource) bool { return sameTags(cur.Tags, tags) },
+					unchanged: fmt.Sprintf("Resource %s already has exactly these tags on chain.", r.ResourceID),
+					report:    func(o *WriteOutput) { o.Tags = &tags }}, nil
+			},
+		}),
+		writeTool(d, registryWrite[requests.TransferOwnership]{
+			name: "mindvault_transfer_ownership", title: "Transfer on-chain ownership", operation: "Transfer ownership failed",
+			does: "Makes another Stellar account the creator of a resource in the vault-registry contract (signed by " +
+				"the current creator's wallet); the old wallet loses control.",
+			hints: Hints{Destructive: true, OpenWorld: true}, fn: "transfer_ownership",
+			// After a transfer the old creator, who asks again, no longer is the creator.
+			anySigner: true,
+			change: func(r *requests.TransferOwnership) (creatorWrite, error) {
+				to, err := soroban.Account(r.NewCreator)
+				if err != nil {
+					return creatorWrite{}, err
+				}
+				return creatorWrite{args: []xdr.ScVal{to},
+					holds:     func(cur *registry.Resource) bool { return cur.Creator == r.NewCreator },
+					unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", r.NewCreator, r.ResourceID),
+					report:    func(o *WriteOutput) { o.NewCreator = r.NewCreator }}, nil
+			},
+		}),
+	}
+}
+
+// registryWrite is one row of RegistryWrites.
+type registryWrite[Req any] struct {
+	name, title, operation string
+	// does is the description before writeCost: what the write changes and who signs it.
+	does  string
+	hints Hints
+	// fn is the contract function; its first argument is the resource id.
+	fn string
+	// anySigner answers a write whose result already holds without requiring the signer to
+	// be the creator.
+	anySigner bool
+	// change reads the request: the function's other arguments and what to report.
+	change func(req *Req) (creatorWrite, error)
+}
+
+// creatorWrite is what one write asks of the entry, and how to tell, from the current entry,
+// that it would change nothing.
 type creatorWrite struct {
-	fn   string
 	args []xdr.ScVal
 	// holds reports that the entry already has the requested value.
 	holds func(cur *registry.Resource) bool
-	// anySigner answers a write whose result already holds without requiring the signer to
-	// be the creator: after a transfer the old creator, who asked, no longer is.
-	anySigner bool
 	// unchanged is the message of a write that was not sent.
 	unchanged string
+	// report sets the output field that shows the value now on chain.
+	report func(out *WriteOutput)
 }
 
-// write runs one creator write (the mainnet confirmation has passed). It reads the entry first (a
-// simulation, free): when the chain already holds the requested value and the wallet is
-// the creator, it answers changed: false without sending anything, so a repeated call or a
-// retry after an unknown outcome spends no fee. Otherwise it sends the write; a wallet that
-// is not the creator, or an entry that does not exist, is refused by the contract's own
-// simulation with its error.
-func (d *Deps) write(ctx context.Context, id string, profile *string, w creatorWrite) (*WriteOutput, error) {
+// writeTool defines one row. Every row's request embeds the shared groups, which name the
+// resource and the signing profile (requests.RegistryWrite).
+func writeTool[Req any, P interface {
+	*Req
+	requests.RegistryWrite
+}](d *Deps, w registryWrite[Req]) *Tool {
+	return Define(Spec[Req, WriteOutput]{
+		Name: w.name, Title: w.title, Description: w.does + " " + writeCost,
+		Operation: w.operation, Source: errmap.SourceRegistry, Hints: w.hints,
+		Mainnet: ConfirmRequired, Config: d.Config,
+		Run: func(ctx context.Context, req *Req) (*WriteOutput, error) {
+			c, err := w.change(req)
+			if err != nil {
+				return nil, err
+			}
+			out, err := d.write(ctx, P(req).Resource(), P(req).Signer(), w.fn, w.anySigner, c)
+			if err != nil {
+				return nil, err
+			}
+			c.report(out)
+			return out, nil
+		},
+	})
+}
+
+// write runs one creator write (the mainnet confirmation has passed). It reads the entry
+// first (a simulation, free): when the chain already holds the requested value and the
+// wallet is the creator, it answers changed: false without sending anything, so a repeated
+// call or a retry after an unknown outcome spends no fee. Otherwise it sends the write; a
+// wallet that is not the creator, or an entry that does not exist, is refused by the
+// contract's own simulation with its error.
+func (d *Deps) write(ctx context.Context, id string, profile *string, fn string, anySigner bool, c creatorWrite) (*WriteOutput, error) {
 	ctx, kp, err := d.wallet(ctx, profile)
 	if err != nil {
 		return nil, err
@@ -60,11 +186,11 @@ func (d *Deps) write(ctx context.Context, id string, profile *string, w creatorW
 	if err != nil {
 		return nil, err
 	}
-	if found && w.holds(cur) && (w.anySigner || cur.Creator == kp.Address()) {
+	if found && c.holds(cur) && (anySigner || cur.Creator == kp.Address()) {
 		return &WriteOutput{Status: "success", ResourceID: id, Changed: false,
-			Message: w.unchanged + " Nothing was sent and no fee was spent."}, nil
+			Message: c.unchanged + " Nothing was sent and no fee was spent."}, nil
 	}
-	res, err := d.Registry.Invoke(ctx, kp, w.fn, append([]xdr.ScVal{soroban.Str(id)}, w.args...)...)
+	res, err := d.Registry.Invoke(ctx, kp, fn, append([]xdr.ScVal{soroban.Str(id)}, c.args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -90,135 +216,4 @@ func sameTags(a, b []string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
-}
-
-const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wallet, which must be the resource's creator. " +
-	"Needs confirmMainnet: true on mainnet. On an unconfirmed outcome it returns the transaction hash for mindvault_tx_status."
-
-// SetPrice is mindvault_set_price.
-func SetPrice(d *Deps) *Tool {
-	return Define(Spec[requests.SetPrice, WriteOutput]{
-		Name: "mindvault_set_price", Title: "Set on-chain price",
-		Description: "Changes a resource's price in the vault-registry contract (signed by the creator's wallet). " + writeCost,
-		Operation:   "Set price failed", Source: errmap.SourceRegistry,
-		Hints:   Hints{Destructive: true, OpenWorld: true},
-		Mainnet: ConfirmRequired, Config: d.Config,
-		Run: func(ctx context.Context, req *requests.SetPrice) (*WriteOutput, error) {
-			units, err := soroban.Units(req.Price)
-			if err != nil {
-				return nil, err
-			}
-			v, err := soroban.I128(units)
-			if err != nil {
-				return nil, err
-			}
-			price := soroban.Decimal(units)
-			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "set_price", args: []xdr.ScVal{v},
-				holds:     func(cur *registry.Resource) bool { return cur.Price.Cmp(units) == 0 },
-				unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", req.ResourceID, price)})
-			if err != nil {
-				return nil, err
-			}
-			out.Price = price
-			return out, nil
-		},
-	})
-}
-
-// UpdateMetadata is mindvault_update_metadata.
-func UpdateMetadata(d *Deps) *Tool {
-	return Define(Spec[requests.UpdateMetadata, WriteOutput]{
-		Name: "mindvault_update_metadata", Title: "Update on-chain metadata",
-		Description: "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet). " + writeCost,
-		Operation:   "Update metadata failed", Source: errmap.SourceRegistry,
-		Hints:   Hints{Destructive: true, OpenWorld: true},
-		Mainnet: ConfirmRequired, Config: d.Config,
-		Run: func(ctx context.Context, req *requests.UpdateMetadata) (*WriteOutput, error) {
-			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "update_metadata",
-				args:      []xdr.ScVal{soroban.Str(req.Metadata)},
-				holds:     func(cur *registry.Resource) bool { return cur.Metadata == req.Metadata },
-				unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", req.ResourceID)})
-			if err != nil {
-				return nil, err
-			}
-			out.Metadata = req.Metadata
-			return out, nil
-		},
-	})
-}
-
-// SetListed is mindvault_set_listed.
-func SetListed(d *Deps) *Tool {
-	return Define(Spec[requests.SetListed, WriteOutput]{
-		Name: "mindvault_set_listed", Title: "List or delist on-chain",
-		Description: "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet). " + writeCost,
-		Operation:   "Set listed failed", Source: errmap.SourceRegistry,
-		Hints:   Hints{Destructive: true, Idempotent: true, OpenWorld: true},
-		Mainnet: ConfirmRequired, Config: d.Config,
-		Run: func(ctx context.Context, req *requests.SetListed) (*WriteOutput, error) {
-			state := "delisted"
-			if *req.Listed {
-				state = "listed"
-			}
-			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "set_listed",
-				args:      []xdr.ScVal{soroban.Bool(*req.Listed)},
-				holds:     func(cur *registry.Resource) bool { return cur.Listed == *req.Listed },
-				unchanged: fmt.Sprintf("Resource %s is already %s on chain.", req.ResourceID, state)})
-			if err != nil {
-				return nil, err
-			}
-			out.Listed = req.Listed
-			return out, nil
-		},
-	})
-}
-
-// SetTags is mindvault_set_tags.
-func SetTags(d *Deps) *Tool {
-	return Define(Spec[requests.SetTags, WriteOutput]{
-		Name: "mindvault_set_tags", Title: "Set on-chain tags",
-		Description: "Replaces a resource's tag list in the vault-registry contract (signed by the creator's wallet). " + writeCost,
-		Operation:   "Set tags failed", Source: errmap.SourceRegistry,
-		Hints:   Hints{Destructive: true, Idempotent: true, OpenWorld: true},
-		Mainnet: ConfirmRequired, Config: d.Config,
-		Run: func(ctx context.Context, req *requests.SetTags) (*WriteOutput, error) {
-			tags := tagSet(req.Tags)
-			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "set_tags",
-				args:      []xdr.ScVal{soroban.StrVec(tags)},
-				holds:     func(cur *registry.Resource) bool { return sameTags(cur.Tags, tags) },
-				unchanged: fmt.Sprintf("Resource %s already has exactly these tags on chain.", req.ResourceID)})
-			if err != nil {
-				return nil, err
-			}
-			out.Tags = &tags
-			return out, nil
-		},
-	})
-}
-
-// TransferOwnership is mindvault_transfer_ownership.
-func TransferOwnership(d *Deps) *Tool {
-	return Define(Spec[requests.TransferOwnership, WriteOutput]{
-		Name: "mindvault_transfer_ownership", Title: "Transfer on-chain ownership",
-		Description: "Makes another Stellar account the creator of a resource in the vault-registry contract (signed by " +
-			"the current creator's wallet); the old wallet loses control. " + writeCost,
-		Operation: "Transfer ownership failed", Source: errmap.SourceRegistry,
-		Hints:   Hints{Destructive: true, OpenWorld: true},
-		Mainnet: ConfirmRequired, Config: d.Config,
-		Run: func(ctx context.Context, req *requests.TransferOwnership) (*WriteOutput, error) {
-			to, err := soroban.Account(req.NewCreator)
-			if err != nil {
-				return nil, err
-			}
-			out, err := d.write(ctx, req.ResourceID, req.Profile, creatorWrite{fn: "transfer_ownership",
-				args: []xdr.ScVal{to}, anySigner: true,
-				holds:     func(cur *registry.Resource) bool { return cur.Creator == req.NewCreator },
-				unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", req.NewCreator, req.ResourceID)})
-			if err != nil {
-				return nil, err
-			}
-			out.NewCreator = req.NewCreator
-			return out, nil
-		},
-	})
 }
