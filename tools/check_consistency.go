@@ -112,10 +112,6 @@ func consistencySummary(o *ConsistencyOutput) string {
 	for k := range o.Mismatches {
 		names = append(names, k)
 	}
-	return fmt.Sprintf("Found %d mismatched field(s): %s. The chain is authoritative.", len(names), strings.Join(sortStrings(names), ", "))
-}
-
-func sortStrings(s []string) []string {
-	sort.Strings(s)
-	return s
+	sort.Strings(names)
+	return fmt.Sprintf("Found %d mismatched field(s): %s. The chain is authoritative.", len(names), strings.Join(names, ", "))
 }

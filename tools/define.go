@@ -181,11 +181,6 @@ func OutputSchema(t reflect.Type) (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-// SuccessResult carries out as structuredContent and as one compact JSON text block.
-func SuccessResult(out any) protocol.ToolResult {
-	return successResult(out, nil, "", "")
-}
-
 // successResult encodes out once for both blocks, with every known secret (and extra, the
 // call's own) removed from the encoded JSON. A result that cannot be cleaned without breaking
 // it is not sent; since the tool did run, the failure says its effect is unknown.
@@ -211,16 +206,13 @@ func successResult(out any, extra *redact.Values, operation, tool string) protoc
 	}
 }
 
-// ErrorKey is the _meta key of the machine-readable failure diagnostic.
-const ErrorKey = "io.mindvault/error"
-
 // ErrorResult is the isError result of a mapped failure: the three-line text and the
 // diagnostic, and no structuredContent (clients would validate it against the output schema).
 func ErrorResult(f errmap.Failure) protocol.ToolResult {
 	return protocol.ToolResult{
 		Content: []protocol.Content{{Type: "text", Text: f.Text}},
 		IsError: true,
-		Meta:    map[string]any{ErrorKey: f.Diagnostic},
+		Meta:    map[string]any{errmap.MetaKey: f.Diagnostic},
 		Outcome: string(f.Diagnostic.Category),
 	}
 }

@@ -229,9 +229,9 @@ func TestValidationFailureResult(t *testing.T) {
 	if lines[1] != "Source: request validation · Category: validation" {
 		t.Errorf("line 2 = %q", lines[1])
 	}
-	d, ok := res.Meta[ErrorKey].(errmap.Diagnostic)
+	d, ok := res.Meta[errmap.MetaKey].(errmap.Diagnostic)
 	if !ok {
-		t.Fatalf("no diagnostic under %s", ErrorKey)
+		t.Fatalf("no diagnostic under %s", errmap.MetaKey)
 	}
 	if d.JSONRPCCode != -32602 || len(d.Issues) != 1 || d.Issues[0].Path != "/surprise" || d.Issues[0].Rule != "unknown" {
 		t.Errorf("diagnostic = %+v", d)

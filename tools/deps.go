@@ -50,6 +50,20 @@ func (d *Deps) profile(ctx context.Context, name *string) (context.Context, cred
 	return WithSecrets(ctx, p.Secrets()...), p, nil
 }
 
+// address loads a profile and its wallet's address, for the tools that read a wallet
+// without signing for it.
+func (d *Deps) address(ctx context.Context, name *string) (context.Context, credentials.Profile, string, error) {
+	ctx, p, err := d.profile(ctx, name)
+	if err != nil {
+		return ctx, p, "", err
+	}
+	addr, err := p.Address()
+	if err != nil {
+		return ctx, p, "", credentials.Missing(d.Store, p.Name, "valid wallet secret")
+	}
+	return ctx, p, addr, nil
+}
+
 // publisher loads a profile that can publish: a wallet and a publisher API key.
 func (d *Deps) publisher(ctx context.Context, profile *string) (context.Context, credentials.Profile, *keypair.Full, error) {
 	ctx, p, err := d.profile(ctx, profile)

@@ -165,8 +165,8 @@ func (d *Deps) probeRegistry(ctx context.Context) (string, error) {
 			return "", problem("the contract reports network id " + info.NetworkID + ", not the configured network's")
 		}
 	}
-	return fmt.Sprintf("registry_info: %s %s (schema %s) at %s", orText(info.Name, "unnamed"), orText(info.Version, "?"),
-		orText(info.ResourceSchemaVersion, "?"), c.RegistryContract), nil
+	return fmt.Sprintf("registry_info: %s %s (schema %s) at %s", firstNonEmpty(info.Name, "unnamed"), firstNonEmpty(info.Version, "?"),
+		firstNonEmpty(info.ResourceSchemaVersion, "?"), c.RegistryContract), nil
 }
 
 // probeSponsor asks the sponsored-account service for its health route; it creates nothing.
@@ -237,11 +237,4 @@ func timed(name string, fn func() (string, error)) HealthCheck {
 		hc.Detail = summary(err, name)
 	}
 	return hc
-}
-
-func orText(v, fallback string) string {
-	if v == "" {
-		return fallback
-	}
-	return v
 }

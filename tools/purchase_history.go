@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
-	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -46,13 +45,9 @@ func PurchaseHistory(d *Deps) *Tool {
 		Source:    errmap.SourceAPI,
 		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Run: func(ctx context.Context, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
-			ctx, p, err := d.profile(ctx, req.Profile)
+			ctx, p, addr, err := d.address(ctx, req.Profile)
 			if err != nil {
 				return nil, err
-			}
-			addr, err := p.Address()
-			if err != nil {
-				return nil, credentials.Missing(d.Store, p.Name, "valid wallet secret")
 			}
 			history, err := d.API.Payments(ctx, addr)
 			if err != nil {

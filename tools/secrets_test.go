@@ -53,7 +53,7 @@ func TestUnredactableSuccessIsNotClaimed(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := successResult(&secretOut{Note: "\u2028qwertyuiop"}, nil, "Buy failed", "mindvault_buy")
-	d, _ := res.Meta[ErrorKey].(errmap.Diagnostic)
+	d, _ := res.Meta[errmap.MetaKey].(errmap.Diagnostic)
 	if !res.IsError || d.StateChanged != string(errmap.StateUnknown) || !d.ExecutionStarted {
 		t.Fatalf("want an error with stateChanged unknown: %+v", res)
 	}

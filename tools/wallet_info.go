@@ -9,7 +9,6 @@ import (
 	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
 
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
-	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -54,13 +53,9 @@ func WalletInfo(d *Deps) *Tool {
 		Source:    errmap.SourceHorizon,
 		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Run: func(ctx context.Context, req *requests.WalletInfo) (*WalletInfoOutput, error) {
-			ctx, p, err := d.profile(ctx, req.Profile)
+			ctx, p, addr, err := d.address(ctx, req.Profile)
 			if err != nil {
 				return nil, err
-			}
-			addr, err := p.Address()
-			if err != nil {
-				return nil, credentials.Missing(d.Store, p.Name, "valid wallet secret")
 			}
 			acct, found, err := d.Horizon.Account(ctx, addr)
 			if err != nil {
