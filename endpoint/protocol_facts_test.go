@@ -184,7 +184,7 @@ func TestCancelledIsNotTimeout(t *testing.T) {
 // retry; an unknown tool gets close names, never the whole list.
 func TestProtocolErrorsCarryFacts(t *testing.T) {
 	e := newEnv(t, nil)
-	served := tools.All(&tools.Deps{}).Names()
+	served := tools.All(e.b.Deps).Names()
 	cases := []struct {
 		name, method, params, mcpName string
 		rpc                           int
@@ -265,7 +265,7 @@ func TestProtocolErrorsCarryFacts(t *testing.T) {
 // listed with cache hints on the modern wire, and rendered with the tools they name.
 func TestPromptsThroughTheEndpoint(t *testing.T) {
 	e := newEnv(t, nil)
-	served := tools.All(&tools.Deps{}).Names()
+	served := tools.All(e.b.Deps).Names()
 	for _, era := range bothEras {
 		t.Run(era, func(t *testing.T) {
 			e := e.in(t)

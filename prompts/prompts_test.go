@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/tools"
 )
@@ -34,7 +35,11 @@ var toolToken = regexp.MustCompile(`mindvault_[a-z_]+`)
 // TestPromptsNameExistingTools: every tool a prompt names, in its text or its Tools list,
 // is a tool this build serves, and the text names Tools in that order.
 func TestPromptsNameExistingTools(t *testing.T) {
-	served := tools.All(&tools.Deps{}).Names()
+	cfg, err := config.Load(func(string) string { return "" }, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := tools.All(&tools.Deps{Config: cfg}).Names()
 	s := New()
 	renders := map[string][]map[string]string{
 		"buy":          {nil, {"resourceId": "rustguide"}},

@@ -4,7 +4,10 @@
 // its name, `validate` its rules (including docs/tools.md "Shared argument shapes": resourceid,
 // profile, usdc, usdcpos, gaccount, txhash, metaptr, tag, httpurl), `jsonschema_description`
 // what an agent reads. Optional arguments are pointers (or carry a jsonschema default), so
-// "absent" and "zero" never mix.
+// "absent" and "zero" never mix. Arguments several requests share word for word are declared
+// once, as embedded groups (groups.go), which also expose what the tools' declared policies
+// read: the mainnet confirmation (MainnetConfirmer), the dry run (DryRunner) and the target
+// of a vault-registry write (RegistryWrite).
 package requests
 
 import "github.com/invopop/jsonschema"
@@ -94,68 +97,51 @@ type CheckConsistency struct {
 
 // SetPrice is mindvault_set_price.
 type SetPrice struct {
-	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
-	Price          string  `json:"price" validate:"required,usdcpos" jsonschema_description:"New price in USDC, at most 7 decimals, e.g. \"2.5\"."`
-	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
-	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	OnchainResource
+	Price string `json:"price" validate:"required,usdcpos" jsonschema_description:"New price in USDC, at most 7 decimals, e.g. \"2.5\"."`
+	Creator
 }
 
 // UpdateMetadata is mindvault_update_metadata.
 type UpdateMetadata struct {
-	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
-	Metadata       string  `json:"metadata" validate:"required,metaptr" jsonschema_description:"New metadata pointer: ipfs://, ar://, https://, http://, sha256:, sha-256: or 0x."`
-	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
-	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	OnchainResource
+	Metadata string `json:"metadata" validate:"required,metaptr" jsonschema_description:"New metadata pointer: ipfs://, ar://, https://, http://, sha256:, sha-256: or 0x."`
+	Creator
 }
 
 // SetListed is mindvault_set_listed.
 type SetListed struct {
-	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
-	Listed         *bool   `json:"listed" validate:"required" jsonschema_description:"true to list the resource, false to delist it."`
-	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
-	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	OnchainResource
+	Listed *bool `json:"listed" validate:"required" jsonschema_description:"true to list the resource, false to delist it."`
+	Creator
 }
 
 // SetTags is mindvault_set_tags.
 type SetTags struct {
-	ResourceID     string   `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
-	Tags           []string `json:"tags" validate:"required,max=8,dive,tag" jsonschema_description:"The complete new tag list (replaces the old one): up to 8 tags of a-z 0-9 _ -; [] clears."`
-	Profile        *string  `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
-	ConfirmMainnet bool     `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	OnchainResource
+	Tags []string `json:"tags" validate:"required,max=8,dive,tag" jsonschema_description:"The complete new tag list (replaces the old one): up to 8 tags of a-z 0-9 _ -; [] clears."`
+	Creator
 }
 
 // TransferOwnership is mindvault_transfer_ownership.
 type TransferOwnership struct {
-	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
-	NewCreator     string  `json:"newCreator" validate:"required,gaccount" jsonschema_description:"Stellar account (G...) that becomes the resource's creator."`
-	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
-	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	OnchainResource
+	NewCreator string `json:"newCreator" validate:"required,gaccount" jsonschema_description:"Stellar account (G...) that becomes the resource's creator."`
+	Creator
 }
-
-// CrossCheck rejects ids that cannot exist on chain before anything is sent.
-func (r *SetPrice) CrossCheck() []Issue { return onchainID(r.ResourceID) }
-
-// CrossCheck rejects ids that cannot exist on chain before anything is sent.
-func (r *UpdateMetadata) CrossCheck() []Issue { return onchainID(r.ResourceID) }
-
-// CrossCheck rejects ids that cannot exist on chain before anything is sent.
-func (r *SetListed) CrossCheck() []Issue { return onchainID(r.ResourceID) }
-
-// CrossCheck rejects ids that cannot exist on chain before anything is sent.
-func (r *SetTags) CrossCheck() []Issue { return onchainID(r.ResourceID) }
-
-// CrossCheck rejects ids that cannot exist on chain before anything is sent.
-func (r *TransferOwnership) CrossCheck() []Issue { return onchainID(r.ResourceID) }
 
 // Buy is mindvault_buy.
 type Buy struct {
-	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Catalog id of the resource to buy."`
-	MaxPriceUSDC   *string `json:"maxPriceUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay, in USDC (default: the operator's MINDVAULT_MAX_AUTO_PAY_USDC, 10)."`
-	AllowRepeat    bool    `json:"allowRepeat,omitempty" jsonschema_description:"Buy again even though this wallet already bought the resource (refused by default with ALREADY_PURCHASED)."`
-	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check price, wallet and network and show what would be paid; send nothing."`
-	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile that pays (default: the configured default profile)."`
-	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	ResourceID   string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Catalog id of the resource to buy."`
+	MaxPriceUSDC *string `json:"maxPriceUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay, in USDC (default: the operator's MINDVAULT_MAX_AUTO_PAY_USDC, 10)."`
+	AllowRepeat  bool    `json:"allowRepeat,omitempty" jsonschema_description:"Buy again even though this wallet already bought the resource (refused by default with ALREADY_PURCHASED)."`
+	DryRun       bool    `json:"dryRun,omitempty" jsonschema_description:"Check price, wallet and network and show what would be paid; send nothing."`
+	Profile      *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile that pays (default: the configured default profile)."`
+	Confirm
 }
+
+// DryRunRequested implements DryRunner.
+func (b *Buy) DryRunRequested() bool { return b.DryRun }
 
 // PurchaseHistory is mindvault_purchase_history.
 type PurchaseHistory struct {
@@ -177,6 +163,13 @@ type Publish struct {
 	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (needs a wallet and an API key from mindvault_register)."`
 	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds), for a dry run too, unless the operator set MINDVAULT_ALLOW_MAINNET."`
 }
+
+// MainnetConfirmed implements MainnetConfirmer; publish's own description says that a dry
+// run needs the confirmation too.
+func (p *Publish) MainnetConfirmed() bool { return p.ConfirmMainnet }
+
+// DryRunRequested implements DryRunner.
+func (p *Publish) DryRunRequested() bool { return p.DryRun }
 
 // newResourceFields are the arguments that describe a new resource, in the model's order.
 var newResourceFields = []string{"title", "description", "price", "externalUrl"}
@@ -211,18 +204,18 @@ func (Publish) JSONSchemaExtend(s *jsonschema.Schema) {
 
 // Register is mindvault_register.
 type Register struct {
-	Name           string  `json:"name" validate:"required,max=128" jsonschema_description:"Publisher name shown to buyers."`
-	Email          string  `json:"email" validate:"required,max=254,email" jsonschema_description:"Contact email (one publisher per email)."`
-	WalletAddress  *string `json:"walletAddress,omitempty" validate:"omitnil,gaccount" jsonschema_description:"Payout wallet (default: the profile's wallet)."`
-	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Profile that stores the API key (default: the configured default profile)."`
-	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	Name          string  `json:"name" validate:"required,max=128" jsonschema_description:"Publisher name shown to buyers."`
+	Email         string  `json:"email" validate:"required,max=254,email" jsonschema_description:"Contact email (one publisher per email)."`
+	WalletAddress *string `json:"walletAddress,omitempty" validate:"omitnil,gaccount" jsonschema_description:"Payout wallet (default: the profile's wallet)."`
+	Profile       *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Profile that stores the API key (default: the configured default profile)."`
+	Confirm
 }
 
 // RegisterOnchain is mindvault_register_onchain.
 type RegisterOnchain struct {
-	ResourceID     string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"A verified resource of yours."`
-	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (wallet and API key)."`
-	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+	ResourceID string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"A verified resource of yours."`
+	Profile    *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (wallet and API key)."`
+	Confirm
 }
 
 // SetupWallet is mindvault_setup_wallet.
@@ -230,6 +223,9 @@ type SetupWallet struct {
 	Profile        string `json:"profile" validate:"required,profile" jsonschema_description:"Name of the new profile that will hold the wallet."`
 	ConfirmMainnet bool   `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet unless the operator set MINDVAULT_ALLOW_MAINNET."`
 }
+
+// MainnetConfirmed implements MainnetConfirmer.
+func (s *SetupWallet) MainnetConfirmed() bool { return s.ConfirmMainnet }
 
 // ListProfiles is mindvault_list_profiles: no arguments.
 type ListProfiles struct{}

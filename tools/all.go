@@ -2,7 +2,7 @@ package tools
 
 // All builds the registry of every tool this build serves.
 func All(d *Deps) *Registry {
-	return NewRegistry(
+	tools := []*Tool{
 		NetworkProfile(d.Config),
 		Browse(d),
 		Search(d),
@@ -16,11 +16,6 @@ func All(d *Deps) *Registry {
 		RegistryLookup(d),
 		RegistryList(d),
 		CheckConsistency(d),
-		SetPrice(d),
-		UpdateMetadata(d),
-		SetListed(d),
-		SetTags(d),
-		TransferOwnership(d),
 		Buy(d),
 		PurchaseHistory(d),
 		Publish(d),
@@ -28,5 +23,6 @@ func All(d *Deps) *Registry {
 		RegisterOnchain(d),
 		SetupWallet(d),
 		ListProfiles(d),
-	)
+	}
+	return NewRegistry(append(tools, RegistryWrites(d)...)...)
 }

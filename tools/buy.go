@@ -7,19 +7,16 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"mime"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/stellar/go-stellar-sdk/amount"
 	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
 
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
@@ -115,12 +112,9 @@ func Buy(d *Deps) *Tool {
 		Operation: "Buy failed",
 		Source:    errmap.SourceX402,
 		Hints:     Hints{OpenWorld: true},
+		// A dry run signs and sends nothing: it needs no mainnet confirmation.
+		Mainnet: ConfirmRequired, DryRun: DryRunExempt, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.Buy) (*BuyOutput, error) {
-			if !req.DryRun {
-				if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
-					return nil, err
-				}
-			}
 			ctx, kp, err := d.wallet(ctx, req.Profile)
 			if err != nil {
 				return nil, err
@@ -259,34 +253,6 @@ func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) 
 	e.Facts.StateChanged = errmap.StateUnknown
 	e.Facts.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
 	return e
-}
-
-// usdcFor checks the payer's USDC before anything is signed: account, trustline (by code and
-// issuer), and balance against the price.
-func (d *Deps) usdcFor(acct *hprotocol.Account, found bool, price *big.Int) (*big.Int, error) {
-	if !found {
-		return nil, refusal(errmap.CodeAccountMissing, "the paying wallet's account does not exist on this network",
-			"Create a sponsored wallet with mindvault_setup_wallet, or fund this address and add a USDC trustline.")
-	}
-	state := walletState(acct, true, d.Config.USDCIssuer)
-	if state.USDC.Status == "no_trustline" {
-		return nil, refusal(errmap.CodeTrustlineMissing, "the paying wallet has no USDC trustline for issuer "+d.Config.USDCIssuer, "")
-	}
-	units, _ := amount.ParseInt64(state.USDC.Balance)
-	bal := big.NewInt(units)
-	if bal.Cmp(price) < 0 {
-		short := new(big.Int).Sub(price, bal)
-		return nil, refusal(errmap.CodeInsufficientUSDC, fmt.Sprintf("the wallet holds %s USDC, %s short of the price %s",
-			soroban.Decimal(bal), soroban.Decimal(short), soroban.Decimal(price)), "")
-	}
-	return bal, nil
-}
-
-// refusal is a payment refused before anything was signed or sent.
-func refusal(code, detail, next string) error {
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceX402, Code: code, Detail: detail, Next: next, ExecutionStarted: false,
-	}}
 }
 
 // delivery is what a 2xx answer delivered: a link (access with a URL) or a file (body),
@@ -462,18 +428,6 @@ func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment
 		}
 	}
 	return nil
-}
-
-// newestFirst orders purchases by payment time, newest first; entries whose time does not
-// parse keep the API's order after the dated ones.
-func newestFirst(ps []mindvault.Payment) []mindvault.Payment {
-	out := append([]mindvault.Payment(nil), ps...)
-	at := func(p mindvault.Payment) time.Time {
-		t, _ := time.Parse(time.RFC3339, p.PaidAt)
-		return t
-	}
-	sort.SliceStable(out, func(i, j int) bool { return at(out[i]).After(at(out[j])) })
-	return out
 }
 
 // alreadyPurchased refuses a second purchase of the same resource by the same wallet, with

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 
+	"github.com/stellar/go-stellar-sdk/keypair"
+
 	"github.com/mindvault/mcp-endpoint/auth"
 
 	"github.com/mindvault/mcp-endpoint/clients/horizon"
@@ -46,4 +48,47 @@ func (d *Deps) profile(ctx context.Context, name *string) (context.Context, cred
 		return ctx, credentials.Profile{Name: n}, err
 	}
 	return WithSecrets(ctx, p.Secrets()...), p, nil
+}
+
+// address loads a profile and its wallet's address, for the tools that read a wallet
+// without signing for it.
+func (d *Deps) address(ctx context.Context, name *string) (context.Context, credentials.Profile, string, error) {
+	ctx, p, err := d.profile(ctx, name)
+	if err != nil {
+		return ctx, p, "", err
+	}
+	addr, err := p.Address()
+	if err != nil {
+		return ctx, p, "", credentials.Missing(d.Store, p.Name, "valid wallet secret")
+	}
+	return ctx, p, addr, nil
+}
+
+// publisher loads a profile that can publish: a wallet and a publisher API key.
+func (d *Deps) publisher(ctx context.Context, profile *string) (context.Context, credentials.Profile, *keypair.Full, error) {
+	ctx, p, err := d.profile(ctx, profile)
+	if err != nil {
+		return ctx, p, nil, err
+	}
+	if p.APIKey == "" {
+		return ctx, p, nil, credentials.Missing(d.Store, p.Name, "publisher API key (run mindvault_register first)")
+	}
+	ctx, kp, err := d.wallet(ctx, profile)
+	return ctx, p, kp, err
+}
+
+// wallet loads the signing key of a profile; its secret joins the redaction set.
+func (d *Deps) wallet(ctx context.Context, profile *string) (context.Context, *keypair.Full, error) {
+	ctx, p, err := d.profile(ctx, profile)
+	if err != nil {
+		return ctx, nil, err
+	}
+	if p.SecretKey == "" {
+		return ctx, nil, credentials.Missing(d.Store, p.Name, "wallet")
+	}
+	kp, err := keypair.ParseFull(p.SecretKey)
+	if err != nil {
+		return ctx, nil, credentials.Missing(d.Store, p.Name, "valid wallet secret")
+	}
+	return ctx, kp, nil
 }

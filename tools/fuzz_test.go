@@ -3,6 +3,8 @@ package tools
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/mindvault/mcp-endpoint/config"
 )
 
 // FuzzToolArguments runs arbitrary arguments through every tool's validation boundary: it
@@ -12,7 +14,11 @@ func FuzzToolArguments(f *testing.F) {
 		`{"resourceId":"a","resourceId":"b"}`, `{"tags":[{"k":1,"k":2}]}`, `{"price":"` + "99999999999999999999999999999999" + `"}`, `{"profile":".."}`} {
 		f.Add(s)
 	}
-	reg := All(&Deps{Config: nil})
+	cfg, err := config.Load(func(string) string { return "" }, false)
+	if err != nil {
+		f.Fatal(err)
+	}
+	reg := All(&Deps{Config: cfg})
 	f.Fuzz(func(t *testing.T, args string) {
 		for _, tool := range reg.Tools() {
 			for _, is := range tool.Model().Check(json.RawMessage(args)) {

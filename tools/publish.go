@@ -2,264 +2,413 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math/big"
 	"net/http"
-	"sync"
 	"time"
 
+	"github.com/stellar/go-stellar-sdk/keypair"
+	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
+
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
+	"github.com/mindvault/mcp-endpoint/clients/x402"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
-// parallel runs independent downstream calls at once and waits for all of them.
-func parallel(fns ...func()) {
-	var wg sync.WaitGroup
-	for _, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn()
-		}()
+// Step is one step of a multi-step tool and how it went.
+type Step struct {
+	Name   string `json:"name"`
+	Status string `json:"status" jsonschema:"enum=done,enum=skipped,enum=failed,enum=planned"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// ResumeCall is the tool call that finishes what is left of a publish, every argument known.
+type ResumeCall struct {
+	Tool      string     `json:"tool"`
+	Arguments ResumeArgs `json:"arguments"`
+}
+
+// ResumeArgs are a ResumeCall's arguments.
+type ResumeArgs struct {
+	ResourceID string `json:"resourceId"`
+	Profile    string `json:"profile,omitempty"`
+}
+
+// action is the call as the failure diagnostic carries it.
+func (c *ResumeCall) action() *errmap.NextAction {
+	args := map[string]any{"resourceId": c.Arguments.ResourceID}
+	if c.Arguments.Profile != "" {
+		args["profile"] = c.Arguments.Profile
 	}
-	wg.Wait()
+	return &errmap.NextAction{Tool: c.Tool, Arguments: args}
 }
 
-// Verification is the AI verification outcome of a resource.
-type Verification struct {
-	IsOriginal bool     `json:"isOriginal"`
-	Confidence float64  `json:"confidence"`
-	Flags      []string `json:"flags"`
-}
-
-// PublishStatusOutput is the result of mindvault_publish_status.
-type PublishStatusOutput struct {
-	ResourceID         string        `json:"resourceId"`
-	VerificationStatus string        `json:"verificationStatus"`
-	Listed             bool          `json:"listed"`
-	OnchainStatus      string        `json:"onchainStatus"`
-	OnchainTxHash      string        `json:"onchainTxHash,omitempty"`
+// PublishOutput is the result of mindvault_publish.
+type PublishOutput struct {
+	ResourceID         string        `json:"resourceId,omitempty"`
+	DryRun             bool          `json:"dryRun"`
+	VerificationStatus string        `json:"verificationStatus" jsonschema_description:"planned (this call did not get a verdict yet), or the API's status: verified, rejected, pending, skipped"`
 	Verification       *Verification `json:"verification,omitempty"`
-	WaitingFor         string        `json:"waitingFor" jsonschema:"enum=fee,enum=verification,enum=registration,enum=nothing" jsonschema_description:"fee: created but its verification fee was never paid, so verification has not started (resume with mindvault_publish and resourceId); verification: a verdict is still being recorded; registration: verified, not registered on chain yet; nothing: no step is left"`
-	Settled            bool          `json:"settled" jsonschema_description:"verification has a final status (verified, rejected or skipped)"`
-	TimedOut           bool          `json:"timedOut" jsonschema_description:"waitSeconds ran out before verification settled"`
-	Attempts           int           `json:"attempts"`
-	NextAction         *ResumeCall   `json:"nextAction,omitempty" jsonschema_description:"the call that runs the missing steps, when one can"`
+	OnchainStatus      string        `json:"onchainStatus"`
+	TxHash             string        `json:"txHash,omitempty"`
+	PaymentTxHash      string        `json:"paymentTxHash,omitempty" jsonschema_description:"the verification fee's settlement transaction, only when PAYMENT-RESPONSE confirmed it"`
+	FeePaidUSDC        string        `json:"feePaidUsdc,omitempty" jsonschema_description:"the verification fee paid, only when its settlement was confirmed"`
+	FeeSettlement      string        `json:"feeSettlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the fee's settlement; unconfirmed: the fee was sent and verification answered, without that proof; none: no fee was sent"`
+	FeeUSDC            string        `json:"feeUsdc,omitempty" jsonschema_description:"the current verification fee (GET /agent/status), when this call pays it or plans to"`
+	USDCBalance        string        `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now, already checked against the fee"`
+	Steps              []Step        `json:"steps" jsonschema_description:"create, verify (pay the fee, get the verdict), register on chain; skipped = already done or not needed"`
+	NextAction         *ResumeCall   `json:"nextAction,omitempty" jsonschema_description:"the call that finishes what is left, when a step failed"`
 	Message            string        `json:"message"`
 }
 
-// PollInterval is the pause between publish-status polls.
-const PollInterval = 2 * time.Second
-
-// PublishStatus is mindvault_publish_status.
-func PublishStatus(d *Deps) *Tool {
-	return Define(Spec[requests.PublishStatus, PublishStatusOutput]{
-		Name:  "mindvault_publish_status",
-		Title: "Publish status",
-		Description: "Reports a published resource's verification status, listing and on-chain registration, and what it is " +
-			"waiting for: its verification fee (then waiting does not help: resume with mindvault_publish and resourceId), " +
-			"verification, or on-chain registration. Free. With waitSeconds it polls every 2 s until verification settles or " +
-			"the time is up. Call it after mindvault_publish.",
-		Operation: "Publish status failed",
+// Publish is mindvault_publish.
+func Publish(d *Deps) *Tool {
+	return Define(Spec[requests.Publish, PublishOutput]{
+		Name:  "mindvault_publish",
+		Title: "Publish a resource",
+		Description: "Publishes a link resource: creates it in the catalog, pays the AI verification fee in USDC over x402 " +
+			"(see mindvault_agent_status; capped by maxFeeUsdc), and registers it on chain when verification approves it. " +
+			"Needs a wallet with USDC for the fee and a publisher API key (mindvault_register); both are checked before " +
+			"anything is created. With resourceId instead of title, price and externalUrl it resumes a resource you created " +
+			"whose fee was never paid or whose registration failed, running only the missing steps. Every step's outcome is " +
+			"reported; a failure after creation says what exists and gives the resume call. Use dryRun first.",
+		Operation: "Publish failed",
 		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
-		Run: func(ctx context.Context, req *requests.PublishStatus) (*PublishStatusOutput, error) {
-			until := time.Now().Add(time.Duration(req.WaitSeconds) * time.Second)
-			if dl, ok := ctx.Deadline(); ok && dl.Add(-transport.Margin-PollInterval).Before(until) {
-				until = dl.Add(-transport.Margin - PollInterval)
-			}
-			for attempt := 1; ; attempt++ {
-				st, meta, err := readPublishState(ctx, d, req.ResourceID)
-				if err != nil {
-					return nil, err
-				}
-				out := st.statusOutput(meta.ID)
-				out.Attempts = attempt
-				out.OnchainTxHash = meta.OnchainTxHash
-				// A resource waiting for its fee cannot settle by waiting: say so at once.
-				if out.Settled || out.WaitingFor == waitingFee || req.WaitSeconds == 0 || !time.Now().Add(PollInterval).Before(until) {
-					out.TimedOut = !out.Settled && out.WaitingFor != waitingFee && req.WaitSeconds > 0
-					out.Message = publishMessage(out)
-					return out, nil
-				}
-				select {
-				case <-ctx.Done():
-					out.TimedOut = true
-					out.Message = publishMessage(out)
-					return out, nil
-				case <-time.After(PollInterval):
-				}
-			}
-		},
-	})
-}
-
-// What a resource waits for (PublishStatusOutput.WaitingFor).
-const (
-	waitingFee          = "fee"
-	waitingVerification = "verification"
-	waitingRegistration = "registration"
-	waitingNothing      = "nothing"
-)
-
-// publishState is where a resource stands in the publish steps.
-type publishState struct {
-	verification, onchain string
-	listed                bool
-	verdict               *Verification
-	waitingFor            string
-}
-
-// readPublishState reads a resource's meta and verification record in parallel and says
-// what it waits for. The API records the verdict inside the paid verification call, so a
-// pending resource without one has not had its fee paid: it waits for the fee, not for
-// verification, and only a paid call (mindvault_publish with resourceId) moves it on.
-func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *mindvault.Meta, error) {
-	var (
-		meta       *mindvault.Meta
-		ver        *mindvault.Verification
-		mErr, vErr error
-	)
-	parallel(
-		func() { meta, mErr = d.API.Meta(ctx, id) },
-		func() { ver, vErr = d.API.Verification(ctx, id) },
-	)
-	if mErr != nil {
-		return nil, nil, mErr
-	}
-	// A resource without a verification record yet is still pending, not a failure.
-	if vErr != nil && !isStatus(vErr, http.StatusNotFound) {
-		return nil, nil, vErr
-	}
-	st := &publishState{verification: meta.VerificationStatus, onchain: meta.OnchainStatus}
-	if meta.Listed != nil {
-		st.listed = *meta.Listed
-	}
-	if ver != nil {
-		if ver.Status != "" {
-			st.verification = ver.Status
-		}
-		if ver.Listed != nil {
-			st.listed = *ver.Listed
-		}
-		if v := ver.Verification; v != nil {
-			st.verdict = &Verification{IsOriginal: v.IsOriginal, Confidence: v.Confidence, Flags: nonNil(v.Flags)}
-		}
-	}
-	if st.verification == "" {
-		st.verification = "pending"
-	}
-	if st.onchain == "" {
-		st.onchain = "none"
-	}
-	switch {
-	case st.verification == "pending" && st.verdict == nil:
-		st.waitingFor = waitingFee
-	case st.verification == "pending":
-		st.waitingFor = waitingVerification
-	case st.verification == "verified" && st.onchain != "registered":
-		st.waitingFor = waitingRegistration
-	default:
-		st.waitingFor = waitingNothing
-	}
-	return st, meta, nil
-}
-
-// registerable: verified, not registered, and no registration under way.
-func (st *publishState) registerable() bool {
-	return st.waitingFor == waitingRegistration && st.onchain != "pending"
-}
-
-func (st *publishState) statusOutput(id string) *PublishStatusOutput {
-	out := &PublishStatusOutput{
-		ResourceID: id, VerificationStatus: st.verification, Listed: st.listed,
-		OnchainStatus: st.onchain, Verification: st.verdict, WaitingFor: st.waitingFor,
-	}
-	switch out.VerificationStatus {
-	case "verified", "rejected", "skipped":
-		out.Settled = true
-	}
-	if st.waitingFor == waitingFee || st.registerable() {
-		out.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: id}}
-	}
-	return out
-}
-
-func publishMessage(o *PublishStatusOutput) string {
-	id := o.ResourceID
-	resume := `mindvault_publish {"resourceId":"` + id + `"}`
-	switch {
-	case o.WaitingFor == waitingFee:
-		return "Waiting for the verification fee, not for verification: resource " + id + " was created but no fee has been paid for it, " +
-			"so verification has not started and waiting will not change that. Pay it and finish with " + resume +
-			" (add profile when it is not the default; run it with dryRun first to check the wallet). If a fee payment for it " +
-			"was sent with an unknown outcome, wait until that payment expires first."
-	case o.TimedOut:
-		return "Verification has not settled yet; call mindvault_publish_status again with a larger waitSeconds."
-	case o.VerificationStatus == "pending":
-		return "Verification is pending (a verdict is being recorded); call mindvault_publish_status with waitSeconds (up to 60) to wait for it."
-	case o.VerificationStatus == "rejected":
-		return "Verification rejected the resource; it is not listed. See verification.flags."
-	case o.VerificationStatus == "verified" && o.OnchainStatus == "registered":
-		return "Verified, listed and registered on-chain; buyers can find it with mindvault_browse."
-	case o.VerificationStatus == "verified" && o.OnchainStatus == "pending":
-		return "Verified and listed; its on-chain registration is under way. Check again later with mindvault_publish_status."
-	case o.VerificationStatus == "verified":
-		return "Verified and listed, but not registered on chain (onchainStatus " + o.OnchainStatus + "); finish with " + resume +
-			" (registers only, nothing is paid) or mindvault_register_onchain."
-	}
-	return "Verification status: " + o.VerificationStatus + "; nothing is left to do."
-}
-
-// isStatus reports a downstream failure with the given HTTP status.
-func isStatus(err error, status int) bool {
-	var e *errmap.Error
-	return errors.As(err, &e) && e.Facts.Status == status
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// AgentStatusOutput is the result of mindvault_agent_status.
-type AgentStatusOutput struct {
-	Name                 string  `json:"name"`
-	WalletAddress        string  `json:"walletAddress"`
-	Network              string  `json:"network"`
-	Status               string  `json:"status"`
-	PricePerVerification string  `json:"pricePerVerification" jsonschema_description:"verification fee in USDC"`
-	Currency             string  `json:"currency"`
-	TotalVerifications   int     `json:"totalVerifications"`
-	Verified             int     `json:"verified"`
-	Rejected             int     `json:"rejected"`
-	AvgConfidence        float64 `json:"avgConfidence"`
-}
-
-// AgentStatus is mindvault_agent_status.
-func AgentStatus(d *Deps) *Tool {
-	return Define(Spec[requests.AgentStatus, AgentStatusOutput]{
-		Name:  "mindvault_agent_status",
-		Title: "Verification agent status",
-		Description: "Shows the MindVault verification agent's fee per verification (paid in USDC when publishing), its " +
-			"network, status and statistics. Free. Check the fee before mindvault_publish.",
-		Operation: "Agent status failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
-		Run: func(ctx context.Context, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
-			a, err := d.API.AgentStatus(ctx)
+		Hints:     Hints{OpenWorld: true},
+		// A dry run checks the confirmation too: it passes only when the real call would.
+		Mainnet: ConfirmRequired, DryRun: DryRunChecked, Config: d.Config,
+		Run: func(ctx context.Context, req *requests.Publish) (*PublishOutput, error) {
+			ctx, p, kp, err := d.publisher(ctx, req.Profile)
 			if err != nil {
 				return nil, err
 			}
-			return &AgentStatusOutput{
-				Name: a.Agent.Name, WalletAddress: a.Agent.WalletAddress, Network: a.Agent.Network,
-				Status: a.Agent.Status, PricePerVerification: string(a.Agent.PricePerVerification),
-				Currency: a.Agent.Currency, TotalVerifications: a.Stats.TotalVerifications,
-				Verified: a.Stats.Verified, Rejected: a.Stats.Rejected, AvgConfidence: a.Stats.AvgConfidence,
-			}, nil
+			capText := d.Config.MaxAutoPayUSDC
+			if req.MaxFeeUSDC != nil {
+				capText = *req.MaxFeeUSDC
+			}
+			capUnits, _ := soroban.Units(capText)
+			r := &publishRun{d: d, req: req, apiKey: p.APIKey, kp: kp, cap: capUnits,
+				out: &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeeSettlement: SettlementNone}}
+			if req.ResourceID != nil {
+				return r.resume(ctx, *req.ResourceID)
+			}
+			return r.create(ctx)
 		},
 	})
+}
+
+// publishRun is one mindvault_publish call.
+type publishRun struct {
+	d      *Deps
+	req    *requests.Publish
+	apiKey string
+	kp     *keypair.Full
+	cap    *big.Int
+	out    *PublishOutput
+	// resumed: the resource existed before this call (resourceId), so this call did not create it.
+	resumed bool
+}
+
+// create publishes a new resource. The wallet is checked against the current fee before
+// the resource is created, so a wallet that cannot pay never leaves a resource behind.
+func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
+	req, out := r.req, r.out
+	fee, err := r.funds(ctx, "nothing was created")
+	if err != nil {
+		return nil, err
+	}
+	if req.DryRun {
+		out.Steps = []Step{
+			{Name: "create", Status: "planned", Detail: "POST " + r.d.Config.MindVaultURL + "/resources"},
+			r.plannedFee(fee),
+			{Name: "register", Status: "planned", Detail: "register on chain if verification approves"},
+		}
+		out.Message = "Dry run: the API key, the wallet's USDC for the fee and the fee cap all pass; nothing was created or paid."
+		return out, nil
+	}
+	desc := deref(req.Description)
+	created, err := r.d.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{
+		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL)})
+	if err != nil {
+		return nil, err
+	}
+	out.ResourceID = created.ID
+	out.Steps = append(out.Steps, Step{Name: "create", Status: "done", Detail: "resource " + created.ID})
+	content := fmt.Sprintf("Title: %s\nDescription: %s\nURL: %s", deref(req.Title), desc, deref(req.ExternalURL))
+	return r.verifyAndRegister(ctx, created.ID, content, fee)
+}
+
+// resume finishes a resource this publisher created earlier: it reads what is done and runs
+// only the missing steps.
+func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, error) {
+	r.resumed = true
+	out := r.out
+	st, meta, err := readPublishState(ctx, r.d, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.owns(meta); err != nil {
+		return nil, err
+	}
+	out.ResourceID = meta.ID
+	out.VerificationStatus, out.OnchainStatus, out.TxHash = st.verification, st.onchain, meta.OnchainTxHash
+	out.Verification = st.verdict
+	out.Steps = []Step{{Name: "create", Status: "skipped", Detail: "resource " + meta.ID + " exists"}}
+	switch st.waitingFor {
+	case waitingFee:
+		out.VerificationStatus = "planned"
+		fee, err := r.funds(ctx, "nothing was paid")
+		if err != nil {
+			return nil, r.resumeRefused(err, meta.ID)
+		}
+		if r.req.DryRun {
+			out.Steps = append(out.Steps, r.plannedFee(fee),
+				Step{Name: "register", Status: "planned", Detail: "register on chain if verification approves"})
+			out.Message = "Dry run: resource " + meta.ID + " waits for its verification fee; the wallet can pay it. Nothing was paid."
+			return out, nil
+		}
+		content := fmt.Sprintf("Title: %s\nDescription: %s", meta.Title, meta.Description)
+		if meta.ExternalURL != "" {
+			content += "\nURL: " + meta.ExternalURL
+		}
+		return r.verifyAndRegister(ctx, meta.ID, content, fee)
+	case waitingRegistration:
+		if !st.registerable() {
+			break
+		}
+		out.Steps = append(out.Steps, Step{Name: "verify", Status: "skipped", Detail: "already " + st.verification})
+		if r.req.DryRun {
+			out.Steps = append(out.Steps, Step{Name: "register", Status: "planned", Detail: "POST " + r.d.Config.MindVaultURL + "/resources/" + meta.ID + "/register"})
+			out.Message = "Dry run: resource " + meta.ID + " is verified and would be registered on chain; nothing was sent."
+			return out, nil
+		}
+		return r.register(ctx, meta.ID)
+	}
+	out.Steps = append(out.Steps,
+		Step{Name: "verify", Status: "skipped", Detail: "verification status " + st.verification},
+		Step{Name: "register", Status: "skipped", Detail: "on-chain status " + st.onchain})
+	out.Message = "Nothing to resume: " + publishMessage(st.statusOutput(meta.ID))
+	return out, nil
+}
+
+// owns refuses a resource another publisher created: paying its fee would help nobody here,
+// and only its publisher may register it.
+func (r *publishRun) owns(meta *mindvault.Meta) error {
+	if meta.PublisherWallet == "" {
+		return r.d.API.MalformedMeta("the resource's metadata names no publisher wallet")
+	}
+	if meta.PublisherWallet == r.kp.Address() {
+		return nil
+	}
+	detail := fmt.Sprintf("resource %s was published from wallet %s, not from this profile's wallet %s; nothing was paid", meta.ID, meta.PublisherWallet, r.kp.Address())
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceAPI, Code: errmap.CodeForbidden, Detail: detail,
+		Next: "Only its publisher can resume it: call mindvault_publish again with the profile whose wallet published it (mindvault_list_profiles shows each profile's wallet).",
+	}}
+}
+
+// funds reads the current fee and the wallet in parallel and refuses, before anything is
+// created or sent, whatever the payment itself would be refused for: a fee above the cap, a
+// missing account or trustline, too little USDC. nothing says what the refusal leaves undone.
+func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error) {
+	var (
+		agent      *mindvault.AgentStatus
+		acct       *hprotocol.Account
+		found      bool
+		aErr, hErr error
+	)
+	parallel(
+		func() { agent, aErr = r.d.API.AgentStatus(ctx) },
+		func() { acct, found, hErr = r.d.Horizon.Account(ctx, r.kp.Address()) },
+	)
+	if aErr != nil {
+		return nil, aErr
+	}
+	fee, err := soroban.Units(string(agent.Agent.PricePerVerification))
+	if err != nil {
+		return nil, r.d.API.MalformedMeta("the verification fee is not a USDC amount")
+	}
+	if fee.Cmp(r.cap) > 0 {
+		return nil, refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the verification fee %s USDC is above maxFeeUsdc %s", soroban.Decimal(fee), soroban.Decimal(r.cap)),
+			"Pass a maxFeeUsdc of at least the fee shown by mindvault_agent_status; "+nothing+".")
+	}
+	if hErr != nil {
+		return nil, hErr
+	}
+	bal, err := r.d.usdcFor(acct, found, fee)
+	if err != nil {
+		var e *errmap.Error
+		if errors.As(err, &e) && e.Facts.Code == errmap.CodeInsufficientUSDC {
+			have := walletState(acct, found, r.d.Config.USDCIssuer).USDC.Balance
+			e.Facts.Detail = fmt.Sprintf("the wallet holds %s USDC, less than the verification fee %s USDC; %s", have, soroban.Decimal(fee), nothing)
+			e.Err = errors.New(e.Facts.Detail)
+		}
+		return nil, err
+	}
+	r.out.FeeUSDC = soroban.Decimal(fee)
+	if r.req.DryRun {
+		r.out.USDCBalance = soroban.Decimal(bal)
+	}
+	return fee, nil
+}
+
+// resumeRefused adds the way back to a refusal before paying a resumed resource's fee.
+func (r *publishRun) resumeRefused(err error, id string) error {
+	var e *errmap.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	fix := map[string]string{
+		errmap.CodeInsufficientUSDC: "Fund the wallet with USDC (mindvault_wallet_info shows its balance).",
+		errmap.CodeTrustlineMissing: "Add a USDC trustline to the wallet (mindvault_wallet_info shows its state).",
+		errmap.CodeAccountMissing:   "Create or fund the wallet's account (mindvault_wallet_info shows its state).",
+		errmap.CodePriceAboveCap:    "Pass a maxFeeUsdc of at least the fee shown by mindvault_agent_status.",
+	}[e.Facts.Code]
+	if fix != "" {
+		e.Facts.Next = fix + fmt.Sprintf(" Resource %s still waits for its verification fee; then call mindvault_publish with resourceId %s.", id, id)
+	}
+	return err
+}
+
+func (r *publishRun) plannedFee(fee *big.Int) Step {
+	return Step{Name: "verify", Status: "planned", Detail: fmt.Sprintf("pay %s USDC from %s via x402 on %s (wallet holds %s)",
+		soroban.Decimal(fee), r.kp.Address(), r.d.Config.X402Network, r.out.USDCBalance)}
+}
+
+// resumeCall is the call that finishes resource id, naming the profile when this call did.
+func (r *publishRun) resumeCall(tool, id string) *ResumeCall {
+	c := &ResumeCall{Tool: tool, Arguments: ResumeArgs{ResourceID: id}}
+	if tool == "mindvault_publish" {
+		c.Arguments.Profile = deref(r.req.Profile)
+	}
+	return c
+}
+
+// verifyAndRegister pays the verification fee for id, then registers it when approved.
+func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, fee *big.Int) (*PublishOutput, error) {
+	out := r.out
+	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
+	res, err := r.d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
+		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee})
+	if err == nil && !res.Response.OK() {
+		err = r.d.X402.Svc.StatusError(res.Response)
+	}
+	if err != nil {
+		return nil, r.afterCreation(err, id)
+	}
+	feeStep := "no fee was asked"
+	if res.Paid {
+		out.FeeSettlement = SettlementUnconfirmed
+		feeStep = "fee " + soroban.Decimal(res.Amount) + " USDC sent; its settlement was not confirmed"
+		if res.Confirmed {
+			out.FeeSettlement = SettlementConfirmed
+			out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
+			feeStep = "fee " + out.FeePaidUSDC + " USDC"
+		}
+	}
+	v, ok := verificationOf(res.Response.Body)
+	if !ok {
+		e := r.d.X402.Svc.Malformed(res.Response, "the verification answer is not an object with isOriginal")
+		if res.Paid {
+			e.Facts.ExecutionStarted = true
+			if res.Confirmed {
+				e.Facts.TxHash = res.Settlement.Transaction
+			} else {
+				e.Facts.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
+			}
+		}
+		return nil, r.afterCreation(e, id)
+	}
+	out.Verification = v
+	out.Steps = append(out.Steps, Step{Name: "verify", Status: "done", Detail: feeStep})
+	if !v.IsOriginal {
+		out.VerificationStatus = "rejected"
+		out.Steps = append(out.Steps, Step{Name: "register", Status: "skipped", Detail: "verification rejected the resource"})
+		out.Message = "Verification rejected the resource: it stays unlisted. See verification.flags."
+		return out, nil
+	}
+	out.VerificationStatus = "verified"
+	return r.register(ctx, id)
+}
+
+// register registers a verified resource on chain. Its failure keeps the result a success:
+// the resource is already listed and purchasable, and the resume call finishes the job.
+func (r *publishRun) register(ctx context.Context, id string) (*PublishOutput, error) {
+	out := r.out
+	reg, err := r.d.API.Register(ctx, r.apiKey, id, "")
+	if err != nil {
+		out.OnchainStatus = "failed"
+		out.Steps = append(out.Steps, Step{Name: "register", Status: "failed", Detail: summary(err, "On-chain registration")})
+		out.NextAction = r.resumeCall("mindvault_publish", id)
+		out.Message = "Verified (listed and purchasable); on-chain registration failed: finish it with mindvault_publish and resourceId " + id +
+			" (it registers only, nothing is paid), or with mindvault_register_onchain."
+		return out, nil
+	}
+	out.OnchainStatus, out.TxHash = reg.OnchainStatus, reg.TxHash
+	out.Steps = append(out.Steps, Step{Name: "register", Status: "done", Detail: reg.OnchainStatus})
+	out.Message = "Published, verified and registered on chain; check it with mindvault_publish_status."
+	if r.resumed {
+		out.Message = "Resumed: the missing steps ran; resource " + id + " is verified and registered on chain."
+	}
+	return out, nil
+}
+
+// verificationOf decodes the paid verification answer; a body without a boolean
+// isOriginal proves no verdict, so it is not read as a rejection.
+func verificationOf(body []byte) (*Verification, bool) {
+	var raw struct {
+		IsOriginal *bool    `json:"isOriginal"`
+		Confidence float64  `json:"confidence"`
+		Flags      []string `json:"flags"`
+	}
+	if json.Unmarshal(body, &raw) != nil || raw.IsOriginal == nil {
+		return nil, false
+	}
+	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence, Flags: nonNil(raw.Flags)}, true
+}
+
+// afterCreation reports a failure of the fee step once the resource exists: which steps are
+// done, and the call that goes on. When the fee may have been paid, that call is
+// mindvault_publish_status (paying again could pay twice); otherwise it is the resume call.
+func (r *publishRun) afterCreation(err error, id string) error {
+	var e *errmap.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	cause := errmap.Map(e.Facts).Diagnostic.Detail
+	exists := "exists"
+	if !r.resumed {
+		// The creation, this call's first write, started the operation and changed state.
+		exists = "was created"
+		e.Facts.ExecutionStarted = true
+		if e.Facts.StateChanged != errmap.StateUnknown {
+			e.Facts.StateChanged = errmap.StateYes
+		}
+	}
+	var fee, next string
+	switch {
+	case e.Facts.TxHash != "":
+		fee = "its verification fee was paid (transaction " + e.Facts.TxHash + ") but no verdict came back"
+		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
+		e.Facts.NextAction = r.resumeCall("mindvault_publish_status", id).action()
+	case e.Facts.PaymentExpiresAt != "":
+		fee = "its verification fee was sent with an unknown outcome"
+		next = fmt.Sprintf("Resource %s %s; do not publish it again, and do not pay its fee again before %s, when the signed payment expires. "+
+			"Then check mindvault_publish_status %s; if it still waits for the fee, call mindvault_publish with resourceId %s.", id, exists, e.Facts.PaymentExpiresAt, id, id)
+		e.Facts.NextAction = r.resumeCall("mindvault_publish_status", id).action()
+	default:
+		fee = "its verification fee was not paid"
+		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then call mindvault_publish "+
+			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, id)
+		e.Facts.NextAction = r.resumeCall("mindvault_publish", id).action()
+	}
+	e.Facts.Detail = fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause)
+	e.Facts.Body = nil // the detail above carries the body's message
+	e.Facts.Next = next
+	return e
 }

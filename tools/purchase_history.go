@@ -3,8 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
+	"sort"
+	"time"
 
-	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -43,13 +45,9 @@ func PurchaseHistory(d *Deps) *Tool {
 		Source:    errmap.SourceAPI,
 		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Run: func(ctx context.Context, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
-			ctx, p, err := d.profile(ctx, req.Profile)
+			ctx, p, addr, err := d.address(ctx, req.Profile)
 			if err != nil {
 				return nil, err
-			}
-			addr, err := p.Address()
-			if err != nil {
-				return nil, credentials.Missing(d.Store, p.Name, "valid wallet secret")
 			}
 			history, err := d.API.Payments(ctx, addr)
 			if err != nil {
@@ -82,4 +80,16 @@ func PurchaseHistory(d *Deps) *Tool {
 			return out, nil
 		},
 	})
+}
+
+// newestFirst orders purchases by payment time, newest first; entries whose time does not
+// parse keep the API's order after the dated ones.
+func newestFirst(ps []mindvault.Payment) []mindvault.Payment {
+	out := append([]mindvault.Payment(nil), ps...)
+	at := func(p mindvault.Payment) time.Time {
+		t, _ := time.Parse(time.RFC3339, p.PaidAt)
+		return t
+	}
+	sort.SliceStable(out, func(i, j int) bool { return at(out[i]).After(at(out[j])) })
+	return out
 }

@@ -35,10 +35,8 @@ func RegisterOnchain(d *Deps) *Tool {
 		Operation: "On-chain registration failed",
 		Source:    errmap.SourceAPI,
 		Hints:     Hints{OpenWorld: true},
+		Mainnet:   ConfirmRequired, Config: d.Config,
 		Run: func(ctx context.Context, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
-			if err := MainnetUnconfirmed(d.Config, req.ConfirmMainnet); err != nil {
-				return nil, err
-			}
 			ctx, p, kp, err := d.publisher(ctx, req.Profile)
 			if err != nil {
 				return nil, err

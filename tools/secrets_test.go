@@ -53,7 +53,7 @@ func TestUnredactableSuccessIsNotClaimed(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := successResult(&secretOut{Note: "\u2028qwertyuiop"}, nil, "Buy failed", "mindvault_buy")
-	d, _ := res.Meta[ErrorKey].(errmap.Diagnostic)
+	d, _ := res.Meta[errmap.MetaKey].(errmap.Diagnostic)
 	if !res.IsError || d.StateChanged != string(errmap.StateUnknown) || !d.ExecutionStarted {
 		t.Fatalf("want an error with stateChanged unknown: %+v", res)
 	}
@@ -73,7 +73,7 @@ func TestProductAdviceSurvives(t *testing.T) {
 		credentials.NotAllowed("alice"),
 		credentials.Missing(env, "alice", "publisher API key (run mindvault_register first)"),
 		credentials.Exists(env, "alice"),
-		MainnetUnconfirmed(mainnet, false),
+		mainnetUnconfirmed(mainnet, false),
 		walletFailure(errmap.SourceHorizon, errmap.CodeAccountMissing, "account GABC was created and its key is stored in profile \"alice\", but Horizon could not confirm it",
 			"The wallet exists in profile \"alice\": check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again."),
 	}

@@ -62,7 +62,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	for _, f := range m.fields {
 		val, present := args[f.name]
 		path := "/" + pointerToken(f.name)
-		fv := dst.Field(f.index)
+		fv := dst.FieldByIndex(f.path)
 		if !present {
 			switch {
 			case f.required:
@@ -108,7 +108,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	order := func(p string) int {
 		top, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 		if f, ok := m.byName[unescapeToken(top)]; ok {
-			return f.index
+			return f.order
 		}
 		return math.MaxInt
 	}

@@ -7,6 +7,12 @@
 // invopop/jsonschema and then completed from the same `validate` tags (required, lengths,
 // ranges, enums, docs/tools.md "Shared argument shapes"), so what is advertised is what is accepted.
 //
+// A request may embed exported structs: groups of arguments that several requests share
+// (a resource id and its on-chain rule, a signing profile with its mainnet confirmation). Their
+// fields are arguments of the request, in the place the group is embedded, just as
+// encoding/json and the schema reflector flatten them; a group's cross-field rule
+// (CrossCheck) is promoted to the request unless the request declares its own.
+//
 // Decoding is strict: unknown arguments, wrong JSON types, missing required arguments,
 // rule violations and cross-field rules all come back as issues with JSON-pointer paths and
 // rule names — never the rejected value. Strings are trimmed before any check; an empty or
@@ -53,7 +59,8 @@ type rule struct {
 }
 
 type field struct {
-	index    int
+	path     []int  // reflect index path: one step, or more through embedded groups
+	order    int    // position among the model's arguments, which is the advertised order
 	name     string // JSON name
 	kind     kind
 	ptr      bool
@@ -97,7 +104,9 @@ var (
 
 func validatorEngine() *validator.Validate {
 	engineOnce.Do(func() {
-		engine = validator.New(validator.WithRequiredStructEnabled())
+		// Blank names are left out of validator's namespaces, so a field of an embedded group
+		// (whose own name is blank) is reported at the same path as a field of the request.
+		engine = validator.New(validator.WithRequiredStructEnabled(), validator.WithTagNameFuncBlankOmit())
 		engine.RegisterTagNameFunc(func(f reflect.StructField) string {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "-" {
@@ -147,60 +156,8 @@ func compile(t reflect.Type) (*Model, error) {
 	}
 	validatorEngine()
 	m := &Model{typ: t, byName: map[string]*field{}}
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		if !sf.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			return nil, fmt.Errorf("field %s needs a json name", sf.Name)
-		}
-		f := &field{index: i, name: name}
-		ft := sf.Type
-		if ft.Kind() == reflect.Pointer {
-			f.ptr, ft = true, ft.Elem()
-		}
-		switch {
-		case ft.Kind() == reflect.String:
-			f.kind = kString
-		case ft.Kind() == reflect.Bool:
-			f.kind = kBool
-		case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64:
-			f.kind = kInt
-		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
-			f.kind = kStrings
-		default:
-			return nil, fmt.Errorf("field %s: unsupported type %s", sf.Name, sf.Type)
-		}
-		inDive := false
-		for _, part := range strings.Split(sf.Tag.Get("validate"), ",") {
-			if part == "" {
-				continue
-			}
-			n, p, _ := strings.Cut(part, "=")
-			switch {
-			case n == "dive":
-				inDive = true
-			case inDive:
-				f.dive = append(f.dive, rule{n, p})
-			default:
-				f.rules = append(f.rules, rule{n, p})
-			}
-		}
-		f.required = f.has("required")
-		if f.required && f.kind == kBool && !f.ptr {
-			return nil, fmt.Errorf("field %s: a required boolean must be a pointer (false is a value)", sf.Name)
-		}
-		if !f.required && !f.ptr && f.kind != kStrings {
-			// An optional non-pointer field needs a default, or absence and zero would be the same.
-			f.def = schemaDefault(sf)
-			if f.def == "" && f.kind != kBool {
-				return nil, fmt.Errorf("field %s: optional fields must be pointers or declare a default", sf.Name)
-			}
-		}
-		m.fields = append(m.fields, f)
-		m.byName[name] = f
+	if err := m.addFields(t, nil); err != nil {
+		return nil, err
 	}
 	schema, err := reflectSchema(t, m)
 	if err != nil {
@@ -208,6 +165,95 @@ func compile(t reflect.Type) (*Model, error) {
 	}
 	m.schema = schema
 	return m, nil
+}
+
+// addFields compiles the arguments of struct type t, reached from the request type through
+// the index path at. An embedded struct without a json name is a group of arguments shared by
+// several requests (as encoding/json and the schema reflector see it): its fields are
+// arguments of the request itself, in the place the group is embedded, so a group changes
+// neither the advertised schema nor the order of the issues.
+func (m *Model) addFields(t reflect.Type, at []int) error {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		path := append(append([]int(nil), at...), i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if sf.Anonymous && name == "" {
+			// Only an exported struct by value: reflect cannot set fields reached through an
+			// unexported embedded type, and a pointer would need allocating.
+			if sf.Type.Kind() != reflect.Struct || !sf.IsExported() {
+				return fmt.Errorf("embedded %s must be an exported struct embedded by value", sf.Name)
+			}
+			if err := m.addFields(sf.Type, path); err != nil {
+				return err
+			}
+			continue
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		if name == "" || name == "-" {
+			return fmt.Errorf("field %s needs a json name", sf.Name)
+		}
+		if _, dup := m.byName[name]; dup {
+			return fmt.Errorf("argument %s is declared twice", name)
+		}
+		f, err := compileField(sf, name)
+		if err != nil {
+			return err
+		}
+		f.path, f.order = path, len(m.fields)
+		m.fields = append(m.fields, f)
+		m.byName[name] = f
+	}
+	return nil
+}
+
+// compileField reads one argument's type and validate tag.
+func compileField(sf reflect.StructField, name string) (*field, error) {
+	f := &field{name: name}
+	ft := sf.Type
+	if ft.Kind() == reflect.Pointer {
+		f.ptr, ft = true, ft.Elem()
+	}
+	switch {
+	case ft.Kind() == reflect.String:
+		f.kind = kString
+	case ft.Kind() == reflect.Bool:
+		f.kind = kBool
+	case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64:
+		f.kind = kInt
+	case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+		f.kind = kStrings
+	default:
+		return nil, fmt.Errorf("field %s: unsupported type %s", sf.Name, sf.Type)
+	}
+	inDive := false
+	for _, part := range strings.Split(sf.Tag.Get("validate"), ",") {
+		if part == "" {
+			continue
+		}
+		n, p, _ := strings.Cut(part, "=")
+		switch {
+		case n == "dive":
+			inDive = true
+		case inDive:
+			f.dive = append(f.dive, rule{n, p})
+		default:
+			f.rules = append(f.rules, rule{n, p})
+		}
+	}
+	f.required = f.has("required")
+	if f.required && f.kind == kBool && !f.ptr {
+		return nil, fmt.Errorf("field %s: a required boolean must be a pointer (false is a value)", sf.Name)
+	}
+	if !f.required && !f.ptr && f.kind != kStrings {
+		// An optional non-pointer field needs a default, or absence and zero would be the same.
+		f.def = schemaDefault(sf)
+		if f.def == "" && f.kind != kBool {
+			return nil, fmt.Errorf("field %s: optional fields must be pointers or declare a default", sf.Name)
+		}
+	}
+	return f, nil
 }
 
 // schemaDefault reads "default=X" from the jsonschema tag.

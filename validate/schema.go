@@ -61,31 +61,23 @@ func constrain(s *jsonschema.Schema, k kind, rules []rule) error {
 	for _, r := range rules {
 		switch r.name {
 		case "required", "omitempty", "omitnil":
-		case "min", "gte":
+		case "min", "gte", "max", "lte":
 			n, err := strconv.ParseUint(r.param, 10, 64)
 			if err != nil {
 				return fmt.Errorf("rule %s=%s: %w", r.name, r.param, err)
 			}
-			switch k {
-			case kString:
-				s.MinLength = &n
-			case kStrings:
-				s.MinItems = &n
-			case kInt:
-				s.Minimum = json.Number(r.param)
-			}
-		case "max", "lte":
-			n, err := strconv.ParseUint(r.param, 10, 64)
-			if err != nil {
-				return fmt.Errorf("rule %s=%s: %w", r.name, r.param, err)
+			// One bound, on the length, the item count or the value by the argument's kind.
+			length, items, value := &s.MaxLength, &s.MaxItems, &s.Maximum
+			if r.name == "min" || r.name == "gte" {
+				length, items, value = &s.MinLength, &s.MinItems, &s.Minimum
 			}
 			switch k {
 			case kString:
-				s.MaxLength = &n
+				*length = &n
 			case kStrings:
-				s.MaxItems = &n
+				*items = &n
 			case kInt:
-				s.Maximum = json.Number(r.param)
+				*value = json.Number(r.param)
 			}
 		case "oneof":
 			s.Enum = nil

@@ -3,11 +3,12 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math/big"
 
 	"github.com/stellar/go-stellar-sdk/amount"
 	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
 
-	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -52,13 +53,9 @@ func WalletInfo(d *Deps) *Tool {
 		Source:    errmap.SourceHorizon,
 		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
 		Run: func(ctx context.Context, req *requests.WalletInfo) (*WalletInfoOutput, error) {
-			ctx, p, err := d.profile(ctx, req.Profile)
+			ctx, p, addr, err := d.address(ctx, req.Profile)
 			if err != nil {
 				return nil, err
-			}
-			addr, err := p.Address()
-			if err != nil {
-				return nil, credentials.Missing(d.Store, p.Name, "valid wallet secret")
 			}
 			acct, found, err := d.Horizon.Account(ctx, addr)
 			if err != nil {
@@ -110,4 +107,25 @@ func walletState(acct *hprotocol.Account, found bool, issuer string) *WalletInfo
 		out.Note = "The USDC balance is zero: fund the wallet with USDC before buying or publishing."
 	}
 	return out
+}
+
+// usdcFor checks the payer's USDC before anything is signed: account, trustline (by code and
+// issuer), and balance against the price.
+func (d *Deps) usdcFor(acct *hprotocol.Account, found bool, price *big.Int) (*big.Int, error) {
+	if !found {
+		return nil, refusal(errmap.CodeAccountMissing, "the paying wallet's account does not exist on this network",
+			"Create a sponsored wallet with mindvault_setup_wallet, or fund this address and add a USDC trustline.")
+	}
+	state := walletState(acct, true, d.Config.USDCIssuer)
+	if state.USDC.Status == "no_trustline" {
+		return nil, refusal(errmap.CodeTrustlineMissing, "the paying wallet has no USDC trustline for issuer "+d.Config.USDCIssuer, "")
+	}
+	units, _ := amount.ParseInt64(state.USDC.Balance)
+	bal := big.NewInt(units)
+	if bal.Cmp(price) < 0 {
+		short := new(big.Int).Sub(price, bal)
+		return nil, refusal(errmap.CodeInsufficientUSDC, fmt.Sprintf("the wallet holds %s USDC, %s short of the price %s",
+			soroban.Decimal(bal), soroban.Decimal(short), soroban.Decimal(price)), "")
+	}
+	return bal, nil
 }

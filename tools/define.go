@@ -1,9 +1,3 @@
-// Package tools holds the tool registry and the tool handlers, grouped by domain.
-//
-// A handler is thin: the registry decodes and validates the arguments into the tool's
-// request struct (package validate), the handler calls clients and builds the typed output,
-// and every failure it returns goes through errmap. Output structs are reflected into the
-// advertised outputSchema, and structuredContent is always the marshalled output struct.
 package tools
 
 import (
@@ -13,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
-	"sync"
 
 	"github.com/invopop/jsonschema"
 
+	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/redact"
@@ -62,6 +55,14 @@ type Spec[Req, Out any] struct {
 	// Source is the default failure source when a handler error carries none.
 	Source errmap.Source
 	Hints  Hints
+	// Mainnet, DryRun and Guards are the call's policies, which Define enforces after
+	// validation and before Run (policy.go): ConfirmRequired for every tool that changes
+	// state, nothing for read-only tools.
+	Mainnet Mainnet
+	DryRun  DryRun
+	Guards  []Guard[Req]
+	// Config is what the mainnet policy reads: the network and the operator's waiver.
+	Config *config.Config
 	Run    func(ctx context.Context, req *Req) (*Out, error)
 }
 
@@ -71,6 +72,7 @@ type Tool struct {
 	encoded json.RawMessage
 	args    []string
 	model   *validate.Model
+	policy  policy
 	call    func(ctx context.Context, args json.RawMessage) protocol.ToolResult
 }
 
@@ -110,13 +112,26 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
 	}
+	guards, err := policyGuards(s, t.args)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	}
+	t.policy = policy{mainnet: s.Mainnet, dryRun: s.DryRun, config: s.Config}
+	run := func(ctx context.Context, req *Req) (*Out, error) {
+		for _, g := range guards {
+			if err := g(ctx, req); err != nil {
+				return nil, err
+			}
+		}
+		return s.Run(ctx, req)
+	}
 	t.call = func(ctx context.Context, raw json.RawMessage) protocol.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
 			return ErrorResult(errmap.Validation(s.Name, issues, t.args))
 		}
 		ctx, seen := withCallSecrets(ctx)
-		res, err := s.Run(ctx, req)
+		res, err := run(ctx, req)
 		if err != nil {
 			if s.Hints.ReadOnly {
 				readStarted(err)
@@ -169,11 +184,6 @@ func OutputSchema(t reflect.Type) (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-// SuccessResult carries out as structuredContent and as one compact JSON text block.
-func SuccessResult(out any) protocol.ToolResult {
-	return successResult(out, nil, "", "")
-}
-
 // successResult encodes out once for both blocks, with every known secret (and extra, the
 // call's own) removed from the encoded JSON. A result that cannot be cleaned without breaking
 // it is not sent; since the tool did run, the failure says its effect is unknown.
@@ -199,16 +209,13 @@ func successResult(out any, extra *redact.Values, operation, tool string) protoc
 	}
 }
 
-// ErrorKey is the _meta key of the machine-readable failure diagnostic.
-const ErrorKey = "io.mindvault/error"
-
 // ErrorResult is the isError result of a mapped failure: the three-line text and the
 // diagnostic, and no structuredContent (clients would validate it against the output schema).
 func ErrorResult(f errmap.Failure) protocol.ToolResult {
 	return protocol.ToolResult{
 		Content: []protocol.Content{{Type: "text", Text: f.Text}},
 		IsError: true,
-		Meta:    map[string]any{ErrorKey: f.Diagnostic},
+		Meta:    map[string]any{errmap.MetaKey: f.Diagnostic},
 		Outcome: string(f.Diagnostic.Category),
 		Code:    f.Diagnostic.Code,
 	}
@@ -261,49 +268,4 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 		return protocol.ToolResult{}, false
 	}
 	return t.call(ctx, args), true
-}
-
-// callSecrets collects the secret values one tool call handles, so its own result and failure
-// are cleaned of them even if the process-wide registry refused them (it is bounded).
-type callSecrets struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (c *callSecrets) values() []string {
-	if c == nil {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.list)
-}
-
-type secretsKey struct{}
-
-// withCallSecrets gives one tool call its collector; handlers add to it through WithSecrets,
-// which may run in a context derived from this one.
-func withCallSecrets(ctx context.Context) (context.Context, *callSecrets) {
-	c := &callSecrets{}
-	return context.WithValue(ctx, secretsKey{}, c), c
-}
-
-// WithSecrets makes secret values the call learned (a new wallet's secret, a new publisher
-// key) known: to the process-wide redaction registry, which cleans every response, log line
-// and metric from now on, and to the call itself. It returns ctx unchanged; the return value
-// only keeps call sites that chain it working.
-func WithSecrets(ctx context.Context, secrets ...string) context.Context {
-	_ = redact.Register(secrets...) // when the registry is full the call's own collector still has them
-	if c, ok := ctx.Value(secretsKey{}).(*callSecrets); ok {
-		c.mu.Lock()
-		c.list = append(c.list, secrets...)
-		c.mu.Unlock()
-	}
-	return ctx
-}
-
-// SecretsFrom returns the secrets recorded for the call ctx belongs to.
-func SecretsFrom(ctx context.Context) []string {
-	c, _ := ctx.Value(secretsKey{}).(*callSecrets)
-	return c.values()
 }

@@ -1,0 +1,52 @@
+package requests
+
+// Argument groups: arguments several requests share with the same name, rule and
+// description, declared once and embedded (package validate flattens an embedded group into
+// the request, in the place it is embedded, so the advertised schema lists its arguments
+// there). A request whose argument reads differently keeps its own field.
+
+// Confirm is the mainnet confirmation a state-changing request carries; the tool's declared
+// mainnet policy reads it through MainnetConfirmer.
+type Confirm struct {
+	ConfirmMainnet bool `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds) unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// MainnetConfirmed implements MainnetConfirmer.
+func (c *Confirm) MainnetConfirmed() bool { return c.ConfirmMainnet }
+
+// OnchainResource opens every vault-registry write: the resource it changes, whose id must
+// be one the contract can hold.
+type OnchainResource struct {
+	ResourceID string `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
+}
+
+// CrossCheck rejects ids that cannot exist on chain before anything is sent.
+func (r *OnchainResource) CrossCheck() []Issue { return onchainID(r.ResourceID) }
+
+// Resource implements RegistryWrite.
+func (r *OnchainResource) Resource() string { return r.ResourceID }
+
+// Creator closes every vault-registry write: the profile whose wallet, the resource's
+// creator, signs it, and the mainnet confirmation.
+type Creator struct {
+	Profile *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet is the resource's creator (default: the configured default profile)."`
+	Confirm
+}
+
+// Signer implements RegistryWrite.
+func (c *Creator) Signer() *string { return c.Profile }
+
+// MainnetConfirmer is a request that carries confirmMainnet: the tool that takes it declares
+// a mainnet policy, which reads the confirmation here.
+type MainnetConfirmer interface{ MainnetConfirmed() bool }
+
+// DryRunner is a request that carries dryRun: the tool that takes it declares what a dry
+// run does to its policies.
+type DryRunner interface{ DryRunRequested() bool }
+
+// RegistryWrite is what every vault-registry write request names besides its new value: the
+// resource and the profile that signs.
+type RegistryWrite interface {
+	Resource() string
+	Signer() *string
+}

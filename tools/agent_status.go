@@ -1,0 +1,47 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// AgentStatusOutput is the result of mindvault_agent_status.
+type AgentStatusOutput struct {
+	Name                 string  `json:"name"`
+	WalletAddress        string  `json:"walletAddress"`
+	Network              string  `json:"network"`
+	Status               string  `json:"status"`
+	PricePerVerification string  `json:"pricePerVerification" jsonschema_description:"verification fee in USDC"`
+	Currency             string  `json:"currency"`
+	TotalVerifications   int     `json:"totalVerifications"`
+	Verified             int     `json:"verified"`
+	Rejected             int     `json:"rejected"`
+	AvgConfidence        float64 `json:"avgConfidence"`
+}
+
+// AgentStatus is mindvault_agent_status.
+func AgentStatus(d *Deps) *Tool {
+	return Define(Spec[requests.AgentStatus, AgentStatusOutput]{
+		Name:  "mindvault_agent_status",
+		Title: "Verification agent status",
+		Description: "Shows the MindVault verification agent's fee per verification (paid in USDC when publishing), its " +
+			"network, status and statistics. Free. Check the fee before mindvault_publish.",
+		Operation: "Agent status failed",
+		Source:    errmap.SourceAPI,
+		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Run: func(ctx context.Context, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
+			a, err := d.API.AgentStatus(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &AgentStatusOutput{
+				Name: a.Agent.Name, WalletAddress: a.Agent.WalletAddress, Network: a.Agent.Network,
+				Status: a.Agent.Status, PricePerVerification: string(a.Agent.PricePerVerification),
+				Currency: a.Agent.Currency, TotalVerifications: a.Stats.TotalVerifications,
+				Verified: a.Stats.Verified, Rejected: a.Stats.Rejected, AvgConfidence: a.Stats.AvgConfidence,
+			}, nil
+		},
+	})
+}

@@ -1,0 +1,17 @@
+// Package tools holds the tool registry and the tool handlers.
+//
+// A handler is thin: the registry decodes and validates the arguments into the tool's
+// request struct (package validate), the handler calls clients and builds the typed output,
+// and every failure it returns goes through errmap. Output structs are reflected into the
+// advertised outputSchema, and structuredContent is always the marshalled output struct.
+// Policy every state-changing tool shares (the mainnet confirmation, what a dry run may skip,
+// guards) is declared in the tool's Spec and enforced by Define before the handler runs.
+//
+// Where things are: tool mindvault_x lives in x.go (a unit test, if any, in x_test.go),
+// except that browse.go holds mindvault_search too (they share the catalog code) and
+// registry_writes.go holds the five vault-registry writes as one table. define.go is the
+// registry machinery (Spec, Define, Tool, Registry, results), policy.go the declared
+// policies, secrets.go the per-call secret collector, deps.go what handlers call and how
+// they load credentials, helpers.go the small helpers several tools share, and all.go the
+// list of tools this build serves.
+package tools

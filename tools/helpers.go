@@ -1,0 +1,72 @@
+package tools
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// deref reads an optional string argument, "" when absent.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// refusal is a payment refused before anything was signed or sent.
+func refusal(code, detail, next string) error {
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceX402, Code: code, Detail: detail, Next: next, ExecutionStarted: false,
+	}}
+}
+
+// summary is the first line of a mapped failure plus its category: enough to act on.
+func summary(err error, name string) string {
+	f := errmap.FromError(err, errmap.Call{Operation: name + " failed", Tool: "mindvault_health"})
+	line, _, _ := strings.Cut(f.Text, "\n")
+	return line + " (" + string(f.Diagnostic.Category) + ")"
+}
+
+// firstNonEmpty is a, or b when a is empty.
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// parallel runs independent downstream calls at once and waits for all of them.
+func parallel(fns ...func()) {
+	var wg sync.WaitGroup
+	for _, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn()
+		}()
+	}
+	wg.Wait()
+}
+
+// isStatus reports a downstream failure with the given HTTP status.
+func isStatus(err error, status int) bool {
+	var e *errmap.Error
+	return errors.As(err, &e) && e.Facts.Status == status
+}
+
+// nonNil makes an absent list an empty one, so outputs say [] rather than null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// isCode reports a failure with the given errmap code.
+func isCode(err error, code string) bool {
+	var e *errmap.Error
+	return errors.As(err, &e) && e.Facts.Code == code
+}

@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// Policy is declared, not called: a tool's Spec says which policies its calls are under and
+// Define enforces them, the way it enforces validation. A call runs in this order:
+//
+//  1. the arguments are decoded and validated into the request (package validate);
+//  2. the declared mainnet confirmation (Spec.Mainnet, read with Spec.DryRun);
+//  3. Spec.Guards, in order;
+//  4. Run.
+//
+// A policy or guard that refuses returns its failure as Run would (through errmap, with the
+// tool's operation and source) and Run never starts, so nothing is sent. Guards are where a
+// further step that every state-changing call must pass plugs in — a human confirmation, for
+// one: a Guard sees the call's context and the decoded request (its dry run included, through
+// requests.DryRunner) after the cheap checks, before anything is read or sent. Such a step
+// that applies to every state-changing tool belongs in policyGuards, next to the mainnet
+// confirmation, so that it too is declared once and enforced by Define.
+
+// Mainnet declares a tool's mainnet confirmation.
+type Mainnet int
+
+const (
+	// NoMainnetPolicy is the zero value, for read-only tools: they change nothing anywhere.
+	NoMainnetPolicy Mainnet = iota
+	// ConfirmRequired is for every tool that changes state: on mainnet (real funds), unless
+	// the operator set MINDVAULT_ALLOW_MAINNET, a call without confirmMainnet: true is refused
+	// with MAINNET_NOT_CONFIRMED before Run. Its request must implement
+	// requests.MainnetConfirmer.
+	ConfirmRequired
+)
+
+// DryRun declares what a request's dryRun does to the declared mainnet confirmation.
+type DryRun int
+
+const (
+	// NoDryRun is the zero value: the request has no dryRun.
+	NoDryRun DryRun = iota
+	// DryRunChecked: a dry run needs the confirmation too, because its answer is that the
+	// real call would pass every check (publish).
+	DryRunChecked
+	// DryRunExempt: a dry run signs and sends nothing, so it needs no confirmation (buy).
+	DryRunExempt
+)
+
+// Guard checks a call after validation and the declared policies, before Run; an error
+// refuses the call.
+type Guard[Req any] func(ctx context.Context, req *Req) error
+
+// policy is what a tool declared, kept so the registry-wide tests can read it.
+type policy struct {
+	mainnet Mainnet
+	dryRun  DryRun
+	config  *config.Config
+}
+
+// policyGuards turns a spec's declared policies into the guards Define runs before Run, its
+// own Guards last. args are the request's arguments. A declaration that does not fit the
+// request is an error: a request that takes confirmMainnet or dryRun must be under a policy
+// that reads it, and a policy must have what it reads.
+func policyGuards[Req, Out any](s Spec[Req, Out], args []string) ([]Guard[Req], error) {
+	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
+	_, dryRunner := any(new(Req)).(requests.DryRunner)
+	confirms, dryRuns := slices.Contains(args, "confirmMainnet"), slices.Contains(args, "dryRun")
+	switch {
+	case s.Mainnet == ConfirmRequired && !(confirms && confirmer):
+		return nil, errors.New("declares ConfirmRequired, but its request does not take confirmMainnet through requests.MainnetConfirmer")
+	case s.Mainnet == ConfirmRequired && s.Config == nil:
+		return nil, errors.New("declares ConfirmRequired without the Config it reads")
+	case s.Mainnet == NoMainnetPolicy && confirms:
+		return nil, errors.New("its request takes confirmMainnet, but the tool declares no mainnet policy")
+	case s.DryRun != NoDryRun && !(dryRuns && dryRunner):
+		return nil, errors.New("declares a DryRun policy, but its request does not take dryRun through requests.DryRunner")
+	case s.DryRun == NoDryRun && dryRuns:
+		return nil, errors.New("its request takes dryRun: declare what a dry run does to the mainnet confirmation (DryRun)")
+	case s.DryRun != NoDryRun && s.Mainnet == NoMainnetPolicy:
+		return nil, errors.New("declares a DryRun policy without a mainnet policy for it to apply to")
+	}
+	var guards []Guard[Req]
+	if s.Mainnet == ConfirmRequired {
+		guards = append(guards, mainnetConfirmation[Req](s.Config, s.DryRun))
+	}
+	return append(guards, s.Guards...), nil
+}
+
+// mainnetConfirmation is the ConfirmRequired guard. It reads the configuration at call time,
+// so an operator's or a test's change to it applies to the next call.
+func mainnetConfirmation[Req any](c *config.Config, dry DryRun) Guard[Req] {
+	return func(_ context.Context, req *Req) error {
+		if dry == DryRunExempt && any(req).(requests.DryRunner).DryRunRequested() {
+			return nil
+		}
+		return mainnetUnconfirmed(c, any(req).(requests.MainnetConfirmer).MainnetConfirmed())
+	}
+}
+
+// mainnetUnconfirmed is the refusal of a state-changing call on mainnet without confirmation.
+func mainnetUnconfirmed(c *config.Config, confirmed bool) error {
+	if c.Network != config.Mainnet || c.AllowMainnet || confirmed {
+		return nil
+	}
+	return &errmap.Error{Err: fmt.Errorf("mainnet not confirmed"), Facts: errmap.Facts{
+		Source: errmap.SourceRequest, Code: errmap.CodeMainnetNotConfirmed,
+		Detail: "this call changes state on Stellar mainnet (real funds); nothing was sent",
+		Next:   "Call again with confirmMainnet: true if you intend to act on mainnet.",
+	}}
+}

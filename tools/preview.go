@@ -1,0 +1,47 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// PreviewOutput is the result of mindvault_preview.
+type PreviewOutput struct {
+	ID                 string `json:"id"`
+	Title              string `json:"title"`
+	Description        string `json:"description"`
+	Price              string `json:"price" jsonschema_description:"the API's decimal string, e.g. \"1.50\""`
+	PriceUSDC          string `json:"priceUsdc" jsonschema_description:"display form, e.g. \"$1.50 USDC\""`
+	ResourceType       string `json:"resourceType"`
+	VerificationStatus string `json:"verificationStatus"`
+	AccessURL          string `json:"accessUrl"`
+	OnchainStatus      string `json:"onchainStatus"`
+	PublisherWallet    string `json:"publisherWallet"`
+}
+
+// Preview is mindvault_preview.
+func Preview(d *Deps) *Tool {
+	return Define(Spec[requests.Preview, PreviewOutput]{
+		Name:  "mindvault_preview",
+		Title: "Preview a resource",
+		Description: "Shows one resource's title, description, price in USDC, type, verification and on-chain status " +
+			"before buying. Free. Call it before mindvault_buy to know the exact price.",
+		Operation: "Preview failed",
+		Source:    errmap.SourceAPI,
+		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Run: func(ctx context.Context, req *requests.Preview) (*PreviewOutput, error) {
+			m, err := d.API.Meta(ctx, req.ResourceID)
+			if err != nil {
+				return nil, err
+			}
+			return &PreviewOutput{
+				ID: m.ID, Title: m.Title, Description: m.Description, Price: string(m.Price),
+				PriceUSDC: "$" + string(m.Price) + " USDC", ResourceType: m.ResourceType,
+				VerificationStatus: m.VerificationStatus, AccessURL: m.AccessURL,
+				OnchainStatus: m.OnchainStatus, PublisherWallet: m.PublisherWallet,
+			}, nil
+		},
+	})
+}

@@ -1,0 +1,64 @@
+package tools
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// RegisterOutput is the result of mindvault_register.
+type RegisterOutput struct {
+	PublisherID   string `json:"publisherId"`
+	Profile       string `json:"profile"`
+	WalletAddress string `json:"walletAddress"`
+	APIKeyStored  bool   `json:"apiKeyStored"`
+}
+
+// Register is mindvault_register.
+func Register(d *Deps) *Tool {
+	return Define(Spec[requests.Register, RegisterOutput]{
+		Name:  "mindvault_register",
+		Title: "Register as publisher",
+		Description: "Registers the profile's wallet as a MindVault publisher and stores the returned API key in the " +
+			"credential profile (never shown). Free. Needed once before mindvault_publish. An email already registered " +
+			"is a conflict.",
+		Operation: "Register failed",
+		Source:    errmap.SourceAPI,
+		Hints:     Hints{OpenWorld: true},
+		Mainnet:   ConfirmRequired, Config: d.Config,
+		Run: func(ctx context.Context, req *requests.Register) (*RegisterOutput, error) {
+			// The key is shown once: a store that cannot keep it must refuse before asking.
+			if d.Store.ReadOnly() {
+				return nil, credentials.ReadOnlyStore(d.Store)
+			}
+			ctx, p, err := d.profile(ctx, req.Profile)
+			if err != nil {
+				return nil, err
+			}
+			wallet := deref(req.WalletAddress)
+			if wallet == "" {
+				if wallet, err = p.Address(); err != nil {
+					return nil, credentials.Missing(d.Store, p.Name, "wallet (pass walletAddress or run mindvault_setup_wallet)")
+				}
+			}
+			pub, err := d.API.RegisterPublisher(ctx, req.Name, req.Email, wallet)
+			if err != nil {
+				return nil, err
+			}
+			ctx = WithSecrets(ctx, pub.APIKey)
+			p.APIKey = pub.APIKey
+			if err := d.Store.Update(ctx, p); err != nil {
+				var e *errmap.Error
+				if errors.As(err, &e) {
+					e.Facts.StateChanged = errmap.StateYes
+					e.Facts.Detail = "publisher " + pub.ID + " was registered but its API key could not be stored; " + e.Facts.Detail
+				}
+				return nil, err
+			}
+			return &RegisterOutput{PublisherID: pub.ID, Profile: p.Name, WalletAddress: wallet, APIKeyStored: true}, nil
+		},
+	})
+}

@@ -1,0 +1,59 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// LiveInfo is what the deployed contract says about itself.
+type LiveInfo struct {
+	Name                  string `json:"name"`
+	Version               string `json:"version"`
+	ResourceSchemaVersion string `json:"resourceSchemaVersion"`
+}
+
+// RegistryInfoOutput is the result of mindvault_registry_info.
+type RegistryInfoOutput struct {
+	ContractID        string    `json:"contractId"`
+	Network           string    `json:"network"`
+	NetworkPassphrase string    `json:"networkPassphrase"`
+	RPCURL            string    `json:"rpcUrl"`
+	X402Network       string    `json:"x402Network"`
+	USDCContractID    string    `json:"usdcContractId"`
+	Live              *LiveInfo `json:"live,omitempty"`
+	LiveError         string    `json:"liveError,omitempty" jsonschema_description:"one-line summary of why registry_info could not be read"`
+}
+
+// RegistryInfo is mindvault_registry_info.
+func RegistryInfo(d *Deps) *Tool {
+	return Define(Spec[requests.RegistryInfo, RegistryInfoOutput]{
+		Name:  "mindvault_registry_info",
+		Title: "Registry info",
+		Description: "Shows the vault-registry contract id, network, passphrase, RPC URL and USDC contract in use, plus the " +
+			"contract's own registry_info when it is reachable (liveError otherwise; this tool always answers). Free. " +
+			"Call it when registry tools fail with contract errors.",
+		Operation: "Registry info failed",
+		Source:    errmap.SourceRegistry,
+		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Run: func(ctx context.Context, _ *requests.RegistryInfo) (*RegistryInfoOutput, error) {
+			c := d.Config
+			out := &RegistryInfoOutput{
+				ContractID: c.RegistryContract, Network: string(c.Network), NetworkPassphrase: c.Passphrase,
+				RPCURL: c.RPCURL, X402Network: c.X402Network, USDCContractID: c.USDCContractID,
+			}
+			if c.RegistryContract == "" {
+				out.LiveError = "VAULT_REGISTRY_CONTRACT_ID is not set"
+				return out, nil
+			}
+			info, err := d.Registry.Info(ctx)
+			if err != nil {
+				out.LiveError = summary(err, "registry_info")
+				return out, nil
+			}
+			out.Live = &LiveInfo{Name: info.Name, Version: info.Version, ResourceSchemaVersion: info.ResourceSchemaVersion}
+			return out, nil
+		},
+	})
+}
