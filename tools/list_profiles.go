@@ -40,8 +40,10 @@ func ListProfiles(d *Deps) *Tool {
 				return nil, err
 			}
 			out := &ListProfilesOutput{Profiles: []ProfileEntry{}, DefaultProfile: d.Config.DefaultProfile, Store: d.Store.Kind()}
+			withheld := false // profiles exist that this caller may not use
 			for _, n := range names {
 				if !auth.Permits(ctx, n) {
+					withheld = true
 					continue
 				}
 				p, err := d.Store.Get(ctx, n)
@@ -55,7 +57,11 @@ func ListProfiles(d *Deps) *Tool {
 				e.Address, _ = p.Address()
 				out.Profiles = append(out.Profiles, e)
 			}
-			if len(out.Profiles) == 0 {
+			switch {
+			case len(out.Profiles) > 0:
+			case withheld:
+				out.Message = fmt.Sprintf("The %s store holds profiles, but none is bound to this caller's access; ask the operator to bind one to your token, or create one with mindvault_setup_wallet.", d.Store.Kind())
+			default:
 				out.Message = fmt.Sprintf("No profiles yet in the %s store; create one with mindvault_setup_wallet.", d.Store.Kind())
 			}
 			return out, nil

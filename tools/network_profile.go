@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -68,7 +69,9 @@ type OverrideEntry struct {
 }
 
 // NetworkProfile is mindvault_network_profile: the configuration in effect, from memory only.
-func NetworkProfile(cfg *config.Config) *Tool {
+// store is the credential store in use (nil: the one the configuration names), so this tool and
+// mindvault_list_profiles name the same store even when a local build chose another one.
+func NetworkProfile(cfg *config.Config, store credentials.Store) *Tool {
 	return Define(Spec[requests.NetworkProfile, NetworkProfileOutput]{
 		Name:  "mindvault_network_profile",
 		Title: "Network profile",
@@ -79,7 +82,11 @@ func NetworkProfile(cfg *config.Config) *Tool {
 		Source:    errmap.SourceRequest,
 		Hints:     Hints{ReadOnly: true, Idempotent: true},
 		Run: func(context.Context, *requests.NetworkProfile) (*NetworkProfileOutput, error) {
-			return networkProfile(cfg), nil
+			out := networkProfile(cfg)
+			if store != nil {
+				out.CredentialStore = store.Kind()
+			}
+			return out, nil
 		},
 	})
 }
