@@ -191,6 +191,12 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 				if rt.paid && !c.malformed && d.PaymentExpiresAt == "" {
 					t.Errorf("an unknown payment outcome must say when the payment expires: %s", r.raw)
 				}
+				// A purchase whose outcome is unknown points at the purchase history, which
+				// settles it, with the caller's own arguments.
+				if rt.name == "buy paid GET resource" && d.StateChanged == "unknown" &&
+					(d.NextAction == nil || d.NextAction.Tool != "mindvault_purchase_history" || d.NextAction.Arguments["resourceId"] == nil) {
+					t.Errorf("an unknown purchase must name mindvault_purchase_history as nextAction: %s", r.raw)
+				}
 				if rt.tx {
 					if len(d.TxHash) != 64 || d.NextAction == nil || d.NextAction.Tool != "mindvault_tx_status" || d.NextAction.Arguments["txHash"] != d.TxHash {
 						t.Fatalf("an unknown write outcome must carry the hash and a mindvault_tx_status nextAction: %s", r.raw)

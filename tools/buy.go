@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"mime"
@@ -114,7 +115,8 @@ func Buy(d *Deps) *Tool {
 		Hints:     Hints{OpenWorld: true},
 		// A dry run signs and sends nothing: it needs no mainnet confirmation.
 		Mainnet: ConfirmRequired, DryRun: DryRunExempt, Config: d.Config,
-		Run: func(ctx context.Context, req *requests.Buy) (*BuyOutput, error) {
+		Run: func(ctx context.Context, req *requests.Buy) (_ *BuyOutput, err error) {
+			defer func() { err = checkPurchaseAction(err, req) }()
 			ctx, kp, err := d.wallet(ctx, req.Profile)
 			if err != nil {
 				return nil, err
@@ -486,4 +488,20 @@ func oneLine(ctx context.Context, err error, operation string) string {
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+}
+
+// checkPurchaseAction gives a payment whose outcome is unknown its recovery call: the wallet's
+// purchase history for this resource tells whether the payment settled (all its arguments are
+// the caller's own), and Next says not to pay again before the payment expires.
+func checkPurchaseAction(err error, req *requests.Buy) error {
+	var e *errmap.Error
+	if !errors.As(err, &e) || e.Facts.StateChanged != errmap.StateUnknown || e.Facts.NextAction != nil {
+		return err
+	}
+	args := map[string]any{"resourceId": req.ResourceID}
+	if req.Profile != nil {
+		args["profile"] = *req.Profile
+	}
+	e.Facts.NextAction = &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
+	return err
 }
