@@ -63,6 +63,7 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 	// net/http replays a bodiless GET whose reused connection breaks — a second payment.
 	paid := svc(errmap.SourceX402, cfg.MindVaultURL, cfg.PaymentTimeout, "MINDVAULT_PAYMENT_TIMEOUT_MS")
 	paid.HTTP = transport.NewHTTPClient()
+	paid.ReadError = mindvault.ReadError // the paywall is the MindVault API: its error bodies
 	return &tools.Deps{
 		Config:  cfg,
 		Store:   store,

@@ -44,7 +44,7 @@ func TestFromError(t *testing.T) {
 		{"*Error gaps filled", &Error{Facts: Facts{Status: 404}}, call, CodeNotFound, SourceAPI, "Browse failed", "no response body"},
 		{"*Error wrapping a deadline", &Error{Facts: Facts{Source: SourceRPC}, Err: context.DeadlineExceeded}, call, CodeTimeout, SourceRPC, "Browse failed", "request timed out"},
 		{"*Error wrapping a refused dial", &Error{Facts: Facts{Source: SourceSponsor, Operation: "Wallet setup failed"}, Err: refused}, call, CodeNetworkError, SourceSponsor, "Wallet setup failed", "dial tcp: connect: connection refused"},
-		{"*Error facts keep their detail", &Error{Facts: Facts{Source: SourceRegistry, ContractError: 2}, Err: errors.New("HostError: Error(Contract, #2) data:[secret-arg]")}, call, CodeNotFound, SourceRegistry, "Browse failed", "NotFound (Error(Contract, #2))"},
+		{"*Error facts keep their detail", &Error{Facts: Facts{Source: SourceRegistry, Code: CodeNotFound, UpstreamDetail: "NotFound (Error(Contract, #2))", Upstream: Upstream{ContractError: 2, ContractErrorName: "NotFound"}}, Err: errors.New("HostError: Error(Contract, #2) data:[secret-arg]")}, call, CodeNotFound, SourceRegistry, "Browse failed", "NotFound (Error(Contract, #2))"},
 		{"deadline", context.DeadlineExceeded, call, CodeTimeout, SourceAPI, "Browse failed", "request timed out"},
 		{"wrapped deadline", fmt.Errorf("GET /resources: %w", context.DeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "GET /resources: context deadline exceeded"},
 		// The caller going away is CANCELLED, never a TIMEOUT or a broken connection.

@@ -16,18 +16,6 @@ const (
 	nextUnknown  = "Retry once; if it persists, report the summary above with the tool name."
 )
 
-// timeoutVars names the timeout setting of each source (docs/operations.md "Configuration").
-var timeoutVars = map[Source]string{
-	SourceAPI:         "MINDVAULT_HTTP_TIMEOUT_MS",
-	SourceSponsor:     "MINDVAULT_HTTP_TIMEOUT_MS",
-	SourceCredentials: "MINDVAULT_HTTP_TIMEOUT_MS",
-	SourceRequest:     "MINDVAULT_HTTP_TIMEOUT_MS",
-	SourceHorizon:     "MINDVAULT_HORIZON_TIMEOUT_MS",
-	SourceRPC:         "MINDVAULT_RPC_TIMEOUT_MS",
-	SourceRegistry:    "MINDVAULT_RPC_TIMEOUT_MS",
-	SourceX402:        "MINDVAULT_PAYMENT_TIMEOUT_MS",
-}
-
 var envVarRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
 
 // nextInput is what the Next line may mention; every string in it is already sanitised.
@@ -119,11 +107,11 @@ func categoryNext(in nextInput) string {
 	case CategoryNetwork:
 		return "Check connectivity to " + in.src.Label() + " and retry; reads were already retried automatically."
 	case CategoryTimeout:
-		v := in.timeoutVar
-		if v == "" {
-			v = timeoutVars[in.src]
+		// Only whoever set the deadline knows which setting bounds it; without one, say none.
+		if in.timeoutVar == "" {
+			return "Retry shortly; the service did not answer in time."
 		}
-		return "Retry, or raise " + v + " if the endpoint is slow."
+		return "Retry, or raise " + in.timeoutVar + " if the endpoint is slow."
 	case CategoryPayment:
 		return nextPayment
 	case CategoryValidation:

@@ -54,10 +54,7 @@ func TestStatusTable(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", src, c.status), func(t *testing.T) {
 				got := mapT(t, Facts{Source: src, Operation: "Op failed", Status: c.status})
 				d := got.Diagnostic
-				code := c.code
-				if src == SourceHorizon && c.status == 404 {
-					code = CodeAccountMissing // Horizon is only asked for accounts
-				}
+				code := c.code // the same for every source: a client refines what a status means for its service
 				if d.Category != string(c.cat) || d.Code != code || d.Retry != string(c.retry) {
 					t.Errorf("got %s/%s/%s, want %s/%s/%s", d.Category, d.Code, d.Retry, c.cat, code, c.retry)
 				}
@@ -150,22 +147,15 @@ func TestCategoryNext(t *testing.T) {
 			"Check connectivity to Horizon and retry; reads were already retried automatically.", RetrySafe},
 		{"network api", Facts{Source: SourceAPI, Transport: TransportNetwork},
 			"Check connectivity to MindVault API and retry; reads were already retried automatically.", RetrySafe},
-		{"timeout api", Facts{Source: SourceAPI, Transport: TransportTimeout},
+		// The transport names the setting that bounds each service's calls; Map only repeats it.
+		{"timeout api", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS"},
 			"Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout sponsor", Facts{Source: SourceSponsor, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout horizon", Facts{Source: SourceHorizon, Transport: TransportTimeout},
+		{"timeout horizon", Facts{Source: SourceHorizon, Status: 504, TimeoutVar: "MINDVAULT_HORIZON_TIMEOUT_MS"},
 			"Retry, or raise MINDVAULT_HORIZON_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout rpc", Facts{Source: SourceRPC, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_RPC_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout registry", Facts{Source: SourceRegistry, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_RPC_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout x402", Facts{Source: SourceX402, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_PAYMENT_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout explicit var", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_PAYMENT_TIMEOUT_MS"},
-			"Retry, or raise MINDVAULT_PAYMENT_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		{"timeout without a known setting", Facts{Source: SourceCredentials, Transport: TransportTimeout},
+			"Retry shortly; the service did not answer in time.", RetrySafe},
 		{"timeout bad var ignored", Facts{Source: SourceHorizon, Transport: TransportTimeout, TimeoutVar: "rm -rf /"},
-			"Retry, or raise MINDVAULT_HORIZON_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+			"Retry shortly; the service did not answer in time.", RetrySafe},
 		{"payment", Facts{Source: SourceX402, Status: 402},
 			"Payment was required or rejected. Check the wallet with mindvault_wallet_info, fund it with USDC, and retry.", RetryAfterAction},
 		{"validation with tool", Facts{Source: SourceAPI, Status: 400, Tool: "mindvault_browse"},
@@ -186,7 +176,7 @@ func TestCategoryNext(t *testing.T) {
 			"Wait 5 s (the service did not say how long), then retry.", RetryAfterWait},
 		{"server", Facts{Source: SourceAPI, Status: 502},
 			"Retry shortly; if it persists the service is down.", RetrySafe},
-		{"contract", Facts{Source: SourceRegistry, ContractError: 22},
+		{"contract", Facts{Source: SourceRegistry, Category: CategoryContract},
 			"Verify the contract ID and network with mindvault_registry_info.", RetryAfterAction},
 		{"unknown", Facts{Source: SourceAPI},
 			"Retry once; if it persists, report the summary above with the tool name.", RetrySafe},
@@ -263,7 +253,7 @@ func TestStateRules(t *testing.T) {
 		txHash  string
 		expires string
 	}{
-		{"timeout read", Facts{Source: SourceAPI, Transport: TransportTimeout, ExecutionStarted: true},
+		{"timeout read", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS", ExecutionStarted: true},
 			StateNo, RetrySafe, "Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", "", ""},
 		{"write timeout with hash", Facts{Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, TxHash: hashUpper},
 			StateUnknown, RetryNo, "The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status before retrying.", testTxHash, ""},
@@ -281,7 +271,7 @@ func TestStateRules(t *testing.T) {
 			StateUnknown, RetryNo, "Call mindvault_publish_status with resourceId r1.", "", ""},
 		{"unrecognised state is cautious", Facts{Source: SourceAPI, Status: 500, StateChanged: "maybe"},
 			StateUnknown, RetryNo, "The outcome is unknown: check the current state before calling the tool again; do not repeat it blindly.", "", ""},
-		{"failed tx with known state keeps hash", Facts{Source: SourceRegistry, ContractError: 22, StateChanged: StateNo, TxHash: testTxHash},
+		{"failed tx with known state keeps hash", Facts{Source: SourceRegistry, Code: CodeContractError, StateChanged: StateNo, TxHash: testTxHash},
 			StateNo, RetryAfterAction, nextContract, testTxHash, ""},
 		{"unparseable expiry kept cleaned", Facts{Source: SourceX402, Transport: TransportTimeout, PaymentExpiresAt: "ledger\n12345"},
 			StateUnknown, RetryNo, "The payment's outcome is unknown: do not pay again before ledger 12345, when the signed payment expires; then check the wallet with mindvault_wallet_info.", "", "ledger 12345"},
