@@ -26,7 +26,7 @@ func TestConstructorsCopy(t *testing.T) {
 		{"MarkStarted", MarkStarted, func(f Facts) bool { return f.ExecutionStarted }},
 		{"MarkNotStarted", func(e error) error { return MarkNotStarted(MarkStarted(e)) }, func(f Facts) bool { return !f.ExecutionStarted }},
 		{"MarkPending", func(e error) error { return MarkPending(e, testTxHash) }, func(f Facts) bool {
-			return f.StateChanged == StateUnknown && f.TxHash == testTxHash && f.NextAction.Arguments["txHash"] == testTxHash
+			return f.StateChanged == StateUnknown && f.ExecutionStarted && f.TxHash == testTxHash && f.NextAction.Arguments["txHash"] == testTxHash
 		}},
 		{"MarkPaymentPending", func(e error) error { return MarkPaymentPending(e, "2026-01-01T00:00:00Z") }, func(f Facts) bool {
 			return f.StateChanged == StateUnknown && f.ExecutionStarted && f.PaymentExpiresAt == "2026-01-01T00:00:00Z"

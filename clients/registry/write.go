@@ -121,7 +121,7 @@ func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
 		default:
 			// An answer of the wrong shape proves nothing about the envelope that left; the
 			// submission itself answered, so the operation started.
-			return errmap.MarkPending(errmap.MarkStarted(c.malformed("sendTransaction status "+res.Status)), hash)
+			return errmap.MarkPending(c.malformed("sendTransaction status "+res.Status), hash)
 		}
 	}
 }
