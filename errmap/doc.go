@@ -5,7 +5,7 @@
 // to a Failure: a three-line text
 //
 //	<operation>: <detail>
-//	Source: <label> · Category: <category>[ · HTTP <status>]
+//	Source: <label> · Category: <category> · Code: <CODE>[ · HTTP <status>]
 //	Next: <one imperative recovery step>
 //
 // and the Diagnostic that travels in _meta["io.mindvault/error"]. Handlers never format error
@@ -75,13 +75,17 @@
 //
 // # Next, retry, state
 //
-// Facts.Next wins. Otherwise, stateChanged "unknown" gives the how-to-find-out sentence
-// (mindvault_tx_status with the hash; the payment expiry before paying again). Otherwise a few
-// codes whose category sentence would mislead have their own (PRICE_ABOVE_CAP, PRICE_CHANGED,
-// PRICE_MISMATCH, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED, MAINNET_NOT_CONFIRMED,
-// READ_ONLY_STORE, PROFILE_EXISTS, PROFILE_NOT_ALLOWED, ACCOUNT_MISSING, STATE_ARCHIVED,
-// UNEXPECTED_TRANSACTION, CANCELLED).
-// Otherwise the category sentence of docs/errors.md "Categories".
+// Facts.Next wins. Otherwise the line is advise(code, tool, state, facts) (next.go):
+// stateChanged "unknown" gives the how-to-find-out sentence (mindvault_tx_status with the hash;
+// the payment expiry before paying again), "yes" says to check the current state first;
+// otherwise the code's sentence where the category's would mislead, else the category's, each
+// refined for the failing tool (an unknown profile, a publisher's API key, a creator's
+// signature, an id to confirm) and naming what the facts hold (the contract error's name, the
+// contract's price maximum, the creator in Facts.Advice, the timeout variable, the accepted
+// arguments). Every sentence is one imperative sentence that never sends the agent back to the
+// failing tool with nothing changed, never tells a buyer to register on chain, says "no action
+// needed" only for ALREADY_REGISTERED and ALREADY_OWNER, and names an operator-only setting only
+// as "ask the operator to ..."; endpoint/advice_test.go checks every (code, tool) pair.
 //
 // Retry is the category's verdict, except: stateChanged "yes" or "unknown" → "no" (a blind retry
 // could pay or write twice; Next says what to do instead), and UNSUPPORTED_REQUIREMENT and

@@ -114,3 +114,9 @@ func FactsOf(err error) (Facts, bool) {
 	}
 	return Facts{}, false
 }
+
+// WithCreator records the resource's creator (a G... account) for a write the vault registry
+// refused (CONTRACT_UNAUTHORIZED), so the Next line can name the wallet that may sign.
+func WithCreator(err error, creator string) error {
+	return With(err, func(f *Facts) { f.Advice.Creator = creator })
+}

@@ -33,7 +33,7 @@ func internalFailure() Failure {
 		Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
 		Next: next, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
 	}
-	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, 0, next), Diagnostic: d}
+	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, next), Diagnostic: d}
 }
 
 func mapFacts(f *Facts) Failure {
@@ -94,9 +94,10 @@ func mapFacts(f *Facts) Failure {
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
 			tv = ""
 		}
-		next = bound(red.contextFree(nextLine(nextInput{
+		next = bound(red.contextFree(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
+			contractName: red.contractName(f.Upstream), creator: red.account(f.Advice.Creator),
 		})), maxNext)
 	}
 
@@ -127,11 +128,12 @@ func mapFacts(f *Facts) Failure {
 	if code == CodeInvalidArguments {
 		d.JSONRPCCode = JSONRPCInvalid
 	}
-	return Failure{Text: render(op, detail, src, cat, status, next), Diagnostic: d}
+	return Failure{Text: render(op, detail, src, cat, code, status, next), Diagnostic: d}
 }
 
-// render builds the three lines; each part is already one line.
-func render(op, detail string, src Source, cat Category, status int, next string) string {
+// render builds the three lines; each part is already one line. Line 2 is for programs that
+// see only text: the category and the finer code, without parsing prose.
+func render(op, detail string, src Source, cat Category, code string, status int, next string) string {
 	var b strings.Builder
 	b.WriteString(op)
 	b.WriteString(": ")
@@ -140,6 +142,8 @@ func render(op, detail string, src Source, cat Category, status int, next string
 	b.WriteString(src.Label())
 	b.WriteString(" · Category: ")
 	b.WriteString(string(cat))
+	b.WriteString(" · Code: ")
+	b.WriteString(code)
 	if status > 0 {
 		b.WriteString(" · HTTP ")
 		b.WriteString(itoa(status))
@@ -209,11 +213,7 @@ func upstream(u Upstream, red *Redactor, limit, remaining, reset *int) map[strin
 	}
 	if u.ContractError > 0 {
 		up["contractError"] = u.ContractError
-		name := strings.TrimSpace(u.ContractErrorName)
-		if !identRE.MatchString(name) || !red.safe(name) {
-			name = "Unknown"
-		}
-		up["contractErrorName"] = name
+		up["contractErrorName"] = red.contractName(u)
 	}
 	if r := strings.TrimSpace(u.X402Reason); len(r) <= 64 && resultCodeRE.MatchString(r) && red.safe(r) {
 		up["x402Reason"] = r
@@ -232,6 +232,28 @@ func upstream(u Upstream, red *Redactor, limit, remaining, reset *int) map[strin
 	return up
 }
 
+// contractName is the contract error's name in its value-free shape: "" without a number,
+// "Unknown" when the name is not an identifier or would be redacted.
+func (r *Redactor) contractName(u Upstream) string {
+	if u.ContractError <= 0 {
+		return ""
+	}
+	name := strings.TrimSpace(u.ContractErrorName)
+	if !identRE.MatchString(name) || !r.safe(name) {
+		return "Unknown"
+	}
+	return name
+}
+
+// account keeps a Stellar account id (G + 55 base32 characters), or "".
+func (r *Redactor) account(s string) string {
+	s = strings.TrimSpace(s)
+	if !accountRE.MatchString(s) || !r.safe(s) {
+		return ""
+	}
+	return s
+}
+
 func normState(s State, pending bool) State {
 	switch s {
 	case StateNo, StateYes, StateUnknown:
@@ -247,10 +269,11 @@ func normState(s State, pending bool) State {
 }
 
 var (
-	identRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
-	toolRE   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-	argRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-	txHashRE = regexp.MustCompile(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
+	identRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+	accountRE = regexp.MustCompile(`^G[A-Z2-7]{55}$`)
+	toolRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	argRE     = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	txHashRE  = regexp.MustCompile(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
 )
 
 // text sanitises one string that came from outside (a body, a header, a thrown error's text):

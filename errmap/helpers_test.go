@@ -111,7 +111,7 @@ func checkFailure(t *testing.T, got Failure) {
 	if want := d.Operation + ": " + d.Detail; lines[0] != want {
 		t.Errorf("line 1 = %q, want %q", lines[0], want)
 	}
-	want2 := "Source: " + Source(d.Source).Label() + " · Category: " + d.Category
+	want2 := "Source: " + Source(d.Source).Label() + " · Category: " + d.Category + " · Code: " + d.Code
 	if d.Status > 0 {
 		want2 += fmt.Sprintf(" · HTTP %d", d.Status)
 	}

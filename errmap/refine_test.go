@@ -310,7 +310,7 @@ func TestDiagnosticJSONShape(t *testing.T) {
 	d := Validation("mindvault_preview", []Issue{{Path: "/resourceId", Rule: "required", Expected: "string", Message: "is required"}}, []string{"resourceId"}).Diagnostic
 	got := jsonOf(t, d)
 	want := `{"version":1,"code":"INVALID_ARGUMENTS","category":"validation","source":"request","operation":"Invalid arguments for mindvault_preview (-32602)",` +
-		`"detail":"/resourceId is required","next":"Correct the invalid arguments and call mindvault_preview again. Allowed arguments: resourceId.",` +
+		`"detail":"/resourceId is required","next":"Correct the invalid arguments and call mindvault_preview again (allowed arguments: resourceId).",` +
 		`"retry":"after_correction","executionStarted":false,"stateChanged":"no","issues":[{"path":"/resourceId","rule":"required","expected":"string"}],` +
 		`"omittedIssues":0,"jsonrpcCode":-32602}`
 	if got != want {

@@ -168,6 +168,7 @@ type Facts struct {
 	Detail         string // the endpoint's own detail sentence; it wins over what the downstream said
 	UpstreamDetail string // what the downstream said, as its client read it (or a thrown error's text)
 	Next           string // explicit Next line (the endpoint's own), overrides every derived one
+	Advice         Advice // what the tool knew that the derived Next line may name
 
 	Issues      []Issue  // validation issues, already ordered; bounded to MaxIssues
 	AllowedArgs []string // argument names the tool accepts (validation Next line)
@@ -189,6 +190,14 @@ type Upstream struct {
 	ContractErrorName string   // the name of ContractError in its contract's table ("Unknown" when not in it)
 	X402Reason        string   // x402 errorReason / invalidReason
 	RPCCode           int      // Stellar RPC JSON-RPC error code
+}
+
+// Advice holds what a tool knew that the derived Next line may name. Every part is optional;
+// an empty or malformed one is simply not mentioned.
+type Advice struct {
+	// Creator is the resource's creator on chain (a G... account), named when the vault
+	// registry refused a signer that is not the creator.
+	Creator string
 }
 
 func (u Upstream) empty() bool {
