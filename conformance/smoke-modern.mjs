@@ -98,10 +98,8 @@ async function main() {
     const text = Array.isArray(bad.content) ? bad.content.find((c) => c.type === 'text')?.text : undefined;
     assert(typeof text === 'string', `unknown argument: no text content in ${JSON.stringify(bad.content)}`);
     const line2 = text.split('\n')[1] ?? '';
-    assert(
-      line2.startsWith('Source: request validation'),
-      `unknown argument: text line 2 is ${JSON.stringify(line2)}, want it to start with "Source: request validation"`,
-    );
+    const wantLine2 = 'Source: request validation · Category: validation · Code: INVALID_ARGUMENTS';
+    assert(line2 === wantLine2, `unknown argument: text line 2 is ${JSON.stringify(line2)}, want ${JSON.stringify(wantLine2)}`);
 
     // Unknown tool: a JSON-RPC error -32602.
     let caught;

@@ -36,7 +36,7 @@ const (
 // Instructions is the short orientation sent with initialize and server/discover.
 const Instructions = "MindVault marketplace tools: browse and buy paid knowledge resources, publish your own, pay in USDC " +
 	"over x402 on Stellar, and read or update the on-chain vault registry. Call mindvault_network_profile first to " +
-	"see the network. Failures are isError results whose second line names the Source and Category and whose third " +
+	"see the network. Failures are isError results whose second line names the Source, Category and Code and whose third " +
 	"line says what to do next."
 
 // ListTTL is how long clients may cache tools/list, prompts/list and server/discover: the
@@ -63,6 +63,7 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 	// net/http replays a bodiless GET whose reused connection breaks — a second payment.
 	paid := svc(errmap.SourceX402, cfg.MindVaultURL, cfg.PaymentTimeout, "MINDVAULT_PAYMENT_TIMEOUT_MS")
 	paid.HTTP = transport.NewHTTPClient()
+	paid.ReadError = mindvault.ReadError // the paywall is the MindVault API: its error bodies
 	return &tools.Deps{
 		Config:  cfg,
 		Store:   store,

@@ -18,6 +18,7 @@ type onceDiag struct {
 	Retry            string `json:"retry"`
 	StateChanged     string `json:"stateChanged"`
 	TxHash           string `json:"txHash"`
+	ExecutionStarted bool   `json:"executionStarted"`
 	PaymentExpiresAt string `json:"paymentExpiresAt"`
 	NextAction       *struct {
 		Tool      string         `json:"tool"`
@@ -259,8 +260,8 @@ func TestWriteWaitIsBounded(t *testing.T) {
 				t.Fatalf("want an error: %s", r.raw)
 			}
 			d := diagOf(t, r)
-			if d.StateChanged != "unknown" || d.Retry != "no" || len(d.TxHash) != 64 || d.Status != tc.status {
-				t.Fatalf("want stateChanged unknown with the hash (status %d): %s", tc.status, r.raw)
+			if d.StateChanged != "unknown" || d.Retry != "no" || len(d.TxHash) != 64 || d.Status != tc.status || !d.ExecutionStarted {
+				t.Fatalf("want a started write, stateChanged unknown with the hash (status %d): %s", tc.status, r.raw)
 			}
 			if d.NextAction == nil || d.NextAction.Tool != "mindvault_tx_status" || d.NextAction.Arguments["txHash"] != d.TxHash {
 				t.Fatalf("want a mindvault_tx_status nextAction for the hash: %s", r.raw)

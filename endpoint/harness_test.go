@@ -223,7 +223,7 @@ func (e *env) fails(tool string, r result, want failure) {
 	if len(lines) != 3 {
 		e.t.Fatalf("%s: want three lines, got %q", tool, r.Content[0].Text)
 	}
-	line2 := "Source: " + sourceLabel[want.source] + " · Category: " + want.category
+	line2 := "Source: " + sourceLabel[want.source] + " · Category: " + want.category + " · Code: " + want.code
 	if want.status != 0 {
 		line2 += " · HTTP " + itoa(want.status)
 	}

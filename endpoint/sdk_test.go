@@ -33,7 +33,7 @@ const (
 	sdkTool        = "mindvault_network_profile"
 	sdkUnknownTool = "mindvault_no_such_tool"
 	sdkErrorMetaID = "io.mindvault/error"
-	sdkLine2       = "Source: request validation · Category: validation"
+	sdkLine2       = "Source: request validation · Category: validation · Code: INVALID_ARGUMENTS"
 )
 
 // sdkWireCall is one POST the client sent: its JSON-RPC method and MCP-Protocol-Version header.

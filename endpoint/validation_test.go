@@ -48,7 +48,7 @@ func TestArgumentFailuresOnBothEras(t *testing.T) {
 				if !strings.HasPrefix(lines[0], "Invalid arguments for mindvault_preview (-32602): "+tc.path+" "+tc.expect) {
 					t.Errorf("line 1 = %q", lines[0])
 				}
-				if lines[1] != "Source: request validation · Category: validation" {
+				if lines[1] != "Source: request validation · Category: validation · Code: INVALID_ARGUMENTS" {
 					t.Errorf("line 2 = %q", lines[1])
 				}
 				if !strings.Contains(lines[2], "resourceId") {

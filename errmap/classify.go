@@ -1,104 +1,43 @@
 package errmap
 
-import "strings"
-
-// evidence is every classification input after normalisation, computed once per Map call.
-type evidence struct {
-	f         *Facts
-	src       Source
-	status    int
-	body      body
-	codes     []string // Horizon result codes (sanitised)
-	contractN int      // vault-registry error number
-	tokenN    int      // USDC token error number
-	reason    string   // x402 reason (sanitised)
-}
-
-// classify returns the code, the category and a short description of what the refinement saw
-// (used as detail when neither body nor caller gave one). Order: explicit code and category, then
-// transport, then docs/errors.md "Refinements by downstream", then the HTTP status table.
-func classify(ev *evidence) (code string, cat Category, desc string) {
-	code, desc = derive(ev)
-	cat = CodeCategory(code)
-	f := ev.f
+// classify returns the code and the category. Order: the explicit code (which the client
+// that read the downstream's answer, or the caller, set) and category, then the argument
+// issues, then a transport failure, then the HTTP status table. An explicit category without
+// a code keeps the derived code when it belongs to that category, else takes the category's
+// generic code.
+func classify(f *Facts, status int) (code string, cat Category) {
+	code = derive(f, status)
 	if IsCode(f.Code) {
 		code = f.Code
-		cat = CodeCategory(code)
 	}
+	cat = CodeCategory(code)
 	if f.Category.Valid() {
 		cat = f.Category
 		if !IsCode(f.Code) && CodeCategory(code) != cat {
 			code = genericCode[cat]
 		}
 	}
-	return code, cat, desc
+	return code, cat
 }
 
-func derive(ev *evidence) (code, desc string) {
-	f := ev.f
+func derive(f *Facts, status int) string {
 	if len(f.Issues) > 0 {
-		return CodeInvalidArguments, ""
+		return CodeInvalidArguments
 	}
 	switch f.Transport {
 	case TransportTimeout:
-		return CodeTimeout, ""
+		return CodeTimeout
 	case TransportNetwork:
-		return CodeNetworkError, ""
+		return CodeNetworkError
 	case TransportCancelled:
-		return CodeCancelled, ""
+		return CodeCancelled
 	}
-	if n := ev.contractN; n > 0 {
-		return contractCode(n), ContractErrorName(n, f.ContractNames) + " (Error(Contract, #" + itoa(n) + "))"
-	}
-	if f.HostError != "" {
-		if isMissingValue(f.HostError) {
-			return CodeContractMissing, "contract instance missing (Error(Storage, MissingValue))"
-		}
-		if isArchived(f.HostError) {
-			return CodeStateArchived, codePhrase(CodeStateArchived)
-		}
-	}
-	if n := ev.tokenN; n > 0 {
-		c := tokenCode(n)
-		return c, codePhrase(c) + " (USDC token error #" + itoa(n) + " " + tokenErrorName(n) + ")"
-	}
-	if len(ev.codes) > 0 {
-		desc = "transaction failed (" + strings.Join(ev.codes, ", ") + ")"
-		for _, c := range ev.codes {
-			if code, ok := resultCodeClass[c]; ok {
-				return code, desc
-			}
-		}
-	}
-	if ev.reason != "" {
-		c := x402ReasonCode(ev.reason)
-		return c, codePhrase(c) + " (" + ev.reason + ")"
-	}
-	// The Go RPC client turns HTTP 429/503/504 into -32603, so a recorded HTTP error status
-	// outranks the JSON-RPC code.
-	if f.RPCCode != 0 && ev.status < 300 {
-		d := "JSON-RPC error " + itoa(f.RPCCode)
-		if rpcServerCodes[f.RPCCode] {
-			return CodeServerError, d
-		}
-		return CodeRPCError, d
-	}
-	if ev.src == SourceAPI || ev.src == SourceX402 {
-		switch ev.body.token {
-		case "chain_unavailable":
-			return CodeChainUnavailable, desc
-		case "price_mismatch":
-			return CodePriceMismatch, desc
-		}
-	}
-	if f.HostError != "" {
-		return CodeHostError, hostErrorName(f.HostError)
-	}
-	return statusCode(ev.status, ev.src), desc
+	return statusCode(status)
 }
 
-// statusCode is docs/errors.md "HTTP status table".
-func statusCode(status int, src Source) string {
+// statusCode is the HTTP status table of the taxonomy; the same for every source, because
+// whatever a status means more precisely for one service its client has already said.
+func statusCode(status int) string {
 	switch {
 	case status == 402:
 		return CodePaymentRequired
@@ -109,10 +48,6 @@ func statusCode(status int, src Source) string {
 	case status == 403:
 		return CodeForbidden
 	case status == 404:
-		// Horizon is only asked for accounts (and its root), so its 404 is a missing account.
-		if src == SourceHorizon {
-			return CodeAccountMissing
-		}
 		return CodeNotFound
 	case status == 409:
 		return CodeConflict

@@ -162,23 +162,15 @@ func CodeCategory(code string) Category {
 	return CategoryUnknown
 }
 
+// Phrase is the code's short phrase ("request timed out"), the detail of last resort; clients
+// build their details from it ("insufficient USDC balance (insufficient_funds)").
+func Phrase(code string) string { return codePhrase(code) }
+
 func codePhrase(code string) string {
 	if i, ok := codeIndex[code]; ok {
 		return codeTable[i].phrase
 	}
 	return "unexpected failure"
-}
-
-// callerOnlyCodes are never derived from facts: only the caller knows a policy refused the call
-// or a 2xx body had the wrong shape, so it sets Facts.Code.
-var callerOnlyCodes = map[string]bool{
-	CodePriceAboveCap: true, CodePriceChanged: true, CodeUnsupportedRequirement: true,
-	CodeFeesNotSponsored: true, CodeMainnetNotConfirmed: true, CodeCredentialsMissing: true,
-	CodeReadOnlyStore: true, CodeProfileExists: true, CodeProfileNotAllowed: true,
-	CodeMalformedResponse: true, CodeUnexpectedTransaction: true,
-	CodeDeliveryTooLarge: true, CodeAlreadyPurchased: true,
-	// The protocol layer's own failures: they describe the MCP request, never a downstream.
-	CodeInvalidRequest: true, CodeUnknownName: true, CodeInternalError: true,
 }
 
 // CodeRetry is the retry verdict a code carries when nothing has changed: the category's,

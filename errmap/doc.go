@@ -5,12 +5,34 @@
 // to a Failure: a three-line text
 //
 //	<operation>: <detail>
-//	Source: <label> · Category: <category>[ · HTTP <status>]
+//	Source: <label> · Category: <category> · Code: <CODE>[ · HTTP <status>]
 //	Next: <one imperative recovery step>
 //
 // and the Diagnostic that travels in _meta["io.mindvault/error"]. Handlers never format error
 // text themselves: clients return *Error (Facts plus cause), handlers call FromError, argument
 // validation calls Validation. Codes() is the public code list (the README is generated from it).
+//
+// # Who classifies what
+//
+// Map holds the taxonomy; each downstream's specifics live with its client, which reads its
+// service's answers and hands Map classified facts (a code, what the service said, the
+// value-free Upstream facts), never a format Map would have to know:
+//
+//   - clients/horizon: problem documents (title and extras.result_codes) and the result-code
+//     table (op_underfunded, tx_bad_seq, ...); a Horizon 404 is a missing account.
+//   - clients/registry: the vault-registry error table (numbers, names, codes); failed
+//     transactions' contract numbers.
+//   - clients/soroban: simulation error strings (Error(Contract, #N) through the called
+//     contract's table, Error(Storage, MissingValue), archived state, other host errors).
+//   - clients/x402: the USDC token's error table and settlement reasons.
+//   - clients/stellarrpc: JSON-RPC error objects and their codes.
+//   - clients/mindvault: the API's {error} and zod bodies, its chain_unavailable and
+//     price_mismatch codes, and the retryAfterSeconds of a 429.
+//
+// The transport applies a service's reader (transport.Service.ReadError) to every error
+// answer; a body no client read stays in Facts.Body, and Map reads it with the one generic
+// reader (ReadBody): the first non-empty string of error, message, detail, reason, title, or
+// the first message of a nested error object.
 //
 // # Classification order
 //
@@ -22,44 +44,21 @@
 //  2. Facts.Issues present → INVALID_ARGUMENTS (jsonrpcCode -32602); else transport:
 //     TransportTimeout → TIMEOUT, TransportNetwork → NETWORK_ERROR, TransportCancelled →
 //     CANCELLED.
-//  3. Registry contract number (Facts.ContractError, or "Error(Contract, #N)" found in
-//     Facts.HostError for any source but x402): 1 → ALREADY_REGISTERED, 14 → ALREADY_OWNER
-//     (conflict); 2 → NOT_FOUND; 6 → CONTRACT_UNAUTHORIZED (auth); 3 4 5 11 12 13 16 17 →
-//     CONTRACT_INVALID_INPUT (validation); any other number, known or not → CONTRACT_ERROR.
-//  4. Host error text: Error(Storage, MissingValue) → CONTRACT_MISSING; "restorePreamble" or
-//     "archived" → STATE_ARCHIVED.
-//  5. USDC token number (Facts.TokenError, or the number in HostError when Source is x402):
-//     10 → INSUFFICIENT_USDC, 13 → TRUSTLINE_MISSING, 6 → ACCOUNT_MISSING, others → PAYMENT_REJECTED.
-//  6. Horizon result codes (Facts.ResultCodes, else extras.result_codes of a problem body), the
-//     first recognised one in order: op_underfunded, tx_insufficient_balance →
-//     INSUFFICIENT_BALANCE; op_no_trust, op_src_no_trust → TRUSTLINE_MISSING; tx_bad_auth,
-//     op_bad_auth → TX_BAD_AUTH; tx_bad_seq → TX_BAD_SEQUENCE and tx_too_late → TX_EXPIRED
-//     (server, retry safe); tx_no_source_account → ACCOUNT_MISSING; entry_archived → STATE_ARCHIVED.
-//  7. x402 reason: insufficient_funds → INSUFFICIENT_USDC, payment_required → PAYMENT_REQUIRED,
-//     any other → PAYMENT_REJECTED.
-//  8. Stellar RPC JSON-RPC code, only when no HTTP error status was recorded (the Go RPC client
-//     turns HTTP 429/503/504 into -32603, so the recorded status wins): -32603 -32001 -32003
-//     -32098 → SERVER_ERROR, others → RPC_ERROR (contract).
-//  9. MindVault API body token ("error" or "code"), sources api and x402: chain_unavailable →
-//     CHAIN_UNAVAILABLE (server), price_mismatch → PRICE_MISMATCH (conflict).
-//  10. Any other host error → HOST_ERROR (contract).
-//  11. docs/errors.md "HTTP status table"; a Horizon 404 is ACCOUNT_MISSING (Horizon is only asked
-//     for accounts). "≥ 500 server" is taken literally, so 600–999 are server too; a status
-//     outside 100–999 counts as absent.
+//  3. The HTTP status table (docs/errors.md "HTTP status table"), the same for every source.
+//     "≥ 500 server" is taken literally, so 600–999 are server too; a status outside 100–999
+//     counts as absent.
 //
 // # Detail
 //
-// In order: the issues of a validation failure; the body's message (first non-empty of error,
-// message, detail, reason, title; a problem document gives its title plus result codes; an
-// object under "error" — zod format()/flatten()/issues, JSON-RPC error — gives the first message
-// inside it, prefixed with the field name it belongs to; an {error: "snake_code", message}
-// body gives "snake_code: message"); Facts.Detail; Facts.UpstreamDetail; what the refinement saw (e.g.
-// "NotFound (Error(Contract, #2))", never raw simulation event logs, which carry call arguments);
-// "response body is not JSON (status N)" / "response body is too large to read (status N)" /
-// "no response body"; the code's short phrase ("request timed out"). Only the first 64 KiB of a
-// body is read; JSON is decoded in body order with bounded depth. Non-JSON bodies are described,
-// never quoted, because upstream bodies are never echoed. Clients should therefore put raw
-// simulation text in Facts.HostError, not in Facts.Detail.
+// In order: the issues of a validation failure; Facts.Detail, the endpoint's own sentence (a
+// client or tool that writes one has read what the service said, or chose to say more);
+// Facts.UpstreamDetail, what the service said as its client read it (or a thrown error's
+// text); the generic reading of Facts.Body; "response body is not JSON (status N)" /
+// "response body is too large to read (status N)" / "no response body"; the code's short
+// phrase ("request timed out"). Only the first 64 KiB of a body is read; JSON is decoded in
+// body order with bounded depth. Non-JSON bodies are described, never quoted, because
+// upstream bodies are never echoed, and clients hand over only the value-free parts of what
+// they parse (never raw simulation event logs, which carry call arguments).
 //
 // Every string that leaves is made one line (control and format characters removed, whitespace
 // collapsed, invalid UTF-8 replaced), redacted, then bounded in runes (detail 300, operation 200),
@@ -68,21 +67,25 @@
 // Provenance decides the redaction rules. Operation, Detail and Next are the endpoint's own
 // sentences: only the exact values and the shapes that never occur in prose (seeds, mv_ keys)
 // are removed, so advice such as "configure MINDVAULT_CREDENTIALS=dir:<path>" reaches the
-// agent intact. Everything that came from outside — the body, headers, HostError, X402Reason,
-// result codes, UpstreamDetail (a downstream's message, a thrown error's text; FromError puts
-// an error's own text there) — gets every shape rule as well. A client that quotes a
+// agent intact. Everything that came from outside — the body, headers, the Upstream facts,
+// UpstreamDetail (a downstream's message, a thrown error's text; FromError puts an error's
+// own text there) — gets every shape rule as well. A client that quotes a
 // downstream must therefore use UpstreamDetail, never Detail. A validation line 1 as a whole stays
 // within 300 runes; what does not fit is counted as "and N more".
 //
 // # Next, retry, state
 //
-// Facts.Next wins. Otherwise, stateChanged "unknown" gives the how-to-find-out sentence
-// (mindvault_tx_status with the hash; the payment expiry before paying again). Otherwise a few
-// codes whose category sentence would mislead have their own (PRICE_ABOVE_CAP, PRICE_CHANGED,
-// PRICE_MISMATCH, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED, MAINNET_NOT_CONFIRMED,
-// READ_ONLY_STORE, PROFILE_EXISTS, PROFILE_NOT_ALLOWED, ACCOUNT_MISSING, STATE_ARCHIVED,
-// UNEXPECTED_TRANSACTION, CANCELLED).
-// Otherwise the category sentence of docs/errors.md "Categories".
+// Facts.Next wins. Otherwise the line is advise(code, tool, state, facts) (next.go):
+// stateChanged "unknown" gives the how-to-find-out sentence (mindvault_tx_status with the hash;
+// the payment expiry before paying again), "yes" says to check the current state first;
+// otherwise the code's sentence where the category's would mislead, else the category's, each
+// refined for the failing tool (an unknown profile, a publisher's API key, a creator's
+// signature, an id to confirm) and naming what the facts hold (the contract error's name, the
+// contract's price maximum, the creator in Facts.Advice, the timeout variable, the accepted
+// arguments). Every sentence is one imperative sentence that never sends the agent back to the
+// failing tool with nothing changed, never tells a buyer to register on chain, says "no action
+// needed" only for ALREADY_REGISTERED and ALREADY_OWNER, and names an operator-only setting only
+// as "ask the operator to ..."; endpoint/advice_test.go checks every (code, tool) pair.
 //
 // Retry is the category's verdict, except: stateChanged "yes" or "unknown" → "no" (a blind retry
 // could pay or write twice; Next says what to do instead), and UNSUPPORTED_REQUIREMENT and
@@ -99,8 +102,8 @@
 // lower-case hex); otherwise it is dropped whole, because half a call is a guess.
 //
 // retryAfterSeconds comes from Retry-After as delta-seconds (fractions round up); an HTTP-date
-// is left out, because converting it needs a clock. Without the header, the MindVault API's body
-// field retryAfterSeconds is used, and for rate_limit the X-RateLimit-Reset / RateLimit-Reset
+// is left out, because converting it needs a clock. Without the header, Facts.RetryAfter (a
+// wait the service stated in its body) is used, and for rate_limit the X-RateLimit-Reset / RateLimit-Reset
 // seconds; a rate_limit failure with none of these still says how long to wait:
 // DefaultRetryAfterSeconds (5), and its Next line says the service named no wait. The
 // rate-limit numbers limit, remaining and resetSeconds go to upstream whenever the headers
@@ -109,8 +112,9 @@
 // # Upstream and secrets
 //
 // upstream holds only: resultCodes, contractError and contractErrorName (registry, or the USDC
-// token's number and name), x402Reason, rpcCode, limit, remaining, resetSeconds. Tokens are
-// admitted only in code shape ([a-z0-9_]) and only if redaction leaves them untouched.
+// token's number and name), x402Reason, rpcCode (all from Facts.Upstream), limit, remaining,
+// resetSeconds. Tokens and names are admitted only in code shape and only if redaction leaves
+// them untouched.
 //
 // Redaction (Redact, Redactor; the rules live in package redact) replaces with [REDACTED]:
 // exact known secrets of six characters or more — every value of the process-wide registry
@@ -128,16 +132,19 @@
 //
 // Facts.Code must be a documented code. An undocumented one is ignored (the derived code is
 // used) rather than panicking, because Map must never panic; callers assert IsCode on their
-// explicit codes in their own tests. Some codes are never derived, only the caller can know
-// them: PRICE_ABOVE_CAP, PRICE_CHANGED, UNSUPPORTED_REQUIREMENT, FEES_NOT_SPONSORED,
-// MAINNET_NOT_CONFIRMED, CREDENTIALS_MISSING, READ_ONLY_STORE, PROFILE_EXISTS,
-// PROFILE_NOT_ALLOWED, MALFORMED_RESPONSE (a 2xx body of the wrong shape),
-// UNEXPECTED_TRANSACTION (a prepared transaction refused before signing) and the protocol
-// layer's INVALID_REQUEST, UNKNOWN_NAME and INTERNAL_ERROR. An empty or unknown Source is reported as "request" (the
+// explicit codes in their own tests. An empty or unknown Source is reported as "request" (the
 // endpoint's own layer), so the diagnostic only ever names documented sources. The timeout
-// variable defaults to MINDVAULT_HTTP_TIMEOUT_MS for api, sponsor, credentials and request,
-// MINDVAULT_HORIZON_TIMEOUT_MS for horizon, MINDVAULT_RPC_TIMEOUT_MS for rpc and registry,
-// MINDVAULT_PAYMENT_TIMEOUT_MS for x402.
+// Next line names Facts.TimeoutVar, the setting that bounds the call: the transport sets its
+// service's, the registry's write wait sets MINDVAULT_WRITE_WAIT_MS; without one the line
+// names no setting rather than guess.
+//
+// # Changing a failure
+//
+// A caller that learns more about a failure it passes on (the tool that knows a resource was
+// created, the client that knows a payment may have left) uses the constructors of edit.go
+// (MarkStateChanged, MarkPending, MarkPaymentPending, MarkStarted, WithDetail, WithNext,
+// WithNextAction, With): each returns a new *Error with a copy of the facts and the old error
+// in its chain, so a failure value never changes under someone else holding it.
 //
 // FromError treats context.DeadlineExceeded, os.ErrDeadlineExceeded, ETIMEDOUT and net.Error
 // timeouts as timeouts; refused, reset, aborted, unreachable, broken-pipe, unexpected-EOF and

@@ -33,7 +33,7 @@ func internalFailure() Failure {
 		Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
 		Next: next, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
 	}
-	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, 0, next), Diagnostic: d}
+	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, next), Diagnostic: d}
 }
 
 func mapFacts(f *Facts) Failure {
@@ -43,29 +43,7 @@ func mapFacts(f *Facts) Failure {
 	if status < 100 || status > 999 {
 		status = 0
 	}
-	ev := &evidence{f: f, src: src, status: status, body: parseBody(f.Body)}
-	ev.codes = red.tokens(sanitizeCodes(f.ResultCodes))
-	if len(ev.codes) == 0 {
-		ev.codes = red.tokens(ev.body.resultCodes)
-	}
-	ev.contractN, ev.tokenN = max(f.ContractError, 0), max(f.TokenError, 0)
-	if len(f.HostError) > MaxBodyBytes {
-		f.HostError = f.HostError[:MaxBodyBytes] // f is Map's own copy
-	}
-	if n := contractNumber(f.HostError); n > 0 {
-		// The USDC token is the only contract a payment simulation calls; everywhere else a
-		// contract number belongs to the vault registry.
-		if src == SourceX402 && ev.tokenN == 0 {
-			ev.tokenN = n
-		} else if src != SourceX402 && ev.contractN == 0 {
-			ev.contractN = n
-		}
-	}
-	if r := strings.TrimSpace(f.X402Reason); len(r) <= 64 && resultCodeRE.MatchString(r) && red.safe(r) {
-		ev.reason = r
-	}
-
-	code, cat, desc := classify(ev)
+	code, cat := classify(f, status)
 	tool := red.ident(f.Tool, toolRE)
 	txHash := red.txHash(f.TxHash)
 	expires := red.expiry(f.PaymentExpiresAt)
@@ -90,12 +68,13 @@ func mapFacts(f *Facts) Failure {
 	if len(f.Issues) > 0 {
 		detail = issuesLine(issues, len(f.Issues), MaxDetail-runes(op)-2)
 	} else {
-		detail = pickDetail(ev, red, desc, code, status)
+		detail = pickDetail(f, red, code, status)
 	}
 
 	retryAfterS := retryAfter(header(f.Header, "Retry-After"))
-	if retryAfterS == nil {
-		retryAfterS = ev.body.retryAfter
+	if retryAfterS == nil && f.RetryAfter != nil && *f.RetryAfter >= 0 && *f.RetryAfter <= 999_999_999 {
+		wait := *f.RetryAfter
+		retryAfterS = &wait
 	}
 	limit, remaining, reset := rateLimits(f.Header)
 	if retryAfterS == nil && cat == CategoryRateLimit {
@@ -115,9 +94,10 @@ func mapFacts(f *Facts) Failure {
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
 			tv = ""
 		}
-		next = bound(red.contextFree(nextLine(nextInput{
+		next = bound(red.contextFree(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
+			contractName: red.contractName(f.Upstream), creator: red.account(f.Advice.Creator),
 		})), maxNext)
 	}
 
@@ -138,7 +118,7 @@ func mapFacts(f *Facts) Failure {
 		PaymentExpiresAt:  expires,
 		NextAction:        red.nextAction(f.NextAction),
 	}
-	d.Upstream = upstream(ev, red, limit, remaining, reset)
+	d.Upstream = upstream(f.Upstream, red, limit, remaining, reset)
 	if len(issues) > 0 {
 		keep := min(len(issues), MaxIssues)
 		d.Issues = issues[:keep:keep]
@@ -148,11 +128,12 @@ func mapFacts(f *Facts) Failure {
 	if code == CodeInvalidArguments {
 		d.JSONRPCCode = JSONRPCInvalid
 	}
-	return Failure{Text: render(op, detail, src, cat, status, next), Diagnostic: d}
+	return Failure{Text: render(op, detail, src, cat, code, status, next), Diagnostic: d}
 }
 
-// render builds the three lines; each part is already one line.
-func render(op, detail string, src Source, cat Category, status int, next string) string {
+// render builds the three lines; each part is already one line. Line 2 is for programs that
+// see only text: the category and the finer code, without parsing prose.
+func render(op, detail string, src Source, cat Category, code string, status int, next string) string {
 	var b strings.Builder
 	b.WriteString(op)
 	b.WriteString(": ")
@@ -161,6 +142,8 @@ func render(op, detail string, src Source, cat Category, status int, next string
 	b.WriteString(src.Label())
 	b.WriteString(" · Category: ")
 	b.WriteString(string(cat))
+	b.WriteString(" · Code: ")
+	b.WriteString(code)
 	if status > 0 {
 		b.WriteString(" · HTTP ")
 		b.WriteString(itoa(status))
@@ -170,31 +153,31 @@ func render(op, detail string, src Source, cat Category, status int, next string
 	return b.String()
 }
 
-// pickDetail applies the detail order: the body's message, the caller's own detail, the
-// text that came with the failure from outside, what the refinement saw, a description of the
-// body, and finally the code's own phrase.
-func pickDetail(ev *evidence, red *Redactor, desc, code string, status int) string {
-	if s := red.text(ev.body.message, MaxDetail); s != "" {
+// pickDetail applies the detail order: the endpoint's own detail (a client or tool that wrote
+// one has already said what the downstream said, or chose to say something better), then
+// what the downstream said as its client read it, then the generic reading of a raw body,
+// then a description of that body, and finally the code's own phrase.
+func pickDetail(f *Facts, red *Redactor, code string, status int) string {
+	if s := red.ownText(f.Detail, MaxDetail); s != "" {
 		return s
 	}
-	if s := red.ownText(ev.f.Detail, MaxDetail); s != "" {
+	if s := red.text(f.UpstreamDetail, MaxDetail); s != "" {
 		return s
 	}
-	for _, c := range []string{ev.f.UpstreamDetail, desc} {
-		if s := red.text(c, MaxDetail); s != "" {
-			return s
-		}
+	body := ReadBody(f.Body)
+	if s := red.text(body.Message, MaxDetail); s != "" {
+		return s
 	}
 	suffix := ""
 	if status > 0 {
 		suffix = " (status " + itoa(status) + ")"
 	}
 	switch {
-	case ev.body.truncated:
+	case body.Truncated:
 		return "response body is too large to read" + suffix
-	case len(ev.f.Body) > 0 && !ev.body.json && !ev.body.empty:
+	case len(f.Body) > 0 && !body.JSON && !body.Empty:
 		return "response body is not JSON" + suffix
-	case ev.body.empty && status > 0:
+	case body.Empty && status > 0:
 		return "no response body"
 	}
 	return codePhrase(code)
@@ -221,30 +204,22 @@ func defaultOperation(src Source, tool string, validation bool) string {
 	return defaultOperations[src]
 }
 
-// upstream builds the allow-listed, value-free facts; nothing from a body or a request gets in
-// except code tokens and numbers.
-func upstream(ev *evidence, red *Redactor, limit, remaining, reset *int) map[string]any {
+// upstream builds the allow-listed, value-free facts: code tokens and numbers only, each
+// checked again here, because a client's classification is still outside text.
+func upstream(u Upstream, red *Redactor, limit, remaining, reset *int) map[string]any {
 	up := map[string]any{}
-	if len(ev.codes) > 0 {
-		up["resultCodes"] = ev.codes
+	if codes := red.tokens(sanitizeCodes(u.ResultCodes)); len(codes) > 0 {
+		up["resultCodes"] = codes
 	}
-	switch {
-	case ev.contractN > 0:
-		up["contractError"] = ev.contractN
-		name := ContractErrorName(ev.contractN, ev.f.ContractNames)
-		if !red.safe(name) {
-			name = "Unknown"
-		}
-		up["contractErrorName"] = name
-	case ev.tokenN > 0:
-		up["contractError"] = ev.tokenN
-		up["contractErrorName"] = tokenErrorName(ev.tokenN)
+	if u.ContractError > 0 {
+		up["contractError"] = u.ContractError
+		up["contractErrorName"] = red.contractName(u)
 	}
-	if ev.reason != "" {
-		up["x402Reason"] = ev.reason
+	if r := strings.TrimSpace(u.X402Reason); len(r) <= 64 && resultCodeRE.MatchString(r) && red.safe(r) {
+		up["x402Reason"] = r
 	}
-	if ev.f.RPCCode != 0 {
-		up["rpcCode"] = ev.f.RPCCode
+	if u.RPCCode != 0 {
+		up["rpcCode"] = u.RPCCode
 	}
 	for k, v := range map[string]*int{"limit": limit, "remaining": remaining, "resetSeconds": reset} {
 		if v != nil {
@@ -255,6 +230,28 @@ func upstream(ev *evidence, red *Redactor, limit, remaining, reset *int) map[str
 		return nil
 	}
 	return up
+}
+
+// contractName is the contract error's name in its value-free shape: "" without a number,
+// "Unknown" when the name is not an identifier or would be redacted.
+func (r *Redactor) contractName(u Upstream) string {
+	if u.ContractError <= 0 {
+		return ""
+	}
+	name := strings.TrimSpace(u.ContractErrorName)
+	if !identRE.MatchString(name) || !r.safe(name) {
+		return "Unknown"
+	}
+	return name
+}
+
+// account keeps a Stellar account id (G + 55 base32 characters), or "".
+func (r *Redactor) account(s string) string {
+	s = strings.TrimSpace(s)
+	if !accountRE.MatchString(s) || !r.safe(s) {
+		return ""
+	}
+	return s
 }
 
 func normState(s State, pending bool) State {
@@ -272,9 +269,11 @@ func normState(s State, pending bool) State {
 }
 
 var (
-	toolRE   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-	argRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-	txHashRE = regexp.MustCompile(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
+	identRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+	accountRE = regexp.MustCompile(`^G[A-Z2-7]{55}$`)
+	toolRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	argRE     = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	txHashRE  = regexp.MustCompile(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
 )
 
 // text sanitises one string that came from outside (a body, a header, a thrown error's text):

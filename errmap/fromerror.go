@@ -18,6 +18,11 @@ type Error struct {
 	Err   error // the underlying cause, if any (kept for errors.Is/As and logs)
 }
 
+// Wrap returns an *Error carrying f with err as its cause.
+func Wrap(err error, f Facts) *Error {
+	return &Error{Facts: f, Err: err}
+}
+
 // Error returns line 1 of the mapped text plus source and category: short, redacted, never a body.
 func (e *Error) Error() string {
 	if e == nil {
@@ -87,8 +92,7 @@ func factsOf(e *Error, call Call) Facts {
 	}
 	// bare: no downstream answer and no classification, only (at most) a thrown error.
 	bare := f.Status == 0 && f.Code == "" && f.Category == "" && len(f.Body) == 0 &&
-		f.ContractError == 0 && f.TokenError == 0 && f.HostError == "" && f.RPCCode == 0 &&
-		len(f.ResultCodes) == 0 && f.X402Reason == "" && len(f.Issues) == 0
+		f.Upstream.empty() && len(f.Issues) == 0
 	if bare && (call.Cancelled || cancelled(e.Err)) {
 		// A transport classifier that saw the cut-short call reported a timeout or a broken
 		// connection; the caller going away is what really happened.

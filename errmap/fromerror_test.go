@@ -44,7 +44,7 @@ func TestFromError(t *testing.T) {
 		{"*Error gaps filled", &Error{Facts: Facts{Status: 404}}, call, CodeNotFound, SourceAPI, "Browse failed", "no response body"},
 		{"*Error wrapping a deadline", &Error{Facts: Facts{Source: SourceRPC}, Err: context.DeadlineExceeded}, call, CodeTimeout, SourceRPC, "Browse failed", "request timed out"},
 		{"*Error wrapping a refused dial", &Error{Facts: Facts{Source: SourceSponsor, Operation: "Wallet setup failed"}, Err: refused}, call, CodeNetworkError, SourceSponsor, "Wallet setup failed", "dial tcp: connect: connection refused"},
-		{"*Error facts keep their detail", &Error{Facts: Facts{Source: SourceRegistry, ContractError: 2}, Err: errors.New("HostError: Error(Contract, #2) data:[secret-arg]")}, call, CodeNotFound, SourceRegistry, "Browse failed", "NotFound (Error(Contract, #2))"},
+		{"*Error facts keep their detail", &Error{Facts: Facts{Source: SourceRegistry, Code: CodeNotFound, UpstreamDetail: "NotFound (Error(Contract, #2))", Upstream: Upstream{ContractError: 2, ContractErrorName: "NotFound"}}, Err: errors.New("HostError: Error(Contract, #2) data:[secret-arg]")}, call, CodeNotFound, SourceRegistry, "Browse failed", "NotFound (Error(Contract, #2))"},
 		{"deadline", context.DeadlineExceeded, call, CodeTimeout, SourceAPI, "Browse failed", "request timed out"},
 		{"wrapped deadline", fmt.Errorf("GET /resources: %w", context.DeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "GET /resources: context deadline exceeded"},
 		// The caller going away is CANCELLED, never a TIMEOUT or a broken connection.
@@ -95,7 +95,7 @@ func TestFromErrorSecretsMerged(t *testing.T) {
 	if len(e.Facts.Secrets) != 1 {
 		t.Error("FromError mutated the error's facts")
 	}
-	kept := FromError(&Error{Facts: Facts{Source: SourceHorizon, Operation: "Own op", Tool: "mindvault_own"}}, Call{Operation: "Call op", Tool: "mindvault_call", Source: SourceAPI})
+	kept := FromError(&Error{Facts: Facts{Source: SourceHorizon, Operation: "Own op", Tool: "mindvault_own", Status: 400}}, Call{Operation: "Call op", Tool: "mindvault_call", Source: SourceAPI})
 	if kept.Diagnostic.Operation != "Own op" || kept.Diagnostic.Source != "horizon" || !strings.Contains(kept.Diagnostic.Next, "mindvault_own") {
 		t.Errorf("call overrode the error's own facts: %+v", kept.Diagnostic)
 	}
@@ -138,9 +138,9 @@ func TestCancelled(t *testing.T) {
 		retry Retry
 	}{
 		{"read", Facts{Source: SourceAPI, Tool: "mindvault_preview", Transport: TransportCancelled},
-			"The request was cancelled before it finished (the caller went away or cancelled it); call mindvault_preview again if you still need it.", RetrySafe},
+			"Call mindvault_preview again if you still need it: the request was cancelled before it finished (the caller went away or cancelled it).", RetrySafe},
 		{"write sent", Facts{Source: SourceRPC, Tool: "mindvault_set_price", Transport: TransportCancelled, TxHash: testTxHash, ExecutionStarted: true},
-			"The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status before retrying.", RetryNo},
+			"Check transaction " + testTxHash + " with mindvault_tx_status before retrying: the outcome is unknown.", RetryNo},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -28,18 +28,18 @@ func FuzzMap(f *testing.F) {
 		}
 		text := string(planted)
 		facts := Facts{
-			Source:     Sources()[uint(status)%uint(len(Sources()))],
-			Operation:  "Fuzz " + text,
-			Tool:       hv,
-			Status:     status,
-			Header:     http.Header{"Retry-After": {hv}, "x-ratelimit-reset": {hv + fuzzSeed}},
-			Body:       planted,
-			Detail:     text,
-			HostError:  text,
-			X402Reason: hv,
-			Issues:     []Issue{{Path: text, Rule: hv, Expected: text}},
-			TxHash:     hv + fuzzSeed,
-			Secrets:    []string{fuzzKnown},
+			Source:         Sources()[uint(status)%uint(len(Sources()))],
+			Operation:      "Fuzz " + text,
+			Tool:           hv,
+			Status:         status,
+			Header:         http.Header{"Retry-After": {hv}, "x-ratelimit-reset": {hv + fuzzSeed}},
+			Body:           planted,
+			Detail:         text,
+			UpstreamDetail: text,
+			Upstream:       Upstream{X402Reason: hv, ContractErrorName: text, ContractError: status, ResultCodes: []string{hv, text}},
+			Issues:         []Issue{{Path: text, Rule: hv, Expected: text}},
+			TxHash:         hv + fuzzSeed,
+			Secrets:        []string{fuzzKnown},
 		}
 		if status%3 == 0 {
 			facts.Transport = Transport(status % 3)

@@ -61,7 +61,7 @@ func TestOutsideTextIsShapeRedacted(t *testing.T) {
 	for name, f := range map[string]Facts{
 		"upstream detail": {Source: SourceRPC, Operation: "Op failed", UpstreamDetail: planted},
 		"body":            {Source: SourceAPI, Operation: "Op failed", Status: 500, Body: []byte(`{"error":"` + planted + `"}`)},
-		"host error":      {Source: SourceRegistry, Operation: "Op failed", HostError: planted},
+		"registry detail": {Source: SourceRegistry, Operation: "Op failed", UpstreamDetail: planted},
 	} {
 		got := mapT(t, f)
 		for _, s := range []string{"abc123xyz", "dXNlcjpwYXNz"} {

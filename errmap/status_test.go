@@ -54,10 +54,7 @@ func TestStatusTable(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", src, c.status), func(t *testing.T) {
 				got := mapT(t, Facts{Source: src, Operation: "Op failed", Status: c.status})
 				d := got.Diagnostic
-				code := c.code
-				if src == SourceHorizon && c.status == 404 {
-					code = CodeAccountMissing // Horizon is only asked for accounts
-				}
+				code := c.code // the same for every source: a client refines what a status means for its service
 				if d.Category != string(c.cat) || d.Code != code || d.Retry != string(c.retry) {
 					t.Errorf("got %s/%s/%s, want %s/%s/%s", d.Category, d.Code, d.Retry, c.cat, code, c.retry)
 				}
@@ -150,48 +147,41 @@ func TestCategoryNext(t *testing.T) {
 			"Check connectivity to Horizon and retry; reads were already retried automatically.", RetrySafe},
 		{"network api", Facts{Source: SourceAPI, Transport: TransportNetwork},
 			"Check connectivity to MindVault API and retry; reads were already retried automatically.", RetrySafe},
-		{"timeout api", Facts{Source: SourceAPI, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout sponsor", Facts{Source: SourceSponsor, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout horizon", Facts{Source: SourceHorizon, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_HORIZON_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout rpc", Facts{Source: SourceRPC, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_RPC_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout registry", Facts{Source: SourceRegistry, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_RPC_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout x402", Facts{Source: SourceX402, Transport: TransportTimeout},
-			"Retry, or raise MINDVAULT_PAYMENT_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
-		{"timeout explicit var", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_PAYMENT_TIMEOUT_MS"},
-			"Retry, or raise MINDVAULT_PAYMENT_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+		// The transport names the setting that bounds each service's calls; Map only repeats it.
+		{"timeout api", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS"},
+			"Retry in a moment; if it keeps timing out, ask the operator to raise MINDVAULT_HTTP_TIMEOUT_MS.", RetrySafe},
+		{"timeout horizon", Facts{Source: SourceHorizon, Status: 504, TimeoutVar: "MINDVAULT_HORIZON_TIMEOUT_MS"},
+			"Retry in a moment; if it keeps timing out, ask the operator to raise MINDVAULT_HORIZON_TIMEOUT_MS.", RetrySafe},
+		{"timeout without a known setting", Facts{Source: SourceCredentials, Transport: TransportTimeout},
+			"Retry in a moment; if it keeps timing out, the service is slow or down.", RetrySafe},
 		{"timeout bad var ignored", Facts{Source: SourceHorizon, Transport: TransportTimeout, TimeoutVar: "rm -rf /"},
-			"Retry, or raise MINDVAULT_HORIZON_TIMEOUT_MS if the endpoint is slow.", RetrySafe},
+			"Retry in a moment; if it keeps timing out, the service is slow or down.", RetrySafe},
 		{"payment", Facts{Source: SourceX402, Status: 402},
-			"Payment was required or rejected. Check the wallet with mindvault_wallet_info, fund it with USDC, and retry.", RetryAfterAction},
+			"Check the wallet with mindvault_wallet_info and fund it with USDC, then retry.", RetryAfterAction},
 		{"validation with tool", Facts{Source: SourceAPI, Status: 400, Tool: "mindvault_browse"},
 			"Correct the invalid arguments and call mindvault_browse again.", RetryAfterCorrection},
 		{"validation with allowed", Facts{Source: SourceAPI, Status: 422, Tool: "mindvault_browse", AllowedArgs: []string{"query", "limit", "query", "bad name"}},
-			"Correct the invalid arguments and call mindvault_browse again. Allowed arguments: query, limit.", RetryAfterCorrection},
+			"Correct the invalid arguments and call mindvault_browse again (allowed arguments: query, limit).", RetryAfterCorrection},
 		{"validation without tool", Facts{Source: SourceAPI, Status: 400},
 			"Correct the invalid arguments and call the tool again.", RetryAfterCorrection},
 		{"auth", Facts{Source: SourceAPI, Status: 401},
-			"Run mindvault_register (or mindvault_setup_wallet), or use the profile that owns this resource.", RetryAfterAction},
+			"Ask the operator to check this endpoint's access to the MindVault API: it refused the request.", RetryAfterAction},
 		{"not_found", Facts{Source: SourceAPI, Status: 404},
-			"Confirm the id with mindvault_browse or mindvault_search, or register it on-chain with mindvault_register_onchain.", RetryAfterCorrection},
+			"Confirm the id with mindvault_browse or mindvault_search, then retry with it.", RetryAfterCorrection},
 		{"conflict", Facts{Source: SourceAPI, Status: 409},
-			"Already in the requested state: no action needed.", RetryNo},
+			"Check the current state before calling the tool again: the service says the request conflicts with it.", RetryNo},
 		{"rate_limit known", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"7"}}},
 			"Wait 7 s, then retry.", RetryAfterWait},
 		{"rate_limit unknown", Facts{Source: SourceAPI, Status: 429},
 			"Wait 5 s (the service did not say how long), then retry.", RetryAfterWait},
 		{"server", Facts{Source: SourceAPI, Status: 502},
 			"Retry shortly; if it persists the service is down.", RetrySafe},
-		{"contract", Facts{Source: SourceRegistry, ContractError: 22},
+		{"contract", Facts{Source: SourceRegistry, Category: CategoryContract},
 			"Verify the contract ID and network with mindvault_registry_info.", RetryAfterAction},
 		{"unknown", Facts{Source: SourceAPI},
 			"Retry once; if it persists, report the summary above with the tool name.", RetrySafe},
 		{"unknown with tool", Facts{Source: SourceAPI, Tool: "mindvault_health"},
-			"Retry once; if it persists, report the summary above with the tool name (mindvault_health).", RetrySafe},
+			"Retry once; if it persists, report the summary above with the tool name.", RetrySafe},
 		{"explicit Next wins", Facts{Source: SourceAPI, Status: 500, Next: "Resume with mindvault_publish_status\nresourceId abc."},
 			"Resume with mindvault_publish_status resourceId abc.", RetrySafe},
 	}
@@ -221,22 +211,22 @@ func TestCodeNext(t *testing.T) {
 		code, tool, next string
 		retry            Retry
 	}{
-		{CodePriceAboveCap, "mindvault_buy", "The price is above your spend cap: raise maxPriceUsdc and call mindvault_buy again, or choose a cheaper resource.", RetryAfterAction},
-		{CodePriceAboveCap, "mindvault_publish", "The price is above your spend cap: raise maxFeeUsdc and call mindvault_publish again, or choose a cheaper resource.", RetryAfterAction},
-		{CodePriceChanged, "mindvault_buy", "The price changed since the preview: check it with mindvault_preview, then call mindvault_buy again.", RetryAfterAction},
-		{CodePriceMismatch, "mindvault_buy", "The API and on-chain prices disagree: compare them with mindvault_check_consistency and retry once the publisher has synced them.", RetryNo},
-		{CodeUnsupportedRequirement, "mindvault_buy", "Nothing was paid: this seller asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC); choose another resource.", RetryNo},
-		{CodeFeesNotSponsored, "mindvault_buy", "Nothing was paid: this seller does not sponsor network fees, which this endpoint requires; choose another resource.", RetryNo},
-		{CodeMainnetNotConfirmed, "mindvault_set_price", "This changes state on mainnet: call mindvault_set_price again with confirmMainnet: true if you intend to.", RetryAfterCorrection},
-		{CodeReadOnlyStore, "mindvault_setup_wallet", "The configured credential store is read-only: use an existing profile, or set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.", RetryAfterAction},
-		{CodeProfileExists, "mindvault_setup_wallet", "A profile with this name already exists: use it, or call mindvault_setup_wallet again with another profile name.", RetryNo},
-		{CodeProfileNotAllowed, "mindvault_wallet_info", "Your access token may not use this profile: list yours with mindvault_list_profiles and use one of them.", RetryAfterAction},
-		{CodeAccountMissing, "mindvault_buy", "The Stellar account does not exist yet: create a funded wallet with mindvault_setup_wallet, or fund the address, then retry.", RetryAfterCorrection},
-		{CodeStateArchived, "mindvault_set_price", "The contract state is archived and must be restored (RestoreFootprint) before use; check the contract with mindvault_registry_info.", RetryAfterAction},
-		{CodeUnexpectedTransaction, "mindvault_register_onchain", "Nothing was signed or sent: the service prepared a transaction that does more than mindvault_register_onchain asked; do not sign it elsewhere, and report it to the service's operator.", RetryNo},
-		{CodeCredentialsMissing, "mindvault_buy", nextAuth, RetryAfterAction},
+		{CodePriceAboveCap, "mindvault_buy", "Raise maxPriceUsdc to at least the price and call mindvault_buy again, or choose a cheaper resource.", RetryAfterAction},
+		{CodePriceAboveCap, "mindvault_publish", "Raise maxFeeUsdc to at least the verification fee (mindvault_agent_status shows it) and call mindvault_publish again.", RetryAfterAction},
+		{CodePriceChanged, "mindvault_buy", "Check the new price with mindvault_preview, then call mindvault_buy again.", RetryAfterAction},
+		{CodePriceMismatch, "mindvault_buy", "Compare the API and on-chain prices with mindvault_check_consistency, then call mindvault_buy again once the publisher has synced them.", RetryNo},
+		{CodeUnsupportedRequirement, "mindvault_buy", "Choose another resource: this seller asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid.", RetryNo},
+		{CodeFeesNotSponsored, "mindvault_buy", "Choose another resource: this seller does not sponsor network fees, which this endpoint requires, and nothing was paid.", RetryNo},
+		{CodeMainnetNotConfirmed, "mindvault_set_price", "Call mindvault_set_price again with confirmMainnet: true if you intend to change state on mainnet.", RetryAfterCorrection},
+		{CodeReadOnlyStore, "mindvault_setup_wallet", "Use an existing profile (mindvault_list_profiles lists them), or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.", RetryAfterAction},
+		{CodeProfileExists, "mindvault_setup_wallet", "Use the existing profile, or call mindvault_setup_wallet again with another profile name.", RetryNo},
+		{CodeProfileNotAllowed, "mindvault_wallet_info", "Use a profile your access token may use (mindvault_list_profiles lists them), or ask the operator to bind this one.", RetryAfterAction},
+		{CodeAccountMissing, "mindvault_buy", "Create a funded wallet with mindvault_setup_wallet, or fund the address, then call mindvault_buy again.", RetryAfterCorrection},
+		{CodeStateArchived, "mindvault_set_price", "Ask the operator to restore the archived contract state (RestoreFootprint), then call mindvault_set_price again.", RetryAfterAction},
+		{CodeUnexpectedTransaction, "mindvault_register_onchain", "Report it to the service's operator and do not sign the transaction elsewhere: the service prepared a transaction that does more than this call asked, and nothing was signed or sent.", RetryNo},
+		{CodeCredentialsMissing, "mindvault_buy", "Pass a profile that exists and has a wallet (mindvault_list_profiles lists them; mindvault_setup_wallet creates one), then call mindvault_buy again.", RetryAfterAction},
 		{CodeMalformedResponse, "mindvault_preview", nextServer, RetrySafe},
-		{CodeContractMissing, "mindvault_registry_info", nextContract, RetryAfterAction},
+		{CodeContractMissing, "mindvault_registry_info", "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: no contract exists at that id on this network.", RetryAfterAction},
 	}
 	for _, c := range cases {
 		t.Run(c.code+"/"+c.tool, func(t *testing.T) {
@@ -263,28 +253,28 @@ func TestStateRules(t *testing.T) {
 		txHash  string
 		expires string
 	}{
-		{"timeout read", Facts{Source: SourceAPI, Transport: TransportTimeout, ExecutionStarted: true},
-			StateNo, RetrySafe, "Retry, or raise MINDVAULT_HTTP_TIMEOUT_MS if the endpoint is slow.", "", ""},
+		{"timeout read", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS", ExecutionStarted: true},
+			StateNo, RetrySafe, "Retry in a moment; if it keeps timing out, ask the operator to raise MINDVAULT_HTTP_TIMEOUT_MS.", "", ""},
 		{"write timeout with hash", Facts{Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, TxHash: hashUpper},
-			StateUnknown, RetryNo, "The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status before retrying.", testTxHash, ""},
+			StateUnknown, RetryNo, "Check transaction " + testTxHash + " with mindvault_tx_status before retrying: the outcome is unknown.", testTxHash, ""},
 		{"hash implies unknown", Facts{Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, TxHash: "sha256:" + testTxHash},
-			StateUnknown, RetryNo, "The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status before retrying.", testTxHash, ""},
+			StateUnknown, RetryNo, "Check transaction " + testTxHash + " with mindvault_tx_status before retrying: the outcome is unknown.", testTxHash, ""},
 		{"payment timeout", Facts{Source: SourceX402, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, PaymentExpiresAt: "2026-03-01T12:00:00.25+01:00"},
-			StateUnknown, RetryNo, "The payment's outcome is unknown: do not pay again before 2026-03-01T11:00:01Z, when the signed payment expires; then check the wallet with mindvault_wallet_info.", "", "2026-03-01T11:00:01Z"},
+			StateUnknown, RetryNo, "Do not pay again before 2026-03-01T11:00:01Z, when the signed payment expires, and then check the wallet with mindvault_wallet_info: the payment's outcome is unknown.", "", "2026-03-01T11:00:01Z"},
 		{"payment with hash", Facts{Source: SourceX402, Transport: TransportNetwork, ExecutionStarted: true, PaymentExpiresAt: "2026-03-01T11:00:00Z", TxHash: testTxHash},
-			StateUnknown, RetryNo, "The outcome is unknown: check transaction " + testTxHash + " with mindvault_tx_status, and do not pay again before 2026-03-01T11:00:00Z.", testTxHash, "2026-03-01T11:00:00Z"},
+			StateUnknown, RetryNo, "Check transaction " + testTxHash + " with mindvault_tx_status, and do not pay again before 2026-03-01T11:00:00Z: the outcome is unknown.", testTxHash, "2026-03-01T11:00:00Z"},
 		{"unknown without pointers", Facts{Source: SourceAPI, Tool: "mindvault_publish", Transport: TransportNetwork, ExecutionStarted: true, StateChanged: StateUnknown},
-			StateUnknown, RetryNo, "The outcome is unknown: check the current state before calling mindvault_publish again; do not repeat it blindly.", "", ""},
+			StateUnknown, RetryNo, "Check the current state before calling mindvault_publish again, and do not repeat it blindly: the outcome is unknown.", "", ""},
 		{"yes blocks retry", Facts{Source: SourceX402, Status: 500, ExecutionStarted: true, StateChanged: StateYes},
-			StateYes, RetryNo, nextServer, "", ""},
+			StateYes, RetryNo, "Check the current state before calling the tool again: the call changed something before it failed (the detail says what).", "", ""},
 		{"explicit Next wins over unknown", Facts{Source: SourceAPI, Status: 503, StateChanged: StateUnknown, Next: "Call mindvault_publish_status with resourceId r1."},
 			StateUnknown, RetryNo, "Call mindvault_publish_status with resourceId r1.", "", ""},
 		{"unrecognised state is cautious", Facts{Source: SourceAPI, Status: 500, StateChanged: "maybe"},
-			StateUnknown, RetryNo, "The outcome is unknown: check the current state before calling the tool again; do not repeat it blindly.", "", ""},
-		{"failed tx with known state keeps hash", Facts{Source: SourceRegistry, ContractError: 22, StateChanged: StateNo, TxHash: testTxHash},
+			StateUnknown, RetryNo, "Check the current state before calling the tool again, and do not repeat it blindly: the outcome is unknown.", "", ""},
+		{"failed tx with known state keeps hash", Facts{Source: SourceRegistry, Code: CodeContractError, StateChanged: StateNo, TxHash: testTxHash},
 			StateNo, RetryAfterAction, nextContract, testTxHash, ""},
 		{"unparseable expiry kept cleaned", Facts{Source: SourceX402, Transport: TransportTimeout, PaymentExpiresAt: "ledger\n12345"},
-			StateUnknown, RetryNo, "The payment's outcome is unknown: do not pay again before ledger 12345, when the signed payment expires; then check the wallet with mindvault_wallet_info.", "", "ledger 12345"},
+			StateUnknown, RetryNo, "Do not pay again before ledger 12345, when the signed payment expires, and then check the wallet with mindvault_wallet_info: the payment's outcome is unknown.", "", "ledger 12345"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -301,6 +291,36 @@ func TestStateRules(t *testing.T) {
 			if d.ExecutionStarted != c.f.ExecutionStarted {
 				t.Errorf("executionStarted %v", d.ExecutionStarted)
 			}
+		})
+	}
+}
+
+// TestAdviceUsesFacts: what the client or tool knew reaches the Next line, and only in its
+// value-free shape.
+func TestAdviceUsesFacts(t *testing.T) {
+	cases := []struct {
+		name string
+		f    Facts
+		next string
+	}{
+		{"price above the contract maximum", Facts{Tool: "mindvault_set_price", Code: CodeContractInvalidInput, Upstream: Upstream{ContractError: 17, ContractErrorName: "PriceExceedsMax"}},
+			"Pass a price of at most 100000000000 USDC (the contract's maximum, 10^18 units) and call mindvault_set_price again."},
+		{"other input error named", Facts{Tool: "mindvault_set_tags", Code: CodeContractInvalidInput, Upstream: Upstream{ContractError: 5, ContractErrorName: "InvalidTag"}},
+			"Correct the argument the contract rejected (InvalidTag) and call mindvault_set_tags again."},
+		{"creator known", Facts{Tool: "mindvault_set_price", Code: CodeContractUnauthorized, Advice: Advice{Creator: testAccount}},
+			"Pass the profile whose wallet is " + testAccount + ", the resource's creator (the wallet that registered it; mindvault_list_profiles shows each profile's address), then call mindvault_set_price again."},
+		{"creator unknown", Facts{Tool: "mindvault_set_price", Code: CodeContractUnauthorized},
+			"Pass the profile of the resource's creator, the wallet that registered it (check it with mindvault_registry_lookup), then call mindvault_set_price again."},
+		{"creator not an account", Facts{Tool: "mindvault_set_price", Code: CodeContractUnauthorized, Advice: Advice{Creator: testSeed}},
+			"Pass the profile of the resource's creator, the wallet that registered it (check it with mindvault_registry_lookup), then call mindvault_set_price again."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := mapT(t, c.f)
+			if got.Diagnostic.Next != c.next {
+				t.Errorf("Next = %q\nwant   %q", got.Diagnostic.Next, c.next)
+			}
+			assertAbsent(t, got, testSeed)
 		})
 	}
 }

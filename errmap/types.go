@@ -144,36 +144,64 @@ type Issue struct {
 	Message  string `json:"-"`                  // human phrase without the path, e.g. "is required"
 }
 
-// Facts is everything known about one failure. Zero values mean "not known".
+// Facts is everything known about one failure, as the client that saw it classified it.
+// Zero values mean "not known". Downstream specifics do not live here: each client reads its
+// own service's answers (a Horizon problem document, a contract error number, an x402 reason,
+// a JSON-RPC error object, a MindVault API body) and hands over the code, a detail and the
+// value-free Upstream facts. Only a body nobody read stays raw in Body, for the generic reader.
 type Facts struct {
-	Source           Source         // which service; empty or unknown is treated as SourceRequest
-	Operation        string         // line-1 label (the endpoint's own), e.g. "Browse failed", "Buy failed [402]"
-	Tool             string         // tool name, used by the validation and unknown Next lines
-	Status           int            // HTTP status, 0 when none
-	Header           http.Header    // response headers (Retry-After, X-RateLimit-*, RateLimit-*)
-	Body             []byte         // raw response body; only the extracted detail and allow-listed fields leave
-	Transport        Transport      // thrown transport failure, if any
-	TimeoutVar       string         // env var named by the timeout Next line; default chosen by Source
-	Detail           string         // the endpoint's own detail sentence, used when the body yields no message
-	UpstreamDetail   string         // detail text that came from outside (a downstream's message, an error's text)
-	Code             string         // explicit code (must be in Codes()), overrides the derived one
-	Category         Category       // explicit category, overrides the derived one
-	Next             string         // explicit Next line (the endpoint's own), overrides every derived one
-	RPCCode          int            // JSON-RPC error code from Stellar RPC (0 = none)
-	ContractError    int            // Error(Contract, #N) of the vault-registry contract (0 = none)
-	ContractNames    map[int]string // configured names for deployment-specific numbers >= 24
-	HostError        string         // raw simulation/host error text, e.g. "HostError: Error(Storage, MissingValue)"
-	TokenError       int            // USDC SAC contract error during payment simulation (#10, #13)
-	ResultCodes      []string       // Horizon result codes when already parsed
-	X402Reason       string         // x402 errorReason / invalidReason
-	Issues           []Issue        // validation issues, already ordered; bounded to MaxIssues
-	AllowedArgs      []string       // argument names the tool accepts (validation Next line)
-	ExecutionStarted bool           // whether the tool's own operation began
-	StateChanged     State          // empty = "no" (or "unknown" when TxHash/PaymentExpiresAt is set)
-	TxHash           string         // hash of a sent transaction whose outcome is unknown
-	PaymentExpiresAt string         // RFC 3339 expiry of a signed payment sent with unknown outcome
-	Secrets          []string       // exact secret values of this call, redacted on top of the process-wide registry
-	NextAction       *NextAction    // the recovery step as a tool call; dropped unless every part is valid
+	Source    Source // which service; empty or unknown is treated as SourceRequest
+	Operation string // line-1 label (the endpoint's own), e.g. "Browse failed", "Buy failed [402]"
+	Tool      string // tool name: the Next line is chosen per code and per tool
+
+	Status     int         // HTTP status, 0 when none
+	Header     http.Header // response headers (Retry-After, X-RateLimit-*, RateLimit-*)
+	Body       []byte      // a raw response body no client read; only its generic detail leaves
+	Transport  Transport   // thrown transport failure, if any
+	TimeoutVar string      // the setting that bounds the call that timed out, set by whoever set the deadline
+	RetryAfter *int        // a wait in seconds the downstream stated in its body; the Retry-After header wins
+
+	Code     string   // the code (must be in Codes()): classified by the client, or the caller's own
+	Category Category // explicit category, overrides the code's
+	Upstream Upstream // value-free facts the client classified, for the diagnostic's upstream
+
+	Detail         string // the endpoint's own detail sentence; it wins over what the downstream said
+	UpstreamDetail string // what the downstream said, as its client read it (or a thrown error's text)
+	Next           string // explicit Next line (the endpoint's own), overrides every derived one
+	Advice         Advice // what the tool knew that the derived Next line may name
+
+	Issues      []Issue  // validation issues, already ordered; bounded to MaxIssues
+	AllowedArgs []string // argument names the tool accepts (validation Next line)
+
+	ExecutionStarted bool        // whether the tool's own operation began
+	StateChanged     State       // empty = "no" (or "unknown" when TxHash/PaymentExpiresAt is set)
+	TxHash           string      // hash of a sent transaction whose outcome the failure reports
+	PaymentExpiresAt string      // RFC 3339 expiry of a signed payment sent with unknown outcome
+	NextAction       *NextAction // the recovery step as a tool call; dropped unless every part is valid
+	Secrets          []string    // exact secret values of this call, redacted on top of the process-wide registry
+}
+
+// Upstream is what a client classified from a downstream's answer. Every part is value-free
+// (a code token, a number, a name from a table), and Map still checks each one's shape before
+// it reaches the diagnostic's upstream object.
+type Upstream struct {
+	ResultCodes       []string // transaction result codes, Horizon's spelling (tx_bad_seq, op_underfunded)
+	ContractError     int      // N of Error(Contract, #N): the vault registry's or, for a payment, the USDC token's
+	ContractErrorName string   // the name of ContractError in its contract's table ("Unknown" when not in it)
+	X402Reason        string   // x402 errorReason / invalidReason
+	RPCCode           int      // Stellar RPC JSON-RPC error code
+}
+
+// Advice holds what a tool knew that the derived Next line may name. Every part is optional;
+// an empty or malformed one is simply not mentioned.
+type Advice struct {
+	// Creator is the resource's creator on chain (a G... account), named when the vault
+	// registry refused a signer that is not the creator.
+	Creator string
+}
+
+func (u Upstream) empty() bool {
+	return len(u.ResultCodes) == 0 && u.ContractError == 0 && u.ContractErrorName == "" && u.X402Reason == "" && u.RPCCode == 0
 }
 
 // NextAction is a recovery step an agent can take as is: one tool call whose every argument

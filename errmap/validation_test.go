@@ -15,8 +15,8 @@ func TestValidationBasic(t *testing.T) {
 	got := Validation("mindvault_preview", issues, []string{"resourceId", "limit"})
 	checkFailure(t, got)
 	want := "Invalid arguments for mindvault_preview (-32602): /extra is not an accepted argument; /resourceId is required; /limit must be at most 100\n" +
-		"Source: request validation · Category: validation\n" +
-		"Next: Correct the invalid arguments and call mindvault_preview again. Allowed arguments: resourceId, limit."
+		"Source: request validation · Category: validation · Code: INVALID_ARGUMENTS\n" +
+		"Next: Correct the invalid arguments and call mindvault_preview again (allowed arguments: resourceId, limit)."
 	if got.Text != want {
 		t.Errorf("text\n%s\nwant\n%s", got.Text, want)
 	}
@@ -40,7 +40,7 @@ func TestValidationBasic(t *testing.T) {
 func TestValidationNoArguments(t *testing.T) {
 	got := Validation("mindvault_health", []Issue{{Path: "/verbose", Rule: "unknown"}}, nil)
 	checkFailure(t, got)
-	if want := "Correct the invalid arguments and call mindvault_health again. mindvault_health takes no arguments."; got.Diagnostic.Next != want {
+	if want := "Correct the invalid arguments and call mindvault_health again (it takes no arguments)."; got.Diagnostic.Next != want {
 		t.Errorf("Next %q", got.Diagnostic.Next)
 	}
 	got = Validation("", []Issue{{Path: "", Rule: "type", Expected: "object"}}, []string{})
@@ -51,7 +51,7 @@ func TestValidationNoArguments(t *testing.T) {
 	if got.Diagnostic.Issues[0].Path != "" || !strings.Contains(jsonOf(t, got.Diagnostic), `"path":""`) {
 		t.Errorf("root path must stay \"\" in the diagnostic: %s", jsonOf(t, got.Diagnostic))
 	}
-	if want := "Correct the invalid arguments and call the tool again. The tool takes no arguments."; got.Diagnostic.Next != want {
+	if want := "Correct the invalid arguments and call the tool again (it takes no arguments)."; got.Diagnostic.Next != want {
 		t.Errorf("Next %q", got.Diagnostic.Next)
 	}
 	got = Validation("mindvault_browse", nil, []string{"query"})

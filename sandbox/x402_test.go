@@ -434,8 +434,8 @@ func TestBuyInsufficientFunds(t *testing.T) {
 		acct, _ := sb.Account(name)
 		pr, req, amount := quote(t, sb, "GET", "/resources/zkprimer", nil)
 		_, err := signer(sb).Sign(context.Background(), keypair.MustParseFull(acct.Secret), pr, req, amount)
-		var e *errmap.Error
-		if !errors.As(err, &e) || !strings.Contains(e.Facts.HostError, want) {
+		var e *soroban.SimulationError
+		if !errors.As(err, &e) || !strings.Contains(e.Message, want) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

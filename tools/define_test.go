@@ -226,7 +226,7 @@ func TestValidationFailureResult(t *testing.T) {
 	if !strings.Contains(lines[0], "mindvault_network_profile") || !strings.Contains(lines[0], "/surprise") || !strings.Contains(lines[0], "-32602") {
 		t.Errorf("line 1 = %q", lines[0])
 	}
-	if lines[1] != "Source: request validation · Category: validation" {
+	if lines[1] != "Source: request validation · Category: validation · Code: INVALID_ARGUMENTS" {
 		t.Errorf("line 2 = %q", lines[1])
 	}
 	d, ok := res.Meta[errmap.MetaKey].(errmap.Diagnostic)

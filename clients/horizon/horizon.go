@@ -23,8 +23,14 @@ type Client struct {
 	svc *transport.Service
 }
 
-// New returns a client over svc (source horizon).
-func New(svc *transport.Service) *Client { return &Client{svc: svc} }
+// New returns a client over svc (source horizon); svc reads Horizon's error answers with
+// ReadError unless it already has a reader.
+func New(svc *transport.Service) *Client {
+	if svc.ReadError == nil {
+		svc.ReadError = ReadError
+	}
+	return &Client{svc: svc}
+}
 
 // Account reads an account. found is false (with no error) when Horizon answers 404: a
 // missing account is an expected state for a new wallet, not a failure.
@@ -94,10 +100,10 @@ func (c *Client) Sequence(ctx context.Context, address string) (int64, error) {
 		return 0, err
 	}
 	if !found {
-		return 0, &errmap.Error{Err: errors.New("account missing"), Facts: errmap.Facts{
+		return 0, errmap.Wrap(errors.New("account missing"), errmap.Facts{
 			Source: errmap.SourceHorizon, Code: errmap.CodeAccountMissing, Status: http.StatusNotFound,
 			Detail: "the wallet's account " + address + " does not exist on this network; fund it or create it with mindvault_setup_wallet",
-		}}
+		})
 	}
 	return a.Sequence, nil
 }

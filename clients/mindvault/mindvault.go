@@ -21,8 +21,14 @@ type Client struct {
 	svc *transport.Service
 }
 
-// New returns a client over svc (source api).
-func New(svc *transport.Service) *Client { return &Client{svc: svc} }
+// New returns a client over svc (source api); svc reads the API's error answers with
+// ReadError unless it already has a reader.
+func New(svc *transport.Service) *Client {
+	if svc.ReadError == nil {
+		svc.ReadError = ReadError
+	}
+	return &Client{svc: svc}
+}
 
 // Decimal is a price as the API sends it: a decimal string, tolerated as a JSON number.
 type Decimal string

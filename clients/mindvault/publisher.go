@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 
@@ -17,17 +16,17 @@ import (
 // 5xx, or a redirect (never followed: the server may have acted before answering it) leaves
 // its outcome unknown; any other status means it did not happen.
 func writeFailure(err error) error {
-	var e *errmap.Error
-	if !errors.As(err, &e) {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
 		return err
 	}
 	switch {
-	case e.Facts.Transport != errmap.TransportNone:
+	case f.Transport != errmap.TransportNone:
 		if !transport.NotSent(err) {
-			e.Facts.StateChanged = errmap.StateUnknown
+			return errmap.MarkStateChanged(err, errmap.StateUnknown)
 		}
-	case e.Facts.Status >= 500 || transport.IsRedirect(e.Facts.Status):
-		e.Facts.StateChanged = errmap.StateUnknown
+	case f.Status >= 500 || transport.IsRedirect(f.Status):
+		return errmap.MarkStateChanged(err, errmap.StateUnknown)
 	}
 	return err
 }
@@ -76,9 +75,7 @@ func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResourc
 	}
 	var m Meta
 	if err := strictObject(resp.Body, &m); err != nil || m.ID == "" {
-		e := c.svc.Malformed(resp, "the created resource has no id")
-		e.Facts.StateChanged = errmap.StateUnknown
-		return nil, e
+		return nil, errmap.MarkStateChanged(c.svc.Malformed(resp, "the created resource has no id"), errmap.StateUnknown)
 	}
 	return &m, nil
 }
@@ -100,9 +97,7 @@ func (c *Client) RegisterPublisher(ctx context.Context, name, email, wallet stri
 	}
 	var p Publisher
 	if err := strictObject(resp.Body, &p); err != nil || p.ID == "" || p.APIKey == "" {
-		e := c.svc.Malformed(resp, "the publisher answer has no id or API key")
-		e.Facts.StateChanged = errmap.StateUnknown
-		return nil, e
+		return nil, errmap.MarkStateChanged(c.svc.Malformed(resp, "the publisher answer has no id or API key"), errmap.StateUnknown)
 	}
 	return &p, nil
 }
@@ -149,9 +144,7 @@ func (c *Client) Register(ctx context.Context, apiKey, id, signedXDR string) (*R
 	var r Registration
 	if err := strictObject(resp.Body, &r); err != nil {
 		// A 2xx says the server accepted the submission; what it did is not readable.
-		e := c.svc.Malformed(resp, "the registration answer is not an object")
-		e.Facts.StateChanged = errmap.StateUnknown
-		return nil, e
+		return nil, errmap.MarkStateChanged(c.svc.Malformed(resp, "the registration answer is not an object"), errmap.StateUnknown)
 	}
 	if r.OnchainStatus == "" {
 		r.OnchainStatus = "registered"

@@ -75,7 +75,7 @@ var onchainID = regexp.MustCompile(`^[a-z0-9]{1,24}$`)
 func (c *Client) Get(ctx context.Context, id string) (*Resource, bool, error) {
 	v, err := c.read(ctx, "get", soroban.Str(id))
 	if err != nil {
-		if soroban.ContractError(err) == 2 {
+		if soroban.ContractError(err) == ErrNotFound {
 			return nil, false, nil
 		}
 		return nil, false, err
@@ -232,8 +232,8 @@ func (c *Client) call(fn string, args []xdr.ScVal) soroban.Call {
 func (c *Client) build(source string, seq int64, fn string, args []xdr.ScVal, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData, fee int64) (*txnbuild.Transaction, error) {
 	tx, err := soroban.Build(source, seq, c.call(fn, args), auth, data, fee)
 	if err != nil {
-		return nil, &errmap.Error{Err: err, Facts: errmap.Facts{Source: errmap.SourceRegistry, Code: errmap.CodeContractError,
-			Detail: "VAULT_REGISTRY_CONTRACT_ID is not a valid contract id"}}
+		return nil, errmap.Wrap(err, errmap.Facts{Source: errmap.SourceRegistry, Code: errmap.CodeContractError,
+			Detail: "VAULT_REGISTRY_CONTRACT_ID is not a valid contract id"})
 	}
 	return tx, nil
 }
@@ -244,7 +244,7 @@ func (c *Client) read(ctx context.Context, fn string, args ...xdr.ScVal) (xdr.Sc
 	if err != nil {
 		return xdr.ScVal{}, err
 	}
-	sim, err := soroban.Simulate(ctx, c.RPC, tx, errmap.SourceRegistry)
+	sim, err := soroban.Simulate(ctx, c.RPC, tx, errmap.SourceRegistry, Errors)
 	if err != nil {
 		return xdr.ScVal{}, err
 	}

@@ -90,30 +90,56 @@ func TestDecodeByKeyTolerates(t *testing.T) {
 	}
 }
 
-// TestContractErrorsMapPerErrorsMD: every stable number and an unknown one, through errmap.
-func TestContractErrorsMapPerErrorsMD(t *testing.T) {
-	want := map[int]string{1: "conflict", 2: "not_found", 3: "validation", 4: "validation", 5: "validation", 6: "auth",
-		11: "validation", 12: "validation", 13: "validation", 14: "conflict", 16: "validation", 17: "validation"}
-	for n := 1; n <= 24; n++ {
-		e := soroban.SimulationFailure(fmt.Sprintf("HostError: Error(Contract, #%d)\n\nEvent log (newest first):\n   0: [Diagnostic Event] data:\"arg\"", n), errmap.SourceRegistry)
-		f := errmap.FromError(e, errmap.Call{Operation: "Registry lookup failed", Tool: "mindvault_registry_lookup"})
-		cat := want[n]
-		if cat == "" {
-			cat = "contract"
+// TestContractErrors: every stable number, through the simulation path and the failed
+// transaction path, maps to its code, category, name and detail, and the simulation's event
+// log never leaks.
+func TestContractErrors(t *testing.T) {
+	names := []string{"", "AlreadyRegistered", "NotFound", "InvalidPrice", "MetadataTooLong", "InvalidTag",
+		"Unauthorized", "PendingAdminNotSet", "PendingAdminAlreadySet", "SameAdmin", "TermsHashTooLong",
+		"InvalidResourceId", "InvalidMetadataPointer", "EmptyMetadata", "AlreadyOwner", "NoPendingTransfer",
+		"ReservedId", "PriceExceedsMax", "AdminNotSet", "NotVerifier", "InvalidVerificationTransition",
+		"AlreadyFrozen", "MetadataFrozen", "DuplicateInRepair"}
+	want := map[int]string{1: "ALREADY_REGISTERED/conflict", 2: "NOT_FOUND/not_found", 3: "CONTRACT_INVALID_INPUT/validation",
+		4: "CONTRACT_INVALID_INPUT/validation", 5: "CONTRACT_INVALID_INPUT/validation", 6: "CONTRACT_UNAUTHORIZED/auth",
+		11: "CONTRACT_INVALID_INPUT/validation", 12: "CONTRACT_INVALID_INPUT/validation", 13: "CONTRACT_INVALID_INPUT/validation",
+		14: "ALREADY_OWNER/conflict", 16: "CONTRACT_INVALID_INPUT/validation", 17: "CONTRACT_INVALID_INPUT/validation"}
+	for n := 1; n <= 25; n++ {
+		name := "Unknown"
+		if n < len(names) {
+			name = names[n]
 		}
-		if string(f.Diagnostic.Category) != cat || f.Diagnostic.Source != "registry" {
-			t.Errorf("#%d → %s/%s, want %s", n, f.Diagnostic.Category, f.Diagnostic.Source, cat)
+		wantCode := want[n]
+		if wantCode == "" {
+			wantCode = "CONTRACT_ERROR/contract"
 		}
-		if strings.Contains(f.Text, "Event log") || strings.Contains(f.Text, `"arg"`) {
-			t.Errorf("#%d: the simulation's event log leaked: %q", n, f.Text)
-		}
-		if n == 24 && f.Diagnostic.Upstream["contractErrorName"] != "Unknown" {
-			t.Errorf("#24 name = %v", f.Diagnostic.Upstream["contractErrorName"])
+		for _, via := range []string{"simulation", "failed transaction"} {
+			t.Run(fmt.Sprintf("%d/%s", n, via), func(t *testing.T) {
+				var err error
+				wantDetail := name + " (Error(Contract, #" + fmt.Sprint(n) + "))"
+				if via == "simulation" {
+					err = soroban.SimulationFailure(fmt.Sprintf("HostError: Error(Contract, #%d)\n\nEvent log (newest first):\n   0: [Diagnostic Event] data:\"secret-arg\"", n), errmap.SourceRegistry, Errors)
+				} else {
+					err = errmap.Wrap(nil, ContractFailure(errmap.Facts{Source: errmap.SourceRegistry, ExecutionStarted: true}, n))
+				}
+				f := errmap.FromError(err, errmap.Call{Operation: "Set price failed", Tool: "mindvault_set_price"})
+				d := f.Diagnostic
+				if got := d.Code + "/" + d.Category; got != wantCode || d.Source != "registry" {
+					t.Errorf("#%d → %s (%s), want %s", n, got, d.Source, wantCode)
+				}
+				if d.Upstream["contractError"] != n || d.Upstream["contractErrorName"] != name {
+					t.Errorf("#%d upstream %v", n, d.Upstream)
+				}
+				if d.Detail != wantDetail {
+					t.Errorf("detail %q, want %q", d.Detail, wantDetail)
+				}
+				if strings.Contains(f.Text, "Event log") || strings.Contains(f.Text, "secret-arg") {
+					t.Errorf("#%d: the simulation's event log leaked: %q", n, f.Text)
+				}
+			})
 		}
 	}
-	f := errmap.FromError(soroban.SimulationFailure("HostError: Error(Storage, MissingValue)", errmap.SourceRegistry), errmap.Call{Operation: "x"})
-	if f.Diagnostic.Code != "CONTRACT_MISSING" || f.Diagnostic.Category != "contract" {
-		t.Errorf("missing contract → %s", f.Diagnostic.Code)
+	if ErrorName(0) != "Unknown" || ErrorName(-3) != "Unknown" || ErrorName(1<<20) != "Unknown" {
+		t.Error("numbers outside the table must be Unknown")
 	}
 }
 

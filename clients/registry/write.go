@@ -12,10 +12,14 @@ import (
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
+	"github.com/mindvault/mcp-endpoint/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
+
+// WriteWaitVar is the setting that bounds the wait for a sent write's confirmation.
+const WriteWaitVar = "MINDVAULT_WRITE_WAIT_MS"
 
 // PollInterval is the pause between getTransaction polls of a sent write.
 var PollInterval = time.Second
@@ -46,7 +50,7 @@ func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args .
 	if err != nil {
 		return nil, err
 	}
-	sim, err := soroban.Simulate(ctx, c.RPC, draft, errmap.SourceRegistry)
+	sim, err := soroban.Simulate(ctx, c.RPC, draft, errmap.SourceRegistry, Errors)
 	if err != nil {
 		return nil, err
 	}
@@ -107,19 +111,17 @@ func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
 			return rejected(res.ErrorResultXDR, hash)
 		case "TRY_AGAIN_LATER":
 			if !transport.Sleep(waitCtx, backoff) {
-				return &errmap.Error{Err: errors.New("send: try again later until the deadline"), Facts: errmap.Facts{
-					Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_WRITE_WAIT_MS",
+				return errmap.Wrap(errors.New("send: try again later until the deadline"), errmap.Facts{
+					Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: WriteWaitVar,
 					Detail:           "Stellar RPC kept answering TRY_AGAIN_LATER until the deadline; the transaction was not accepted",
 					ExecutionStarted: true, StateChanged: errmap.StateNo, TxHash: hash,
-				}}
+				})
 			}
 			backoff = min(2*backoff, 2*time.Second)
 		default:
 			// An answer of the wrong shape proves nothing about the envelope that left; the
 			// submission itself answered, so the operation started.
-			e := c.malformed("sendTransaction status " + res.Status)
-			e.Facts.ExecutionStarted = true
-			return pending(e, hash)
+			return errmap.MarkPending(c.malformed("sendTransaction status "+res.Status), hash)
 		}
 	}
 }
@@ -138,39 +140,39 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 			case rpc.TransactionStatusFailed:
 				return nil, failedTx(tx, hash)
 			}
-		} else if e, ok := refused(err); ok {
-			e.Facts.Body = nil // the detail below says more than a gateway's error text
-			e.Facts.Detail = "the transaction was sent, but Stellar RPC refused to report its status (HTTP " + strconv.Itoa(e.Facts.Status) + " to getTransaction)"
-			return nil, pending(e, hash)
+		} else if status, ok := refused(err); ok {
+			// The detail says more than a gateway's error text.
+			err = errmap.WithDetail(err, "the transaction was sent, but Stellar RPC refused to report its status (HTTP "+strconv.Itoa(status)+" to getTransaction)")
+			return nil, errmap.MarkPending(err, hash)
 		}
 		if !transport.Sleep(waitCtx, PollInterval) {
-			limit := "within MINDVAULT_WRITE_WAIT_MS (" + strconv.FormatInt(wait.Milliseconds(), 10) + " ms)"
+			limit := "within " + WriteWaitVar + " (" + strconv.FormatInt(wait.Milliseconds(), 10) + " ms)"
 			if dl, ok := ctx.Deadline(); ok {
 				if wdl, _ := waitCtx.Deadline(); !wdl.Before(dl) {
 					limit = "before the invocation deadline"
 				}
 			}
-			return nil, pending(&errmap.Error{Err: errors.New("confirmation did not arrive in time"), Facts: errmap.Facts{
-				Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: "MINDVAULT_WRITE_WAIT_MS",
+			return nil, errmap.MarkPending(errmap.Wrap(errors.New("confirmation did not arrive in time"), errmap.Facts{
+				Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: WriteWaitVar,
 				Detail:           "the transaction was sent but its confirmation did not arrive " + limit,
 				ExecutionStarted: true,
-			}}, hash)
+			}), hash)
 		}
 	}
 }
 
 // refused reports a getTransaction failure that will not go away by asking again: an HTTP
-// 4xx other than the transient 408, 425 and 429.
-func refused(err error) (*errmap.Error, bool) {
-	var e *errmap.Error
-	if !errors.As(err, &e) || e.Facts.Transport != errmap.TransportNone || e.Facts.Status < 400 || e.Facts.Status > 499 {
-		return nil, false
+// 4xx other than the transient 408, 425 and 429, with its status.
+func refused(err error) (int, bool) {
+	f, ok := errmap.FactsOf(err)
+	if !ok || f.Transport != errmap.TransportNone || f.Status < 400 || f.Status > 499 {
+		return 0, false
 	}
-	switch e.Facts.Status {
+	switch f.Status {
 	case 408, 425, 429:
-		return nil, false
+		return 0, false
 	}
-	return e, true
+	return f.Status, true
 }
 
 // unknownOutcome marks a failed sendTransaction whose outcome is unknown: the envelope may
@@ -178,30 +180,21 @@ func refused(err error) (*errmap.Error, bool) {
 // 408, a redirect (never followed) and an answer that cannot be read. A 4xx or a JSON-RPC
 // error object is the node refusing the request: nothing was queued.
 func unknownOutcome(err error, hash string) error {
-	var e *errmap.Error
-	if !errors.As(err, &e) {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
 		return err
 	}
 	switch {
-	case e.Facts.Transport != errmap.TransportNone:
+	case f.Transport != errmap.TransportNone:
 		if transport.NotSent(err) {
-			return e
+			return err
 		}
-	case e.Facts.Status >= 500, e.Facts.Status == 408, transport.IsRedirect(e.Facts.Status),
-		e.Facts.Code == errmap.CodeMalformedResponse:
+	case f.Status >= 500, f.Status == 408, transport.IsRedirect(f.Status),
+		f.Code == errmap.CodeMalformedResponse:
 	default:
-		return e
+		return err
 	}
-	return pending(e, hash)
-}
-
-// pending marks a sent transaction whose outcome is unknown: its hash, and looking the hash
-// up as the next step instead of sending the write again.
-func pending(e *errmap.Error, hash string) *errmap.Error {
-	e.Facts.StateChanged = errmap.StateUnknown
-	e.Facts.TxHash = hash
-	e.Facts.NextAction = errmap.TxStatusAction(hash)
-	return e
+	return errmap.MarkPending(err, hash)
 }
 
 // rejected maps sendTransaction ERROR: the transaction was refused before it could apply.
@@ -211,11 +204,11 @@ func rejected(resultXDR, hash string) error {
 	var res xdr.TransactionResult
 	if xdr.SafeUnmarshalBase64(resultXDR, &res) == nil {
 		code := resultCodeName(res.Result.Code)
-		f.ResultCodes = []string{code}
+		f = horizon.ResultCodesFacts(f, []string{code})
 		f.Detail = "Stellar RPC rejected the transaction (" + code + ")"
 		f.Category = ""
 	}
-	return &errmap.Error{Err: errors.New("send rejected"), Facts: f}
+	return errmap.Wrap(errors.New("send rejected"), f)
 }
 
 // failedTx maps an applied but failed transaction, finding the contract error number in its
@@ -223,6 +216,7 @@ func rejected(resultXDR, hash string) error {
 func failedTx(tx *rpc.GetTransactionResponse, hash string) error {
 	f := errmap.Facts{Source: errmap.SourceRegistry, ExecutionStarted: true, StateChanged: errmap.StateNo,
 		Detail: "the transaction failed on chain (" + hash + ")"}
+	n := 0
 	for _, ev := range tx.DiagnosticEventsXDR {
 		var de xdr.DiagnosticEvent
 		if xdr.SafeUnmarshalBase64(ev, &de) != nil || de.Event.Body.V0 == nil {
@@ -230,14 +224,16 @@ func failedTx(tx *rpc.GetTransactionResponse, hash string) error {
 		}
 		for _, topic := range de.Event.Body.V0.Topics {
 			if topic.Type == xdr.ScValTypeScvError && topic.Error != nil && topic.Error.Type == xdr.ScErrorTypeSceContract && topic.Error.ContractCode != nil {
-				f.ContractError = int(*topic.Error.ContractCode)
+				n = int(*topic.Error.ContractCode)
 			}
 		}
 	}
-	if f.ContractError == 0 {
+	if n > 0 {
+		f = ContractFailure(f, n)
+	} else {
 		f.Code, f.Category = errmap.CodeContractError, errmap.CategoryContract
 	}
-	return &errmap.Error{Err: errors.New("transaction failed"), Facts: f}
+	return errmap.Wrap(errors.New("transaction failed"), f)
 }
 
 // resultCodeName spells a transaction result code as Horizon does (tx_bad_seq).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
@@ -58,12 +59,18 @@ func Build(source string, seq int64, c Call, auth []xdr.SorobanAuthorizationEntr
 	})
 }
 
+// ContractErrors classifies Error(Contract, #N) of the contract a simulation calls: the
+// failure code, the number's name in that contract's table, and the detail to show. Each
+// contract's table lives with its client (the vault registry's in package registry, the USDC
+// token's in package x402).
+type ContractErrors func(n int) (code, name, detail string)
+
 // Simulate runs simulateTransaction. A simulation failure (the `error` string) and
-// archived state (`restorePreamble`) become *errmap.Error with the given source; the raw
-// simulation text stays in HostError, which errmap never lets out. A simulation submits
-// nothing, so its failures leave ExecutionStarted false: for a write or a payment it is a
-// preparatory step, and the registry marks read-only tools started on any downstream failure.
-func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transaction, source errmap.Source) (*rpc.SimulateTransactionResponse, error) {
+// archived state (`restorePreamble`) become *errmap.Error with the given source, classified
+// by SimulationFailure with the contract's table. A simulation submits nothing, so its
+// failures leave ExecutionStarted false: for a write or a payment it is a preparatory step,
+// and the registry marks read-only tools started on any downstream failure.
+func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transaction, source errmap.Source, errs ContractErrors) (*rpc.SimulateTransactionResponse, error) {
 	env, err := tx.Base64()
 	if err != nil {
 		return nil, fmt.Errorf("encode transaction: %w", err)
@@ -73,45 +80,109 @@ func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transactio
 		return nil, err
 	}
 	if sim.Error != "" {
-		return nil, SimulationFailure(sim.Error, source)
+		return nil, SimulationFailure(sim.Error, source, errs)
 	}
 	if sim.RestorePreamble != nil {
-		return nil, &errmap.Error{Err: errors.New("state archived"), Facts: errmap.Facts{
+		return nil, errmap.Wrap(errors.New("state archived"), errmap.Facts{
 			Source: source, Code: errmap.CodeStateArchived,
 			Detail: "the contract state this call needs is archived and must be restored (RestoreFootprint) first",
-		}}
+		})
 	}
 	return &sim, nil
 }
 
-// SimulationFailure maps a simulation's error string. The registry's contract error number
-// is lifted into ContractError; for a token (x402) errmap reads the number from HostError.
-func SimulationFailure(msg string, source errmap.Source) *errmap.Error {
-	f := errmap.Facts{Source: source, HostError: msg}
-	if m := contractErrRe.FindStringSubmatch(msg); m != nil && source == errmap.SourceRegistry {
-		f.ContractError, _ = strconv.Atoi(m[1])
-	}
-	return &errmap.Error{Err: errors.New("simulation failed"), Facts: f}
+// SimulationError is the cause of a simulation failure. Message is the simulation's raw error
+// string, kept for tests and debugging only: it carries event logs with the call's arguments,
+// so it never reaches a result or a log line (Error says only that the simulation failed).
+type SimulationError struct {
+	Message string
 }
 
-var contractErrRe = regexp.MustCompile(`Error\(Contract, #(\d+)\)`)
+func (e *SimulationError) Error() string { return "simulation failed" }
 
-// ContractError returns the registry contract error number carried by err, or 0.
-func ContractError(err error) int {
-	var e *errmap.Error
-	if errors.As(err, &e) {
-		return e.Facts.ContractError
+// SimulationFailure classifies a simulation's error string, handing errmap only its
+// value-free parts: the first Error(Contract, #N) through the contract's table (errs), else a
+// missing contract instance (Error(Storage, MissingValue)) as CONTRACT_MISSING, archived state
+// (restorePreamble, "archived") as STATE_ARCHIVED, and any other host error as HOST_ERROR
+// named by its first non-contract Error(Type, Code) pair.
+func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *errmap.Error {
+	if len(msg) > errmap.MaxBodyBytes {
+		msg = msg[:errmap.MaxBodyBytes]
 	}
-	return 0
+	f := errmap.Facts{Source: source}
+	n := contractNumber(msg)
+	switch {
+	case n > 0 && errs != nil:
+		code, name, detail := errs(n)
+		f.Code, f.UpstreamDetail = code, detail
+		f.Upstream = errmap.Upstream{ContractError: n, ContractErrorName: name}
+	case isMissingValue(msg):
+		f.Code, f.UpstreamDetail = errmap.CodeContractMissing, "contract instance missing (Error(Storage, MissingValue))"
+	case isArchived(msg):
+		f.Code, f.UpstreamDetail = errmap.CodeStateArchived, errmap.Phrase(errmap.CodeStateArchived)
+	default:
+		f.Code, f.UpstreamDetail = errmap.CodeHostError, hostErrorName(msg)
+	}
+	return errmap.Wrap(&SimulationError{Message: msg}, f)
+}
+
+var (
+	contractNumRE = regexp.MustCompile(`Error\(\s*Contract\s*,\s*#(\d{1,9})\s*\)`)
+	hostPairRE    = regexp.MustCompile(`Error\(\s*([A-Za-z]{1,32})\s*,\s*([A-Za-z]{1,48})\s*\)`)
+)
+
+// contractNumber extracts N from the first "Error(Contract, #N)" in a simulation error string.
+func contractNumber(s string) int {
+	m := contractNumRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// hostErrorName returns the first non-contract "Error(Type, Code)" pair, the value-free part of
+// a host error.
+func hostErrorName(s string) string {
+	for _, m := range hostPairRE.FindAllStringSubmatch(s, 8) {
+		if m[1] != "Contract" {
+			return "Error(" + m[1] + ", " + m[2] + ")"
+		}
+	}
+	return ""
+}
+
+// isMissingValue spots a missing contract instance: the host reports Error(Storage, MissingValue).
+func isMissingValue(s string) bool {
+	for _, m := range hostPairRE.FindAllStringSubmatch(s, 8) {
+		if m[1] == "Storage" && m[2] == "MissingValue" {
+			return true
+		}
+	}
+	return false
+}
+
+func isArchived(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "restorepreamble") || strings.Contains(l, "archived")
+}
+
+// ContractError returns the contract error number carried by err, or 0.
+func ContractError(err error) int {
+	f, _ := errmap.FactsOf(err)
+	return f.Upstream.ContractError
 }
 
 // Malformed is an answer from the contract that does not have the promised shape (of a
 // simulation, so ExecutionStarted stays false; a caller past submission sets it).
 func Malformed(source errmap.Source, what string) *errmap.Error {
-	return &errmap.Error{Err: fmt.Errorf("%s: %s", source, what), Facts: errmap.Facts{
+	return errmap.Wrap(fmt.Errorf("%s: %s", source, what), errmap.Facts{
 		Source: source, Code: errmap.CodeMalformedResponse, Category: errmap.CategoryServer,
 		Detail: "unexpected contract answer: " + what,
-	}}
+	})
 }
 
 // ReturnValue decodes the first result's return value.

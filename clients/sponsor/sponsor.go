@@ -16,7 +16,6 @@ package sponsor
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
@@ -86,16 +85,14 @@ func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) 
 	var w Wallet
 	if json.Unmarshal(resp.Body, &w) != nil || !strkey.IsValidEd25519PublicKey(w.PublicKey) {
 		// Never echo the body: it may hold a secret.
-		e := c.svc.Malformed(resp, "no account id in the answer")
-		e.Facts.StateChanged = errmap.StateUnknown
-		return nil, e
+		return nil, unknown(c.svc.Malformed(resp, "no account id in the answer"))
 	}
 	if w.SecretKey != "" {
 		if kp, err := keypair.ParseFull(w.SecretKey); err != nil || kp.Address() != w.PublicKey {
-			e := c.svc.Malformed(resp, "the returned secret does not derive the returned account id")
-			e.Facts.Secrets = []string{w.SecretKey}
-			e.Facts.StateChanged = errmap.StateUnknown
-			return nil, e
+			return nil, errmap.With(c.svc.Malformed(resp, "the returned secret does not derive the returned account id"), func(f *errmap.Facts) {
+				f.Secrets = append(f.Secrets, w.SecretKey)
+				f.StateChanged = errmap.StateUnknown
+			})
 		}
 	}
 	return &w, nil
@@ -110,9 +107,8 @@ func refusal(status int) bool {
 
 // unknown marks a creation whose outcome is not known: the account may exist.
 func unknown(err error) error {
-	var e *errmap.Error
-	if errors.As(err, &e) {
-		e.Facts.StateChanged = errmap.StateUnknown
+	if _, ok := errmap.FactsOf(err); !ok {
+		return err
 	}
-	return err
+	return errmap.MarkStateChanged(err, errmap.StateUnknown)
 }

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
@@ -71,13 +73,7 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return c.svc.Malformed(resp, "the body is not a JSON-RPC response")
 	}
 	if env.Error != nil {
-		e := c.svc.StatusError(resp)
-		e.Facts.Status = 0 // HTTP was fine; the failure is the JSON-RPC error object
-		e.Facts.RPCCode = env.Error.Code
-		e.Facts.Body = nil
-		e.Facts.UpstreamDetail = env.Error.Message
-		e.Err = fmt.Errorf("%s: rpc error %d", method, env.Error.Code)
-		return e
+		return errmap.Wrap(fmt.Errorf("%s: rpc error %d", method, env.Error.Code), c.rpcFailure(resp, env.Error))
 	}
 	rb := bytes.TrimSpace(env.Result)
 	if len(rb) == 0 || rb[0] != '{' || json.Unmarshal(rb, out) != nil {
@@ -127,6 +123,28 @@ func (c *Client) GetLatestLedger(ctx context.Context) (*rpc.GetLatestLedgerRespo
 		return nil, err
 	}
 	return &out, nil
+}
+
+// serverCodes are the JSON-RPC codes with which the node says it is itself failing (internal
+// error and Stellar RPC's own -32001, -32003, -32098); any other code is the node refusing the
+// request, reported as RPC_ERROR (category contract) with the code in upstream.
+var serverCodes = map[int]bool{-32603: true, -32001: true, -32003: true, -32098: true}
+
+// rpcFailure maps a JSON-RPC error object. HTTP was fine (a 2xx), so no status is recorded:
+// the failure is the object. Reading the HTTP status at the transport is what lets a gateway's
+// 429 or 503 keep its own meaning instead of the -32603 the SDK's client would synthesise.
+func (c *Client) rpcFailure(resp *transport.Response, e *rpcError) errmap.Facts {
+	f := errmap.Facts{
+		Source: c.svc.Source, Header: resp.Header, TimeoutVar: c.svc.TimeoutVar, ExecutionStarted: resp.Write,
+		Code: errmap.CodeRPCError, Upstream: errmap.Upstream{RPCCode: e.Code}, UpstreamDetail: e.Message,
+	}
+	if serverCodes[e.Code] {
+		f.Code = errmap.CodeServerError
+	}
+	if strings.TrimSpace(f.UpstreamDetail) == "" {
+		f.UpstreamDetail = "JSON-RPC error " + strconv.Itoa(e.Code)
+	}
+	return f
 }
 
 func malformedStatus(svc *transport.Service, what string) *errmap.Error {

@@ -52,6 +52,9 @@ type Service struct {
 	HTTP       *http.Client
 	// UserAgent identifies the endpoint to downstream operators.
 	UserAgent string
+	// ReadError reads this service's own error answers (its body format, its codes) into
+	// classified facts; StatusError applies it. Without one, errmap reads the body generically.
+	ReadError func(errmap.Facts) errmap.Facts
 	// sleep is replaced in tests of this package only.
 	sleep func(context.Context, time.Duration) error
 
@@ -381,7 +384,8 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 	}}
 }
 
-// StatusError is the failure of a completed exchange with a non-2xx status. A 3xx answer to
+// StatusError is the failure of a completed exchange with a non-2xx status, its body read by
+// the service's ReadError when it has one. A 3xx answer to
 // a request that is not a read says that the redirect was not followed; whether the request
 // took effect is for the caller to say (for a payment or a write it is unknown).
 func (s *Service) StatusError(resp *Response) *errmap.Error {
@@ -400,17 +404,18 @@ func (s *Service) StatusError(resp *Response) *errmap.Error {
 			},
 		}
 	}
-	return &errmap.Error{
-		Err: fmt.Errorf("%s: HTTP %d", s.Source, resp.Status),
-		Facts: errmap.Facts{
-			Source:           s.Source,
-			Status:           resp.Status,
-			Header:           resp.Header,
-			Body:             resp.Body,
-			TimeoutVar:       s.TimeoutVar,
-			ExecutionStarted: resp.Write,
-		},
+	f := errmap.Facts{
+		Source:           s.Source,
+		Status:           resp.Status,
+		Header:           resp.Header,
+		Body:             resp.Body,
+		TimeoutVar:       s.TimeoutVar,
+		ExecutionStarted: resp.Write,
 	}
+	if s.ReadError != nil {
+		f = s.ReadError(f)
+	}
+	return &errmap.Error{Err: fmt.Errorf("%s: HTTP %d", s.Source, resp.Status), Facts: f}
 }
 
 // Malformed is a 2xx answer whose body is not what the route promises.
@@ -421,7 +426,7 @@ func (s *Service) Malformed(resp *Response, what string) *errmap.Error {
 			Source:           s.Source,
 			Status:           resp.Status,
 			Header:           resp.Header,
-			Code:             "MALFORMED_RESPONSE",
+			Code:             errmap.CodeMalformedResponse,
 			Category:         errmap.CategoryServer,
 			Detail:           "unexpected response shape: " + what,
 			TimeoutVar:       s.TimeoutVar,

@@ -2,7 +2,6 @@ package x402
 
 import (
 	"context"
-	"errors"
 	"math/big"
 	"net/http"
 	"time"
@@ -79,22 +78,30 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	case resp.OK():
 		return out, nil
 	case resp.Status == http.StatusPaymentRequired:
-		e := c.Svc.StatusError(resp)
-		e.Facts.Code = errmap.CodePaymentRejected
-		if out.Settlement != nil && out.Settlement.ErrorReason != "" {
-			e.Facts.X402Reason = out.Settlement.ErrorReason
-			e.Facts.Code = ""
-		}
-		e.Facts.Detail = "the payment was rejected at settlement; nothing was charged"
-		return nil, e
+		return nil, errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+			said := f.UpstreamDetail
+			if said == "" {
+				said = errmap.ReadBody(f.Body).Message
+			}
+			f.Code = errmap.CodePaymentRejected
+			if out.Settlement != nil && out.Settlement.ErrorReason != "" {
+				// A reason that is not a code token refines nothing: the status says 402.
+				f.Code = ""
+				*f = reasonFacts(*f, out.Settlement.ErrorReason)
+			}
+			// What the seller said, when it said something, tells more than this sentence.
+			f.UpstreamDetail = said
+			if said == "" {
+				f.Detail = "the payment was rejected at settlement; nothing was charged"
+			}
+		})
 	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout || transport.IsRedirect(resp.Status):
 		// The server may have settled before failing, or before redirecting (a redirect is
 		// never followed with the payment attached: that would be a second payment attempt):
 		// say so, and when it is safe to pay again.
 		e := c.Svc.StatusError(resp)
 		if out.Confirmed {
-			e.Facts.StateChanged, e.Facts.TxHash = errmap.StateYes, out.Settlement.Transaction
-			return nil, e
+			return nil, errmap.With(e, func(f *errmap.Facts) { f.StateChanged, f.TxHash = errmap.StateYes, out.Settlement.Transaction })
 		}
 		return nil, ambiguous(e, signed.ExpiresAt)
 	default:
@@ -104,26 +111,19 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 
 // unpaid marks a failure of the unpaid first request: a preparatory step, not the payment.
 func unpaid(err error) error {
-	var e *errmap.Error
-	if errors.As(err, &e) {
-		e.Facts.ExecutionStarted = false
+	if _, ok := errmap.FactsOf(err); !ok {
+		return err
 	}
-	return err
+	return errmap.MarkNotStarted(err)
 }
 
 // ambiguous marks a failure after the payment may have left: the outcome is unknown until
 // the signed payment expires. A paid request that provably never left (refused at dial,
 // deadline spent before sending: the transport leaves ExecutionStarted false) changed nothing.
 func ambiguous(err error, expires time.Time) error {
-	var e *errmap.Error
-	if !errors.As(err, &e) {
+	f, ok := errmap.FactsOf(err)
+	if !ok || (f.Transport != errmap.TransportNone && !f.ExecutionStarted) {
 		return err
 	}
-	if e.Facts.Transport != errmap.TransportNone && !e.Facts.ExecutionStarted {
-		return e
-	}
-	e.Facts.StateChanged = errmap.StateUnknown
-	e.Facts.PaymentExpiresAt = expires.UTC().Format(time.RFC3339)
-	e.Facts.ExecutionStarted = true
-	return e
+	return errmap.MarkPaymentPending(err, expires.UTC().Format(time.RFC3339))
 }

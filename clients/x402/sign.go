@@ -105,7 +105,7 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err != nil {
 		return nil, refuse(errmap.CodeUnsupportedRequirement, "the asset is not a contract id")
 	}
-	sim, err := soroban.Simulate(ctx, s.RPC, draft, errmap.SourceX402)
+	sim, err := soroban.Simulate(ctx, s.RPC, draft, errmap.SourceX402, TokenErrors)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err != nil {
 		return nil, err
 	}
-	sim2, err := soroban.Simulate(ctx, s.RPC, withAuth, errmap.SourceX402)
+	sim2, err := soroban.Simulate(ctx, s.RPC, withAuth, errmap.SourceX402, TokenErrors)
 	if err != nil {
 		return nil, err
 	}

@@ -58,9 +58,9 @@ type Policy struct {
 
 // refuse is a refusal before anything was signed or sent.
 func refuse(code, detail string) *errmap.Error {
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+	return errmap.Wrap(errors.New(detail), errmap.Facts{
 		Source: errmap.SourceX402, Code: code, Detail: detail, ExecutionStarted: false,
-	}}
+	})
 }
 
 // ParseRequired decodes a 402: the v2 PAYMENT-REQUIRED header, or a v1 body, which Stellar

@@ -326,9 +326,12 @@ func TestAmbiguousOnlyWhenSent(t *testing.T) {
 	}
 	for _, tc := range cases {
 		e := &errmap.Error{Err: errors.New("x"), Facts: tc.facts}
-		_ = ambiguous(e, expires)
-		if e.Facts.StateChanged != tc.state || (e.Facts.PaymentExpiresAt != "") != (tc.state == errmap.StateUnknown) {
-			t.Errorf("%s: state %q expires %q, want state %q", tc.name, e.Facts.StateChanged, e.Facts.PaymentExpiresAt, tc.state)
+		f, _ := errmap.FactsOf(ambiguous(e, expires))
+		if f.StateChanged != tc.state || (f.PaymentExpiresAt != "") != (tc.state == errmap.StateUnknown) {
+			t.Errorf("%s: state %q expires %q, want state %q", tc.name, f.StateChanged, f.PaymentExpiresAt, tc.state)
+		}
+		if e.Facts.StateChanged != tc.facts.StateChanged {
+			t.Errorf("%s: the error passed in was changed in place", tc.name)
 		}
 	}
 }

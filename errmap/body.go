@@ -1,0 +1,293 @@
+package errmap
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Body is what the generic reader finds in a response body. Clients that know their
+// service's format read Value further (see ReadBody); nothing else of a body is ever used.
+type Body struct {
+	Empty     bool   // no bytes (or only whitespace)
+	JSON      bool   // the first MaxBodyBytes parsed as one JSON value
+	Truncated bool   // longer than MaxBodyBytes and not parseable in that prefix
+	Message   string // the generic detail, raw (Map cleans, redacts and bounds it)
+	// Value is the decoded JSON in body order: JSONObject, []any, string, json.Number, bool
+	// or nil. Depth is bounded: deeper containers are skipped, never recursed into.
+	Value any
+}
+
+// maxJSONDepth bounds the ordered decoder; deeper values are skipped, never recursed into.
+const maxJSONDepth = 32
+
+// JSONMember is one member of a JSONObject.
+type JSONMember struct {
+	Key   string
+	Value any
+}
+
+// JSONObject keeps a JSON object in body order, so "the first message" is deterministic and
+// means the first one the service wrote.
+type JSONObject []JSONMember
+
+// Get returns the value of the first member named key, or nil.
+func (o JSONObject) Get(key string) any {
+	for _, m := range o {
+		if m.Key == key {
+			return m.Value
+		}
+	}
+	return nil
+}
+
+// String returns the trimmed string value of key, or "" when it is absent or not a string.
+func (o JSONObject) String(key string) string {
+	s, _ := o.Get(key).(string)
+	return strings.TrimSpace(s)
+}
+
+// ReadBody is the generic reader for a body whose format no client knows better: it looks at
+// the first MaxBodyBytes, decodes one JSON value in body order, and takes as message the
+// first non-empty string of error, message, detail, reason, title, else the first message of
+// an object under "error" or an array under "errors" (a JSON-RPC error object, a list of
+// errors). Map applies it to Facts.Body; clients call it to read their own formats further.
+func ReadBody(raw []byte) Body {
+	var b Body
+	cut := raw
+	if len(cut) > MaxBodyBytes {
+		cut = cut[:MaxBodyBytes]
+	}
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(cut), []byte("\xef\xbb\xbf")))
+	if len(trimmed) == 0 {
+		b.Empty = len(raw) <= MaxBodyBytes
+		b.Truncated = !b.Empty
+		return b
+	}
+	v, ok := decodeJSON(trimmed)
+	if !ok {
+		b.Truncated = len(raw) > MaxBodyBytes
+		return b
+	}
+	b.JSON, b.Value = true, v
+	switch t := v.(type) {
+	case string:
+		b.Message = strings.TrimSpace(t)
+	case JSONObject:
+		b.Message = objectMessage(t)
+	case []any:
+		b.Message = nestedMessage(t, 0)
+	}
+	return b
+}
+
+// messageKeys are the keys whose string is a human message, in the order they are preferred.
+var messageKeys = []string{"error", "message", "detail", "reason", "title"}
+
+// objectMessage is the generic detail rule for a JSON object.
+func objectMessage(o JSONObject) string {
+	for _, k := range messageKeys {
+		if s := o.String(k); s != "" {
+			return s
+		}
+	}
+	switch v := o.Get("error").(type) {
+	case JSONObject, []any:
+		if s := nestedMessage(v, 0); s != "" {
+			return s
+		}
+	}
+	if arr, ok := o.Get("errors").([]any); ok {
+		return nestedMessage(arr, 0)
+	}
+	return ""
+}
+
+// nestedMessage finds the first human message inside a nested error value, in body order: a
+// string, or an object's message, detail, reason or title. A bare string beside structured
+// members of an object is a value, not a message, and is skipped.
+func nestedMessage(v any, depth int) string {
+	if depth > maxJSONDepth {
+		return ""
+	}
+	switch t := v.(type) {
+	case string:
+		return strings.TrimSpace(t)
+	case []any:
+		for _, e := range t {
+			if s := nestedMessage(e, depth+1); s != "" {
+				return s
+			}
+		}
+	case JSONObject:
+		for _, k := range messageKeys[1:] {
+			if s := t.String(k); s != "" {
+				return s
+			}
+		}
+		for _, m := range t {
+			switch m.Value.(type) {
+			case JSONObject, []any:
+				if s := nestedMessage(m.Value, depth+1); s != "" {
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+var resultCodeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// CodeTokens keeps the value-free code tokens of in (lower-case snake case, at most 64 bytes
+// each, at most 16 in all): only those may go to a detail or to upstream verbatim.
+func CodeTokens(in []string) []string { return sanitizeCodes(in) }
+
+// sanitizeCodes keeps only value-free code tokens: they go to upstream verbatim.
+func sanitizeCodes(in []string) []string {
+	var out []string
+	for _, c := range in {
+		if len(out) == 16 {
+			break
+		}
+		c = strings.TrimSpace(c)
+		if len(c) <= 64 && resultCodeRE.MatchString(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// decodeJSON decodes exactly one JSON value, keeping object order and bounding depth.
+func decodeJSON(data []byte) (v any, ok bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec, 0)
+	if err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v, true
+}
+
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return tok, nil
+	}
+	if depth >= maxJSONDepth {
+		return nil, skipValue(dec)
+	}
+	switch d {
+	case '{':
+		var o JSONObject
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kt.(string)
+			v, err := decodeValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			o = append(o, JSONMember{k, v})
+		}
+		_, err = dec.Token()
+		return o, err
+	case '[':
+		var a []any
+		for dec.More() {
+			v, err := decodeValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err = dec.Token()
+		return a, err
+	}
+	return nil, nil
+}
+
+// skipValue consumes the rest of a container whose opening delimiter was already read.
+func skipValue(dec *json.Decoder) error {
+	level := 1
+	for level > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				level++
+			} else {
+				level--
+			}
+		}
+	}
+	return nil
+}
+
+// clean makes s one line: invalid UTF-8 becomes U+FFFD, line breaks and tabs become spaces,
+// other control and format characters (including bidi overrides that could disguise text) go,
+// and runs of spaces collapse.
+func clean(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' || r == 0x85 ||
+			r == '\u2028' || r == '\u2029' || unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// bound cuts s to at most n runes, marking the cut with an ellipsis.
+func bound(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i < len(s) && count < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		count++
+	}
+	return strings.TrimRight(s[:i], " ") + "…"
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+func itoa(n int) string { return strconv.Itoa(n) }
