@@ -271,6 +271,10 @@ func TestAdviceOnTheWire(t *testing.T) {
 		e := e.in(t)
 		r := e.call("mindvault_set_price", `{"resourceId":"`+otherID+`","price":"3.5"}`)
 		e.fails("mindvault_set_price", r, failure{category: "auth", code: "CONTRACT_UNAUTHORIZED", source: "registry", next: "the wallet that registered it"})
+		// The write read the entry first, so the advice names the creator's address.
+		if creator := creatorOf(e, otherID); !strings.Contains(r.Content[0].Text, creator) {
+			t.Errorf("the refusal does not name the creator %s: %s", creator, r.Content[0].Text)
+		}
 	})
 	t.Run("set_price above the contract maximum", func(t *testing.T) {
 		e := e.in(t)
@@ -282,4 +286,15 @@ func TestAdviceOnTheWire(t *testing.T) {
 			t.Errorf("the refused price was sent %d times", n)
 		}
 	})
+}
+
+// creatorOf reads a resource's creator straight from the contract through the product.
+func creatorOf(e *env, id string) string {
+	e.t.Helper()
+	out := e.ok("mindvault_registry_lookup", e.call("mindvault_registry_lookup", `{"resourceId":"`+id+`"}`))
+	c, _ := out["creator"].(string)
+	if c == "" {
+		e.t.Fatalf("no creator for %s: %v", id, out)
+	}
+	return c
 }

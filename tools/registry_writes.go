@@ -192,6 +192,10 @@ func (d *Deps) write(ctx context.Context, id string, profile *string, fn string,
 	}
 	res, err := d.Registry.Invoke(ctx, kp, fn, append([]xdr.ScVal{soroban.Str(id)}, c.args...)...)
 	if err != nil {
+		if found {
+			// The entry was just read: a refusal of the signer can name the wallet that may sign.
+			err = errmap.WithCreator(err, cur.Creator)
+		}
 		return nil, err
 	}
 	return &WriteOutput{Status: "success", ResourceID: id, Changed: true, TxHash: res.Hash, Ledger: res.Ledger,
