@@ -123,19 +123,23 @@ func TestBuyRefusesBeforePaying(t *testing.T) {
 		name, args, plan string
 		want             failure
 		text             string
+		action           string // the nextAction expected on the wire, "" when none is checked
 	}{
 		{"price above the cap", `{"resourceId":"stellarcheatsheet","maxPriceUsdc":"5"}`, "",
-			failure{category: "payment", code: "PRICE_ABOVE_CAP", source: "x402"}, "maxPriceUsdc"},
+			failure{category: "payment", code: "PRICE_ABOVE_CAP", source: "x402"}, "maxPriceUsdc",
+			`"nextAction":{"tool":"mindvault_buy","arguments":{"maxPriceUsdc":"`},
 		{"insufficient USDC", `{"resourceId":"rustguide","profile":"broke"}`, "",
-			failure{category: "payment", code: "INSUFFICIENT_USDC", source: "x402"}, "1.5000000 short"},
+			failure{category: "payment", code: "INSUFFICIENT_USDC", source: "x402"}, "1.5000000 short",
+			`"nextAction":{"tool":"mindvault_wallet_info","arguments":{"profile":"broke"}}`},
 		{"missing trustline", `{"resourceId":"rustguide","profile":"untrusted"}`, "",
-			failure{category: "payment", code: "TRUSTLINE_MISSING", source: "x402"}, ""},
+			failure{category: "payment", code: "TRUSTLINE_MISSING", source: "x402"}, "",
+			`"nextAction":{"tool":"mindvault_wallet_info","arguments":{"profile":"untrusted"}}`},
 		{"402 above the previewed price", `{"resourceId":"rustguide"}`,
 			`[{"service":"api","target":"GET /resources/*/meta","kind":"status","status":200,"body":"{\"id\":\"rustguide\",\"title\":\"Rust\",\"price\":\"1.00\",\"publisherWallet\":\"x\"}"}]`,
-			failure{category: "payment", code: "PRICE_CHANGED", source: "x402"}, ""},
+			failure{category: "payment", code: "PRICE_CHANGED", source: "x402"}, "", ""},
 		{"fees not sponsored", `{"resourceId":"rustguide"}`,
 			"service=api,target=GET /resources/*,kind=status,status=402,body={},header=PAYMENT-REQUIRED:" + unsponsored,
-			failure{category: "payment", code: "FEES_NOT_SPONSORED", source: "x402"}, ""},
+			failure{category: "payment", code: "FEES_NOT_SPONSORED", source: "x402"}, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,6 +152,9 @@ func TestBuyRefusesBeforePaying(t *testing.T) {
 			}
 			if !strings.Contains(r.Content[0].Text, tc.text) {
 				t.Errorf("text %q lacks %q", r.Content[0].Text, tc.text)
+			}
+			if tc.action != "" && !strings.Contains(r.raw, tc.action) {
+				t.Errorf("want %s in %s", tc.action, r.raw)
 			}
 			if n := e.sb.PaidRequests("*"); n != 0 {
 				t.Fatalf("a payment was sent (%d)", n)

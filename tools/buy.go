@@ -164,15 +164,21 @@ func Buy(d *Deps) *Tool {
 				return nil, alreadyPurchased(req, meta.ID, earlier)
 			}
 			if price.Cmp(capUnits) > 0 {
-				return nil, refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
-					fmt.Sprintf("Pass maxPriceUsdc of at least %s to buy %s, or choose a cheaper resource.", strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), "."), meta.ID))
+				need := strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), ".")
+				again := repeatArguments(req)
+				delete(again, "allowRepeat")
+				again["maxPriceUsdc"] = need
+				return nil, errmap.WithNextAction(refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
+					fmt.Sprintf("Pass maxPriceUsdc of at least %s to buy %s, or choose a cheaper resource.", need, meta.ID)),
+					&errmap.NextAction{Tool: "mindvault_buy", Arguments: again})
 			}
 			if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, d.Config.MaxInlineBytes) {
 				return nil, tooLargeBeforePaying(meta.ID, size, d.Config.MaxInlineBytes)
 			}
 			balance, err := d.usdcFor(acct, found, price)
 			if err != nil {
-				return nil, err
+				// The wallet is what to look at next, with the caller's own profile.
+				return nil, errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_wallet_info", Arguments: profileArgs(req.Profile)})
 			}
 			if req.DryRun {
 				out.USDCBalance = soroban.Decimal(balance)
@@ -498,10 +504,17 @@ func checkPurchaseAction(err error, req *requests.Buy) error {
 	if !errors.As(err, &e) || e.Facts.StateChanged != errmap.StateUnknown || e.Facts.NextAction != nil {
 		return err
 	}
-	args := map[string]any{"resourceId": req.ResourceID}
-	if req.Profile != nil {
-		args["profile"] = *req.Profile
-	}
+	args := profileArgs(req.Profile)
+	args["resourceId"] = req.ResourceID
 	e.Facts.NextAction = &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
 	return err
+}
+
+// profileArgs is the arguments of a profile-only tool call for the caller's own profile choice.
+func profileArgs(profile *string) map[string]any {
+	args := map[string]any{}
+	if profile != nil {
+		args["profile"] = *profile
+	}
+	return args
 }
