@@ -108,6 +108,7 @@ type grant struct {
 	profiles      []string
 	all           bool
 	authenticated bool
+	caller        string // see Caller
 }
 
 type grantKey struct{}
@@ -244,7 +245,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.open {
-		m.pass(w, r, grant{all: true})
+		m.pass(w, r, grant{all: true, caller: AnonymousCaller})
 		return
 	}
 	if len(m.tokens) == 0 {
@@ -278,7 +279,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, "token not redactable")
 		return
 	}
-	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true})
+	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: tokenCaller(t)})
 }
 
 // pass hands the request on with the grant in its context and without its Authorization
