@@ -2,7 +2,7 @@ package tools
 
 // All builds the registry of every tool this build serves.
 func All(d *Deps) *Registry {
-	return NewRegistry(
+	r := NewRegistry(
 		NetworkProfile(d.Config),
 		Browse(d),
 		Search(d),
@@ -29,4 +29,6 @@ func All(d *Deps) *Registry {
 		SetupWallet(d),
 		ListProfiles(d),
 	)
+	r.keeper = d.Confirm
+	return r
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -96,8 +97,13 @@ func policyGuards[Req, Out any](s Spec[Req, Out], args []string) ([]Guard[Req], 
 // mainnetConfirmation is the ConfirmRequired guard. It reads the configuration at call time,
 // so an operator's or a test's change to it applies to the next call.
 func mainnetConfirmation[Req any](c *config.Config, dry DryRun) Guard[Req] {
-	return func(_ context.Context, req *Req) error {
+	return func(ctx context.Context, req *Req) error {
 		if dry == DryRunExempt && any(req).(requests.DryRunner).DryRunRequested() {
+			return nil
+		}
+		// The user's own confirmation, asked for or given (confirm.go), stands in for the
+		// agent's confirmMainnet.
+		if confirm.GateFrom(ctx).StandsInForMainnet() {
 			return nil
 		}
 		return mainnetUnconfirmed(c, any(req).(requests.MainnetConfirmer).MainnetConfirmed())

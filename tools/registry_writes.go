@@ -64,7 +64,7 @@ func (d *Deps) write(ctx context.Context, id string, profile *string, w creatorW
 		return &WriteOutput{Status: "success", ResourceID: id, Changed: false,
 			Message: w.unchanged + " Nothing was sent and no fee was spent."}, nil
 	}
-	res, err := d.Registry.Invoke(ctx, kp, w.fn, append([]xdr.ScVal{soroban.Str(id)}, w.args...)...)
+	res, err := d.Registry.InvokeApproved(ctx, kp, d.approveWrite(kp.Address(), id, w.args), w.fn, append([]xdr.ScVal{soroban.Str(id)}, w.args...)...)
 	if err != nil {
 		return nil, err
 	}
