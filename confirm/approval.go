@@ -40,6 +40,11 @@ type Approval struct {
 	Function string   `json:"function,omitempty"`
 	Args     []string `json:"args,omitempty"`
 	MaxFee   int64    `json:"maxFee,omitempty"`
+	// Before is the payer's state the approval was given in: its USDC balance in units before a
+	// payment, its account sequence before a transaction it signs. An accepted round 2 replayed
+	// after it took effect meets another balance or sequence and is refused, although the
+	// endpoint keeps no record of it.
+	Before string `json:"before,omitempty"`
 }
 
 // Request is what a seam hands the Gate: the approval, and how to ask for it.
@@ -141,6 +146,10 @@ func (a *Approval) admits(now Approval) error {
 		return a.stale(fmt.Sprintf("the paying or signing wallet is now %s, and %s was approved", Short(now.Payer), Short(a.Payer)))
 	case now.Resource != "" && a.Resource != "" && now.Resource != a.Resource:
 		return a.stale(fmt.Sprintf("the resource is now %s, and %s was approved", now.Resource, a.Resource))
+	case now.Before != a.Before && a.Kind == Payment:
+		return a.stale("the wallet's USDC balance changed since the approval (this approval may have been used already)")
+	case now.Before != a.Before:
+		return a.stale("the signing account's sequence changed since the approval (this approval may have been used already)")
 	}
 	if a.Kind == Payment {
 		switch {

@@ -23,7 +23,7 @@ func facts(t *testing.T, err error) errmap.Facts {
 func TestApprovedGateAdmitsOnlyWhatWasApproved(t *testing.T) {
 	pay := approval
 	write := Approval{Kind: Write, Network: "testnet", Payer: "GSIGNER", Resource: "llmprompts", Contract: "CREG",
-		Function: "set_price", Args: []string{"2.5 USDC"}, MaxFee: 20000}
+		Function: "set_price", Args: []string{"2.5 USDC"}, MaxFee: 20000, Before: "4294967296"}
 	edit := func(a Approval, f func(*Approval)) Approval {
 		a.Args = append([]string(nil), a.Args...)
 		f(&a)
@@ -45,6 +45,7 @@ func TestApprovedGateAdmitsOnlyWhatWasApproved(t *testing.T) {
 		{"another resource", pay, edit(pay, func(a *Approval) { a.Resource = "zkprimer" }), errmap.CodeConfirmationStale},
 		{"a resource created since", edit(pay, func(a *Approval) { a.Resource = "" }), pay, ""},
 		{"an unreadable amount", pay, edit(pay, func(a *Approval) { a.Amount = "1.5" }), errmap.CodeConfirmationStale},
+		{"the balance changed (a replay after paying)", pay, edit(pay, func(a *Approval) { a.Before = "985000000" }), errmap.CodeConfirmationStale},
 		{"a write instead of a payment", pay, write, errmap.CodeConfirmationStale},
 		{"the same write", write, write, ""},
 		{"a lower fee", write, edit(write, func(a *Approval) { a.MaxFee = 100 }), ""},
@@ -53,6 +54,7 @@ func TestApprovedGateAdmitsOnlyWhatWasApproved(t *testing.T) {
 		{"other arguments", write, edit(write, func(a *Approval) { a.Args[0] = "3 USDC" }), errmap.CodeConfirmationStale},
 		{"another contract", write, edit(write, func(a *Approval) { a.Contract = "COTHER" }), errmap.CodeConfirmationStale},
 		{"another signer", write, edit(write, func(a *Approval) { a.Payer = "GOTHER" }), errmap.CodeConfirmationStale},
+		{"the sequence moved (a replay after sending)", write, edit(write, func(a *Approval) { a.Before = "4294967297" }), errmap.CodeConfirmationStale},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ var (
 	bound = Binding{Tool: "mindvault_buy", ArgsHash: ArgsHash("mindvault_buy", []byte(`{"resourceId":"rustguide"}`)),
 		Caller: "token:abc", Profile: "demo", Network: "testnet"}
 	approval = Approval{Kind: Payment, Network: "stellar:testnet", Payer: "GPAYER", Amount: "15000000",
-		Asset: "CUSDC", Payee: "GPAYEE", Resource: "rustguide"}
+		Asset: "CUSDC", Payee: "GPAYEE", Resource: "rustguide", Before: "1000000000"}
 )
 
 func reasonOf(err error) Reason {

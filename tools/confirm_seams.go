@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -37,7 +38,7 @@ func (p payment) request(network string) confirm.Request {
 	amount := confirm.USDC(p.quote.Amount)
 	return confirm.Request{
 		Approval: confirm.Approval{Kind: confirm.Payment, Network: p.quote.Network, Payer: p.payer,
-			Amount: p.quote.Amount.String(), Asset: p.quote.Asset, Payee: p.quote.PayTo, Resource: p.resource},
+			Amount: p.quote.Amount.String(), Asset: p.quote.Asset, Payee: p.quote.PayTo, Resource: p.resource, Before: p.balance.String()},
 		Title: "Pay " + amount + " USDC",
 		Message: fmt.Sprintf("Pay %s USDC to %s for %s on %s? Balance after: %s USDC.",
 			amount, confirm.Short(p.quote.PayTo), p.what, network, confirm.USDC(after)),
@@ -62,7 +63,7 @@ func (d *Deps) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 		value := strings.Join(shown, ", ")
 		return confirm.Approve(ctx, confirm.Request{
 			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: signer, Resource: id,
-				Contract: d.Registry.Contract, Function: plan.Function, Args: shown, MaxFee: plan.Fee},
+				Contract: d.Registry.Contract, Function: plan.Function, Args: shown, MaxFee: plan.Fee, Before: strconv.FormatInt(plan.Sequence, 10)},
 			Title: "Send " + plan.Function,
 			Message: fmt.Sprintf("Call %s on the vault-registry contract %s for resource %s with %s on %s, signed by %s? Network fee: up to %s XLM.",
 				plan.Function, confirm.Short(d.Registry.Contract), id, value, d.Config.Network, confirm.Short(signer), confirm.XLM(plan.Fee)),

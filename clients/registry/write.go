@@ -40,11 +40,13 @@ func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args .
 	return c.InvokeApproved(ctx, kp, nil, fn, args...)
 }
 
-// Plan is a write about to be signed and sent: the function and the transaction's fee
-// (inclusion plus simulated resource fee, in stroops).
+// Plan is a write about to be signed and sent: the function, the transaction's fee
+// (inclusion plus simulated resource fee, in stroops) and the source account's sequence it
+// was built on.
 type Plan struct {
 	Function string
 	Fee      int64
+	Sequence int64
 }
 
 // InvokeApproved is Invoke with approve called once the transaction is simulated and
@@ -78,7 +80,7 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 		return nil, err
 	}
 	if approve != nil {
-		if err := approve(ctx, Plan{Function: fn, Fee: tx.MaxFee()}); err != nil {
+		if err := approve(ctx, Plan{Function: fn, Fee: tx.MaxFee(), Sequence: seq}); err != nil {
 			return nil, err
 		}
 	}
