@@ -65,8 +65,8 @@ func (d *Deps) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: signer, Resource: id,
 				Contract: d.Registry.Contract, Function: plan.Function, Args: shown, MaxFee: plan.Fee, Before: strconv.FormatInt(plan.Sequence, 10)},
 			Title: "Send " + plan.Function,
-			Message: fmt.Sprintf("Call %s on the vault-registry contract %s for resource %s with %s on %s, signed by %s? Network fee: up to %s XLM.",
-				plan.Function, confirm.Short(d.Registry.Contract), id, value, d.Config.Network, confirm.Short(signer), confirm.XLM(plan.Fee)),
+			Message: fmt.Sprintf("Call %s on the vault-registry contract %s on %s: resource %s, new value %s? Signed by %s; network fee up to %s XLM.",
+				plan.Function, confirm.Short(d.Registry.Contract), d.Config.Network, id, value, confirm.Short(signer), confirm.XLM(plan.Fee)),
 		})
 	}
 }

@@ -437,7 +437,7 @@ func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 	case r.resumed:
 		p.resource, p.what = id, "the verification of resource "+id
 	default:
-		p.what = fmt.Sprintf("the verification of a new resource %s priced %s USDC, created in the catalog first", quoted(deref(r.req.Title)), deref(r.req.Price))
+		p.what = fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
 	}
 	return p
 }

@@ -77,7 +77,7 @@ func RegisterOnchain(d *Deps) *Tool {
 				Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: kp.Address(), Resource: req.ResourceID,
 					Contract: d.Config.RegistryContract, Function: "register", MaxFee: tx.MaxFee(), Before: strconv.FormatInt(tx.SequenceNumber(), 10)},
 				Title: "Register " + req.ResourceID + " on chain",
-				Message: fmt.Sprintf("Sign and submit the registration of resource %s on the vault-registry contract %s on %s, signed by %s? Network fee: up to %s XLM.",
+				Message: fmt.Sprintf("Sign and submit the registration of resource %s on the vault-registry contract %s on %s? Signed by %s; network fee up to %s XLM.",
 					req.ResourceID, confirm.Short(d.Config.RegistryContract), d.Config.Network, confirm.Short(kp.Address()), confirm.XLM(tx.MaxFee())),
 			}); err != nil {
 				return nil, err
