@@ -170,6 +170,13 @@ func TestTemplateFunctionSettings(t *testing.T) {
 		{"env MINDVAULT_CREDENTIALS", prop("Environment", "Variables", "MINDVAULT_CREDENTIALS"), map[string]any{"Fn::Sub": "secretsmanager:${CredentialPrefix}"}},
 		{"env MINDVAULT_ACCESS_TOKENS_SECRET", prop("Environment", "Variables", "MINDVAULT_ACCESS_TOKENS_SECRET"), map[string]any{"Ref": "AccessTokensSecretName"}},
 		{"env MINDVAULT_MAX_AUTO_PAY_USDC", prop("Environment", "Variables", "MINDVAULT_MAX_AUTO_PAY_USDC"), map[string]any{"Ref": "MaxAutoPayUsdc"}},
+		{"env MINDVAULT_CONFIRM", prop("Environment", "Variables", "MINDVAULT_CONFIRM"), map[string]any{"Ref": "ConfirmPolicy"}},
+		{"env MINDVAULT_CONFIRM_KEY_SECRET", prop("Environment", "Variables", "MINDVAULT_CONFIRM_KEY_SECRET"), map[string]any{"Ref": "ConfirmKeySecret"}},
+		// The confirmation key is generated in the stack: random, shared by every instance, never a parameter.
+		{"confirm key type", tpl.Resource("ConfirmKeySecret")["Type"], "AWS::SecretsManager::Secret"},
+		{"confirm key generated", tpl.Resource("ConfirmKeySecret")["Properties"].(map[string]any)["GenerateSecretString"],
+			map[string]any{"PasswordLength": 64, "ExcludePunctuation": true, "IncludeSpace": false}},
+		{"confirm policy choices", tpl.Section("Parameters")["ConfirmPolicy"].(map[string]any)["AllowedValues"], []any{"auto", "always", "off"}},
 		// Explicit, so a deployment never runs open by accident (the Lambda default is tokens too).
 		{"env MINDVAULT_AUTH", prop("Environment", "Variables", "MINDVAULT_AUTH"), "tokens"},
 		{"output McpUrl", tpl.Section("Outputs")["McpUrl"].(map[string]any)["Value"], map[string]any{"Fn::Sub": "${McpFunctionUrl.FunctionUrl}mcp"}},
@@ -254,6 +261,7 @@ func TestTemplateIAMLeastPrivilege(t *testing.T) {
 			"secretsmanager:PutSecretValue", "secretsmanager:UpdateSecret",
 		}, map[string]any{"Fn::Sub": arn + "${CredentialPrefix}*"}},
 		"AccessTokens": {"Allow", []string{"secretsmanager:GetSecretValue"}, map[string]any{"Fn::Sub": arn + "${AccessTokensSecretName}-??????"}},
+		"ConfirmKey":   {"Allow", []string{"secretsmanager:GetSecretValue"}, map[string]any{"Ref": "ConfirmKeySecret"}},
 		// ListSecrets cannot be scoped; it reveals names only (values need GetSecretValue).
 		"ListProfiles": {"Allow", []string{"secretsmanager:ListSecrets"}, "*"},
 	}
