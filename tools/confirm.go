@@ -62,13 +62,17 @@ func beginHuman(ctx context.Context, tool, operation string, cfg *config.Config,
 	if rt.HasRequestState {
 		approved, err := k.Open(rt.RequestState, b)
 		if err != nil {
-			return ctx, nil, invalidConfirmation(err.Error())
+			reason := confirm.ReasonMalformed
+			if inv, ok := err.(*confirm.InvalidState); ok {
+				reason = inv.Reason
+			}
+			return ctx, nil, invalidConfirmation(string(reason))
 		}
 		if answer, ok := rt.InputResponses["confirm"]; ok {
 			accepted, action, ok := readAnswer(answer)
 			switch {
 			case !ok:
-				return ctx, nil, invalidConfirmation("inputResponses.confirm is not an elicitation result")
+				return ctx, nil, invalidConfirmation("its answer, inputResponses.confirm, is not an elicitation result")
 			case !accepted:
 				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Operation: operation, Tool: tool}))
 				return ctx, nil, &res
