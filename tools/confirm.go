@@ -9,6 +9,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/obs"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -111,7 +112,7 @@ func (h *humanCall) asked(err error, operation, tool string) (protocol.ToolResul
 			},
 		}}},
 		RequestState: state,
-		Outcome:      protocol.ResultInputRequired,
+		Outcome:      obs.InputRequired,
 	}, true
 }
 
