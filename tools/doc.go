@@ -9,7 +9,10 @@
 // browse.go holds mindvault_search too (they share the catalog code) and registry_writes.go
 // holds the five vault-registry writes as one table. define.go is the registry machinery
 // (Spec, Define, Tool, Registry, results), policy.go the policies a Spec declares and Define
-// enforces before Run (the mainnet confirmation, dry runs, guards), secrets.go the per-call secret collector, deps.go what handlers call
+// enforces before Run (the mainnet confirmation, dry runs, guards), confirm.go the user's own
+// confirmation that Define applies to every state-changing tool on the modern era and
+// confirm_seams.go what each tool hands it right before paying or sending, secrets.go the
+// per-call secret collector, deps.go what handlers call
 // and how they load credentials, helpers.go the small helpers several tools share, and
 // all.go the list of tools this build serves.
 package tools

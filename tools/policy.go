@@ -21,12 +21,14 @@ import (
 //  4. Run.
 //
 // A policy or guard that refuses returns its failure as Run would (through errmap, with the
-// tool's operation and source) and Run never starts, so nothing is sent. Guards are where a
-// further step that every state-changing call must pass plugs in — a human confirmation, for
-// one: a Guard sees the call's context and the decoded request (its dry run included, through
-// requests.DryRunner) after the cheap checks, before anything is read or sent. Such a step
-// that applies to every state-changing tool belongs in policyGuards, next to the mainnet
-// confirmation, so that it too is declared once and enforced by Define.
+// tool's operation and source) and Run never starts, so nothing is sent. A Guard sees the
+// call's context and the decoded request (its dry run included, through requests.DryRunner)
+// after the cheap checks, before anything is read or sent.
+//
+// ConfirmRequired also puts the call under the user's own confirmation on the modern era
+// (confirm.go): Define verifies a repeated call's requestState before step 2, and the user's
+// confirmation, asked for or given, stands in for confirmMainnet at step 2. It cannot be a
+// Guard, because the user must see what the call would pay or send, which only Run learns.
 
 // Mainnet declares a tool's mainnet confirmation.
 type Mainnet int
