@@ -496,3 +496,27 @@ func TestConfirmUnderLambdaNeedsASharedKey(t *testing.T) {
 		t.Error("a configured key is reported missing")
 	}
 }
+
+// TestConfirmKeyNeverLeaves: the confirmation key is a secret like the others: planted in the
+// title the question quotes, it appears in no response and no log line.
+func TestConfirmKeyNeverLeaves(t *testing.T) {
+	const key = "Y29uZmlybWF0aW9uIGtleSB0aGF0IG11c3QgbmV2ZXIgbGVhdmUh"
+	e := newEnv(t, map[string]string{"MINDVAULT_CONFIRM_KEY": key})
+	var meta map[string]any
+	getJSON(t, e.sb.APIURL+"/resources/rustguide/meta", &meta)
+	meta["title"] = "Guide " + key
+	body, _ := json.Marshal(meta)
+	plan, _ := json.Marshal([]map[string]any{{"service": "api", "target": "GET /resources/*/meta", "kind": "status", "status": 200, "body": string(body)}})
+	e.faults(string(plan))
+	a := e.modern("mindvault_buy", buyRust, capsForm, "")
+	_, msg := e.asked(a)
+	if !strings.Contains(msg, "Guide") {
+		t.Fatalf("the question does not quote the title: %q", msg)
+	}
+	raw, _ := json.Marshal(e.logs.String())
+	for _, where := range []string{a.raw, e.logs.String(), string(raw)} {
+		if strings.Contains(where, key) {
+			t.Fatalf("the key leaked: %s", where)
+		}
+	}
+}
