@@ -123,7 +123,7 @@ func (e *env) asked(a modernAnswer) (state, message string) {
 // invalid asserts the JSON-RPC -32602 of a requestState that cannot be acted on.
 func (e *env) invalid(a modernAnswer) {
 	e.t.Helper()
-	if a.Error == nil || a.Error.Code != -32602 || a.Error.Data["code"] != "CONFIRMATION_INVALID" || !strings.Contains(a.Error.Message, "requestState") {
+	if a.Error == nil || a.Error.Code != -32602 || a.Error.Data["code"] != "CONFIRMATION_INVALID" || !strings.Contains(a.Error.Message, "nothing was done") {
 		e.t.Fatalf("want -32602 with data.code CONFIRMATION_INVALID, got %s", a.raw)
 	}
 }
@@ -518,5 +518,23 @@ func TestConfirmKeyNeverLeaves(t *testing.T) {
 		if strings.Contains(where, key) {
 			t.Fatalf("the key leaked: %s", where)
 		}
+	}
+}
+
+// TestConfirmAnswerMustBeAnElicitationResult: an answer that is not an elicitation result is a
+// -32602 naming it, and nothing is paid.
+func TestConfirmAnswerMustBeAnElicitationResult(t *testing.T) {
+	e := newEnv(t, nil)
+	e.faults("")
+	state, _ := e.asked(e.modern("mindvault_buy", buyRust, capsForm, ""))
+	for _, bad := range []string{`{"action":"maybe"}`, `{"content":{"confirm":true}}`, `{"action":7}`} {
+		a := e.modern("mindvault_buy", buyRust, capsForm, answer(state, bad))
+		e.invalid(a)
+		if !strings.Contains(a.Error.Message, "params.inputResponses.confirm") {
+			t.Errorf("%s: message %q does not name the answer", bad, a.Error.Message)
+		}
+	}
+	if n := e.sb.PaidRequests("GET /resources/rustguide"); n != 0 {
+		t.Fatalf("%d paid requests", n)
 	}
 }

@@ -67,13 +67,13 @@ func beginHuman(ctx context.Context, tool, operation string, cfg *config.Config,
 			if inv, ok := err.(*confirm.InvalidState); ok {
 				reason = inv.Reason
 			}
-			return ctx, nil, invalidConfirmation(string(reason))
+			return ctx, nil, invalidConfirmation("params.requestState", string(reason))
 		}
 		if answer, ok := rt.InputResponses["confirm"]; ok {
 			accepted, action, ok := readAnswer(answer)
 			switch {
 			case !ok:
-				return ctx, nil, invalidConfirmation("its answer, inputResponses.confirm, is not an elicitation result")
+				return ctx, nil, invalidConfirmation("params.inputResponses.confirm", "it is not an elicitation result (action accept, decline or cancel)")
 			case !accepted:
 				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Operation: operation, Tool: tool}))
 				return ctx, nil, &res
@@ -152,10 +152,11 @@ func profileOf(canonical []byte, cfg *config.Config) string {
 	return cfg.DefaultProfile
 }
 
-// invalidConfirmation is the JSON-RPC -32602 of a requestState that cannot be acted on.
-func invalidConfirmation(reason string) *protocol.ToolResult {
+// invalidConfirmation is the JSON-RPC -32602 of a round 2 that cannot be acted on; path names
+// the param at fault.
+func invalidConfirmation(path, reason string) *protocol.ToolResult {
 	return &protocol.ToolResult{
-		Reject: &protocol.CallError{Code: protocol.CodeInvalidParams, Message: "Invalid params: params.requestState: " + reason + "; nothing was done",
+		Reject: &protocol.CallError{Code: protocol.CodeInvalidParams, Message: "Invalid params: " + path + ": " + reason + "; nothing was done",
 			Data: map[string]any{"code": errmap.CodeConfirmationInvalid, "category": errmap.CategoryValidation, "retry": errmap.RetryAfterCorrection,
 				"next": "Call the tool again without requestState and inputResponses; the user will be asked again."}},
 		Outcome: string(errmap.CategoryValidation),
