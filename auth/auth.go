@@ -136,6 +136,7 @@ type grant struct {
 	all           bool
 	authenticated bool
 	subject       string // the OAuth token's sub; "" in the other modes
+	caller        string // see Caller
 }
 
 type grantKey struct{}
@@ -295,7 +296,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.open {
-		m.pass(w, r, grant{all: true})
+		m.pass(w, r, grant{all: true, caller: AnonymousCaller})
 		return
 	}
 	if m.oauth != nil {
@@ -326,7 +327,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !m.registerToken(w, r, token) {
 		return
 	}
-	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true})
+	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: tokenCaller(t)})
 }
 
 // registerToken makes an accepted token a secret the process knows: no response, log line or
@@ -372,7 +373,7 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 		m.forbid(w, r, need)
 		return
 	}
-	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject})
+	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject})
 }
 
 // requiredScope finds the scope a POST needs by reading its body, then puts the bytes back in

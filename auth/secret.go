@@ -24,31 +24,47 @@ func LoadTokenSecret(ctx context.Context, name string) ([]Token, error) {
 }
 
 func loadTokenSecret(ctx context.Context, name string, opts ...func(*config.LoadOptions) error) ([]Token, error) {
-	if name == "" {
-		return nil, errors.New("access token secret: no secret name")
-	}
-	opts = append([]func(*config.LoadOptions) error{config.WithDefaultRegion("us-east-1")}, opts...)
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	value, err := loadSecret(ctx, "access token secret", name, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("access token secret %q: load AWS configuration: %w", name, err)
+		return nil, err
 	}
-	out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})
-	if err != nil {
-		var apiErr smithy.APIError
-		if errors.As(err, &apiErr) && credentials.IsAWSErrorCode(apiErr.ErrorCode()) {
-			return nil, fmt.Errorf("access token secret %q could not be read (AWS %s)", name, apiErr.ErrorCode())
-		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("access token secret %q could not be read: %w", name, ctx.Err())
-		}
-		return nil, fmt.Errorf("access token secret %q could not be read (no valid response from Secrets Manager)", name)
-	}
-	if out.SecretString == nil {
-		return nil, fmt.Errorf("access token secret %q holds no string value", name)
-	}
-	tokens, err := ParseTokens(*out.SecretString)
+	tokens, err := ParseTokens(value)
 	if err != nil {
 		return nil, fmt.Errorf("access token secret %q: %w", name, err)
 	}
 	return tokens, nil
 }
+
+// LoadSecretString reads the string value of the Secrets Manager secret name the way
+// LoadTokenSecret does (same configuration, same error hygiene); label names the secret's
+// purpose in errors, e.g. "confirmation key secret". For other once-per-process secrets.
+func LoadSecretString(ctx context.Context, label, name string) (string, error) {
+	return loadSecret(ctx, label, name)
+}
+
+func loadSecret(ctx context.Context, label, name string, opts ...func(*config.LoadOptions) error) (string, error) {
+	if name == "" {
+		return "", errors.New(label + ": no secret name")
+	}
+	opts = append([]func(*config.LoadOptions) error{config.WithDefaultRegion("us-east-1")}, opts...)
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return "", fmt.Errorf("%s %q: load AWS configuration: %w", label, name, err)
+	}
+	out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})
+	if err != nil {
+		var apiErr smithy.APIError
+		if errors.As(err, &apiErr) && credentials.IsAWSErrorCode(apiErr.ErrorCode()) {
+			return "", fmt.Errorf("%s %q could not be read (AWS %s)", label, name, apiErr.ErrorCode())
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s %q could not be read: %w", label, name, ctx.Err())
+		}
+		return "", fmt.Errorf("%s %q could not be read (no valid response from Secrets Manager)", label, name)
+	}
+	if out.SecretString == nil {
+		return "", fmt.Errorf("%s %q holds no string value", label, name)
+	}
+	return *out.SecretString, nil
+}
+

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/auth"
 	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/redact"
 	"github.com/mindvault/mcp-endpoint/tools"
@@ -55,8 +56,8 @@ func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Local) *Booted {
 	var errs []error
 	// The environment's secrets are known before anything can log or answer, whichever
-	// credential store is configured (MINDVAULT_CONFIRM_KEY is the human-confirmation key
-	// of a later release; it is a secret as soon as it is set).
+	// credential store is configured (MINDVAULT_CONFIRM_KEY signs the human confirmation's
+	// requestState; it is a secret as soon as it is set, even when it does not parse).
 	var envSecrets []string
 	for _, v := range []string{"MINDVAULT_AGENT_SECRET", "MINDVAULT_API_KEY", "MINDVAULT_CONFIRM_KEY"} {
 		envSecrets = append(envSecrets, getenv(v), strings.TrimSpace(getenv(v)))
@@ -88,6 +89,14 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 		errs = append(errs, tokenErr)
 	}
 	b.Deps = Deps(cfg, store)
+	keeper, confirmErr := confirm.Load(context.Background(), getenv, lambda)
+	if confirmErr != nil {
+		errs = append(errs, confirmErr)
+	}
+	if keeper.Note != "" {
+		logger.Warn(keeper.Note) // once: Boot runs once per process
+	}
+	b.Deps.Confirm = keeper
 	b.Err = errors.Join(errs...)
 	if b.Err != nil {
 		logger.Error("startup problem, reported to every authenticated request: " + b.Err.Error())

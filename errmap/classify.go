@@ -76,6 +76,8 @@ func retryVerdict(cat Category, code string, state State) Retry {
 		return RetryNo // the service, not the caller, must change what it prepares
 	case CodeDeliveryTooLarge:
 		return RetryNo // no argument makes the file smaller; only the operator's limit could
+	case CodeConfirmationDeclined:
+		return RetryNo // the user said no: only the user can change that
 	}
 	switch cat {
 	case CategoryPayment, CategoryAuth, CategoryContract:

@@ -13,6 +13,9 @@ const (
 	CodeContractInvalidInput   = "CONTRACT_INVALID_INPUT"
 	CodeUnexpectedTransaction  = "UNEXPECTED_TRANSACTION"
 	CodeDeliveryTooLarge       = "DELIVERY_TOO_LARGE"
+	CodeConfirmationInvalid    = "CONFIRMATION_INVALID"
+	CodeConfirmationDeclined   = "CONFIRMATION_DECLINED"
+	CodeConfirmationStale      = "CONFIRMATION_STALE"
 	CodeNetworkError           = "NETWORK_ERROR"
 	CodeCancelled              = "CANCELLED"
 	CodeTimeout                = "TIMEOUT"
@@ -80,11 +83,14 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeTrustlineMissing, CategoryPayment, "The account has no USDC trustline (USDC token error #13 or Horizon op_no_trust)."}, "USDC trustline missing"},
 	{CodeDoc{CodePriceAboveCap, CategoryPayment, "The price is above the caller's spend cap; refused before anything was signed."}, "price above the spend cap"},
 	{CodeDoc{CodePriceChanged, CategoryPayment, "The payment requested is above the previewed price; refused before anything was signed."}, "price changed since the preview"},
+	{CodeDoc{CodeConfirmationDeclined, CategoryPayment, "The user declined or cancelled the confirmation asked for on the modern era, so nothing was paid or sent (category validation for a write)."}, "the user declined"},
+	{CodeDoc{CodeConfirmationStale, CategoryPayment, "What the call would pay or send changed since the user approved it (payee, asset, network, payer, amount below the approved one, or a write's call or fee), so nothing was paid or sent (category validation for a write)."}, "changed since the user approved it"},
 	{CodeDoc{CodeUnsupportedRequirement, CategoryPayment, "No x402 payment option fits this endpoint (Stellar exact scheme, configured network and USDC asset)."}, "unsupported payment requirement"},
 	{CodeDoc{CodeFeesNotSponsored, CategoryPayment, "The seller's x402 requirement does not sponsor network fees, which this endpoint requires."}, "payment fees are not sponsored"},
 	{CodeDoc{CodeInvalidArguments, CategoryValidation, "The tool's arguments violate its request model; issues lists every problem (JSON-RPC -32602)."}, "invalid arguments"},
 	{CodeDoc{CodeInvalidRequest, CategoryValidation, "The MCP request broke the wire rules (not JSON, not one JSON-RPC request object, a header that disagrees with the body, an unsupported protocol version, malformed params); JSON-RPC error.message names the rule."}, "invalid MCP request"},
 	{CodeDoc{CodeMainnetNotConfirmed, CategoryValidation, "A state-changing tool was called on mainnet without confirmMainnet: true."}, "mainnet call not confirmed"},
+	{CodeDoc{CodeConfirmationInvalid, CategoryValidation, "The requestState of a repeated call failed verification, expired, or belongs to other arguments, another caller or another network (JSON-RPC -32602 error.data.code); nothing was done."}, "confirmation state not valid for this call"},
 	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid"},
 	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input"},
 	{CodeDoc{CodeUnexpectedTransaction, CategoryValidation, "A transaction prepared by a service does more than the call asked (network, operations, contract call, authorization, fee or time bounds), so nothing was signed or sent."}, "transaction refused before signing"},

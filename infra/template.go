@@ -480,6 +480,7 @@ func (t Template) CheckReferences() []string {
 // value, and may therefore look like secrets.
 var SecretNameVariables = map[string]bool{
 	"MINDVAULT_ACCESS_TOKENS_SECRET": true,
+	"MINDVAULT_CONFIRM_KEY_SECRET":   true,
 }
 
 var (

@@ -179,6 +179,13 @@ func TestTemplateFunctionSettings(t *testing.T) {
 		{"env MINDVAULT_OAUTH_AUDIENCE", prop("Environment", "Variables", "MINDVAULT_OAUTH_AUDIENCE"), ifSet("SetOAuthAudience", "OAuthAudience")},
 		{"env MINDVAULT_OAUTH_PROFILES_CLAIM", prop("Environment", "Variables", "MINDVAULT_OAUTH_PROFILES_CLAIM"), ifSet("SetOAuthProfilesClaim", "OAuthProfilesClaim")},
 		{"env MINDVAULT_OAUTH_SCOPE_PREFIX", prop("Environment", "Variables", "MINDVAULT_OAUTH_SCOPE_PREFIX"), ifSet("SetOAuthScopePrefix", "OAuthScopePrefix")},
+		{"env MINDVAULT_CONFIRM", prop("Environment", "Variables", "MINDVAULT_CONFIRM"), map[string]any{"Ref": "ConfirmPolicy"}},
+		{"env MINDVAULT_CONFIRM_KEY_SECRET", prop("Environment", "Variables", "MINDVAULT_CONFIRM_KEY_SECRET"), map[string]any{"Ref": "ConfirmKeySecret"}},
+		// The confirmation key is generated in the stack: random, shared by every instance, never a parameter.
+		{"confirm key type", tpl.Resource("ConfirmKeySecret")["Type"], "AWS::SecretsManager::Secret"},
+		{"confirm key generated", tpl.Resource("ConfirmKeySecret")["Properties"].(map[string]any)["GenerateSecretString"],
+			map[string]any{"PasswordLength": 64, "ExcludePunctuation": true, "IncludeSpace": false}},
+		{"confirm policy choices", tpl.Section("Parameters")["ConfirmPolicy"].(map[string]any)["AllowedValues"], []any{"auto", "always", "off"}},
 		{"output McpUrl", tpl.Section("Outputs")["McpUrl"].(map[string]any)["Value"], map[string]any{"Fn::Sub": "${McpFunctionUrl.FunctionUrl}mcp"}},
 		{"network choices", tpl.Section("Parameters")["Network"].(map[string]any)["AllowedValues"], []any{"testnet", "mainnet"}},
 	}
@@ -291,6 +298,7 @@ func TestTemplateIAMLeastPrivilege(t *testing.T) {
 			"secretsmanager:PutSecretValue", "secretsmanager:UpdateSecret",
 		}, map[string]any{"Fn::Sub": arn + "${CredentialPrefix}*"}},
 		"AccessTokens": {"Allow", []string{"secretsmanager:GetSecretValue"}, map[string]any{"Fn::Sub": arn + "${AccessTokensSecretName}-??????"}},
+		"ConfirmKey":   {"Allow", []string{"secretsmanager:GetSecretValue"}, map[string]any{"Ref": "ConfirmKeySecret"}},
 		// ListSecrets cannot be scoped; it reveals names only (values need GetSecretValue).
 		"ListProfiles": {"Allow", []string{"secretsmanager:ListSecrets"}, "*"},
 	}

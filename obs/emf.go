@@ -22,14 +22,15 @@ var emfMu sync.Mutex
 // Every dimension comes from a closed set, so a caller cannot create metrics (each distinct
 // dimension value is a billed custom metric) or smuggle text into them: tool is a registered
 // tool name or "unknown" (the caller passes it so; a value of another shape becomes
-// "unknown" here too), Category a failure category or "ok", Service a downstream source;
+// "unknown" here too), Category a failure category, "ok" or InputRequired (a call that asked
+// the user, not an error), Service a downstream source;
 // Route, a property, is the code's route name.
 func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration, calls []Call) {
 	if w == nil || tool == "" {
 		return
 	}
 	errCount := 0
-	if outcome != "ok" {
+	if outcome != "ok" && outcome != InputRequired {
 		errCount = 1
 	}
 	lines := []map[string]any{{

@@ -49,8 +49,11 @@ func dimTool(s string) string {
 }
 
 // dimCategory keeps a Category dimension in the failure categories plus "ok".
+// InputRequired is the outcome of a tool call answered with a question to the user.
+const InputRequired = "input_required"
+
 func dimCategory(s string) string {
-	if s == "ok" || errmap.Category(s).Valid() {
+	if s == "ok" || s == InputRequired || errmap.Category(s).Valid() {
 		return s
 	}
 	return Unknown

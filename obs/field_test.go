@@ -44,6 +44,7 @@ func TestEMFDimensionsAreClosed(t *testing.T) {
 	}{
 		{"mindvault_preview", "not_found", "api", "GET /resources/{id}/meta", "mindvault_preview", "not_found", "api", "GET /resources/{id}/meta"},
 		{"mindvault_health", "ok", "rpc", "getNetwork", "mindvault_health", "ok", "rpc", "getNetwork"},
+		{"mindvault_buy", "input_required", "x402", "GET /resources/{id}", "mindvault_buy", "input_required", "x402", "GET /resources/{id}"},
 		{hostile, hostile, hostile, hostile, Unknown, Unknown, Unknown, Unknown},
 		{"Mindvault Preview", "Server", "API", "GET /x?api_key=1", Unknown, Unknown, Unknown, Unknown},
 	}
@@ -61,6 +62,19 @@ func TestEMFDimensionsAreClosed(t *testing.T) {
 		}
 		if call.Tool != c.wantTool || call.Category != c.wantCat || down.Service != c.wantSvc || down.Route != c.wantRte {
 			t.Errorf("dimensions %.40q/%.40q/%.40q/%.40q, want %s/%s/%s/%s", call.Tool, call.Category, down.Service, down.Route, c.wantTool, c.wantCat, c.wantSvc, c.wantRte)
+		}
+	}
+}
+
+// TestEMFAskingIsNotAnError: a call answered with a question to the user counts as a call,
+// not as an error.
+func TestEMFAskingIsNotAnError(t *testing.T) {
+	for outcome, want := range map[string]int{"ok": 0, InputRequired: 0, "payment": 1} {
+		var buf bytes.Buffer
+		WriteEMF(&buf, time.Now(), "mindvault_buy", outcome, time.Millisecond, nil)
+		var line struct{ ToolErrors int }
+		if json.Unmarshal(buf.Bytes(), &line) != nil || line.ToolErrors != want {
+			t.Errorf("%s: ToolErrors %d, want %d (%s)", outcome, line.ToolErrors, want, buf.String())
 		}
 	}
 }

@@ -77,6 +77,11 @@ func (s *Server) modern(ctx context.Context, r *http.Request, req request, heade
 		if bad != nil {
 			return *bad
 		}
+		rt, bad := roundTripOf(req.Meta, req.Params)
+		if bad != nil {
+			return *bad
+		}
+		ctx = WithRoundTrip(ctx, rt)
 	}
 
 	switch req.Method {
@@ -265,6 +270,18 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, modern bo
 				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), s.Tools.Names())})
 		}
 		e.outcome, e.code = res.Outcome, res.Code
+		if res.Reject != nil {
+			return fail(http.StatusOK, res.Reject.Code, res.Reject.Message, res.Reject.Data)
+		}
+		if res.ResultType == ResultInputRequired {
+			if !modern {
+				// The initialize-based revisions have no InputRequiredResult: a tool that asks
+				// there is a bug, answered as one rather than sent to a client that cannot read it.
+				panic("tool " + c.name + " asked for input on the legacy era")
+			}
+			return outcome{result: inputRequiredResult{ResultType: ResultInputRequired, InputRequests: res.InputRequests,
+				RequestState: res.RequestState, Meta: map[string]any{metaServerInfo: s.Info}}}
+		}
 		if modern {
 			res.ResultType = "complete"
 			meta := make(map[string]any, len(res.Meta)+1)

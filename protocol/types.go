@@ -73,14 +73,19 @@ func (c Content) MarshalJSON() ([]byte, error) {
 }
 
 // ToolResult is a tools/call result. Outcome is for logs and metrics only ("ok" or the
-// failure category) and never goes on the wire.
+// failure category) and never goes on the wire. On the modern era a tool may instead ask for
+// input (ResultType ResultInputRequired with InputRequests and RequestState, input.go) or
+// answer with a JSON-RPC error (Reject).
 type ToolResult struct {
-	Content           []Content      `json:"content"`
-	StructuredContent any            `json:"structuredContent,omitempty"`
-	IsError           bool           `json:"isError,omitempty"`
-	Meta              map[string]any `json:"_meta,omitempty"`
-	ResultType        string         `json:"resultType,omitempty"`
-	Outcome           string         `json:"-"`
+	Content           []Content               `json:"content"`
+	StructuredContent any                     `json:"structuredContent,omitempty"`
+	IsError           bool                    `json:"isError,omitempty"`
+	Meta              map[string]any          `json:"_meta,omitempty"`
+	ResultType        string                  `json:"resultType,omitempty"`
+	InputRequests     map[string]InputRequest `json:"-"`
+	RequestState      string                  `json:"-"`
+	Reject            *CallError              `json:"-"`
+	Outcome           string                  `json:"-"`
 	// Code is the failure's diagnostic code (e.g. CANCELLED), for the log line only.
 	Code string `json:"-"`
 }

@@ -34,6 +34,8 @@ var apiRoutes = []apiRoute{
 	{"GET", "/resources/*/register/prepare", (*Sandbox).apiPrepareRegistration, `{"unsignedXdr":42,"networkPassphrase":[]}`},
 	{"POST", "/resources/*/register", (*Sandbox).apiRegister, `{"onchainStatus":7,"txHash":[]}`},
 	{"GET", "/buyers/*/payments", (*Sandbox).apiBuyerPayments, `{"payments":"none"}`},
+	// A test control of the sandbox only (prices.go).
+	{"POST", "/sandbox/resources/*/price", (*Sandbox).apiSetPrice, `{}`},
 }
 
 func (s *Sandbox) apiService() *service {

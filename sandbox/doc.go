@@ -138,6 +138,10 @@
 // @x402/express, the payment is verified before the handler and settled only when it would
 // answer 2xx: a 400 (bad body) or 404 (unknown resourceId) charges nothing.
 //
+// SetPrice changes a resource's price (the listed one and, when registered, the on-chain one
+// with it); POST /sandbox/resources/{id}/price {"price": "2.5"} does the same for test
+// clients outside the process. It is a control of the simulator, not a MindVault API route.
+//
 // Every success carries PAYMENT-RESPONSE = base64(JSON{success: true, transaction: <64-hex
 // hash>, network, payer}). A refused payment answers 402 with PAYMENT-RESPONSE {success:
 // false, errorReason, errorMessage, transaction: "", network, payer} and a fresh

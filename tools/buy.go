@@ -188,7 +188,8 @@ func Buy(d *Deps) *Tool {
 				return out, nil
 			}
 			res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
-				Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price})
+				Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
+				Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")"})})
 			if err != nil {
 				return nil, err
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/redact"
@@ -131,7 +132,17 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 			return ErrorResult(errmap.Validation(s.Name, issues, t.args))
 		}
 		ctx, seen := withCallSecrets(ctx)
+		var human *humanCall
+		if s.Mainnet == ConfirmRequired {
+			var stop *protocol.ToolResult
+			if ctx, human, stop = beginHuman(ctx, s.Name, s.Operation, s.Config, req); stop != nil {
+				return *stop
+			}
+		}
 		res, err := run(ctx, req)
+		if ask, ok := human.asked(err, s.Operation, s.Name); ok {
+			return ask
+		}
 		if err != nil {
 			if s.Hints.ReadOnly {
 				readStarted(err)
@@ -227,6 +238,8 @@ type Registry struct {
 	byName map[string]*Tool
 	defs   []json.RawMessage
 	names  []string
+	// keeper holds the human-confirmation policy and key (nil: never ask); confirm.go.
+	keeper *confirm.Keeper
 }
 
 // NewRegistry orders tools by name so tools/list is stable whatever the registration order.
@@ -267,5 +280,5 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	if !ok {
 		return protocol.ToolResult{}, false
 	}
-	return t.call(ctx, args), true
+	return t.call(withKeeper(ctx, r.keeper), args), true
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
 	"github.com/mindvault/mcp-endpoint/clients/x402"
 	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/credentials"
 )
 
@@ -31,6 +32,8 @@ type Deps struct {
 	X402 *x402.Client
 	// Sponsor creates sponsored wallets.
 	Sponsor *sponsor.Client
+	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
+	Confirm *confirm.Keeper
 }
 
 // profile loads the named profile (or the default). The store has made its secrets known to

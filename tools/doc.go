@@ -7,11 +7,14 @@
 // Policy every state-changing tool shares (the mainnet confirmation, what a dry run may skip,
 // guards) is declared in the tool's Spec and enforced by Define before the handler runs.
 //
-// Where things are: tool mindvault_x lives in x.go (a unit test, if any, in x_test.go),
-// except that browse.go holds mindvault_search too (they share the catalog code) and
-// registry_writes.go holds the five vault-registry writes as one table. define.go is the
-// registry machinery (Spec, Define, Tool, Registry, results), policy.go the declared
-// policies, secrets.go the per-call secret collector, deps.go what handlers call and how
-// they load credentials, helpers.go the small helpers several tools share, and all.go the
-// list of tools this build serves.
+// Where things are: tool mindvault_x lives in x.go (its test in x_test.go), except that
+// browse.go holds mindvault_search too (they share the catalog code) and registry_writes.go
+// holds the five vault-registry writes as one table. define.go is the registry machinery
+// (Spec, Define, Tool, Registry, results), policy.go the policies a Spec declares and Define
+// enforces before Run (the mainnet confirmation, dry runs, guards), confirm.go the user's own
+// confirmation that Define applies to every state-changing tool on the modern era and
+// confirm_seams.go what each tool hands it right before paying or sending, secrets.go the
+// per-call secret collector, deps.go what handlers call
+// and how they load credentials, helpers.go the small helpers several tools share, and
+// all.go the list of tools this build serves.
 package tools

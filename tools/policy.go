@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -20,12 +21,14 @@ import (
 //  4. Run.
 //
 // A policy or guard that refuses returns its failure as Run would (through errmap, with the
-// tool's operation and source) and Run never starts, so nothing is sent. Guards are where a
-// further step that every state-changing call must pass plugs in — a human confirmation, for
-// one: a Guard sees the call's context and the decoded request (its dry run included, through
-// requests.DryRunner) after the cheap checks, before anything is read or sent. Such a step
-// that applies to every state-changing tool belongs in policyGuards, next to the mainnet
-// confirmation, so that it too is declared once and enforced by Define.
+// tool's operation and source) and Run never starts, so nothing is sent. A Guard sees the
+// call's context and the decoded request (its dry run included, through requests.DryRunner)
+// after the cheap checks, before anything is read or sent.
+//
+// ConfirmRequired also puts the call under the user's own confirmation on the modern era
+// (confirm.go): Define verifies a repeated call's requestState before step 2, and the user's
+// confirmation, asked for or given, stands in for confirmMainnet at step 2. It cannot be a
+// Guard, because the user must see what the call would pay or send, which only Run learns.
 
 // Mainnet declares a tool's mainnet confirmation.
 type Mainnet int
@@ -96,8 +99,13 @@ func policyGuards[Req, Out any](s Spec[Req, Out], args []string) ([]Guard[Req], 
 // mainnetConfirmation is the ConfirmRequired guard. It reads the configuration at call time,
 // so an operator's or a test's change to it applies to the next call.
 func mainnetConfirmation[Req any](c *config.Config, dry DryRun) Guard[Req] {
-	return func(_ context.Context, req *Req) error {
+	return func(ctx context.Context, req *Req) error {
 		if dry == DryRunExempt && any(req).(requests.DryRunner).DryRunRequested() {
+			return nil
+		}
+		// The user's own confirmation, asked for or given (confirm.go), stands in for the
+		// agent's confirmMainnet.
+		if confirm.GateFrom(ctx).StandsInForMainnet() {
 			return nil
 		}
 		return mainnetUnconfirmed(c, any(req).(requests.MainnetConfirmer).MainnetConfirmed())

@@ -16,6 +16,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/clients/x402"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -112,6 +113,9 @@ type publishRun struct {
 	out    *PublishOutput
 	// resumed: the resource existed before this call (resourceId), so this call did not create it.
 	resumed bool
+	// agentWallet and balance are what funds read: the fee's payee and the wallet's USDC.
+	agentWallet string
+	balance     *big.Int
 }
 
 // create publishes a new resource. The wallet is checked against the current fee before
@@ -130,6 +134,12 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		}
 		out.Message = "Dry run: the API key, the wallet's USDC for the fee and the fee cap all pass; nothing was created or paid."
 		return out, nil
+	}
+	// The fee is why a user confirms a publish: ask before anything exists (the 402 of the
+	// verification needs the resource, so the fee and payee come from the agent's status, and
+	// the paid request checks them again against this approval).
+	if err := confirm.Approve(ctx, r.fee(fee, r.agentWallet, "").request(string(r.d.Config.Network))); err != nil {
+		return nil, err
 	}
 	desc := deref(req.Description)
 	created, err := r.d.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{
@@ -186,6 +196,9 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 			out.Steps = append(out.Steps, Step{Name: "register", Status: "planned", Detail: "POST " + r.d.Config.MindVaultURL + "/resources/" + meta.ID + "/register"})
 			out.Message = "Dry run: resource " + meta.ID + " is verified and would be registered on chain; nothing was sent."
 			return out, nil
+		}
+		if err := confirm.Approve(ctx, r.registration(meta.ID)); err != nil {
+			return nil, err
 		}
 		return r.register(ctx, meta.ID)
 	}
@@ -251,6 +264,7 @@ func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error
 		return nil, err
 	}
 	r.out.FeeUSDC = soroban.Decimal(fee)
+	r.agentWallet, r.balance = agent.Agent.WalletAddress, bal
 	if r.req.DryRun {
 		r.out.USDCBalance = soroban.Decimal(bal)
 	}
@@ -294,7 +308,8 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	out := r.out
 	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
 	res, err := r.d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
-		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee})
+		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
+			Approve: r.d.approvePayment(r.fee(fee, "", id))})
 	if err == nil && !res.Response.OK() {
 		err = r.d.X402.Svc.StatusError(res.Response)
 	}
@@ -411,4 +426,30 @@ func (r *publishRun) afterCreation(err error, id string) error {
 	e.Facts.Body = nil // the detail above carries the body's message
 	e.Facts.Next = next
 	return e
+}
+
+// fee is the verification fee as the user approves it. A resource this call creates has no
+// id yet when the user is asked, so only a resumed one is named by id.
+func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
+	p := payment{quote: x402.Quote{Amount: amount, Asset: r.d.Config.USDCContractID, PayTo: payee, Network: r.d.Config.X402Network},
+		payer: r.kp.Address(), balance: r.balance}
+	switch {
+	case r.resumed:
+		p.resource, p.what = id, "the verification of resource "+id
+	default:
+		p.what = fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
+	}
+	return p
+}
+
+// registration is the on-chain registration of a verified resource that the API submits.
+func (r *publishRun) registration(id string) confirm.Request {
+	c := r.d.Config
+	return confirm.Request{
+		Approval: confirm.Approval{Kind: confirm.Write, Network: string(c.Network), Payer: r.kp.Address(), Resource: id,
+			Contract: c.RegistryContract, Function: "register"},
+		Title: "Register " + id + " on chain",
+		Message: fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s?",
+			id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network),
+	}
 }

@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
@@ -43,6 +45,15 @@ func Register(d *Deps) *Tool {
 				if wallet, err = p.Address(); err != nil {
 					return nil, credentials.Missing(d.Store, p.Name, "wallet (pass walletAddress or run mindvault_setup_wallet)")
 				}
+			}
+			if err := confirm.Approve(ctx, confirm.Request{
+				Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: wallet, Function: "register publisher",
+					Args: []string{req.Name, req.Email, p.Name}},
+				Title: "Register publisher " + req.Name,
+				Message: fmt.Sprintf("Register %s <%s> as a MindVault publisher on %s with payout wallet %s, and store its API key in profile %s?",
+					quoted(req.Name), req.Email, d.Config.Network, confirm.Short(wallet), quoted(p.Name)),
+			}); err != nil {
+				return nil, err
 			}
 			pub, err := d.API.RegisterPublisher(ctx, req.Name, req.Email, wallet)
 			if err != nil {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 
 	"github.com/mindvault/mcp-endpoint/clients/txcheck"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -70,6 +72,15 @@ func RegisterOnchain(d *Deps) *Tool {
 			tx, ok := generic.Transaction()
 			if !ok {
 				return nil, d.API.MalformedMeta("the prepared transaction is a fee bump")
+			}
+			if err := confirm.Approve(ctx, confirm.Request{
+				Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: kp.Address(), Resource: req.ResourceID,
+					Contract: d.Config.RegistryContract, Function: "register", MaxFee: tx.MaxFee(), Before: strconv.FormatInt(tx.SequenceNumber(), 10)},
+				Title: "Register " + req.ResourceID + " on chain",
+				Message: fmt.Sprintf("Sign and submit the registration of resource %s on the vault-registry contract %s on %s? Signed by %s; network fee up to %s XLM.",
+					req.ResourceID, confirm.Short(d.Config.RegistryContract), d.Config.Network, confirm.Short(kp.Address()), confirm.XLM(tx.MaxFee())),
+			}); err != nil {
+				return nil, err
 			}
 			if tx, err = tx.Sign(d.Config.Passphrase, kp); err != nil {
 				return nil, fmt.Errorf("sign: %w", err)

@@ -190,7 +190,7 @@ func (d *Deps) write(ctx context.Context, id string, profile *string, fn string,
 		return &WriteOutput{Status: "success", ResourceID: id, Changed: false,
 			Message: c.unchanged + " Nothing was sent and no fee was spent."}, nil
 	}
-	res, err := d.Registry.Invoke(ctx, kp, fn, append([]xdr.ScVal{soroban.Str(id)}, c.args...)...)
+	res, err := d.Registry.InvokeApproved(ctx, kp, d.approveWrite(kp.Address(), id, c.args), fn, append([]xdr.ScVal{soroban.Str(id)}, c.args...)...)
 	if err != nil {
 		if found {
 			// The entry was just read: a refusal of the signer can name the wallet that may sign.

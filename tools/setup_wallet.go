@@ -8,6 +8,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/keypair"
 
 	"github.com/mindvault/mcp-endpoint/auth"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
@@ -53,6 +54,15 @@ func SetupWallet(d *Deps) *Tool {
 			// Refuse before creating a key, let alone an account, nobody could hold.
 			if d.Store.ReadOnly() {
 				return nil, credentials.ReadOnlyStore(d.Store)
+			}
+			if err := confirm.Approve(ctx, confirm.Request{
+				Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Function: "create sponsored account",
+					Args: []string{req.Profile}},
+				Title: "Create wallet " + req.Profile,
+				Message: fmt.Sprintf("Create a new Stellar wallet on %s through the sponsored-account service and store its key in the new profile %s? It costs you nothing.",
+					d.Config.Network, quoted(req.Profile)),
+			}); err != nil {
+				return nil, err
 			}
 			kp, err := keypair.Random()
 			if err != nil {

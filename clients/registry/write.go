@@ -41,6 +41,22 @@ type Written struct {
 // envelope may have reached the network, an unconfirmed outcome is reported as stateChanged
 // "unknown" with the hash and a mindvault_tx_status nextAction — never retried blindly.
 func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args ...xdr.ScVal) (*Written, error) {
+	return c.InvokeApproved(ctx, kp, nil, fn, args...)
+}
+
+// Plan is a write about to be signed and sent: the function, the transaction's fee
+// (inclusion plus simulated resource fee, in stroops) and the source account's sequence it
+// was built on.
+type Plan struct {
+	Function string
+	Fee      int64
+	Sequence int64
+}
+
+// InvokeApproved is Invoke with approve called once the transaction is simulated and
+// assembled, right before it is signed and sent; an error from it stops the write with
+// nothing signed or sent (the user's confirmation, package confirm). nil approves.
+func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, Plan) error, fn string, args ...xdr.ScVal) (*Written, error) {
 	source := kp.Address()
 	seq, err := c.Sequence(ctx, source)
 	if err != nil {
@@ -66,6 +82,11 @@ func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args .
 	tx, err := c.build(source, seq, fn, args, auth, &data, txnbuild.MinBaseFee) // txnbuild adds the resource fee in data
 	if err != nil {
 		return nil, err
+	}
+	if approve != nil {
+		if err := approve(ctx, Plan{Function: fn, Fee: tx.MaxFee(), Sequence: seq}); err != nil {
+			return nil, err
+		}
 	}
 	if tx, err = tx.Sign(c.Passphrase, kp); err != nil {
 		return nil, fmt.Errorf("sign: %w", err)

@@ -57,6 +57,12 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	if err != nil {
 		return nil, err
 	}
+	if policy.Approve != nil {
+		// The signed payment has not left this process; it is dropped unless approved.
+		if err := policy.Approve(ctx, Quote{Amount: new(big.Int).Set(amount), Asset: r.Asset, PayTo: r.PayTo, Network: r.Network}); err != nil {
+			return nil, err
+		}
+	}
 	paid := req
 	paid.Header = req.Header.Clone()
 	if paid.Header == nil {

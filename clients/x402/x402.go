@@ -12,6 +12,7 @@ package x402
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -54,6 +55,19 @@ type Policy struct {
 	Cap     *big.Int // most units the caller allows (maxPriceUsdc)
 	// Previewed is the price seen before paying, in units; nil when unknown.
 	Previewed *big.Int
+	// Approve, when set, is called once the payment is selected, checked and signed, right
+	// before it is sent, with what it pays; an error stops the call with nothing sent (the
+	// user's confirmation, package confirm).
+	Approve func(ctx context.Context, q Quote) error
+}
+
+// Quote is what a payment about to be sent pays: amount in units, asset contract, payee and
+// x402 network, all from the selected requirement.
+type Quote struct {
+	Amount  *big.Int
+	Asset   string
+	PayTo   string
+	Network string
 }
 
 // refuse is a refusal before anything was signed or sent.

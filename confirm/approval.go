@@ -1,0 +1,251 @@
+package confirm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// Kind is what an approval lets happen.
+type Kind string
+
+// The kinds of approval.
+const (
+	// Payment is USDC leaving the user's wallet over x402.
+	Payment Kind = "payment"
+	// Write is any other state change: a contract call, a registration, a new wallet.
+	Write Kind = "write"
+)
+
+// Approval is what the user is asked to approve, as round 2 compares it: the facts that decide
+// what would be paid or sent, never its wording. Empty fields are not part of the approval.
+type Approval struct {
+	Kind    Kind   `json:"kind"`
+	Network string `json:"network"`
+	// Payer is the wallet that pays or signs.
+	Payer string `json:"payer,omitempty"`
+	// Payment: the amount in USDC units (7 decimals) as an integer, the asset contract, the payee.
+	Amount string `json:"amount,omitempty"`
+	Asset  string `json:"asset,omitempty"`
+	Payee  string `json:"payee,omitempty"`
+	// Resource is the resource paid for or written; "" for one that does not exist yet.
+	Resource string `json:"resource,omitempty"`
+	// Write: the contract (if any), the function and its arguments as shown, the highest fee in stroops.
+	Contract string   `json:"contract,omitempty"`
+	Function string   `json:"function,omitempty"`
+	Args     []string `json:"args,omitempty"`
+	MaxFee   int64    `json:"maxFee,omitempty"`
+	// Before is the payer's state the approval was given in: its USDC balance in units before a
+	// payment, its account sequence before a transaction it signs. An accepted round 2 replayed
+	// after it took effect meets another balance or sequence and is refused, although the
+	// endpoint keeps no record of it.
+	Before string `json:"before,omitempty"`
+}
+
+// Request is what a seam hands the Gate: the approval, and how to ask for it.
+type Request struct {
+	Approval Approval
+	// Title labels the confirm checkbox, e.g. "Pay 1.5 USDC".
+	Title string
+	// Message is the question: amount and asset, payee, resource or contract call, network and
+	// balance after (a write: function, resource, new value, network fee in XLM).
+	Message string
+}
+
+// Needed stops a call in round 1: the seam reached the point of paying or sending and the user
+// must approve Request first. It is not an errmap failure, so the layers it passes through
+// leave it alone; the tool layer turns it into an InputRequiredResult.
+type Needed struct{ Request Request }
+
+func (n *Needed) Error() string { return "the user's confirmation is needed: " + n.Request.Title }
+
+// AsNeeded finds a Needed in err's chain.
+func AsNeeded(err error) (*Needed, bool) {
+	var n *Needed
+	ok := errors.As(err, &n)
+	return n, ok
+}
+
+// Gate is one call's human confirmation, placed in its context by the tool layer. A nil Gate
+// (not the modern era, no form elicitation, no key, policy off, a dry run) lets every seam
+// proceed: the argument guards alone protect the call.
+type Gate struct {
+	mode     Mode
+	mainnet  bool
+	approved *Approval
+}
+
+// Asking is the Gate of round 1 under mode; mainnet says whether the call acts on mainnet.
+func Asking(mode Mode, mainnet bool) *Gate { return &Gate{mode: mode, mainnet: mainnet} }
+
+// Approved is the Gate of round 2 after the user accepted a.
+func Approved(a Approval) *Gate { return &Gate{approved: &a} }
+
+// StandsInForMainnet reports whether the human confirmation replaces the confirmMainnet
+// argument: in round 1 every state-changing seam on mainnet asks (under auto and always
+// alike), and in round 2 the user has accepted.
+func (g *Gate) StandsInForMainnet() bool {
+	return g != nil && (g.approved != nil || g.mode == Auto || g.mode == Always)
+}
+
+// Asks reports whether the Gate would stop a seam of this kind to ask.
+func (g *Gate) asks(k Kind) bool {
+	switch g.mode {
+	case Always:
+		return true
+	case Auto:
+		return k == Payment || g.mainnet
+	}
+	return false
+}
+
+// Approve is called by a seam right before it signs or sends what r describes. It returns nil
+// to proceed; Needed in round 1 when the policy asks for r; in round 2 a refusal when r is not
+// what the user approved.
+func (g *Gate) Approve(r Request) error {
+	switch {
+	case g == nil:
+		return nil
+	case g.approved != nil:
+		return g.approved.admits(r.Approval)
+	case g.asks(r.Approval.Kind):
+		return &Needed{Request: r}
+	}
+	return nil
+}
+
+type gateKey struct{}
+
+// WithGate places a call's Gate in its context.
+func WithGate(ctx context.Context, g *Gate) context.Context {
+	return context.WithValue(ctx, gateKey{}, g)
+}
+
+// GateFrom returns the call's Gate, nil when none.
+func GateFrom(ctx context.Context) *Gate {
+	g, _ := ctx.Value(gateKey{}).(*Gate)
+	return g
+}
+
+// Approve is GateFrom(ctx).Approve(r), for seams.
+func Approve(ctx context.Context, r Request) error { return GateFrom(ctx).Approve(r) }
+
+// admits compares what a seam would now pay or send with what the user approved.
+func (a *Approval) admits(now Approval) error {
+	switch {
+	case now.Kind != a.Kind:
+		return a.stale(fmt.Sprintf("the call would now make a %s, and a %s was approved", now.Kind, a.Kind))
+	case now.Network != a.Network:
+		return a.stale(fmt.Sprintf("the network is now %s, and %s was approved", now.Network, a.Network))
+	case now.Payer != a.Payer:
+		return a.stale(fmt.Sprintf("the paying or signing wallet is now %s, and %s was approved", Short(now.Payer), Short(a.Payer)))
+	case now.Resource != "" && a.Resource != "" && now.Resource != a.Resource:
+		return a.stale(fmt.Sprintf("the resource is now %s, and %s was approved", now.Resource, a.Resource))
+	case now.Before != a.Before && a.Kind == Payment:
+		return a.stale("the wallet's USDC balance changed since the approval (this approval may have been used already)")
+	case now.Before != a.Before:
+		return a.stale("the signing account's sequence changed since the approval (this approval may have been used already)")
+	}
+	if a.Kind == Payment {
+		switch {
+		case now.Asset != a.Asset:
+			return a.stale("the payment asks for another asset than the one approved")
+		case now.Payee != a.Payee:
+			return a.stale(fmt.Sprintf("the payee is now %s, and %s was approved", Short(now.Payee), Short(a.Payee)))
+		}
+		got, ok1 := new(big.Int).SetString(now.Amount, 10)
+		want, ok2 := new(big.Int).SetString(a.Amount, 10)
+		switch {
+		case !ok1 || !ok2:
+			return a.stale("the amount cannot be compared with the approved one")
+		case got.Cmp(want) > 0:
+			return refusal(errmap.CodePriceChanged, errmap.CategoryPayment,
+				fmt.Sprintf("the payment is now %s USDC, more than the %s USDC the user approved; nothing was paid", USDC(got), USDC(want)),
+				"Call again to ask the user to approve the new amount, or choose something else.")
+		case got.Cmp(want) != 0:
+			return a.stale(fmt.Sprintf("the payment is now %s USDC, and %s USDC was approved", USDC(got), USDC(want)))
+		}
+		return nil
+	}
+	switch {
+	case now.Contract != a.Contract || now.Function != a.Function || !slices.Equal(now.Args, a.Args):
+		return a.stale(fmt.Sprintf("the call is now %s, and %s was approved", call(now), call(*a)))
+	case now.MaxFee > a.MaxFee:
+		return a.stale(fmt.Sprintf("the network fee is now up to %s XLM, above the %s XLM approved", XLM(now.MaxFee), XLM(a.MaxFee)))
+	}
+	return nil
+}
+
+func call(a Approval) string {
+	return a.Function + "(" + strings.Join(a.Args, ", ") + ")"
+}
+
+// stale refuses a call whose payment or write changed since the user approved it.
+func (a *Approval) stale(detail string) error {
+	nothing := "nothing was paid"
+	if a.Kind == Write {
+		nothing = "nothing was sent"
+	}
+	return refusal(errmap.CodeConfirmationStale, a.category(), detail+"; "+nothing,
+		"Call again: the user will be asked to approve what the call would do now.")
+}
+
+// category is a refusal's category: payment for a payment, validation for a write.
+func (a *Approval) category() errmap.Category {
+	if a.Kind == Payment {
+		return errmap.CategoryPayment
+	}
+	return errmap.CategoryValidation
+}
+
+// Declined is the failure of a call whose confirmation the user declined or cancelled.
+func Declined(a Approval, action string) error {
+	what := "the payment"
+	if a.Kind == Payment && a.Amount != "" {
+		if units, ok := new(big.Int).SetString(a.Amount, 10); ok {
+			what = "the payment of " + USDC(units) + " USDC"
+		}
+	}
+	nothing := "nothing was paid"
+	if a.Kind == Write {
+		what, nothing = "the call "+call(a), "nothing was sent"
+	}
+	return refusal(errmap.CodeConfirmationDeclined, a.category(), fmt.Sprintf("the user %s %s; %s", action, what, nothing),
+		"Do not repeat the call unless the user asks for it.")
+}
+
+func refusal(code string, cat errmap.Category, detail, next string) error {
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceRequest, Code: code, Category: cat, Detail: detail, Next: next,
+		ExecutionStarted: false, StateChanged: errmap.StateNo,
+	}}
+}
+
+// USDC formats 7-decimal units without trailing zeros ("1.5").
+func USDC(units *big.Int) string {
+	s := new(big.Int).Abs(units).String()
+	if len(s) < 8 {
+		s = strings.Repeat("0", 8-len(s)) + s
+	}
+	out := strings.TrimRight(strings.TrimRight(s[:len(s)-7]+"."+s[len(s)-7:], "0"), ".")
+	if units.Sign() < 0 {
+		out = "-" + out
+	}
+	return out
+}
+
+// XLM formats stroops as XLM without trailing zeros.
+func XLM(stroops int64) string { return USDC(big.NewInt(stroops)) }
+
+// Short abbreviates a Stellar address for a message: GABC…WXYZ.
+func Short(addr string) string {
+	if len(addr) <= 12 {
+		return addr
+	}
+	return addr[:4] + "…" + addr[len(addr)-4:]
+}

@@ -1,0 +1,154 @@
+package confirm
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Version is the requestState format written by Seal; Open refuses every other.
+const Version = 1
+
+// TTL is how long a requestState stays valid after it is issued.
+const TTL = 5 * time.Minute
+
+// MaxStateBytes bounds the requestState Open looks at; a real one is well under 2 KiB.
+const MaxStateBytes = 8 << 10
+
+// prefix starts every requestState of this Version; the MAC covers it.
+const prefix = "mv1."
+
+var b64 = base64.RawURLEncoding.Strict()
+
+// Binding is the call a requestState is valid for: the same tool with the same arguments,
+// by the same caller, for the same profile, on the same network.
+type Binding struct {
+	Tool     string
+	ArgsHash string // hex SHA-256 of the canonical arguments (ArgsHash)
+	Caller   string // auth.Caller; stored hashed
+	Profile  string
+	Network  string
+}
+
+// ArgsHash is the hash a Binding carries for a tool's canonical arguments (the decoded
+// request, marshalled: fields in declaration order, defaults applied).
+func ArgsHash(tool string, canonical []byte) string {
+	h := sha256.New()
+	h.Write([]byte(tool))
+	h.Write([]byte{0})
+	h.Write(canonical)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// callerDigest keeps the caller's identity out of the state while still binding it.
+func callerDigest(caller string) string {
+	sum := sha256.Sum256([]byte("mindvault/confirm/caller\x00" + caller))
+	return hex.EncodeToString(sum[:])
+}
+
+// payload is the signed content of a requestState.
+type payload struct {
+	V        int      `json:"v"`
+	Tool     string   `json:"tool"`
+	Args     string   `json:"args"`
+	Caller   string   `json:"caller"`
+	Profile  string   `json:"profile"`
+	Network  string   `json:"network"`
+	Approved Approval `json:"approved"`
+	Issued   int64    `json:"iat"`
+	Expires  int64    `json:"exp"`
+	Nonce    string   `json:"nonce"`
+}
+
+// Reason says why Open refused a requestState.
+type Reason string
+
+// The reasons of an InvalidState.
+const (
+	ReasonNoKey     Reason = "this endpoint has no confirmation key, so it cannot have issued it"
+	ReasonMalformed Reason = "it is not a requestState this endpoint issues"
+	ReasonSignature Reason = "it was altered, or signed with another key"
+	ReasonExpired   Reason = "it has expired (a confirmation is valid for 5 minutes)"
+	ReasonOtherCall Reason = "it belongs to another call (another tool, other arguments, another caller, profile or network)"
+)
+
+// InvalidState is a requestState that Open refused; nothing may be done on its strength.
+type InvalidState struct{ Reason Reason }
+
+func (e *InvalidState) Error() string { return "requestState is not valid: " + string(e.Reason) }
+
+// Seal signs the approval of a call into a requestState.
+func (k *Keeper) Seal(b Binding, a Approval) (string, error) {
+	if !k.CanAsk() {
+		return "", errors.New("no confirmation key")
+	}
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return "", err
+	}
+	now := k.now()
+	p := payload{V: Version, Tool: b.Tool, Args: b.ArgsHash, Caller: callerDigest(b.Caller), Profile: b.Profile,
+		Network: b.Network, Approved: a, Issued: now.Unix(), Expires: now.Add(TTL).Unix(), Nonce: b64.EncodeToString(nonce[:])}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	signed := prefix + b64.EncodeToString(body)
+	return signed + "." + b64.EncodeToString(k.mac(signed)), nil
+}
+
+func (k *Keeper) mac(signed string) []byte {
+	m := hmac.New(sha256.New, k.key)
+	m.Write([]byte(signed))
+	return m.Sum(nil)
+}
+
+// Open verifies a requestState for the call b and returns what the user was asked to approve.
+// The MAC is checked before anything in the payload is read, in constant time.
+func (k *Keeper) Open(state string, b Binding) (Approval, error) {
+	if k == nil || len(k.key) < MinKeyBytes {
+		return Approval{}, &InvalidState{ReasonNoKey}
+	}
+	if len(state) > MaxStateBytes || !strings.HasPrefix(state, prefix) {
+		return Approval{}, &InvalidState{ReasonMalformed}
+	}
+	dot := strings.LastIndexByte(state, '.')
+	if dot < len(prefix) {
+		return Approval{}, &InvalidState{ReasonMalformed}
+	}
+	signed, sig := state[:dot], state[dot+1:]
+	got, err := b64.DecodeString(sig)
+	if err != nil || len(got) != sha256.Size || b64.EncodeToString(got) != sig {
+		return Approval{}, &InvalidState{ReasonSignature}
+	}
+	if !hmac.Equal(got, k.mac(signed)) {
+		return Approval{}, &InvalidState{ReasonSignature}
+	}
+	// Signed by this key: from here on the content is this endpoint's own.
+	enc := signed[len(prefix):]
+	body, err := b64.DecodeString(enc)
+	if err != nil || b64.EncodeToString(body) != enc {
+		return Approval{}, &InvalidState{ReasonMalformed}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var p payload
+	if dec.Decode(&p) != nil || dec.More() || p.V != Version {
+		return Approval{}, &InvalidState{ReasonMalformed}
+	}
+	now := k.now().Unix()
+	if now >= p.Expires || p.Expires-p.Issued > int64(TTL/time.Second) {
+		return Approval{}, &InvalidState{ReasonExpired}
+	}
+	if p.Tool != b.Tool || p.Args != b.ArgsHash || p.Caller != callerDigest(b.Caller) || p.Profile != b.Profile || p.Network != b.Network {
+		return Approval{}, &InvalidState{ReasonOtherCall}
+	}
+	return p.Approved, nil
+}
