@@ -67,4 +67,3 @@ func loadSecret(ctx context.Context, label, name string, opts ...func(*config.Lo
 	}
 	return *out.SecretString, nil
 }
-
