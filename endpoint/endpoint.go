@@ -129,6 +129,9 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		Metrics:              metrics,
 		Caller:               auth.Subject,
 	}
+	// Auth comes first, before the protocol layer's observation and HTTP guards
+	// (protocol.Handler lists them in order): a caller that fails it gets the bare 401 and
+	// nothing the guards or the configuration would tell.
 	return auth.Middleware(auth.Config{
 		Mode: d.Config.Auth, Tokens: in.Tokens, ResourceURL: d.Config.ResourceURL,
 		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp", Broken: in.Err,
@@ -137,5 +140,5 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 			ProfilesClaim: d.Config.OAuthProfilesClaim, ScopePrefix: d.Config.OAuthScopePrefix,
 			RequiredScope: requiredScope(ToolScopes(reg)), MaxBodyBytes: d.Config.MaxBodyBytes,
 		},
-	}, srv, logger)
+	}, protocol.Handler(srv), logger)
 }

@@ -10,16 +10,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
-	"net"
 	"net/http"
-	"net/url"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/obs"
@@ -83,56 +78,19 @@ func (s *Server) path() string {
 	return s.Path
 }
 
-// ServeHTTP applies the HTTP rules of docs/protocol.md "HTTP rules", then the JSON-RPC ones.
+// ServeHTTP reads a request that passed the HTTP guards (see Handler) as JSON-RPC and answers
+// it. Called on its own, not through Handler, it serves the request through Handler, so no
+// request escapes the guards or its log line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	e := &entry{id: RequestID(r.Context())}
-	if e.id == "" {
-		e.id = newID()
-	}
-	ctx, trace := obs.WithTrace(WithRequestID(r.Context(), e.id))
-	defer func() {
-		d := time.Since(start)
-		e.calls = trace.Calls()
-		s.log(ctx, e, d)
-		obs.WriteEMF(s.Metrics, start, e.metric, e.outcome, d, e.calls)
-	}()
-
-	if r.URL.Path != s.path() {
-		e.status = http.StatusNotFound
-		writeJSON(w, e, e.status, map[string]string{"error": "not found: the MCP endpoint is POST " + s.path()})
+	e := requestEntry(r.Context())
+	if e == nil {
+		Handler(s).ServeHTTP(w, r)
 		return
 	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		e.status = http.StatusMethodNotAllowed
-		writeJSON(w, e, e.status, map[string]string{"error": "method not allowed: this stateless endpoint serves POST only (no SSE stream, no sessions)"})
-		return
-	}
-	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
-		e.status = http.StatusForbidden
-		s.writeError(w, e, nil, e.status, CodeInvalidRequest, "Forbidden: Origin not allowed", nil)
-		return
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		e.status = http.StatusUnsupportedMediaType
-		s.writeError(w, e, nil, e.status, CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json", nil)
-		return
-	}
-	limit := s.MaxBodyBytes
-	if limit <= 0 {
-		limit = 1 << 20
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	ctx := r.Context()
+	body, err := io.ReadAll(r.Body) // in memory already: limitBody read it
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			e.status = http.StatusRequestEntityTooLarge
-			s.writeError(w, e, nil, e.status, CodeInvalidRequest, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", limit), nil)
-			return
-		}
-		e.status = http.StatusBadRequest
-		s.writeError(w, e, nil, e.status, CodeParseError, "Parse error: the body could not be read", nil)
+		refuse(w, r, http.StatusBadRequest, CodeParseError, unreadableMessage)
 		return
 	}
 
@@ -178,6 +136,11 @@ func fail(status, code int, msg string, data any) outcome {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
+	writeRPCError(w, e, id, status, code, msg, data)
+}
+
+// writeRPCError writes a JSON-RPC error answer and records it in e for the log line.
+func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
 	full := errorData(status, code, data)
 	e.status, e.rpcCode, e.code = status, code, full["code"].(string)
 	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: full}})
@@ -211,30 +174,6 @@ func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
 // withheldMessage answers a response that held a secret in a form that could not be removed.
 const withheldMessage = "Internal error: the response was withheld because it contained a secret that could not be removed safely. " +
 	"The call may have taken effect (a payment or a write): check with mindvault_wallet_info or mindvault_tx_status before retrying."
-
-func (s *Server) originAllowed(origin string) bool {
-	for _, a := range s.AllowedOrigins {
-		if a == "*" || strings.EqualFold(strings.TrimRight(a, "/"), strings.TrimRight(origin, "/")) {
-			return true
-		}
-	}
-	if !s.AllowLoopbackOrigins {
-		return false
-	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	return isLoopbackHost(u.Hostname())
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
 
 // safely runs fn, turning a panic into -32603 with the correlation id; the stack goes only
 // to the log.
