@@ -193,17 +193,17 @@ func Buy(d *Deps) *Tool {
 				return nil, err
 			}
 			if !res.Response.OK() {
-				return nil, d.X402.Svc.StatusError(res.Response)
+				return nil, d.X402.Service().StatusError(res.Response)
 			}
 			got := delivered(res.Response, meta)
 			if !res.Paid {
 				// The seller answered without asking for a payment: nothing was paid, so
 				// there is no receipt or amount to report, only what was delivered.
 				if got.access == nil {
-					return nil, d.X402.Svc.Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
+					return nil, d.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
 				}
 				if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
-					return nil, tooLargeAfterAnswer(d.X402.Svc, res, meta, got, d.Config.MaxInlineBytes)
+					return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
 				}
 				out.Access, out.blocks = got.access, got.blocks
 				out.USDCBalanceAfter = soroban.Decimal(balance)
@@ -218,10 +218,10 @@ func Buy(d *Deps) *Tool {
 				out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
 			}
 			if got.access == nil {
-				return nil, undelivered(d.X402.Svc, res, meta.ID, got.missing)
+				return nil, undelivered(d.X402.Service(), res, meta.ID, got.missing)
 			}
 			if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
-				return nil, tooLargeAfterAnswer(d.X402.Svc, res, meta, got, d.Config.MaxInlineBytes)
+				return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
 			}
 			out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
 			if !res.Confirmed {

@@ -309,7 +309,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
 			Approve: r.d.approvePayment(r.fee(fee, "", id))})
 	if err == nil && !res.Response.OK() {
-		err = r.d.X402.Svc.StatusError(res.Response)
+		err = r.d.X402.Service().StatusError(res.Response)
 	}
 	if err != nil {
 		return nil, r.afterCreation(err, id)
@@ -326,7 +326,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {
-		var e error = r.d.X402.Svc.Malformed(res.Response, "the verification answer is not an object with isOriginal")
+		var e error = r.d.X402.Service().Malformed(res.Response, "the verification answer is not an object with isOriginal")
 		if res.Paid {
 			e = errmap.With(e, func(f *errmap.Facts) {
 				f.ExecutionStarted = true
