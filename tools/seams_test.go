@@ -76,7 +76,9 @@ func (f *fakePayer) Do(context.Context, transport.Request, *keypair.Full, x402.P
 	f.calls++
 	return nil, errors.New("fake payer: no payment in unit tests")
 }
-func (f *fakePayer) Service() *transport.Service { return &transport.Service{Source: errmap.SourceX402} }
+func (f *fakePayer) Service() *transport.Service {
+	return &transport.Service{Source: errmap.SourceX402}
+}
 
 // fakeRPC answers health and network.
 type fakeRPC struct {
@@ -203,8 +205,8 @@ func TestRegistryWriteNoOpSendsNothing(t *testing.T) {
 // makes the whole report unhealthy.
 func TestHealthAllChecksMustPass(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		break_   func(api *fakeAPI, hz *fakeHorizon, rpc *fakeRPC, reg *fakeRegistry)
+		name    string
+		break_  func(api *fakeAPI, hz *fakeHorizon, rpc *fakeRPC, reg *fakeRegistry)
 		healthy bool
 	}{
 		{name: "all pass", break_: func(*fakeAPI, *fakeHorizon, *fakeRPC, *fakeRegistry) {}, healthy: true},
