@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -29,12 +30,27 @@ import (
 // not expect panics instead of passing silently. The sandbox-backed endpoint tests cover the
 // same workflows over the wire.
 
-// fakeAPI answers the MindVault reads from memory.
+// fakeAPI answers the MindVault reads from memory and counts resources it was asked to create.
 type fakeAPI struct {
 	MindVaultAPI
 	meta     *mindvault.Meta
 	payments []mindvault.Payment
 	catalog  error
+	fee      mindvault.Decimal
+	mu       sync.Mutex
+	creates  int
+}
+
+func (f *fakeAPI) AgentStatus(context.Context) (*mindvault.AgentStatus, error) {
+	s := &mindvault.AgentStatus{}
+	s.Agent.PricePerVerification = f.fee
+	return s, nil
+}
+func (f *fakeAPI) CreateResource(context.Context, string, mindvault.NewResource) (*mindvault.Meta, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.creates++
+	return nil, errors.New("fake API: creates nothing in unit tests")
 }
 
 func (f *fakeAPI) Meta(context.Context, string) (*mindvault.Meta, error) { return f.meta, nil }
@@ -238,6 +254,46 @@ func TestHealthAllChecksMustPass(t *testing.T) {
 			}
 			if out.Healthy != tc.healthy {
 				t.Fatalf("healthy %v, want %v: %+v", out.Healthy, tc.healthy, out.Checks)
+			}
+		})
+	}
+}
+
+// TestPublishRefusesBeforeCreating: a wallet that cannot pay the verification fee (above the
+// cap, too little USDC) leaves nothing behind: no resource is created and nothing is paid.
+func TestPublishRefusesBeforeCreating(t *testing.T) {
+	const args = `{"title":"Guide","description":"A guide","price":"2","externalUrl":"https://example.com/g"`
+	for _, tc := range []struct {
+		name, args, usdc, code, detail string
+		creates                        int
+	}{
+		{name: "fee above cap", args: args + `,"maxFeeUsdc":"0.5"}`, usdc: "100", code: errmap.CodePriceAboveCap},
+		{name: "insufficient USDC", args: args + `}`, usdc: "0.5", code: errmap.CodeInsufficientUSDC,
+			detail: "less than the verification fee 1.0000000 USDC; nothing was created"},
+		{name: "control: creates", args: args + `}`, usdc: "100", creates: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kp := keypair.MustRandom()
+			cfg := testConfig(t, nil)
+			store := credentials.NewEnv(func(k string) string {
+				return map[string]string{"MINDVAULT_AGENT_SECRET": kp.Seed(), "MINDVAULT_API_KEY": "key"}[k]
+			}, cfg.DefaultProfile)
+			api := &fakeAPI{fee: "1"}
+			payer := &fakePayer{}
+			d := &Deps{Config: cfg, Store: store, API: api, X402: payer,
+				Horizon: &fakeHorizon{issuer: cfg.USDCIssuer, usdc: tc.usdc}}
+			res := callTool(t, Publish(d), tc.args)
+			if api.creates != tc.creates || payer.calls != 0 {
+				t.Fatalf("API saw %d creates (want %d), payer %d calls (want 0)", api.creates, tc.creates, payer.calls)
+			}
+			if tc.code == "" {
+				return
+			}
+			if !res.IsError || res.Code != tc.code {
+				t.Fatalf("got isError %v code %q, want %s: %+v", res.IsError, res.Code, tc.code, res.Content)
+			}
+			if !strings.Contains(res.Content[0].Text, tc.detail) {
+				t.Fatalf("text %q lacks %q", res.Content[0].Text, tc.detail)
 			}
 		})
 	}
