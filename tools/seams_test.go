@@ -23,6 +23,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
+	"github.com/mindvault/mcp-endpoint/requests"
 )
 
 // These tests drive the workflows through the Deps interfaces with in-memory fakes: no
@@ -294,6 +295,37 @@ func TestPublishRefusesBeforeCreating(t *testing.T) {
 			}
 			if !strings.Contains(res.Content[0].Text, tc.detail) {
 				t.Fatalf("text %q lacks %q", res.Content[0].Text, tc.detail)
+			}
+		})
+	}
+}
+
+// TestFailureEditsLeaveOriginal: the tools add what they learned to a failure as a new value;
+// the failure they were handed (which a parallel read or a caller may still hold) keeps its facts.
+func TestFailureEditsLeaveOriginal(t *testing.T) {
+	buy := &requests.Buy{ResourceID: "guide"}
+	for _, tc := range []struct {
+		name  string
+		edit  func(error) error
+		check func(errmap.Facts) bool
+	}{
+		{name: "readStarted", edit: readStarted, check: func(f errmap.Facts) bool { return f.ExecutionStarted }},
+		{name: "withSignedHash", edit: func(err error) error { return withSignedHash(err, "abc") },
+			check: func(f errmap.Facts) bool { return f.TxHash == "abc" && f.NextAction != nil }},
+		{name: "checkPurchaseAction", edit: func(err error) error { return checkPurchaseAction(err, buy) },
+			check: func(f errmap.Facts) bool {
+				return f.NextAction != nil && f.NextAction.Tool == "mindvault_purchase_history"
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			orig := &errmap.Error{Err: errors.New("cause"), Facts: errmap.Facts{Source: errmap.SourceRPC, StateChanged: errmap.StateUnknown}}
+			before := orig.Facts
+			got, _ := errmap.FactsOf(tc.edit(orig))
+			if !tc.check(got) {
+				t.Fatalf("edit not applied: %+v", got)
+			}
+			if orig.Facts.ExecutionStarted != before.ExecutionStarted || orig.Facts.TxHash != before.TxHash || orig.Facts.NextAction != before.NextAction {
+				t.Fatalf("original changed: %+v", orig.Facts)
 			}
 		})
 	}
