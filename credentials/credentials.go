@@ -21,7 +21,6 @@ package credentials
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -117,6 +116,14 @@ func fail(code string, cat errmap.Category, detail string) *errmap.Error {
 	}
 }
 
+// failNext builds a credential-store failure whose Next line only the store can write.
+func failNext(code string, cat errmap.Category, detail, next string) *errmap.Error {
+	return &errmap.Error{
+		Err:   fmt.Errorf("credentials: %s", detail),
+		Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: code, Category: cat, Detail: detail, Next: next},
+	}
+}
+
 // Missing is the failure of a profile that does not exist or lacks what the tool needs.
 func Missing(store Store, name, what string) *errmap.Error {
 	return fail("CREDENTIALS_MISSING", errmap.CategoryAuth,
@@ -125,9 +132,8 @@ func Missing(store Store, name, what string) *errmap.Error {
 
 // NotAllowed is the failure of a caller whose access token is not bound to the profile.
 func NotAllowed(name string) *errmap.Error {
-	e := fail("PROFILE_NOT_ALLOWED", errmap.CategoryAuth, fmt.Sprintf("this access token may not use profile %q", name))
-	e.Facts.Next = "Use a profile your access token is bound to (mindvault_list_profiles shows them), or ask the operator to bind this one."
-	return e
+	return failNext("PROFILE_NOT_ALLOWED", errmap.CategoryAuth, fmt.Sprintf("this access token may not use profile %q", name),
+		"Use a profile your access token is bound to (mindvault_list_profiles shows them), or ask the operator to bind this one.")
 }
 
 // Exists is the failure of creating a profile that already exists.
@@ -144,13 +150,12 @@ func ReadOnlyStore(store Store) *errmap.Error {
 
 // StoreFailure is an I/O failure of the store itself.
 func StoreFailure(store Store, op string, err error) *errmap.Error {
-	e := fail("UNKNOWN", errmap.CategoryUnknown, fmt.Sprintf("the %s credential store could not %s", store.Kind(), op))
-	e.Err = err
-	return e
+	detail := fmt.Sprintf("the %s credential store could not %s", store.Kind(), op)
+	return &errmap.Error{Err: err, Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: "UNKNOWN", Category: errmap.CategoryUnknown, Detail: detail}}
 }
 
 // IsExists reports the failure of creating a profile that already exists.
 func IsExists(err error) bool {
-	var e *errmap.Error
-	return errors.As(err, &e) && e.Facts.Code == "PROFILE_EXISTS"
+	f, ok := errmap.FactsOf(err)
+	return ok && f.Code == "PROFILE_EXISTS"
 }

@@ -292,11 +292,11 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 			if op == opList {
 				scope = `on resource "*" (ListSecrets cannot be scoped to a prefix)`
 			}
-			e = fail(errmap.CodeForbidden, errmap.CategoryAuth,
-				fmt.Sprintf("the %s credential store denied the request to %s (AWS %s)", s.Kind(), op.what(profile), code))
 			// Written as "the Secrets Manager X permission": the redactor would blank the
 			// value of a "secretsmanager:X" pair, taking it for a secret.
-			e.Facts.Next = "The operator must grant the function's IAM role the Secrets Manager " + op.action + " permission " + scope + ", then retry."
+			e = failNext(errmap.CodeForbidden, errmap.CategoryAuth,
+				fmt.Sprintf("the %s credential store denied the request to %s (AWS %s)", s.Kind(), op.what(profile), code),
+				"The operator must grant the function's IAM role the Secrets Manager "+op.action+" permission "+scope+", then retry.")
 		case isThrottle(code):
 			e = fail(errmap.CodeRateLimited, errmap.CategoryRateLimit,
 				fmt.Sprintf("the %s credential store throttled the request to %s (AWS %s)", s.Kind(), op.what(profile), code))
@@ -306,16 +306,21 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 		default:
 			e = StoreFailure(s, fmt.Sprintf("%s (AWS %s)", op.what(profile), code), nil)
 		}
-		e.Err = cause
-		e.Facts.Secrets = secrets
-		return e
+		f := e.Facts
+		f.Secrets = secrets
+		return &errmap.Error{Err: cause, Facts: f}
 	}
 	if t := transportKind(err); t != errmap.TransportNone {
 		kind := "network error"
 		if t == errmap.TransportTimeout {
 			kind = "timeout"
 		}
-		e := &errmap.Error{
+		var state errmap.State // unset: the mapping decides from the rest of the facts
+		if op.write {
+			// The write may have landed before the connection broke.
+			state = errmap.StateUnknown
+		}
+		return &errmap.Error{
 			Err: &awsError{msg: fmt.Sprintf("secretsmanager: %s: %s", op.what(profile), kind), cause: err},
 			Facts: errmap.Facts{
 				Source:           errmap.SourceCredentials,
@@ -323,18 +328,14 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 				Detail:           fmt.Sprintf("the %s credential store failed to %s (%s)", s.Kind(), op.what(profile), kind),
 				Secrets:          secrets,
 				ExecutionStarted: true,
+				StateChanged:     state,
 			},
 		}
-		if op.write {
-			// The write may have landed before the connection broke.
-			e.Facts.StateChanged = errmap.StateUnknown
-		}
-		return e
 	}
 	// Deserialization failures and the like: their text can quote the response body.
-	e := StoreFailure(s, op.what(profile)+" (unexpected response)", &awsError{msg: fmt.Sprintf("secretsmanager: %s: unexpected response", op.what(profile)), cause: err})
-	e.Facts.Secrets = secrets
-	return e
+	f := StoreFailure(s, op.what(profile)+" (unexpected response)", nil).Facts
+	f.Secrets = secrets
+	return &errmap.Error{Err: &awsError{msg: fmt.Sprintf("secretsmanager: %s: unexpected response", op.what(profile)), cause: err}, Facts: f}
 }
 
 // IsAWSErrorCode reports a string shaped like an AWS error code (ResourceNotFoundException,

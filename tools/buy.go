@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"mime"
@@ -194,17 +193,17 @@ func Buy(d *Deps) *Tool {
 				return nil, err
 			}
 			if !res.Response.OK() {
-				return nil, d.X402.Svc.StatusError(res.Response)
+				return nil, d.X402.Service().StatusError(res.Response)
 			}
 			got := delivered(res.Response, meta)
 			if !res.Paid {
 				// The seller answered without asking for a payment: nothing was paid, so
 				// there is no receipt or amount to report, only what was delivered.
 				if got.access == nil {
-					return nil, d.X402.Svc.Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
+					return nil, d.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
 				}
 				if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
-					return nil, tooLargeAfterAnswer(d.X402.Svc, res, meta, got, d.Config.MaxInlineBytes)
+					return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
 				}
 				out.Access, out.blocks = got.access, got.blocks
 				out.USDCBalanceAfter = soroban.Decimal(balance)
@@ -219,10 +218,10 @@ func Buy(d *Deps) *Tool {
 				out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
 			}
 			if got.access == nil {
-				return nil, undelivered(d.X402.Svc, res, meta.ID, got.missing)
+				return nil, undelivered(d.X402.Service(), res, meta.ID, got.missing)
 			}
 			if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
-				return nil, tooLargeAfterAnswer(d.X402.Svc, res, meta, got, d.Config.MaxInlineBytes)
+				return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
 			}
 			out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
 			if !res.Confirmed {
@@ -250,18 +249,16 @@ func balanceAfter(before *big.Int, res *x402.Outcome, payer string) *big.Int {
 // settlement is proven (stateChanged yes, with its hash); otherwise whether it left is
 // unknown until the signed payment expires.
 func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) error {
-	e := svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")")
-	e.Facts.ExecutionStarted = true
+	err := errmap.MarkStarted(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"))
 	if res.Confirmed {
 		hash := res.Settlement.Transaction
-		e.Facts.StateChanged, e.Facts.TxHash = errmap.StateYes, hash
-		e.Facts.Next = fmt.Sprintf("The payment settled in transaction %s but nothing was delivered: do not buy %s again; "+
-			"contact the seller with this transaction hash.", hash, id)
-		return e
+		return errmap.With(err, func(f *errmap.Facts) {
+			f.StateChanged, f.TxHash = errmap.StateYes, hash
+			f.Next = fmt.Sprintf("The payment settled in transaction %s but nothing was delivered: do not buy %s again; "+
+				"contact the seller with this transaction hash.", hash, id)
+		})
 	}
-	e.Facts.StateChanged = errmap.StateUnknown
-	e.Facts.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
-	return e
+	return errmap.MarkPaymentPending(err, res.ExpiresAt.UTC().Format(time.RFC3339))
 }
 
 // delivery is what a 2xx answer delivered: a link (access with a URL) or a file (body),
@@ -382,22 +379,25 @@ func inlineLimitNote(size int64, limit int) string {
 // tooLargeBeforePaying refuses a file whose announced size cannot be delivered inline.
 func tooLargeBeforePaying(id string, size int64, limit int) error {
 	e := refusal(errmap.CodeDeliveryTooLarge, fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", size, limit),
-		fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), id)).(*errmap.Error)
-	e.Facts.Category = errmap.CategoryValidation
-	return e
+		fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), id))
+	return errmap.With(e, func(f *errmap.Facts) { f.Category = errmap.CategoryValidation })
 }
 
 // tooLargeAfterAnswer is a file that turned out larger than the limit once the seller
 // answered. A proven settlement means the money left (stateChanged yes, with the hash and
 // the receipt); without that proof whether it left is unknown until the payment expires.
 func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindvault.Meta, g delivery, limit int) error {
-	e := svc.Malformed(res.Response, "")
-	e.Facts.Code, e.Facts.Category = errmap.CodeDeliveryTooLarge, errmap.CategoryValidation
-	e.Facts.Detail = fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", g.length, limit)
+	detail := fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", g.length, limit)
+	tooLarge := func(f *errmap.Facts) {
+		f.Code, f.Category, f.Detail = errmap.CodeDeliveryTooLarge, errmap.CategoryValidation, detail
+	}
+	malformed := svc.Malformed(res.Response, "")
 	if !res.Paid {
-		e.Facts.Detail += "; nothing was paid"
-		e.Facts.Next = fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", inlineLimitNote(g.length, limit), meta.ID)
-		return e
+		return errmap.With(malformed, func(f *errmap.Facts) {
+			tooLarge(f)
+			f.Detail += "; nothing was paid"
+			f.Next = fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", inlineLimitNote(g.length, limit), meta.ID)
+		})
 	}
 	seller := firstNonEmpty(meta.PublisherName, "the publisher")
 	if meta.AccessURL != "" {
@@ -406,24 +406,27 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 	fetch := "get the file from the seller (" + seller + ")"
 	switch {
 	case g.receipt != nil:
-		e.Facts.Detail += fmt.Sprintf("; receipt: payment %s, %s USDC to %s", g.receipt.PaymentID, g.receipt.Amount, g.receipt.PaidTo)
+		detail += fmt.Sprintf("; receipt: payment %s, %s USDC to %s", g.receipt.PaymentID, g.receipt.Amount, g.receipt.PaidTo)
 		fetch += " with payment id " + g.receipt.PaymentID
 	case res.Confirmed:
 		fetch += " with the transaction hash"
 	}
-	e.Facts.ExecutionStarted = true
 	if res.Confirmed {
 		hash := res.Settlement.Transaction
-		e.Facts.StateChanged, e.Facts.TxHash = errmap.StateYes, hash
-		e.Facts.Next = fmt.Sprintf("The payment settled in transaction %s but the file was not delivered: do not buy %s again; %s, "+
-			"and %s for later purchases.", hash, meta.ID, fetch, inlineLimitNote(g.length, limit))
-		return e
+		return errmap.With(malformed, func(f *errmap.Facts) {
+			tooLarge(f)
+			f.ExecutionStarted = true
+			f.StateChanged, f.TxHash = errmap.StateYes, hash
+			f.Next = fmt.Sprintf("The payment settled in transaction %s but the file was not delivered: do not buy %s again; %s, "+
+				"and %s for later purchases.", hash, meta.ID, fetch, inlineLimitNote(g.length, limit))
+		})
 	}
-	e.Facts.StateChanged = errmap.StateUnknown
-	e.Facts.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
-	e.Facts.Next = fmt.Sprintf("A payment of %s USDC was sent and the seller answered with the file but no proof of settlement, and it was not delivered: "+
-		"do not buy %s again before %s; check the wallet with mindvault_wallet_info, then %s.", soroban.Decimal(res.Amount), meta.ID, e.Facts.PaymentExpiresAt, fetch)
-	return e
+	expires := res.ExpiresAt.UTC().Format(time.RFC3339)
+	return errmap.With(errmap.MarkPaymentPending(malformed, expires), func(f *errmap.Facts) {
+		tooLarge(f)
+		f.Next = fmt.Sprintf("A payment of %s USDC was sent and the seller answered with the file but no proof of settlement, and it was not delivered: "+
+			"do not buy %s again before %s; check the wallet with mindvault_wallet_info, then %s.", soroban.Decimal(res.Amount), meta.ID, expires, fetch)
+	})
 }
 
 // lastPurchase is the newest earlier purchase of the resource (by its catalog id or the id
@@ -455,9 +458,8 @@ func alreadyPurchased(req *requests.Buy, id string, p *mindvault.Payment) error 
 	again, _ := json.Marshal(repeatArguments(req))
 	next := fmt.Sprintf("Nothing was paid: use your earlier purchase (mindvault_purchase_history lists it), or, to pay for %s again, "+
 		"call mindvault_buy with %s.", id, again)
-	err := refusal(errmap.CodeAlreadyPurchased, detail, next).(*errmap.Error)
-	err.Facts.NextAction = &errmap.NextAction{Tool: "mindvault_buy", Arguments: repeatArguments(req)}
-	return err
+	return errmap.WithNextAction(refusal(errmap.CodeAlreadyPurchased, detail, next),
+		&errmap.NextAction{Tool: "mindvault_buy", Arguments: repeatArguments(req)})
 }
 
 func amountPhrase(p *mindvault.Payment) string {
@@ -501,14 +503,12 @@ func httpURL(s string) bool {
 // purchase history for this resource tells whether the payment settled (all its arguments are
 // the caller's own), and Next says not to pay again before the payment expires.
 func checkPurchaseAction(err error, req *requests.Buy) error {
-	var e *errmap.Error
-	if !errors.As(err, &e) || e.Facts.StateChanged != errmap.StateUnknown || e.Facts.NextAction != nil {
+	if f, ok := errmap.FactsOf(err); !ok || f.StateChanged != errmap.StateUnknown || f.NextAction != nil {
 		return err
 	}
 	args := profileArgs(req.Profile)
 	args["resourceId"] = req.ResourceID
-	e.Facts.NextAction = &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
-	return err
+	return errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args})
 }
 
 // profileArgs is the arguments of a profile-only tool call for the caller's own profile choice.

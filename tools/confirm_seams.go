@@ -63,10 +63,10 @@ func (d *Deps) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 		value := strings.Join(shown, ", ")
 		return confirm.Approve(ctx, confirm.Request{
 			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: signer, Resource: id,
-				Contract: d.Registry.Contract, Function: plan.Function, Args: shown, MaxFee: plan.Fee, Before: strconv.FormatInt(plan.Sequence, 10)},
+				Contract: d.Config.RegistryContract, Function: plan.Function, Args: shown, MaxFee: plan.Fee, Before: strconv.FormatInt(plan.Sequence, 10)},
 			Title: "Send " + plan.Function,
 			Message: fmt.Sprintf("Call %s on the vault-registry contract %s on %s: resource %s, new value %s? Signed by %s; network fee up to %s XLM.",
-				plan.Function, confirm.Short(d.Registry.Contract), d.Config.Network, id, value, confirm.Short(signer), confirm.XLM(plan.Fee)),
+				plan.Function, confirm.Short(d.Config.RegistryContract), d.Config.Network, id, value, confirm.Short(signer), confirm.XLM(plan.Fee)),
 		})
 	}
 }

@@ -145,7 +145,7 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 		}
 		if err != nil {
 			if s.Hints.ReadOnly {
-				readStarted(err)
+				err = readStarted(err)
 			}
 			return ErrorResult(errmap.FromError(err, errmap.Call{
 				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: seen.values(),
@@ -171,16 +171,14 @@ type extraContent interface{ extraContent() []protocol.Content }
 // downstream requests, so any failure that a downstream answered or caused means it began.
 // (For a write or a payment only the submission or the paid request counts; the clients
 // mark those themselves, and leave preparatory reads and simulations unmarked.)
-func readStarted(err error) {
-	var e *errmap.Error
-	if !errors.As(err, &e) {
-		return
-	}
-	switch e.Facts.Source {
+func readStarted(err error) error {
+	f, _ := errmap.FactsOf(err)
+	switch f.Source {
 	case errmap.SourceAPI, errmap.SourceX402, errmap.SourceHorizon, errmap.SourceRPC,
 		errmap.SourceRegistry, errmap.SourceSponsor:
-		e.Facts.ExecutionStarted = true
+		return errmap.MarkStarted(err)
 	}
+	return err
 }
 
 // OutputSchema reflects an output struct: fields without omitempty are required, and the

@@ -4,6 +4,9 @@ import (
 	"context"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
+	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/auth"
 
@@ -12,26 +15,106 @@ import (
 	"github.com/mindvault/mcp-endpoint/clients/registry"
 	"github.com/mindvault/mcp-endpoint/clients/sponsor"
 	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
+	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/clients/x402"
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/credentials"
 )
 
+// The interfaces below are what the tools call on each downstream, so that a workflow (buy,
+// publish, health, the registry writes) can be tested against small in-memory fakes in
+// milliseconds; the concrete clients satisfy them and the sandbox-backed tests cover the wire.
+
+// CatalogReader reads the MindVault catalog: resources, their verification and the agent.
+type CatalogReader interface {
+	Catalog(ctx context.Context, q mindvault.CatalogQuery) (*mindvault.Page, error)
+	Meta(ctx context.Context, id string) (*mindvault.Meta, error)
+	Verification(ctx context.Context, id string) (*mindvault.Verification, error)
+	AgentStatus(ctx context.Context) (*mindvault.AgentStatus, error)
+	Ping(ctx context.Context) (int, error)
+	// MalformedMeta is the failure of an API answer whose shape the tool cannot use.
+	MalformedMeta(what string) error
+}
+
+// PaymentReader reads a wallet's purchase history from the MindVault API.
+type PaymentReader interface {
+	Payments(ctx context.Context, address string) ([]mindvault.Payment, error)
+}
+
+// PublisherAPI is the MindVault API's publisher side: accounts, resources, registration.
+type PublisherAPI interface {
+	RegisterPublisher(ctx context.Context, name, email, wallet string) (*mindvault.Publisher, error)
+	CreateResource(ctx context.Context, apiKey string, r mindvault.NewResource) (*mindvault.Meta, error)
+	PrepareRegistration(ctx context.Context, apiKey, id string) (*mindvault.Prepared, error)
+	Register(ctx context.Context, apiKey, id, signedXDR string) (*mindvault.Registration, error)
+}
+
+// MindVaultAPI is all the tools call on the MindVault API.
+type MindVaultAPI interface {
+	CatalogReader
+	PaymentReader
+	PublisherAPI
+}
+
+// AccountReader reads Stellar accounts and the network Horizon serves.
+type AccountReader interface {
+	Account(ctx context.Context, address string) (acct *hprotocol.Account, found bool, err error)
+	Root(ctx context.Context) (*horizon.Root, error)
+}
+
+// ChainReader is the Stellar RPC reads the tools make directly.
+type ChainReader interface {
+	GetTransaction(ctx context.Context, hash string) (*rpc.GetTransactionResponse, error)
+	GetHealth(ctx context.Context) (*rpc.GetHealthResponse, error)
+	GetNetwork(ctx context.Context) (*rpc.GetNetworkResponse, error)
+}
+
+// RegistryReader reads the vault-registry contract by simulation.
+type RegistryReader interface {
+	Get(ctx context.Context, id string) (*registry.Resource, bool, error)
+	List(ctx context.Context, start, limit uint32) ([]registry.Resource, error)
+	Info(ctx context.Context) (*registry.Info, error)
+}
+
+// RegistryWriter submits a contract call once approve has accepted its simulated plan.
+type RegistryWriter interface {
+	InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, registry.Plan) error, fn string, args ...xdr.ScVal) (*registry.Written, error)
+}
+
+// VaultRegistry reads and writes the vault-registry contract.
+type VaultRegistry interface {
+	RegistryReader
+	RegistryWriter
+}
+
+// Payer performs a request that may ask for an x402 payment, paying within policy.
+type Payer interface {
+	Do(ctx context.Context, req transport.Request, kp *keypair.Full, policy x402.Policy) (*x402.Outcome, error)
+	// Service is the paid requests' service, which turns an unusable answer into a failure.
+	Service() *transport.Service
+}
+
+// Sponsor creates sponsored wallets and probes the service's health.
+type Sponsor interface {
+	Create(ctx context.Context, publicKey string) (*sponsor.Wallet, error)
+	Probe(ctx context.Context) (int, error)
+}
+
 // Deps is what handlers call: configuration, the credential store and one client per
 // downstream. Built once per process; nothing in it holds request state.
 type Deps struct {
 	Config  *config.Config
 	Store   credentials.Store
-	API     *mindvault.Client
-	Horizon *horizon.Client
-	RPC     *stellarrpc.Client
+	API     MindVaultAPI
+	Horizon AccountReader
+	RPC     ChainReader
 	// Registry reads and writes the vault-registry contract over RPC.
-	Registry *registry.Client
+	Registry VaultRegistry
 	// X402 performs paid requests against the MindVault API.
-	X402 *x402.Client
+	X402 Payer
 	// Sponsor creates sponsored wallets.
-	Sponsor *sponsor.Client
+	Sponsor Sponsor
 	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
 	Confirm *confirm.Keeper
 }
@@ -95,3 +178,13 @@ func (d *Deps) wallet(ctx context.Context, profile *string) (context.Context, *k
 	}
 	return ctx, kp, nil
 }
+
+// The concrete clients are what production wires in; this keeps them in step with the seams.
+var (
+	_ MindVaultAPI  = (*mindvault.Client)(nil)
+	_ AccountReader = (*horizon.Client)(nil)
+	_ ChainReader   = (*stellarrpc.Client)(nil)
+	_ VaultRegistry = (*registry.Client)(nil)
+	_ Payer         = (*x402.Client)(nil)
+	_ Sponsor       = (*sponsor.Client)(nil)
+)

@@ -53,8 +53,8 @@ func parallel(fns ...func()) {
 
 // isStatus reports a downstream failure with the given HTTP status.
 func isStatus(err error, status int) bool {
-	var e *errmap.Error
-	return errors.As(err, &e) && e.Facts.Status == status
+	f, ok := errmap.FactsOf(err)
+	return ok && f.Status == status
 }
 
 // nonNil makes an absent list an empty one, so outputs say [] rather than null.
@@ -67,6 +67,6 @@ func nonNil(s []string) []string {
 
 // isCode reports a failure with the given errmap code.
 func isCode(err error, code string) bool {
-	var e *errmap.Error
-	return errors.As(err, &e) && e.Facts.Code == code
+	f, ok := errmap.FactsOf(err)
+	return ok && f.Code == code
 }

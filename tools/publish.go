@@ -255,11 +255,9 @@ func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error
 	}
 	bal, err := r.d.usdcFor(acct, found, fee)
 	if err != nil {
-		var e *errmap.Error
-		if errors.As(err, &e) && e.Facts.Code == errmap.CodeInsufficientUSDC {
+		if isCode(err, errmap.CodeInsufficientUSDC) {
 			have := walletState(acct, found, r.d.Config.USDCIssuer).USDC.Balance
-			e.Facts.Detail = fmt.Sprintf("the wallet holds %s USDC, less than the verification fee %s USDC; %s", have, soroban.Decimal(fee), nothing)
-			e.Err = errors.New(e.Facts.Detail)
+			err = errmap.WithDetail(err, fmt.Sprintf("the wallet holds %s USDC, less than the verification fee %s USDC; %s", have, soroban.Decimal(fee), nothing))
 		}
 		return nil, err
 	}
@@ -273,8 +271,8 @@ func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error
 
 // resumeRefused adds the way back to a refusal before paying a resumed resource's fee.
 func (r *publishRun) resumeRefused(err error, id string) error {
-	var e *errmap.Error
-	if !errors.As(err, &e) {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
 		return err
 	}
 	fix := map[string]string{
@@ -282,9 +280,9 @@ func (r *publishRun) resumeRefused(err error, id string) error {
 		errmap.CodeTrustlineMissing: "Add a USDC trustline to the wallet (mindvault_wallet_info shows its state).",
 		errmap.CodeAccountMissing:   "Create or fund the wallet's account (mindvault_wallet_info shows its state).",
 		errmap.CodePriceAboveCap:    "Pass a maxFeeUsdc of at least the fee shown by mindvault_agent_status.",
-	}[e.Facts.Code]
+	}[f.Code]
 	if fix != "" {
-		e.Facts.Next = fix + fmt.Sprintf(" Resource %s still waits for its verification fee; then call mindvault_publish with resourceId %s.", id, id)
+		return errmap.WithNext(err, fix+fmt.Sprintf(" Resource %s still waits for its verification fee; then call mindvault_publish with resourceId %s.", id, id))
 	}
 	return err
 }
@@ -311,7 +309,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
 			Approve: r.d.approvePayment(r.fee(fee, "", id))})
 	if err == nil && !res.Response.OK() {
-		err = r.d.X402.Svc.StatusError(res.Response)
+		err = r.d.X402.Service().StatusError(res.Response)
 	}
 	if err != nil {
 		return nil, r.afterCreation(err, id)
@@ -328,14 +326,16 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {
-		e := r.d.X402.Svc.Malformed(res.Response, "the verification answer is not an object with isOriginal")
+		var e error = r.d.X402.Service().Malformed(res.Response, "the verification answer is not an object with isOriginal")
 		if res.Paid {
-			e.Facts.ExecutionStarted = true
-			if res.Confirmed {
-				e.Facts.TxHash = res.Settlement.Transaction
-			} else {
-				e.Facts.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
-			}
+			e = errmap.With(e, func(f *errmap.Facts) {
+				f.ExecutionStarted = true
+				if res.Confirmed {
+					f.TxHash = res.Settlement.Transaction
+				} else {
+					f.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
+				}
+			})
 		}
 		return nil, r.afterCreation(e, id)
 	}
@@ -391,41 +391,41 @@ func verificationOf(body []byte) (*Verification, bool) {
 // done, and the call that goes on. When the fee may have been paid, that call is
 // mindvault_publish_status (paying again could pay twice); otherwise it is the resume call.
 func (r *publishRun) afterCreation(err error, id string) error {
-	var e *errmap.Error
-	if !errors.As(err, &e) {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
 		return err
 	}
-	cause := errmap.Map(e.Facts).Diagnostic.Detail
+	cause := errmap.Map(f).Diagnostic.Detail
 	exists := "exists"
 	if !r.resumed {
 		// The creation, this call's first write, started the operation and changed state.
 		exists = "was created"
-		e.Facts.ExecutionStarted = true
-		if e.Facts.StateChanged != errmap.StateUnknown {
-			e.Facts.StateChanged = errmap.StateYes
+		err = errmap.MarkStarted(err)
+		if f.StateChanged != errmap.StateUnknown {
+			err = errmap.MarkStateChanged(err, errmap.StateYes)
 		}
 	}
 	var fee, next string
+	var action *errmap.NextAction
 	switch {
-	case e.Facts.TxHash != "":
-		fee = "its verification fee was paid (transaction " + e.Facts.TxHash + ") but no verdict came back"
+	case f.TxHash != "":
+		fee = "its verification fee was paid (transaction " + f.TxHash + ") but no verdict came back"
 		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
-		e.Facts.NextAction = r.resumeCall("mindvault_publish_status", id).action()
-	case e.Facts.PaymentExpiresAt != "":
+		action = r.resumeCall("mindvault_publish_status", id).action()
+	case f.PaymentExpiresAt != "":
 		fee = "its verification fee was sent with an unknown outcome"
 		next = fmt.Sprintf("Resource %s %s; do not publish it again, and do not pay its fee again before %s, when the signed payment expires. "+
-			"Then check mindvault_publish_status %s; if it still waits for the fee, call mindvault_publish with resourceId %s.", id, exists, e.Facts.PaymentExpiresAt, id, id)
-		e.Facts.NextAction = r.resumeCall("mindvault_publish_status", id).action()
+			"Then check mindvault_publish_status %s; if it still waits for the fee, call mindvault_publish with resourceId %s.", id, exists, f.PaymentExpiresAt, id, id)
+		action = r.resumeCall("mindvault_publish_status", id).action()
 	default:
 		fee = "its verification fee was not paid"
 		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then call mindvault_publish "+
 			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, id)
-		e.Facts.NextAction = r.resumeCall("mindvault_publish", id).action()
+		action = r.resumeCall("mindvault_publish", id).action()
 	}
-	e.Facts.Detail = fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause)
-	e.Facts.Body = nil // the detail above carries the body's message
-	e.Facts.Next = next
-	return e
+	// The detail below carries the body's message (cause), so WithDetail may drop the body.
+	err = errmap.WithDetail(err, fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause))
+	return errmap.WithNextAction(errmap.WithNext(err, next), action)
 }
 
 // fee is the verification fee as the user approves it. A resource this call creates has no

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mindvault/mcp-endpoint/confirm"
@@ -62,10 +61,11 @@ func Register(d *Deps) *Tool {
 			ctx = WithSecrets(ctx, pub.APIKey)
 			p.APIKey = pub.APIKey
 			if err := d.Store.Update(ctx, p); err != nil {
-				var e *errmap.Error
-				if errors.As(err, &e) {
-					e.Facts.StateChanged = errmap.StateYes
-					e.Facts.Detail = "publisher " + pub.ID + " was registered but its API key could not be stored; " + e.Facts.Detail
+				if _, ok := errmap.FactsOf(err); ok {
+					err = errmap.With(err, func(f *errmap.Facts) {
+						f.StateChanged = errmap.StateYes
+						f.Detail = "publisher " + pub.ID + " was registered but its API key could not be stored; " + f.Detail
+					})
 				}
 				return nil, err
 			}

@@ -106,10 +106,11 @@ func RegisterOnchain(d *Deps) *Tool {
 // withSignedHash adds the hash of the transaction the wallet signed to a submission whose
 // outcome is unknown: the API may have sent it, and the hash is how the agent finds out.
 func withSignedHash(err error, hash string) error {
-	var e *errmap.Error
-	if errors.As(err, &e) && e.Facts.StateChanged == errmap.StateUnknown {
-		e.Facts.TxHash = hash
-		e.Facts.NextAction = errmap.TxStatusAction(hash)
+	if f, ok := errmap.FactsOf(err); ok && f.StateChanged == errmap.StateUnknown {
+		return errmap.With(err, func(f *errmap.Facts) {
+			f.TxHash = hash
+			f.NextAction = errmap.TxStatusAction(hash)
+		})
 	}
 	return err
 }

@@ -110,53 +110,41 @@ func SetupWallet(d *Deps) *Tool {
 // An outcome that is not known keeps the profile (it may hold the key of a new account); a
 // refusal withdraws it where the store can remove exactly what it wrote.
 func (d *Deps) claimFailed(ctx context.Context, claim credentials.Profile, address string, err error) error {
-	var e *errmap.Error
-	if !errors.As(err, &e) {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
 		return err
 	}
-	if e.Facts.StateChanged == errmap.StateUnknown {
-		reword(e, fmt.Sprintf("account %s may have been created, and profile %q holds its key (%s)", address, claim.Name, shownDetail(e)))
-		e.Facts.Next = fmt.Sprintf("The outcome is unknown: check profile %q with mindvault_wallet_info before creating another wallet; the profile already holds the key.", claim.Name)
-		return e
+	if f.StateChanged == errmap.StateUnknown {
+		err = errmap.WithDetail(err, fmt.Sprintf("account %s may have been created, and profile %q holds its key (%s)", address, claim.Name, shownDetail(f)))
+		return errmap.WithNext(err, fmt.Sprintf("The outcome is unknown: check profile %q with mindvault_wallet_info before creating another wallet; the profile already holds the key.", claim.Name))
 	}
 	if ds, ok := d.Store.(credentials.Discarder); ok {
 		if gone, derr := ds.Discard(ctx, claim); derr == nil && gone {
-			return e // refused, and nothing is left behind: the call changed nothing
+			return err // refused, and nothing is left behind: the call changed nothing
 		}
 	}
-	e.Facts.StateChanged = errmap.StateYes
-	reword(e, fmt.Sprintf("no account was created, but profile %q was kept in the %s credential store holding an unused key (%s)", claim.Name, d.Store.Kind(), shownDetail(e)))
-	e.Facts.Next = fmt.Sprintf("Profile %q exists without an account: once the cause is fixed, run mindvault_setup_wallet with another profile name, or ask the operator to delete %q.", claim.Name, claim.Name)
-	return e
+	err = errmap.MarkStateChanged(err, errmap.StateYes)
+	err = errmap.WithDetail(err, fmt.Sprintf("no account was created, but profile %q was kept in the %s credential store holding an unused key (%s)", claim.Name, d.Store.Kind(), shownDetail(f)))
+	return errmap.WithNext(err, fmt.Sprintf("Profile %q exists without an account: once the cause is fixed, run mindvault_setup_wallet with another profile name, or ask the operator to delete %q.", claim.Name, claim.Name))
 }
 
 // afterAccount reports a failure after the account was created: state changed, the address
 // named, the profile kept.
 func afterAccount(err error, address, profile, detail, next string) error {
-	var e *errmap.Error
-	if !errors.As(err, &e) {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
 		return walletFailure(errmap.SourceSponsor, errmap.CodeUnknown, detail, next)
 	}
 	// The write (the service call) happened; the failing Horizon read came after it.
-	e.Facts.ExecutionStarted = true
-	e.Facts.StateChanged = errmap.StateYes
-	reword(e, detail+" ("+shownDetail(e)+")")
-	e.Facts.Next = next
-	return e
+	err = errmap.MarkStateChanged(errmap.MarkStarted(err), errmap.StateYes)
+	return errmap.WithNext(errmap.WithDetail(err, detail+" ("+shownDetail(f)+")"), next)
 }
 
 // shownDetail is the detail the failure would show as it is: the body's message, the
 // explicit detail or the code's phrase, already redacted and bounded. Callers put it last,
 // so the bound on the whole detail never cuts the address or the profile name.
-func shownDetail(e *errmap.Error) string {
-	return errmap.Map(e.Facts).Diagnostic.Detail
-}
-
-// reword replaces the failure's detail. The body goes, because its message would win over
-// the new detail; the body's message is part of the new detail when built from shownDetail.
-func reword(e *errmap.Error, detail string) {
-	e.Facts.Detail = detail
-	e.Facts.Body = nil
+func shownDetail(f errmap.Facts) string {
+	return errmap.Map(f).Diagnostic.Detail
 }
 
 // walletFailure is a setup failure the endpoint itself detected after the service created an

@@ -26,10 +26,7 @@ type Client struct {
 // New returns a client over svc (source horizon); svc reads Horizon's error answers with
 // ReadError unless it already has a reader.
 func New(svc *transport.Service) *Client {
-	if svc.ReadError == nil {
-		svc.ReadError = ReadError
-	}
-	return &Client{svc: svc}
+	return &Client{svc: svc.ReadingErrors(ReadError)}
 }
 
 // Account reads an account. found is false (with no error) when Horizon answers 404: a

@@ -24,10 +24,7 @@ type Client struct {
 // New returns a client over svc (source api); svc reads the API's error answers with
 // ReadError unless it already has a reader.
 func New(svc *transport.Service) *Client {
-	if svc.ReadError == nil {
-		svc.ReadError = ReadError
-	}
-	return &Client{svc: svc}
+	return &Client{svc: svc.ReadingErrors(ReadError)}
 }
 
 // Decimal is a price as the API sends it: a decimal string, tolerated as a JSON number.

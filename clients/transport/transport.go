@@ -62,6 +62,15 @@ type Service struct {
 	write     *http.Client // see writeClient
 }
 
+// ReadingErrors gives s a service client's own error reader unless the caller already chose
+// one (the paywall reuses the API's reader on the x402 service), and returns s.
+func (s *Service) ReadingErrors(read func(errmap.Facts) errmap.Facts) *Service {
+	if s.ReadError == nil {
+		s.ReadError = read
+	}
+	return s
+}
+
 // NewHTTPClient is the shared client for reads: connection reuse across warm invocations, no
 // client-wide timeout (each attempt gets its own deadline), no redirects to other hosts.
 // Requests that are not reads never use it as is; see writeClient.

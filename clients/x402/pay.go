@@ -18,6 +18,9 @@ type Client struct {
 	Signer *Signer
 }
 
+// Service is the paid requests' service; callers use it to report an answer they cannot use.
+func (c *Client) Service() *transport.Service { return c.Svc }
+
 // Outcome is a completed paid (or free) request.
 type Outcome struct {
 	Response    *transport.Response
