@@ -310,13 +310,8 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, "no tokens configured")
 		return
 	}
-	token, present, ok := bearer(r.Header)
-	switch {
-	case !present:
-		m.refuse(w, r, "no Authorization header")
-		return
-	case !ok:
-		m.refuse(w, r, "malformed Authorization header")
+	token, ok := m.presented(w, r, m.refuse)
+	if !ok {
 		return
 	}
 	t, ok := match(m.tokens, Digest(token))
@@ -328,6 +323,22 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: tokenCaller(t)})
+}
+
+// presented reads the request's bearer token. Without an Authorization header the request is
+// refused (401); a malformed one is answered by malformed, which tells the two modes apart
+// (OAuth says invalid_token, the tokens mode answers it like a missing token).
+func (m *middleware) presented(w http.ResponseWriter, r *http.Request, malformed func(http.ResponseWriter, *http.Request, string)) (string, bool) {
+	token, present, ok := bearer(r.Header)
+	switch {
+	case !present:
+		m.refuse(w, r, "no Authorization header")
+		return "", false
+	case !ok:
+		malformed(w, r, "malformed Authorization header")
+		return "", false
+	}
+	return token, true
 }
 
 // registerToken makes an accepted token a secret the process knows: no response, log line or
@@ -348,13 +359,8 @@ func (m *middleware) registerToken(w http.ResponseWriter, r *http.Request, token
 // serveOAuth admits a request carrying a valid access token of the issuer, and a tools/call
 // only when the token holds the tool's scope.
 func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
-	token, present, ok := bearer(r.Header)
-	switch {
-	case !present:
-		m.refuse(w, r, "no Authorization header")
-		return
-	case !ok:
-		m.refuseToken(w, r, "malformed Authorization header")
+	token, ok := m.presented(w, r, m.refuseToken)
+	if !ok {
 		return
 	}
 	p, verdict, reason := m.oauth.verify(r.Context(), token)
