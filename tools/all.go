@@ -3,7 +3,7 @@ package tools
 // All builds the registry of every tool this build serves.
 func All(d *Deps) *Registry {
 	tools := []*Tool{
-		NetworkProfile(d.Config, d.Store),
+		NetworkProfile(d.Config),
 		Browse(d),
 		Search(d),
 		Preview(d),

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/config"
-	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -69,9 +68,9 @@ type OverrideEntry struct {
 }
 
 // NetworkProfile is mindvault_network_profile: the configuration in effect, from memory only.
-// store is the credential store in use (nil: the one the configuration names), so this tool and
-// mindvault_list_profiles name the same store even when a local build chose another one.
-func NetworkProfile(cfg *config.Config, store credentials.Store) *Tool {
+// The local build writes the store it chose into MINDVAULT_CREDENTIALS before the configuration
+// is read, so the store named here is the one mindvault_list_profiles reads.
+func NetworkProfile(cfg *config.Config) *Tool {
 	return Define(Spec[requests.NetworkProfile, NetworkProfileOutput]{
 		Name:  "mindvault_network_profile",
 		Title: "Network profile",
@@ -82,11 +81,7 @@ func NetworkProfile(cfg *config.Config, store credentials.Store) *Tool {
 		Source:    errmap.SourceRequest,
 		Hints:     Hints{ReadOnly: true, Idempotent: true},
 		Run: func(context.Context, *requests.NetworkProfile) (*NetworkProfileOutput, error) {
-			out := networkProfile(cfg)
-			if store != nil {
-				out.CredentialStore = store.Kind()
-			}
-			return out, nil
+			return networkProfile(cfg), nil
 		},
 	})
 }
