@@ -9,7 +9,8 @@
 //     JSON-response streamable HTTP handler serving tools of the same shapes (the tool
 //     entries of our own tools/list: names, titles, input and output schemas, annotations).
 //     Its mindvault_preview does the same single GET to the sandbox API meta route.
-//   - Null: decodes the JSON-RPC envelope and encodes a fixed result (the floor).
+//   - Null: decodes the JSON-RPC envelope and encodes a fixed answer, the bytes ours wrote
+//     (the floor).
 package bench
 
 import (
@@ -33,9 +34,10 @@ const ProtocolVersion = "2025-11-25"
 
 // Request bodies of the measured cases.
 const (
-	BodyToolsList  = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	BodyValidation = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_preview","arguments":{}}}`
-	BodyPreview    = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_preview","arguments":{"resourceId":"rustguide"}}}`
+	BodyToolsList   = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	BodyValidation  = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_preview","arguments":{}}}`
+	BodyUnknownTool = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_previews","arguments":{"resourceId":"rustguide"}}}`
+	BodyPreview     = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_preview","arguments":{"resourceId":"rustguide"}}}`
 )
 
 // CallBody is the tools/call body for a tool and its JSON arguments.
@@ -337,15 +339,24 @@ type envelope struct {
 	Params  json.RawMessage `json:"params"`
 }
 
+// nullResponse is the null handler's answer: a fixed result or error under the request's id.
 type nullResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
 }
 
-// Null is the floor: it decodes the JSON-RPC body and encodes result (a fixed JSON value,
-// in the benchmarks the very result our handler produced for that request) under its id.
-func Null(result json.RawMessage) http.Handler {
+// Null is the floor: it decodes the JSON-RPC body and encodes the result or error member of
+// response (in the benchmarks the very response our handler wrote for that request) under the
+// request's id, so it writes exactly our bytes. bench/cmd/floor is the same handler as a
+// process.
+func Null(response []byte) (http.Handler, error) {
+	var fixed nullResponse
+	if err := json.Unmarshal(response, &fixed); err != nil || (fixed.Result == nil && fixed.Error == nil) {
+		return nil, fmt.Errorf("null handler: not a JSON-RPC response: %v: %.200s", err, response)
+	}
+	fixed.JSONRPC = "2.0"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var env envelope
 		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&env); err != nil || env.JSONRPC != "2.0" {
@@ -356,8 +367,10 @@ func Null(result json.RawMessage) http.Handler {
 		w.WriteHeader(http.StatusOK)
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		_ = enc.Encode(nullResponse{JSONRPC: "2.0", ID: env.ID, Result: result})
-	})
+		out := fixed
+		out.ID = env.ID
+		_ = enc.Encode(out)
+	}), nil
 }
 
 // --- statistics ------------------------------------------------------------------------------
@@ -385,4 +398,17 @@ func Trim(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// CheckUnknownTool accepts the answers a call of a tool that does not exist may get: a
+// JSON-RPC invalid-params error (ours) or another JSON-RPC error or isError result (a peer).
+func CheckUnknownTool(r *Response) error {
+	if r.Error != nil {
+		return nil
+	}
+	var tr ToolResult
+	if json.Unmarshal(r.Result, &tr) != nil || !tr.IsError {
+		return fmt.Errorf("want a failure for an unknown tool, got %.200s", r.Result)
+	}
+	return nil
 }

@@ -63,16 +63,18 @@ func newFixture() (*fixture, error) {
 	}
 	f := &fixture{booted: b, peer: peer, null: map[string]http.Handler{}}
 	for _, c := range cases {
-		r, err := Call(b.Handler, c.body)
+		code, raw := Serve(b.Handler, c.body)
+		r, err := DecodeResponse(code, raw)
+		if err == nil {
+			err = c.check(r)
+		}
+		if err == nil {
+			f.null[c.name], err = Null(raw)
+		}
 		if err != nil {
 			b.Close()
 			return nil, fmt.Errorf("%s (ours): %w", c.name, err)
 		}
-		if r.Error != nil {
-			b.Close()
-			return nil, fmt.Errorf("%s (ours): JSON-RPC error %d %s", c.name, r.Error.Code, r.Error.Message)
-		}
-		f.null[c.name] = Null(r.Result)
 	}
 	return f, nil
 }
@@ -87,6 +89,7 @@ type benchCase struct {
 var cases = []benchCase{
 	{"tools-list", BodyToolsList, checkList},
 	{"validation-failure", BodyValidation, checkValidation},
+	{"unknown-tool", BodyUnknownTool, CheckUnknownTool},
 	{"preview", BodyPreview, checkPreview},
 }
 

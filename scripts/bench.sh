@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # make bench: measure, never assert. Runs the handler benchmarks (ours beside the official Go
 # SDK peer and a null handler) into bench/out.txt, benchstat when it installs, then
-# bench/cmd/benchreport for cold start, binary size, downstream round trips and a bounded
-# loopback load, and writes bench/RESULTS.md. Everything binds 127.0.0.1 and stops by itself;
-# the whole run takes about 2-3 minutes on 2 cores.
+# bench/cmd/benchreport for cold start (beside a trivial handler on the same runtime path,
+# bench/cmd/floor), binary size by module, downstream round trips and a bounded loopback load
+# (ours, the Go SDK peer and the null handler, each its own process), and writes
+# bench/RESULTS.md with the targets in its headline. Everything binds 127.0.0.1 and stops by
+# itself; the whole run takes about 3-4 minutes on 2 cores.
 #
 # Knobs (environment): BENCH_COUNT (5), BENCH_TIME (1s), COLD_N (10), LOAD_DURATION (5s),
 # LOAD_MAX (20000), LOAD_CLIENTS (2).
@@ -47,8 +49,12 @@ step "builds"
 # The host bootstrap with the Lambda flags (what make build-host builds), in a private
 # folder so a concurrent make build-host cannot swap it mid-measurement.
 CGO_ENABLED=0 $GO build -tags lambda.norpc -trimpath -ldflags='-s -w' -o "$work/bootstrap" ./functions/mcp
-# The deployed artifact, for its size.
+# The trivial handler the cold start is compared with, built the same way.
+CGO_ENABLED=0 $GO build -tags lambda.norpc -trimpath -ldflags='-s -w' -o "$work/floor" ./bench/cmd/floor
+# The deployed artifact, for its size, and the same build with its symbol table, for the size by module.
 CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO build -tags lambda.norpc -trimpath -ldflags='-s -w' -o "$work/bootstrap-arm64" ./functions/mcp
+CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO build -tags lambda.norpc -trimpath -ldflags='-w' -o "$work/bootstrap-arm64-syms" ./functions/mcp
+$GO build -o "$work/peer" ./bench/cmd/peer
 $GO build -o "$work/benchreport" ./bench/cmd/benchreport
 
 BENCH_CMD="$GO test -run '^\$' -bench . -benchmem -count $BENCH_COUNT -benchtime $BENCH_TIME ./bench/"
@@ -66,7 +72,8 @@ step "cold start, sizes, round trips, load"
 "$work/benchreport" \
 	-bench-out bench/out.txt "${stat_args[@]}" -out bench/RESULTS.md -loadavg-before "$loadavg_before" \
 	-command "make bench  →  $BENCH_CMD; bench/cmd/benchreport -cold-n $COLD_N -clients $LOAD_CLIENTS -load-duration $LOAD_DURATION -load-max $LOAD_MAX" \
-	-rie "$RIE" -bootstrap "$work/bootstrap" -arm64 "$work/bootstrap-arm64" -event events/tools-list-legacy.json \
+	-rie "$RIE" -bootstrap "$work/bootstrap" -arm64 "$work/bootstrap-arm64" -arm64-syms "$work/bootstrap-arm64-syms" \
+	-floor "$work/floor" -peer "$work/peer" -go "$GO" -event events/tools-list-legacy.json \
 	-cold-n "$COLD_N" -clients "$LOAD_CLIENTS" -load-duration "$LOAD_DURATION" -load-max "$LOAD_MAX" \
 	2> >(tee bench/measure.txt >&2)
 
