@@ -26,7 +26,7 @@ type options struct {
 	loadBefore                        string
 	rie, bootstrap, event             string
 	arm64, arm64Syms, hostBin         string
-	floor, peer, goCmd                string
+	floor, peer, goCmd, notes         string
 	coldN                             int
 	loadDur                           time.Duration
 	loadMax, clients                  int
@@ -47,6 +47,7 @@ func main() {
 	flag.StringVar(&o.floor, "floor", "", "the trivial handler (bench/cmd/floor) built with the Lambda flags")
 	flag.StringVar(&o.peer, "peer", "", "the Go SDK peer as a server (bench/cmd/peer)")
 	flag.StringVar(&o.goCmd, "go", "go", "the go command, for go tool nm and go version -m")
+	flag.StringVar(&o.notes, "notes", "bench/notes.md", "hand-written notes appended to the report as they are (optional)")
 	flag.IntVar(&o.coldN, "cold-n", 10, "cold starts to time")
 	flag.DurationVar(&o.loadDur, "load-duration", 5*time.Second, "time limit of each load run")
 	flag.IntVar(&o.loadMax, "load-max", 20000, "request limit of each load run")

@@ -184,6 +184,11 @@ func (r *report) markdown() string {
 	r.coldSection(p)
 	r.downSection(p)
 	r.loadSection(p)
+	if r.opts.notes != "" {
+		if b, err := os.ReadFile(r.opts.notes); err == nil {
+			p("%s", b)
+		}
+	}
 	return w.String()
 }
 
