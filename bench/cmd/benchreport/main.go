@@ -48,7 +48,7 @@ func main() {
 	flag.StringVar(&o.peer, "peer", "", "the Go SDK peer as a server (bench/cmd/peer)")
 	flag.StringVar(&o.goCmd, "go", "go", "the go command, for go tool nm and go version -m")
 	flag.StringVar(&o.notes, "notes", "bench/notes.md", "hand-written notes appended to the report as they are (optional)")
-	flag.IntVar(&o.coldN, "cold-n", 10, "cold starts to time")
+	flag.IntVar(&o.coldN, "cold-n", 15, "cold starts to time, of each binary")
 	flag.DurationVar(&o.loadDur, "load-duration", 5*time.Second, "time limit of each load run")
 	flag.IntVar(&o.loadMax, "load-max", 20000, "request limit of each load run")
 	flag.IntVar(&o.clients, "clients", 2, "concurrent load clients")

@@ -399,10 +399,11 @@ func (r *report) coldSection(p printer) {
 	p("**ours** is the deployed bootstrap (`functions/mcp`); **floor** is `bench/cmd/floor`, a trivial handler on the same runtime\n")
 	p("path (aws-lambda-go under the emulator, net/http otherwise) that decodes the request and answers the very bytes ours\n")
 	p("answers for `tools/list` (read from a file at start); **gosdk** is `bench/cmd/peer`, the Go SDK peer as a server.\n")
-	p("Runs alternate between them round by round, so a change in the machine's load hits all alike.\n\n")
+	p("Runs alternate between them round by round, so a change in the machine's load hits all alike. As a local server,\n")
+	p("each start is tried with a `tools/list` every 0.2 ms until it answers.\n\n")
 	p("Under the emulator: the Runtime Interface Emulator (`aws-lambda-rie --log-level error`, both addresses on 127.0.0.1,\n")
 	p("the `sam local invoke` environment of `infra/invoke`, `STELLAR_NETWORK=testnet`). Each run starts a fresh emulator,\n")
-	p("polls its port every 1 ms, posts `%s` as soon as it listens (the emulator starts the\n", r.opts.event)
+	p("polls its port every 0.2 ms, posts `%s` as soon as it listens (the emulator starts the\n", r.opts.event)
 	p("bootstrap lazily, on that first invoke), then posts it once more warm; then the process group is killed.\n\n")
 	row := func(name string, ds []time.Duration) {
 		if len(ds) == 0 {
