@@ -9,8 +9,8 @@
 //     JSON-response streamable HTTP handler serving tools of the same shapes (the tool
 //     entries of our own tools/list: names, titles, input and output schemas, annotations).
 //     Its mindvault_preview does the same single GET to the sandbox API meta route.
-//   - Null: decodes the JSON-RPC envelope and encodes a fixed answer, the bytes ours wrote
-//     (the floor).
+//   - Null: decodes the JSON-RPC envelope and answers the bytes ours wrote for the same
+//     request under its id (the floor; package nullrpc).
 package bench
 
 import (
@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mindvault/mcp-endpoint/bench/nullrpc"
 )
 
 // ProtocolVersion is the legacy-wire MCP-Protocol-Version every benchmark request carries.
@@ -331,46 +333,15 @@ func getMeta(ctx context.Context, httpc *http.Client, apiURL, id string) (*apiMe
 
 // --- the null handler ------------------------------------------------------------------------
 
-// envelope is the JSON-RPC request the null handler decodes.
-type envelope struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
-
-// nullResponse is the null handler's answer: a fixed result or error under the request's id.
-type nullResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   json.RawMessage `json:"error,omitempty"`
-}
-
-// Null is the floor: it decodes the JSON-RPC body and encodes the result or error member of
-// response (in the benchmarks the very response our handler wrote for that request) under the
-// request's id, so it writes exactly our bytes. bench/cmd/floor is the same handler as a
-// process.
+// Null is the floor of the handler benchmarks: nullrpc's handler answering response (the
+// very bytes our handler wrote for the request) under each request's id. bench/cmd/floor and
+// bench/cmd/null serve the same answer as processes.
 func Null(response []byte) (http.Handler, error) {
-	var fixed nullResponse
-	if err := json.Unmarshal(response, &fixed); err != nil || (fixed.Result == nil && fixed.Error == nil) {
-		return nil, fmt.Errorf("null handler: not a JSON-RPC response: %v: %.200s", err, response)
+	a, err := nullrpc.New(response)
+	if err != nil {
+		return nil, err
 	}
-	fixed.JSONRPC = "2.0"
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var env envelope
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&env); err != nil || env.JSONRPC != "2.0" {
-			http.Error(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		out := fixed
-		out.ID = env.ID
-		_ = enc.Encode(out)
-	}), nil
+	return a.Handler(), nil
 }
 
 // --- statistics ------------------------------------------------------------------------------

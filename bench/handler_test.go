@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -247,4 +248,24 @@ func canonical(t *testing.T, raw json.RawMessage) string {
 		t.Fatal(err)
 	}
 	return string(bytes.TrimSpace(out))
+}
+
+// TestNullWritesOurBytes holds the floor to its definition: for every measured case and for
+// ids of each JSON kind, the null handler built from one answer of ours writes, byte for
+// byte, what our handler writes for the same request.
+func TestNullWritesOurBytes(t *testing.T) {
+	f := getFixture(t)
+	for _, c := range cases {
+		for _, id := range []string{`1`, `7340032`, `"req-ü\"7"`, `-2.5e3`} {
+			body := strings.Replace(c.body, `"id":1`, `"id":`+id, 1)
+			code, ours := Serve(f.booted.Handler, body)
+			if code != http.StatusOK {
+				t.Fatalf("%s id %s: ours HTTP %d: %s", c.name, id, code, Trim(string(ours), 300))
+			}
+			code, null := Serve(f.null[c.name], body)
+			if code != http.StatusOK || !bytes.Equal(null, ours) {
+				t.Errorf("%s id %s: the null handler (HTTP %d) wrote\n%s\nours wrote\n%s", c.name, id, code, Trim(string(null), 400), Trim(string(ours), 400))
+			}
+		}
+	}
 }
