@@ -123,7 +123,7 @@ func loads(o options, dir string, clients int, dur time.Duration, maxReq int) ([
 	procs = append(procs, peer)
 	nulls := map[string]*server{}
 	for _, c := range loadCases {
-		n, err := startServer("null", o.floor, []string{"PATH=" + os.Getenv("PATH"), "FLOOR_RESPONSE=" + answers[c.tool]}, dir)
+		n, err := startServer("null", o.null, []string{"PATH=" + os.Getenv("PATH"), "NULL_RESPONSE=" + answers[c.tool]}, dir)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,9 +1,10 @@
 // Command benchreport is the second half of `make bench` (scripts/bench.sh): it runs the
 // measurements that are not Go benchmarks — cold start under the Lambda Runtime Interface
 // Emulator and as a local server, each beside a trivial handler on the same runtime path
-// (bench/cmd/floor), binary sizes with the size by module, downstream round trips per tool,
-// sequential against parallel wall time, and a bounded loopback load of the endpoint, the Go
-// SDK peer (bench/cmd/peer) and the null handler, each its own process — then writes
+// (bench/cmd/floor) and, locally, the Go SDK peer (bench/cmd/peer) and the null net/http
+// handler (bench/cmd/null); binary sizes with the size by package; downstream round trips per
+// tool, sequential against parallel wall time; and a bounded loopback load of the endpoint,
+// the peer and the null handler, each its own process, with their peak RSS — then writes
 // bench/RESULTS.md together with the handler benchmarks that `go test -bench` wrote to
 // bench/out.txt. The targets of the results file's headline are compared, never asserted.
 //
@@ -26,7 +27,8 @@ type options struct {
 	loadBefore                        string
 	rie, bootstrap, event             string
 	arm64, arm64Syms, hostBin         string
-	floor, peer, goCmd, notes         string
+	floor, null, peer, goCmd, notes   string
+	pkgList, lambdaFlags              string
 	coldN                             int
 	loadDur                           time.Duration
 	loadMax, clients                  int
@@ -43,8 +45,11 @@ func main() {
 	flag.StringVar(&o.bootstrap, "bootstrap", "", "the host bootstrap (built with the Lambda flags)")
 	flag.StringVar(&o.event, "event", "events/tools-list-legacy.json", "the event of the first invoke")
 	flag.StringVar(&o.arm64, "arm64", "", "the stripped linux/arm64 bootstrap, for its size")
-	flag.StringVar(&o.arm64Syms, "arm64-syms", "", "the same build with its symbol table, for the size by module")
+	flag.StringVar(&o.arm64Syms, "arm64-syms", "", "the same build with its symbol table, for the size by package")
+	flag.StringVar(&o.pkgList, "pkg-list", "", "the build's packages, \"import/path<TAB>module\" lines (go list -deps)")
+	flag.StringVar(&o.lambdaFlags, "lambda-flags", "", "the Makefile's LAMBDA_FLAGS the binaries were built with, for the record")
 	flag.StringVar(&o.floor, "floor", "", "the trivial handler (bench/cmd/floor) built with the Lambda flags")
+	flag.StringVar(&o.null, "null", "", "the null net/http handler (bench/cmd/null)")
 	flag.StringVar(&o.peer, "peer", "", "the Go SDK peer as a server (bench/cmd/peer)")
 	flag.StringVar(&o.goCmd, "go", "go", "the go command, for go tool nm and go version -m")
 	flag.StringVar(&o.notes, "notes", "bench/notes.md", "hand-written notes appended to the report as they are (optional)")
@@ -86,7 +91,7 @@ func run(o options) int {
 		}
 	}
 	section("binary sizes", func() (err error) { r.sizes, err = binarySizes(o.arm64, o.hostBin); return err })
-	section("size by module (go tool nm)", func() (err error) { r.bySize, err = sizeByModule(o.goCmd, o.arm64Syms); return err })
+	section("size by package (go tool nm)", func() (err error) { r.bySize, err = sizeByPackage(o.goCmd, o.arm64Syms, o.pkgList); return err })
 	work, err := os.MkdirTemp("", "benchreport-")
 	if err != nil {
 		logf("temporary folder: %v", err)
@@ -101,9 +106,10 @@ func run(o options) int {
 		r.cold, err = coldStarts(o.rie, o.event, []target{{"ours", o.bootstrap, nil}, {"floor", o.floor, floorEnv}}, o.coldN)
 		return err
 	})
-	section("cold start as a local server, beside the trivial handler and the Go SDK peer", func() (err error) {
+	section("cold start as a local server, beside the trivial handler, the Go SDK peer and the null handler", func() (err error) {
 		r.coldLocal, err = coldStartsLocal([]target{{"ours", o.bootstrap, nil}, {"floor", o.floor, floorEnv},
-			{"gosdk", o.peer, []string{"PEER_TOOLS=" + listFile, "PEER_API_URL=http://127.0.0.1:9"}}}, o.coldN)
+			{"gosdk", o.peer, []string{"PEER_TOOLS=" + listFile, "PEER_API_URL=http://127.0.0.1:9"}},
+			{"null", o.null, []string{"NULL_RESPONSE=" + listFile}}}, o.coldN)
 		return err
 	})
 	section("package init trace (GODEBUG=inittrace=1)", func() (err error) { r.inits, err = initTrace(o.bootstrap); return err })

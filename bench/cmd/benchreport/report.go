@@ -133,6 +133,14 @@ const (
 	targetPeakRSS    = 64e6 // peak RSS of the endpoint under the load, at most
 )
 
+// flags is the Lambda build flags the binaries were built with.
+func (r *report) flags() string {
+	if r.opts.lambdaFlags == "" {
+		return "(not given)"
+	}
+	return r.opts.lambdaFlags
+}
+
 func mb(n int64) string { return fmt.Sprintf("%.2f MB (%d bytes)", float64(n)/1e6, n) }
 
 func machine() (cpuModel, kernel string) {
@@ -169,8 +177,9 @@ func (r *report) markdown() string {
 	p("| command | `%s` |\n", r.opts.command)
 	p("| load average (1/5/15 min) | %s when `make bench` started (before its own builds); %s at the end (this run included) |\n\n",
 		orDash(r.opts.loadBefore), orDash(loadAvg()))
-	p("A starting load average near or above the CPU count means other work competed with these runs, which inflates\n")
-	p("absolute times and tails; the ratios, measured side by side in the same run, hold up better.\n\n")
+	p("The machine is shared: other work may run beside `make bench`. A starting load average near or above the CPU count\n")
+	p("means it competed with these runs, which inflates absolute times and tails; the ratios, measured side by side in\n")
+	p("the same run (cold starts alternating round by round), hold up better.\n\n")
 	if len(r.failures) > 0 {
 		p("**Some measurements failed in this run:**\n\n")
 		for _, f := range r.failures {
@@ -250,7 +259,7 @@ func (r *report) targets() []targetRow {
 			fmt.Sprintf("%s ms vs %s ms: **%s**", bench.Ms(o), bench.Ms(f), ratio(float64(o), float64(f))), float64(o) <= targetColdRatio*float64(f), false})
 		inv := func(c coldRun) time.Duration { return c.first - c.listen }
 		o, f = medianOf(oursCold, inv), medianOf(floorCold, inv)
-		rows = append(rows, targetRow{"of which the first invoke (emulator listening → first answer: bootstrap exec, runtime, init, answer)", "",
+		rows = append(rows, targetRow{"under the emulator, the first invoke alone (emulator listening → first answer: bootstrap exec, runtime, init, answer)", "",
 			fmt.Sprintf("%s ms vs %s ms: %s", bench.Ms(o), bench.Ms(f), ratio(float64(o), float64(f))), float64(o) <= targetColdRatio*float64(f), true})
 	}
 	limpl := func(c localRun) string { return c.impl }
@@ -258,8 +267,15 @@ func (r *report) targets() []targetRow {
 	if len(oursLocal) > 0 && len(floorLocal) > 0 {
 		first := func(c localRun) time.Duration { return c.first }
 		o, f := medianOf(oursLocal, first), medianOf(floorLocal, first)
-		rows = append(rows, targetRow{"cold start as a local server (exec → first tools/list answer)", fmt.Sprintf("≤ %.1f× the trivial net/http handler", targetColdRatio),
+		rows = append(rows, targetRow{"cold start as a local server (exec → first tools/list answer)", fmt.Sprintf("≤ %.1f× the trivial handler (same binary, net/http mode)", targetColdRatio),
 			fmt.Sprintf("%s ms vs %s ms: **%s**", bench.Ms(o), bench.Ms(f), ratio(float64(o), float64(f))), float64(o) <= targetColdRatio*float64(f), false})
+		for _, ref := range []struct{ impl, name string }{{"gosdk", "the Go SDK stateless peer"}, {"null", "the null net/http handler (no aws-lambda-go)"}} {
+			if runs := ofImpl(r.coldLocal, ref.impl, limpl); len(runs) > 0 {
+				x := medianOf(runs, first)
+				rows = append(rows, targetRow{"as a local server, against " + ref.name, "",
+					fmt.Sprintf("%s ms vs %s ms: %s", bench.Ms(o), bench.Ms(x), ratio(float64(o), float64(x))), false, true})
+			}
+		}
 	}
 	if r.sizes.arm64 > 0 {
 		rows = append(rows, targetRow{"linux/arm64 stripped binary", fmt.Sprintf("≤ %.0f MB", targetArm64Bytes/1e6),
@@ -298,7 +314,7 @@ func (r *report) headline(p printer) {
 			met := "yes"
 			switch {
 			case t.info:
-				met = "(breakdown)"
+				met = "(reference)"
 			case !t.met:
 				met = "**no**"
 			}
@@ -395,12 +411,13 @@ func (r *report) handlerSection(p printer) {
 
 func (r *report) coldSection(p printer) {
 	p("## 2. Cold start and binary size\n\n")
-	p("Host (%s) binaries built with the Lambda flags (`CGO_ENABLED=0 -tags lambda.norpc -trimpath -ldflags='-s -w'`):\n", runtime.GOARCH)
-	p("**ours** is the deployed bootstrap (`functions/mcp`); **floor** is `bench/cmd/floor`, a trivial handler on the same runtime\n")
-	p("path (aws-lambda-go under the emulator, net/http otherwise) that decodes the request and answers the very bytes ours\n")
-	p("answers for `tools/list` (read from a file at start); **gosdk** is `bench/cmd/peer`, the Go SDK peer as a server.\n")
-	p("Runs alternate between them round by round, so a change in the machine's load hits all alike. As a local server,\n")
-	p("each start is tried with a `tools/list` every 0.2 ms until it answers.\n\n")
+	p("Host (%s) binaries built with `CGO_ENABLED=0` and the Makefile's `LAMBDA_FLAGS` (`%s`):\n", runtime.GOARCH, r.flags())
+	p("**ours** is the deployed bootstrap (`functions/mcp`); **floor** is `bench/cmd/floor`, a trivial aws-lambda-go handler on\n")
+	p("the same runtime path (aws-lambda-go under the emulator, net/http otherwise) that decodes the request and answers the\n")
+	p("very bytes ours answers for `tools/list` (read from a file at start); as local servers, for reference, **gosdk** is\n")
+	p("`bench/cmd/peer` (the Go SDK stateless peer) and **null** `bench/cmd/null` (the same answer on net/http alone, without\n")
+	p("aws-lambda-go). Runs alternate between them round by round, so a change in the machine's load hits all alike. As a\n")
+	p("local server, each start is tried with a `tools/list` every 0.2 ms until it answers.\n\n")
 	p("Under the emulator: the Runtime Interface Emulator (`aws-lambda-rie --log-level error`, both addresses on 127.0.0.1,\n")
 	p("the `sam local invoke` environment of `infra/invoke`, `STELLAR_NETWORK=testnet`). Each run starts a fresh emulator,\n")
 	p("polls its port every 0.2 ms, posts `%s` as soon as it listens (the emulator starts the\n", r.opts.event)
@@ -426,7 +443,7 @@ func (r *report) coldSection(p printer) {
 	if len(r.coldLocal) > 0 {
 		limpl := func(c localRun) string { return c.impl }
 		p("| as a local HTTP server: exec → first tools/list answer | median ms | p90 ms | min ms | max ms |\n|---|---:|---:|---:|---:|\n")
-		for _, who := range []string{"ours", "floor", "gosdk"} {
+		for _, who := range []string{"ours", "floor", "gosdk", "null"} {
 			runs := ofImpl(r.coldLocal, who, limpl)
 			row(fmt.Sprintf("%s (N=%d)", who, len(runs)), durations(runs, func(c localRun) time.Duration { return c.first }))
 		}
@@ -446,13 +463,9 @@ func (r *report) coldSection(p printer) {
 		p("Package initialisation before `main` (`GODEBUG=inittrace=1`, one local start of ours): %d packages, %s ms clock in\n", len(r.inits), bench.Ms(total))
 		p("total (the trace's own overhead included), %.2f MB allocated. Slowest (ms): %s.\n\n", float64(allocated)/1e6, strings.Join(top, ", "))
 	}
-	p("Where the rest of ours' start goes, and what it no longer does: no regular expression is compiled and no schema is\n")
-	p("reflected before the first answer (patterns compile on first use; the tool definitions are generated at build time);\n")
-	p("Boot reads the configuration, opens the credential store (a Secrets Manager client is built on first use) and wires the\n")
-	p("tools; the first `tools/list` encodes the list once and later ones write the same bytes.\n\n")
 	if r.sizes.arm64 > 0 {
 		p("| binary | size |\n|---|---:|\n")
-		p("| linux/arm64, `CGO_ENABLED=0 -tags lambda.norpc -trimpath -ldflags='-s -w'` (deployed) | %s |\n", mb(r.sizes.arm64))
+		p("| linux/arm64, `CGO_ENABLED=0 %s` (deployed) | %s |\n", r.flags(), mb(r.sizes.arm64))
 		p("| same, deflated in a zip (the deployment package) | %s |\n", mb(r.sizes.arm64Zip))
 		if r.sizes.host > 0 {
 			p("| host (%s) bootstrap used above, same flags | %s |\n", runtime.GOARCH, mb(r.sizes.host))
@@ -460,18 +473,27 @@ func (r *report) coldSection(p printer) {
 		p("\n")
 	}
 	if b := r.bySize; b != nil {
-		p("Size by module: `go tool nm -size -sort size` of the same arm64 build with its symbol table (`-ldflags=-w` only),\n")
-		p("symbols summed per module of `go version -m` (code, read-only and initialised data; %.2f MB in all — the rest of the\n", float64(b.total)/1e6)
-		p("stripped file is the runtime's pc-line and type tables, which grow with the code).\n\n")
-		p("| module | MB | of which code |\n|---|---:|---:|\n")
-		for _, m := range b.modules[:min(18, len(b.modules))] {
+		p("Size by package: `go tool nm -size -sort size` of the same arm64 build with its symbol table (the same flags without\n")
+		p("`-s`), each symbol that occupies the file (its ELF section is loaded and not bss) counted once for the package its name\n")
+		p("starts with, or for a type descriptor, equality or hash function or itab, the package of the first type it names;\n")
+		p("packages as `go list -deps` lists them for the same flags. The loaded sections hold %s; sized symbols cover %s of\n", mb(b.sections), mb(b.symbols))
+		p("it, the rest is listed by section below (the pc-line tables of `.gopclntab` grow with the code; strings and other\n")
+		p("merged data carry no symbol).\n\n")
+		p("| package | MB | of which code | share of the symbols |\n|---|---:|---:|---:|\n")
+		for _, m := range top(b.packages, 15) {
+			p("| %s | %.3f | %.3f | %.1f %% |\n", m.name, float64(m.bytes)/1e6, float64(m.text)/1e6, 100*float64(m.bytes)/float64(max(1, b.symbols)))
+		}
+		if b.unassigned > 0 {
+			p("| (symbols of no package: linker data, funcdata, generic shapes) | %.3f | | %.1f %% |\n", float64(b.unassigned)/1e6, 100*float64(b.unassigned)/float64(max(1, b.symbols)))
+		}
+		for _, u := range b.uncovered {
+			p("| (no symbol, section `%s`) | %.3f | | |\n", u.name, float64(u.bytes)/1e6)
+		}
+		p("\nThe same symbols by module:\n\n| module | MB | of which code |\n|---|---:|---:|\n")
+		for _, m := range top(b.modules, 12) {
 			p("| %s | %.3f | %.3f |\n", m.name, float64(m.bytes)/1e6, float64(m.text)/1e6)
 		}
-		p("\n<details><summary>standard library by package group</summary>\n\n| package | MB |\n|---|---:|\n")
-		for _, m := range b.std[:min(15, len(b.std))] {
-			p("| %s | %.3f |\n", m.name, float64(m.bytes)/1e6)
-		}
-		p("\n</details>\n\n")
+		p("\n")
 	}
 }
 
