@@ -150,7 +150,11 @@ func loads(o options, dir string, clients int, dur time.Duration, maxReq int) ([
 	var rss []peakRSS
 	for _, s := range []*server{ours, peer, nulls["tools/list"]} {
 		if n, err := vmHWM(s.proc.cmd.Process.Pid); err == nil {
-			rss = append(rss, peakRSS{impl: s.impl, bytes: n})
+			name := s.impl
+			if s == nulls["tools/list"] {
+				name = "null (its tools/list process)"
+			}
+			rss = append(rss, peakRSS{impl: name, bytes: n})
 		} else {
 			logf("peak RSS of %s: %v", s.impl, err)
 		}

@@ -371,7 +371,8 @@ func (r *report) handlerSection(p printer) {
 	p("- **gosdk**: `mcp.NewStreamableHTTPHandler` (go-sdk v1.8.0, `Stateless`, `JSONResponse`) serving our tools/list\n")
 	p("  entries (same names, titles, raw-JSON input and output schemas, annotations) through `mcp.AddTool`, so the SDK\n")
 	p("  validates arguments and output; its preview does the same one GET to the sandbox API meta route.\n")
-	p("- **null**: decodes the JSON-RPC envelope and encodes a fixed answer under its id, the very bytes ours wrote (the floor).\n\n")
+	p("- **null**: decodes the JSON-RPC envelope and writes the very bytes ours wrote for the case with the request's id\n")
+	p("  spliced in (`bench/nullrpc`; never re-encoded, held byte for byte to ours by `go test ./bench/`): the floor.\n\n")
 	p("Cases: `tools/list`; a validation failure (`mindvault_preview` with `{}`); an unknown tool (`mindvault_previews`);\n")
 	p("`mindvault_preview {\"resourceId\":\"rustguide\"}` against the sandbox (one loopback HTTP round trip inside the measured\n")
 	p("time for ours and gosdk, none for null).\n\n")
@@ -486,8 +487,16 @@ func (r *report) coldSection(p printer) {
 		if b.unassigned > 0 {
 			p("| (symbols of no package: linker data, funcdata, generic shapes) | %.3f | | %.1f %% |\n", float64(b.unassigned)/1e6, 100*float64(b.unassigned)/float64(max(1, b.symbols)))
 		}
+		var small int64
 		for _, u := range b.uncovered {
+			if u.bytes < 10_000 {
+				small += u.bytes
+				continue
+			}
 			p("| (no symbol, section `%s`) | %.3f | | |\n", u.name, float64(u.bytes)/1e6)
+		}
+		if small > 0 {
+			p("| (no symbol, other sections) | %.3f | | |\n", float64(small)/1e6)
 		}
 		p("\nThe same symbols by module:\n\n| module | MB | of which code |\n|---|---:|---:|\n")
 		for _, m := range top(b.modules, 12) {
@@ -556,7 +565,7 @@ func (r *report) loadSection(p printer) {
 	}
 	p("Each server is a process of its own on 127.0.0.1: **ours** is the host Lambda bootstrap in its local HTTP mode, pointed at\n")
 	p("the sandbox simulators (run in the measuring process) with testnet settings, as `make sandbox` prints them; **gosdk** is\n")
-	p("`bench/cmd/peer`; **null** is `bench/cmd/floor` answering, for each request, the bytes ours answered for it. %d closed-loop\n", r.opts.clients)
+	p("`bench/cmd/peer`; **null** is `bench/cmd/null` (one process per request kind) answering the bytes ours answered for it. %d closed-loop\n", r.opts.clients)
 	p("clients (keep-alive) per run, each run bounded by %s **and** %d requests, after %d warm-up requests. Clients, servers and\n", r.opts.loadDur, r.opts.loadMax, warmup)
 	p("sandbox share the same %d CPUs. Every answer is checked (HTTP 200 and the expected result or failure; every 50th fully\n", runtime.NumCPU())
 	p("decoded). The null handler's preview makes no downstream call; it is listed for reference only.\n\n")
