@@ -478,14 +478,15 @@ func (r *report) coldSection(p printer) {
 		p("`-s`), each symbol that occupies the file (its ELF section is loaded and not bss) counted once for the package its name\n")
 		p("starts with, or for a type descriptor, equality or hash function or itab, the package of the first type it names;\n")
 		p("packages as `go list -deps` lists them for the same flags. The loaded sections hold %s; sized symbols cover %s of\n", mb(b.sections), mb(b.symbols))
-		p("it, the rest is listed by section below (the pc-line tables of `.gopclntab` grow with the code; strings and other\n")
-		p("merged data carry no symbol).\n\n")
-		p("| package | MB | of which code | share of the symbols |\n|---|---:|---:|---:|\n")
+		p("it, the rest is listed by section below: strings, type data and other merged data carry no symbol, nor do the\n")
+		p("pc-line tables of `.gopclntab`, which grow with the code; the last column adds to each package a share of those\n")
+		p("tables pro rata of its code, an estimate of what the package costs in the stripped file.\n\n")
+		p("| package | MB | of which code | share of the symbols | MB with its share of `.gopclntab` (est.) |\n|---|---:|---:|---:|---:|\n")
 		for _, m := range top(b.packages, 15) {
-			p("| %s | %.3f | %.3f | %.1f %% |\n", m.name, float64(m.bytes)/1e6, float64(m.text)/1e6, 100*float64(m.bytes)/float64(max(1, b.symbols)))
+			p("| %s | %.3f | %.3f | %.1f %% | %.3f |\n", m.name, float64(m.bytes)/1e6, float64(m.text)/1e6, 100*float64(m.bytes)/float64(max(1, b.symbols)), float64(b.withPCLN(m))/1e6)
 		}
 		if b.unassigned > 0 {
-			p("| (symbols of no package: linker data, funcdata, generic shapes) | %.3f | | %.1f %% |\n", float64(b.unassigned)/1e6, 100*float64(b.unassigned)/float64(max(1, b.symbols)))
+			p("| (symbols of no package: linker data, funcdata, generic shapes) | %.3f | | %.1f %% | |\n", float64(b.unassigned)/1e6, 100*float64(b.unassigned)/float64(max(1, b.symbols)))
 		}
 		var small int64
 		for _, u := range b.uncovered {
@@ -493,14 +494,14 @@ func (r *report) coldSection(p printer) {
 				small += u.bytes
 				continue
 			}
-			p("| (no symbol, section `%s`) | %.3f | | |\n", u.name, float64(u.bytes)/1e6)
+			p("| (no symbol, section `%s`) | %.3f | | | |\n", u.name, float64(u.bytes)/1e6)
 		}
 		if small > 0 {
-			p("| (no symbol, other sections) | %.3f | | |\n", float64(small)/1e6)
+			p("| (no symbol, other sections: %d bytes) | %.3f | | | |\n", small, float64(small)/1e6)
 		}
-		p("\nThe same symbols by module:\n\n| module | MB | of which code |\n|---|---:|---:|\n")
+		p("\nThe same symbols by module:\n\n| module | MB | of which code | MB with its share of `.gopclntab` (est.) |\n|---|---:|---:|---:|\n")
 		for _, m := range top(b.modules, 12) {
-			p("| %s | %.3f | %.3f |\n", m.name, float64(m.bytes)/1e6, float64(m.text)/1e6)
+			p("| %s | %.3f | %.3f | %.3f |\n", m.name, float64(m.bytes)/1e6, float64(m.text)/1e6, float64(b.withPCLN(m))/1e6)
 		}
 		p("\n")
 	}

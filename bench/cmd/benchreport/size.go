@@ -30,6 +30,17 @@ type sizeBreakdown struct {
 	modules    []sizeShare // the same by module ("std" for the standard library)
 	uncovered  []sizeShare // per section, the bytes no symbol covers
 	unassigned int64       // symbols whose package could not be told (go.shape, linker data)
+	code       int64       // bytes of code symbols, assigned or not
+	pclntab    int64       // the .gopclntab section, which no symbol covers
+}
+
+// withPCLN is a share's bytes plus its pro rata part of the pc-line tables, by its code: an
+// estimate (the tables grow with the functions, not exactly with their bytes).
+func (b *sizeBreakdown) withPCLN(s sizeShare) int64 {
+	if b.code == 0 {
+		return s.bytes
+	}
+	return s.bytes + s.text*b.pclntab/b.code
 }
 
 // pkgTable maps an import path to its module; symbols of the main package start with "main",
@@ -174,6 +185,9 @@ func sizeByPackage(goCmd, bin, pkgList string) (*sizeBreakdown, error) {
 		covered[sec.Name] += n
 		b.symbols += n
 		text := sec.Flags&elf.SHF_EXECINSTR != 0
+		if text {
+			b.code += n
+		}
 		pkg := pkgs.symbolPackage(strings.Join(fl[3:], " "))
 		if pkg == "" {
 			b.unassigned += n
@@ -189,6 +203,9 @@ func sizeByPackage(goCmd, bin, pkgList string) (*sizeBreakdown, error) {
 		return nil, err
 	}
 	for _, s := range loaded {
+		if s.Name == ".gopclntab" {
+			b.pclntab = int64(s.Size) - covered[s.Name]
+		}
 		if rest := int64(s.Size) - covered[s.Name]; rest > 0 {
 			b.uncovered = append(b.uncovered, sizeShare{name: s.Name, bytes: rest})
 		}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +97,15 @@ func TestSizeByPackageAddsUp(t *testing.T) {
 	}
 	if mods != pkgs || b.modules[0].name != "std" {
 		t.Errorf("modules %d bytes, packages %d; largest module %q", mods, pkgs, b.modules[0].name)
+	}
+	if b.code <= 0 || b.pclntab <= 0 || b.withPCLN(shares["runtime"]) <= shares["runtime"].bytes {
+		t.Errorf("code %d, .gopclntab %d, runtime with its share %d", b.code, b.pclntab, b.withPCLN(shares["runtime"]))
+	}
+	// The report renders the breakdown with nothing else measured.
+	var w strings.Builder
+	(&report{bySize: b}).coldSection(func(f string, a ...any) { fmt.Fprintf(&w, f, a...) })
+	if md := w.String(); !strings.Contains(md, "| runtime | ") || !strings.Contains(md, "| (no symbol, section `.gopclntab`) | ") || !strings.Contains(md, "| std | ") {
+		t.Errorf("size tables:\n%s", md)
 	}
 	if o := top(b.packages, 2); len(o) != 3 || o[0].bytes < o[1].bytes || o[2].bytes != pkgs-o[0].bytes-o[1].bytes {
 		t.Errorf("top 2: %+v", o)
