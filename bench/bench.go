@@ -1,7 +1,8 @@
 // Package bench measures the endpoint (`make bench`, see scripts/bench.sh and RESULTS.md):
 // the in-process handler cost beside two peers, cold start under the Lambda emulator,
 // downstream round trips per tool, and a bounded loopback load. Nothing here is asserted by
-// `go test ./...`: the package has Benchmark functions and one fast Test only.
+// `go test ./...`: the package has Benchmark functions and fast Tests that hold the peers to
+// their definitions (the same tools as ours; the null handler writes our bytes).
 //
 // The two peers:
 //
