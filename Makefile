@@ -96,7 +96,7 @@ build-McpFunction:
 
 ## bench: measured, never asserted (see bench/RESULTS.md)
 bench:
-	bash scripts/bench.sh
+	GO="$(GO)" LAMBDA_FLAGS="$(LAMBDA_FLAGS)" bash scripts/bench.sh
 
 ## fuzz: every fuzz target for FUZZTIME each
 fuzz:

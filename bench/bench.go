@@ -1,7 +1,8 @@
 // Package bench measures the endpoint (`make bench`, see scripts/bench.sh and RESULTS.md):
 // the in-process handler cost beside two peers, cold start under the Lambda emulator,
 // downstream round trips per tool, and a bounded loopback load. Nothing here is asserted by
-// `go test ./...`: the package has Benchmark functions and one fast Test only.
+// `go test ./...`: the package has Benchmark functions and fast Tests that hold the peers to
+// their definitions (the same tools as ours; the null handler writes our bytes).
 //
 // The two peers:
 //
@@ -9,7 +10,8 @@
 //     JSON-response streamable HTTP handler serving tools of the same shapes (the tool
 //     entries of our own tools/list: names, titles, input and output schemas, annotations).
 //     Its mindvault_preview does the same single GET to the sandbox API meta route.
-//   - Null: decodes the JSON-RPC envelope and encodes a fixed result (the floor).
+//   - Null: decodes the JSON-RPC envelope and answers the bytes ours wrote for the same
+//     request under its id (the floor; package nullrpc).
 package bench
 
 import (
@@ -26,6 +28,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mindvault/mcp-endpoint/bench/nullrpc"
 )
 
 // ProtocolVersion is the legacy-wire MCP-Protocol-Version every benchmark request carries.
@@ -33,9 +37,10 @@ const ProtocolVersion = "2025-11-25"
 
 // Request bodies of the measured cases.
 const (
-	BodyToolsList  = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	BodyValidation = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_preview","arguments":{}}}`
-	BodyPreview    = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_preview","arguments":{"resourceId":"rustguide"}}}`
+	BodyToolsList   = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	BodyValidation  = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_preview","arguments":{}}}`
+	BodyUnknownTool = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_previews","arguments":{"resourceId":"rustguide"}}}`
+	BodyPreview     = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mindvault_preview","arguments":{"resourceId":"rustguide"}}}`
 )
 
 // CallBody is the tools/call body for a tool and its JSON arguments.
@@ -329,35 +334,15 @@ func getMeta(ctx context.Context, httpc *http.Client, apiURL, id string) (*apiMe
 
 // --- the null handler ------------------------------------------------------------------------
 
-// envelope is the JSON-RPC request the null handler decodes.
-type envelope struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
-
-type nullResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result"`
-}
-
-// Null is the floor: it decodes the JSON-RPC body and encodes result (a fixed JSON value,
-// in the benchmarks the very result our handler produced for that request) under its id.
-func Null(result json.RawMessage) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var env envelope
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&env); err != nil || env.JSONRPC != "2.0" {
-			http.Error(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(nullResponse{JSONRPC: "2.0", ID: env.ID, Result: result})
-	})
+// Null is the floor of the handler benchmarks: nullrpc's handler answering response (the
+// very bytes our handler wrote for the request) under each request's id. bench/cmd/floor and
+// bench/cmd/null serve the same answer as processes.
+func Null(response []byte) (http.Handler, error) {
+	a, err := nullrpc.New(response)
+	if err != nil {
+		return nil, err
+	}
+	return a.Handler(), nil
 }
 
 // --- statistics ------------------------------------------------------------------------------
@@ -385,4 +370,17 @@ func Trim(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// CheckUnknownTool accepts the answers a call of a tool that does not exist may get: a
+// JSON-RPC invalid-params error (ours) or another JSON-RPC error or isError result (a peer).
+func CheckUnknownTool(r *Response) error {
+	if r.Error != nil {
+		return nil
+	}
+	var tr ToolResult
+	if json.Unmarshal(r.Result, &tr) != nil || !tr.IsError {
+		return fmt.Errorf("want a failure for an unknown tool, got %.200s", r.Result)
+	}
+	return nil
 }

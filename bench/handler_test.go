@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -63,16 +64,18 @@ func newFixture() (*fixture, error) {
 	}
 	f := &fixture{booted: b, peer: peer, null: map[string]http.Handler{}}
 	for _, c := range cases {
-		r, err := Call(b.Handler, c.body)
+		code, raw := Serve(b.Handler, c.body)
+		r, err := DecodeResponse(code, raw)
+		if err == nil {
+			err = c.check(r)
+		}
+		if err == nil {
+			f.null[c.name], err = Null(raw)
+		}
 		if err != nil {
 			b.Close()
 			return nil, fmt.Errorf("%s (ours): %w", c.name, err)
 		}
-		if r.Error != nil {
-			b.Close()
-			return nil, fmt.Errorf("%s (ours): JSON-RPC error %d %s", c.name, r.Error.Code, r.Error.Message)
-		}
-		f.null[c.name] = Null(r.Result)
 	}
 	return f, nil
 }
@@ -87,6 +90,7 @@ type benchCase struct {
 var cases = []benchCase{
 	{"tools-list", BodyToolsList, checkList},
 	{"validation-failure", BodyValidation, checkValidation},
+	{"unknown-tool", BodyUnknownTool, CheckUnknownTool},
 	{"preview", BodyPreview, checkPreview},
 }
 
@@ -244,4 +248,24 @@ func canonical(t *testing.T, raw json.RawMessage) string {
 		t.Fatal(err)
 	}
 	return string(bytes.TrimSpace(out))
+}
+
+// TestNullWritesOurBytes holds the floor to its definition: for every measured case and for
+// ids of each JSON kind, the null handler built from one answer of ours writes, byte for
+// byte, what our handler writes for the same request.
+func TestNullWritesOurBytes(t *testing.T) {
+	f := getFixture(t)
+	for _, c := range cases {
+		for _, id := range []string{`1`, `7340032`, `"req-ü\"7"`, `-2.5e3`} {
+			body := strings.Replace(c.body, `"id":1`, `"id":`+id, 1)
+			code, ours := Serve(f.booted.Handler, body)
+			if code != http.StatusOK {
+				t.Fatalf("%s id %s: ours HTTP %d: %s", c.name, id, code, Trim(string(ours), 300))
+			}
+			code, null := Serve(f.null[c.name], body)
+			if code != http.StatusOK || !bytes.Equal(null, ours) {
+				t.Errorf("%s id %s: the null handler (HTTP %d) wrote\n%s\nours wrote\n%s", c.name, id, code, Trim(string(null), 400), Trim(string(ours), 400))
+			}
+		}
+	}
 }

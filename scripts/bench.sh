@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # make bench: measure, never assert. Runs the handler benchmarks (ours beside the official Go
 # SDK peer and a null handler) into bench/out.txt, benchstat when it installs, then
-# bench/cmd/benchreport for cold start, binary size, downstream round trips and a bounded
-# loopback load, and writes bench/RESULTS.md. Everything binds 127.0.0.1 and stops by itself;
-# the whole run takes about 2-3 minutes on 2 cores.
+# bench/cmd/benchreport for cold start (beside a trivial handler on the same runtime path,
+# bench/cmd/floor, and locally the Go SDK peer and the null net/http handler), binary size by
+# package, downstream round trips and a bounded loopback load (ours, the Go SDK peer and the
+# null handler, each its own process), and writes bench/RESULTS.md with the targets in its
+# headline and bench/notes.md appended. Every binary is built with the Makefile's LAMBDA_FLAGS.
+# Everything binds 127.0.0.1 and stops by itself; the whole run takes about 4-5 minutes on 2
+# cores.
 #
-# Knobs (environment): BENCH_COUNT (5), BENCH_TIME (1s), COLD_N (10), LOAD_DURATION (5s),
+# Knobs (environment): BENCH_COUNT (5), BENCH_TIME (1s), COLD_N (15), LOAD_DURATION (5s),
 # LOAD_MAX (20000), LOAD_CLIENTS (2).
 set -euo pipefail
 
@@ -18,10 +22,31 @@ RIE_VERSION=v0.0.0-20261030222936-bef5c4ba774d                     # as in the M
 BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da               # golang.org/x/perf
 BENCH_COUNT=${BENCH_COUNT:-5}
 BENCH_TIME=${BENCH_TIME:-1s}
-COLD_N=${COLD_N:-10}
+COLD_N=${COLD_N:-15}
 LOAD_DURATION=${LOAD_DURATION:-5s}
 LOAD_MAX=${LOAD_MAX:-20000}
 LOAD_CLIENTS=${LOAD_CLIENTS:-2}
+
+# The Makefile's LAMBDA_FLAGS (make bench passes them; read from the Makefile when this script
+# runs alone), so build tags added there reach every binary measured here. They are shell words
+# (-ldflags='-s -w'): split them as the shell would.
+LAMBDA_FLAGS=${LAMBDA_FLAGS:-$(sed -n 's/^LAMBDA_FLAGS[[:space:]]*:=[[:space:]]*//p' Makefile)}
+[ -n "$LAMBDA_FLAGS" ] || { echo "bench.sh: no LAMBDA_FLAGS in the environment or the Makefile" >&2; exit 2; }
+eval "lambda_flags=($LAMBDA_FLAGS)"
+# The same flags keeping the symbol table: -s dropped from -ldflags, whichever form it takes.
+symbol_flags=()
+next_is_ldflags=
+for f in "${lambda_flags[@]}"; do
+	if [ -n "$next_is_ldflags" ]; then
+		f=$(tr ' ' '\n' <<<"$f" | grep -vx -- '-s' | paste -sd' ')
+		next_is_ldflags=
+	elif [ "$f" = -ldflags ]; then
+		next_is_ldflags=1
+	elif [[ $f == -ldflags=* ]]; then
+		f=-ldflags=$(tr ' ' '\n' <<<"${f#-ldflags=}" | grep -vx -- '-s' | paste -sd' ')
+	fi
+	symbol_flags+=("$f")
+done
 
 start=$(date +%s)
 loadavg_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true) # before this run's own builds
@@ -43,12 +68,21 @@ if [ ! -x "$BENCHSTAT" ]; then
 		echo "benchstat did not install; RESULTS.md will have the medians only"
 fi
 
-step "builds"
+step "builds (LAMBDA_FLAGS: $LAMBDA_FLAGS)"
 # The host bootstrap with the Lambda flags (what make build-host builds), in a private
 # folder so a concurrent make build-host cannot swap it mid-measurement.
-CGO_ENABLED=0 $GO build -tags lambda.norpc -trimpath -ldflags='-s -w' -o "$work/bootstrap" ./functions/mcp
-# The deployed artifact, for its size.
-CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO build -tags lambda.norpc -trimpath -ldflags='-s -w' -o "$work/bootstrap-arm64" ./functions/mcp
+CGO_ENABLED=0 $GO build "${lambda_flags[@]}" -o "$work/bootstrap" ./functions/mcp
+# The floors and the peer, built the same way so that only the code differs: the trivial
+# aws-lambda-go handler, the null net/http handler and the Go SDK peer.
+for cmd in floor null peer; do
+	CGO_ENABLED=0 $GO build "${lambda_flags[@]}" -o "$work/$cmd" "./bench/cmd/$cmd"
+done
+# The deployed artifact, for its size; the same build with its symbol table and its package
+# list, for the size by package.
+CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO build "${lambda_flags[@]}" -o "$work/bootstrap-arm64" ./functions/mcp
+CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO build "${symbol_flags[@]}" -o "$work/bootstrap-arm64-syms" ./functions/mcp
+CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO list -deps "${lambda_flags[@]}" \
+	-f '{{.ImportPath}}{{"\t"}}{{if .Module}}{{.Module.Path}}{{else}}std{{end}}' ./functions/mcp > "$work/arm64-packages.txt"
 $GO build -o "$work/benchreport" ./bench/cmd/benchreport
 
 BENCH_CMD="$GO test -run '^\$' -bench . -benchmem -count $BENCH_COUNT -benchtime $BENCH_TIME ./bench/"
@@ -66,7 +100,9 @@ step "cold start, sizes, round trips, load"
 "$work/benchreport" \
 	-bench-out bench/out.txt "${stat_args[@]}" -out bench/RESULTS.md -loadavg-before "$loadavg_before" \
 	-command "make bench  →  $BENCH_CMD; bench/cmd/benchreport -cold-n $COLD_N -clients $LOAD_CLIENTS -load-duration $LOAD_DURATION -load-max $LOAD_MAX" \
-	-rie "$RIE" -bootstrap "$work/bootstrap" -arm64 "$work/bootstrap-arm64" -event events/tools-list-legacy.json \
+	-rie "$RIE" -bootstrap "$work/bootstrap" -arm64 "$work/bootstrap-arm64" -arm64-syms "$work/bootstrap-arm64-syms" \
+	-floor "$work/floor" -null "$work/null" -peer "$work/peer" -go "$GO" -event events/tools-list-legacy.json \
+	-pkg-list "$work/arm64-packages.txt" -lambda-flags "$LAMBDA_FLAGS" \
 	-cold-n "$COLD_N" -clients "$LOAD_CLIENTS" -load-duration "$LOAD_DURATION" -load-max "$LOAD_MAX" \
 	2> >(tee bench/measure.txt >&2)
 

@@ -29,12 +29,21 @@ const invokePath = "/2015-03-31/functions/function/invocations"
 // coldRun is one cold start: exec of the emulator to its listening socket, exec to the first
 // invoke's answer (the cold start), and a second, warm invoke on its own.
 type coldRun struct {
+	impl                string
 	listen, first, warm time.Duration
 }
 
-// localRun is one start of the bootstrap as a plain local HTTP server.
+// localRun is one start of a binary as a plain local HTTP server.
 type localRun struct {
+	impl  string
 	first time.Duration
+}
+
+// target is a binary whose start is timed, with the environment it needs beyond the
+// function's own.
+type target struct {
+	impl, bin string
+	env       []string
 }
 
 type sizes struct {
@@ -137,18 +146,15 @@ func (p *proc) stop() {
 
 var noProxy = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}, Timeout: 30 * time.Second}
 
-// coldStarts times n fresh emulator+bootstrap processes, one at a time.
-func coldStarts(rie, bootstrap, eventFile string, n int) ([]coldRun, error) {
-	if bootstrap == "" {
-		return nil, errors.New("no -bootstrap given")
-	}
-	for _, p := range []string{rie, bootstrap, eventFile} {
+// coldStarts times n fresh emulator+bootstrap processes of each target, alternating between
+// the targets round by round so that a change in the machine's load hits them alike.
+func coldStarts(rie, eventFile string, targets []target, n int) ([]coldRun, error) {
+	for _, p := range []string{rie, eventFile} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, err
 		}
 	}
 	rieAbs, _ := filepath.Abs(rie)
-	bootAbs, _ := filepath.Abs(bootstrap)
 	event, err := os.ReadFile(eventFile)
 	if err != nil {
 		return nil, err
@@ -160,25 +166,32 @@ func coldStarts(rie, bootstrap, eventFile string, n int) ([]coldRun, error) {
 	defer os.RemoveAll(dir)
 	var runs []coldRun
 	for i := 0; i < n; i++ {
-		var run coldRun
-		var err error
-		for attempt := 0; attempt < 3; attempt++ { // a port taken between probe and bind
-			run, err = coldStartOnce(rieAbs, bootAbs, dir, event, i)
-			if err == nil || !errors.Is(err, errExitedAtStart) {
-				break
+		for _, t := range targets {
+			if t.bin == "" {
+				return nil, fmt.Errorf("no binary for %s", t.impl)
 			}
+			bootAbs, _ := filepath.Abs(t.bin)
+			var run coldRun
+			var err error
+			for attempt := 0; attempt < 3; attempt++ { // a port taken between probe and bind
+				run, err = coldStartOnce(rieAbs, bootAbs, t.env, dir, event, i)
+				if err == nil || !errors.Is(err, errExitedAtStart) {
+					break
+				}
+			}
+			if err != nil {
+				return runs, fmt.Errorf("%s run %d: %w", t.impl, i+1, err)
+			}
+			run.impl = t.impl
+			runs = append(runs, run)
 		}
-		if err != nil {
-			return runs, fmt.Errorf("run %d: %w", i+1, err)
-		}
-		runs = append(runs, run)
 	}
 	return runs, nil
 }
 
 var errExitedAtStart = errors.New("emulator exited at start")
 
-func coldStartOnce(rie, bootstrap, dir string, event []byte, i int) (coldRun, error) {
+func coldStartOnce(rie, bootstrap string, env []string, dir string, event []byte, i int) (coldRun, error) {
 	var run coldRun
 	emu, err := freePort()
 	if err != nil {
@@ -196,7 +209,7 @@ func coldStartOnce(rie, bootstrap, dir string, event []byte, i int) (coldRun, er
 	cmd := exec.Command(rie, "--log-level", "error",
 		"--runtime-interface-emulator-address", emu, "--runtime-api-address", api, bootstrap)
 	cmd.Dir = dir
-	cmd.Env = functionEnv()
+	cmd.Env = append(functionEnv(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 
 	t0 := time.Now()
@@ -222,7 +235,11 @@ func coldStartOnce(rie, bootstrap, dir string, event []byte, i int) (coldRun, er
 	return run, nil
 }
 
-// waitListening polls a loopback port every millisecond until it accepts.
+// pollEvery is how often a starting server is tried: fine enough that the quantisation stays
+// small beside a start of a few milliseconds, coarse enough to leave the CPUs to the start.
+const pollEvery = 200 * time.Microsecond
+
+// waitListening polls a loopback port every pollEvery until it accepts.
 func waitListening(addr string, exited <-chan struct{}, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
@@ -234,7 +251,7 @@ func waitListening(addr string, exited <-chan struct{}, limit time.Duration) err
 		select {
 		case <-exited:
 			return errExitedAtStart
-		case <-time.After(time.Millisecond):
+		case <-time.After(pollEvery):
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%s did not listen within %s", addr, limit)
@@ -278,13 +295,10 @@ func invoke(url string, event []byte, id string) error {
 	return nil
 }
 
-// coldStartsLocal times n starts of the bootstrap as a local HTTP server (no emulator): exec
-// to the first tools/list answer, which isolates the process start and Boot.
-func coldStartsLocal(bootstrap string, n int) ([]localRun, error) {
-	if bootstrap == "" {
-		return nil, errors.New("no -bootstrap given")
-	}
-	bootAbs, _ := filepath.Abs(bootstrap)
+// coldStartsLocal times n starts of each target as a local HTTP server (no emulator): exec
+// to the first tools/list answer, which isolates the process start and Boot. The targets
+// alternate round by round.
+func coldStartsLocal(targets []target, n int) ([]localRun, error) {
 	dir, err := os.MkdirTemp("", "benchreport-local-")
 	if err != nil {
 		return nil, err
@@ -292,31 +306,42 @@ func coldStartsLocal(bootstrap string, n int) ([]localRun, error) {
 	defer os.RemoveAll(dir)
 	var runs []localRun
 	for i := 0; i < n; i++ {
-		addr, err := freePort()
-		if err != nil {
-			return runs, err
+		for _, t := range targets {
+			bootAbs, _ := filepath.Abs(t.bin)
+			addr, err := freePort()
+			if err != nil {
+				return runs, err
+			}
+			cmd := exec.Command(bootAbs)
+			cmd.Dir = dir
+			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "STELLAR_NETWORK=testnet", "MINDVAULT_ADDR=" + addr}, t.env...)
+			cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+			t0 := time.Now()
+			p, err := start(cmd)
+			if err != nil {
+				return runs, err
+			}
+			_, err = firstLocalAnswer("http://"+addr+"/mcp", p.exited, 5*time.Second)
+			d := time.Since(t0)
+			p.stop()
+			if err != nil {
+				return runs, fmt.Errorf("%s run %d: %w", t.impl, i+1, err)
+			}
+			runs = append(runs, localRun{impl: t.impl, first: d})
 		}
-		cmd := exec.Command(bootAbs)
-		cmd.Dir = dir
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "STELLAR_NETWORK=testnet", "MINDVAULT_ADDR=" + addr}
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		t0 := time.Now()
-		p, err := start(cmd)
-		if err != nil {
-			return runs, err
-		}
-		err = firstLocalAnswer("http://"+addr+"/mcp", p.exited, 5*time.Second)
-		d := time.Since(t0)
-		p.stop()
-		if err != nil {
-			return runs, fmt.Errorf("run %d: %w", i+1, err)
-		}
-		runs = append(runs, localRun{first: d})
 	}
 	return runs, nil
 }
 
-func firstLocalAnswer(url string, exited <-chan struct{}, limit time.Duration) error {
+// firstLocalAnswer posts tools/list until the server answers and returns the answer, which
+// must be a tools/list result.
+func firstLocalAnswer(url string, exited <-chan struct{}, limit time.Duration) ([]byte, error) {
+	return awaitAnswer(url, exited, limit, []byte(`"mindvault_preview"`))
+}
+
+// awaitAnswer posts tools/list until the server answers HTTP 200 with a body containing want
+// (anything, when want is nil).
+func awaitAnswer(url string, exited <-chan struct{}, limit time.Duration, want []byte) ([]byte, error) {
 	deadline := time.Now().Add(limit)
 	for {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(bench.BodyToolsList))
@@ -325,20 +350,31 @@ func firstLocalAnswer(url string, exited <-chan struct{}, limit time.Duration) e
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"mindvault_preview"`)) {
-				return fmt.Errorf("HTTP %d: %s", resp.StatusCode, bench.Trim(string(body), 300))
+			if resp.StatusCode != http.StatusOK || !bytes.Contains(body, want) {
+				return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, bench.Trim(string(body), 300))
 			}
-			return nil
+			return body, nil
 		}
 		select {
 		case <-exited:
-			return errors.New("bootstrap exited before answering")
-		case <-time.After(time.Millisecond):
+			return nil, errors.New("exited before answering")
+		case <-time.After(pollEvery):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no answer within %s", limit)
+			return nil, fmt.Errorf("no answer within %s", limit)
 		}
 	}
+}
+
+// ofImpl keeps the runs of one implementation.
+func ofImpl[T any](runs []T, impl string, f func(T) string) []T {
+	var out []T
+	for _, r := range runs {
+		if f(r) == impl {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func durations[T any](runs []T, f func(T) time.Duration) []time.Duration {
@@ -385,7 +421,7 @@ func initTrace(bootstrap string) ([]pkgInit, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = firstLocalAnswer("http://"+addr+"/mcp", p.exited, 5*time.Second)
+	_, err = firstLocalAnswer("http://"+addr+"/mcp", p.exited, 5*time.Second)
 	p.stop()
 	if err != nil {
 		return nil, err
@@ -405,4 +441,31 @@ func initTrace(bootstrap string) ([]pkgInit, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].clock > out[j].clock })
 	return out, nil
+}
+
+// captureList starts the bootstrap once as a local server and writes its tools/list answer
+// to path: the bytes the trivial handler answers with.
+func captureList(bootstrap, path string) error {
+	if bootstrap == "" {
+		return errors.New("no -bootstrap given")
+	}
+	abs, _ := filepath.Abs(bootstrap)
+	addr, err := freePort()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(abs)
+	cmd.Dir = filepath.Dir(path)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "STELLAR_NETWORK=testnet", "MINDVAULT_ADDR=" + addr}
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	p, err := start(cmd)
+	if err != nil {
+		return err
+	}
+	defer p.stop()
+	body, err := firstLocalAnswer("http://"+addr+"/mcp", p.exited, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, body, 0o600)
 }

@@ -72,7 +72,9 @@ func downstream() (*downResult, error) {
 		{tool: "mindvault_browse", args: `{}`, minimum: 1},
 		{tool: "mindvault_wallet_info", args: `{}`, minimum: 1},
 		{tool: "mindvault_tx_status", args: `{"txHash":"` + okTx + `"}`, minimum: 1},
-		{tool: "mindvault_health", args: `{}`, minimum: 4},
+		// API catalog; Horizon account read and root; RPC getHealth, getNetwork and the
+		// registry_info simulation (the sponsor probe is not counted here).
+		{tool: "mindvault_health", args: `{}`, minimum: 6},
 		{tool: "mindvault_publish_status", args: `{"resourceId":"rustguide"}`, minimum: 2},
 	} {
 		count := func() (tripCount, error) {

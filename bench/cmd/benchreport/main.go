@@ -1,8 +1,12 @@
 // Command benchreport is the second half of `make bench` (scripts/bench.sh): it runs the
 // measurements that are not Go benchmarks — cold start under the Lambda Runtime Interface
-// Emulator, binary sizes, downstream round trips per tool, sequential against parallel
-// wall time, and a bounded loopback load — then writes bench/RESULTS.md together with the
-// handler benchmarks that `go test -bench` wrote to bench/out.txt.
+// Emulator and as a local server, each beside a trivial handler on the same runtime path
+// (bench/cmd/floor) and, locally, the Go SDK peer (bench/cmd/peer) and the null net/http
+// handler (bench/cmd/null); binary sizes with the size by package; downstream round trips per
+// tool, sequential against parallel wall time; and a bounded loopback load of the endpoint,
+// the peer and the null handler, each its own process, with their peak RSS — then writes
+// bench/RESULTS.md together with the handler benchmarks that `go test -bench` wrote to
+// bench/out.txt. The targets of the results file's headline are compared, never asserted.
 //
 // Everything binds 127.0.0.1, every process it starts is stopped by its id before it
 // returns, and every loop is bounded in count and time. It exits 1 when a measurement failed
@@ -13,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -21,7 +26,9 @@ type options struct {
 	benchOut, benchstat, out, command string
 	loadBefore                        string
 	rie, bootstrap, event             string
-	arm64, hostBin                    string
+	arm64, arm64Syms, hostBin         string
+	floor, null, peer, goCmd, notes   string
+	pkgList, lambdaFlags              string
 	coldN                             int
 	loadDur                           time.Duration
 	loadMax, clients                  int
@@ -38,7 +45,15 @@ func main() {
 	flag.StringVar(&o.bootstrap, "bootstrap", "", "the host bootstrap (built with the Lambda flags)")
 	flag.StringVar(&o.event, "event", "events/tools-list-legacy.json", "the event of the first invoke")
 	flag.StringVar(&o.arm64, "arm64", "", "the stripped linux/arm64 bootstrap, for its size")
-	flag.IntVar(&o.coldN, "cold-n", 10, "cold starts to time")
+	flag.StringVar(&o.arm64Syms, "arm64-syms", "", "the same build with its symbol table, for the size by package")
+	flag.StringVar(&o.pkgList, "pkg-list", "", "the build's packages, \"import/path<TAB>module\" lines (go list -deps)")
+	flag.StringVar(&o.lambdaFlags, "lambda-flags", "", "the Makefile's LAMBDA_FLAGS the binaries were built with, for the record")
+	flag.StringVar(&o.floor, "floor", "", "the trivial handler (bench/cmd/floor) built with the Lambda flags")
+	flag.StringVar(&o.null, "null", "", "the null net/http handler (bench/cmd/null)")
+	flag.StringVar(&o.peer, "peer", "", "the Go SDK peer as a server (bench/cmd/peer)")
+	flag.StringVar(&o.goCmd, "go", "go", "the go command, for go tool nm and go version -m")
+	flag.StringVar(&o.notes, "notes", "bench/notes.md", "hand-written notes appended to the report as they are (optional)")
+	flag.IntVar(&o.coldN, "cold-n", 15, "cold starts to time, of each binary")
 	flag.DurationVar(&o.loadDur, "load-duration", 5*time.Second, "time limit of each load run")
 	flag.IntVar(&o.loadMax, "load-max", 20000, "request limit of each load run")
 	flag.IntVar(&o.clients, "clients", 2, "concurrent load clients")
@@ -76,18 +91,31 @@ func run(o options) int {
 		}
 	}
 	section("binary sizes", func() (err error) { r.sizes, err = binarySizes(o.arm64, o.hostBin); return err })
-	section("cold start under the emulator", func() (err error) {
-		r.cold, err = coldStarts(o.rie, o.bootstrap, o.event, o.coldN)
+	section("size by package (go tool nm)", func() (err error) { r.bySize, err = sizeByPackage(o.goCmd, o.arm64Syms, o.pkgList); return err })
+	work, err := os.MkdirTemp("", "benchreport-")
+	if err != nil {
+		logf("temporary folder: %v", err)
+		return 1
+	}
+	defer os.RemoveAll(work)
+	// The floors answer the endpoint's own bytes: its tools/list answer, taken from one start.
+	listFile := filepath.Join(work, "tools-list.json")
+	section("the endpoint's tools/list answer, for the floors", func() error { return captureList(o.bootstrap, listFile) })
+	floorEnv := []string{"FLOOR_RESPONSE=" + listFile}
+	section("cold start under the emulator, beside the trivial handler", func() (err error) {
+		r.cold, err = coldStarts(o.rie, o.event, []target{{"ours", o.bootstrap, nil}, {"floor", o.floor, floorEnv}}, o.coldN)
 		return err
 	})
-	section("cold start of the bootstrap alone (local HTTP mode)", func() (err error) {
-		r.coldLocal, err = coldStartsLocal(o.bootstrap, o.coldN)
+	section("cold start as a local server, beside the trivial handler, the Go SDK peer and the null handler", func() (err error) {
+		r.coldLocal, err = coldStartsLocal([]target{{"ours", o.bootstrap, nil}, {"floor", o.floor, floorEnv},
+			{"gosdk", o.peer, []string{"PEER_TOOLS=" + listFile, "PEER_API_URL=http://127.0.0.1:9"}},
+			{"null", o.null, []string{"NULL_RESPONSE=" + listFile}}}, o.coldN)
 		return err
 	})
 	section("package init trace (GODEBUG=inittrace=1)", func() (err error) { r.inits, err = initTrace(o.bootstrap); return err })
 	section("downstream round trips and parallelism", func() (err error) { r.down, err = downstream(); return err })
 	section("sustained loopback load", func() (err error) {
-		r.load, err = loads(o.clients, o.loadDur, o.loadMax)
+		r.load, r.rss, err = loads(o, work, o.clients, o.loadDur, o.loadMax)
 		if err == nil {
 			for _, l := range r.load {
 				if l.errors > 0 {
