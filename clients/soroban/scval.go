@@ -147,13 +147,11 @@ func Decimal(units *big.Int) string {
 
 // Text reads a String or Symbol.
 func Text(v xdr.ScVal) (string, bool) {
-	switch v.Type {
-	case xdr.ScValTypeScvString:
-		return string(*v.Str), true
-	case xdr.ScValTypeScvSymbol:
-		return string(*v.Sym), true
+	if s, ok := v.GetStr(); ok {
+		return string(s), true
 	}
-	return "", false
+	sym, ok := v.GetSym()
+	return string(sym), ok
 }
 
 // Address reads an Address as its strkey.
@@ -173,6 +171,19 @@ func MapOf(v xdr.ScVal) (xdr.ScMap, bool) {
 	return **v.Map, true
 }
 
+// Fields reads a Map with String or Symbol keys, the encoding of a contract's struct: set gets
+// each entry's key and value in order (an entry whose key is not text is skipped). It reports
+// whether v is a Map.
+func Fields(v xdr.ScVal, set func(key string, val xdr.ScVal)) bool {
+	m, ok := MapOf(v)
+	for _, e := range m {
+		if k, ok := Text(e.Key); ok {
+			set(k, e.Val)
+		}
+	}
+	return ok
+}
+
 // VecOf reads a Vec.
 func VecOf(v xdr.ScVal) (xdr.ScVec, bool) {
 	if v.Type != xdr.ScValTypeScvVec || v.Vec == nil || *v.Vec == nil {
@@ -183,15 +194,14 @@ func VecOf(v xdr.ScVal) (xdr.ScVec, bool) {
 
 // Uint reads an unsigned integer of any width.
 func Uint(v xdr.ScVal) (uint64, bool) {
-	switch v.Type {
-	case xdr.ScValTypeScvU32:
-		return uint64(*v.U32), true
-	case xdr.ScValTypeScvU64:
-		return uint64(*v.U64), true
-	case xdr.ScValTypeScvTimepoint:
-		return uint64(*v.Timepoint), true
+	if n, ok := v.GetU32(); ok {
+		return uint64(n), true
 	}
-	return 0, false
+	if n, ok := v.GetU64(); ok {
+		return uint64(n), true
+	}
+	t, ok := v.GetTimepoint()
+	return uint64(t), ok
 }
 
 // DecodeContract decodes a C... contract strkey.

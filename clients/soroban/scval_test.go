@@ -163,3 +163,33 @@ func TestBuildersRefuse(t *testing.T) {
 		}
 	}
 }
+
+// TestFields: a contract struct is read by key, String and Symbol keys alike, in order;
+// an entry whose key is not text is skipped, and only a Map is one.
+func TestFields(t *testing.T) {
+	m := xdr.ScMap{
+		{Key: Sym("id"), Val: Str("a")},
+		{Key: U32(7), Val: Str("skipped")},
+		{Key: Str("price"), Val: U32(5)},
+	}
+	mp := &m
+	cases := []struct {
+		name string
+		val  xdr.ScVal
+		want string
+		ok   bool
+	}{
+		{"struct", xdr.ScVal{Type: xdr.ScValTypeScvMap, Map: &mp}, "id price ", true},
+		{"empty struct", SymMap(nil), "", true},
+		{"not a map", Vec(Sym("id")), "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := ""
+			ok := Fields(c.val, func(key string, _ xdr.ScVal) { got += key + " " })
+			if got != c.want || ok != c.ok {
+				t.Fatalf("Fields = %q, %v; want %q, %v", got, ok, c.want, c.ok)
+			}
+		})
+	}
+}
