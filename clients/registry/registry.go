@@ -133,6 +133,20 @@ func decodeInfo(v xdr.ScVal) (*Info, bool) {
 	return info, true
 }
 
+// decodeResource reads a Resource map by key, tolerating missing and unknown keys; only
+// id, creator and price are required.
+func decodeResource(v xdr.ScVal) (*Resource, error) {
+	r := &Resource{}
+	if !soroban.Fields(v, r.set) {
+		return nil, fmt.Errorf("a resource that is not a Map")
+	}
+	if r.ID == "" || r.Creator == "" || r.Price == nil {
+		return nil, fmt.Errorf("a resource without id, creator or price")
+	}
+	return r, nil
+}
+
+// set reads one registry_info entry.
 func (info *Info) set(key string, v xdr.ScVal) {
 	switch key {
 	case "name":
@@ -150,29 +164,7 @@ func (info *Info) set(key string, v xdr.ScVal) {
 	}
 }
 
-func scalarText(v xdr.ScVal) string {
-	if s, ok := soroban.Text(v); ok {
-		return s
-	}
-	if n, ok := soroban.Uint(v); ok {
-		return strconv.FormatUint(n, 10)
-	}
-	return ""
-}
-
-// decodeResource reads a Resource map by key, tolerating missing and unknown keys; only
-// id, creator and price are required.
-func decodeResource(v xdr.ScVal) (*Resource, error) {
-	r := &Resource{}
-	if !soroban.Fields(v, r.set) {
-		return nil, fmt.Errorf("a resource that is not a Map")
-	}
-	if r.ID == "" || r.Creator == "" || r.Price == nil {
-		return nil, fmt.Errorf("a resource without id, creator or price")
-	}
-	return r, nil
-}
-
+// set reads one Resource entry.
 func (r *Resource) set(key string, v xdr.ScVal) {
 	switch key {
 	case "id":
@@ -219,6 +211,16 @@ func (r *Resource) set(key string, v xdr.ScVal) {
 			r.Verified = &b
 		}
 	}
+}
+
+func scalarText(v xdr.ScVal) string {
+	if s, ok := soroban.Text(v); ok {
+		return s
+	}
+	if n, ok := soroban.Uint(v); ok {
+		return strconv.FormatUint(n, 10)
+	}
+	return ""
 }
 
 // call names a registry function with its arguments.
