@@ -42,8 +42,7 @@ func PurchaseHistory(d *Deps) *Tool {
 			"settlement transaction, time, payment id), newest first, optionally for one resourceId. Free. mindvault_buy refuses to buy " +
 			"a listed resource again unless allowRepeat is true. No record is a normal result with count 0 and a message.",
 		Operation: "Purchase history failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceAPI),
 		Run: func(ctx context.Context, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
 			ctx, p, addr, err := d.address(ctx, req.Profile)
 			if err != nil {

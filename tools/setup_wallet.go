@@ -44,9 +44,7 @@ func SetupWallet(d *Deps) *Tool {
 			"trustline added, no XLM needed) and stores its secret in a new credential profile; the secret is never " +
 			"shown. Free. An existing profile name is a conflict. Fund it with USDC, then check mindvault_wallet_info.",
 		Operation: "Wallet setup failed",
-		Source:    errmap.SourceSponsor,
-		Hints:     Hints{OpenWorld: true},
-		Mainnet:   ConfirmRequired, Config: d.Config,
+		Kind:      d.action(errmap.SourceSponsor),
 		Run: func(ctx context.Context, req *requests.SetupWallet) (*SetupWalletOutput, error) {
 			if !auth.Permits(ctx, req.Profile) {
 				return nil, credentials.NotAllowed(req.Profile)

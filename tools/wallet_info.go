@@ -50,8 +50,7 @@ func WalletInfo(d *Deps) *Tool {
 			"(missing account, no trustline, zero, funded), and whether the profile is a registered publisher. Free; " +
 			"never shows secrets. Call it before mindvault_buy or when a payment fails.",
 		Operation: "Wallet info failed",
-		Source:    errmap.SourceHorizon,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceHorizon),
 		Run: func(ctx context.Context, req *requests.WalletInfo) (*WalletInfoOutput, error) {
 			ctx, p, addr, err := d.address(ctx, req.Profile)
 			if err != nil {
