@@ -24,9 +24,7 @@ type Purchase struct {
 
 // PurchaseHistoryOutput is the result of mindvault_purchase_history.
 type PurchaseHistoryOutput struct {
-	Profile   string     `json:"profile"`
-	Address   string     `json:"address"`
-	Network   string     `json:"network"`
+	ProfileWallet
 	Count     int        `json:"count" jsonschema_description:"purchases returned"`
 	Total     int        `json:"total" jsonschema_description:"purchases the API holds for this wallet (and resource, when filtered)"`
 	Purchases []Purchase `json:"purchases" jsonschema_description:"newest first"`
@@ -52,7 +50,7 @@ func PurchaseHistory(d *Deps) *Tool {
 			if err != nil {
 				return nil, err
 			}
-			out := &PurchaseHistoryOutput{Profile: p.Name, Address: addr, Network: string(d.Config.Network), Purchases: []Purchase{}}
+			out := &PurchaseHistoryOutput{ProfileWallet: d.profileWallet(p.Name, addr), Purchases: []Purchase{}}
 			for _, pay := range newestFirst(history) {
 				if req.ResourceID != nil && pay.ResourceID != *req.ResourceID {
 					continue

@@ -16,9 +16,7 @@ import (
 
 // SetupWalletOutput is the result of mindvault_setup_wallet; the secret is never in it.
 type SetupWalletOutput struct {
-	Profile string `json:"profile"`
-	Address string `json:"address"`
-	Network string `json:"network"`
+	ProfileWallet
 	Created bool   `json:"created"`
 	Note    string `json:"note,omitempty" jsonschema_description:"funding the sponsored-account service reports, e.g. a test network's faucet"`
 }
@@ -99,7 +97,7 @@ func SetupWallet(d *Deps) *Tool {
 				}
 				return nil, afterAccount(err, address, req.Profile, detail, next)
 			}
-			return &SetupWalletOutput{Profile: req.Profile, Address: address, Network: string(d.Config.Network), Created: true, Note: w.Note()}, nil
+			return &SetupWalletOutput{ProfileWallet: d.profileWallet(req.Profile, address), Created: true, Note: w.Note()}, nil
 		},
 	})
 }
