@@ -192,8 +192,8 @@ type Verification struct {
 
 // Verification reads a resource's verification record.
 func (c *Client) Verification(ctx context.Context, id string) (*Verification, error) {
-	return transport.Object[Verification](ctx, c.svc, transport.Get("/resources/"+url.PathEscape(id)+"/verification", "GET /resources/{id}/verification"),
-		nil, "the verification record is not an object")
+	req := transport.Get("/resources/"+url.PathEscape(id)+"/verification", "GET /resources/{id}/verification")
+	return transport.Object[Verification](ctx, c.svc, req, nil, "the verification record is not an object")
 }
 
 // AgentStatus is GET /agent/status.
