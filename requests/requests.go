@@ -150,13 +150,20 @@ type PurchaseHistory struct {
 	Limit      int     `json:"limit,omitempty" validate:"min=1,max=100" jsonschema:"default=20" jsonschema_description:"Most purchases to return, newest first, 1-100."`
 }
 
+// NewResource is what describes a new resource to publish: title, price and externalUrl
+// together, description optional. A resumed resource (resourceId) takes none of it, which
+// Publish's cross-check enforces argument by argument (newResourceFields).
+type NewResource struct {
+	Title       *string `json:"title,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Title shown in the catalog. Required unless resourceId is given."`
+	Description *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get. Not with resourceId."`
+	Price       *string `json:"price,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Price in USDC, e.g. \"1.5\". Required unless resourceId is given."`
+	ExternalURL *string `json:"externalUrl,omitempty" validate:"omitnil,httpurl" jsonschema_description:"The http(s) link buyers receive after paying. Required unless resourceId is given."`
+}
+
 // Publish is mindvault_publish: a new resource (title, price and externalUrl), or resourceId
 // to resume one the publisher already created.
 type Publish struct {
-	Title          *string `json:"title,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Title shown in the catalog. Required unless resourceId is given."`
-	Description    *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get. Not with resourceId."`
-	Price          *string `json:"price,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Price in USDC, e.g. \"1.5\". Required unless resourceId is given."`
-	ExternalURL    *string `json:"externalUrl,omitempty" validate:"omitnil,httpurl" jsonschema_description:"The http(s) link buyers receive after paying. Required unless resourceId is given."`
+	NewResource
 	ResourceID     *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Resume a resource you created whose verification fee was never paid or whose on-chain registration failed: only the missing steps run. Instead of title, description, price and externalUrl."`
 	MaxFeeUSDC     *string `json:"maxFeeUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay for verification (default: MINDVAULT_MAX_AUTO_PAY_USDC)."`
 	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check everything the real call needs (API key, wallet, USDC for the current fee, maxFeeUsdc, mainnet confirmation) and show the steps; send nothing."`

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/clients/mindvault"
 )
 
 // apiRoute is one MindVault API route. Routes are matched in order with the fault matcher,
@@ -235,7 +237,9 @@ func coerceInt(v string) (int, string) {
 	return int(f), ""
 }
 
-type catalogRow struct {
+// listingBody is what a catalog row and /meta both say about a resource, as the server
+// writes it (null for a resource without a MIME type or a thumbnail).
+type listingBody struct {
 	ID                 string  `json:"id"`
 	Title              string  `json:"title"`
 	Description        string  `json:"description"`
@@ -245,12 +249,24 @@ type catalogRow struct {
 	ThumbnailPath      *string `json:"thumbnailPath"`
 	VerificationStatus string  `json:"verificationStatus"`
 	PublisherName      string  `json:"publisherName"`
-	WalletAddress      string  `json:"walletAddress"`
 	CreatedAt          string  `json:"createdAt"`
 	AccessURL          string  `json:"accessUrl"`
 	// Tags are the registry's tags for the resource ([] when it is not on chain): the real
 	// API's rows have none, so tag filters could never match in the sandbox without them.
 	Tags []string `json:"tags"`
+}
+
+func (s *Sandbox) listing(r *resource) listingBody {
+	return listingBody{
+		ID: r.id, Title: r.title, Description: r.description, Price: r.price, ResourceType: r.kind,
+		MimeType: nullable(r.mime), ThumbnailPath: nullable(r.thumbnail), VerificationStatus: r.status,
+		PublisherName: r.publisher, CreatedAt: jsTime(r.created), AccessURL: s.APIURL + "/resources/" + r.id,
+	}
+}
+
+type catalogRow struct {
+	listingBody
+	WalletAddress string `json:"walletAddress"`
 }
 
 // chainTags reads the registry's tags of each id, after applying what is due; the caller
@@ -298,7 +314,7 @@ func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string)
 	total := len(rows)
 	page := []catalogRow{}
 	for i := q.offset; i < total && i < q.offset+q.limit; i++ {
-		page = append(page, s.catalogRow(rows[i]))
+		page = append(page, catalogRow{s.listing(rows[i]), rows[i].wallet})
 	}
 	ids := make([]string, len(page))
 	for i := range page {
@@ -334,34 +350,14 @@ func (q catalogQuery) matches(r *resource) bool {
 	return true
 }
 
-func (s *Sandbox) catalogRow(r *resource) catalogRow {
-	return catalogRow{
-		ID: r.id, Title: r.title, Description: r.description, Price: r.price, ResourceType: r.kind,
-		MimeType: nullable(r.mime), ThumbnailPath: nullable(r.thumbnail), VerificationStatus: r.status,
-		PublisherName: r.publisher, WalletAddress: r.wallet,
-		CreatedAt: jsTime(r.created), AccessURL: s.APIURL + "/resources/" + r.id,
-	}
-}
-
 type metaBody struct {
-	ID                 string   `json:"id"`
-	Title              string   `json:"title"`
-	Description        string   `json:"description"`
-	Price              string   `json:"price"`
-	ResourceType       string   `json:"resourceType"`
-	MimeType           *string  `json:"mimeType"`
-	VerificationStatus string   `json:"verificationStatus"`
-	PublisherName      string   `json:"publisherName"`
-	PublisherWallet    string   `json:"publisherWallet"`
-	ThumbnailPath      *string  `json:"thumbnailPath"`
-	OnchainStatus      string   `json:"onchainStatus"`
-	OnchainTxHash      *string  `json:"onchainTxHash"`
-	ContentHash        string   `json:"contentHash"`
-	CreatedAt          string   `json:"createdAt"`
-	AccessURL          string   `json:"accessUrl"`
-	ThumbnailURL       string   `json:"thumbnailUrl,omitempty"`
-	Tags               []string `json:"tags"`           // the registry's, as in catalog rows
-	Size               *int     `json:"size,omitempty"` // a file's length in bytes
+	listingBody
+	PublisherWallet string  `json:"publisherWallet"`
+	OnchainStatus   string  `json:"onchainStatus"`
+	OnchainTxHash   *string `json:"onchainTxHash"`
+	ContentHash     string  `json:"contentHash"`
+	ThumbnailURL    string  `json:"thumbnailUrl,omitempty"`
+	Size            *int    `json:"size,omitempty"` // a file's length in bytes
 }
 
 func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []string) {
@@ -372,14 +368,9 @@ func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []strin
 		apiError(w, http.StatusNotFound, "Resource not found")
 		return
 	}
-	m := metaBody{
-		ID: res.id, Title: res.title, Description: res.description, Price: res.price, ResourceType: res.kind,
-		MimeType: nullable(res.mime), VerificationStatus: res.status, PublisherName: res.publisher,
-		PublisherWallet: res.wallet, ThumbnailPath: nullable(res.thumbnail),
-		OnchainStatus: res.onchain, OnchainTxHash: nullable(res.onchainTx), ContentHash: contentHash(res),
-		CreatedAt: jsTime(res.created), AccessURL: s.APIURL + "/resources/" + res.id,
-		Tags: s.chainTags(res.id)[res.id],
-	}
+	m := metaBody{listingBody: s.listing(res), PublisherWallet: res.wallet,
+		OnchainStatus: res.onchain, OnchainTxHash: nullable(res.onchainTx), ContentHash: contentHash(res)}
+	m.Tags = s.chainTags(res.id)[res.id]
 	if strings.HasPrefix(res.mime, "image/") {
 		m.ThumbnailURL = s.APIURL + "/resources/" + res.id + "/thumbnail"
 	}
@@ -391,18 +382,13 @@ func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []strin
 	writeJSON(w, http.StatusOK, m)
 }
 
-type verificationJSON struct {
-	IsOriginal bool     `json:"isOriginal"`
-	Confidence float64  `json:"confidence"`
-	Flags      []string `json:"flags"`
-	CheckedAt  string   `json:"checkedAt"`
-}
-
-func (v *verification) json() *verificationJSON {
+// verdict is the verification outcome in the product's own wire type: the record's every field
+// is one the client reads, so the two sides share one declaration.
+func (v *verification) verdict() *mindvault.VerificationResult {
 	if v == nil {
 		return nil
 	}
-	return &verificationJSON{IsOriginal: v.original, Confidence: v.confidence, Flags: v.flags, CheckedAt: jsTime(v.checked)}
+	return &mindvault.VerificationResult{IsOriginal: v.original, Confidence: v.confidence, Flags: v.flags, CheckedAt: jsTime(v.checked)}
 }
 
 func (s *Sandbox) apiVerification(w http.ResponseWriter, _ *http.Request, params []string) {
@@ -413,14 +399,9 @@ func (s *Sandbox) apiVerification(w http.ResponseWriter, _ *http.Request, params
 		apiError(w, http.StatusNotFound, "Resource not found")
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		ResourceID   string            `json:"resourceId"`
-		Title        string            `json:"title"`
-		Status       string            `json:"status"`
-		Listed       bool              `json:"listed"`
-		PublishedAt  string            `json:"publishedAt"`
-		Verification *verificationJSON `json:"verification"`
-	}{res.id, res.title, res.status, res.listed, jsTime(res.created), res.check.json()})
+	listed := res.listed
+	writeJSON(w, http.StatusOK, mindvault.Verification{ResourceID: res.id, Title: res.title, Status: res.status, Listed: &listed,
+		PublishedAt: jsTime(res.created), Verification: res.check.verdict()})
 }
 
 // verificationFee is the agent's price per verification, a decimal USDC string.

@@ -7,10 +7,12 @@
 // Only local builds and tests link it; the deployed Lambda binary does not.
 //
 // It speaks each protocol through the product's own codec — ScVals with clients/soroban's
-// helpers, x402 documents with clients/x402's wire types — and keeps its own model of each
-// service: the contracts, their host-style argument checks and the MindVault API's full
-// documents. A shared codec is pinned by golden wire tests in its own package, since the
-// sandbox's tests cannot catch a bug in it (docs/sandbox.md "What it shares with the product").
+// helpers, x402 documents with clients/x402's wire types, the MindVault API's verification
+// record with clients/mindvault's — and keeps its own model of each service: the contracts,
+// their host-style argument checks and the API's documents the client reads only in part
+// (catalog rows, /meta with its nulls). A shared codec is pinned by golden wire tests in its
+// own package, since the sandbox's tests cannot catch a bug in it (docs/sandbox.md "What it
+// shares with the product").
 //
 // State is seeded deterministically: keypairs derive from sha256("mindvault-sandbox/<name>"),
 // the catalog and transactions are fixed, and the ledger sequence starts at 1000 when Start

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
+
+	"github.com/mindvault/mcp-endpoint/clients/mindvault"
 )
 
 // TestPublishStates: the three states a publish can stop in read differently through /meta and
@@ -25,7 +27,7 @@ func TestPublishStates(t *testing.T) {
 		var m metaBody
 		mustJSON(t, get(t, sb.APIURL+"/resources/"+res.ID+"/meta").body, &m)
 		var v struct {
-			Verification *verificationJSON `json:"verification"`
+			Verification *mindvault.VerificationResult `json:"verification"`
 		}
 		mustJSON(t, get(t, sb.APIURL+"/resources/"+res.ID+"/verification").body, &v)
 		return m.VerificationStatus, m.OnchainStatus, v.Verification != nil

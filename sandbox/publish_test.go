@@ -11,6 +11,8 @@ import (
 	"github.com/stellar/go-stellar-sdk/protocols/horizon"
 	protocol "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
+
+	"github.com/mindvault/mcp-endpoint/clients/mindvault"
 )
 
 func post(t *testing.T, url, body string, header map[string]string) reply {
@@ -161,7 +163,7 @@ func TestVerifyContent(t *testing.T) {
 	var ver struct {
 		Status       string
 		Listed       bool
-		Verification *verificationJSON
+		Verification *mindvault.VerificationResult
 	}
 	mustJSON(t, get(t, sb.APIURL+"/resources/"+res.ID+"/verification").body, &ver)
 	if ver.Status != "verified" || !ver.Listed || ver.Verification == nil || !ver.Verification.IsOriginal {

@@ -183,7 +183,7 @@ func diagnostics(contract xdr.ScAddress, c *call, herr *hostError) []xdr.Diagnos
 	}
 	scErr := herr.err
 	return []xdr.DiagnosticEvent{
-		ev(nil, data, soroban.Sym("fn_call"), xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &cid}, soroban.Sym(c.fn)),
+		ev(nil, data, soroban.Sym("fn_call"), soroban.Bytes(cid), soroban.Sym(c.fn)),
 		ev(raisedBy, herr.data, soroban.Sym("error"), xdr.ScVal{Type: xdr.ScValTypeScvError, Error: &scErr}),
 	}
 }
@@ -260,7 +260,7 @@ func (s *Sandbox) apply(p *pendingTx) {
 	case p.inv.args.ContractAddress.Equals(w.pay.sac.addr): // the USDC token (usdc.go)
 		ret, opEvents, herr = w.applyToken(p.inv, c, ledger)
 	case !p.inv.args.ContractAddress.Equals(w.regAddr):
-		herr = missingInstance(xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &p.inv.args.ContractAddress})
+		herr = missingInstance(soroban.AddressVal(p.inv.args.ContractAddress))
 	default:
 		next := w.reg.clone()
 		if ret, herr = next.invoke(c); herr == nil {
@@ -331,7 +331,7 @@ func (s *Sandbox) rpcSimulateTransaction(params json.RawMessage, f *Fault) (any,
 	var herr *hostError
 	switch {
 	case f != nil && f.Kind == KindNoContract, !inv.args.ContractAddress.Equals(reg.addr):
-		herr = missingInstance(xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &inv.args.ContractAddress})
+		herr = missingInstance(soroban.AddressVal(inv.args.ContractAddress))
 	case f != nil && f.Kind == KindContractError:
 		herr = contractErr(uint32(f.Code))
 	}
@@ -444,7 +444,7 @@ func (s *Sandbox) rpcSendTransaction(params json.RawMessage, f *Fault) (any, *rp
 		case KindContractError:
 			p.forced = contractErr(uint32(f.Code))
 		case KindNoContract:
-			p.forced = missingInstance(xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &inv.args.ContractAddress})
+			p.forced = missingInstance(soroban.AddressVal(inv.args.ContractAddress))
 		}
 	}
 	w.pending = append(w.pending, p)

@@ -458,7 +458,7 @@ func (s *Sandbox) simulateToken(mode string, inv *invocation, f *Fault, latest u
 	var herr *hostError
 	switch {
 	case f != nil && f.Kind == KindNoContract:
-		herr = missingInstance(xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &inv.args.ContractAddress})
+		herr = missingInstance(soroban.AddressVal(inv.args.ContractAddress))
 	case f != nil && f.Kind == KindContractError:
 		herr = contractErr(uint32(f.Code))
 	}

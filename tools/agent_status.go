@@ -29,8 +29,7 @@ func AgentStatus(d *Deps) *Tool {
 		Description: "Shows the MindVault verification agent's fee per verification (paid in USDC when publishing), its " +
 			"network, status and statistics. Free. Check the fee before mindvault_publish.",
 		Operation: "Agent status failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceAPI),
 		Run: func(ctx context.Context, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
 			a, err := d.API.AgentStatus(ctx)
 			if err != nil {

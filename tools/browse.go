@@ -46,8 +46,7 @@ func Browse(d *Deps) *Tool {
 			"verification status, type, owner, tags, listed), sort and paging. Free. Follow with mindvault_preview for one " +
 			"resource's details and price, then mindvault_buy.",
 		Operation: "Browse failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceAPI),
 		Run: func(ctx context.Context, req *requests.Browse) (*CatalogOutput, error) {
 			return catalog(ctx, d, req, false)
 		},
@@ -62,8 +61,7 @@ func Search(d *Deps) *Tool {
 		Description: "Searches the MindVault catalog by keyword and/or filters (at least one criterion). Free. Returns " +
 			"count 0 with a message when nothing matches. Follow with mindvault_preview, then mindvault_buy.",
 		Operation: "Search failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceAPI),
 		Run: func(ctx context.Context, req *requests.Search) (*CatalogOutput, error) {
 			return catalog(ctx, d, (*requests.Browse)(req), true)
 		},

@@ -110,10 +110,9 @@ func Buy(d *Deps) *Tool {
 			"maxPriceUsdc or rises above the previewed price, the wallet lacks USDC, or the file is too large to deliver. Use dryRun " +
 			"first; call mindvault_preview for the price and mindvault_wallet_info for funds.",
 		Operation: "Buy failed",
-		Source:    errmap.SourceX402,
-		Hints:     Hints{OpenWorld: true},
+		Kind:      d.action(errmap.SourceX402),
 		// A dry run signs and sends nothing: it needs no mainnet confirmation.
-		Mainnet: ConfirmRequired, DryRun: DryRunExempt, Config: d.Config,
+		DryRun: DryRunExempt,
 		Run: func(ctx context.Context, req *requests.Buy) (_ *BuyOutput, err error) {
 			defer func() { err = checkPurchaseAction(err, req) }()
 			ctx, kp, err := d.wallet(ctx, req.Profile)

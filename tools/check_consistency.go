@@ -38,8 +38,7 @@ func CheckConsistency(d *Deps) *Tool {
 			"7-decimal units, listed, creator wallet), reading both in parallel. Free. Use it before buying to confirm " +
 			"the price and owner on chain.",
 		Operation: "Consistency check failed",
-		Source:    errmap.SourceRegistry,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceRegistry),
 		Run: func(ctx context.Context, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
 			var (
 				meta         *mindvault.Meta

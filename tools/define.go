@@ -53,18 +53,28 @@ type Spec[Req, Out any] struct {
 	Description string
 	// Operation is line 1's label of every failure, e.g. "Browse failed".
 	Operation string
-	// Source is the default failure source when a handler error carries none.
+	// Kind is what the tool reads and what it may change: its failures' default source, its
+	// hints and its mainnet policy.
+	Kind
+	// DryRun and Guards are the call's other policies, which Define enforces with the mainnet
+	// policy after validation and before Run (policy.go).
+	DryRun DryRun
+	Guards []Guard[Req]
+	Run    func(ctx context.Context, req *Req) (*Out, error)
+}
+
+// Kind is what a tool reads and what it may change; the kinds the tools come in are declared
+// once each (kinds.go).
+type Kind struct {
+	// Source is the default failure source when a handler error carries none: the service
+	// the tool is about.
 	Source errmap.Source
 	Hints  Hints
-	// Mainnet, DryRun and Guards are the call's policies, which Define enforces after
-	// validation and before Run (policy.go): ConfirmRequired for every tool that changes
-	// state, nothing for read-only tools.
+	// Mainnet is the mainnet confirmation Define enforces (policy.go): ConfirmRequired for
+	// every tool that changes state, nothing for read-only tools.
 	Mainnet Mainnet
-	DryRun  DryRun
-	Guards  []Guard[Req]
 	// Config is what the mainnet policy reads: the network and the operator's waiver.
 	Config *config.Config
-	Run    func(ctx context.Context, req *Req) (*Out, error)
 }
 
 // Tool is one registered tool.

@@ -14,7 +14,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/clients/registry"
 	"github.com/mindvault/mcp-endpoint/clients/sponsor"
-	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/clients/x402"
 	"github.com/mindvault/mcp-endpoint/config"
@@ -24,7 +23,8 @@ import (
 
 // The interfaces below are what the tools call on each downstream, so that a workflow (buy,
 // publish, health, the registry writes) can be tested against small in-memory fakes in
-// milliseconds; the concrete clients satisfy them and the sandbox-backed tests cover the wire.
+// milliseconds; the concrete clients satisfy them (endpoint.Deps assigns each to its seam, so
+// the build checks it) and the sandbox-backed tests cover the wire.
 
 // CatalogReader reads the MindVault catalog: resources, their verification and the agent.
 type CatalogReader interface {
@@ -178,13 +178,3 @@ func (d *Deps) wallet(ctx context.Context, profile *string) (context.Context, *k
 	}
 	return ctx, kp, nil
 }
-
-// The concrete clients are what production wires in; this keeps them in step with the seams.
-var (
-	_ MindVaultAPI  = (*mindvault.Client)(nil)
-	_ AccountReader = (*horizon.Client)(nil)
-	_ ChainReader   = (*stellarrpc.Client)(nil)
-	_ VaultRegistry = (*registry.Client)(nil)
-	_ Payer         = (*x402.Client)(nil)
-	_ Sponsor       = (*sponsor.Client)(nil)
-)

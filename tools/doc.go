@@ -10,7 +10,8 @@
 // Where things are: tool mindvault_x lives in x.go (its test in x_test.go), except that
 // browse.go holds mindvault_search too (they share the catalog code) and registry_writes.go
 // holds the five vault-registry writes as one table. define.go is the registry machinery
-// (Spec, Define, Tool, Registry, results), policy.go the policies a Spec declares and Define
+// (Spec, Define, Tool, Registry, results), kinds.go the kinds of tool a Spec names (what it
+// reads, whether it changes state), policy.go the policies a Spec declares and Define
 // enforces before Run (the mainnet confirmation, dry runs, guards), confirm.go the user's own
 // confirmation that Define applies to every state-changing tool on the modern era and
 // confirm_seams.go what each tool hands it right before paying or sending, secrets.go the

@@ -49,8 +49,7 @@ func Health(d *Deps) *Tool {
 			"passed. Free. An unhealthy dependency is reported in checks, never as an error; call it when other tools fail " +
 			"with network, server or contract errors.",
 		Operation: "Health check failed",
-		Source:    errmap.SourceRequest,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceRequest),
 		Run: func(ctx context.Context, _ *requests.Health) (*HealthOutput, error) {
 			probes := []func() HealthCheck{
 				func() HealthCheck { return timed("MindVault API", func() (string, error) { return d.probeAPI(ctx) }) },

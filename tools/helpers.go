@@ -70,3 +70,15 @@ func isCode(err error, code string) bool {
 	f, ok := errmap.FactsOf(err)
 	return ok && f.Code == code
 }
+
+// ProfileWallet is the wallet a result is about: the credential profile that holds it, its
+// address and the network it is on.
+type ProfileWallet struct {
+	Profile string `json:"profile"`
+	Address string `json:"address"`
+	Network string `json:"network"`
+}
+
+func (d *Deps) profileWallet(profile, address string) ProfileWallet {
+	return ProfileWallet{Profile: profile, Address: address, Network: string(d.Config.Network)}
+}

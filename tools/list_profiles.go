@@ -32,8 +32,7 @@ func ListProfiles(d *Deps) *Tool {
 		Description: "Lists the credential profiles this caller may use, with each wallet address and whether it is a " +
 			"registered publisher; never shows secrets. Free, no network calls beyond the credential store.",
 		Operation: "List profiles failed",
-		Source:    errmap.SourceCredentials,
-		Hints:     Hints{ReadOnly: true, Idempotent: true},
+		Kind:      introspection(errmap.SourceCredentials),
 		Run: func(ctx context.Context, _ *requests.ListProfiles) (*ListProfilesOutput, error) {
 			names, err := d.Store.List(ctx)
 			if err != nil {

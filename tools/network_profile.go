@@ -78,8 +78,7 @@ func NetworkProfile(cfg *config.Config) *Tool {
 			"endpoint uses, with warnings for settings that differ from the network preset. Free, reads configuration " +
 			"only (no network calls). Call it first to confirm testnet vs mainnet before buying or writing on-chain.",
 		Operation: "Network profile failed",
-		Source:    errmap.SourceRequest,
-		Hints:     Hints{ReadOnly: true, Idempotent: true},
+		Kind:      introspection(errmap.SourceRequest),
 		Run: func(context.Context, *requests.NetworkProfile) (*NetworkProfileOutput, error) {
 			return networkProfile(cfg), nil
 		},

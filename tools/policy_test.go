@@ -153,8 +153,8 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 			var trail []string
 			mark := func(step string, req *confirmable) { trail = append(trail, step+"("+req.Name+")") }
 			tool := Define(Spec[confirmable, guardOut]{
-				Name: "test_guarded", Operation: "Test failed", Source: errmap.SourceRequest,
-				Mainnet: ConfirmRequired, Config: mainnet,
+				Name: "test_guarded", Operation: "Test failed",
+				Kind: Kind{Source: errmap.SourceRequest, Mainnet: ConfirmRequired, Config: mainnet},
 				Guards: []Guard[confirmable]{
 					func(_ context.Context, req *confirmable) error {
 						mark("first", req)
@@ -193,7 +193,7 @@ func TestPolicyDeclarationsRefused(t *testing.T) {
 		want   string
 	}{
 		{"confirmation declared, request takes none", func() {
-			Define(Spec[requests.Preview, guardOut]{Name: "t", Mainnet: ConfirmRequired, Config: cfg,
+			Define(Spec[requests.Preview, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired, Config: cfg},
 				Run: func(context.Context, *requests.Preview) (*guardOut, error) { return nil, nil }})
 		}, "does not take confirmMainnet"},
 		{"request takes confirmMainnet, no policy", func() {
@@ -201,10 +201,10 @@ func TestPolicyDeclarationsRefused(t *testing.T) {
 				Run: func(context.Context, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
 		}, "declares no mainnet policy"},
 		{"request takes dryRun, nothing declared for it", func() {
-			Define(Spec[requests.Buy, guardOut]{Name: "t", Mainnet: ConfirmRequired, Config: cfg, Run: run})
+			Define(Spec[requests.Buy, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired, Config: cfg}, Run: run})
 		}, "declare what a dry run does"},
 		{"dry run declared, request takes none", func() {
-			Define(Spec[requests.SetPrice, guardOut]{Name: "t", Mainnet: ConfirmRequired, DryRun: DryRunExempt, Config: cfg,
+			Define(Spec[requests.SetPrice, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired, Config: cfg}, DryRun: DryRunExempt,
 				Run: func(context.Context, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
 		}, "does not take dryRun"},
 	}

@@ -29,8 +29,7 @@ func Preview(d *Deps) *Tool {
 		Description: "Shows one resource's title, description, price in USDC, type, verification and on-chain status " +
 			"before buying. Free. Call it before mindvault_buy to know the exact price.",
 		Operation: "Preview failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceAPI),
 		Run: func(ctx context.Context, req *requests.Preview) (*PreviewOutput, error) {
 			m, err := d.API.Meta(ctx, req.ResourceID)
 			if err != nil {

@@ -79,10 +79,9 @@ func Publish(d *Deps) *Tool {
 			"whose fee was never paid or whose registration failed, running only the missing steps. Every step's outcome is " +
 			"reported; a failure after creation says what exists and gives the resume call. Use dryRun first.",
 		Operation: "Publish failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{OpenWorld: true},
+		Kind:      d.action(errmap.SourceAPI),
 		// A dry run checks the confirmation too: it passes only when the real call would.
-		Mainnet: ConfirmRequired, DryRun: DryRunChecked, Config: d.Config,
+		DryRun: DryRunChecked,
 		Run: func(ctx context.Context, req *requests.Publish) (*PublishOutput, error) {
 			ctx, p, kp, err := d.publisher(ctx, req.Profile)
 			if err != nil {

@@ -47,8 +47,7 @@ func PublishStatus(d *Deps) *Tool {
 			"verification, or on-chain registration. Free. With waitSeconds it polls every 2 s until verification settles or " +
 			"the time is up. Call it after mindvault_publish.",
 		Operation: "Publish status failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceAPI),
 		Run: func(ctx context.Context, req *requests.PublishStatus) (*PublishStatusOutput, error) {
 			until := time.Now().Add(time.Duration(req.WaitSeconds) * time.Second)
 			if dl, ok := ctx.Deadline(); ok && dl.Add(-transport.Margin-PollInterval).Before(until) {

@@ -24,9 +24,7 @@ type Purchase struct {
 
 // PurchaseHistoryOutput is the result of mindvault_purchase_history.
 type PurchaseHistoryOutput struct {
-	Profile   string     `json:"profile"`
-	Address   string     `json:"address"`
-	Network   string     `json:"network"`
+	ProfileWallet
 	Count     int        `json:"count" jsonschema_description:"purchases returned"`
 	Total     int        `json:"total" jsonschema_description:"purchases the API holds for this wallet (and resource, when filtered)"`
 	Purchases []Purchase `json:"purchases" jsonschema_description:"newest first"`
@@ -42,8 +40,7 @@ func PurchaseHistory(d *Deps) *Tool {
 			"settlement transaction, time, payment id), newest first, optionally for one resourceId. Free. mindvault_buy refuses to buy " +
 			"a listed resource again unless allowRepeat is true. No record is a normal result with count 0 and a message.",
 		Operation: "Purchase history failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceAPI),
 		Run: func(ctx context.Context, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
 			ctx, p, addr, err := d.address(ctx, req.Profile)
 			if err != nil {
@@ -53,7 +50,7 @@ func PurchaseHistory(d *Deps) *Tool {
 			if err != nil {
 				return nil, err
 			}
-			out := &PurchaseHistoryOutput{Profile: p.Name, Address: addr, Network: string(d.Config.Network), Purchases: []Purchase{}}
+			out := &PurchaseHistoryOutput{ProfileWallet: d.profileWallet(p.Name, addr), Purchases: []Purchase{}}
 			for _, pay := range newestFirst(history) {
 				if req.ResourceID != nil && pay.ResourceID != *req.ResourceID {
 					continue

@@ -27,9 +27,7 @@ func Register(d *Deps) *Tool {
 			"credential profile (never shown). Free. Needed once before mindvault_publish. An email already registered " +
 			"is a conflict.",
 		Operation: "Register failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{OpenWorld: true},
-		Mainnet:   ConfirmRequired, Config: d.Config,
+		Kind:      d.action(errmap.SourceAPI),
 		Run: func(ctx context.Context, req *requests.Register) (*RegisterOutput, error) {
 			// The key is shown once: a store that cannot keep it must refuse before asking.
 			if d.Store.ReadOnly() {

@@ -35,9 +35,7 @@ func RegisterOnchain(d *Deps) *Tool {
 			"transaction, signs it with the profile's wallet and submits it through the API. Needs a wallet and an API " +
 			"key. Already registered is a conflict (no action needed).",
 		Operation: "On-chain registration failed",
-		Source:    errmap.SourceAPI,
-		Hints:     Hints{OpenWorld: true},
-		Mainnet:   ConfirmRequired, Config: d.Config,
+		Kind:      d.action(errmap.SourceAPI),
 		Run: func(ctx context.Context, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
 			ctx, p, kp, err := d.publisher(ctx, req.Profile)
 			if err != nil {

@@ -35,8 +35,7 @@ func RegistryInfo(d *Deps) *Tool {
 			"contract's own registry_info when it is reachable (liveError otherwise; this tool always answers). Free. " +
 			"Call it when registry tools fail with contract errors.",
 		Operation: "Registry info failed",
-		Source:    errmap.SourceRegistry,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceRegistry),
 		Run: func(ctx context.Context, _ *requests.RegistryInfo) (*RegistryInfoOutput, error) {
 			c := d.Config
 			out := &RegistryInfoOutput{

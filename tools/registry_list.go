@@ -47,8 +47,7 @@ func RegistryList(d *Deps) *Tool {
 		Description: "Lists vault-registry entries straight from the contract in registration order, up to 20 per page; " +
 			"pass nextStart to continue. Free (a simulation). An empty page is a normal result with a message.",
 		Operation: "Registry list failed",
-		Source:    errmap.SourceRegistry,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceRegistry),
 		Run: func(ctx context.Context, req *requests.RegistryList) (*RegistryListOutput, error) {
 			items, err := d.Registry.List(ctx, uint32(req.Start), uint32(req.Limit))
 			if err != nil {

@@ -39,8 +39,7 @@ func RegistryLookup(d *Deps) *Tool {
 			"listed, tags) without trusting the MindVault API. Free (a simulation, nothing is submitted). A resource " +
 			"that is not on chain is a normal result with found: false and what to do next.",
 		Operation: "Registry lookup failed",
-		Source:    errmap.SourceRegistry,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceRegistry),
 		Run: func(ctx context.Context, req *requests.RegistryLookup) (*LookupOutput, error) {
 			out := &LookupOutput{ResourceID: req.ResourceID, ContractID: d.Config.RegistryContract, Network: string(d.Config.Network)}
 			if !registry.OnchainID(req.ResourceID) {

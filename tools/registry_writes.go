@@ -154,8 +154,7 @@ func writeTool[Req any, P interface {
 }](d *Deps, w registryWrite[Req]) *Tool {
 	return Define(Spec[Req, WriteOutput]{
 		Name: w.name, Title: w.title, Description: w.does + " " + writeCost,
-		Operation: w.operation, Source: errmap.SourceRegistry, Hints: w.hints,
-		Mainnet: ConfirmRequired, Config: d.Config,
+		Operation: w.operation, Kind: d.action(errmap.SourceRegistry).withHints(w.hints),
 		Run: func(ctx context.Context, req *Req) (*WriteOutput, error) {
 			c, err := w.change(req)
 			if err != nil {

@@ -171,7 +171,7 @@ func TestBuyRefusesBeforePaying(t *testing.T) {
 			d, _ := fakeDeps(t)
 			d.Config.MaxAutoPayUSDC = "5"
 			payer := &fakePayer{}
-			d.API = &fakeAPI{meta: &mindvault.Meta{ID: "guide", Title: "Guide", Price: "2", ResourceType: "link"}, payments: tc.history}
+			d.API = &fakeAPI{meta: &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Title: "Guide", Price: "2", ResourceType: "link"}}, payments: tc.history}
 			d.Horizon = &fakeHorizon{issuer: d.Config.USDCIssuer, usdc: tc.usdc}
 			d.X402 = payer
 			res := callTool(t, Buy(d), tc.args)

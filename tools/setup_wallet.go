@@ -16,9 +16,7 @@ import (
 
 // SetupWalletOutput is the result of mindvault_setup_wallet; the secret is never in it.
 type SetupWalletOutput struct {
-	Profile string `json:"profile"`
-	Address string `json:"address"`
-	Network string `json:"network"`
+	ProfileWallet
 	Created bool   `json:"created"`
 	Note    string `json:"note,omitempty" jsonschema_description:"funding the sponsored-account service reports, e.g. a test network's faucet"`
 }
@@ -44,9 +42,7 @@ func SetupWallet(d *Deps) *Tool {
 			"trustline added, no XLM needed) and stores its secret in a new credential profile; the secret is never " +
 			"shown. Free. An existing profile name is a conflict. Fund it with USDC, then check mindvault_wallet_info.",
 		Operation: "Wallet setup failed",
-		Source:    errmap.SourceSponsor,
-		Hints:     Hints{OpenWorld: true},
-		Mainnet:   ConfirmRequired, Config: d.Config,
+		Kind:      d.action(errmap.SourceSponsor),
 		Run: func(ctx context.Context, req *requests.SetupWallet) (*SetupWalletOutput, error) {
 			if !auth.Permits(ctx, req.Profile) {
 				return nil, credentials.NotAllowed(req.Profile)
@@ -101,7 +97,7 @@ func SetupWallet(d *Deps) *Tool {
 				}
 				return nil, afterAccount(err, address, req.Profile, detail, next)
 			}
-			return &SetupWalletOutput{Profile: req.Profile, Address: address, Network: string(d.Config.Network), Created: true, Note: w.Note()}, nil
+			return &SetupWalletOutput{ProfileWallet: d.profileWallet(req.Profile, address), Created: true, Note: w.Note()}, nil
 		},
 	})
 }

@@ -37,8 +37,7 @@ func TxStatus(d *Deps) *Tool {
 			"result code) or NOT_FOUND (not applied yet, another network, or outside the RPC's retention window). Free. " +
 			"Use it after a payment or on-chain write whose outcome is unknown.",
 		Operation: "Transaction status failed",
-		Source:    errmap.SourceRPC,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceRPC),
 		Run: func(ctx context.Context, req *requests.TxStatus) (*TxStatusOutput, error) {
 			tx, err := d.RPC.GetTransaction(ctx, req.TxHash)
 			if err != nil {

@@ -29,9 +29,7 @@ type USDCBalance struct {
 
 // WalletInfoOutput is the result of mindvault_wallet_info.
 type WalletInfoOutput struct {
-	Profile             string      `json:"profile"`
-	Address             string      `json:"address"`
-	Network             string      `json:"network"`
+	ProfileWallet
 	XLM                 XLMBalance  `json:"xlm"`
 	USDC                USDCBalance `json:"usdc"`
 	PublisherRegistered bool        `json:"publisherRegistered"`
@@ -50,8 +48,7 @@ func WalletInfo(d *Deps) *Tool {
 			"(missing account, no trustline, zero, funded), and whether the profile is a registered publisher. Free; " +
 			"never shows secrets. Call it before mindvault_buy or when a payment fails.",
 		Operation: "Wallet info failed",
-		Source:    errmap.SourceHorizon,
-		Hints:     Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
+		Kind:      lookup(errmap.SourceHorizon),
 		Run: func(ctx context.Context, req *requests.WalletInfo) (*WalletInfoOutput, error) {
 			ctx, p, addr, err := d.address(ctx, req.Profile)
 			if err != nil {
@@ -62,7 +59,7 @@ func WalletInfo(d *Deps) *Tool {
 				return nil, err
 			}
 			out := walletState(acct, found, d.Config.USDCIssuer)
-			out.Profile, out.Address, out.Network = p.Name, addr, string(d.Config.Network)
+			out.ProfileWallet = d.profileWallet(p.Name, addr)
 			out.PublisherRegistered = p.APIKey != ""
 			return out, nil
 		},

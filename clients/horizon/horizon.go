@@ -5,9 +5,7 @@
 package horizon
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -19,23 +17,16 @@ import (
 )
 
 // Client calls one Horizon server.
-type Client struct {
-	svc *transport.Service
-}
+type Client struct{ svc *transport.Service }
 
 // New returns a client over svc (source horizon); svc reads Horizon's error answers with
 // ReadError unless it already has a reader.
-func New(svc *transport.Service) *Client {
-	return &Client{svc: svc.ReadingErrors(ReadError)}
-}
+func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
 
 // Account reads an account. found is false (with no error) when Horizon answers 404: a
 // missing account is an expected state for a new wallet, not a failure.
 func (c *Client) Account(ctx context.Context, address string) (acct *hprotocol.Account, found bool, err error) {
-	resp, err := c.svc.Do(ctx, transport.Request{
-		Method: http.MethodGet, Path: "/accounts/" + url.PathEscape(address),
-		Route: "GET /accounts/{id}", Read: true,
-	})
+	resp, err := c.svc.Do(ctx, transport.Get("/accounts/"+url.PathEscape(address), "GET /accounts/{id}"))
 	if err != nil {
 		return nil, false, err
 	}
@@ -45,11 +36,9 @@ func (c *Client) Account(ctx context.Context, address string) (acct *hprotocol.A
 	if !resp.OK() {
 		return nil, false, c.svc.StatusError(resp)
 	}
-	var a hprotocol.Account
-	if !object(resp.Body) || json.Unmarshal(resp.Body, &a) != nil || a.AccountID == "" {
-		return nil, false, c.svc.Malformed(resp, "the account is not a Horizon account object")
-	}
-	return &a, true, nil
+	a, err := transport.DecodeAnswer(c.svc, resp, func(a *hprotocol.Account) bool { return a.AccountID != "" },
+		"the account is not a Horizon account object")
+	return a, err == nil, err
 }
 
 // Root is the part of Horizon's root document the health check reports.
@@ -62,18 +51,8 @@ type Root struct {
 
 // Root reads GET /.
 func (c *Client) Root(ctx context.Context) (*Root, error) {
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/", Route: "GET /", Read: true})
-	if err != nil {
-		return nil, err
-	}
-	if !resp.OK() {
-		return nil, c.svc.StatusError(resp)
-	}
-	var r Root
-	if !object(resp.Body) || json.Unmarshal(resp.Body, &r) != nil || r.NetworkPassphrase == "" {
-		return nil, c.svc.Malformed(resp, "the root document has no network_passphrase")
-	}
-	return &r, nil
+	return transport.Object(ctx, c.svc, transport.Get("/", "GET /"),
+		func(r *Root) bool { return r.NetworkPassphrase != "" }, "the root document has no network_passphrase")
 }
 
 // isProblem tells Horizon's own 404 (problem+json) from a proxy's, which is a failure.
@@ -81,12 +60,7 @@ func isProblem(resp *transport.Response) bool {
 	var p struct {
 		Type string `json:"type"`
 	}
-	return object(resp.Body) && json.Unmarshal(resp.Body, &p) == nil && p.Type != ""
-}
-
-func object(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	return len(b) > 0 && b[0] == '{'
+	return transport.DecodeObject(resp.Body, &p) == nil && p.Type != ""
 }
 
 // Sequence returns an account's current sequence number; a missing account is

@@ -17,15 +17,11 @@ import (
 )
 
 // Client calls one MindVault API deployment.
-type Client struct {
-	svc *transport.Service
-}
+type Client struct{ svc *transport.Service }
 
 // New returns a client over svc (source api); svc reads the API's error answers with
 // ReadError unless it already has a reader.
-func New(svc *transport.Service) *Client {
-	return &Client{svc: svc.ReadingErrors(ReadError)}
-}
+func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
 
 // Decimal is a price as the API sends it: a decimal string, tolerated as a JSON number.
 type Decimal string
@@ -49,21 +45,26 @@ func (d *Decimal) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Listing is what a catalog row and a resource's metadata both say about the resource.
+type Listing struct {
+	ID                 string  `json:"id"`
+	Title              string  `json:"title"`
+	Description        string  `json:"description"`
+	Price              Decimal `json:"price"`
+	ResourceType       string  `json:"resourceType"`
+	MimeType           string  `json:"mimeType"`
+	VerificationStatus string  `json:"verificationStatus"`
+	PublisherName      string  `json:"publisherName"`
+	CreatedAt          string  `json:"createdAt"`
+	AccessURL          string  `json:"accessUrl"`
+	Listed             *bool   `json:"listed,omitempty"`
+}
+
 // Resource is one catalog row.
 type Resource struct {
-	ID                 string   `json:"id"`
-	Title              string   `json:"title"`
-	Description        string   `json:"description"`
-	Price              Decimal  `json:"price"`
-	ResourceType       string   `json:"resourceType"`
-	MimeType           string   `json:"mimeType"`
-	VerificationStatus string   `json:"verificationStatus"`
-	PublisherName      string   `json:"publisherName"`
-	WalletAddress      string   `json:"walletAddress"`
-	CreatedAt          string   `json:"createdAt"`
-	AccessURL          string   `json:"accessUrl"`
-	Listed             *bool    `json:"listed,omitempty"`
-	Tags               []string `json:"tags,omitempty"`
+	Listing
+	WalletAddress string   `json:"walletAddress"`
+	Tags          []string `json:"tags,omitempty"`
 }
 
 // CatalogQuery holds the server-supported catalog filters; empty fields are not sent.
@@ -99,12 +100,14 @@ func (c *Client) Catalog(ctx context.Context, q CatalogQuery) (*Page, error) {
 	if q.Offset > 0 {
 		v.Set("offset", strconv.Itoa(q.Offset))
 	}
-	resp, err := c.get(ctx, "/resources", v, "GET /resources")
+	req := transport.Get("/resources", "GET /resources")
+	req.Query = v
+	resp, err := c.svc.Fetch(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	var rows []Resource
-	if err := strictArray(resp.Body, &rows); err != nil {
+	if err := transport.DecodeArray(resp.Body, &rows); err != nil {
 		return nil, c.svc.Malformed(resp, "the catalog is not an array of resources")
 	}
 	for _, r := range rows {
@@ -125,21 +128,11 @@ func (c *Client) Catalog(ctx context.Context, q CatalogQuery) (*Page, error) {
 
 // Meta is GET /resources/{id}/meta.
 type Meta struct {
-	ID                 string  `json:"id"`
-	Title              string  `json:"title"`
-	Description        string  `json:"description"`
-	Price              Decimal `json:"price"`
-	ResourceType       string  `json:"resourceType"`
-	MimeType           string  `json:"mimeType"`
-	VerificationStatus string  `json:"verificationStatus"`
-	PublisherName      string  `json:"publisherName"`
-	PublisherWallet    string  `json:"publisherWallet"`
-	OnchainStatus      string  `json:"onchainStatus"`
-	OnchainTxHash      string  `json:"onchainTxHash"`
-	ContentHash        string  `json:"contentHash"`
-	CreatedAt          string  `json:"createdAt"`
-	AccessURL          string  `json:"accessUrl"`
-	Listed             *bool   `json:"listed,omitempty"`
+	Listing
+	PublisherWallet string `json:"publisherWallet"`
+	OnchainStatus   string `json:"onchainStatus"`
+	OnchainTxHash   string `json:"onchainTxHash"`
+	ContentHash     string `json:"contentHash"`
 	// ExternalURL is the link a buyer receives, when the deployment shows it (most do not).
 	ExternalURL string `json:"externalUrl,omitempty"`
 	// Size and FileSize are the file's length in bytes when the API announces it (either name).
@@ -175,15 +168,8 @@ func (b *Bytes) UnmarshalJSON(raw []byte) error {
 
 // Meta reads one resource's public metadata; a missing resource is an HTTP 404 failure.
 func (c *Client) Meta(ctx context.Context, id string) (*Meta, error) {
-	resp, err := c.get(ctx, "/resources/"+url.PathEscape(id)+"/meta", nil, "GET /resources/{id}/meta")
-	if err != nil {
-		return nil, err
-	}
-	var m Meta
-	if err := strictObject(resp.Body, &m); err != nil || m.ID == "" {
-		return nil, c.svc.Malformed(resp, "resource metadata is not an object with an id")
-	}
-	return &m, nil
+	return transport.Object(ctx, c.svc, transport.Get("/resources/"+url.PathEscape(id)+"/meta", "GET /resources/{id}/meta"),
+		func(m *Meta) bool { return m.ID != "" }, "resource metadata is not an object with an id")
 }
 
 // VerificationResult is the AI verification outcome of a resource.
@@ -206,15 +192,8 @@ type Verification struct {
 
 // Verification reads a resource's verification record.
 func (c *Client) Verification(ctx context.Context, id string) (*Verification, error) {
-	resp, err := c.get(ctx, "/resources/"+url.PathEscape(id)+"/verification", nil, "GET /resources/{id}/verification")
-	if err != nil {
-		return nil, err
-	}
-	var v Verification
-	if err := strictObject(resp.Body, &v); err != nil {
-		return nil, c.svc.Malformed(resp, "the verification record is not an object")
-	}
-	return &v, nil
+	req := transport.Get("/resources/"+url.PathEscape(id)+"/verification", "GET /resources/{id}/verification")
+	return transport.Object[Verification](ctx, c.svc, req, nil, "the verification record is not an object")
 }
 
 // AgentStatus is GET /agent/status.
@@ -239,51 +218,19 @@ type AgentStatus struct {
 
 // AgentStatus reads the verification agent's fee and stats.
 func (c *Client) AgentStatus(ctx context.Context) (*AgentStatus, error) {
-	resp, err := c.get(ctx, "/agent/status", nil, "GET /agent/status")
-	if err != nil {
-		return nil, err
-	}
-	var a AgentStatus
-	if err := strictObject(resp.Body, &a); err != nil || a.Agent.Status == "" {
-		return nil, c.svc.Malformed(resp, "agent status has no agent object")
-	}
-	return &a, nil
+	return transport.Object(ctx, c.svc, transport.Get("/agent/status", "GET /agent/status"),
+		func(a *AgentStatus) bool { return a.Agent.Status != "" }, "agent status has no agent object")
 }
 
 // Ping is the health probe: one catalog row, any 2xx counts as reachable.
 func (c *Client) Ping(ctx context.Context) (int, error) {
-	resp, err := c.get(ctx, "/resources", url.Values{"limit": {"1"}}, "GET /resources")
+	req := transport.Get("/resources", "GET /resources")
+	req.Query = url.Values{"limit": {"1"}}
+	resp, err := c.svc.Fetch(ctx, req)
 	if err != nil {
 		return 0, err
 	}
 	return resp.Status, nil
-}
-
-func (c *Client) get(ctx context.Context, path string, q url.Values, route string) (*transport.Response, error) {
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: path, Query: q, Route: route, Read: true})
-	if err != nil {
-		return nil, err
-	}
-	if !resp.OK() {
-		return nil, c.svc.StatusError(resp)
-	}
-	return resp, nil
-}
-
-func strictArray(b []byte, v any) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '[' {
-		return fmt.Errorf("not an array")
-	}
-	return json.Unmarshal(b, v)
-}
-
-func strictObject(b []byte, v any) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		return fmt.Errorf("not an object")
-	}
-	return json.Unmarshal(b, v)
 }
 
 func intHeader(h http.Header, name string) *int {

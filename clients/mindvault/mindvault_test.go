@@ -182,6 +182,39 @@ func TestMetaDecoding(t *testing.T) {
 	}
 }
 
+// TestVerificationWire pins the verification record to the document as the API spells it, in
+// both directions: the client decodes it, and the sandbox, which writes its record with these
+// same types, encodes exactly it. A misspelt tag would otherwise pass every sandbox test.
+func TestVerificationWire(t *testing.T) {
+	listed := true
+	cases := []struct {
+		name string
+		wire string
+		want mindvault.Verification
+	}{
+		{"verified",
+			`{"resourceId":"r1","title":"Rust Guide","status":"verified","listed":true,"publishedAt":"2026-01-02T03:04:05.000Z",` +
+				`"verification":{"isOriginal":true,"confidence":0.97,"flags":["ok"],"checkedAt":"2026-01-02T03:05:00.000Z"}}`,
+			mindvault.Verification{ResourceID: "r1", Title: "Rust Guide", Status: "verified", Listed: &listed, PublishedAt: "2026-01-02T03:04:05.000Z",
+				Verification: &mindvault.VerificationResult{IsOriginal: true, Confidence: 0.97, Flags: []string{"ok"}, CheckedAt: "2026-01-02T03:05:00.000Z"}}},
+		{"no verdict yet",
+			`{"resourceId":"r2","title":"Draft","status":"pending","listed":true,"publishedAt":"2026-01-02T03:04:05.000Z","verification":null}`,
+			mindvault.Verification{ResourceID: "r2", Title: "Draft", Status: "pending", Listed: &listed, PublishedAt: "2026-01-02T03:04:05.000Z"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := client(dt.New(t, dt.JSON(tc.wire)).URL).Verification(context.Background(), tc.want.ResourceID)
+			if err != nil || !reflect.DeepEqual(*got, tc.want) {
+				t.Fatalf("decodes to %+v, %v; want %+v", got, err, tc.want)
+			}
+			enc, err := json.Marshal(tc.want)
+			if err != nil || string(enc) != tc.wire {
+				t.Fatalf("encodes to %s, %v; want %s", enc, err, tc.wire)
+			}
+		})
+	}
+}
+
 func TestPaymentsDecoding(t *testing.T) {
 	cases := []struct {
 		name   string

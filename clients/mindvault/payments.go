@@ -52,11 +52,11 @@ func (c *Client) Payments(ctx context.Context, address string) ([]Payment, error
 		return nil, c.svc.StatusError(resp)
 	}
 	var rows []json.RawMessage
-	if err := strictArray(resp.Body, &rows); err != nil {
+	if err := transport.DecodeArray(resp.Body, &rows); err != nil {
 		var wrapped struct {
 			Payments *[]json.RawMessage `json:"payments"`
 		}
-		if strictObject(resp.Body, &wrapped) != nil || wrapped.Payments == nil {
+		if transport.DecodeObject(resp.Body, &wrapped) != nil || wrapped.Payments == nil {
 			return nil, c.svc.Malformed(resp, "the purchase history is neither a list of payments nor {payments: [...]}")
 		}
 		rows = *wrapped.Payments
@@ -64,7 +64,7 @@ func (c *Client) Payments(ctx context.Context, address string) ([]Payment, error
 	out := make([]Payment, 0, len(rows))
 	for _, raw := range rows {
 		var w wirePayment
-		if strictObject(raw, &w) != nil {
+		if transport.DecodeObject(raw, &w) != nil {
 			return nil, c.svc.Malformed(resp, "a purchase history entry is not a payment object")
 		}
 		p := Payment{PaymentID: w.PaymentID, ResourceID: strings.TrimSpace(w.ResourceID), Title: w.Title, Amount: w.Amount,

@@ -73,11 +73,7 @@ func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResourc
 	if err != nil {
 		return nil, err
 	}
-	var m Meta
-	if err := strictObject(resp.Body, &m); err != nil || m.ID == "" {
-		return nil, errmap.MarkStateChanged(c.svc.Malformed(resp, "the created resource has no id"), errmap.StateUnknown)
-	}
-	return &m, nil
+	return accepted(c, resp, func(m *Meta) bool { return m.ID != "" }, "the created resource has no id")
 }
 
 // Publisher is the answer of POST /publishers; APIKey is shown once and must go straight to
@@ -95,11 +91,7 @@ func (c *Client) RegisterPublisher(ctx context.Context, name, email, wallet stri
 	if err != nil {
 		return nil, err
 	}
-	var p Publisher
-	if err := strictObject(resp.Body, &p); err != nil || p.ID == "" || p.APIKey == "" {
-		return nil, errmap.MarkStateChanged(c.svc.Malformed(resp, "the publisher answer has no id or API key"), errmap.StateUnknown)
-	}
-	return &p, nil
+	return accepted(c, resp, func(p *Publisher) bool { return p.ID != "" && p.APIKey != "" }, "the publisher answer has no id or API key")
 }
 
 // Prepared is GET /resources/{id}/register/prepare.
@@ -110,19 +102,9 @@ type Prepared struct {
 
 // PrepareRegistration fetches the unsigned registration transaction.
 func (c *Client) PrepareRegistration(ctx context.Context, apiKey, id string) (*Prepared, error) {
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(id) + "/register/prepare",
-		Header: http.Header{"x-api-key": {apiKey}}, Route: "GET /resources/{id}/register/prepare", Read: true})
-	if err != nil {
-		return nil, err
-	}
-	if !resp.OK() {
-		return nil, c.svc.StatusError(resp)
-	}
-	var p Prepared
-	if err := strictObject(resp.Body, &p); err != nil || p.UnsignedXDR == "" {
-		return nil, c.svc.Malformed(resp, "no unsigned transaction to sign")
-	}
-	return &p, nil
+	req := transport.Get("/resources/"+url.PathEscape(id)+"/register/prepare", "GET /resources/{id}/register/prepare")
+	req.Header = http.Header{"x-api-key": {apiKey}}
+	return transport.Object(ctx, c.svc, req, func(p *Prepared) bool { return p.UnsignedXDR != "" }, "no unsigned transaction to sign")
 }
 
 // Registration is the answer of POST /resources/{id}/register.
@@ -141,13 +123,22 @@ func (c *Client) Register(ctx context.Context, apiKey, id, signedXDR string) (*R
 	if err != nil {
 		return nil, err
 	}
-	var r Registration
-	if err := strictObject(resp.Body, &r); err != nil {
-		// A 2xx says the server accepted the submission; what it did is not readable.
-		return nil, errmap.MarkStateChanged(c.svc.Malformed(resp, "the registration answer is not an object"), errmap.StateUnknown)
+	r, err := accepted[Registration](c, resp, nil, "the registration answer is not an object")
+	if err != nil {
+		return nil, err
 	}
 	if r.OnchainStatus == "" {
 		r.OnchainStatus = "registered"
 	}
-	return &r, nil
+	return r, nil
+}
+
+// accepted decodes the 2xx answer to a write. One that is not what the route promises
+// leaves the outcome unknown: the server accepted the write, but what it did is not readable.
+func accepted[T any](c *Client, resp *transport.Response, valid func(*T) bool, wrong string) (*T, error) {
+	v, err := transport.DecodeAnswer(c.svc, resp, valid, wrong)
+	if err != nil {
+		return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
+	}
+	return v, nil
 }

@@ -126,29 +126,91 @@ func (c *Client) Info(ctx context.Context) (*Info, error) {
 
 // decodeInfo reads registry_info's map by key, tolerating missing and unknown keys.
 func decodeInfo(v xdr.ScVal) (*Info, bool) {
-	m, ok := soroban.MapOf(v)
-	if !ok {
+	info := &Info{}
+	if !soroban.Fields(v, info.set) {
 		return nil, false
 	}
-	info := &Info{}
-	for _, e := range m {
-		k, _ := soroban.Text(e.Key)
-		switch k {
-		case "name":
-			info.Name, _ = soroban.Text(e.Val)
-		case "version":
-			info.Version = scalarText(e.Val)
-		case "resource_schema_version":
-			info.ResourceSchemaVersion = scalarText(e.Val)
-		case "network_id":
-			if e.Val.Type == xdr.ScValTypeScvBytes && e.Val.Bytes != nil {
-				info.NetworkID = hex.EncodeToString(*e.Val.Bytes)
-			} else if t, ok := soroban.Text(e.Val); ok {
-				info.NetworkID = strings.ToLower(t)
-			}
+	return info, true
+}
+
+// decodeResource reads a Resource map by key, tolerating missing and unknown keys; only
+// id, creator and price are required.
+func decodeResource(v xdr.ScVal) (*Resource, error) {
+	r := &Resource{}
+	if !soroban.Fields(v, r.set) {
+		return nil, fmt.Errorf("a resource that is not a Map")
+	}
+	if r.ID == "" || r.Creator == "" || r.Price == nil {
+		return nil, fmt.Errorf("a resource without id, creator or price")
+	}
+	return r, nil
+}
+
+// set reads one registry_info entry.
+func (info *Info) set(key string, v xdr.ScVal) {
+	switch key {
+	case "name":
+		info.Name, _ = soroban.Text(v)
+	case "version":
+		info.Version = scalarText(v)
+	case "resource_schema_version":
+		info.ResourceSchemaVersion = scalarText(v)
+	case "network_id":
+		if v.Type == xdr.ScValTypeScvBytes && v.Bytes != nil {
+			info.NetworkID = hex.EncodeToString(*v.Bytes)
+		} else if t, ok := soroban.Text(v); ok {
+			info.NetworkID = strings.ToLower(t)
 		}
 	}
-	return info, true
+}
+
+// set reads one Resource entry.
+func (r *Resource) set(key string, v xdr.ScVal) {
+	switch key {
+	case "id":
+		r.ID, _ = soroban.Text(v)
+	case "creator":
+		r.Creator, _ = soroban.Address(v)
+	case "price":
+		switch v.Type {
+		case xdr.ScValTypeScvI128:
+			r.Price = soroban.BigFromI128(*v.I128)
+		case xdr.ScValTypeScvI64:
+			r.Price = big.NewInt(int64(*v.I64))
+		case xdr.ScValTypeScvU64:
+			r.Price = new(big.Int).SetUint64(uint64(*v.U64))
+		}
+	case "metadata":
+		r.Metadata, _ = soroban.Text(v)
+	case "listed":
+		if v.Type == xdr.ScValTypeScvBool {
+			r.Listed = *v.B
+		}
+	case "tags":
+		if vec, ok := soroban.VecOf(v); ok {
+			r.Tags = []string{}
+			for _, t := range vec {
+				if s, ok := soroban.Text(t); ok {
+					r.Tags = append(r.Tags, s)
+				}
+			}
+		} else if v.Type == xdr.ScValTypeScvVec {
+			r.Tags = []string{}
+		}
+	case "state":
+		if s, ok := soroban.Text(v); ok {
+			r.State = &s
+		} else if vec, ok := soroban.VecOf(v); ok && len(vec) > 0 {
+			if s, ok := soroban.Text(vec[0]); ok { // a unit enum variant: Vec[Symbol("Listed")]
+				r.State = &s
+			}
+		}
+	case "verified":
+		if v.Type == xdr.ScValTypeScvBool {
+			b := *v.B
+			r.Verified = &b
+		}
+	}
 }
 
 func scalarText(v xdr.ScVal) string {
@@ -159,68 +221,6 @@ func scalarText(v xdr.ScVal) string {
 		return strconv.FormatUint(n, 10)
 	}
 	return ""
-}
-
-// decodeResource reads a Resource map by key, tolerating missing and unknown keys; only
-// id, creator and price are required.
-func decodeResource(v xdr.ScVal) (*Resource, error) {
-	m, ok := soroban.MapOf(v)
-	if !ok {
-		return nil, fmt.Errorf("a resource that is not a Map")
-	}
-	r := &Resource{}
-	for _, e := range m {
-		key, _ := soroban.Text(e.Key)
-		switch key {
-		case "id":
-			r.ID, _ = soroban.Text(e.Val)
-		case "creator":
-			r.Creator, _ = soroban.Address(e.Val)
-		case "price":
-			switch e.Val.Type {
-			case xdr.ScValTypeScvI128:
-				r.Price = soroban.BigFromI128(*e.Val.I128)
-			case xdr.ScValTypeScvI64:
-				r.Price = big.NewInt(int64(*e.Val.I64))
-			case xdr.ScValTypeScvU64:
-				r.Price = new(big.Int).SetUint64(uint64(*e.Val.U64))
-			}
-		case "metadata":
-			r.Metadata, _ = soroban.Text(e.Val)
-		case "listed":
-			if e.Val.Type == xdr.ScValTypeScvBool {
-				r.Listed = *e.Val.B
-			}
-		case "tags":
-			if vec, ok := soroban.VecOf(e.Val); ok {
-				r.Tags = []string{}
-				for _, t := range vec {
-					if s, ok := soroban.Text(t); ok {
-						r.Tags = append(r.Tags, s)
-					}
-				}
-			} else if e.Val.Type == xdr.ScValTypeScvVec {
-				r.Tags = []string{}
-			}
-		case "state":
-			if s, ok := soroban.Text(e.Val); ok {
-				r.State = &s
-			} else if vec, ok := soroban.VecOf(e.Val); ok && len(vec) > 0 {
-				if s, ok := soroban.Text(vec[0]); ok { // a unit enum variant: Vec[Symbol("Listed")]
-					r.State = &s
-				}
-			}
-		case "verified":
-			if e.Val.Type == xdr.ScValTypeScvBool {
-				b := *e.Val.B
-				r.Verified = &b
-			}
-		}
-	}
-	if r.ID == "" || r.Creator == "" || r.Price == nil {
-		return nil, fmt.Errorf("a resource without id, creator or price")
-	}
-	return r, nil
 }
 
 // call names a registry function with its arguments.

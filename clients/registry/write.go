@@ -70,16 +70,16 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err != nil {
 		return nil, err
 	}
-	var data xdr.SorobanTransactionData
-	if err := xdr.SafeUnmarshalBase64(sim.TransactionDataXDR, &data); err != nil {
-		return nil, c.malformed(fn + " simulation returned no transaction data")
+	data, err := soroban.Resources(sim, errmap.SourceRegistry, fn)
+	if err != nil {
+		return nil, err
 	}
 	auth, err := soroban.AuthEntries(sim)
 	if err != nil {
 		return nil, c.malformed(fn + " simulation returned an undecodable auth entry")
 	}
 	// The fee is the inclusion fee plus the simulated resource fee (txnbuild adds the latter).
-	tx, err := c.build(source, seq, fn, args, auth, &data, txnbuild.MinBaseFee) // txnbuild adds the resource fee in data
+	tx, err := c.build(source, seq, fn, args, auth, data, txnbuild.MinBaseFee) // txnbuild adds the resource fee in data
 	if err != nil {
 		return nil, err
 	}

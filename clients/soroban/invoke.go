@@ -194,6 +194,17 @@ func ReturnValue(sim *rpc.SimulateTransactionResponse) (xdr.ScVal, bool) {
 	return v, xdr.SafeUnmarshalBase64(*sim.Results[0].ReturnValueXDR, &v) == nil
 }
 
+// Resources decodes a successful simulation's transaction data: the footprint and resource
+// fee the transaction must carry to be sent. A simulation without it is MALFORMED_RESPONSE
+// from source, naming call.
+func Resources(sim *rpc.SimulateTransactionResponse, source errmap.Source, call string) (*xdr.SorobanTransactionData, error) {
+	var data xdr.SorobanTransactionData
+	if err := xdr.SafeUnmarshalBase64(sim.TransactionDataXDR, &data); err != nil {
+		return nil, Malformed(source, call+" simulation returned no transaction data")
+	}
+	return &data, nil
+}
+
 // AuthEntries decodes the first result's authorization entries.
 func AuthEntries(sim *rpc.SimulateTransactionResponse) ([]xdr.SorobanAuthorizationEntry, error) {
 	var out []xdr.SorobanAuthorizationEntry

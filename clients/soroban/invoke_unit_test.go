@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
+	protocol "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
@@ -222,6 +223,36 @@ func TestReturnValueAndAuthEntries(t *testing.T) {
 			}
 			if tc.auth == 1 && string(entries[0].RootInvocation.Function.ContractFn.FunctionName) != "set_price" {
 				t.Fatalf("entry = %+v", entries[0])
+			}
+		})
+	}
+}
+
+// TestResources: a simulation's transaction data decodes; one without any is the caller's
+// MALFORMED_RESPONSE naming the call, never a zero footprint that would be sent.
+func TestResources(t *testing.T) {
+	data := xdr.SorobanTransactionData{ResourceFee: 4242}
+	cases := []struct {
+		name string
+		xdr  string
+		fee  int64 // the decoded resource fee; 0: the simulation is malformed
+	}{
+		{name: "decodes", xdr: b64(t, data), fee: 4242},
+		{name: "absent", xdr: ""},
+		{name: "not XDR", xdr: "!!!"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := soroban.Resources(&protocol.SimulateTransactionResponse{TransactionDataXDR: tc.xdr}, errmap.SourceX402, "the transfer")
+			if tc.fee != 0 {
+				if err != nil || int64(got.ResourceFee) != tc.fee {
+					t.Fatalf("Resources = %+v, %v; want resource fee %d", got, err, tc.fee)
+				}
+				return
+			}
+			d := dt.Diagnostic(err)
+			if err == nil || d.Code != "MALFORMED_RESPONSE" || d.Source != "x402" || d.Detail != "unexpected contract answer: the transfer simulation returned no transaction data" {
+				t.Fatalf("Resources = %+v, diagnostic %+v; want the malformed simulation", got, d)
 			}
 		})
 	}

@@ -19,41 +19,41 @@ import (
 	"github.com/stellar/go-stellar-sdk/xdr"
 )
 
-// Str is a Soroban String.
-func Str(s string) xdr.ScVal {
-	v := xdr.ScString(s)
-	return xdr.ScVal{Type: xdr.ScValTypeScvString, Str: &v}
+// scVal is the ScVal of one arm of the union. Every caller passes the arm's own Go type,
+// so an error here is a bug in this file, never a bad input.
+func scVal(arm xdr.ScValType, value any) xdr.ScVal {
+	v, err := xdr.NewScVal(arm, value)
+	if err != nil {
+		panic("soroban: " + err.Error())
+	}
+	return v
 }
+
+// Str is a Soroban String.
+func Str(s string) xdr.ScVal { return scVal(xdr.ScValTypeScvString, xdr.ScString(s)) }
 
 // Sym is a Soroban Symbol.
-func Sym(s string) xdr.ScVal {
-	v := xdr.ScSymbol(s)
-	return xdr.ScVal{Type: xdr.ScValTypeScvSymbol, Sym: &v}
-}
+func Sym(s string) xdr.ScVal { return scVal(xdr.ScValTypeScvSymbol, xdr.ScSymbol(s)) }
 
 // U32 is a Soroban u32.
-func U32(n uint32) xdr.ScVal {
-	v := xdr.Uint32(n)
-	return xdr.ScVal{Type: xdr.ScValTypeScvU32, U32: &v}
-}
+func U32(n uint32) xdr.ScVal { return scVal(xdr.ScValTypeScvU32, xdr.Uint32(n)) }
 
 // U64 is a Soroban u64.
-func U64(n uint64) xdr.ScVal {
-	v := xdr.Uint64(n)
-	return xdr.ScVal{Type: xdr.ScValTypeScvU64, U64: &v}
-}
+func U64(n uint64) xdr.ScVal { return scVal(xdr.ScValTypeScvU64, xdr.Uint64(n)) }
 
 // Bool is a Soroban bool.
-func Bool(b bool) xdr.ScVal { return xdr.ScVal{Type: xdr.ScValTypeScvBool, B: &b} }
+func Bool(b bool) xdr.ScVal { return scVal(xdr.ScValTypeScvBool, b) }
+
+// Bytes is a Soroban Bytes.
+func Bytes(b []byte) xdr.ScVal { return scVal(xdr.ScValTypeScvBytes, xdr.ScBytes(b)) }
 
 // Void is the Soroban unit value, what a write returns.
-func Void() xdr.ScVal { return xdr.ScVal{Type: xdr.ScValTypeScvVoid} }
+func Void() xdr.ScVal { return scVal(xdr.ScValTypeScvVoid, nil) }
 
 // Vec is a Soroban Vec of items.
 func Vec(items ...xdr.ScVal) xdr.ScVal {
 	vec := xdr.ScVec(items)
-	p := &vec
-	return xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &p}
+	return scVal(xdr.ScValTypeScvVec, &vec)
 }
 
 // StrVec is a Soroban Vec<String>.
@@ -72,8 +72,7 @@ func SymMap(fields map[string]xdr.ScVal) xdr.ScVal {
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		m = append(m, xdr.ScMapEntry{Key: Sym(k), Val: fields[k]})
 	}
-	p := &m
-	return xdr.ScVal{Type: xdr.ScValTypeScvMap, Map: &p}
+	return scVal(xdr.ScValTypeScvMap, &m)
 }
 
 // Account is a Soroban Address of a G-account.
@@ -82,8 +81,7 @@ func Account(g string) (xdr.ScVal, error) {
 	if err != nil {
 		return xdr.ScVal{}, fmt.Errorf("invalid account %q", g)
 	}
-	addr := xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeAccount, AccountId: &aid}
-	return xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &addr}, nil
+	return AddressVal(xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeAccount, AccountId: &aid}), nil
 }
 
 // AddressOf is a Soroban Address of a G-account or a C-contract strkey.
@@ -97,9 +95,11 @@ func AddressOf(id string) (xdr.ScVal, error) {
 	}
 	var cid xdr.ContractId
 	copy(cid[:], raw)
-	addr := xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}
-	return xdr.ScVal{Type: xdr.ScValTypeScvAddress, Address: &addr}, nil
+	return AddressVal(xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}), nil
 }
+
+// AddressVal is the ScVal of an Address.
+func AddressVal(a xdr.ScAddress) xdr.ScVal { return scVal(xdr.ScValTypeScvAddress, a) }
 
 var two64 = new(big.Int).Lsh(big.NewInt(1), 64)
 
@@ -110,8 +110,7 @@ func I128(n *big.Int) (xdr.ScVal, error) {
 	if !hi.IsInt64() {
 		return xdr.ScVal{}, fmt.Errorf("value does not fit in i128")
 	}
-	parts := xdr.Int128Parts{Hi: xdr.Int64(hi.Int64()), Lo: xdr.Uint64(lo.Uint64())}
-	return xdr.ScVal{Type: xdr.ScValTypeScvI128, I128: &parts}, nil
+	return scVal(xdr.ScValTypeScvI128, xdr.Int128Parts{Hi: xdr.Int64(hi.Int64()), Lo: xdr.Uint64(lo.Uint64())}), nil
 }
 
 // BigFromI128 decodes an i128 exactly.
@@ -148,13 +147,11 @@ func Decimal(units *big.Int) string {
 
 // Text reads a String or Symbol.
 func Text(v xdr.ScVal) (string, bool) {
-	switch v.Type {
-	case xdr.ScValTypeScvString:
-		return string(*v.Str), true
-	case xdr.ScValTypeScvSymbol:
-		return string(*v.Sym), true
+	if s, ok := v.GetStr(); ok {
+		return string(s), true
 	}
-	return "", false
+	sym, ok := v.GetSym()
+	return string(sym), ok
 }
 
 // Address reads an Address as its strkey.
@@ -174,6 +171,19 @@ func MapOf(v xdr.ScVal) (xdr.ScMap, bool) {
 	return **v.Map, true
 }
 
+// Fields reads a Map with String or Symbol keys, the encoding of a contract's struct: set gets
+// each entry's key and value in order (an entry whose key is not text is skipped). It reports
+// whether v is a Map.
+func Fields(v xdr.ScVal, set func(key string, val xdr.ScVal)) bool {
+	m, ok := MapOf(v)
+	for _, e := range m {
+		if k, ok := Text(e.Key); ok {
+			set(k, e.Val)
+		}
+	}
+	return ok
+}
+
 // VecOf reads a Vec.
 func VecOf(v xdr.ScVal) (xdr.ScVec, bool) {
 	if v.Type != xdr.ScValTypeScvVec || v.Vec == nil || *v.Vec == nil {
@@ -184,15 +194,14 @@ func VecOf(v xdr.ScVal) (xdr.ScVec, bool) {
 
 // Uint reads an unsigned integer of any width.
 func Uint(v xdr.ScVal) (uint64, bool) {
-	switch v.Type {
-	case xdr.ScValTypeScvU32:
-		return uint64(*v.U32), true
-	case xdr.ScValTypeScvU64:
-		return uint64(*v.U64), true
-	case xdr.ScValTypeScvTimepoint:
-		return uint64(*v.Timepoint), true
+	if n, ok := v.GetU32(); ok {
+		return uint64(n), true
 	}
-	return 0, false
+	if n, ok := v.GetU64(); ok {
+		return uint64(n), true
+	}
+	t, ok := v.GetTimepoint()
+	return uint64(t), ok
 }
 
 // DecodeContract decodes a C... contract strkey.

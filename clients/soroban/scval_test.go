@@ -32,9 +32,9 @@ func strkeyOf(t *testing.T, v strkey.VersionByte) string {
 }
 
 // wire joins XDR words written as hex: the ScVal discriminants are SCV_BOOL 0, SCV_VOID 1,
-// SCV_U32 3, SCV_U64 5, SCV_I128 10, SCV_STRING 14, SCV_SYMBOL 15, SCV_VEC 16, SCV_MAP 17,
+// SCV_U32 3, SCV_U64 5, SCV_I128 10, SCV_BYTES 13, SCV_STRING 14, SCV_SYMBOL 15, SCV_VEC 16, SCV_MAP 17,
 // SCV_ADDRESS 18; a Vec or Map is an optional (present: 1) counted array; a string is its
-// length and its bytes padded to four; an i128 is hi (int64) then lo (uint64); an Address is
+// length and its bytes padded to four (so are bytes); an i128 is hi (int64) then lo (uint64); an Address is
 // SC_ADDRESS_TYPE_ACCOUNT 0 with PUBLIC_KEY_TYPE_ED25519 0 and the key, or
 // SC_ADDRESS_TYPE_CONTRACT 1 and the contract id.
 func wire(words ...string) []byte {
@@ -84,6 +84,8 @@ func TestScValWire(t *testing.T) {
 		{"u64", U64(1 << 40), wire("00000005", "0000010000000000"),
 			func(v xdr.ScVal) (any, bool) { return Uint(v) }, uint64(1 << 40)},
 		{"bool", Bool(true), wire("00000000", "00000001"), nil, nil},
+		{"bytes", Bytes([]byte{0xab, 0xcd, 0xef}), wire("0000000d", "00000003", "abcdef00"), nil, nil},
+		{"empty bytes", Bytes(nil), wire("0000000d", "00000000"), nil, nil},
 		{"void", Void(), wire("00000001"), nil, nil},
 		{"i128 small", i128("15000000"), wire("0000000a", "0000000000000000", "0000000000e4e1c0"), readI128, "15000000"},
 		{"i128 minus one", i128("-1"), wire("0000000a", "ffffffffffffffff", "ffffffffffffffff"), readI128, "-1"},
@@ -159,5 +161,35 @@ func TestBuildersRefuse(t *testing.T) {
 		if _, err := AddressOf(id); err == nil {
 			t.Errorf("AddressOf(%q) accepted", id)
 		}
+	}
+}
+
+// TestFields: a contract struct is read by key, String and Symbol keys alike, in order;
+// an entry whose key is not text is skipped, and only a Map is one.
+func TestFields(t *testing.T) {
+	m := xdr.ScMap{
+		{Key: Sym("id"), Val: Str("a")},
+		{Key: U32(7), Val: Str("skipped")},
+		{Key: Str("price"), Val: U32(5)},
+	}
+	mp := &m
+	cases := []struct {
+		name string
+		val  xdr.ScVal
+		want string
+		ok   bool
+	}{
+		{"struct", xdr.ScVal{Type: xdr.ScValTypeScvMap, Map: &mp}, "id price ", true},
+		{"empty struct", SymMap(nil), "", true},
+		{"not a map", Vec(Sym("id")), "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := ""
+			ok := Fields(c.val, func(key string, _ xdr.ScVal) { got += key + " " })
+			if got != c.want || ok != c.ok {
+				t.Fatalf("Fields = %q, %v; want %q, %v", got, ok, c.want, c.ok)
+			}
+		})
 	}
 }

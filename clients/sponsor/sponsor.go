@@ -26,9 +26,7 @@ import (
 )
 
 // Client calls one sponsored-account service.
-type Client struct {
-	svc *transport.Service
-}
+type Client struct{ svc *transport.Service }
 
 // New returns a client over svc (source sponsor).
 func New(svc *transport.Service) *Client { return &Client{svc: svc} }

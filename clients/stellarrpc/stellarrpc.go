@@ -5,7 +5,6 @@
 package stellarrpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,29 +53,24 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", method, err)
 	}
-	resp, err := c.svc.Do(ctx, transport.Request{
+	resp, err := c.svc.Fetch(ctx, transport.Request{
 		Method: http.MethodPost, Path: "", Body: body,
 		Route: method, Read: readMethods[method],
 	})
 	if err != nil {
 		return err
 	}
-	if !resp.OK() {
-		return c.svc.StatusError(resp)
-	}
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *rpcError       `json:"error"`
 	}
-	trimmed := bytes.TrimSpace(resp.Body)
-	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil {
+	if transport.DecodeObject(resp.Body, &env) != nil {
 		return c.svc.Malformed(resp, "the body is not a JSON-RPC response")
 	}
 	if env.Error != nil {
 		return errmap.Wrap(fmt.Errorf("%s: rpc error %d", method, env.Error.Code), c.rpcFailure(resp, env.Error))
 	}
-	rb := bytes.TrimSpace(env.Result)
-	if len(rb) == 0 || rb[0] != '{' || json.Unmarshal(rb, out) != nil {
+	if transport.DecodeObject(env.Result, out) != nil {
 		return c.svc.Malformed(resp, method+" result has the wrong shape")
 	}
 	return nil

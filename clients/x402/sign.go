@@ -128,12 +128,12 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err != nil {
 		return nil, err
 	}
-	var data xdr.SorobanTransactionData
-	if err := xdr.SafeUnmarshalBase64(sim2.TransactionDataXDR, &data); err != nil {
-		return nil, soroban.Malformed(errmap.SourceX402, "the transfer simulation returned no transaction data")
+	data, err := soroban.Resources(sim2, errmap.SourceX402, "the transfer")
+	if err != nil {
+		return nil, err
 	}
 	// txnbuild adds the resource fee in data to the base fee itself: the total is 100 + resource fee.
-	final, err := soroban.Build(soroban.ZeroAccount, 0, call, []xdr.SorobanAuthorizationEntry{entry}, &data, txnbuild.MinBaseFee)
+	final, err := soroban.Build(soroban.ZeroAccount, 0, call, []xdr.SorobanAuthorizationEntry{entry}, data, txnbuild.MinBaseFee)
 	if err != nil {
 		return nil, err
 	}
@@ -204,15 +204,10 @@ func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase st
 	if err != nil {
 		return err
 	}
-	pk, sg := xdr.ScBytes(raw), xdr.ScBytes(sig)
-	m := xdr.ScMap{
-		{Key: soroban.Sym("public_key"), Val: xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &pk}},
-		{Key: soroban.Sym("signature"), Val: xdr.ScVal{Type: xdr.ScValTypeScvBytes, Bytes: &sg}},
-	}
-	mp := &m
-	vec := xdr.ScVec{{Type: xdr.ScValTypeScvMap, Map: &mp}}
-	vp := &vec
-	creds.Signature = xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &vp}
+	creds.Signature = soroban.Vec(soroban.SymMap(map[string]xdr.ScVal{
+		"public_key": soroban.Bytes(raw),
+		"signature":  soroban.Bytes(sig),
+	}))
 	return nil
 }
 
