@@ -82,6 +82,21 @@ func hasRule(rs []rule, tag string) bool {
 	return false
 }
 
+// knownRule reports a validate rule that request models may use: one the advertised schema can
+// say (docs/tools.md "Shared argument shapes") and validator runs as registered here. Every
+// other rule is refused when a model is compiled, that is when a tool is registered, never on a
+// call. That includes validator's validateFn, which the deployed binary is built without (the
+// validator_novalidatefn tag, docs/operations.md "Binary size"), where it would panic; and an
+// "a|b" alternative, which validator would run but no schema here could advertise.
+func knownRule(name string) bool {
+	switch name {
+	case "required", "omitempty", "omitnil", "min", "gte", "max", "lte", "oneof", "email":
+		return true
+	}
+	_, ok := shapeByTag[name]
+	return ok
+}
+
 // Model is the compiled validation boundary of one request type.
 type Model struct {
 	typ    reflect.Type
@@ -236,6 +251,8 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 		switch {
 		case n == "dive":
 			inDive = true
+		case !knownRule(n):
+			return nil, fmt.Errorf("field %s: rule %q is not one this package advertises and checks", sf.Name, n)
 		case inDive:
 			f.dive = append(f.dive, rule{n, p})
 		default:

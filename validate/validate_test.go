@@ -209,6 +209,54 @@ func TestCompileRejectsAmbiguousModels(t *testing.T) {
 	}
 }
 
+// ValidateFnGroup carries validateFn inside an embedded argument group.
+type ValidateFnGroup struct {
+	S string `json:"s" validate:"required,validateFn"`
+}
+
+// TestCompileRefusesValidateFn: validator's validateFn rule is refused when a model is compiled
+// (when a tool is registered), in every place a rule can hide. The deployed binary is built
+// with validator_novalidatefn, where that rule panics on the first call that reaches it; this
+// is what keeps the build tag from ever turning a tool call into a panic.
+func TestCompileRefusesValidateFn(t *testing.T) {
+	type plain struct {
+		S string `json:"s" validate:"required,validateFn"`
+	}
+	type withMethod struct {
+		S *string `json:"s,omitempty" validate:"omitnil,validateFn=Check"`
+	}
+	type inDive struct {
+		Tags []string `json:"tags,omitempty" validate:"omitempty,max=8,dive,validateFn"`
+	}
+	type alternative struct {
+		S string `json:"s" validate:"required,resourceid|validateFn"`
+	}
+	type inGroup struct {
+		ValidateFnGroup
+	}
+	for name, fn := range map[string]func(){
+		"the rule":                  func() { For[plain]() },
+		"with a method name":        func() { For[withMethod]() },
+		"on slice elements":         func() { For[inDive]() },
+		"as an alternative":         func() { For[alternative]() },
+		"in an embedded group":      func() { For[inGroup]() },
+		"through Decode, not first": func() { Decode[plain](json.RawMessage(`{"s":"x"}`)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if r == nil {
+					t.Fatal("the model compiled; a call would reach validateFn")
+				}
+				if msg, _ := r.(string); !strings.Contains(msg, "validateFn") {
+					t.Fatalf("panic %v does not name the rule", r)
+				}
+			}()
+			fn()
+		})
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{``, `{}`, `{"resourceId":"a"}`, `{"tags":[1,"x"]}`, `{"limit":1e309}`, `[`, `{"a/b":null}`, "{\"resourceId\":\"\xff\"}"} {
 		f.Add([]byte(seed))

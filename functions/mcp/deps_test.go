@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,8 +15,55 @@ const module = "github.com/mindvault/mcp-endpoint"
 // the local boot that starts them, fakes and test harnesses.
 var testOnly = []string{"sandbox", "local", "credentials/smtest", "internal/schemacheck", "internal/docs", "bench", "infra"}
 
+// lambdaTags are the build tags of the Makefile's LAMBDA_FLAGS, which every build of the
+// deployed binary uses (make build, build-McpFunction, build-host for the emulator), so these
+// tests look at the binary that ships rather than at a copy of its flags.
+func lambdaTags(t *testing.T) string {
+	t.Helper()
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^LAMBDA_FLAGS\s*:=.*-tags ([^ ]+)`).FindSubmatch(mk)
+	if m == nil {
+		t.Fatal("the Makefile has no LAMBDA_FLAGS with -tags")
+	}
+	return string(m[1])
+}
+
+// goList runs go list for linux/arm64 without cgo, as the deployed binary is built.
+func goList(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", args, err)
+	}
+	return string(out)
+}
+
+// TestLambdaBuildDropsValidateFn: the deployed build's tags include validator_novalidatefn and
+// the validator version in go.mod honours it (it compiles validate_fn.go, the variant without
+// reflect's MethodByName, whose mere presence makes the linker keep every exported method of
+// every type: 3.4 MB of Stellar XDR methods nothing calls). validate refuses the validateFn
+// rule at registration (validate.TestCompileRefusesValidateFn), so the tag removes only code
+// no call can reach.
+func TestLambdaBuildDropsValidateFn(t *testing.T) {
+	tags := strings.Split(lambdaTags(t), ",")
+	for _, want := range []string{"lambda.norpc", "validator_novalidatefn"} {
+		if !slices.Contains(tags, want) {
+			t.Errorf("LAMBDA_FLAGS tags %v lack %s", tags, want)
+		}
+	}
+	files := strings.Fields(goList(t, "-tags", lambdaTags(t), "-f", "{{.GoFiles}}", "github.com/go-playground/validator/v10"))
+	if !slices.Contains(files, "validate_fn.go") || slices.Contains(files, "no_validate_fn.go") {
+		t.Errorf("with tags %s validator compiles %v: the tag no longer selects the variant without MethodByName", lambdaTags(t), files)
+	}
+}
+
 // TestLambdaBinaryLinksNoTestInfrastructure: the deployed bootstrap is built (as `make build`
-// builds it: -tags lambda.norpc, linux/arm64) from production code only, so no simulator,
+// builds it: LAMBDA_FLAGS's tags, linux/arm64) from production code only, so no simulator,
 // fake or harness can be reached in it. The local build is listed too, to show the check
 // does see the sandbox where it is linked.
 func TestLambdaBinaryLinksNoTestInfrastructure(t *testing.T) {
@@ -24,22 +72,17 @@ func TestLambdaBinaryLinksNoTestInfrastructure(t *testing.T) {
 		tags       string
 		wantLinked []string // test-only packages this build must link
 	}{
-		{"the Lambda bootstrap", ".", "lambda.norpc", nil},
+		{"the Lambda bootstrap", ".", lambdaTags(t), nil},
 		{"the local build", module + "/cmd/mindvault-local", "", []string{"sandbox", "local"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			args := []string{"list", "-deps", "-f", "{{.ImportPath}}"}
+			args := []string{"-deps", "-f", "{{.ImportPath}}"}
 			if c.tags != "" {
 				args = append(args, "-tags", c.tags)
 			}
-			cmd := exec.Command("go", append(args, c.pkg)...)
-			cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("go list: %v", err)
-			}
-			deps := strings.Fields(string(out))
+			out := goList(t, append(args, c.pkg)...)
+			deps := strings.Fields(out)
 			if !slices.Contains(deps, module+"/endpoint") {
 				t.Fatalf("go list -deps %s does not list the endpoint package; the check reads nothing:\n%s", c.pkg, out)
 			}
