@@ -11,9 +11,19 @@ import (
 
 const module = "github.com/mindvault/mcp-endpoint"
 
-// testOnly are the module's packages that exist for local runs and tests: the simulators,
-// the local boot that starts them, fakes and test harnesses.
-var testOnly = []string{"sandbox", "local", "credentials/smtest", "internal/schemacheck", "internal/docs", "bench", "infra"}
+// localOnly are the packages only local builds and tests may link: the module's simulators,
+// the local boot that starts them, fakes and test harnesses; and the libraries the deployed
+// function never needs, namely the AWS SDK's shared-config loader with the STS, SSO, sign-in and
+// instance-metadata clients it brings (the function reads the credentials Lambda puts in its
+// environment, credentials.EnvAWSConfig; local builds inject the loader, credentials/awsshared).
+var localOnly = []string{
+	module + "/sandbox", module + "/local", module + "/credentials/smtest", module + "/credentials/awsshared",
+	module + "/internal/schemacheck", module + "/internal/docs", module + "/bench", module + "/infra",
+	"github.com/aws/aws-sdk-go-v2/config", "github.com/aws/aws-sdk-go-v2/credentials",
+	"github.com/aws/aws-sdk-go-v2/service/sts", "github.com/aws/aws-sdk-go-v2/service/sso",
+	"github.com/aws/aws-sdk-go-v2/service/ssooidc", "github.com/aws/aws-sdk-go-v2/service/signin",
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds",
+}
 
 // lambdaTags are the build tags of the Makefile's LAMBDA_FLAGS, which every build of the
 // deployed binary uses (make build, build-McpFunction, build-host for the emulator), so these
@@ -62,18 +72,21 @@ func TestLambdaBuildDropsValidateFn(t *testing.T) {
 	}
 }
 
-// TestLambdaBinaryLinksNoTestInfrastructure: the deployed bootstrap is built (as `make build`
-// builds it: LAMBDA_FLAGS's tags, linux/arm64) from production code only, so no simulator,
-// fake or harness can be reached in it. The local build is listed too, to show the check
-// does see the sandbox where it is linked.
-func TestLambdaBinaryLinksNoTestInfrastructure(t *testing.T) {
+// TestLambdaBinaryLinksOnlyWhatItRuns: the deployed bootstrap is built (as `make build` builds
+// it: LAMBDA_FLAGS's tags, linux/arm64) from production code only, so no simulator, fake or
+// harness can be reached in it, and without the libraries only local builds use. The local
+// build is listed too, to show the check does see those packages where they are linked.
+func TestLambdaBinaryLinksOnlyWhatItRuns(t *testing.T) {
 	cases := []struct {
 		name, pkg  string
 		tags       string
-		wantLinked []string // test-only packages this build must link
+		wantLinked []string // local-only packages this build must link
 	}{
 		{"the Lambda bootstrap", ".", lambdaTags(t), nil},
-		{"the local build", module + "/cmd/mindvault-local", "", []string{"sandbox", "local"}},
+		{"the local build", module + "/cmd/mindvault-local", "", []string{
+			module + "/sandbox", module + "/local", module + "/credentials/awsshared",
+			"github.com/aws/aws-sdk-go-v2/config", "github.com/aws/aws-sdk-go-v2/service/sts",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,8 +101,8 @@ func TestLambdaBinaryLinksNoTestInfrastructure(t *testing.T) {
 			}
 			var linked []string
 			for _, d := range deps {
-				for _, p := range testOnly {
-					if d == module+"/"+p || strings.HasPrefix(d, module+"/"+p+"/") {
+				for _, p := range localOnly {
+					if (d == p || strings.HasPrefix(d, p+"/")) && !slices.Contains(linked, p) {
 						linked = append(linked, p)
 					}
 				}
@@ -100,7 +113,7 @@ func TestLambdaBinaryLinksNoTestInfrastructure(t *testing.T) {
 				}
 			}
 			if c.wantLinked == nil && len(linked) > 0 {
-				t.Errorf("the deployed binary links test-only packages %v; production code must not import them", linked)
+				t.Errorf("the deployed binary links local-only packages %v; production code must not import them", linked)
 			}
 		})
 	}
