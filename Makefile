@@ -117,6 +117,7 @@ deploy:
 clean:
 	rm -rf $(BIN)
 
-## docs: regenerate the tool table and error-code list of the README and docs/ from the code
+## docs: regenerate the tool definitions (tools/definitions_gen.go), then the tool table and error-code list of the README and docs/
 docs:
+	$(GO) generate ./tools/
 	UPDATE_README=1 $(GO) test -count=1 -run DocsAreCurrent ./internal/docs/

@@ -9,8 +9,6 @@ import (
 	"reflect"
 	"sort"
 
-	"github.com/invopop/jsonschema"
-
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -69,35 +67,61 @@ type Spec[Req, Out any] struct {
 
 // Tool is one registered tool.
 type Tool struct {
-	def     Definition
-	encoded json.RawMessage
+	def     Definition      // without the schemas, which only encoded carries
+	encoded json.RawMessage // the tools/list entry, generated at build time
+	out     reflect.Type    // the output type, whose schema is the outputSchema
 	args    []string
 	model   *validate.Model
 	policy  policy
 	call    func(ctx context.Context, args json.RawMessage) protocol.ToolResult
 }
 
-// Definition returns the public definition.
-func (t *Tool) Definition() Definition { return t.def }
+// Definition returns the public definition, schemas included. They are decoded from the
+// encoded entry on each call: this is for docs and tests, never for a request.
+func (t *Tool) Definition() Definition {
+	d := t.def
+	var schemas struct {
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if json.Unmarshal(t.encoded, &schemas) == nil {
+		d.InputSchema, d.OutputSchema = schemas.InputSchema, schemas.OutputSchema
+	}
+	return d
+}
+
+// Name is the tool's name.
+func (t *Tool) Name() string { return t.def.Name }
+
+// Hints returns the tool's annotations.
+func (t *Tool) Hints() Hints {
+	a := t.def.Annotations
+	return Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+}
 
 // Model returns the tool's validation model.
 func (t *Tool) Model() *validate.Model { return t.model }
 
+// schemasFor reflects a tool's input and output schemas. The endpoint never sets it: the
+// schemas of the tools it serves are generated at build time. Only this package's tests do,
+// for the tools they define themselves (definitions_test.go).
+var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
+
 // Define builds a Tool from a Spec; it panics on a spec the registry cannot serve, which the
 // registry tests turn into a failing test rather than a bad tools/list.
+//
+// The entry tools/list sends is the one generated from the Spec at build time
+// (definitions_gen.go, `go generate ./tools/`): reflecting every tool's schemas at start would
+// cost each cold start milliseconds and the binary a schema reflector. A test regenerates the
+// file and fails when the committed one differs. The request model is still compiled here,
+// at registration, so a rule validate cannot serve fails now rather than on a call.
 func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 	model := validate.For[Req]()
-	out, err := OutputSchema(reflect.TypeFor[Out]())
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
-	}
 	t := &Tool{
 		def: Definition{
-			Name:         s.Name,
-			Title:        s.Title,
-			Description:  s.Description,
-			InputSchema:  model.Schema(),
-			OutputSchema: out,
+			Name:        s.Name,
+			Title:       s.Title,
+			Description: s.Description,
 			Annotations: Annotations{
 				Title:           s.Title,
 				ReadOnlyHint:    s.Hints.ReadOnly,
@@ -106,12 +130,24 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 				OpenWorldHint:   s.Hints.OpenWorld,
 			},
 		},
+		out:   reflect.TypeFor[Out](),
 		args:  model.Names(),
 		model: model,
 	}
-	t.encoded, err = json.Marshal(t.def)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	if gen := generatedDefinition(s.Name); gen != "" {
+		t.encoded = json.RawMessage(gen)
+	} else {
+		if schemasFor == nil {
+			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./tools/", s.Name))
+		}
+		def := t.def
+		var err error
+		if def.InputSchema, def.OutputSchema, err = schemasFor(model, t.out); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+		}
+		if t.encoded, err = json.Marshal(def); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+		}
 	}
 	guards, err := policyGuards(s, t.args)
 	if err != nil {
@@ -179,18 +215,6 @@ func readStarted(err error) error {
 		return errmap.MarkStarted(err)
 	}
 	return err
-}
-
-// OutputSchema reflects an output struct: fields without omitempty are required, and the
-// schema is closed so tests catch a result that drifts from what is advertised.
-func OutputSchema(t reflect.Type) (json.RawMessage, error) {
-	r := &jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
-	s := r.ReflectFromType(t)
-	s.Version, s.ID = "", ""
-	if s.Type != "object" {
-		return nil, fmt.Errorf("output %s must be an object", t)
-	}
-	return json.Marshal(s)
 }
 
 // successResult encodes out once for both blocks, with every known secret (and extra, the

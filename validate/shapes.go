@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/go-playground/validator/v10"
-	"github.com/invopop/jsonschema"
 	"github.com/stellar/go-stellar-sdk/strkey"
 )
 
@@ -15,9 +14,24 @@ import (
 type shape struct {
 	tag      string
 	check    func(string) bool
-	schema   func(*jsonschema.Schema)
+	schema   ShapeSchema
 	message  string // phrase after the path
 	expected string
+}
+
+// ShapeSchema is what the advertised inputSchema says of a shared shape: a string of
+// MinLength to MaxLength characters matching Pattern, with Format when one applies. The tool
+// definitions are generated from it at build time (internal/schemagen).
+type ShapeSchema struct {
+	Pattern              string
+	MinLength, MaxLength uint64
+	Format               string
+}
+
+// Shape returns the advertised schema of the shared shape tag (a validate rule name).
+func Shape(tag string) (ShapeSchema, bool) {
+	sh, ok := shapeByTag[tag]
+	return sh.schema, ok
 }
 
 var (
@@ -35,12 +49,8 @@ var (
 	metaPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
 )
 
-func lengths(min, max uint64) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) { s.MinLength, s.MaxLength = &min, &max }
-}
-
-func pattern(p string, min, max uint64) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) { lengths(min, max)(s); s.Pattern = p }
+func pattern(p string, min, max uint64) ShapeSchema {
+	return ShapeSchema{Pattern: p, MinLength: min, MaxLength: max}
 }
 
 var shapes = []shape{
@@ -118,10 +128,7 @@ var shapes = []shape{
 		check: func(s string) bool {
 			return len(s) <= 2048 && (strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) && len(s) > len("https://")
 		},
-		schema: func(s *jsonschema.Schema) {
-			pattern(`^https?://.+`, 1, 2048)(s)
-			s.Format = "uri"
-		},
+		schema:   ShapeSchema{Pattern: `^https?://.+`, MinLength: 1, MaxLength: 2048, Format: "uri"},
 		message:  "must be an http:// or https:// URL of at most 2048 characters",
 		expected: "http(s) URL",
 	},

@@ -13,12 +13,15 @@ const module = "github.com/mindvault/mcp-endpoint"
 
 // localOnly are the packages only local builds and tests may link: the module's simulators,
 // the local boot that starts them, fakes and test harnesses; and the libraries the deployed
-// function never needs, namely the AWS SDK's shared-config loader with the STS, SSO, sign-in and
-// instance-metadata clients it brings (the function reads the credentials Lambda puts in its
-// environment, credentials.EnvAWSConfig; local builds inject the loader, credentials/awsshared).
+// function never needs at run time: the AWS SDK's shared-config loader with the STS, SSO,
+// sign-in and instance-metadata clients it brings (the function reads the credentials Lambda
+// puts in its environment, credentials.EnvAWSConfig; local builds inject the loader,
+// credentials/awsshared), and the schema reflector (the tool definitions are generated at build
+// time by internal/schemagen into tools/definitions_gen.go).
 var localOnly = []string{
 	module + "/sandbox", module + "/local", module + "/credentials/smtest", module + "/credentials/awsshared",
-	module + "/internal/schemacheck", module + "/internal/docs", module + "/bench", module + "/infra",
+	module + "/internal/schemacheck", module + "/internal/schemagen", module + "/internal/docs", module + "/bench", module + "/infra",
+	"github.com/invopop/jsonschema",
 	"github.com/aws/aws-sdk-go-v2/config", "github.com/aws/aws-sdk-go-v2/credentials",
 	"github.com/aws/aws-sdk-go-v2/service/sts", "github.com/aws/aws-sdk-go-v2/service/sso",
 	"github.com/aws/aws-sdk-go-v2/service/ssooidc", "github.com/aws/aws-sdk-go-v2/service/signin",
