@@ -22,12 +22,12 @@ package credentials
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // Profile is one named identity.
@@ -77,8 +77,8 @@ type Store interface {
 }
 
 var (
-	profileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-	alnum       = regexp.MustCompile(`[A-Za-z0-9]`)
+	profileName = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
+	alnum       = lazyre.New(`[A-Za-z0-9]`)
 )
 
 // ValidName reports a profile name that is safe as a file name and a secret name: 1-64

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // SecretsManagerTTL is how long a profile read from Secrets Manager is served from memory.
@@ -34,7 +34,7 @@ const defaultRegion = "us-east-1"
 
 // secretPrefix is what Secrets Manager accepts in a secret name (ASCII letters, digits and
 // /_+=.@-). Profile names (ValidName) are a subset, so prefix+profile is always a valid name.
-var secretPrefix = regexp.MustCompile(`^[A-Za-z0-9/_+=.@-]{1,256}$`)
+var secretPrefix = lazyre.New(`^[A-Za-z0-9/_+=.@-]{1,256}$`)
 
 // smAPI is the part of the Secrets Manager client the store uses.
 type smAPI interface {
@@ -338,7 +338,7 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 // error carries.
 func IsAWSErrorCode(code string) bool { return awsCode.MatchString(code) }
 
-var awsCode = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
+var awsCode = lazyre.New(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
 
 func isThrottle(code string) bool {
 	switch code {

@@ -27,11 +27,11 @@ package prompts
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 	"github.com/mindvault/mcp-endpoint/protocol"
 )
 
@@ -156,7 +156,7 @@ func (p *Prompt) check(args map[string]string) error {
 }
 
 // resourceIDRe is the tools' resource id shape (1-128 of A-Z a-z 0-9 . _ -).
-var resourceIDRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+var resourceIDRe = lazyre.New(`^[A-Za-z0-9._-]{1,128}$`)
 
 func buyPrompt() *Prompt {
 	return &Prompt{

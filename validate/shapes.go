@@ -2,11 +2,12 @@ package validate
 
 import (
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/stellar/go-stellar-sdk/strkey"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // shape is one of docs/tools.md "Shared argument shapes": a validator tag whose check, advertised
@@ -35,17 +36,17 @@ func Shape(tag string) (ShapeSchema, bool) {
 }
 
 var (
-	idChars   = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	profileRe = regexp.MustCompile(`^[A-Za-z0-9._-]*[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	idChars   = lazyre.New(`^[A-Za-z0-9._-]+$`)
+	profileRe = lazyre.New(`^[A-Za-z0-9._-]*[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	// USDC amounts are bounded by the vault-registry contract's maximum price, 10^18 units of
 	// 7 decimals = 100000000000 USDC, so an amount that passes here always fits the contract's
 	// i128 and its own limit, and the API never sees a number the chain would refuse. The
 	// bound is in the pattern itself (at most 11 significant integer digits, or exactly
 	// 100000000000 with a zero fraction), so the advertised schema carries it too.
-	usdcRe       = regexp.MustCompile(`^0*(?:\d{1,11}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?)$`)
-	positiveUSDC = regexp.MustCompile(`^0*(?:[1-9]\d{0,10}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?|0\.(?:[1-9]\d{0,6}|0[1-9]\d{0,5}|00[1-9]\d{0,4}|000[1-9]\d{0,3}|0000[1-9]\d{0,2}|00000[1-9]\d?|000000[1-9]))$`)
-	hashRe       = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	tagRe        = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+	usdcRe       = lazyre.New(`^0*(?:\d{1,11}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?)$`)
+	positiveUSDC = lazyre.New(`^0*(?:[1-9]\d{0,10}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?|0\.(?:[1-9]\d{0,6}|0[1-9]\d{0,5}|00[1-9]\d{0,4}|000[1-9]\d{0,3}|0000[1-9]\d{0,2}|00000[1-9]\d?|000000[1-9]))$`)
+	hashRe       = lazyre.New(`^[0-9a-f]{64}$`)
+	tagRe        = lazyre.New(`^[a-z0-9_-]{1,32}$`)
 	metaPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
 )
 

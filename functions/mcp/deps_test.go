@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 const module = "github.com/mindvault/mcp-endpoint"
@@ -119,5 +121,14 @@ func TestLambdaBinaryLinksOnlyWhatItRuns(t *testing.T) {
 				t.Errorf("the deployed binary links local-only packages %v; production code must not import them", linked)
 			}
 		})
+	}
+}
+
+// TestEveryPatternCompiles: the endpoint's regular expressions compile on first use (package
+// lazyre), so that a cold start compiles none it does not need; a broken one would then fail
+// only the request that reaches it. This compiles every pattern the deployed binary declares.
+func TestEveryPatternCompiles(t *testing.T) {
+	if n := lazyre.MustCompileAll(); n < 30 {
+		t.Fatalf("only %d patterns declared; the binary's packages are not all linked into this test", n)
 	}
 }
