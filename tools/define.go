@@ -14,6 +14,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/redact"
+	"github.com/mindvault/mcp-endpoint/requests"
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
@@ -115,88 +116,125 @@ var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json
 // cost each cold start milliseconds and the binary a schema reflector. A test regenerates the
 // file and fails when the committed one differs. The request model is still compiled here,
 // at registration, so a rule validate cannot serve fails now rather than on a call.
+//
+// Only decoding the request and calling its guards and Run depend on the tool's types; the
+// rest is shared code (define, callSpec.invoke), so each tool adds little to the binary.
 func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 	model := validate.For[Req]()
-	t := &Tool{
-		def: Definition{
-			Name:        s.Name,
-			Title:       s.Title,
-			Description: s.Description,
-			Annotations: Annotations{
-				Title:           s.Title,
-				ReadOnlyHint:    s.Hints.ReadOnly,
-				DestructiveHint: s.Hints.Destructive,
-				IdempotentHint:  s.Hints.Idempotent,
-				OpenWorldHint:   s.Hints.OpenWorld,
-			},
-		},
-		out:   reflect.TypeFor[Out](),
-		args:  model.Names(),
-		model: model,
+	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
+	_, dryRunner := any(new(Req)).(requests.DryRunner)
+	c := &callSpec{
+		name: s.Name, operation: s.Operation, source: s.Source, readOnly: s.Hints.ReadOnly,
+		human: s.Mainnet == ConfirmRequired, config: s.Config, args: model.Names(),
 	}
-	if gen := generatedDefinition(s.Name); gen != "" {
-		t.encoded = json.RawMessage(gen)
-	} else {
-		if schemasFor == nil {
-			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./tools/", s.Name))
-		}
-		def := t.def
-		var err error
-		if def.InputSchema, def.OutputSchema, err = schemasFor(model, t.out); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", s.Name, err))
-		}
-		if t.encoded, err = json.Marshal(def); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", s.Name, err))
-		}
-	}
-	guards, err := policyGuards(s, t.args)
-	if err != nil {
+	t := define(s.Name, s.Title, s.Description, s.Hints, model, reflect.TypeFor[Out](), c)
+	if err := checkPolicy(s.Mainnet, s.DryRun, s.Config, c.args, confirmer, dryRunner); err != nil {
 		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
 	}
 	t.policy = policy{mainnet: s.Mainnet, dryRun: s.DryRun, config: s.Config}
-	run := func(ctx context.Context, req *Req) (*Out, error) {
-		for _, g := range guards {
-			if err := g(ctx, req); err != nil {
-				return nil, err
-			}
-		}
-		return s.Run(ctx, req)
-	}
+	mainnet, dry, cfg := s.Mainnet, s.DryRun, s.Config
 	t.call = func(ctx context.Context, raw json.RawMessage) protocol.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
-			return ErrorResult(errmap.Validation(s.Name, issues, t.args))
+			return ErrorResult(errmap.Validation(c.name, issues, c.args))
 		}
-		ctx, seen := withCallSecrets(ctx)
-		var human *humanCall
-		if s.Mainnet == ConfirmRequired {
-			var stop *protocol.ToolResult
-			if ctx, human, stop = beginHuman(ctx, s.Name, s.Operation, s.Config, req); stop != nil {
-				return *stop
+		return c.invoke(ctx, req, func(ctx context.Context) (any, error) {
+			if mainnet == ConfirmRequired {
+				if err := mainnetConfirmation(ctx, cfg, dry, req); err != nil {
+					return nil, err
+				}
 			}
-		}
-		res, err := run(ctx, req)
-		if ask, ok := human.asked(err, s.Operation, s.Name); ok {
-			return ask
-		}
-		if err != nil {
-			if s.Hints.ReadOnly {
-				err = readStarted(err)
+			for _, g := range s.Guards {
+				if err := g(ctx, req); err != nil {
+					return nil, err
+				}
 			}
-			return ErrorResult(errmap.FromError(err, errmap.Call{
-				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: seen.values(),
-				// The caller went away (not a deadline): whatever the cut-short call looked
-				// like, it is CANCELLED, never a TIMEOUT.
-				Cancelled: errors.Is(ctx.Err(), context.Canceled),
-			}))
-		}
-		out := successResult(res, redact.NewValues(seen.values()), s.Operation, s.Name)
-		if x, ok := any(res).(extraContent); ok && !out.IsError {
-			out.Content = append(out.Content, x.extraContent()...)
-		}
-		return out
+			out, err := s.Run(ctx, req)
+			return out, err
+		})
 	}
 	return t
+}
+
+// define is the part of Define that does not depend on the tool's types: the public
+// definition and its generated encoding.
+func define(name, title, description string, h Hints, model *validate.Model, out reflect.Type, c *callSpec) *Tool {
+	t := &Tool{
+		def: Definition{
+			Name:        name,
+			Title:       title,
+			Description: description,
+			Annotations: Annotations{
+				Title:           title,
+				ReadOnlyHint:    h.ReadOnly,
+				DestructiveHint: h.Destructive,
+				IdempotentHint:  h.Idempotent,
+				OpenWorldHint:   h.OpenWorld,
+			},
+		},
+		out:   out,
+		args:  c.args,
+		model: model,
+	}
+	if gen := generatedDefinition(name); gen != "" {
+		t.encoded = json.RawMessage(gen)
+		return t
+	}
+	if schemasFor == nil {
+		panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./tools/", name))
+	}
+	def := t.def
+	var err error
+	if def.InputSchema, def.OutputSchema, err = schemasFor(model, out); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
+	}
+	if t.encoded, err = json.Marshal(def); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
+	}
+	return t
+}
+
+// callSpec is what a call needs of its tool's Spec once the request is decoded.
+type callSpec struct {
+	name, operation string
+	source          errmap.Source
+	readOnly        bool
+	human           bool // Mainnet is ConfirmRequired: the user's confirmation applies (confirm.go)
+	config          *config.Config
+	args            []string
+}
+
+// invoke runs a validated request: the user's confirmation steps around run (the declared
+// policies, the guards and Run), and the result or the mapped failure.
+func (c *callSpec) invoke(ctx context.Context, req any, run func(context.Context) (any, error)) protocol.ToolResult {
+	ctx, seen := withCallSecrets(ctx)
+	var human *humanCall
+	if c.human {
+		var stop *protocol.ToolResult
+		if ctx, human, stop = beginHuman(ctx, c.name, c.operation, c.config, req); stop != nil {
+			return *stop
+		}
+	}
+	res, err := run(ctx)
+	if ask, ok := human.asked(err, c.operation, c.name); ok {
+		return ask
+	}
+	if err != nil {
+		if c.readOnly {
+			err = readStarted(err)
+		}
+		return ErrorResult(errmap.FromError(err, errmap.Call{
+			Operation: c.operation, Tool: c.name, Source: c.source, Secrets: seen.values(),
+			// The caller went away (not a deadline): whatever the cut-short call looked
+			// like, it is CANCELLED, never a TIMEOUT.
+			Cancelled: errors.Is(ctx.Err(), context.Canceled),
+		}))
+	}
+	out := successResult(res, redact.NewValues(seen.values()), c.operation, c.name)
+	if x, ok := res.(extraContent); ok && !out.IsError {
+		out.Content = append(out.Content, x.extraContent()...)
+	}
+	return out
 }
 
 // extraContent is an output that delivers more than its JSON: blocks sent after the text
