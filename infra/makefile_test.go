@@ -131,7 +131,9 @@ func TestSAMBuildTarget(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	got := calls(t, logPath)
-	want := root + " linux/arm64 build -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags=-s -w -o " + artifacts + "/bootstrap ./functions/mcp"
+	want := root + " linux/arm64 build -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags=-s -w" +
+		" -gcflags=github.com/stellar/...=-l -gcflags=github.com/aws/aws-sdk-go-v2/...=-l -gcflags=github.com/aws/smithy-go/...=-l" +
+		" -o " + artifacts + "/bootstrap ./functions/mcp"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("go calls:\n%s\nwant exactly:\n%s", strings.Join(got, "\n"), want)
 	}
