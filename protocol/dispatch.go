@@ -86,30 +86,16 @@ func (s *Server) modern(ctx context.Context, r *http.Request, req request, heade
 
 	switch req.Method {
 	case "server/discover":
-		return outcome{result: s.modernResult(map[string]any{
-			"supportedVersions": SupportedVersions,
-			"capabilities":      s.capabilities(),
-			"instructions":      s.Instructions,
-			"ttlMs":             s.ListTTL.Milliseconds(),
-			"cacheScope":        "public",
-		})}
+		return s.constantOutcome(modernDiscover)
 	case "tools/list":
-		return outcome{result: s.modernResult(map[string]any{
-			"tools":      s.Tools.Definitions(),
-			"ttlMs":      s.ListTTL.Milliseconds(),
-			"cacheScope": "public",
-		})}
+		return s.constantOutcome(modernToolsList)
 	case "tools/call":
 		return s.callTool(ctx, call, e, true)
 	}
 	if s.Prompts != nil {
 		switch req.Method {
 		case "prompts/list":
-			return outcome{result: s.modernResult(map[string]any{
-				"prompts":    s.Prompts.Definitions(),
-				"ttlMs":      s.ListTTL.Milliseconds(),
-				"cacheScope": "public",
-			})}
+			return s.constantOutcome(modernPromptsList)
 		case "prompts/get":
 			out := s.getPrompt(ctx, call, e)
 			if out.err == nil {
@@ -164,7 +150,7 @@ func (s *Server) legacy(ctx context.Context, req request, header string, e *entr
 	case "ping":
 		return outcome{result: map[string]any{}}
 	case "tools/list":
-		return outcome{result: map[string]any{"tools": s.Tools.Definitions()}}
+		return s.constantOutcome(legacyToolsList)
 	case "tools/call":
 		call, bad := parseCallParams(req.Params)
 		if bad != nil {
@@ -175,7 +161,7 @@ func (s *Server) legacy(ctx context.Context, req request, header string, e *entr
 	if s.Prompts != nil {
 		switch req.Method {
 		case "prompts/list":
-			return outcome{result: map[string]any{"prompts": s.Prompts.Definitions()}}
+			return s.constantOutcome(legacyPromptsList)
 		case "prompts/get":
 			call, bad := parseCallParams(req.Params)
 			if bad != nil {

@@ -146,7 +146,8 @@ func External(s string) string {
 
 // Values is a fixed set of secret values compiled for replacement; nil replaces nothing.
 type Values struct {
-	r *strings.Replacer
+	r       *strings.Replacer
+	longest int // bytes of the longest form replaced
 }
 
 // NewValues compiles values (with all their forms) for Replace; values shorter than MinLength
@@ -157,10 +158,12 @@ func NewValues(values []string) *Values {
 		return nil
 	}
 	pairs := make([]string, 0, 2*len(forms))
+	longest := 0
 	for _, f := range forms {
 		pairs = append(pairs, f, Marker)
+		longest = max(longest, len(f))
 	}
-	return &Values{r: strings.NewReplacer(pairs...)}
+	return &Values{r: strings.NewReplacer(pairs...), longest: longest}
 }
 
 // Replace returns s with every form of every value replaced by Marker.

@@ -292,11 +292,12 @@ func ErrorResult(f errmap.Failure) protocol.ToolResult {
 	}
 }
 
-// Registry is the ordered set of tools; it implements protocol.ToolSet.
+// Registry is the ordered set of tools; it implements protocol.EncodedToolSet.
 type Registry struct {
 	tools  []*Tool
 	byName map[string]*Tool
 	defs   []json.RawMessage
+	joined json.RawMessage // defs as one JSON array
 	names  []string
 	// keeper holds the human-confirmation policy and key (nil: never ask); confirm.go.
 	keeper *confirm.Keeper
@@ -316,6 +317,16 @@ func NewRegistry(ts ...*Tool) *Registry {
 		r.defs = append(r.defs, t.encoded)
 		r.names = append(r.names, t.def.Name)
 	}
+	// The definitions are json.Marshal output, compact already, so joined is what
+	// encoding/json writes for defs (a test holds it to that).
+	r.joined = json.RawMessage{'['}
+	for i, d := range r.defs {
+		if i > 0 {
+			r.joined = append(r.joined, ',')
+		}
+		r.joined = append(r.joined, d...)
+	}
+	r.joined = append(r.joined, ']')
 	return r
 }
 
@@ -330,6 +341,9 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 
 // Definitions implements protocol.ToolSet.
 func (r *Registry) Definitions() []json.RawMessage { return r.defs }
+
+// EncodedDefinitions implements protocol.EncodedToolSet.
+func (r *Registry) EncodedDefinitions() json.RawMessage { return r.joined }
 
 // Names implements protocol.ToolSet.
 func (r *Registry) Names() []string { return r.names }

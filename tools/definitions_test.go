@@ -111,3 +111,19 @@ func TestDefineNeedsAGeneratedDefinition(t *testing.T) {
 	}()
 	Define(Spec[struct{}, struct{}]{Name: "mindvault_not_generated"})
 }
+
+// TestEncodedDefinitionsAreWhatEncodingJSONWrites: the joined definitions the protocol layer
+// writes tools/list around are byte for byte what encoding/json writes for the list, as the
+// response writer encodes it (HTML characters as they are).
+func TestEncodedDefinitionsAreWhatEncodingJSONWrites(t *testing.T) {
+	reg := toolRegistry(t)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(reg.Definitions()); err != nil {
+		t.Fatal(err)
+	}
+	if want := bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(reg.EncodedDefinitions(), want) {
+		t.Fatalf("joined definitions differ from encoding/json's:\n got  %.200s\n want %.200s", reg.EncodedDefinitions(), want)
+	}
+}
