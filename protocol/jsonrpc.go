@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"unicode/utf8"
 )
 
@@ -54,14 +55,24 @@ type envelopeError struct {
 // accepted and dropped like notifications).
 func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeError) {
 	body = bytes.TrimSpace(body)
-	if !utf8.Valid(body) || !json.Valid(body) {
-		return req, false, &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+	notJSON := &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+	if !utf8.Valid(body) {
+		return req, false, notJSON
 	}
-	if body[0] != '{' {
+	if len(body) == 0 || body[0] != '{' {
+		if !json.Valid(body) {
+			return req, false, notJSON
+		}
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be one JSON-RPC request object (batches are not supported)"}
 	}
+	// Unmarshal checks the whole body before decoding it, so invalid JSON is its syntax error:
+	// one pass over the body instead of a separate json.Valid.
 	var env map[string]json.RawMessage
 	if err := json.Unmarshal(body, &env); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return req, false, notJSON
+		}
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
 	}
 	id, hasID := env["id"]
@@ -92,7 +103,9 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
 		}
 		req.Params = p
-		if p[0] == '{' {
+		// Without a backslash the key can only be spelled "_meta"; without that, there is none
+		// to decode (most legacy requests).
+		if p[0] == '{' && (bytes.IndexByte(p, '\\') >= 0 || bytes.Contains(p, []byte(`"_meta"`))) {
 			var params struct {
 				Meta map[string]json.RawMessage `json:"_meta"`
 			}

@@ -267,7 +267,15 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	if e.panicked || e.withheld || e.rpcCode == CodeInternalError {
 		level = slog.LevelError
 	}
-	s.Logger.LogAttrs(ctx, level, "mcp request", attrs...)
+	// The record goes to the handler directly: Logger.LogAttrs would also walk the stack for a
+	// source position this log never prints.
+	h := s.Logger.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), level, "mcp request", 0)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(ctx, rec)
 }
 
 func newID() string {
