@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -71,7 +72,7 @@ type Prompt struct {
 type Set struct {
 	prompts []*Prompt
 	byName  map[string]*Prompt
-	defs    []json.RawMessage
+	defs    func() []json.RawMessage // encoded on the first prompts/list, not at start
 	names   []string
 }
 
@@ -79,15 +80,21 @@ type Set struct {
 func New() *Set {
 	s := &Set{byName: map[string]*Prompt{}}
 	for _, p := range []*Prompt{buyPrompt(), publishPrompt(), troubleshootPrompt()} {
-		b, err := json.Marshal(p.Def)
-		if err != nil {
-			panic(fmt.Sprintf("prompt %s: %v", p.Def.Name, err))
-		}
 		s.prompts = append(s.prompts, p)
 		s.byName[p.Def.Name] = p
-		s.defs = append(s.defs, b)
 		s.names = append(s.names, p.Def.Name)
 	}
+	s.defs = sync.OnceValue(func() []json.RawMessage {
+		var defs []json.RawMessage
+		for _, p := range s.prompts {
+			b, err := json.Marshal(p.Def)
+			if err != nil {
+				panic(fmt.Sprintf("prompt %s: %v", p.Def.Name, err)) // a bug: the definitions are code
+			}
+			defs = append(defs, b)
+		}
+		return defs
+	})
 	return s
 }
 
@@ -95,7 +102,7 @@ func New() *Set {
 func (s *Set) Prompts() []*Prompt { return s.prompts }
 
 // Definitions implements protocol.PromptSet.
-func (s *Set) Definitions() []json.RawMessage { return s.defs }
+func (s *Set) Definitions() []json.RawMessage { return s.defs() }
 
 // Names implements protocol.PromptSet.
 func (s *Set) Names() []string { return s.names }

@@ -319,7 +319,11 @@ func NewRegistry(ts ...*Tool) *Registry {
 	}
 	// The definitions are json.Marshal output, compact already, so joined is what
 	// encoding/json writes for defs (a test holds it to that).
-	r.joined = json.RawMessage{'['}
+	size := 2 + len(r.defs)
+	for _, d := range r.defs {
+		size += len(d)
+	}
+	r.joined = append(make(json.RawMessage, 0, size), '[')
 	for i, d := range r.defs {
 		if i > 0 {
 			r.joined = append(r.joined, ',')
