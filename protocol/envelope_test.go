@@ -9,7 +9,7 @@ import (
 )
 
 // decodeEnvelopeReference is decodeEnvelope as it was before it saved a pass over the body and
-// the decoding of params._meta when there can be none.
+// the decoding of params._meta when there can be none (the key in any case, or an escape).
 func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *envelopeError) {
 	body = bytes.TrimSpace(body)
 	if !utf8.Valid(body) || !json.Valid(body) {
@@ -68,7 +68,9 @@ var envelopeSeeds = []string{
 	`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","arguments":{}}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"\u005fmeta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}}`,
-	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":5}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":5}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_META":{"a":1}}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_mEtA":{"a":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_met@":{"a":1}}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}`, `{"jsonrpc":"2.0","id":null,"method":"x"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`,
 	`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"1.0","id":1,"method":"x"}`, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
 	`{"jsonrpc":"2.0","id":1,"method":7}`, `{"a":` + "[" + `}`,

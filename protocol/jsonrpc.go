@@ -103,9 +103,9 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
 		}
 		req.Params = p
-		// Without a backslash the key can only be spelled "_meta"; without that, there is none
-		// to decode (most legacy requests).
-		if p[0] == '{' && (bytes.IndexByte(p, '\\') >= 0 || bytes.Contains(p, []byte(`"_meta"`))) {
+		// encoding/json matches the key case-insensitively; without a backslash it is spelled
+		// "_meta" in some case, and without that there is none to decode (most legacy requests).
+		if p[0] == '{' && (bytes.IndexByte(p, '\\') >= 0 || containsMetaKey(p)) {
 			var params struct {
 				Meta map[string]json.RawMessage `json:"_meta"`
 			}
@@ -127,6 +127,18 @@ func validID(id json.RawMessage) bool {
 		return true
 	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
 		return true
+	}
+	return false
+}
+
+// containsMetaKey reports whether p holds "_meta" (quotes included) in any ASCII case. No other
+// spelling decodes to that key without an escape: Unicode's special case folds are for k and s.
+func containsMetaKey(p []byte) bool {
+	for i := 0; i+7 <= len(p); i++ {
+		if p[i] == '"' && p[i+1] == '_' && p[i+6] == '"' &&
+			p[i+2]|0x20 == 'm' && p[i+3]|0x20 == 'e' && p[i+4]|0x20 == 't' && p[i+5]|0x20 == 'a' {
+			return true
+		}
 	}
 	return false
 }
