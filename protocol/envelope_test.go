@@ -70,7 +70,15 @@ var envelopeSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"\u005fmeta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":5}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_META":{"a":1}}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_mEtA":{"a":1}}}`,
-	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_met@":{"a":1}}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_met@":{"a":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":1},"_meta":{"b":2}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"a":1},"_meta":{"b":2}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_MEta":{"a":1},"name":"t"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"_meta":5,"name":"_meta"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"a":1},"name":"x","arguments":{}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":1},"_Meta":{"b":2}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"_meta"}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"_META","_meta":{"a":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":null}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":1,"a":2}}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}`, `{"jsonrpc":"2.0","id":null,"method":"x"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`,
 	`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"1.0","id":1,"method":"x"}`, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
 	`{"jsonrpc":"2.0","id":1,"method":7}`, `{"a":` + "[" + `}`,
@@ -79,6 +87,14 @@ var envelopeSeeds = []string{
 func checkEnvelopeAsReference(t *testing.T, body []byte) {
 	req, isResp, bad := decodeEnvelope(body)
 	wreq, wisResp, wbad := decodeEnvelopeReference(body)
+	// Fields is what decoding the params as an object gives, for the readers of named params.
+	var fields map[string]json.RawMessage
+	if len(wreq.Params) > 0 && wreq.Params[0] == '{' && wbad == nil && (wreq.Method == "tools/call" || wreq.Method == "prompts/get") {
+		_ = json.Unmarshal(wreq.Params, &fields)
+	}
+	if fmt.Sprintf("%q", req.Fields) != fmt.Sprintf("%q", fields) {
+		t.Fatalf("%q: fields %q, want %q", body, req.Fields, fields)
+	}
 	if fmt.Sprintf("%q %q %q %v %v", req.ID, req.Method, req.Params, req.Meta, isResp) != fmt.Sprintf("%q %q %q %v %v", wreq.ID, wreq.Method, wreq.Params, wreq.Meta, wisResp) ||
 		fmt.Sprint(bad) != fmt.Sprint(wbad) {
 		t.Fatalf("%q:\n got  %+v %v %+v\n want %+v %v %+v", body, req, isResp, bad, wreq, wisResp, wbad)

@@ -41,6 +41,9 @@ type request struct {
 	Params json.RawMessage
 	// Meta is params._meta when params is an object.
 	Meta map[string]json.RawMessage
+	// Fields is params decoded as an object, when it is one: read by the methods that take
+	// named params (tools/call, prompts/get) instead of decoding the params again.
+	Fields map[string]json.RawMessage
 }
 
 // envelopeError is a request that is not a JSON-RPC 2.0 request object.
@@ -103,15 +106,10 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
 		}
 		req.Params = p
-		// encoding/json matches the key case-insensitively; without a backslash it is spelled
-		// "_meta" in some case, and without that there is none to decode (most legacy requests).
-		if p[0] == '{' && (bytes.IndexByte(p, '\\') >= 0 || containsMetaKey(p)) {
-			var params struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}
-			if json.Unmarshal(p, &params) == nil {
-				req.Meta = params.Meta
-			}
+		if p[0] == '{' {
+			// Only these methods read named params; the others need _meta at most.
+			named := req.Method == "tools/call" || req.Method == "prompts/get"
+			req.Fields, req.Meta = decodeParams(p, named)
 		}
 	}
 	return req, false, nil
@@ -131,14 +129,48 @@ func validID(id json.RawMessage) bool {
 	return false
 }
 
-// containsMetaKey reports whether p holds "_meta" (quotes included) in any ASCII case. No other
-// spelling decodes to that key without an escape: Unicode's special case folds are for k and s.
-func containsMetaKey(p []byte) bool {
+// decodeParams decodes an object params once: its fields when named is set, and _meta as
+// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a
+// repeated key merges into one map). p is valid JSON, so the fields always decode. Without an
+// escape a key in any case is spelled out: none means no _meta to decode (most legacy
+// requests), and exactly one that is the field "_meta" means _meta is that field's value;
+// otherwise (a repeated key, an odd spelling) the struct decoding itself answers.
+func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage) {
+	plain := bytes.IndexByte(p, '\\') < 0
+	keys := countMetaKeys(p)
+	if named {
+		_ = json.Unmarshal(p, &fields)
+		if plain && keys == 1 {
+			if raw, ok := fields["_meta"]; ok {
+				if json.Unmarshal(raw, &meta) != nil {
+					return fields, nil
+				}
+				return fields, meta
+			}
+		}
+	}
+	if plain && keys == 0 {
+		return fields, nil
+	}
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(p, &params) == nil {
+		meta = params.Meta
+	}
+	return fields, meta
+}
+
+// countMetaKeys counts the occurrences of "_meta" (quotes included) in any ASCII case. No
+// other spelling decodes to that key without an escape: Unicode's special case folds are for
+// k and s.
+func countMetaKeys(p []byte) int {
+	n := 0
 	for i := 0; i+7 <= len(p); i++ {
 		if p[i] == '"' && p[i+1] == '_' && p[i+6] == '"' &&
 			p[i+2]|0x20 == 'm' && p[i+3]|0x20 == 'e' && p[i+4]|0x20 == 't' && p[i+5]|0x20 == 'a' {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
