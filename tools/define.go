@@ -120,78 +120,90 @@ var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json
 // Only decoding the request and calling its guards and Run depend on the tool's types; the
 // rest is shared code (define, callSpec.invoke), so each tool adds little to the binary.
 func Define[Req, Out any](s Spec[Req, Out]) *Tool {
-	model := validate.For[Req]()
 	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
 	_, dryRunner := any(new(Req)).(requests.DryRunner)
-	c := &callSpec{
-		name: s.Name, operation: s.Operation, source: s.Source, readOnly: s.Hints.ReadOnly,
-		human: s.Mainnet == ConfirmRequired, config: s.Config, args: model.Names(),
-	}
-	t := define(s.Name, s.Title, s.Description, s.Hints, model, reflect.TypeFor[Out](), c)
-	if err := checkPolicy(s.Mainnet, s.DryRun, s.Config, c.args, confirmer, dryRunner); err != nil {
-		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
-	}
-	t.policy = policy{mainnet: s.Mainnet, dryRun: s.DryRun, config: s.Config}
-	mainnet, dry, cfg := s.Mainnet, s.DryRun, s.Config
+	t, c := define(decl{
+		name: s.Name, title: s.Title, description: s.Description, operation: s.Operation, source: s.Source,
+		hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun, config: s.Config,
+	}, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
+	guards, run := s.Guards, s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) protocol.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
 			return ErrorResult(errmap.Validation(c.name, issues, c.args))
 		}
 		return c.invoke(ctx, req, func(ctx context.Context) (any, error) {
-			if mainnet == ConfirmRequired {
-				if err := mainnetConfirmation(ctx, cfg, dry, req); err != nil {
-					return nil, err
-				}
+			if err := c.declared(ctx, req); err != nil {
+				return nil, err
 			}
-			for _, g := range s.Guards {
+			for _, g := range guards {
 				if err := g(ctx, req); err != nil {
 					return nil, err
 				}
 			}
-			out, err := s.Run(ctx, req)
+			out, err := run(ctx, req)
 			return out, err
 		})
 	}
 	return t
 }
 
+// decl is the part of a Spec that does not depend on the tool's types.
+type decl struct {
+	name, title, description, operation string
+	source                              errmap.Source
+	hints                               Hints
+	mainnet                             Mainnet
+	dryRun                              DryRun
+	config                              *config.Config
+}
+
 // define is the part of Define that does not depend on the tool's types: the public
-// definition and its generated encoding.
-func define(name, title, description string, h Hints, model *validate.Model, out reflect.Type, c *callSpec) *Tool {
+// definition and its generated encoding, the declared policies checked against the request
+// (confirmer, dryRunner: whether it implements requests.MainnetConfirmer, requests.DryRunner),
+// and what a call needs.
+func define(d decl, model *validate.Model, out reflect.Type, confirmer, dryRunner bool) (*Tool, *callSpec) {
+	c := &callSpec{
+		name: d.name, operation: d.operation, source: d.source, readOnly: d.hints.ReadOnly,
+		mainnet: d.mainnet, dryRun: d.dryRun, config: d.config, args: model.Names(),
+	}
 	t := &Tool{
 		def: Definition{
-			Name:        name,
-			Title:       title,
-			Description: description,
+			Name:        d.name,
+			Title:       d.title,
+			Description: d.description,
 			Annotations: Annotations{
-				Title:           title,
-				ReadOnlyHint:    h.ReadOnly,
-				DestructiveHint: h.Destructive,
-				IdempotentHint:  h.Idempotent,
-				OpenWorldHint:   h.OpenWorld,
+				Title:           d.title,
+				ReadOnlyHint:    d.hints.ReadOnly,
+				DestructiveHint: d.hints.Destructive,
+				IdempotentHint:  d.hints.Idempotent,
+				OpenWorldHint:   d.hints.OpenWorld,
 			},
 		},
-		out:   out,
-		args:  c.args,
-		model: model,
+		out:    out,
+		args:   c.args,
+		model:  model,
+		policy: policy{mainnet: d.mainnet, dryRun: d.dryRun, config: d.config},
 	}
-	if gen := generatedDefinition(name); gen != "" {
+	if gen := generatedDefinition(d.name); gen != "" {
 		t.encoded = json.RawMessage(gen)
-		return t
+	} else {
+		if schemasFor == nil {
+			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./tools/", d.name))
+		}
+		def := t.def
+		var err error
+		if def.InputSchema, def.OutputSchema, err = schemasFor(model, out); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.name, err))
+		}
+		if t.encoded, err = json.Marshal(def); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.name, err))
+		}
 	}
-	if schemasFor == nil {
-		panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./tools/", name))
+	if err := checkPolicy(d.mainnet, d.dryRun, d.config, c.args, confirmer, dryRunner); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", d.name, err))
 	}
-	def := t.def
-	var err error
-	if def.InputSchema, def.OutputSchema, err = schemasFor(model, out); err != nil {
-		panic(fmt.Sprintf("tool %s: %v", name, err))
-	}
-	if t.encoded, err = json.Marshal(def); err != nil {
-		panic(fmt.Sprintf("tool %s: %v", name, err))
-	}
-	return t
+	return t, c
 }
 
 // callSpec is what a call needs of its tool's Spec once the request is decoded.
@@ -199,9 +211,18 @@ type callSpec struct {
 	name, operation string
 	source          errmap.Source
 	readOnly        bool
-	human           bool // Mainnet is ConfirmRequired: the user's confirmation applies (confirm.go)
+	mainnet         Mainnet // ConfirmRequired: the mainnet policy, and the user's confirmation (confirm.go)
+	dryRun          DryRun
 	config          *config.Config
 	args            []string
+}
+
+// declared runs the declared mainnet policy, before the spec's own Guards.
+func (c *callSpec) declared(ctx context.Context, req any) error {
+	if c.mainnet != ConfirmRequired {
+		return nil
+	}
+	return mainnetConfirmation(ctx, c.config, c.dryRun, req)
 }
 
 // invoke runs a validated request: the user's confirmation steps around run (the declared
@@ -209,7 +230,7 @@ type callSpec struct {
 func (c *callSpec) invoke(ctx context.Context, req any, run func(context.Context) (any, error)) protocol.ToolResult {
 	ctx, seen := withCallSecrets(ctx)
 	var human *humanCall
-	if c.human {
+	if c.mainnet == ConfirmRequired {
 		var stop *protocol.ToolResult
 		if ctx, human, stop = beginHuman(ctx, c.name, c.operation, c.config, req); stop != nil {
 			return *stop
