@@ -18,12 +18,15 @@ const module = "github.com/mindvault/mcp-endpoint"
 // function never needs at run time: the AWS SDK's shared-config loader with the STS, SSO,
 // sign-in and instance-metadata clients it brings (the function reads the credentials Lambda
 // puts in its environment, credentials.EnvAWSConfig; local builds inject the loader,
-// credentials/awsshared), and the schema reflector (the tool definitions are generated at build
-// time by internal/schemagen into tools/definitions_gen.go).
+// credentials/awsshared), the schema reflector (the tool definitions are generated at build
+// time by internal/schemagen into tools/definitions_gen.go), and the Stellar SDK's Horizon
+// protocol types with the logging, routing and rendering packages they bring (clients/horizon
+// decodes the few account fields it reads into its own types).
 var localOnly = []string{
 	module + "/sandbox", module + "/local", module + "/credentials/smtest", module + "/credentials/awsshared",
 	module + "/internal/schemacheck", module + "/internal/schemagen", module + "/internal/docs", module + "/bench", module + "/infra",
 	"github.com/invopop/jsonschema",
+	"github.com/stellar/go-stellar-sdk/protocols/horizon", "github.com/sirupsen/logrus", "github.com/go-chi/chi",
 	"github.com/aws/aws-sdk-go-v2/config", "github.com/aws/aws-sdk-go-v2/credentials",
 	"github.com/aws/aws-sdk-go-v2/service/sts", "github.com/aws/aws-sdk-go-v2/service/sso",
 	"github.com/aws/aws-sdk-go-v2/service/ssooidc", "github.com/aws/aws-sdk-go-v2/service/signin",
