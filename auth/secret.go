@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/smithy-go"
 
@@ -14,17 +13,13 @@ import (
 )
 
 // LoadTokenSecret reads the access-token list (ParseTokens format) from the string value of
-// the Secrets Manager secret name (a name or an ARN), with the aws-sdk-go-v2 default
-// configuration (AWS_ENDPOINT_URL_SECRETS_MANAGER and AWS_REGION honoured, us-east-1 when no
-// region is set). Call it once per process, at start: a rotated secret is picked up by new
-// instances. Errors name the secret and the AWS error code, never the value or the SDK's
-// message (which may quote a response body).
-func LoadTokenSecret(ctx context.Context, name string) ([]Token, error) {
-	return loadTokenSecret(ctx, name)
-}
-
-func loadTokenSecret(ctx context.Context, name string, opts ...func(*config.LoadOptions) error) ([]Token, error) {
-	value, err := loadSecret(ctx, "access token secret", name, opts...)
+// the Secrets Manager secret name (a name or an ARN), with the AWS configuration load gives
+// (nil: the environment Lambda sets, credentials.EnvAWSConfig; AWS_ENDPOINT_URL_SECRETS_MANAGER
+// and AWS_REGION honoured, us-east-1 when no region is set). Call it once per process, at
+// start: a rotated secret is picked up by new instances. Errors name the secret and the AWS
+// error code, never the value or the SDK's message (which may quote a response body).
+func LoadTokenSecret(ctx context.Context, name string, load credentials.AWSConfigLoader) ([]Token, error) {
+	value, err := LoadSecretString(ctx, "access token secret", name, load)
 	if err != nil {
 		return nil, err
 	}
@@ -38,16 +33,11 @@ func loadTokenSecret(ctx context.Context, name string, opts ...func(*config.Load
 // LoadSecretString reads the string value of the Secrets Manager secret name the way
 // LoadTokenSecret does (same configuration, same error hygiene); label names the secret's
 // purpose in errors, e.g. "confirmation key secret". For other once-per-process secrets.
-func LoadSecretString(ctx context.Context, label, name string) (string, error) {
-	return loadSecret(ctx, label, name)
-}
-
-func loadSecret(ctx context.Context, label, name string, opts ...func(*config.LoadOptions) error) (string, error) {
+func LoadSecretString(ctx context.Context, label, name string, load credentials.AWSConfigLoader) (string, error) {
 	if name == "" {
 		return "", errors.New(label + ": no secret name")
 	}
-	opts = append([]func(*config.LoadOptions) error{config.WithDefaultRegion("us-east-1")}, opts...)
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := load.Load(ctx)
 	if err != nil {
 		return "", fmt.Errorf("%s %q: load AWS configuration: %w", label, name, err)
 	}

@@ -16,7 +16,7 @@ func TestLoadTokenSecret(t *testing.T) {
 	const name = "mindvault/access-tokens"
 	srv.Put(name, "# bound tokens\n"+hexDigest("token-a")+":alice|bob\n"+hexDigest("token-b")+":*\n")
 
-	tokens, err := LoadTokenSecret(ctx, name)
+	tokens, err := LoadTokenSecret(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestLoadTokenSecret(t *testing.T) {
 			if tc.fault != "" {
 				srv.Fail(smtest.OpGetSecretValue, tc.fault, 1)
 			}
-			_, err := LoadTokenSecret(ctx, tc.secret)
+			_, err := LoadTokenSecret(ctx, tc.secret, nil)
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -13,11 +13,12 @@ import (
 	"math/big"
 	"net"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // Config is the whole runtime configuration of one process.
@@ -121,12 +122,12 @@ const (
 )
 
 var (
-	usdcAmount   = regexp.MustCompile(`^\d+(\.\d{1,7})?$`)
-	profileName  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-	hasAlnum     = regexp.MustCompile(`[A-Za-z0-9]`)
-	contractID   = regexp.MustCompile(`^C[A-Z2-7]{55}$`)
-	accountID    = regexp.MustCompile(`^G[A-Z2-7]{55}$`)
-	x402Networks = regexp.MustCompile(`^stellar:[a-z0-9-]+$`)
+	usdcAmount   = lazyre.New(`^\d+(\.\d{1,7})?$`)
+	profileName  = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
+	hasAlnum     = lazyre.New(`[A-Za-z0-9]`)
+	contractID   = lazyre.New(`^C[A-Z2-7]{55}$`)
+	accountID    = lazyre.New(`^G[A-Z2-7]{55}$`)
+	x402Networks = lazyre.New(`^stellar:[a-z0-9-]+$`)
 )
 
 // LocalNetwork is a network a local build brings (the offline sandbox), with its preset.
@@ -164,7 +165,8 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c.USDCContractID = l.match("USDC_CONTRACT_ID", c.Preset.USDCContractID, contractID, "a contract id (C followed by 55 base32 characters)")
 	c.USDCIssuer = l.match("USDC_ISSUER", c.Preset.USDCIssuer, accountID, "an account id (G followed by 55 base32 characters)")
 	c.ExplorerTxURL = c.Preset.ExplorerTxURL
-	if c.X402Network != "" && !x402Networks.MatchString(c.X402Network) {
+	// A preset's own value needs no check (nor a pattern compiled at every start).
+	if c.X402Network != "" && c.X402Network != c.Preset.X402Network && !x402Networks.MatchString(c.X402Network) {
 		l.bad("X402_NETWORK", "must look like stellar:testnet or stellar:pubnet")
 	}
 
@@ -190,7 +192,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c.Credentials = l.str("MINDVAULT_CREDENTIALS", "env")
 	c.checkCredentials(&l)
 	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
-	if profileName.MatchString(c.DefaultProfile) && !hasAlnum.MatchString(c.DefaultProfile) {
+	if c.DefaultProfile != DefaultProfile && profileName.MatchString(c.DefaultProfile) && !hasAlnum.MatchString(c.DefaultProfile) {
 		l.bad("MINDVAULT_DEFAULT_PROFILE", "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
 	}
 
@@ -274,7 +276,7 @@ const DefaultOAuthProfilesClaim = "mindvault_profiles"
 
 // scopeToken is RFC 6749's scope-token alphabet: no space, double quote or backslash (the
 // prefix is also written inside a quoted WWW-Authenticate parameter).
-var scopeToken = regexp.MustCompile(`^[\x21\x23-\x5B\x5D-\x7E]{1,256}$`)
+var scopeToken = lazyre.New(`^[\x21\x23-\x5B\x5D-\x7E]{1,256}$`)
 
 // loadOAuth reads the OAuth resource-server settings. The issuer is kept exactly as written
 // (a trailing slash included): it is compared byte for byte with the tokens' iss claim.
@@ -444,7 +446,7 @@ func (l *loader) list(v string) []string {
 	return out
 }
 
-func (l *loader) match(v, def string, re *regexp.Regexp, what string) string {
+func (l *loader) match(v, def string, re *lazyre.Regexp, what string) string {
 	s, ok := l.raw(v)
 	if !ok {
 		return def

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/auth"
+	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/redact"
 )
 
@@ -74,8 +75,10 @@ func (k *Keeper) WithClock(now func() time.Time) *Keeper {
 // Load reads the policy and the key once per process. lambda says whether the process runs
 // under Lambda, where instances cannot share a generated key: there a missing key turns the
 // confirmation off (Note says so); elsewhere one is generated for the process. Errors name the
-// variable and never its value; with an error the Keeper is still returned, never asking.
-func Load(ctx context.Context, getenv func(string) string, lambda bool) (*Keeper, error) {
+// variable and never its value; with an error the Keeper is still returned, never asking. load
+// is the AWS configuration MINDVAULT_CONFIRM_KEY_SECRET is read with (nil: the environment, as
+// Lambda sets it).
+func Load(ctx context.Context, getenv func(string) string, lambda bool, load credentials.AWSConfigLoader) (*Keeper, error) {
 	k := NewKeeper(Auto, nil)
 	switch m := Mode(strings.ToLower(strings.TrimSpace(getenv(EnvMode)))); m {
 	case "":
@@ -99,7 +102,7 @@ func Load(ctx context.Context, getenv func(string) string, lambda bool) (*Keeper
 	case secret != "":
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		v, err := auth.LoadSecretString(ctx, "confirmation key secret", secret)
+		v, err := auth.LoadSecretString(ctx, "confirmation key secret", secret, load)
 		if err != nil {
 			k.mode = Off
 			return k, fmt.Errorf("%s: %w", EnvKeySecret, err)

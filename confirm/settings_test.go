@@ -35,7 +35,7 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			k, err := Load(context.Background(), func(v string) string { return tc.env[v] }, tc.lambda)
+			k, err := Load(context.Background(), func(v string) string { return tc.env[v] }, tc.lambda, nil)
 			if (err != nil) != (tc.err != "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 				t.Fatalf("err = %v, want %q", err, tc.err)
 			}
@@ -63,14 +63,14 @@ func TestLoadKeySecret(t *testing.T) {
 	srv.Put("mindvault/confirm-key", value+"\n")
 	k, err := Load(context.Background(), func(v string) string {
 		return map[string]string{EnvKeySecret: "mindvault/confirm-key"}[v]
-	}, true)
+	}, true, nil)
 	if err != nil || !k.CanAsk() || k.Source != EnvKeySecret {
 		t.Fatalf("err %v, keeper %+v", err, k)
 	}
 	if !redact.Known(value) {
 		t.Error("the secret's value is not registered for redaction")
 	}
-	k, err = Load(context.Background(), func(v string) string { return map[string]string{EnvKeySecret: "missing"}[v] }, true)
+	k, err = Load(context.Background(), func(v string) string { return map[string]string{EnvKeySecret: "missing"}[v] }, true, nil)
 	if err == nil || !strings.Contains(err.Error(), EnvKeySecret) || k.CanAsk() {
 		t.Fatalf("a missing secret: err %v, canAsk %v", err, k.CanAsk())
 	}

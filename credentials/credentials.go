@@ -22,12 +22,12 @@ package credentials
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // Profile is one named identity.
@@ -77,8 +77,8 @@ type Store interface {
 }
 
 var (
-	profileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-	alnum       = regexp.MustCompile(`[A-Za-z0-9]`)
+	profileName = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
+	alnum       = lazyre.New(`[A-Za-z0-9]`)
 )
 
 // ValidName reports a profile name that is safe as a file name and a secret name: 1-64
@@ -95,15 +95,22 @@ type Discarder interface {
 	Discard(ctx context.Context, p Profile) (bool, error)
 }
 
-// Open builds the store named by MINDVAULT_CREDENTIALS.
+// Open builds the store named by MINDVAULT_CREDENTIALS; a Secrets Manager store reads its AWS
+// configuration from the environment (EnvAWSConfig).
 func Open(spec string, getenv func(string) string, defaultProfile string) (Store, error) {
+	return OpenWith(spec, getenv, defaultProfile, nil)
+}
+
+// OpenWith is Open with the loader of the AWS configuration a Secrets Manager store uses (nil:
+// EnvAWSConfig); local builds pass the SDK's shared-config loader.
+func OpenWith(spec string, getenv func(string) string, defaultProfile string, load AWSConfigLoader) (Store, error) {
 	switch {
 	case spec == "" || spec == "env":
 		return NewEnv(getenv, defaultProfile), nil
 	case strings.HasPrefix(spec, "dir:"):
 		return NewDir(strings.TrimPrefix(spec, "dir:"))
 	case strings.HasPrefix(spec, "secretsmanager:"):
-		return OpenSecretsManager(strings.TrimPrefix(spec, "secretsmanager:"))
+		return OpenSecretsManager(strings.TrimPrefix(spec, "secretsmanager:"), load)
 	}
 	return nil, fmt.Errorf("credential store %q is not available in this build", strings.SplitN(spec, ":", 2)[0])
 }

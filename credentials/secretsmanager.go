@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -15,13 +14,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // SecretsManagerTTL is how long a profile read from Secrets Manager is served from memory.
@@ -35,7 +34,7 @@ const defaultRegion = "us-east-1"
 
 // secretPrefix is what Secrets Manager accepts in a secret name (ASCII letters, digits and
 // /_+=.@-). Profile names (ValidName) are a subset, so prefix+profile is always a valid name.
-var secretPrefix = regexp.MustCompile(`^[A-Za-z0-9/_+=.@-]{1,256}$`)
+var secretPrefix = lazyre.New(`^[A-Za-z0-9/_+=.@-]{1,256}$`)
 
 // smAPI is the part of the Secrets Manager client the store uses.
 type smAPI interface {
@@ -49,7 +48,7 @@ type smAPI interface {
 // whose string value is the Profile JSON ({"secretKey","apiKey"}). It is safe for
 // concurrent use; build it once per process.
 type SecretsManager struct {
-	client smAPI
+	client func() smAPI // built on first use: a cold start that never reads a profile builds none
 	prefix string
 	ttl    time.Duration
 	now    func() time.Time
@@ -64,25 +63,21 @@ type cached struct {
 	at time.Time
 }
 
-// NewSecretsManager builds the store and its client (aws-sdk-go-v2 default configuration:
-// AWS_ENDPOINT_URL_SECRETS_MANAGER, AWS_REGION and the usual credential chain are honoured;
-// the region defaults to us-east-1). No request is made until the store is used.
-func NewSecretsManager(ctx context.Context, prefix string) (*SecretsManager, error) {
-	return newSecretsManager(ctx, prefix)
-}
-
-// newSecretsManager lets tests shorten the SDK's retry back-off; production passes nothing.
-func newSecretsManager(ctx context.Context, prefix string, opts ...func(*config.LoadOptions) error) (*SecretsManager, error) {
+// NewSecretsManager builds the store from the AWS configuration load gives (nil:
+// EnvAWSConfig, the environment Lambda sets; AWS_ENDPOINT_URL_SECRETS_MANAGER and AWS_REGION
+// are honoured and the region defaults to us-east-1). The configuration is read now, so a
+// missing one is a startup problem; the client is built, and the first request made, when the
+// store is first used.
+func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader) (*SecretsManager, error) {
 	if !secretPrefix.MatchString(prefix) {
 		return nil, fmt.Errorf("secretsmanager: store needs a secret-name prefix of 1-256 characters from A-Z a-z 0-9 / _ + = . @ -")
 	}
-	opts = append([]func(*config.LoadOptions) error{config.WithDefaultRegion(defaultRegion)}, opts...)
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := load.Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("secretsmanager: load AWS configuration: %w", err)
 	}
 	return &SecretsManager{
-		client: secretsmanager.NewFromConfig(cfg),
+		client: sync.OnceValue(func() smAPI { return secretsmanager.NewFromConfig(cfg) }),
 		prefix: prefix,
 		ttl:    SecretsManagerTTL,
 		now:    time.Now,
@@ -92,8 +87,8 @@ func newSecretsManager(ctx context.Context, prefix string, opts ...func(*config.
 }
 
 // OpenSecretsManager is NewSecretsManager as a Store, for credentials.Open.
-func OpenSecretsManager(prefix string) (Store, error) {
-	s, err := NewSecretsManager(context.Background(), prefix)
+func OpenSecretsManager(prefix string, load AWSConfigLoader) (Store, error) {
+	s, err := NewSecretsManager(context.Background(), prefix, load)
 	if err != nil {
 		return nil, err // not a typed nil inside the interface
 	}
@@ -123,7 +118,7 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 	gen := s.gen[name]
 	s.mu.Unlock()
 
-	out, err := s.client.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.secretName(name))})
+	out, err := s.client().GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.secretName(name))})
 	if err != nil {
 		return Profile{}, s.mapErr(opGet, name, err, nil)
 	}
@@ -159,7 +154,7 @@ func (s *SecretsManager) List(ctx context.Context) ([]string, error) {
 	names := []string{}
 	tokens := map[string]bool{}
 	for {
-		out, err := s.client.ListSecrets(ctx, in)
+		out, err := s.client().ListSecrets(ctx, in)
 		if err != nil {
 			return nil, s.mapErr(opList, "", err, nil)
 		}
@@ -196,7 +191,7 @@ func (s *SecretsManager) Create(ctx context.Context, p Profile) error {
 	if err != nil {
 		return StoreFailure(s, "encode a profile", errors.New("profile could not be encoded"))
 	}
-	_, err = s.client.CreateSecret(ctx, &secretsmanager.CreateSecretInput{
+	_, err = s.client().CreateSecret(ctx, &secretsmanager.CreateSecretInput{
 		Name:         aws.String(s.secretName(p.Name)),
 		SecretString: aws.String(string(b)),
 		Description:  aws.String("MindVault MCP endpoint credential profile " + p.Name),
@@ -218,7 +213,7 @@ func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
 	if err != nil {
 		return StoreFailure(s, "encode a profile", errors.New("profile could not be encoded"))
 	}
-	_, err = s.client.PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{
+	_, err = s.client().PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{
 		SecretId:     aws.String(s.secretName(p.Name)),
 		SecretString: aws.String(string(b)),
 	})
@@ -343,7 +338,7 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 // error carries.
 func IsAWSErrorCode(code string) bool { return awsCode.MatchString(code) }
 
-var awsCode = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
+var awsCode = lazyre.New(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
 
 func isThrottle(code string) bool {
 	switch code {

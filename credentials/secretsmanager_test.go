@@ -12,7 +12,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
 
@@ -34,14 +33,18 @@ func smStore(t *testing.T, attempts int) (*SecretsManager, *smtest.Server) {
 	srv := smtest.New()
 	t.Cleanup(srv.Close)
 	srv.Setenv(t)
-	s, err := newSecretsManager(context.Background(), smPrefix, config.WithRetryer(func() aws.Retryer {
-		return retry.NewStandard(func(o *retry.StandardOptions) {
-			if attempts > 0 {
-				o.MaxAttempts = attempts
-			}
-			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
-		})
-	}))
+	s, err := NewSecretsManager(context.Background(), smPrefix, func(ctx context.Context) (aws.Config, error) {
+		cfg, err := EnvAWSConfig(ctx)
+		cfg.Retryer = func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				if attempts > 0 {
+					o.MaxAttempts = attempts
+				}
+				o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+			})
+		}
+		return cfg, err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,12 +88,12 @@ func TestSecretsManagerRoundTrip(t *testing.T) {
 	defer srv.Close()
 	srv.Setenv(t)
 	t.Setenv("AWS_REGION", "") // unset: the store must still default to us-east-1
-	st, err := OpenSecretsManager(smPrefix)
+	st, err := OpenSecretsManager(smPrefix, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := st.(*SecretsManager)
-	if r := s.client.(*secretsmanager.Client).Options().Region; r != "us-east-1" {
+	if r := s.client().(*secretsmanager.Client).Options().Region; r != "us-east-1" {
 		t.Errorf("region = %q", r)
 	}
 	if s.Kind() != "secretsmanager" || s.ReadOnly() {
@@ -144,7 +147,7 @@ func second[T any](_ T, err error) error { return err }
 
 func TestSecretsManagerBadPrefix(t *testing.T) {
 	for _, prefix := range []string{"", "has space/", "star*", strings.Repeat("a", 257)} {
-		if s, err := OpenSecretsManager(prefix); err == nil || s != nil {
+		if s, err := OpenSecretsManager(prefix, nil); err == nil || s != nil {
 			t.Errorf("prefix %q: store %v, err %v", prefix, s, err)
 		}
 	}
@@ -394,8 +397,8 @@ func TestSecretsManagerReadRacingWriteIsNotCached(t *testing.T) {
 	ctx := context.Background()
 	s, srv := smStore(t, 1)
 	srv.Put(smPrefix+"alice", `{"secretKey":"old"}`)
-	h := &hookClient{smAPI: s.client}
-	s.client = h
+	h := &hookClient{smAPI: s.client()}
+	s.client = func() smAPI { return h }
 	// The read has fetched "old"; before it returns, an update lands.
 	h.beforeGetReturns = func() {
 		if err := s.Update(ctx, Profile{Name: "alice", SecretKey: "new"}); err != nil {
@@ -450,10 +453,10 @@ func TestSecretsManagerListDefends(t *testing.T) {
 		return out
 	}
 	// A service that ignores the filter: names outside the prefix are dropped here.
-	h := &hookClient{smAPI: s.client, listPages: []*secretsmanager.ListSecretsOutput{
+	h := &hookClient{smAPI: s.client(), listPages: []*secretsmanager.ListSecretsOutput{
 		page("t1", "unrelated", smPrefix+"b"), page("", smPrefix+"a", "mindvault/tes", smPrefix+"b"),
 	}}
-	s.client = h
+	s.client = func() smAPI { return h }
 	if names, err := s.List(ctx); err != nil || !slices.Equal(names, []string{"a", "b"}) {
 		t.Errorf("unfiltered service: %v %v", names, err)
 	}

@@ -41,6 +41,11 @@ type Local struct {
 	// Err is a problem the local build met before Boot (a simulator that did not start); it
 	// is reported like a configuration problem.
 	Err error
+	// AWSConfig loads the AWS configuration of the Secrets Manager clients (the profile store,
+	// the token secret, the confirmation key); nil reads the environment Lambda sets
+	// (credentials.EnvAWSConfig). Local builds pass the SDK's shared-config loader
+	// (credentials/awsshared), which the Lambda binary does not link.
+	AWSConfig credentials.AWSConfigLoader
 }
 
 // Boot reads the environment once and assembles the endpoint: configuration, the
@@ -75,7 +80,7 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 		errs = append(errs, local.Err)
 	}
 
-	store, err := openStore(cfg, getenv, local.Profiles)
+	store, err := openStore(cfg, getenv, local)
 	if err != nil {
 		errs = append(errs, err)
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
@@ -83,13 +88,13 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 	var tokens []auth.Token
 	var tokenErr error
 	if cfg.Auth != "oauth" { // oauth mode refuses token settings (a config problem) and reads none
-		tokens, tokenErr = loadTokens(cfg)
+		tokens, tokenErr = loadTokens(cfg, local.AWSConfig)
 	}
 	if tokenErr != nil {
 		errs = append(errs, tokenErr)
 	}
 	b.Deps = Deps(cfg, store)
-	keeper, confirmErr := confirm.Load(context.Background(), getenv, lambda)
+	keeper, confirmErr := confirm.Load(context.Background(), getenv, lambda, local.AWSConfig)
 	if confirmErr != nil {
 		errs = append(errs, confirmErr)
 	}
@@ -134,16 +139,17 @@ func authProblem(mode string, cfgErr, tokenErr error) error {
 	return tokenErr
 }
 
-// openStore opens MINDVAULT_CREDENTIALS and adds profiles to it when it is writable.
-func openStore(cfg *config.Config, getenv func(string) string, profiles []credentials.Profile) (credentials.Store, error) {
-	store, err := credentials.Open(cfg.Credentials, getenv, cfg.DefaultProfile)
+// openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is
+// writable.
+func openStore(cfg *config.Config, getenv func(string) string, local Local) (credentials.Store, error) {
+	store, err := credentials.OpenWith(cfg.Credentials, getenv, cfg.DefaultProfile, local.AWSConfig)
 	if err != nil {
 		return nil, fmt.Errorf("MINDVAULT_CREDENTIALS: %w", err)
 	}
 	if store.ReadOnly() {
 		return store, nil
 	}
-	for _, p := range profiles {
+	for _, p := range local.Profiles {
 		if err := store.Create(context.Background(), p); err != nil && !credentials.IsExists(err) {
 			return nil, fmt.Errorf("adding the %s profile: %w", p.Name, err)
 		}
@@ -153,7 +159,7 @@ func openStore(cfg *config.Config, getenv func(string) string, profiles []creden
 
 // loadTokens reads the accepted bearer-token digests once per process, inline or from a
 // Secrets Manager secret (not both: which would win is not obvious to an operator).
-func loadTokens(cfg *config.Config) ([]auth.Token, error) {
+func loadTokens(cfg *config.Config, load credentials.AWSConfigLoader) ([]auth.Token, error) {
 	switch {
 	case cfg.AccessTokens != "" && cfg.AccessTokensSecret != "":
 		return nil, errors.New("MINDVAULT_ACCESS_TOKENS and MINDVAULT_ACCESS_TOKENS_SECRET are both set; set one")
@@ -166,7 +172,7 @@ func loadTokens(cfg *config.Config) ([]auth.Token, error) {
 	case cfg.AccessTokensSecret != "":
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		t, err := auth.LoadTokenSecret(ctx, cfg.AccessTokensSecret)
+		t, err := auth.LoadTokenSecret(ctx, cfg.AccessTokensSecret, load)
 		if err != nil {
 			return nil, fmt.Errorf("MINDVAULT_ACCESS_TOKENS_SECRET: %w", err)
 		}

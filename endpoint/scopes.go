@@ -20,14 +20,13 @@ var spendTools = []string{"mindvault_buy", "mindvault_publish"}
 func ToolScopes(reg *tools.Registry) map[string]string {
 	out := map[string]string{}
 	for _, t := range reg.Tools() {
-		def := t.Definition()
-		switch {
-		case slices.Contains(spendTools, def.Name):
-			out[def.Name] = auth.ScopeSpend
-		case def.Annotations.ReadOnlyHint:
-			out[def.Name] = auth.ScopeRead
+		switch name := t.Name(); {
+		case slices.Contains(spendTools, name):
+			out[name] = auth.ScopeSpend
+		case t.Hints().ReadOnly:
+			out[name] = auth.ScopeRead
 		default:
-			out[def.Name] = auth.ScopeWrite
+			out[name] = auth.ScopeWrite
 		}
 	}
 	return out

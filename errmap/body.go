@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // Body is what the generic reader finds in a response body. Clients that know their
@@ -142,7 +143,7 @@ func nestedMessage(v any, depth int) string {
 	return ""
 }
 
-var resultCodeRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+var resultCodeRE = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
 
 // CodeTokens keeps the value-free code tokens of in (lower-case snake case, at most 64 bytes
 // each, at most 16 in all): only those may go to a detail or to upstream verbatim.

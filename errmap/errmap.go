@@ -1,10 +1,11 @@
 package errmap
 
 import (
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // recoverPanics turns a bug in Map into a generic failure instead of a crash; tests switch it off
@@ -269,11 +270,11 @@ func normState(s State, pending bool) State {
 }
 
 var (
-	identRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
-	accountRE = regexp.MustCompile(`^G[A-Z2-7]{55}$`)
-	toolRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-	argRE     = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
-	txHashRE  = regexp.MustCompile(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
+	identRE   = lazyre.New(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+	accountRE = lazyre.New(`^G[A-Z2-7]{55}$`)
+	toolRE    = lazyre.New(`^[A-Za-z0-9_.-]{1,128}$`)
+	argRE     = lazyre.New(`^[A-Za-z0-9_.-]{1,64}$`)
+	txHashRE  = lazyre.New(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
 )
 
 // text sanitises one string that came from outside (a body, a header, a thrown error's text):
@@ -343,7 +344,7 @@ func (r *Redactor) tokens(in []string) []string {
 	return out
 }
 
-func (r *Redactor) ident(s string, re *regexp.Regexp) string {
+func (r *Redactor) ident(s string, re *lazyre.Regexp) string {
 	s = strings.TrimSpace(s)
 	if len(s) > 128 || !re.MatchString(s) || !r.safe(s) {
 		return ""

@@ -1,8 +1,9 @@
 package errmap
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // The Next line is a function of the code, the failing tool, what changed and the facts
@@ -68,7 +69,7 @@ const (
 	nextUnknown  = "Retry once; if it persists, report the summary above with the tool name."
 )
 
-var envVarRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
+var envVarRE = lazyre.New(`^[A-Z][A-Z0-9_]{0,63}$`)
 
 // nextInput is what the Next line may mention; every string in it is already sanitised.
 type nextInput struct {

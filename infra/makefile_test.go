@@ -131,7 +131,9 @@ func TestSAMBuildTarget(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	got := calls(t, logPath)
-	want := root + " linux/arm64 build -tags lambda.norpc -trimpath -ldflags=-s -w -o " + artifacts + "/bootstrap ./functions/mcp"
+	want := root + " linux/arm64 build -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags=-s -w" +
+		" -gcflags=github.com/stellar/...=-l -gcflags=github.com/aws/aws-sdk-go-v2/...=-l -gcflags=github.com/aws/smithy-go/...=-l" +
+		" -o " + artifacts + "/bootstrap ./functions/mcp"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("go calls:\n%s\nwant exactly:\n%s", strings.Join(got, "\n"), want)
 	}
@@ -153,9 +155,9 @@ func TestMakeTargetsCheckArgumentsFirst(t *testing.T) {
 		{"invoke without EVENT", []string{"invoke"}, 2, "usage: make invoke EVENT=", nil},
 		{"invoke with a missing event", []string{"invoke", "EVENT=events/no-such-event.json"}, 2, "events/no-such-event.json does not exist", nil},
 		{"invoke with an event builds, then runs", []string{"invoke", "EVENT=events/tools-list-modern.json"}, 0, "",
-			[]string{" build -tags lambda.norpc", " run ./infra/invoke ", "-events events/tools-list-modern.json -print"}},
+			[]string{" build -tags lambda.norpc,validator_novalidatefn ", " run ./infra/invoke ", "-events events/tools-list-modern.json -print"}},
 		{"invoke on the simulators", []string{"invoke", "EVENT=events/tools-list-modern.json", "SANDBOX=1"}, 0, "",
-			[]string{" build -tags lambda.norpc", " run ./infra/invoke ", "-events events/tools-list-modern.json -print -sandbox"}},
+			[]string{" build -tags lambda.norpc,validator_novalidatefn ", " run ./infra/invoke ", "-events events/tools-list-modern.json -print -sandbox"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/credentials/awsshared"
 	"github.com/mindvault/mcp-endpoint/endpoint"
 	"github.com/mindvault/mcp-endpoint/sandbox"
 )
@@ -55,12 +56,13 @@ func (b *Booted) Close() {
 // Boot boots the endpoint as a local server does (not under Lambda), starting the sandbox
 // first when STELLAR_NETWORK=sandbox. Like endpoint.Boot it always returns a handler: a
 // simulator that cannot start is a startup problem every authenticated request reports.
+// Secrets Manager is reached with the SDK's shared-config loader, so ~/.aws profiles work.
 func Boot(getenv func(string) string, logw io.Writer) *Booted {
+	extra := endpoint.Local{AWSConfig: awsshared.Load}
 	if Network != config.Network(strings.ToLower(strings.TrimSpace(getenv("STELLAR_NETWORK")))) {
-		return &Booted{Booted: endpoint.Boot(getenv, false, logw)}
+		return &Booted{Booted: endpoint.BootWith(getenv, false, logw, extra)}
 	}
 	b := &Booted{}
-	var extra endpoint.Local
 	env := map[string]string{}
 	sb, err := sandbox.Start(sandbox.Options{Faults: getenv("MINDVAULT_SANDBOX_FAULTS")})
 	if err != nil {

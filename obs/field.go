@@ -1,12 +1,12 @@
 package obs
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 	"github.com/mindvault/mcp-endpoint/redact"
 )
 
@@ -34,9 +34,9 @@ func Field(s string) string {
 const Unknown = "unknown"
 
 var (
-	toolName  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-	httpRoute = regexp.MustCompile(`^[A-Z]{3,7} /[A-Za-z0-9/{}_.-]{0,96}$`)
-	rpcMethod = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+	toolName  = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
+	httpRoute = lazyre.New(`^[A-Z]{3,7} /[A-Za-z0-9/{}_.-]{0,96}$`)
+	rpcMethod = lazyre.New(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 )
 
 // dimTool keeps a Tool dimension in the shape of a registered tool name; the protocol layer

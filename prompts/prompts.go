@@ -27,11 +27,12 @@ package prompts
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 	"github.com/mindvault/mcp-endpoint/protocol"
 )
 
@@ -71,7 +72,7 @@ type Prompt struct {
 type Set struct {
 	prompts []*Prompt
 	byName  map[string]*Prompt
-	defs    []json.RawMessage
+	defs    func() []json.RawMessage // encoded on the first prompts/list, not at start
 	names   []string
 }
 
@@ -79,15 +80,21 @@ type Set struct {
 func New() *Set {
 	s := &Set{byName: map[string]*Prompt{}}
 	for _, p := range []*Prompt{buyPrompt(), publishPrompt(), troubleshootPrompt()} {
-		b, err := json.Marshal(p.Def)
-		if err != nil {
-			panic(fmt.Sprintf("prompt %s: %v", p.Def.Name, err))
-		}
 		s.prompts = append(s.prompts, p)
 		s.byName[p.Def.Name] = p
-		s.defs = append(s.defs, b)
 		s.names = append(s.names, p.Def.Name)
 	}
+	s.defs = sync.OnceValue(func() []json.RawMessage {
+		var defs []json.RawMessage
+		for _, p := range s.prompts {
+			b, err := json.Marshal(p.Def)
+			if err != nil {
+				panic(fmt.Sprintf("prompt %s: %v", p.Def.Name, err)) // a bug: the definitions are code
+			}
+			defs = append(defs, b)
+		}
+		return defs
+	})
 	return s
 }
 
@@ -95,7 +102,7 @@ func New() *Set {
 func (s *Set) Prompts() []*Prompt { return s.prompts }
 
 // Definitions implements protocol.PromptSet.
-func (s *Set) Definitions() []json.RawMessage { return s.defs }
+func (s *Set) Definitions() []json.RawMessage { return s.defs() }
 
 // Names implements protocol.PromptSet.
 func (s *Set) Names() []string { return s.names }
@@ -156,7 +163,7 @@ func (p *Prompt) check(args map[string]string) error {
 }
 
 // resourceIDRe is the tools' resource id shape (1-128 of A-Z a-z 0-9 . _ -).
-var resourceIDRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+var resourceIDRe = lazyre.New(`^[A-Za-z0-9._-]{1,128}$`)
 
 func buyPrompt() *Prompt {
 	return &Prompt{

@@ -70,14 +70,14 @@ func (s *Server) modern(ctx context.Context, r *http.Request, req request, heade
 	var bad *outcome
 	if req.Method == "tools/call" || (req.Method == "prompts/get" && s.Prompts != nil) {
 		// Both methods name their target in params.name, which the Mcp-Name header repeats.
-		call, bad = parseCallParams(req.Params)
+		call, bad = parseCallParams(req.Params, req.Fields)
 		if n := headerValue(r, "Mcp-Name"); n == "" || n != call.rawName {
 			return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Name header must equal params.name", nil)
 		}
 		if bad != nil {
 			return *bad
 		}
-		rt, bad := roundTripOf(req.Meta, req.Params)
+		rt, bad := roundTripOf(req.Meta, call.fields)
 		if bad != nil {
 			return *bad
 		}
@@ -86,30 +86,16 @@ func (s *Server) modern(ctx context.Context, r *http.Request, req request, heade
 
 	switch req.Method {
 	case "server/discover":
-		return outcome{result: s.modernResult(map[string]any{
-			"supportedVersions": SupportedVersions,
-			"capabilities":      s.capabilities(),
-			"instructions":      s.Instructions,
-			"ttlMs":             s.ListTTL.Milliseconds(),
-			"cacheScope":        "public",
-		})}
+		return s.constantOutcome(modernDiscover)
 	case "tools/list":
-		return outcome{result: s.modernResult(map[string]any{
-			"tools":      s.Tools.Definitions(),
-			"ttlMs":      s.ListTTL.Milliseconds(),
-			"cacheScope": "public",
-		})}
+		return s.constantOutcome(modernToolsList)
 	case "tools/call":
 		return s.callTool(ctx, call, e, true)
 	}
 	if s.Prompts != nil {
 		switch req.Method {
 		case "prompts/list":
-			return outcome{result: s.modernResult(map[string]any{
-				"prompts":    s.Prompts.Definitions(),
-				"ttlMs":      s.ListTTL.Milliseconds(),
-				"cacheScope": "public",
-			})}
+			return s.constantOutcome(modernPromptsList)
 		case "prompts/get":
 			out := s.getPrompt(ctx, call, e)
 			if out.err == nil {
@@ -164,9 +150,9 @@ func (s *Server) legacy(ctx context.Context, req request, header string, e *entr
 	case "ping":
 		return outcome{result: map[string]any{}}
 	case "tools/list":
-		return outcome{result: map[string]any{"tools": s.Tools.Definitions()}}
+		return s.constantOutcome(legacyToolsList)
 	case "tools/call":
-		call, bad := parseCallParams(req.Params)
+		call, bad := parseCallParams(req.Params, req.Fields)
 		if bad != nil {
 			return *bad
 		}
@@ -175,9 +161,9 @@ func (s *Server) legacy(ctx context.Context, req request, header string, e *entr
 	if s.Prompts != nil {
 		switch req.Method {
 		case "prompts/list":
-			return outcome{result: map[string]any{"prompts": s.Prompts.Definitions()}}
+			return s.constantOutcome(legacyPromptsList)
 		case "prompts/get":
-			call, bad := parseCallParams(req.Params)
+			call, bad := parseCallParams(req.Params, req.Fields)
 			if bad != nil {
 				return *bad
 			}
@@ -197,7 +183,7 @@ func CalledTool(body []byte) (name string, ok bool) {
 	if bad != nil || isResponse || req.ID == nil || req.Method != "tools/call" {
 		return "", false
 	}
-	call, failed := parseCallParams(req.Params)
+	call, failed := parseCallParams(req.Params, req.Fields)
 	if failed != nil {
 		return "", false
 	}
@@ -209,11 +195,13 @@ type callParams struct {
 	rawName string // params.name as sent ("" when absent or not a string)
 	name    string
 	args    json.RawMessage
+	fields  map[string]json.RawMessage // params, decoded once for every reader
 }
 
 // parseCallParams applies the CallToolRequest schema: failures are JSON-RPC -32602 naming
-// the path, while anything inside arguments is the tool's business (isError results).
-func parseCallParams(params json.RawMessage) (callParams, *outcome) {
+// the path, while anything inside arguments is the tool's business (isError results). fields
+// are params as the envelope decoded them (nil: decoded here).
+func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) (callParams, *outcome) {
 	var c callParams
 	bad := func(msg string) (callParams, *outcome) {
 		o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
@@ -222,10 +210,13 @@ func parseCallParams(params json.RawMessage) (callParams, *outcome) {
 	if len(params) == 0 || params[0] != '{' {
 		return bad("Invalid params: params: must be an object with name and arguments")
 	}
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(params, &p); err != nil {
-		return bad("Invalid params: params: must be an object")
+	p := fields // the envelope decoded it already
+	if p == nil {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return bad("Invalid params: params: must be an object")
+		}
 	}
+	c.fields = p
 	rawName, ok := p["name"]
 	if ok {
 		_ = json.Unmarshal(rawName, &c.rawName)

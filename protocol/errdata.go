@@ -76,7 +76,6 @@ func suggest(name string, names []string) []string {
 	var cs []cand
 	for i, n := range names {
 		ln := strings.ToLower(n)
-		dist := distance(q, ln)
 		// Compare like with like: without the namespace prefix on both sides when the query
 		// has it, against the bare name when the query has none.
 		qs, short := q, ln
@@ -84,14 +83,21 @@ func suggest(name string, names []string) []string {
 			short = rest
 			qs = strings.TrimPrefix(q, prefix+"_")
 		}
-		score := min(dist, distance(qs, short))
+		// A third of the name may be wrong, and always two characters: further away, the
+		// name is a guess, not a typo. Distances beyond that bound are not worked out, so an
+		// unknown name costs a few bounded comparisons rather than two full tables per tool.
+		limit := max(2, utf8.RuneCountInString(qs)/3)
+		score := distanceAtMost(qs, short, limit)
+		if len(q)-len(qs) != len(ln)-len(short) {
+			// Unless both lost the same prefix (then the distances are equal), the full names
+			// may be closer.
+			score = min(score, distanceAtMost(q, ln, limit))
+		}
 		if utf8.RuneCountInString(qs) >= 3 && (strings.Contains(short, qs) || strings.Contains(qs, short)) {
 			score = min(score, 1)
 		}
-		// A third of the name may be wrong, and always two characters: further away, the
-		// name is a guess, not a typo.
-		if score <= max(2, utf8.RuneCountInString(qs)/3) {
-			cs = append(cs, cand{n, score, dist, i})
+		if score <= limit {
+			cs = append(cs, cand{n, score, distance(q, ln), i})
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
@@ -109,6 +115,68 @@ func suggest(name string, names []string) []string {
 		out = append(out, c.name)
 	}
 	return out
+}
+
+// distanceAtMost is distance(a, b) when that is at most k, and k+1 otherwise. A common prefix
+// and suffix change no distance and are skipped (the namespace prefix every tool shares), ASCII
+// names are compared as bytes, and it stops as soon as every path through the table costs more
+// than k.
+func distanceAtMost(a, b string, k int) int {
+	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); d > k || -d > k {
+		return k + 1 // the lengths alone differ by more
+	}
+	if isASCII(a) && isASCII(b) {
+		return boundedDistance([]byte(a), []byte(b), k)
+	}
+	var bufA, bufB [64]rune
+	return boundedDistance(appendRunes(bufA[:0], a), appendRunes(bufB[:0], b), k)
+}
+
+func boundedDistance[T byte | rune](ra, rb []T, k int) int {
+	for len(ra) > 0 && len(rb) > 0 && ra[0] == rb[0] {
+		ra, rb = ra[1:], rb[1:]
+	}
+	for len(ra) > 0 && len(rb) > 0 && ra[len(ra)-1] == rb[len(rb)-1] {
+		ra, rb = ra[:len(ra)-1], rb[:len(rb)-1]
+	}
+	var rowA, rowB [65]int
+	prev, cur := rowA[:0], rowB[:0]
+	for j := 0; j <= len(rb); j++ {
+		prev, cur = append(prev, j), append(cur, 0)
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > k {
+			return k + 1
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(rb)], k+1)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func appendRunes(dst []rune, s string) []rune {
+	for _, r := range s {
+		dst = append(dst, r)
+	}
+	return dst
 }
 
 // distance is the Levenshtein distance between a and b in runes.

@@ -69,9 +69,10 @@ type inputRequiredResult struct {
 	Meta          map[string]any          `json:"_meta,omitempty"`
 }
 
-// roundTripOf reads the round-trip fields of a modern tools/call. A malformed one is -32602
-// naming the path: requestState must be a string and inputResponses an object of objects.
-func roundTripOf(meta map[string]json.RawMessage, params json.RawMessage) (RoundTrip, *outcome) {
+// roundTripOf reads the round-trip fields of a modern tools/call from its params (as
+// parseCallParams decoded them). A malformed one is -32602 naming the path: requestState must
+// be a string and inputResponses an object of objects.
+func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) (RoundTrip, *outcome) {
 	var rt RoundTrip
 	bad := func(msg string) (RoundTrip, *outcome) {
 		o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
@@ -84,10 +85,6 @@ func roundTripOf(meta map[string]json.RawMessage, params json.RawMessage) (Round
 		_, form := caps.Elicitation["form"]
 		_, url := caps.Elicitation["url"]
 		rt.FormElicitation = form || !url
-	}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil {
-		return rt, nil // parseCallParams has answered already
 	}
 	if raw, ok := p["requestState"]; ok {
 		if json.Unmarshal(raw, &rt.RequestState) != nil || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {

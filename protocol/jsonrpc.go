@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"unicode/utf8"
 )
 
@@ -40,6 +41,9 @@ type request struct {
 	Params json.RawMessage
 	// Meta is params._meta when params is an object.
 	Meta map[string]json.RawMessage
+	// Fields is params decoded as an object, when it is one: read by the methods that take
+	// named params (tools/call, prompts/get) instead of decoding the params again.
+	Fields map[string]json.RawMessage
 }
 
 // envelopeError is a request that is not a JSON-RPC 2.0 request object.
@@ -54,14 +58,24 @@ type envelopeError struct {
 // accepted and dropped like notifications).
 func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeError) {
 	body = bytes.TrimSpace(body)
-	if !utf8.Valid(body) || !json.Valid(body) {
-		return req, false, &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+	notJSON := &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+	if !utf8.Valid(body) {
+		return req, false, notJSON
 	}
-	if body[0] != '{' {
+	if len(body) == 0 || body[0] != '{' {
+		if !json.Valid(body) {
+			return req, false, notJSON
+		}
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be one JSON-RPC request object (batches are not supported)"}
 	}
+	// Unmarshal checks the whole body before decoding it, so invalid JSON is its syntax error:
+	// one pass over the body instead of a separate json.Valid.
 	var env map[string]json.RawMessage
 	if err := json.Unmarshal(body, &env); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return req, false, notJSON
+		}
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
 	}
 	id, hasID := env["id"]
@@ -93,12 +107,9 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		}
 		req.Params = p
 		if p[0] == '{' {
-			var params struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}
-			if json.Unmarshal(p, &params) == nil {
-				req.Meta = params.Meta
-			}
+			// Only these methods read named params; the others need _meta at most.
+			named := req.Method == "tools/call" || req.Method == "prompts/get"
+			req.Fields, req.Meta = decodeParams(p, named)
 		}
 	}
 	return req, false, nil
@@ -116,4 +127,50 @@ func validID(id json.RawMessage) bool {
 		return true
 	}
 	return false
+}
+
+// decodeParams decodes an object params once: its fields when named is set, and _meta as
+// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a
+// repeated key merges into one map). p is valid JSON, so the fields always decode. Without an
+// escape a key in any case is spelled out: none means no _meta to decode (most legacy
+// requests), and exactly one that is the field "_meta" means _meta is that field's value;
+// otherwise (a repeated key, an odd spelling) the struct decoding itself answers.
+func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage) {
+	plain := bytes.IndexByte(p, '\\') < 0
+	keys := countMetaKeys(p)
+	if named {
+		_ = json.Unmarshal(p, &fields)
+		if plain && keys == 1 {
+			if raw, ok := fields["_meta"]; ok {
+				if json.Unmarshal(raw, &meta) != nil {
+					return fields, nil
+				}
+				return fields, meta
+			}
+		}
+	}
+	if plain && keys == 0 {
+		return fields, nil
+	}
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(p, &params) == nil {
+		meta = params.Meta
+	}
+	return fields, meta
+}
+
+// countMetaKeys counts the occurrences of "_meta" (quotes included) in any ASCII case. No
+// other spelling decodes to that key without an escape: Unicode's special case folds are for
+// k and s.
+func countMetaKeys(p []byte) int {
+	n := 0
+	for i := 0; i+7 <= len(p); i++ {
+		if p[i] == '"' && p[i+1] == '_' && p[i+6] == '"' &&
+			p[i+2]|0x20 == 'm' && p[i+3]|0x20 == 'e' && p[i+4]|0x20 == 't' && p[i+5]|0x20 == 'a' {
+			n++
+		}
+	}
+	return n
 }

@@ -52,6 +52,8 @@ type Server struct {
 	// Caller names the authenticated caller of a request for its log line (the OAuth subject);
 	// nil or "" adds nothing. It must never return a credential.
 	Caller func(context.Context) string
+
+	consts [numConstKinds]lazyConstant // the answers that never change, encoded on first use
 }
 
 // entry records what one request did, for its log line.
@@ -116,6 +118,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	out := s.dispatch(ctx, r, req, e)
+	if out.constant != nil {
+		e.status = http.StatusOK
+		writeConstant(w, e, req.ID, out.constant)
+		return
+	}
 	if out.err != nil {
 		s.writeError(w, e, req.ID, out.status, out.err.Code, out.err.Message, out.err.Data)
 		return
@@ -124,11 +131,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, e, e.status, response{JSONRPC: "2.0", ID: req.ID, Result: out.result})
 }
 
-// outcome is what a method produced: a result, or an error with its HTTP status.
+// outcome is what a method produced: a result, or an error with its HTTP status. A result
+// that never changes comes pre-encoded as constant instead (constants.go).
 type outcome struct {
-	result any
-	err    *rpcError
-	status int
+	result   any
+	constant *redact.Constant
+	err      *rpcError
+	status   int
 }
 
 func fail(status, code int, msg string, data any) outcome {
@@ -161,14 +170,29 @@ func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
 	} else if clean, ok := redact.JSON(buf.Bytes(), nil); ok {
 		body = clean
 	} else {
-		e.withheld = true
-		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"` + withheldMessage + `","data":{"code":"INTERNAL_ERROR","category":"server","retry":"no"}}}` + "\n")
+		withhold(w, e, status)
+		return
 	}
+	writeBody(w, status, body)
+}
+
+// withhold answers in place of a response that held a secret in a form that could not be
+// removed.
+func withhold(w http.ResponseWriter, e *entry, status int) {
+	e.withheld = true
+	writeBody(w, status, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"`+withheldMessage+`","data":{"code":"INTERNAL_ERROR","category":"server","retry":"no"}}}`+"\n"))
+}
+
+// writeBody writes an encoded, already redacted answer, given in parts (a constant answer's
+// envelope and its shared result bytes, which are never copied).
+func writeBody(w http.ResponseWriter, status int, parts ...[]byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	for _, p := range parts {
+		_, _ = w.Write(p)
+	}
 }
 
 // withheldMessage answers a response that held a secret in a form that could not be removed.
@@ -243,7 +267,15 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	if e.panicked || e.withheld || e.rpcCode == CodeInternalError {
 		level = slog.LevelError
 	}
-	s.Logger.LogAttrs(ctx, level, "mcp request", attrs...)
+	// The record goes to the handler directly: Logger.LogAttrs would also walk the stack for a
+	// source position this log never prints.
+	h := s.Logger.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), level, "mcp request", 0)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(ctx, rec)
 }
 
 func newID() string {

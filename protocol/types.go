@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Revisions served (docs/protocol.md "Revisions served").
@@ -53,23 +54,79 @@ type ResourceContents struct {
 // by type, and a resource block with a stray "text" would not be one. HTML characters stay
 // unescaped, as in the rest of the response.
 func (c Content) MarshalJSON() ([]byte, error) {
-	var v any = struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{c.Type, c.Text}
-	if c.Type == "resource" {
-		v = struct {
-			Type     string            `json:"type"`
-			Resource *ResourceContents `json:"resource"`
-		}{c.Type, c.Resource}
+	if c.Type != "resource" {
+		// Every result has a text block (an error's three lines, a result's JSON): written
+		// directly, as encoding/json would write it, rather than through an encoder of its own.
+		b := make([]byte, 0, len(c.Type)+len(c.Text)+24)
+		b = append(b, `{"type":`...)
+		b = appendJSONString(b, c.Type)
+		b = append(b, `,"text":`...)
+		b = appendJSONString(b, c.Text)
+		return append(b, '}'), nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(struct {
+		Type     string            `json:"type"`
+		Resource *ResourceContents `json:"resource"`
+	}{c.Type, c.Resource}); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// appendJSONString appends s as a JSON string exactly as encoding/json writes it with HTML
+// escaping off: quote and backslash escaped, \b \f \n \r \t for those, \u00XX for the other
+// control characters, invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // ToolResult is a tools/call result. Outcome is for logs and metrics only ("ok" or the

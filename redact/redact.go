@@ -146,7 +146,23 @@ func External(s string) string {
 
 // Values is a fixed set of secret values compiled for replacement; nil replaces nothing.
 type Values struct {
-	r *strings.Replacer
+	r       *strings.Replacer
+	longest int // bytes of the longest form replaced
+	// keys has a bit set for the hash of every form's bytes 0-3 (keys[0]) and 2-5 (keys[1]);
+	// nil when some form is shorter than six bytes, and every text goes to the replacer. A
+	// text with no position where both hit holds no form and skips the replacer, which
+	// allocates twice the text and looks up a trie at almost every byte: that is almost every
+	// log field, id and answer.
+	keys *[2][keyBits / 64]uint64
+}
+
+// keyBits is the size of each Values.keys table: with a few hundred forms, a position of an
+// unrelated text hits both tables about once in a hundred thousand.
+const keyBits = 1 << 16
+
+func keyHash(s string) uint32 {
+	x := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+	return (x * 2654435761) >> 16 // Fibonacci hashing onto keyBits
 }
 
 // NewValues compiles values (with all their forms) for Replace; values shorter than MinLength
@@ -157,18 +173,44 @@ func NewValues(values []string) *Values {
 		return nil
 	}
 	pairs := make([]string, 0, 2*len(forms))
+	v := &Values{keys: new([2][keyBits / 64]uint64)}
 	for _, f := range forms {
 		pairs = append(pairs, f, Marker)
+		v.longest = max(v.longest, len(f))
+		if len(f) < 6 {
+			v.keys = nil
+		} else if v.keys != nil {
+			a, b := keyHash(f), keyHash(f[2:])
+			v.keys[0][a/64] |= 1 << (a % 64)
+			v.keys[1][b/64] |= 1 << (b % 64)
+		}
 	}
-	return &Values{r: strings.NewReplacer(pairs...)}
+	v.r = strings.NewReplacer(pairs...)
+	return v
 }
 
 // Replace returns s with every form of every value replaced by Marker.
 func (v *Values) Replace(s string) string {
-	if v == nil || s == "" {
+	if v == nil || s == "" || !v.mayHold(s) {
 		return s
 	}
 	return v.r.Replace(s)
+}
+
+// mayHold is false only when s holds no form: where a form starts, bytes 0-3 and 2-5 hash to
+// bits set in keys.
+func (v *Values) mayHold(s string) bool {
+	if v.keys == nil {
+		return true
+	}
+	for i := 0; i+6 <= len(s); i++ {
+		if a := keyHash(s[i:]); v.keys[0][a/64]&(1<<(a%64)) != 0 {
+			if b := keyHash(s[i+2:]); v.keys[1][b/64]&(1<<(b%64)) != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // variants returns every form of every value, longest first: strings.Replacer tries its

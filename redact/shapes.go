@@ -2,23 +2,81 @@ package redact
 
 import (
 	"encoding/base32"
-	"regexp"
 	"strings"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // Shapes replaces every secret-shaped value in s with Marker: secret seeds, mv_ keys, URL
 // passwords, Bearer tokens, authorization values and the values of secret-named pairs. It is
 // for text that came from outside; the endpoint's own sentences use Unambiguous.
+//
+// Each pattern runs only on a text that holds a word every match of it contains (a log
+// attribute or an error's text almost never does), so most calls compile and run none of them.
+// The patterns fold case, and Unicode folding maps K (Kelvin sign) to k and ſ (long s) to s, so
+// a text with any non-ASCII byte goes to every pattern.
 func Shapes(s string) string {
 	if s == "" {
 		return s
 	}
 	s = Unambiguous(s)
-	s = urlUserRE.ReplaceAllString(s, "${1}"+Marker+"@")
-	s = bearerRE.ReplaceAllString(s, "${1} "+Marker)
-	s = authzRE.ReplaceAllString(s, "${1}"+Marker)
-	s = pairRE.ReplaceAllString(s, "${1}${2}"+Marker)
+	all := !isASCII(s) // the replacements below keep an ASCII text ASCII
+	if all || (containsFoldASCII(s, "://") && strings.IndexByte(s, '@') >= 0) {
+		s = urlUserRE.ReplaceAllString(s, "${1}"+Marker+"@")
+	}
+	if all || containsFoldASCII(s, "bearer") {
+		s = bearerRE.ReplaceAllString(s, "${1} "+Marker)
+	}
+	if all || containsFoldASCII(s, "authorization") {
+		s = authzRE.ReplaceAllString(s, "${1}"+Marker)
+	}
+	if all || containsAnyFoldASCII(s, pairWords) {
+		s = pairRE.ReplaceAllString(s, "${1}${2}"+Marker)
+	}
 	return s
+}
+
+// pairWords are lower-case words one of which every key pairRE matches contains: each of its
+// alternatives holds key, secret, token, passw, credential or signature.
+var pairWords = []string{"key", "secret", "token", "passw", "credential", "signature"}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFoldASCII reports whether s contains the lower-case ASCII word w in any ASCII case,
+// without allocating.
+func containsFoldASCII(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for ; j < len(w); j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAnyFoldASCII(s string, words []string) bool {
+	for _, w := range words {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Unambiguous replaces the two shapes that never occur in prose: Stellar secret seeds and
@@ -27,22 +85,26 @@ func Unambiguous(s string) string {
 	if s == "" {
 		return s
 	}
-	return mvKeyRE.ReplaceAllString(Seeds(s), Marker)
+	s = Seeds(s)
+	if !strings.Contains(s, "mv_") { // the key pattern's literal prefix (it does not fold case)
+		return s
+	}
+	return mvKeyRE.ReplaceAllString(s, Marker)
 }
 
 var (
 	// MindVault API keys: "mv_" + hex; trailing word characters go too so no fragment survives.
-	mvKeyRE = regexp.MustCompile(`mv_[0-9A-Fa-f]{16,}[0-9A-Za-z_-]*`)
+	mvKeyRE = lazyre.New(`mv_[0-9A-Fa-f]{16,}[0-9A-Za-z_-]*`)
 	// Passwords in URLs (scheme://user:password@host).
-	urlUserRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@?#]+:)[^\s@/?#]+@`)
+	urlUserRE = lazyre.New(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@?#]+:)[^\s@/?#]+@`)
 	// "Bearer <token>" anywhere (headers, echoed requests, prose).
-	bearerRE = regexp.MustCompile(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
+	bearerRE = lazyre.New(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`)
 	// "authorization: <scheme> <value>": the scheme is optional and swallowed with the value so a
 	// Basic or Digest credential does not survive behind its scheme word.
-	authzRE = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\\?"?\s*[:=]\s*\\?"?)(?:[A-Za-z][A-Za-z0-9_-]*[ \t]+)?[^\s"'&,;\\]+`)
+	authzRE = lazyre.New(`(?i)(\b(?:proxy-)?authorization\\?"?\s*[:=]\s*\\?"?)(?:[A-Za-z][A-Za-z0-9_-]*[ \t]+)?[^\s"'&,;\\]+`)
 	// key=value / key: value / "key":"value" pairs whose key names a secret (x-api-key, api_key,
 	// client_secret, access_token, password, ...); the value runs to whitespace, quote, &, comma or semicolon.
-	pairRE = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|(?:secret|private|api)[ ]key|secret|token|password|passwd|private[_-]?key|credential|signature)[A-Za-z0-9_-]*)(\\?"?\s*[:=]\s*\\?"?)([^\s"'&,;\\]+)`)
+	pairRE = lazyre.New(`(?i)([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|(?:secret|private|api)[ ]key|secret|token|password|passwd|private[_-]?key|credential|signature)[A-Za-z0-9_-]*)(\\?"?\s*[:=]\s*\\?"?)([^\s"'&,;\\]+)`)
 )
 
 // Seeds removes Stellar secret seeds ("S" + 55 base32 characters). It works on maximal runs

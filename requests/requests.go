@@ -10,8 +10,6 @@
 // of a vault-registry write (RegistryWrite).
 package requests
 
-import "github.com/invopop/jsonschema"
-
 // NetworkProfile is mindvault_network_profile: no arguments.
 type NetworkProfile struct{}
 
@@ -199,10 +197,11 @@ func (p *Publish) CrossCheck() []Issue {
 	return issues
 }
 
-// JSONSchemaExtend advertises the part of the cross-field rule JSON Schema can say without a
-// top-level combinator: a new resource names title, price and externalUrl together.
-func (Publish) JSONSchemaExtend(s *jsonschema.Schema) {
-	s.DependentRequired = map[string][]string{
+// DependentRequired advertises the part of the cross-field rule JSON Schema can say without a
+// top-level combinator (as dependentRequired, when the tool definitions are generated): a new
+// resource names title, price and externalUrl together.
+func (Publish) DependentRequired() map[string][]string {
+	return map[string][]string{
 		"title":       {"price", "externalUrl"},
 		"price":       {"title", "externalUrl"},
 		"externalUrl": {"title", "price"},

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mindvault/mcp-endpoint/internal/schemagen"
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
@@ -104,7 +105,11 @@ func TestPublishSchemaDependentRequired(t *testing.T) {
 	var s struct {
 		DependentRequired map[string][]string `json:"dependentRequired"`
 	}
-	if err := json.Unmarshal(validate.For[Publish]().Schema(), &s); err != nil {
+	raw, err := schemagen.Input(validate.For[Publish]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"title": "price,externalUrl", "price": "title,externalUrl", "externalUrl": "title,price"}

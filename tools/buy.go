@@ -17,8 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
-
+	"github.com/mindvault/mcp-endpoint/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
@@ -121,7 +120,7 @@ func Buy(d *Deps) *Tool {
 			}
 			var (
 				meta             *mindvault.Meta
-				acct             *hprotocol.Account
+				acct             *horizon.Account
 				found            bool
 				history          []mindvault.Payment
 				mErr, aErr, hErr error

@@ -9,13 +9,12 @@ import (
 	"reflect"
 	"sort"
 
-	"github.com/invopop/jsonschema"
-
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/redact"
+	"github.com/mindvault/mcp-endpoint/requests"
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
@@ -79,98 +78,194 @@ type Kind struct {
 
 // Tool is one registered tool.
 type Tool struct {
-	def     Definition
-	encoded json.RawMessage
+	def     Definition      // without the schemas, which only encoded carries
+	encoded json.RawMessage // the tools/list entry, generated at build time
+	out     reflect.Type    // the output type, whose schema is the outputSchema
 	args    []string
 	model   *validate.Model
 	policy  policy
 	call    func(ctx context.Context, args json.RawMessage) protocol.ToolResult
 }
 
-// Definition returns the public definition.
-func (t *Tool) Definition() Definition { return t.def }
+// Definition returns the public definition, schemas included. They are decoded from the
+// encoded entry on each call: this is for docs and tests, never for a request.
+func (t *Tool) Definition() Definition {
+	d := t.def
+	var schemas struct {
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if json.Unmarshal(t.encoded, &schemas) == nil {
+		d.InputSchema, d.OutputSchema = schemas.InputSchema, schemas.OutputSchema
+	}
+	return d
+}
+
+// Name is the tool's name.
+func (t *Tool) Name() string { return t.def.Name }
+
+// Hints returns the tool's annotations.
+func (t *Tool) Hints() Hints {
+	a := t.def.Annotations
+	return Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+}
 
 // Model returns the tool's validation model.
 func (t *Tool) Model() *validate.Model { return t.model }
 
+// schemasFor reflects a tool's input and output schemas. The endpoint never sets it: the
+// schemas of the tools it serves are generated at build time. Only this package's tests do,
+// for the tools they define themselves (definitions_test.go).
+var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
+
 // Define builds a Tool from a Spec; it panics on a spec the registry cannot serve, which the
 // registry tests turn into a failing test rather than a bad tools/list.
+//
+// The entry tools/list sends is the one generated from the Spec at build time
+// (definitions_gen.go, `go generate ./tools/`): reflecting every tool's schemas at start would
+// cost each cold start milliseconds and the binary a schema reflector. A test regenerates the
+// file and fails when the committed one differs. The request model is still compiled here,
+// at registration, so a rule validate cannot serve fails now rather than on a call.
+//
+// Only decoding the request and calling its guards and Run depend on the tool's types; the
+// rest is shared code (define, callSpec.invoke), so each tool adds little to the binary.
 func Define[Req, Out any](s Spec[Req, Out]) *Tool {
-	model := validate.For[Req]()
-	out, err := OutputSchema(reflect.TypeFor[Out]())
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
-	}
-	t := &Tool{
-		def: Definition{
-			Name:         s.Name,
-			Title:        s.Title,
-			Description:  s.Description,
-			InputSchema:  model.Schema(),
-			OutputSchema: out,
-			Annotations: Annotations{
-				Title:           s.Title,
-				ReadOnlyHint:    s.Hints.ReadOnly,
-				DestructiveHint: s.Hints.Destructive,
-				IdempotentHint:  s.Hints.Idempotent,
-				OpenWorldHint:   s.Hints.OpenWorld,
-			},
-		},
-		args:  model.Names(),
-		model: model,
-	}
-	t.encoded, err = json.Marshal(t.def)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
-	}
-	guards, err := policyGuards(s, t.args)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
-	}
-	t.policy = policy{mainnet: s.Mainnet, dryRun: s.DryRun, config: s.Config}
-	run := func(ctx context.Context, req *Req) (*Out, error) {
-		for _, g := range guards {
-			if err := g(ctx, req); err != nil {
-				return nil, err
-			}
-		}
-		return s.Run(ctx, req)
-	}
+	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
+	_, dryRunner := any(new(Req)).(requests.DryRunner)
+	t, c := define(decl{
+		name: s.Name, title: s.Title, description: s.Description, operation: s.Operation, source: s.Source,
+		hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun, config: s.Config,
+	}, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
+	guards, run := s.Guards, s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) protocol.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
-			return ErrorResult(errmap.Validation(s.Name, issues, t.args))
+			return ErrorResult(errmap.Validation(c.name, issues, c.args))
 		}
-		ctx, seen := withCallSecrets(ctx)
-		var human *humanCall
-		if s.Mainnet == ConfirmRequired {
-			var stop *protocol.ToolResult
-			if ctx, human, stop = beginHuman(ctx, s.Name, s.Operation, s.Config, req); stop != nil {
-				return *stop
+		return c.invoke(ctx, req, func(ctx context.Context) (any, error) {
+			if err := c.declared(ctx, req); err != nil {
+				return nil, err
 			}
-		}
-		res, err := run(ctx, req)
-		if ask, ok := human.asked(err, s.Operation, s.Name); ok {
-			return ask
-		}
-		if err != nil {
-			if s.Hints.ReadOnly {
-				err = readStarted(err)
+			for _, g := range guards {
+				if err := g(ctx, req); err != nil {
+					return nil, err
+				}
 			}
-			return ErrorResult(errmap.FromError(err, errmap.Call{
-				Operation: s.Operation, Tool: s.Name, Source: s.Source, Secrets: seen.values(),
-				// The caller went away (not a deadline): whatever the cut-short call looked
-				// like, it is CANCELLED, never a TIMEOUT.
-				Cancelled: errors.Is(ctx.Err(), context.Canceled),
-			}))
-		}
-		out := successResult(res, redact.NewValues(seen.values()), s.Operation, s.Name)
-		if x, ok := any(res).(extraContent); ok && !out.IsError {
-			out.Content = append(out.Content, x.extraContent()...)
-		}
-		return out
+			out, err := run(ctx, req)
+			return out, err
+		})
 	}
 	return t
+}
+
+// decl is the part of a Spec that does not depend on the tool's types.
+type decl struct {
+	name, title, description, operation string
+	source                              errmap.Source
+	hints                               Hints
+	mainnet                             Mainnet
+	dryRun                              DryRun
+	config                              *config.Config
+}
+
+// define is the part of Define that does not depend on the tool's types: the public
+// definition and its generated encoding, the declared policies checked against the request
+// (confirmer, dryRunner: whether it implements requests.MainnetConfirmer, requests.DryRunner),
+// and what a call needs.
+func define(d decl, model *validate.Model, out reflect.Type, confirmer, dryRunner bool) (*Tool, *callSpec) {
+	c := &callSpec{
+		name: d.name, operation: d.operation, source: d.source, readOnly: d.hints.ReadOnly,
+		mainnet: d.mainnet, dryRun: d.dryRun, config: d.config, args: model.Names(),
+	}
+	t := &Tool{
+		def: Definition{
+			Name:        d.name,
+			Title:       d.title,
+			Description: d.description,
+			Annotations: Annotations{
+				Title:           d.title,
+				ReadOnlyHint:    d.hints.ReadOnly,
+				DestructiveHint: d.hints.Destructive,
+				IdempotentHint:  d.hints.Idempotent,
+				OpenWorldHint:   d.hints.OpenWorld,
+			},
+		},
+		out:    out,
+		args:   c.args,
+		model:  model,
+		policy: policy{mainnet: d.mainnet, dryRun: d.dryRun, config: d.config},
+	}
+	if gen := generatedDefinition(d.name); gen != "" {
+		t.encoded = json.RawMessage(gen)
+	} else {
+		if schemasFor == nil {
+			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./tools/", d.name))
+		}
+		def := t.def
+		var err error
+		if def.InputSchema, def.OutputSchema, err = schemasFor(model, out); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.name, err))
+		}
+		if t.encoded, err = json.Marshal(def); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.name, err))
+		}
+	}
+	if err := checkPolicy(d.mainnet, d.dryRun, d.config, c.args, confirmer, dryRunner); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", d.name, err))
+	}
+	return t, c
+}
+
+// callSpec is what a call needs of its tool's Spec once the request is decoded.
+type callSpec struct {
+	name, operation string
+	source          errmap.Source
+	readOnly        bool
+	mainnet         Mainnet // ConfirmRequired: the mainnet policy, and the user's confirmation (confirm.go)
+	dryRun          DryRun
+	config          *config.Config
+	args            []string
+}
+
+// declared runs the declared mainnet policy, before the spec's own Guards.
+func (c *callSpec) declared(ctx context.Context, req any) error {
+	if c.mainnet != ConfirmRequired {
+		return nil
+	}
+	return mainnetConfirmation(ctx, c.config, c.dryRun, req)
+}
+
+// invoke runs a validated request: the user's confirmation steps around run (the declared
+// policies, the guards and Run), and the result or the mapped failure.
+func (c *callSpec) invoke(ctx context.Context, req any, run func(context.Context) (any, error)) protocol.ToolResult {
+	ctx, seen := withCallSecrets(ctx)
+	var human *humanCall
+	if c.mainnet == ConfirmRequired {
+		var stop *protocol.ToolResult
+		if ctx, human, stop = beginHuman(ctx, c.name, c.operation, c.config, req); stop != nil {
+			return *stop
+		}
+	}
+	res, err := run(ctx)
+	if ask, ok := human.asked(err, c.operation, c.name); ok {
+		return ask
+	}
+	if err != nil {
+		if c.readOnly {
+			err = readStarted(err)
+		}
+		return ErrorResult(errmap.FromError(err, errmap.Call{
+			Operation: c.operation, Tool: c.name, Source: c.source, Secrets: seen.values(),
+			// The caller went away (not a deadline): whatever the cut-short call looked
+			// like, it is CANCELLED, never a TIMEOUT.
+			Cancelled: errors.Is(ctx.Err(), context.Canceled),
+		}))
+	}
+	out := successResult(res, redact.NewValues(seen.values()), c.operation, c.name)
+	if x, ok := res.(extraContent); ok && !out.IsError {
+		out.Content = append(out.Content, x.extraContent()...)
+	}
+	return out
 }
 
 // extraContent is an output that delivers more than its JSON: blocks sent after the text
@@ -189,18 +284,6 @@ func readStarted(err error) error {
 		return errmap.MarkStarted(err)
 	}
 	return err
-}
-
-// OutputSchema reflects an output struct: fields without omitempty are required, and the
-// schema is closed so tests catch a result that drifts from what is advertised.
-func OutputSchema(t reflect.Type) (json.RawMessage, error) {
-	r := &jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
-	s := r.ReflectFromType(t)
-	s.Version, s.ID = "", ""
-	if s.Type != "object" {
-		return nil, fmt.Errorf("output %s must be an object", t)
-	}
-	return json.Marshal(s)
 }
 
 // successResult encodes out once for both blocks, with every known secret (and extra, the
@@ -240,11 +323,12 @@ func ErrorResult(f errmap.Failure) protocol.ToolResult {
 	}
 }
 
-// Registry is the ordered set of tools; it implements protocol.ToolSet.
+// Registry is the ordered set of tools; it implements protocol.EncodedToolSet.
 type Registry struct {
 	tools  []*Tool
 	byName map[string]*Tool
 	defs   []json.RawMessage
+	joined json.RawMessage // defs as one JSON array
 	names  []string
 	// keeper holds the human-confirmation policy and key (nil: never ask); confirm.go.
 	keeper *confirm.Keeper
@@ -264,6 +348,20 @@ func NewRegistry(ts ...*Tool) *Registry {
 		r.defs = append(r.defs, t.encoded)
 		r.names = append(r.names, t.def.Name)
 	}
+	// The definitions are json.Marshal output, compact already, so joined is what
+	// encoding/json writes for defs (a test holds it to that).
+	size := 2 + len(r.defs)
+	for _, d := range r.defs {
+		size += len(d)
+	}
+	r.joined = append(make(json.RawMessage, 0, size), '[')
+	for i, d := range r.defs {
+		if i > 0 {
+			r.joined = append(r.joined, ',')
+		}
+		r.joined = append(r.joined, d...)
+	}
+	r.joined = append(r.joined, ']')
 	return r
 }
 
@@ -278,6 +376,9 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 
 // Definitions implements protocol.ToolSet.
 func (r *Registry) Definitions() []json.RawMessage { return r.defs }
+
+// EncodedDefinitions implements protocol.EncodedToolSet.
+func (r *Registry) EncodedDefinitions() json.RawMessage { return r.joined }
 
 // Names implements protocol.ToolSet.
 func (r *Registry) Names() []string { return r.names }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
-	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
@@ -59,7 +58,7 @@ type MindVaultAPI interface {
 
 // AccountReader reads Stellar accounts and the network Horizon serves.
 type AccountReader interface {
-	Account(ctx context.Context, address string) (acct *hprotocol.Account, found bool, err error)
+	Account(ctx context.Context, address string) (acct *horizon.Account, found bool, err error)
 	Root(ctx context.Context) (*horizon.Root, error)
 }
 

@@ -4,6 +4,10 @@
 // request struct (package validate), the handler calls clients and builds the typed output,
 // and every failure it returns goes through errmap. Output structs are reflected into the
 // advertised outputSchema, and structuredContent is always the marshalled output struct.
+// The reflection happens at build time: definitions_gen.go holds every tool's encoded
+// tools/list entry, generated from its Spec, request model and output type by
+// `go generate ./tools/` (internal/schemagen) and checked by TestGeneratedDefinitions, so a
+// process starts without reflecting a schema and the deployed binary has no schema reflector.
 // Policy every state-changing tool shares (the mainnet confirmation, what a dry run may skip,
 // guards) is declared in the tool's Spec and enforced by Define before the handler runs.
 //
@@ -19,3 +23,5 @@
 // and how they load credentials, helpers.go the small helpers several tools share, and
 // all.go the list of tools this build serves.
 package tools
+
+//go:generate env UPDATE_DEFINITIONS=1 go test -count=1 -run ^TestGeneratedDefinitions$ .

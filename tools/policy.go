@@ -67,49 +67,43 @@ type policy struct {
 	config  *config.Config
 }
 
-// policyGuards turns a spec's declared policies into the guards Define runs before Run, its
-// own Guards last. args are the request's arguments. A declaration that does not fit the
-// request is an error: a request that takes confirmMainnet or dryRun must be under a policy
-// that reads it, and a policy must have what it reads.
-func policyGuards[Req, Out any](s Spec[Req, Out], args []string) ([]Guard[Req], error) {
-	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
-	_, dryRunner := any(new(Req)).(requests.DryRunner)
+// checkPolicy checks a spec's declared policies against its request: args are the request's
+// arguments, confirmer and dryRunner whether it implements requests.MainnetConfirmer and
+// requests.DryRunner. A declaration that does not fit the request is an error: a request that
+// takes confirmMainnet or dryRun must be under a policy that reads it, and a policy must have
+// what it reads. Define then runs the declared policy before the spec's own Guards.
+func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string, confirmer, dryRunner bool) error {
 	confirms, dryRuns := slices.Contains(args, "confirmMainnet"), slices.Contains(args, "dryRun")
 	switch {
-	case s.Mainnet == ConfirmRequired && !(confirms && confirmer):
-		return nil, errors.New("declares ConfirmRequired, but its request does not take confirmMainnet through requests.MainnetConfirmer")
-	case s.Mainnet == ConfirmRequired && s.Config == nil:
-		return nil, errors.New("declares ConfirmRequired without the Config it reads")
-	case s.Mainnet == NoMainnetPolicy && confirms:
-		return nil, errors.New("its request takes confirmMainnet, but the tool declares no mainnet policy")
-	case s.DryRun != NoDryRun && !(dryRuns && dryRunner):
-		return nil, errors.New("declares a DryRun policy, but its request does not take dryRun through requests.DryRunner")
-	case s.DryRun == NoDryRun && dryRuns:
-		return nil, errors.New("its request takes dryRun: declare what a dry run does to the mainnet confirmation (DryRun)")
-	case s.DryRun != NoDryRun && s.Mainnet == NoMainnetPolicy:
-		return nil, errors.New("declares a DryRun policy without a mainnet policy for it to apply to")
+	case mainnet == ConfirmRequired && !(confirms && confirmer):
+		return errors.New("declares ConfirmRequired, but its request does not take confirmMainnet through requests.MainnetConfirmer")
+	case mainnet == ConfirmRequired && cfg == nil:
+		return errors.New("declares ConfirmRequired without the Config it reads")
+	case mainnet == NoMainnetPolicy && confirms:
+		return errors.New("its request takes confirmMainnet, but the tool declares no mainnet policy")
+	case dry != NoDryRun && !(dryRuns && dryRunner):
+		return errors.New("declares a DryRun policy, but its request does not take dryRun through requests.DryRunner")
+	case dry == NoDryRun && dryRuns:
+		return errors.New("its request takes dryRun: declare what a dry run does to the mainnet confirmation (DryRun)")
+	case dry != NoDryRun && mainnet == NoMainnetPolicy:
+		return errors.New("declares a DryRun policy without a mainnet policy for it to apply to")
 	}
-	var guards []Guard[Req]
-	if s.Mainnet == ConfirmRequired {
-		guards = append(guards, mainnetConfirmation[Req](s.Config, s.DryRun))
-	}
-	return append(guards, s.Guards...), nil
+	return nil
 }
 
-// mainnetConfirmation is the ConfirmRequired guard. It reads the configuration at call time,
-// so an operator's or a test's change to it applies to the next call.
-func mainnetConfirmation[Req any](c *config.Config, dry DryRun) Guard[Req] {
-	return func(ctx context.Context, req *Req) error {
-		if dry == DryRunExempt && any(req).(requests.DryRunner).DryRunRequested() {
-			return nil
-		}
-		// The user's own confirmation, asked for or given (confirm.go), stands in for the
-		// agent's confirmMainnet.
-		if confirm.GateFrom(ctx).StandsInForMainnet() {
-			return nil
-		}
-		return mainnetUnconfirmed(c, any(req).(requests.MainnetConfirmer).MainnetConfirmed())
+// mainnetConfirmation is the ConfirmRequired policy, run before the spec's Guards. It reads the
+// configuration at call time, so an operator's or a test's change to it applies to the next
+// call. req implements requests.MainnetConfirmer (checkPolicy made sure).
+func mainnetConfirmation(ctx context.Context, c *config.Config, dry DryRun, req any) error {
+	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() {
+		return nil
 	}
+	// The user's own confirmation, asked for or given (confirm.go), stands in for the
+	// agent's confirmMainnet.
+	if confirm.GateFrom(ctx).StandsInForMainnet() {
+		return nil
+	}
+	return mainnetUnconfirmed(c, req.(requests.MainnetConfirmer).MainnetConfirmed())
 }
 
 // mainnetUnconfirmed is the refusal of a state-changing call on mainnet without confirmation.

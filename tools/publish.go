@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
-	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
 
+	"github.com/mindvault/mcp-endpoint/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
@@ -230,7 +230,7 @@ func (r *publishRun) owns(meta *mindvault.Meta) error {
 func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error) {
 	var (
 		agent      *mindvault.AgentStatus
-		acct       *hprotocol.Account
+		acct       *horizon.Account
 		found      bool
 		aErr, hErr error
 	)

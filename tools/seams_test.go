@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
-	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
-	"github.com/stellar/go-stellar-sdk/protocols/horizon/base"
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
@@ -71,10 +69,10 @@ type fakeHorizon struct {
 	issuer, usdc, passphrase string
 }
 
-func (f *fakeHorizon) Account(context.Context, string) (*hprotocol.Account, bool, error) {
-	return &hprotocol.Account{Balances: []hprotocol.Balance{
-		{Balance: "100.0000000", Asset: base.Asset{Type: "native"}},
-		{Balance: f.usdc, Asset: base.Asset{Type: "credit_alphanum4", Code: "USDC", Issuer: f.issuer}},
+func (f *fakeHorizon) Account(context.Context, string) (*horizon.Account, bool, error) {
+	return &horizon.Account{Balances: []horizon.Balance{
+		{Balance: "100.0000000", Asset: horizon.Asset{Type: "native"}},
+		{Balance: f.usdc, Asset: horizon.Asset{Type: "credit_alphanum4", Code: "USDC", Issuer: f.issuer}},
 	}}, true, nil
 }
 func (f *fakeHorizon) Root(context.Context) (*horizon.Root, error) {

@@ -6,8 +6,8 @@ import (
 	"math/big"
 
 	"github.com/stellar/go-stellar-sdk/amount"
-	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
 
+	"github.com/mindvault/mcp-endpoint/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
@@ -68,7 +68,7 @@ func WalletInfo(d *Deps) *Tool {
 
 // walletState classifies an account: USDC counts only with the configured issuer, and the
 // reserve follows the protocol's minimum-balance rule, sponsorship included.
-func walletState(acct *hprotocol.Account, found bool, issuer string) *WalletInfoOutput {
+func walletState(acct *horizon.Account, found bool, issuer string) *WalletInfoOutput {
 	out := &WalletInfoOutput{
 		XLM:  XLMBalance{Balance: "0.0000000", Reserved: "0.0000000", Available: "0.0000000"},
 		USDC: USDCBalance{Balance: "0.0000000", Issuer: issuer, Status: "missing"},
@@ -108,7 +108,7 @@ func walletState(acct *hprotocol.Account, found bool, issuer string) *WalletInfo
 
 // usdcFor checks the payer's USDC before anything is signed: account, trustline (by code and
 // issuer), and balance against the price.
-func (d *Deps) usdcFor(acct *hprotocol.Account, found bool, price *big.Int) (*big.Int, error) {
+func (d *Deps) usdcFor(acct *horizon.Account, found bool, price *big.Int) (*big.Int, error) {
 	if !found {
 		return nil, refusal(errmap.CodeAccountMissing, "the paying wallet's account does not exist on this network",
 			"Create a sponsored wallet with mindvault_setup_wallet, or fund this address and add a USDC trustline.")

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/invopop/jsonschema"
 )
 
 // bounded is a model with every shape whose bound docs/tools.md "Shared argument shapes" states: USDC amounts (any and
@@ -157,11 +155,10 @@ func TestSchemaPatternsAreTheChecks(t *testing.T) {
 	samples := append([]string{".", "..", "-", "a", "a.b", "A_", strings.Repeat("a", 64), strings.Repeat("a", 65)}, amountSeeds...)
 	for _, tag := range []string{"profile", "usdc", "usdcpos", "resourceid"} {
 		sh := shapeByTag[tag]
-		var s jsonschema.Schema
-		sh.schema(&s)
+		s := sh.schema
 		re := regexp.MustCompile(s.Pattern)
 		for _, v := range samples {
-			adv := re.MatchString(v) && uint64(len(v)) >= *s.MinLength && uint64(len(v)) <= *s.MaxLength
+			adv := re.MatchString(v) && uint64(len(v)) >= s.MinLength && uint64(len(v)) <= s.MaxLength
 			if adv != sh.check(v) {
 				t.Errorf("%s: %q advertised %v, checked %v", tag, v, adv, sh.check(v))
 			}

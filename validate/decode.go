@@ -337,6 +337,14 @@ func article(s string) string {
 // the caller and are echoed in paths.
 func pointerToken(s string) string {
 	const max = 64
+	plain := len(s) <= max
+	for i := 0; plain && i < len(s); i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '~' && c != '/'
+	}
+	if plain { // the usual case: an argument name that needs nothing done
+		return s
+	}
 	if len(s) > max {
 		cut := max
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -350,9 +358,15 @@ func pointerToken(s string) string {
 		}
 		return r
 	}, s)
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	return tokenEscaper.Replace(s)
 }
 
+// The escapers are built once: issues are sorted by a key that unescapes every path.
+var (
+	tokenEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	tokenUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
 func unescapeToken(s string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+	return tokenUnescaper.Replace(s)
 }

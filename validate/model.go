@@ -5,7 +5,12 @@
 // `validate` (go-playground/validator/v10) holds every rule, `jsonschema_description` and the
 // `jsonschema:"default=..."` option document it. The advertised inputSchema is reflected by
 // invopop/jsonschema and then completed from the same `validate` tags (required, lengths,
-// ranges, enums, docs/tools.md "Shared argument shapes"), so what is advertised is what is accepted.
+// ranges, enums, docs/tools.md "Shared argument shapes"), so what is advertised is what is
+// accepted. That happens at build time, in internal/schemagen, from what a Model exposes
+// (Arguments, Shape): this package does no schema reflection, so a process that starts
+// spends no time on it and the deployed binary carries no schema reflector. At run time it
+// compiles each request model when its tool is registered (refusing any rule it could not
+// advertise) and runs validator on every call.
 //
 // A request may embed exported structs: groups of arguments that several requests share
 // (a resource id and its on-chain rule, a signing profile with its mainnet confirmation). Their
@@ -24,6 +29,7 @@ package validate
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -82,12 +88,42 @@ func hasRule(rs []rule, tag string) bool {
 	return false
 }
 
+// knownRule reports a validate rule that request models may use: one the advertised schema can
+// say (docs/tools.md "Shared argument shapes") and validator runs as registered here. Every
+// other rule is refused when a model is compiled, that is when a tool is registered, never on a
+// call. That includes validator's validateFn, which the deployed binary is built without (the
+// validator_novalidatefn tag, docs/operations.md "Binary size"), where it would panic; and an
+// "a|b" alternative, which validator would run but no schema here could advertise.
+func knownRule(name string) bool {
+	switch name {
+	case "required", "omitempty", "omitnil", "min", "gte", "max", "lte", "oneof", "email":
+		return true
+	}
+	_, ok := shapeByTag[name]
+	return ok
+}
+
+// checkRule refuses, when a model is compiled, what validator would only fail on when a call
+// reaches it.
+func checkRule(name, param string) error {
+	switch {
+	case name == "dive":
+	case !knownRule(name):
+		return fmt.Errorf("rule %q is not one this package advertises and checks", name)
+	case name == "min" || name == "gte" || name == "max" || name == "lte":
+		// validator panics on a bound it cannot parse.
+		if _, err := strconv.ParseUint(param, 10, 64); err != nil {
+			return fmt.Errorf("rule %s=%s: the bound must be a non-negative integer", name, param)
+		}
+	}
+	return nil
+}
+
 // Model is the compiled validation boundary of one request type.
 type Model struct {
 	typ    reflect.Type
 	fields []*field
 	byName map[string]*field
-	schema []byte
 }
 
 // CrossChecker is implemented by request structs with rules that span fields (min ≤ max, at
@@ -102,6 +138,8 @@ var (
 	models     sync.Map // reflect.Type -> *Model
 )
 
+// validatorEngine is built on the first decode rather than at registration: a process whose
+// first request lists tools never builds it.
 func validatorEngine() *validator.Validate {
 	engineOnce.Do(func() {
 		// Blank names are left out of validator's namespaces, so a field of an embedded group
@@ -147,23 +185,45 @@ func (m *Model) Names() []string {
 	return out
 }
 
-// Schema is the advertised inputSchema (JSON).
-func (m *Model) Schema() []byte { return m.schema }
+// Type is the request type the model decodes into.
+func (m *Model) Type() reflect.Type { return m.typ }
+
+// Rule is one entry of a validate tag, e.g. {max 8}.
+type Rule struct{ Name, Param string }
+
+// Argument is one accepted argument as the advertised schema describes it.
+type Argument struct {
+	Name     string
+	Kind     string // "string", "boolean", "integer" or "array of strings"
+	Required bool
+	Rules    []Rule // on the argument
+	Dive     []Rule // on each element of an array
+}
+
+// Arguments lists the accepted arguments in the advertised order, with their rules.
+func (m *Model) Arguments() []Argument {
+	conv := func(rs []rule) []Rule {
+		out := make([]Rule, len(rs))
+		for i, r := range rs {
+			out[i] = Rule{r.name, r.param}
+		}
+		return out
+	}
+	out := make([]Argument, len(m.fields))
+	for i, f := range m.fields {
+		out[i] = Argument{Name: f.name, Kind: f.kind.expected(), Required: f.required, Rules: conv(f.rules), Dive: conv(f.dive)}
+	}
+	return out
+}
 
 func compile(t reflect.Type) (*Model, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("request type must be a struct")
 	}
-	validatorEngine()
 	m := &Model{typ: t, byName: map[string]*field{}}
 	if err := m.addFields(t, nil); err != nil {
 		return nil, err
 	}
-	schema, err := reflectSchema(t, m)
-	if err != nil {
-		return nil, err
-	}
-	m.schema = schema
 	return m, nil
 }
 
@@ -233,6 +293,9 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 			continue
 		}
 		n, p, _ := strings.Cut(part, "=")
+		if err := checkRule(n, p); err != nil {
+			return nil, fmt.Errorf("field %s: %w", sf.Name, err)
+		}
 		switch {
 		case n == "dive":
 			inDive = true

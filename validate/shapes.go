@@ -2,12 +2,12 @@ package validate
 
 import (
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/go-playground/validator/v10"
-	"github.com/invopop/jsonschema"
 	"github.com/stellar/go-stellar-sdk/strkey"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // shape is one of docs/tools.md "Shared argument shapes": a validator tag whose check, advertised
@@ -15,32 +15,43 @@ import (
 type shape struct {
 	tag      string
 	check    func(string) bool
-	schema   func(*jsonschema.Schema)
+	schema   ShapeSchema
 	message  string // phrase after the path
 	expected string
 }
 
+// ShapeSchema is what the advertised inputSchema says of a shared shape: a string of
+// MinLength to MaxLength characters matching Pattern, with Format when one applies. The tool
+// definitions are generated from it at build time (internal/schemagen).
+type ShapeSchema struct {
+	Pattern              string
+	MinLength, MaxLength uint64
+	Format               string
+}
+
+// Shape returns the advertised schema of the shared shape tag (a validate rule name).
+func Shape(tag string) (ShapeSchema, bool) {
+	sh, ok := shapeByTag[tag]
+	return sh.schema, ok
+}
+
 var (
-	idChars   = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	profileRe = regexp.MustCompile(`^[A-Za-z0-9._-]*[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	idChars   = lazyre.New(`^[A-Za-z0-9._-]+$`)
+	profileRe = lazyre.New(`^[A-Za-z0-9._-]*[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	// USDC amounts are bounded by the vault-registry contract's maximum price, 10^18 units of
 	// 7 decimals = 100000000000 USDC, so an amount that passes here always fits the contract's
 	// i128 and its own limit, and the API never sees a number the chain would refuse. The
 	// bound is in the pattern itself (at most 11 significant integer digits, or exactly
 	// 100000000000 with a zero fraction), so the advertised schema carries it too.
-	usdcRe       = regexp.MustCompile(`^0*(?:\d{1,11}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?)$`)
-	positiveUSDC = regexp.MustCompile(`^0*(?:[1-9]\d{0,10}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?|0\.(?:[1-9]\d{0,6}|0[1-9]\d{0,5}|00[1-9]\d{0,4}|000[1-9]\d{0,3}|0000[1-9]\d{0,2}|00000[1-9]\d?|000000[1-9]))$`)
-	hashRe       = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	tagRe        = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+	usdcRe       = lazyre.New(`^0*(?:\d{1,11}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?)$`)
+	positiveUSDC = lazyre.New(`^0*(?:[1-9]\d{0,10}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?|0\.(?:[1-9]\d{0,6}|0[1-9]\d{0,5}|00[1-9]\d{0,4}|000[1-9]\d{0,3}|0000[1-9]\d{0,2}|00000[1-9]\d?|000000[1-9]))$`)
+	hashRe       = lazyre.New(`^[0-9a-f]{64}$`)
+	tagRe        = lazyre.New(`^[a-z0-9_-]{1,32}$`)
 	metaPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
 )
 
-func lengths(min, max uint64) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) { s.MinLength, s.MaxLength = &min, &max }
-}
-
-func pattern(p string, min, max uint64) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) { lengths(min, max)(s); s.Pattern = p }
+func pattern(p string, min, max uint64) ShapeSchema {
+	return ShapeSchema{Pattern: p, MinLength: min, MaxLength: max}
 }
 
 var shapes = []shape{
@@ -118,10 +129,7 @@ var shapes = []shape{
 		check: func(s string) bool {
 			return len(s) <= 2048 && (strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")) && len(s) > len("https://")
 		},
-		schema: func(s *jsonschema.Schema) {
-			pattern(`^https?://.+`, 1, 2048)(s)
-			s.Format = "uri"
-		},
+		schema:   ShapeSchema{Pattern: `^https?://.+`, MinLength: 1, MaxLength: 2048, Format: "uri"},
 		message:  "must be an http:// or https:// URL of at most 2048 characters",
 		expected: "http(s) URL",
 	},

@@ -142,47 +142,6 @@ func TestIssuesNeverCarryTheRejectedValue(t *testing.T) {
 	}
 }
 
-func TestSchemaFromTags(t *testing.T) {
-	var s struct {
-		Type                 string                     `json:"type"`
-		Required             []string                   `json:"required"`
-		AdditionalProperties *bool                      `json:"additionalProperties"`
-		Properties           map[string]json.RawMessage `json:"properties"`
-	}
-	raw := For[sample]().Schema()
-	if err := json.Unmarshal(raw, &s); err != nil {
-		t.Fatal(err)
-	}
-	if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties {
-		t.Fatalf("schema must be a closed object: %s", raw)
-	}
-	if strings.Join(s.Required, ",") != "resourceId" {
-		t.Errorf("required = %v", s.Required)
-	}
-	if strings.Contains(string(raw), "$ref") || strings.Contains(string(raw), "$defs") {
-		t.Errorf("schema must be inlined: %s", raw)
-	}
-	want := map[string]string{
-		"resourceId": `"maxLength":128`,
-		"limit":      `"maximum":100`,
-		"sort":       `"enum":["newest","price_asc"]`,
-		"tags":       `"maxItems":8`,
-		"email":      `"format":"email"`,
-		"account":    `"pattern":"^G[A-Z2-7]{55}$"`,
-	}
-	for prop, frag := range want {
-		if !strings.Contains(string(s.Properties[prop]), frag) {
-			t.Errorf("property %s lacks %s: %s", prop, frag, s.Properties[prop])
-		}
-	}
-	if !strings.Contains(string(s.Properties["limit"]), `"default":20`) {
-		t.Errorf("limit default not advertised: %s", s.Properties["limit"])
-	}
-	if got, want := len(s.Properties), len(For[sample]().Names()); got != want {
-		t.Errorf("advertised %d properties, accepts %d", got, want)
-	}
-}
-
 func TestCompileRejectsAmbiguousModels(t *testing.T) {
 	type optionalIntWithoutDefault struct {
 		N int `json:"n" validate:"min=1"`
@@ -193,15 +152,67 @@ func TestCompileRejectsAmbiguousModels(t *testing.T) {
 	type unknownRule struct {
 		S string `json:"s" validate:"required,uuid"`
 	}
+	type badBound struct {
+		S *string `json:"s,omitempty" validate:"omitnil,max=ten"`
+	}
 	for name, fn := range map[string]func(){
 		"optional int without default": func() { For[optionalIntWithoutDefault]() },
 		"required plain bool":          func() { For[requiredPlainBool]() },
 		"rule without schema":          func() { For[unknownRule]() },
+		"bound that is not a number":   func() { For[badBound]() },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
 				if recover() == nil {
 					t.Fatal("expected a panic")
+				}
+			}()
+			fn()
+		})
+	}
+}
+
+// ValidateFnGroup carries validateFn inside an embedded argument group.
+type ValidateFnGroup struct {
+	S string `json:"s" validate:"required,validateFn"`
+}
+
+// TestCompileRefusesValidateFn: validator's validateFn rule is refused when a model is compiled
+// (when a tool is registered), in every place a rule can hide. The deployed binary is built
+// with validator_novalidatefn, where that rule panics on the first call that reaches it; this
+// is what keeps the build tag from ever turning a tool call into a panic.
+func TestCompileRefusesValidateFn(t *testing.T) {
+	type plain struct {
+		S string `json:"s" validate:"required,validateFn"`
+	}
+	type withMethod struct {
+		S *string `json:"s,omitempty" validate:"omitnil,validateFn=Check"`
+	}
+	type inDive struct {
+		Tags []string `json:"tags,omitempty" validate:"omitempty,max=8,dive,validateFn"`
+	}
+	type alternative struct {
+		S string `json:"s" validate:"required,resourceid|validateFn"`
+	}
+	type inGroup struct {
+		ValidateFnGroup
+	}
+	for name, fn := range map[string]func(){
+		"the rule":                  func() { For[plain]() },
+		"with a method name":        func() { For[withMethod]() },
+		"on slice elements":         func() { For[inDive]() },
+		"as an alternative":         func() { For[alternative]() },
+		"in an embedded group":      func() { For[inGroup]() },
+		"through Decode, not first": func() { Decode[plain](json.RawMessage(`{"s":"x"}`)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if r == nil {
+					t.Fatal("the model compiled; a call would reach validateFn")
+				}
+				if msg, _ := r.(string); !strings.Contains(msg, "validateFn") {
+					t.Fatalf("panic %v does not name the rule", r)
 				}
 			}()
 			fn()

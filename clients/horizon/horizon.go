@@ -1,7 +1,9 @@
-// Package horizon reads classic accounts and the server root from Horizon, decoding into the
-// go-stellar-sdk's protocol types. It uses package transport instead of horizonclient's own
-// HTTP handling because horizonclient loses the status of non-JSON error bodies (an HTML 429
-// from a proxy, an empty 504), which the taxonomy needs.
+// Package horizon reads classic accounts and the server root from Horizon. It uses package
+// transport instead of horizonclient's own HTTP handling because horizonclient loses the status
+// of non-JSON error bodies (an HTML 429 from a proxy, an empty 504), which the taxonomy needs.
+// It decodes into its own types, the part of Horizon's documents the tools read, with the field
+// names of go-stellar-sdk's protocols/horizon: that package links the SDK's logging, routing
+// and rendering support (logrus, chi, ...) into the deployed binary for six fields.
 package horizon
 
 import (
@@ -9,8 +11,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-
-	hprotocol "github.com/stellar/go-stellar-sdk/protocols/horizon"
 
 	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -23,9 +23,33 @@ type Client struct{ svc *transport.Service }
 // ReadError unless it already has a reader.
 func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
 
+// Account is the part of a Horizon account the tools read (protocols/horizon.Account's
+// fields and JSON names).
+type Account struct {
+	AccountID     string    `json:"account_id"`
+	Sequence      int64     `json:"sequence,string"`
+	SubentryCount int32     `json:"subentry_count"`
+	Balances      []Balance `json:"balances"`
+	NumSponsoring uint32    `json:"num_sponsoring"`
+	NumSponsored  uint32    `json:"num_sponsored"`
+}
+
+// Balance is one balance line of an Account.
+type Balance struct {
+	Balance string `json:"balance"`
+	Asset
+}
+
+// Asset names a balance's asset: Type native, credit_alphanum4 or credit_alphanum12.
+type Asset struct {
+	Type   string `json:"asset_type"`
+	Code   string `json:"asset_code,omitempty"`
+	Issuer string `json:"asset_issuer,omitempty"`
+}
+
 // Account reads an account. found is false (with no error) when Horizon answers 404: a
 // missing account is an expected state for a new wallet, not a failure.
-func (c *Client) Account(ctx context.Context, address string) (acct *hprotocol.Account, found bool, err error) {
+func (c *Client) Account(ctx context.Context, address string) (acct *Account, found bool, err error) {
 	resp, err := c.svc.Do(ctx, transport.Get("/accounts/"+url.PathEscape(address), "GET /accounts/{id}"))
 	if err != nil {
 		return nil, false, err
@@ -36,7 +60,7 @@ func (c *Client) Account(ctx context.Context, address string) (acct *hprotocol.A
 	if !resp.OK() {
 		return nil, false, c.svc.StatusError(resp)
 	}
-	a, err := transport.DecodeAnswer(c.svc, resp, func(a *hprotocol.Account) bool { return a.AccountID != "" },
+	a, err := transport.DecodeAnswer(c.svc, resp, func(a *Account) bool { return a.AccountID != "" },
 		"the account is not a Horizon account object")
 	return a, err == nil, err
 }

@@ -3,10 +3,10 @@ package mindvault
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // ReadError reads an error answer of the MindVault API for errmap; it is the transport's
@@ -46,7 +46,7 @@ func ReadError(f errmap.Facts) errmap.Facts {
 	return f
 }
 
-var tokenRE = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+var tokenRE = lazyre.New(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 // errorToken is the machine token of a body ("error" or "code", lower-cased), or "".
 func errorToken(o errmap.JSONObject) string {

@@ -18,7 +18,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +28,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // Client calls one registry deployment.
@@ -69,7 +69,7 @@ type Info struct {
 // OnchainID reports an id that can exist on chain: 1-24 lowercase ASCII letters and digits.
 func OnchainID(id string) bool { return onchainID.MatchString(id) }
 
-var onchainID = regexp.MustCompile(`^[a-z0-9]{1,24}$`)
+var onchainID = lazyre.New(`^[a-z0-9]{1,24}$`)
 
 // Get reads one resource; found is false when the contract answers NotFound (#2).
 func (c *Client) Get(ctx context.Context, id string) (*Resource, bool, error) {

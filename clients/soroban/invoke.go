@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/clients/stellarrpc"
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // ZeroAccount is the all-zero account used as a simulation source; nothing is ever
@@ -127,8 +127,8 @@ func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *e
 }
 
 var (
-	contractNumRE = regexp.MustCompile(`Error\(\s*Contract\s*,\s*#(\d{1,9})\s*\)`)
-	hostPairRE    = regexp.MustCompile(`Error\(\s*([A-Za-z]{1,32})\s*,\s*([A-Za-z]{1,48})\s*\)`)
+	contractNumRE = lazyre.New(`Error\(\s*Contract\s*,\s*#(\d{1,9})\s*\)`)
+	hostPairRE    = lazyre.New(`Error\(\s*([A-Za-z]{1,32})\s*,\s*([A-Za-z]{1,48})\s*\)`)
 )
 
 // contractNumber extracts N from the first "Error(Contract, #N)" in a simulation error string.

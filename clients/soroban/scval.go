@@ -11,12 +11,13 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // scVal is the ScVal of one arm of the union. Every caller passes the arm's own Go type,
@@ -119,7 +120,7 @@ func BigFromI128(p xdr.Int128Parts) *big.Int {
 	return n.Add(n, new(big.Int).SetUint64(uint64(p.Lo)))
 }
 
-var amountRe = regexp.MustCompile(`^(\d+)(?:\.(\d{1,7}))?$`)
+var amountRe = lazyre.New(`^(\d+)(?:\.(\d{1,7}))?$`)
 
 // Units converts a USDC decimal string ("1.5") to 7-decimal units (15000000), exactly.
 func Units(decimal string) (*big.Int, error) {

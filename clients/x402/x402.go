@@ -20,10 +20,10 @@ import (
 	"io"
 	"math/big"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // Requirement is one PaymentRequirements entry; Raw is echoed verbatim as `accepted`
@@ -240,7 +240,7 @@ func DecodeSettlement(h http.Header) (*Settlement, bool) {
 	return &s, true
 }
 
-var txHashRE = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+var txHashRE = lazyre.New(`^[0-9a-fA-F]{64}$`)
 
 // uniqueObject decodes one JSON object into its raw members, refusing duplicate keys (two
 // readers could disagree on which one wins) and anything after the object.

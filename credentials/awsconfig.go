@@ -1,0 +1,81 @@
+package credentials
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+)
+
+// AWSConfigLoader loads the AWS configuration the Secrets Manager clients are built from (the
+// profile store's, the access-token secret's and the confirmation key's). nil means
+// EnvAWSConfig.
+type AWSConfigLoader func(context.Context) (aws.Config, error)
+
+// Load calls the loader (EnvAWSConfig when nil) and fills in the default region, us-east-1,
+// when the configuration names none.
+func (l AWSConfigLoader) Load(ctx context.Context) (aws.Config, error) {
+	if l == nil {
+		l = EnvAWSConfig
+	}
+	cfg, err := l(ctx)
+	if err != nil {
+		return aws.Config{}, err
+	}
+	if cfg.Region == "" {
+		cfg.Region = defaultRegion
+	}
+	return cfg, nil
+}
+
+// EnvAWSConfig is the deployed function's AWS configuration, read from the environment alone,
+// which is where Lambda puts everything the function needs: the execution role's credentials
+// (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) and AWS_REGION (then
+// AWS_DEFAULT_REGION, then us-east-1). AWS_ENDPOINT_URL_SECRETS_MANAGER, else AWS_ENDPOINT_URL
+// (unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true), and AWS_MAX_ATTEMPTS are honoured as the
+// SDK's own loader honours them.
+//
+// The SDK's shared-config loader (config.LoadDefaultConfig) also reads ~/.aws and can get
+// credentials from STS, SSO, a login session or instance metadata. A Lambda function needs none
+// of those, and linking their clients and endpoint tables costs the binary about 1 MB and every
+// cold start their package init. Local builds, whose developer's credentials live in ~/.aws,
+// inject that loader instead (package credentials/awsshared, through endpoint.Local).
+func EnvAWSConfig(context.Context) (aws.Config, error) {
+	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if key == "" || secret == "" {
+		return aws.Config{}, errors.New("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set; " +
+			"this build reads its AWS credentials from the environment, as Lambda sets it")
+	}
+	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"), Source: "EnvConfigCredentials"}
+	cfg := aws.Config{
+		Region: firstSet(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), defaultRegion),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return creds, nil
+		}),
+	}
+	if !strings.EqualFold(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true") {
+		if u := firstSet(os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"), os.Getenv("AWS_ENDPOINT_URL")); u != "" {
+			cfg.BaseEndpoint = aws.String(u)
+		}
+	}
+	if v := os.Getenv("AWS_MAX_ATTEMPTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return aws.Config{}, errors.New("AWS_MAX_ATTEMPTS must be a positive integer")
+		}
+		cfg.RetryMaxAttempts = n
+	}
+	return cfg, nil
+}
+
+func firstSet(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,117 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"unicode/utf8"
+)
+
+// decodeEnvelopeReference is decodeEnvelope as it was before it saved a pass over the body and
+// the decoding of params._meta when there can be none (the key in any case, or an escape).
+func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *envelopeError) {
+	body = bytes.TrimSpace(body)
+	if !utf8.Valid(body) || !json.Valid(body) {
+		return req, false, &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+	}
+	if body[0] != '{' {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be one JSON-RPC request object (batches are not supported)"}
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
+	}
+	id, hasID := env["id"]
+	if hasID && !validID(id) {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: id must be a string or a number"}
+	}
+	if hasID {
+		req.ID = id
+	}
+	if v, ok := env["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: `Invalid Request: jsonrpc must be "2.0"`, id: req.ID}
+	}
+	m, hasMethod := env["method"]
+	if !hasMethod {
+		_, hasResult := env["result"]
+		_, hasErr := env["error"]
+		if hasID && (hasResult || hasErr) {
+			return req, true, nil
+		}
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method is required", id: req.ID}
+	}
+	if err := json.Unmarshal(m, &req.Method); err != nil || len(m) == 0 || m[0] != '"' {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method must be a string", id: req.ID}
+	}
+	if p, ok := env["params"]; ok {
+		p = bytes.TrimSpace(p)
+		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
+			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
+		}
+		req.Params = p
+		if p[0] == '{' {
+			var params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			}
+			if json.Unmarshal(p, &params) == nil {
+				req.Meta = params.Meta
+			}
+		}
+	}
+	return req, false, nil
+}
+
+var envelopeSeeds = []string{
+	``, ` `, `{`, `}`, `[]`, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `"x"`, `1`, `null`, `{}`, `{"jsonrpc":"2.0"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list"} x`,
+	`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","arguments":{}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"\u005fmeta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":5}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_META":{"a":1}}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_mEtA":{"a":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_met@":{"a":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":1},"_meta":{"b":2}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"a":1},"_meta":{"b":2}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_MEta":{"a":1},"name":"t"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"_meta":5,"name":"_meta"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"a":1},"name":"x","arguments":{}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":1},"_Meta":{"b":2}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"_meta"}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"_META","_meta":{"a":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":null}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":1,"a":2}}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}`, `{"jsonrpc":"2.0","id":null,"method":"x"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`,
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"1.0","id":1,"method":"x"}`, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+	`{"jsonrpc":"2.0","id":1,"method":7}`, `{"a":` + "[" + `}`,
+}
+
+func checkEnvelopeAsReference(t *testing.T, body []byte) {
+	req, isResp, bad := decodeEnvelope(body)
+	wreq, wisResp, wbad := decodeEnvelopeReference(body)
+	// Fields is what decoding the params as an object gives, for the readers of named params.
+	var fields map[string]json.RawMessage
+	if len(wreq.Params) > 0 && wreq.Params[0] == '{' && wbad == nil && (wreq.Method == "tools/call" || wreq.Method == "prompts/get") {
+		_ = json.Unmarshal(wreq.Params, &fields)
+	}
+	if fmt.Sprintf("%q", req.Fields) != fmt.Sprintf("%q", fields) {
+		t.Fatalf("%q: fields %q, want %q", body, req.Fields, fields)
+	}
+	if fmt.Sprintf("%q %q %q %v %v", req.ID, req.Method, req.Params, req.Meta, isResp) != fmt.Sprintf("%q %q %q %v %v", wreq.ID, wreq.Method, wreq.Params, wreq.Meta, wisResp) ||
+		fmt.Sprint(bad) != fmt.Sprint(wbad) {
+		t.Fatalf("%q:\n got  %+v %v %+v\n want %+v %v %+v", body, req, isResp, bad, wreq, wisResp, wbad)
+	}
+}
+
+// TestEnvelopeAsReference: the envelope decoder classifies and decodes every body as it did
+// when it checked the JSON in a pass of its own and always decoded params._meta.
+func TestEnvelopeAsReference(t *testing.T) {
+	for _, s := range envelopeSeeds {
+		checkEnvelopeAsReference(t, []byte(s))
+	}
+}
+
+func FuzzEnvelopeAsReference(f *testing.F) {
+	for _, s := range envelopeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) { checkEnvelopeAsReference(t, body) })
+}
