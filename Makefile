@@ -21,7 +21,7 @@ FUZZTIME     ?= 30s
 LAMBDA_GCFLAGS := -gcflags='github.com/stellar/...=-l' -gcflags='github.com/aws/aws-sdk-go-v2/...=-l' -gcflags='github.com/aws/smithy-go/...=-l'
 LAMBDA_FLAGS := -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags='-s -w' $(LAMBDA_GCFLAGS)
 
-.PHONY: docs run sandbox test check unit test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
+.PHONY: print-lambda-flags docs run sandbox test check unit test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
 
 ## run: serve the endpoint on http://$(ADDR)/mcp (the local build, on the offline sandbox by default)
 run:
@@ -104,6 +104,10 @@ build-McpFunction:
 ## bench: measured, never asserted (see bench/RESULTS.md)
 bench:
 	GO="$(GO)" LAMBDA_FLAGS="$(LAMBDA_FLAGS)" bash scripts/bench.sh
+
+# print-lambda-flags: the deployed binary's build flags, expanded (scripts/bench.sh run on its own)
+print-lambda-flags:
+	@echo "$(LAMBDA_FLAGS)"
 
 ## fuzz: every fuzz target for FUZZTIME each
 fuzz:

@@ -27,11 +27,12 @@ LOAD_DURATION=${LOAD_DURATION:-5s}
 LOAD_MAX=${LOAD_MAX:-20000}
 LOAD_CLIENTS=${LOAD_CLIENTS:-2}
 
-# The Makefile's LAMBDA_FLAGS (make bench passes them; read from the Makefile when this script
-# runs alone), so build tags added there reach every binary measured here. They are shell words
+# The Makefile's LAMBDA_FLAGS, so build tags added there reach every binary measured here. Make
+# expands them (they refer to other variables, e.g. $(LAMBDA_GCFLAGS)), so when this script runs
+# alone it asks make for them instead of reading the Makefile's text. They are shell words
 # (-ldflags='-s -w'): split them as the shell would.
-LAMBDA_FLAGS=${LAMBDA_FLAGS:-$(sed -n 's/^LAMBDA_FLAGS[[:space:]]*:=[[:space:]]*//p' Makefile)}
-[ -n "$LAMBDA_FLAGS" ] || { echo "bench.sh: no LAMBDA_FLAGS in the environment or the Makefile" >&2; exit 2; }
+LAMBDA_FLAGS=${LAMBDA_FLAGS:-$(make -s --no-print-directory print-lambda-flags)}
+[ -n "$LAMBDA_FLAGS" ] || { echo "bench.sh: no LAMBDA_FLAGS in the environment or from make print-lambda-flags" >&2; exit 2; }
 eval "lambda_flags=($LAMBDA_FLAGS)"
 # The same flags keeping the symbol table: -s dropped from -ldflags, whichever form it takes.
 symbol_flags=()
