@@ -21,26 +21,25 @@ type AgentStatusOutput struct {
 	AvgConfidence        float64 `json:"avgConfidence"`
 }
 
-// AgentStatus is mindvault_agent_status.
-func AgentStatus(d *Deps) *Tool {
-	return Define(Spec[requests.AgentStatus, AgentStatusOutput]{
-		Name:  "mindvault_agent_status",
-		Title: "Verification agent status",
-		Description: "Shows the MindVault verification agent's fee per verification (paid in USDC when publishing), its " +
-			"network, status and statistics. Free. Check the fee before mindvault_publish.",
-		Operation: "Agent status failed",
-		Kind:      lookup(errmap.SourceAPI),
-		Run: func(ctx context.Context, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
-			a, err := d.API.AgentStatus(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return &AgentStatusOutput{
-				Name: a.Agent.Name, WalletAddress: a.Agent.WalletAddress, Network: a.Agent.Network,
-				Status: a.Agent.Status, PricePerVerification: string(a.Agent.PricePerVerification),
-				Currency: a.Agent.Currency, TotalVerifications: a.Stats.TotalVerifications,
-				Verified: a.Stats.Verified, Rejected: a.Stats.Rejected, AvgConfidence: a.Stats.AvgConfidence,
-			}, nil
-		},
-	})
+// agentStatus is mindvault_agent_status.
+var agentStatus = Spec[requests.AgentStatus, AgentStatusOutput]{
+	Name:      "mindvault_agent_status",
+	Title:     "Verification agent status",
+	Operation: "Agent status failed",
+	Description: `Shows the MindVault verification agent's fee per verification (paid in USDC when
+		publishing), its network, status and statistics. Free. Check the fee before
+		mindvault_publish.`,
+	Kind: lookup(errmap.SourceAPI),
+	Run: func(ctx context.Context, d *Deps, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
+		a, err := d.API.AgentStatus(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &AgentStatusOutput{
+			Name: a.Agent.Name, WalletAddress: a.Agent.WalletAddress, Network: a.Agent.Network,
+			Status: a.Agent.Status, PricePerVerification: string(a.Agent.PricePerVerification),
+			Currency: a.Agent.Currency, TotalVerifications: a.Stats.TotalVerifications,
+			Verified: a.Stats.Verified, Rejected: a.Stats.Rejected, AvgConfidence: a.Stats.AvgConfidence,
+		}, nil
+	},
 }

@@ -1,30 +1,34 @@
 package tools
 
-// All builds the registry of every tool this build serves.
+// All builds the registry of every tool this build serves, each Spec bound to d.
 func All(d *Deps) *Registry {
-	tools := []*Tool{
-		NetworkProfile(d.Config),
-		Browse(d),
-		Search(d),
-		Preview(d),
-		PublishStatus(d),
-		AgentStatus(d),
-		WalletInfo(d),
-		TxStatus(d),
-		Health(d),
-		RegistryInfo(d),
-		RegistryLookup(d),
-		RegistryList(d),
-		CheckConsistency(d),
-		Buy(d),
-		PurchaseHistory(d),
-		Publish(d),
-		Register(d),
-		RegisterOnchain(d),
-		SetupWallet(d),
-		ListProfiles(d),
-	}
-	r := NewRegistry(append(tools, RegistryWrites(d)...)...)
+	r := NewRegistry(
+		Define(d, networkProfile),
+		Define(d, browse),
+		Define(d, search),
+		Define(d, preview),
+		Define(d, publishStatus),
+		Define(d, agentStatus),
+		Define(d, walletInfo),
+		Define(d, txStatus),
+		Define(d, health),
+		Define(d, registryInfo),
+		Define(d, registryLookup),
+		Define(d, registryList),
+		Define(d, checkConsistency),
+		Define(d, buy),
+		Define(d, purchaseHistory),
+		Define(d, publish),
+		Define(d, register),
+		Define(d, registerOnchain),
+		Define(d, setupWallet),
+		Define(d, listProfiles),
+		Define(d, setPrice),
+		Define(d, updateMetadata),
+		Define(d, setListed),
+		Define(d, setTags),
+		Define(d, transferOwnership),
+	)
 	r.keeper = d.Confirm
 	return r
 }

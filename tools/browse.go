@@ -34,38 +34,35 @@ type CatalogOutput struct {
 	Total      *int          `json:"total,omitempty" jsonschema_description:"catalog rows matching the server-side filters (X-Total-Count)"`
 	NextOffset *int          `json:"nextOffset,omitempty" jsonschema_description:"offset of the next page; absent on the last page"`
 	Freshness  string        `json:"freshness,omitempty" jsonschema_description:"cache age notice from the API's cache headers"`
-	Message    string        `json:"message,omitempty"`
+	Message    string        `json:"message,omitempty" jsonschema_description:"only on an empty page: the criteria that matched nothing"`
 }
 
-// Browse is mindvault_browse.
-func Browse(d *Deps) *Tool {
-	return Define(Spec[requests.Browse, CatalogOutput]{
-		Name:  "mindvault_browse",
-		Title: "Browse the catalog",
-		Description: "Lists paid knowledge resources in the MindVault catalog with optional filters (keyword, price range, " +
-			"verification status, type, owner, tags, listed), sort and paging. Free. Follow with mindvault_preview for one " +
-			"resource's details and price, then mindvault_buy.",
-		Operation: "Browse failed",
-		Kind:      lookup(errmap.SourceAPI),
-		Run: func(ctx context.Context, req *requests.Browse) (*CatalogOutput, error) {
-			return catalog(ctx, d, req, false)
-		},
-	})
+// browse is mindvault_browse.
+var browse = Spec[requests.Browse, CatalogOutput]{
+	Name:      "mindvault_browse",
+	Title:     "Browse the catalog",
+	Operation: "Browse failed",
+	Description: `Lists paid knowledge resources in the MindVault catalog with optional filters (keyword,
+		price range, verification status, type, owner, tags, listed), sort and paging. Free. Follow
+		with mindvault_preview for one resource's details and price, then mindvault_buy.`,
+	Kind: lookup(errmap.SourceAPI),
+	Run: func(ctx context.Context, d *Deps, req *requests.Browse) (*CatalogOutput, error) {
+		return catalog(ctx, d, req, false)
+	},
 }
 
-// Search is mindvault_search.
-func Search(d *Deps) *Tool {
-	return Define(Spec[requests.Search, CatalogOutput]{
-		Name:  "mindvault_search",
-		Title: "Search the catalog",
-		Description: "Searches the MindVault catalog by keyword and/or filters (at least one criterion). Free. Returns " +
-			"count 0 with a message when nothing matches. Follow with mindvault_preview, then mindvault_buy.",
-		Operation: "Search failed",
-		Kind:      lookup(errmap.SourceAPI),
-		Run: func(ctx context.Context, req *requests.Search) (*CatalogOutput, error) {
-			return catalog(ctx, d, (*requests.Browse)(req), true)
-		},
-	})
+// search is mindvault_search.
+var search = Spec[requests.Search, CatalogOutput]{
+	Name:      "mindvault_search",
+	Title:     "Search the catalog",
+	Operation: "Search failed",
+	Description: `Searches the MindVault catalog by keyword and/or filters (at least one criterion). Free.
+		Returns count 0 with a message when nothing matches. Follow with mindvault_preview, then
+		mindvault_buy.`,
+	Kind: lookup(errmap.SourceAPI),
+	Run: func(ctx context.Context, d *Deps, req *requests.Search) (*CatalogOutput, error) {
+		return catalog(ctx, d, (*requests.Browse)(req), true)
+	},
 }
 
 // catalog sends the server-supported filters, then applies locally what the API cannot

@@ -97,140 +97,140 @@ const (
 // smallText is the largest text body returned inline as text.
 const smallText = 64 << 10
 
-// Buy is mindvault_buy.
-func Buy(d *Deps) *Tool {
-	return Define(Spec[requests.Buy, BuyOutput]{
-		Name:  "mindvault_buy",
-		Title: "Buy a resource",
-		Description: "Pays a resource's price in USDC over x402 on Stellar and delivers it: the access link, a small text inline, or " +
-			"the file's bytes as an embedded resource (sha256 in access); with the receipt and, when the seller proves the settlement, " +
-			"its transaction hash (settlement says which) and usdcBalanceAfter. Costs the listed price (network fees are sponsored). " +
-			"Refuses before paying when this wallet already bought the resource (allowRepeat: true buys again), the price is above " +
-			"maxPriceUsdc or rises above the previewed price, the wallet lacks USDC, or the file is too large to deliver. Use dryRun " +
-			"first; call mindvault_preview for the price and mindvault_wallet_info for funds.",
-		Operation: "Buy failed",
-		Kind:      d.action(errmap.SourceX402),
-		// A dry run signs and sends nothing: it needs no mainnet confirmation.
-		DryRun: DryRunExempt,
-		Run: func(ctx context.Context, req *requests.Buy) (_ *BuyOutput, err error) {
-			defer func() { err = checkPurchaseAction(err, req) }()
-			ctx, kp, err := d.wallet(ctx, req.Profile)
-			if err != nil {
-				return nil, err
-			}
-			var (
-				meta             *mindvault.Meta
-				acct             *horizon.Account
-				found            bool
-				history          []mindvault.Payment
-				mErr, aErr, hErr error
-			)
-			reads := []func(){
-				func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
-				func() { acct, found, aErr = d.Horizon.Account(ctx, kp.Address()) },
-			}
-			if !req.AllowRepeat {
-				// The repeat-purchase guard: read at the same time as the preview and the
-				// balance, so it costs no extra latency, and never fatal.
-				reads = append(reads, func() { history, hErr = d.API.Payments(ctx, kp.Address()) })
-			}
-			parallel(reads...)
-			if mErr != nil {
-				return nil, mErr
-			}
-			if aErr != nil {
-				return nil, aErr
-			}
-			price, err := soroban.Units(string(meta.Price))
-			if err != nil {
-				return nil, d.API.MalformedMeta("the price is not a USDC amount")
-			}
-			capText := d.Config.MaxAutoPayUSDC
-			if req.MaxPriceUSDC != nil {
-				capText = *req.MaxPriceUSDC
-			}
-			capUnits, _ := soroban.Units(capText)
-			zero := soroban.Decimal(new(big.Int))
-			out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
-				AmountUSDC: zero, Settlement: SettlementNone, Network: string(d.Config.Network), Payer: kp.Address()}
-			if hErr != nil {
-				out.Warnings = append(out.Warnings, "The purchase history could not be read ("+oneLine(ctx, hErr, "Purchase history unreadable")+
-					"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
-			}
-			if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
-				return nil, alreadyPurchased(req, meta.ID, earlier)
-			}
-			if price.Cmp(capUnits) > 0 {
-				need := strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), ".")
-				again := repeatArguments(req)
-				delete(again, "allowRepeat")
-				again["maxPriceUsdc"] = need
-				return nil, errmap.WithNextAction(refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
-					fmt.Sprintf("Pass maxPriceUsdc of at least %s to buy %s, or choose a cheaper resource.", need, meta.ID)),
-					&errmap.NextAction{Tool: "mindvault_buy", Arguments: again})
-			}
-			if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, d.Config.MaxInlineBytes) {
-				return nil, tooLargeBeforePaying(meta.ID, size, d.Config.MaxInlineBytes)
-			}
-			balance, err := d.usdcFor(acct, found, price)
-			if err != nil {
-				// The wallet is what to look at next, with the caller's own profile.
-				return nil, errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_wallet_info", Arguments: profileArgs(req.Profile)})
-			}
-			if req.DryRun {
-				out.USDCBalance = soroban.Decimal(balance)
-				out.Endpoint = d.Config.MindVaultURL + "/resources/" + url.PathEscape(meta.ID)
-				out.Message = fmt.Sprintf("Dry run: would pay %s USDC from %s on %s (x402 network %s) to %s; nothing was sent.",
-					soroban.Decimal(price), kp.Address(), d.Config.Network, d.Config.X402Network, meta.PublisherWallet)
-				return out, nil
-			}
-			res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
-				Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
-				Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")"})})
-			if err != nil {
-				return nil, err
-			}
-			if !res.Response.OK() {
-				return nil, d.X402.Service().StatusError(res.Response)
-			}
-			got := delivered(res.Response, meta)
-			if !res.Paid {
-				// The seller answered without asking for a payment: nothing was paid, so
-				// there is no receipt or amount to report, only what was delivered.
-				if got.access == nil {
-					return nil, d.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
-				}
-				if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
-					return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
-				}
-				out.Access, out.blocks = got.access, got.blocks
-				out.USDCBalanceAfter = soroban.Decimal(balance)
-				out.Message = "The seller delivered without asking for a payment; nothing was paid."
-				return out, nil
-			}
-			out.AmountUSDC = soroban.Decimal(res.Amount)
-			out.Settlement = SettlementUnconfirmed
-			if res.Confirmed {
-				out.Settlement = SettlementConfirmed
-				out.TxHash = res.Settlement.Transaction
-				out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
-			}
+// buy is mindvault_buy.
+var buy = Spec[requests.Buy, BuyOutput]{
+	Name:      "mindvault_buy",
+	Title:     "Buy a resource",
+	Operation: "Buy failed",
+	Description: `Pays a resource's price in USDC over x402 on Stellar and delivers it: the access link, a
+		small text inline, or the file's bytes as an embedded resource (sha256 in access); with the
+		receipt and, when the seller proves the settlement, its transaction hash (settlement says
+		which) and usdcBalanceAfter. Costs the listed price (network fees are sponsored). Refuses
+		before paying when this wallet already bought the resource (allowRepeat: true buys again),
+		the price is above maxPriceUsdc or rises above the previewed price, the wallet lacks USDC,
+		or the file is too large to deliver. Use dryRun first; call mindvault_preview for the price
+		and mindvault_wallet_info for funds.`,
+	Kind: action(errmap.SourceX402),
+	// A dry run signs and sends nothing: it needs no mainnet confirmation.
+	DryRun: DryRunExempt,
+	Run: func(ctx context.Context, d *Deps, req *requests.Buy) (_ *BuyOutput, err error) {
+		defer func() { err = checkPurchaseAction(err, req) }()
+		ctx, kp, err := d.wallet(ctx, req.Profile)
+		if err != nil {
+			return nil, err
+		}
+		var (
+			meta             *mindvault.Meta
+			acct             *horizon.Account
+			found            bool
+			history          []mindvault.Payment
+			mErr, aErr, hErr error
+		)
+		reads := []func(){
+			func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
+			func() { acct, found, aErr = d.Horizon.Account(ctx, kp.Address()) },
+		}
+		if !req.AllowRepeat {
+			// The repeat-purchase guard: read at the same time as the preview and the
+			// balance, so it costs no extra latency, and never fatal.
+			reads = append(reads, func() { history, hErr = d.API.Payments(ctx, kp.Address()) })
+		}
+		parallel(reads...)
+		if mErr != nil {
+			return nil, mErr
+		}
+		if aErr != nil {
+			return nil, aErr
+		}
+		price, err := soroban.Units(string(meta.Price))
+		if err != nil {
+			return nil, d.API.MalformedMeta("the price is not a USDC amount")
+		}
+		capText := d.Config.MaxAutoPayUSDC
+		if req.MaxPriceUSDC != nil {
+			capText = *req.MaxPriceUSDC
+		}
+		capUnits, _ := soroban.Units(capText)
+		zero := soroban.Decimal(new(big.Int))
+		out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
+			AmountUSDC: zero, Settlement: SettlementNone, Network: string(d.Config.Network), Payer: kp.Address()}
+		if hErr != nil {
+			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+oneLine(ctx, hErr, "Purchase history unreadable")+
+				"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
+		}
+		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
+			return nil, alreadyPurchased(req, meta.ID, earlier)
+		}
+		if price.Cmp(capUnits) > 0 {
+			need := strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), ".")
+			again := repeatArguments(req)
+			delete(again, "allowRepeat")
+			again["maxPriceUsdc"] = need
+			return nil, errmap.WithNextAction(refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
+				fmt.Sprintf("Pass maxPriceUsdc of at least %s to buy %s, or choose a cheaper resource.", need, meta.ID)),
+				&errmap.NextAction{Tool: "mindvault_buy", Arguments: again})
+		}
+		if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, d.Config.MaxInlineBytes) {
+			return nil, tooLargeBeforePaying(meta.ID, size, d.Config.MaxInlineBytes)
+		}
+		balance, err := d.usdcFor(acct, found, price)
+		if err != nil {
+			// The wallet is what to look at next, with the caller's own profile.
+			return nil, errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_wallet_info", Arguments: profileArgs(req.Profile)})
+		}
+		if req.DryRun {
+			out.USDCBalance = soroban.Decimal(balance)
+			out.Endpoint = d.Config.MindVaultURL + "/resources/" + url.PathEscape(meta.ID)
+			out.Message = fmt.Sprintf("Dry run: would pay %s USDC from %s on %s (x402 network %s) to %s; nothing was sent.",
+				soroban.Decimal(price), kp.Address(), d.Config.Network, d.Config.X402Network, meta.PublisherWallet)
+			return out, nil
+		}
+		res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
+			Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
+			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")"})})
+		if err != nil {
+			return nil, err
+		}
+		if !res.Response.OK() {
+			return nil, d.X402.Service().StatusError(res.Response)
+		}
+		got := delivered(res.Response, meta)
+		if !res.Paid {
+			// The seller answered without asking for a payment: nothing was paid, so
+			// there is no receipt or amount to report, only what was delivered.
 			if got.access == nil {
-				return nil, undelivered(d.X402.Service(), res, meta.ID, got.missing)
+				return nil, d.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
 			}
 			if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
 				return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
 			}
-			out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
-			if !res.Confirmed {
-				out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+
-					"and may have settled, so usdcBalanceAfter is not shown. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
-				return out, nil
-			}
-			out.USDCBalanceAfter = soroban.Decimal(balanceAfter(balance, res, kp.Address()))
+			out.Access, out.blocks = got.access, got.blocks
+			out.USDCBalanceAfter = soroban.Decimal(balance)
+			out.Message = "The seller delivered without asking for a payment; nothing was paid."
 			return out, nil
-		},
-	})
+		}
+		out.AmountUSDC = soroban.Decimal(res.Amount)
+		out.Settlement = SettlementUnconfirmed
+		if res.Confirmed {
+			out.Settlement = SettlementConfirmed
+			out.TxHash = res.Settlement.Transaction
+			out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
+		}
+		if got.access == nil {
+			return nil, undelivered(d.X402.Service(), res, meta.ID, got.missing)
+		}
+		if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
+			return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
+		}
+		out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
+		if !res.Confirmed {
+			out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+
+				"and may have settled, so usdcBalanceAfter is not shown. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
+			return out, nil
+		}
+		out.USDCBalanceAfter = soroban.Decimal(balanceAfter(balance, res, kp.Address()))
+		return out, nil
+	},
 }
 
 // balanceAfter is the payer's USDC after a proven settlement: the balance read before

@@ -29,53 +29,51 @@ type ConsistencyOutput struct {
 	Summary      string              `json:"summary"`
 }
 
-// CheckConsistency is mindvault_check_consistency.
-func CheckConsistency(d *Deps) *Tool {
-	return Define(Spec[requests.CheckConsistency, ConsistencyOutput]{
-		Name:  "mindvault_check_consistency",
-		Title: "Check API vs chain",
-		Description: "Compares what the MindVault API says about a resource with the vault-registry contract (price in " +
-			"7-decimal units, listed, creator wallet), reading both in parallel. Free. Use it before buying to confirm " +
-			"the price and owner on chain.",
-		Operation: "Consistency check failed",
-		Kind:      lookup(errmap.SourceRegistry),
-		Run: func(ctx context.Context, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
-			var (
-				meta         *mindvault.Meta
-				onchain      *registry.Resource
-				found        bool
-				mErr, oErr   error
-				canBeOnchain = registry.OnchainID(req.ResourceID)
-			)
-			parallel(
-				func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
-				func() {
-					if canBeOnchain {
-						onchain, found, oErr = d.Registry.Get(ctx, req.ResourceID)
-					}
-				},
-			)
-			if mErr != nil && !isStatus(mErr, 404) {
-				return nil, mErr
-			}
-			if oErr != nil {
-				return nil, oErr
-			}
-			out := &ConsistencyOutput{ResourceID: req.ResourceID, APIFound: mErr == nil, OnchainFound: found,
-				Matches: map[string]Compared{}, Mismatches: map[string]Compared{}}
-			if out.APIFound && out.OnchainFound {
-				compare(out, "price", apiPrice(string(meta.Price)), soroban.Decimal(onchain.Price))
-				listed := meta.VerificationStatus == "verified"
-				if meta.Listed != nil {
-					listed = *meta.Listed
+// checkConsistency is mindvault_check_consistency.
+var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
+	Name:      "mindvault_check_consistency",
+	Title:     "Check API vs chain",
+	Operation: "Consistency check failed",
+	Description: `Compares what the MindVault API says about a resource with the vault-registry contract
+		(price in 7-decimal units, listed, creator wallet), reading both in parallel. Free. Use it
+		before buying to confirm the price and owner on chain.`,
+	Kind: lookup(errmap.SourceRegistry),
+	Run: func(ctx context.Context, d *Deps, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
+		var (
+			meta         *mindvault.Meta
+			onchain      *registry.Resource
+			found        bool
+			mErr, oErr   error
+			canBeOnchain = registry.OnchainID(req.ResourceID)
+		)
+		parallel(
+			func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
+			func() {
+				if canBeOnchain {
+					onchain, found, oErr = d.Registry.Get(ctx, req.ResourceID)
 				}
-				compare(out, "listed", fmt.Sprint(listed), fmt.Sprint(onchain.Listed))
-				compare(out, "creator", meta.PublisherWallet, onchain.Creator)
+			},
+		)
+		if mErr != nil && !isStatus(mErr, 404) {
+			return nil, mErr
+		}
+		if oErr != nil {
+			return nil, oErr
+		}
+		out := &ConsistencyOutput{ResourceID: req.ResourceID, APIFound: mErr == nil, OnchainFound: found,
+			Matches: map[string]Compared{}, Mismatches: map[string]Compared{}}
+		if out.APIFound && out.OnchainFound {
+			compare(out, "price", apiPrice(string(meta.Price)), soroban.Decimal(onchain.Price))
+			listed := meta.VerificationStatus == "verified"
+			if meta.Listed != nil {
+				listed = *meta.Listed
 			}
-			out.Summary = consistencySummary(out)
-			return out, nil
-		},
-	})
+			compare(out, "listed", fmt.Sprint(listed), fmt.Sprint(onchain.Listed))
+			compare(out, "creator", meta.PublisherWallet, onchain.Creator)
+		}
+		out.Summary = consistencySummary(out)
+		return out, nil
+	},
 }
 
 // apiPrice normalises the API's decimal price to 7 places so "1.5" equals 15000000 units.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/confirm"
@@ -45,13 +46,16 @@ type Definition struct {
 	Annotations  Annotations     `json:"annotations"`
 }
 
-// Spec declares one tool: Req is its request model, Out its output.
+// Spec declares one tool: Req is its request model, Out its output. A Spec is a value (each
+// tool file declares one); Define binds it to the Deps its Run is given.
 type Spec[Req, Out any] struct {
-	Name        string
-	Title       string
-	Description string
+	Name  string
+	Title string
 	// Operation is line 1's label of every failure, e.g. "Browse failed".
 	Operation string
+	// Description is what agents read to choose the tool: prose, wrapped in the source like a
+	// paragraph; Define folds its white space into single spaces.
+	Description string
 	// Kind is what the tool reads and what it may change: its failures' default source, its
 	// hints and its mainnet policy.
 	Kind
@@ -59,7 +63,7 @@ type Spec[Req, Out any] struct {
 	// policy after validation and before Run (policy.go).
 	DryRun DryRun
 	Guards []Guard[Req]
-	Run    func(ctx context.Context, req *Req) (*Out, error)
+	Run    func(ctx context.Context, d *Deps, req *Req) (*Out, error)
 }
 
 // Kind is what a tool reads and what it may change; the kinds the tools come in are declared
@@ -72,8 +76,6 @@ type Kind struct {
 	// Mainnet is the mainnet confirmation Define enforces (policy.go): ConfirmRequired for
 	// every tool that changes state, nothing for read-only tools.
 	Mainnet Mainnet
-	// Config is what the mainnet policy reads: the network and the operator's waiver.
-	Config *config.Config
 }
 
 // Tool is one registered tool.
@@ -118,7 +120,7 @@ func (t *Tool) Model() *validate.Model { return t.model }
 // for the tools they define themselves (definitions_test.go).
 var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
 
-// Define builds a Tool from a Spec; it panics on a spec the registry cannot serve, which the
+// Define builds the Tool of a Spec whose Run is given d; it panics on a spec the registry cannot serve, which the
 // registry tests turn into a failing test rather than a bad tools/list.
 //
 // The entry tools/list sends is the one generated from the Spec at build time
@@ -129,12 +131,13 @@ var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json
 //
 // Only decoding the request and calling its guards and Run depend on the tool's types; the
 // rest is shared code (define, callSpec.invoke), so each tool adds little to the binary.
-func Define[Req, Out any](s Spec[Req, Out]) *Tool {
+func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
 	_, dryRunner := any(new(Req)).(requests.DryRunner)
 	t, c := define(decl{
-		name: s.Name, title: s.Title, description: s.Description, operation: s.Operation, source: s.Source,
-		hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun, config: s.Config,
+		name: s.Name, title: s.Title, description: strings.Join(strings.Fields(s.Description), " "),
+		operation: s.Operation, source: s.Source, hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun,
+		config: d.Config,
 	}, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
 	guards, run := s.Guards, s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) protocol.ToolResult {
@@ -151,7 +154,7 @@ func Define[Req, Out any](s Spec[Req, Out]) *Tool {
 					return nil, err
 				}
 			}
-			out, err := run(ctx, req)
+			out, err := run(ctx, d, req)
 			return out, err
 		})
 	}
@@ -193,7 +196,7 @@ func define(d decl, model *validate.Model, out reflect.Type, confirmer, dryRunne
 		out:    out,
 		args:   c.args,
 		model:  model,
-		policy: policy{mainnet: d.mainnet, dryRun: d.dryRun, config: d.config},
+		policy: policy{mainnet: d.mainnet, dryRun: d.dryRun},
 	}
 	if gen := generatedDefinition(d.name); gen != "" {
 		t.encoded = json.RawMessage(gen)

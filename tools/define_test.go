@@ -88,6 +88,10 @@ func TestRegistryWide(t *testing.T) {
 			if def.Title == "" || len(def.Description) < 40 {
 				t.Errorf("title or description missing/too short")
 			}
+			// Descriptions are wrapped prose in the source; what is advertised is one line.
+			if folded := strings.Join(strings.Fields(def.Description), " "); def.Description != folded {
+				t.Errorf("description keeps the source's line breaks or indentation: %q", def.Description)
+			}
 			var ann map[string]any
 			raw, _ := json.Marshal(def.Annotations)
 			_ = json.Unmarshal(raw, &ann)

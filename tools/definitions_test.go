@@ -109,7 +109,7 @@ func TestDefineNeedsAGeneratedDefinition(t *testing.T) {
 			t.Fatalf("panic %v, want one saying to run go generate", r)
 		}
 	}()
-	Define(Spec[struct{}, struct{}]{Name: "mindvault_not_generated"})
+	Define(&Deps{}, Spec[struct{}, struct{}]{Name: "mindvault_not_generated"})
 }
 
 // TestEncodedDefinitionsAreWhatEncodingJSONWrites: the joined definitions the protocol layer

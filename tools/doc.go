@@ -1,5 +1,9 @@
 // Package tools holds the tool registry and the tool handlers.
 //
+// Each tool is a Spec value (its texts, kind, policies and Run) declared in its own file; All
+// binds every Spec to the Deps with Define, and Run receives them, so a Spec holds no client
+// and a test can bind it to fakes.
+//
 // A handler is thin: the registry decodes and validates the arguments into the tool's
 // request struct (package validate), the handler calls clients and builds the typed output,
 // and every failure it returns goes through errmap. Output structs are reflected into the
@@ -13,7 +17,7 @@
 //
 // Where things are: tool mindvault_x lives in x.go (its test in x_test.go), except that
 // browse.go holds mindvault_search too (they share the catalog code) and registry_writes.go
-// holds the five vault-registry writes as one table. define.go is the registry machinery
+// holds the five vault-registry writes, one row each (writeSpec makes each row a Spec). define.go is the registry machinery
 // (Spec, Define, Tool, Registry, results), kinds.go the kinds of tool a Spec names (what it
 // reads, whether it changes state), policy.go the policies a Spec declares and Define
 // enforces before Run (the mainnet confirmation, dry runs, guards), confirm.go the user's own

@@ -35,49 +35,48 @@ type HealthOutput struct {
 	Checks  []HealthCheck `json:"checks"`
 }
 
-// Health is mindvault_health. Every dependency gets a probe of a route the tools really use,
+// health is mindvault_health. Every dependency gets a probe of a route the tools really use,
 // because a root document or an echoed setting can look fine while the tools fail: the
 // catalog, a Horizon account read, RPC health and network, a registry_info simulation and,
 // when configured, the sponsored-account service. All run in parallel.
-func Health(d *Deps) *Tool {
-	return Define(Spec[requests.Health, HealthOutput]{
-		Name:  "mindvault_health",
-		Title: "Health",
-		Description: "Probes, in parallel, the MindVault API (catalog), Horizon (an account read and the network), Stellar " +
-			"RPC (health and network), the vault-registry contract (a registry_info simulation) and the sponsored-account " +
-			"service when configured, and checks the configuration's consistency. healthy is true only when every check " +
-			"passed. Free. An unhealthy dependency is reported in checks, never as an error; call it when other tools fail " +
-			"with network, server or contract errors.",
-		Operation: "Health check failed",
-		Kind:      lookup(errmap.SourceRequest),
-		Run: func(ctx context.Context, _ *requests.Health) (*HealthOutput, error) {
-			probes := []func() HealthCheck{
-				func() HealthCheck { return timed("MindVault API", func() (string, error) { return d.probeAPI(ctx) }) },
-				func() HealthCheck { return timed("Horizon", func() (string, error) { return d.probeHorizon(ctx) }) },
-				func() HealthCheck { return timed("Stellar RPC", func() (string, error) { return d.probeRPC(ctx) }) },
-				func() HealthCheck {
-					return timed("Registry contract", func() (string, error) { return d.probeRegistry(ctx) })
-				},
-			}
-			if d.Config.SponsorURL != "" && d.Sponsor != nil {
-				probes = append(probes, func() HealthCheck {
-					return timed("Sponsored-account service", func() (string, error) { return d.probeSponsor(ctx) })
-				})
-			}
-			checks := make([]HealthCheck, len(probes), len(probes)+1)
-			fns := make([]func(), len(probes))
-			for i, p := range probes {
-				fns[i] = func() { checks[i] = p() }
-			}
-			parallel(fns...)
-			checks = append(checks, configCheck(d.Config))
-			out := &HealthOutput{Healthy: true, Checks: checks}
-			for _, ch := range checks {
-				out.Healthy = out.Healthy && ch.OK
-			}
-			return out, nil
-		},
-	})
+var health = Spec[requests.Health, HealthOutput]{
+	Name:      "mindvault_health",
+	Title:     "Health",
+	Operation: "Health check failed",
+	Description: `Probes, in parallel, the MindVault API (catalog), Horizon (an account read and the network),
+		Stellar RPC (health and network), the vault-registry contract (a registry_info simulation)
+		and the sponsored-account service when configured, and checks the configuration's
+		consistency. healthy is true only when every check passed. Free. An unhealthy dependency is
+		reported in checks, never as an error; call it when other tools fail with network, server or
+		contract errors.`,
+	Kind: lookup(errmap.SourceRequest),
+	Run: func(ctx context.Context, d *Deps, _ *requests.Health) (*HealthOutput, error) {
+		probes := []func() HealthCheck{
+			func() HealthCheck { return timed("MindVault API", func() (string, error) { return d.probeAPI(ctx) }) },
+			func() HealthCheck { return timed("Horizon", func() (string, error) { return d.probeHorizon(ctx) }) },
+			func() HealthCheck { return timed("Stellar RPC", func() (string, error) { return d.probeRPC(ctx) }) },
+			func() HealthCheck {
+				return timed("Registry contract", func() (string, error) { return d.probeRegistry(ctx) })
+			},
+		}
+		if d.Config.SponsorURL != "" && d.Sponsor != nil {
+			probes = append(probes, func() HealthCheck {
+				return timed("Sponsored-account service", func() (string, error) { return d.probeSponsor(ctx) })
+			})
+		}
+		checks := make([]HealthCheck, len(probes), len(probes)+1)
+		fns := make([]func(), len(probes))
+		for i, p := range probes {
+			fns[i] = func() { checks[i] = p() }
+		}
+		parallel(fns...)
+		checks = append(checks, configCheck(d.Config))
+		out := &HealthOutput{Healthy: true, Checks: checks}
+		for _, ch := range checks {
+			out.Healthy = out.Healthy && ch.OK
+		}
+		return out, nil
+	},
 }
 
 // probeAPI reads one catalog row: the route browse and search depend on, shape checked.

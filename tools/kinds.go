@@ -20,8 +20,8 @@ func introspection(source errmap.Source) Kind {
 
 // action changes state through source: a payment, an account, a registration, a contract
 // write. Repeating it may repeat the effect, and on mainnet it needs the confirmation.
-func (d *Deps) action(source errmap.Source) Kind {
-	return Kind{Source: source, Hints: Hints{OpenWorld: true}, Mainnet: ConfirmRequired, Config: d.Config}
+func action(source errmap.Source) Kind {
+	return Kind{Source: source, Hints: Hints{OpenWorld: true}, Mainnet: ConfirmRequired}
 }
 
 // withHints is k with other hints: a vault-registry write replaces a value on chain

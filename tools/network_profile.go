@@ -67,25 +67,24 @@ type OverrideEntry struct {
 	Value    string `json:"value"`
 }
 
-// NetworkProfile is mindvault_network_profile: the configuration in effect, from memory only.
+// networkProfile is mindvault_network_profile: the configuration in effect, from memory only.
 // The local build writes the store it chose into MINDVAULT_CREDENTIALS before the configuration
 // is read, so the store named here is the one mindvault_list_profiles reads.
-func NetworkProfile(cfg *config.Config) *Tool {
-	return Define(Spec[requests.NetworkProfile, NetworkProfileOutput]{
-		Name:  "mindvault_network_profile",
-		Title: "Network profile",
-		Description: "Shows the Stellar network, service URLs, contract ids, timeouts, retry policy and spend cap this " +
-			"endpoint uses, with warnings for settings that differ from the network preset. Free, reads configuration " +
-			"only (no network calls). Call it first to confirm testnet vs mainnet before buying or writing on-chain.",
-		Operation: "Network profile failed",
-		Kind:      introspection(errmap.SourceRequest),
-		Run: func(context.Context, *requests.NetworkProfile) (*NetworkProfileOutput, error) {
-			return networkProfile(cfg), nil
-		},
-	})
+var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
+	Name:      "mindvault_network_profile",
+	Title:     "Network profile",
+	Operation: "Network profile failed",
+	Description: `Shows the Stellar network, service URLs, contract ids, timeouts, retry policy and spend cap
+		this endpoint uses, with warnings for settings that differ from the network preset. Free,
+		reads configuration only (no network calls). Call it first to confirm testnet vs mainnet
+		before buying or writing on-chain.`,
+	Kind: introspection(errmap.SourceRequest),
+	Run: func(_ context.Context, d *Deps, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
+		return describeNetwork(d.Config), nil
+	},
 }
 
-func networkProfile(c *config.Config) *NetworkProfileOutput {
+func describeNetwork(c *config.Config) *NetworkProfileOutput {
 	out := &NetworkProfileOutput{
 		Network:           string(c.Network),
 		X402Network:       c.X402Network,

@@ -64,7 +64,6 @@ type Guard[Req any] func(ctx context.Context, req *Req) error
 type policy struct {
 	mainnet Mainnet
 	dryRun  DryRun
-	config  *config.Config
 }
 
 // checkPolicy checks a spec's declared policies against its request: args are the request's

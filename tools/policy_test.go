@@ -13,7 +13,7 @@ import (
 )
 
 // TestDeclaredPolicies: every tool that is not read-only declares the mainnet confirmation
-// with the configuration it reads, so a new write cannot forget it; read-only tools declare
+// (Define gives it the configuration it reads), so a new write cannot forget it; read-only tools declare
 // none, so the confirmation never stands in front of a read.
 func TestDeclaredPolicies(t *testing.T) {
 	d := &Deps{Config: testConfig(t, nil)}
@@ -28,8 +28,8 @@ func TestDeclaredPolicies(t *testing.T) {
 				return
 			}
 			writes++
-			if p.mainnet != ConfirmRequired || p.config != d.Config {
-				t.Errorf("a state-changing tool must declare ConfirmRequired with the endpoint's configuration: %+v", p)
+			if p.mainnet != ConfirmRequired {
+				t.Errorf("a state-changing tool must declare ConfirmRequired: %+v", p)
 			}
 		})
 	}
@@ -152,9 +152,9 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var trail []string
 			mark := func(step string, req *confirmable) { trail = append(trail, step+"("+req.Name+")") }
-			tool := Define(Spec[confirmable, guardOut]{
+			tool := Define(&Deps{Config: mainnet}, Spec[confirmable, guardOut]{
 				Name: "test_guarded", Operation: "Test failed",
-				Kind: Kind{Source: errmap.SourceRequest, Mainnet: ConfirmRequired, Config: mainnet},
+				Kind: Kind{Source: errmap.SourceRequest, Mainnet: ConfirmRequired},
 				Guards: []Guard[confirmable]{
 					func(_ context.Context, req *confirmable) error {
 						mark("first", req)
@@ -165,7 +165,7 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 					},
 					func(_ context.Context, req *confirmable) error { mark("second", req); return nil },
 				},
-				Run: func(_ context.Context, req *confirmable) (*guardOut, error) {
+				Run: func(_ context.Context, _ *Deps, req *confirmable) (*guardOut, error) {
 					mark("run", req)
 					return &guardOut{Name: req.Name}, nil
 				},
@@ -185,7 +185,7 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 // TestPolicyDeclarationsRefused: a declaration that does not fit its request is refused when
 // the tool is defined, not discovered at a call.
 func TestPolicyDeclarationsRefused(t *testing.T) {
-	run := func(context.Context, *requests.Buy) (*guardOut, error) { return nil, nil }
+	run := func(context.Context, *Deps, *requests.Buy) (*guardOut, error) { return nil, nil }
 	cfg := testConfig(t, nil)
 	cases := []struct {
 		name   string
@@ -193,19 +193,19 @@ func TestPolicyDeclarationsRefused(t *testing.T) {
 		want   string
 	}{
 		{"confirmation declared, request takes none", func() {
-			Define(Spec[requests.Preview, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired, Config: cfg},
-				Run: func(context.Context, *requests.Preview) (*guardOut, error) { return nil, nil }})
+			Define(&Deps{Config: cfg}, Spec[requests.Preview, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired},
+				Run: func(context.Context, *Deps, *requests.Preview) (*guardOut, error) { return nil, nil }})
 		}, "does not take confirmMainnet"},
 		{"request takes confirmMainnet, no policy", func() {
-			Define(Spec[requests.SetPrice, guardOut]{Name: "t",
-				Run: func(context.Context, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
+			Define(&Deps{Config: cfg}, Spec[requests.SetPrice, guardOut]{Name: "t",
+				Run: func(context.Context, *Deps, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
 		}, "declares no mainnet policy"},
 		{"request takes dryRun, nothing declared for it", func() {
-			Define(Spec[requests.Buy, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired, Config: cfg}, Run: run})
+			Define(&Deps{Config: cfg}, Spec[requests.Buy, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, Run: run})
 		}, "declare what a dry run does"},
 		{"dry run declared, request takes none", func() {
-			Define(Spec[requests.SetPrice, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired, Config: cfg}, DryRun: DryRunExempt,
-				Run: func(context.Context, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
+			Define(&Deps{Config: cfg}, Spec[requests.SetPrice, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, DryRun: DryRunExempt,
+				Run: func(context.Context, *Deps, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
 		}, "does not take dryRun"},
 	}
 	for _, tc := range cases {

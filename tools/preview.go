@@ -21,26 +21,24 @@ type PreviewOutput struct {
 	PublisherWallet    string `json:"publisherWallet"`
 }
 
-// Preview is mindvault_preview.
-func Preview(d *Deps) *Tool {
-	return Define(Spec[requests.Preview, PreviewOutput]{
-		Name:  "mindvault_preview",
-		Title: "Preview a resource",
-		Description: "Shows one resource's title, description, price in USDC, type, verification and on-chain status " +
-			"before buying. Free. Call it before mindvault_buy to know the exact price.",
-		Operation: "Preview failed",
-		Kind:      lookup(errmap.SourceAPI),
-		Run: func(ctx context.Context, req *requests.Preview) (*PreviewOutput, error) {
-			m, err := d.API.Meta(ctx, req.ResourceID)
-			if err != nil {
-				return nil, err
-			}
-			return &PreviewOutput{
-				ID: m.ID, Title: m.Title, Description: m.Description, Price: string(m.Price),
-				PriceUSDC: "$" + string(m.Price) + " USDC", ResourceType: m.ResourceType,
-				VerificationStatus: m.VerificationStatus, AccessURL: m.AccessURL,
-				OnchainStatus: m.OnchainStatus, PublisherWallet: m.PublisherWallet,
-			}, nil
-		},
-	})
+// preview is mindvault_preview.
+var preview = Spec[requests.Preview, PreviewOutput]{
+	Name:      "mindvault_preview",
+	Title:     "Preview a resource",
+	Operation: "Preview failed",
+	Description: `Shows one resource's title, description, price in USDC, type, verification and on-chain
+		status before buying. Free. Call it before mindvault_buy to know the exact price.`,
+	Kind: lookup(errmap.SourceAPI),
+	Run: func(ctx context.Context, d *Deps, req *requests.Preview) (*PreviewOutput, error) {
+		m, err := d.API.Meta(ctx, req.ResourceID)
+		if err != nil {
+			return nil, err
+		}
+		return &PreviewOutput{
+			ID: m.ID, Title: m.Title, Description: m.Description, Price: string(m.Price),
+			PriceUSDC: "$" + string(m.Price) + " USDC", ResourceType: m.ResourceType,
+			VerificationStatus: m.VerificationStatus, AccessURL: m.AccessURL,
+			OnchainStatus: m.OnchainStatus, PublisherWallet: m.PublisherWallet,
+		}, nil
+	},
 }

@@ -67,39 +67,39 @@ type PublishOutput struct {
 	Message            string        `json:"message"`
 }
 
-// Publish is mindvault_publish.
-func Publish(d *Deps) *Tool {
-	return Define(Spec[requests.Publish, PublishOutput]{
-		Name:  "mindvault_publish",
-		Title: "Publish a resource",
-		Description: "Publishes a link resource: creates it in the catalog, pays the AI verification fee in USDC over x402 " +
-			"(see mindvault_agent_status; capped by maxFeeUsdc), and registers it on chain when verification approves it. " +
-			"Needs a wallet with USDC for the fee and a publisher API key (mindvault_register); both are checked before " +
-			"anything is created. With resourceId instead of title, price and externalUrl it resumes a resource you created " +
-			"whose fee was never paid or whose registration failed, running only the missing steps. Every step's outcome is " +
-			"reported; a failure after creation says what exists and gives the resume call. Use dryRun first.",
-		Operation: "Publish failed",
-		Kind:      d.action(errmap.SourceAPI),
-		// A dry run checks the confirmation too: it passes only when the real call would.
-		DryRun: DryRunChecked,
-		Run: func(ctx context.Context, req *requests.Publish) (*PublishOutput, error) {
-			ctx, p, kp, err := d.publisher(ctx, req.Profile)
-			if err != nil {
-				return nil, err
-			}
-			capText := d.Config.MaxAutoPayUSDC
-			if req.MaxFeeUSDC != nil {
-				capText = *req.MaxFeeUSDC
-			}
-			capUnits, _ := soroban.Units(capText)
-			r := &publishRun{d: d, req: req, apiKey: p.APIKey, kp: kp, cap: capUnits,
-				out: &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeeSettlement: SettlementNone}}
-			if req.ResourceID != nil {
-				return r.resume(ctx, *req.ResourceID)
-			}
-			return r.create(ctx)
-		},
-	})
+// publish is mindvault_publish.
+var publish = Spec[requests.Publish, PublishOutput]{
+	Name:      "mindvault_publish",
+	Title:     "Publish a resource",
+	Operation: "Publish failed",
+	Description: `Publishes a link resource: creates it in the catalog, pays the AI verification fee in USDC
+		over x402 (see mindvault_agent_status; capped by maxFeeUsdc), and registers it on chain when
+		verification approves it. Needs a wallet with USDC for the fee and a publisher API key
+		(mindvault_register); both are checked before anything is created. With resourceId instead
+		of title, price and externalUrl it resumes a resource you created whose fee was never paid
+		or whose registration failed, running only the missing steps. Every step's outcome is
+		reported; a failure after creation says what exists and gives the resume call. Use dryRun
+		first.`,
+	Kind: action(errmap.SourceAPI),
+	// A dry run checks the confirmation too: it passes only when the real call would.
+	DryRun: DryRunChecked,
+	Run: func(ctx context.Context, d *Deps, req *requests.Publish) (*PublishOutput, error) {
+		ctx, p, kp, err := d.publisher(ctx, req.Profile)
+		if err != nil {
+			return nil, err
+		}
+		capText := d.Config.MaxAutoPayUSDC
+		if req.MaxFeeUSDC != nil {
+			capText = *req.MaxFeeUSDC
+		}
+		capUnits, _ := soroban.Units(capText)
+		r := &publishRun{d: d, req: req, apiKey: p.APIKey, kp: kp, cap: capUnits,
+			out: &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeeSettlement: SettlementNone}}
+		if req.ResourceID != nil {
+			return r.resume(ctx, *req.ResourceID)
+		}
+		return r.create(ctx)
+	},
 }
 
 // publishRun is one mindvault_publish call.

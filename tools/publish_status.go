@@ -37,46 +37,45 @@ type PublishStatusOutput struct {
 // PollInterval is the pause between publish-status polls.
 const PollInterval = 2 * time.Second
 
-// PublishStatus is mindvault_publish_status.
-func PublishStatus(d *Deps) *Tool {
-	return Define(Spec[requests.PublishStatus, PublishStatusOutput]{
-		Name:  "mindvault_publish_status",
-		Title: "Publish status",
-		Description: "Reports a published resource's verification status, listing and on-chain registration, and what it is " +
-			"waiting for: its verification fee (then waiting does not help: resume with mindvault_publish and resourceId), " +
-			"verification, or on-chain registration. Free. With waitSeconds it polls every 2 s until verification settles or " +
-			"the time is up. Call it after mindvault_publish.",
-		Operation: "Publish status failed",
-		Kind:      lookup(errmap.SourceAPI),
-		Run: func(ctx context.Context, req *requests.PublishStatus) (*PublishStatusOutput, error) {
-			until := time.Now().Add(time.Duration(req.WaitSeconds) * time.Second)
-			if dl, ok := ctx.Deadline(); ok && dl.Add(-transport.Margin-PollInterval).Before(until) {
-				until = dl.Add(-transport.Margin - PollInterval)
+// publishStatus is mindvault_publish_status.
+var publishStatus = Spec[requests.PublishStatus, PublishStatusOutput]{
+	Name:      "mindvault_publish_status",
+	Title:     "Publish status",
+	Operation: "Publish status failed",
+	Description: `Reports a published resource's verification status, listing and on-chain registration, and
+		what it is waiting for: its verification fee (then waiting does not help: resume with
+		mindvault_publish and resourceId), verification, or on-chain registration. Free. With
+		waitSeconds it polls every 2 s until verification settles or the time is up. Call it after
+		mindvault_publish.`,
+	Kind: lookup(errmap.SourceAPI),
+	Run: func(ctx context.Context, d *Deps, req *requests.PublishStatus) (*PublishStatusOutput, error) {
+		until := time.Now().Add(time.Duration(req.WaitSeconds) * time.Second)
+		if dl, ok := ctx.Deadline(); ok && dl.Add(-transport.Margin-PollInterval).Before(until) {
+			until = dl.Add(-transport.Margin - PollInterval)
+		}
+		for attempt := 1; ; attempt++ {
+			st, meta, err := readPublishState(ctx, d, req.ResourceID)
+			if err != nil {
+				return nil, err
 			}
-			for attempt := 1; ; attempt++ {
-				st, meta, err := readPublishState(ctx, d, req.ResourceID)
-				if err != nil {
-					return nil, err
-				}
-				out := st.statusOutput(meta.ID)
-				out.Attempts = attempt
-				out.OnchainTxHash = meta.OnchainTxHash
-				// A resource waiting for its fee cannot settle by waiting: say so at once.
-				if out.Settled || out.WaitingFor == waitingFee || req.WaitSeconds == 0 || !time.Now().Add(PollInterval).Before(until) {
-					out.TimedOut = !out.Settled && out.WaitingFor != waitingFee && req.WaitSeconds > 0
-					out.Message = publishMessage(out)
-					return out, nil
-				}
-				select {
-				case <-ctx.Done():
-					out.TimedOut = true
-					out.Message = publishMessage(out)
-					return out, nil
-				case <-time.After(PollInterval):
-				}
+			out := st.statusOutput(meta.ID)
+			out.Attempts = attempt
+			out.OnchainTxHash = meta.OnchainTxHash
+			// A resource waiting for its fee cannot settle by waiting: say so at once.
+			if out.Settled || out.WaitingFor == waitingFee || req.WaitSeconds == 0 || !time.Now().Add(PollInterval).Before(until) {
+				out.TimedOut = !out.Settled && out.WaitingFor != waitingFee && req.WaitSeconds > 0
+				out.Message = publishMessage(out)
+				return out, nil
 			}
-		},
-	})
+			select {
+			case <-ctx.Done():
+				out.TimedOut = true
+				out.Message = publishMessage(out)
+				return out, nil
+			case <-time.After(PollInterval):
+			}
+		}
+	},
 }
 
 // What a resource waits for (PublishStatusOutput.WaitingFor).

@@ -26,33 +26,31 @@ type RegistryInfoOutput struct {
 	LiveError         string    `json:"liveError,omitempty" jsonschema_description:"one-line summary of why registry_info could not be read"`
 }
 
-// RegistryInfo is mindvault_registry_info.
-func RegistryInfo(d *Deps) *Tool {
-	return Define(Spec[requests.RegistryInfo, RegistryInfoOutput]{
-		Name:  "mindvault_registry_info",
-		Title: "Registry info",
-		Description: "Shows the vault-registry contract id, network, passphrase, RPC URL and USDC contract in use, plus the " +
-			"contract's own registry_info when it is reachable (liveError otherwise; this tool always answers). Free. " +
-			"Call it when registry tools fail with contract errors.",
-		Operation: "Registry info failed",
-		Kind:      lookup(errmap.SourceRegistry),
-		Run: func(ctx context.Context, _ *requests.RegistryInfo) (*RegistryInfoOutput, error) {
-			c := d.Config
-			out := &RegistryInfoOutput{
-				ContractID: c.RegistryContract, Network: string(c.Network), NetworkPassphrase: c.Passphrase,
-				RPCURL: c.RPCURL, X402Network: c.X402Network, USDCContractID: c.USDCContractID,
-			}
-			if c.RegistryContract == "" {
-				out.LiveError = "VAULT_REGISTRY_CONTRACT_ID is not set"
-				return out, nil
-			}
-			info, err := d.Registry.Info(ctx)
-			if err != nil {
-				out.LiveError = summary(err, "registry_info")
-				return out, nil
-			}
-			out.Live = &LiveInfo{Name: info.Name, Version: info.Version, ResourceSchemaVersion: info.ResourceSchemaVersion}
+// registryInfo is mindvault_registry_info.
+var registryInfo = Spec[requests.RegistryInfo, RegistryInfoOutput]{
+	Name:      "mindvault_registry_info",
+	Title:     "Registry info",
+	Operation: "Registry info failed",
+	Description: `Shows the vault-registry contract id, network, passphrase, RPC URL and USDC contract in use,
+		plus the contract's own registry_info when it is reachable (liveError otherwise; this tool
+		always answers). Free. Call it when registry tools fail with contract errors.`,
+	Kind: lookup(errmap.SourceRegistry),
+	Run: func(ctx context.Context, d *Deps, _ *requests.RegistryInfo) (*RegistryInfoOutput, error) {
+		c := d.Config
+		out := &RegistryInfoOutput{
+			ContractID: c.RegistryContract, Network: string(c.Network), NetworkPassphrase: c.Passphrase,
+			RPCURL: c.RPCURL, X402Network: c.X402Network, USDCContractID: c.USDCContractID,
+		}
+		if c.RegistryContract == "" {
+			out.LiveError = "VAULT_REGISTRY_CONTRACT_ID is not set"
 			return out, nil
-		},
-	})
+		}
+		info, err := d.Registry.Info(ctx)
+		if err != nil {
+			out.LiveError = summary(err, "registry_info")
+			return out, nil
+		}
+		out.Live = &LiveInfo{Name: info.Name, Version: info.Version, ResourceSchemaVersion: info.ResourceSchemaVersion}
+		return out, nil
+	},
 }

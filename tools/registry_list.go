@@ -39,36 +39,35 @@ type RegistryListOutput struct {
 	Message   string            `json:"message,omitempty"`
 }
 
-// RegistryList is mindvault_registry_list.
-func RegistryList(d *Deps) *Tool {
-	return Define(Spec[requests.RegistryList, RegistryListOutput]{
-		Name:  "mindvault_registry_list",
-		Title: "Registry list",
-		Description: "Lists vault-registry entries straight from the contract in registration order, up to 20 per page; " +
-			"pass nextStart to continue. Free (a simulation). An empty page is a normal result with a message.",
-		Operation: "Registry list failed",
-		Kind:      lookup(errmap.SourceRegistry),
-		Run: func(ctx context.Context, req *requests.RegistryList) (*RegistryListOutput, error) {
-			items, err := d.Registry.List(ctx, uint32(req.Start), uint32(req.Limit))
-			if err != nil {
-				return nil, err
+// registryList is mindvault_registry_list.
+var registryList = Spec[requests.RegistryList, RegistryListOutput]{
+	Name:      "mindvault_registry_list",
+	Title:     "Registry list",
+	Operation: "Registry list failed",
+	Description: `Lists vault-registry entries straight from the contract in registration order, up to 20 per
+		page; pass nextStart to continue. Free (a simulation). An empty page is a normal result with
+		a message.`,
+	Kind: lookup(errmap.SourceRegistry),
+	Run: func(ctx context.Context, d *Deps, req *requests.RegistryList) (*RegistryListOutput, error) {
+		items, err := d.Registry.List(ctx, uint32(req.Start), uint32(req.Limit))
+		if err != nil {
+			return nil, err
+		}
+		out := &RegistryListOutput{Count: len(items), Resources: make([]OnchainResource, 0, len(items))}
+		for i := range items {
+			out.Resources = append(out.Resources, onchainResource(&items[i]))
+		}
+		if len(items) == req.Limit {
+			n := uint32(req.Start + req.Limit)
+			out.NextStart = &n
+		}
+		if len(items) == 0 {
+			if req.Start == 0 {
+				out.Message = "No resources are registered on chain yet."
+			} else {
+				out.Message = fmt.Sprintf("No on-chain resources in range [%d, %d); try a lower start.", req.Start, req.Start+req.Limit)
 			}
-			out := &RegistryListOutput{Count: len(items), Resources: make([]OnchainResource, 0, len(items))}
-			for i := range items {
-				out.Resources = append(out.Resources, onchainResource(&items[i]))
-			}
-			if len(items) == req.Limit {
-				n := uint32(req.Start + req.Limit)
-				out.NextStart = &n
-			}
-			if len(items) == 0 {
-				if req.Start == 0 {
-					out.Message = "No resources are registered on chain yet."
-				} else {
-					out.Message = fmt.Sprintf("No on-chain resources in range [%d, %d); try a lower start.", req.Start, req.Start+req.Limit)
-				}
-			}
-			return out, nil
-		},
-	})
+		}
+		return out, nil
+	},
 }

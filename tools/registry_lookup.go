@@ -30,36 +30,35 @@ type LookupOutput struct {
 // notOnchainNext is the not_found recovery step, as a soft hint.
 const notOnchainNext = "Confirm the id with mindvault_browse or mindvault_search, or register it on-chain with mindvault_register_onchain."
 
-// RegistryLookup is mindvault_registry_lookup.
-func RegistryLookup(d *Deps) *Tool {
-	return Define(Spec[requests.RegistryLookup, LookupOutput]{
-		Name:  "mindvault_registry_lookup",
-		Title: "Registry lookup",
-		Description: "Reads one resource straight from the vault-registry contract on Stellar (creator, price, metadata, " +
-			"listed, tags) without trusting the MindVault API. Free (a simulation, nothing is submitted). A resource " +
-			"that is not on chain is a normal result with found: false and what to do next.",
-		Operation: "Registry lookup failed",
-		Kind:      lookup(errmap.SourceRegistry),
-		Run: func(ctx context.Context, req *requests.RegistryLookup) (*LookupOutput, error) {
-			out := &LookupOutput{ResourceID: req.ResourceID, ContractID: d.Config.RegistryContract, Network: string(d.Config.Network)}
-			if !registry.OnchainID(req.ResourceID) {
-				out.Message = fmt.Sprintf("%q cannot be an on-chain id (on-chain ids are 1-24 lowercase letters and digits); the contract was not called.", req.ResourceID)
-				out.Next = notOnchainNext
-				return out, nil
-			}
-			r, found, err := d.Registry.Get(ctx, req.ResourceID)
-			if err != nil {
-				return nil, err
-			}
-			if !found {
-				out.Message = fmt.Sprintf("Resource %q is not registered in contract %s on %s: it may not be published or verified yet, or the id is wrong.", req.ResourceID, d.Config.RegistryContract, d.Config.Network)
-				out.Next = notOnchainNext
-				return out, nil
-			}
-			o := onchainResource(r)
-			out.Found, out.ID, out.Creator, out.Price, out.Metadata = true, o.ID, o.Creator, o.Price, o.Metadata
-			out.Listed, out.Tags, out.State, out.Verified = &o.Listed, o.Tags, o.State, o.Verified
+// registryLookup is mindvault_registry_lookup.
+var registryLookup = Spec[requests.RegistryLookup, LookupOutput]{
+	Name:      "mindvault_registry_lookup",
+	Title:     "Registry lookup",
+	Operation: "Registry lookup failed",
+	Description: `Reads one resource straight from the vault-registry contract on Stellar (creator, price,
+		metadata, listed, tags) without trusting the MindVault API. Free (a simulation, nothing is
+		submitted). A resource that is not on chain is a normal result with found: false and what to
+		do next.`,
+	Kind: lookup(errmap.SourceRegistry),
+	Run: func(ctx context.Context, d *Deps, req *requests.RegistryLookup) (*LookupOutput, error) {
+		out := &LookupOutput{ResourceID: req.ResourceID, ContractID: d.Config.RegistryContract, Network: string(d.Config.Network)}
+		if !registry.OnchainID(req.ResourceID) {
+			out.Message = fmt.Sprintf("%q cannot be an on-chain id (on-chain ids are 1-24 lowercase letters and digits); the contract was not called.", req.ResourceID)
+			out.Next = notOnchainNext
 			return out, nil
-		},
-	})
+		}
+		r, found, err := d.Registry.Get(ctx, req.ResourceID)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			out.Message = fmt.Sprintf("Resource %q is not registered in contract %s on %s: it may not be published or verified yet, or the id is wrong.", req.ResourceID, d.Config.RegistryContract, d.Config.Network)
+			out.Next = notOnchainNext
+			return out, nil
+		}
+		o := onchainResource(r)
+		out.Found, out.ID, out.Creator, out.Price, out.Metadata = true, o.ID, o.Creator, o.Price, o.Metadata
+		out.Listed, out.Tags, out.State, out.Verified = &o.Listed, o.Tags, o.State, o.Verified
+		return out, nil
+	},
 }

@@ -35,94 +35,103 @@ type WriteOutput struct {
 const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wallet, which must be the resource's creator. " +
 	"Needs confirmMainnet: true on mainnet. On an unconfirmed outcome it returns the transaction hash for mindvault_tx_status."
 
-// RegistryWrites are the creator writes of the vault-registry contract, one row each: the
-// tool, its request, the contract function, and how the request becomes the function's
-// arguments, the check that the entry already holds them, and the output field.
-func RegistryWrites(d *Deps) []*Tool {
-	return []*Tool{
-		writeTool(d, registryWrite[requests.SetPrice]{
-			name: "mindvault_set_price", title: "Set on-chain price", operation: "Set price failed",
-			does:  "Changes a resource's price in the vault-registry contract (signed by the creator's wallet).",
-			hints: Hints{Destructive: true, OpenWorld: true}, fn: "set_price",
-			change: func(r *requests.SetPrice) (creatorWrite, error) {
-				units, err := soroban.Units(r.Price)
-				if err != nil {
-					return creatorWrite{}, err
-				}
-				v, err := soroban.I128(units)
-				if err != nil {
-					return creatorWrite{}, err
-				}
-				price := soroban.Decimal(units)
-				return creatorWrite{args: []xdr.ScVal{v},
-					holds:     func(cur *registry.Resource) bool { return cur.Price.Cmp(units) == 0 },
-					unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", r.ResourceID, price),
-					report:    func(o *WriteOutput) { o.Price = price }}, nil
-			},
-		}),
-		writeTool(d, registryWrite[requests.UpdateMetadata]{
-			name: "mindvault_update_metadata", title: "Update on-chain metadata", operation: "Update metadata failed",
-			does:  "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet).",
-			hints: Hints{Destructive: true, OpenWorld: true}, fn: "update_metadata",
-			change: func(r *requests.UpdateMetadata) (creatorWrite, error) {
-				return creatorWrite{args: []xdr.ScVal{soroban.Str(r.Metadata)},
-					holds:     func(cur *registry.Resource) bool { return cur.Metadata == r.Metadata },
-					unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", r.ResourceID),
-					report:    func(o *WriteOutput) { o.Metadata = r.Metadata }}, nil
-			},
-		}),
-		writeTool(d, registryWrite[requests.SetListed]{
-			name: "mindvault_set_listed", title: "List or delist on-chain", operation: "Set listed failed",
-			does:  "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet).",
-			hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_listed",
-			change: func(r *requests.SetListed) (creatorWrite, error) {
-				state := "delisted"
-				if *r.Listed {
-					state = "listed"
-				}
-				return creatorWrite{args: []xdr.ScVal{soroban.Bool(*r.Listed)},
-					holds:     func(cur *registry.Resource) bool { return cur.Listed == *r.Listed },
-					unchanged: fmt.Sprintf("Resource %s is already %s on chain.", r.ResourceID, state),
-					report:    func(o *WriteOutput) { o.Listed = r.Listed }}, nil
-			},
-		}),
-		writeTool(d, registryWrite[requests.SetTags]{
-			name: "mindvault_set_tags", title: "Set on-chain tags", operation: "Set tags failed",
-			does:  "Replaces a resource's tag list in the vault-registry contract (signed by the creator's wallet).",
-			hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_tags",
-			change: func(r *requests.SetTags) (creatorWrite, error) {
-				tags := tagSet(r.Tags)
-				return creatorWrite{args: []xdr.ScVal{soroban.StrVec(tags)},
-					holds:     func(cur *registry.Resource) bool { return sameTags(cur.Tags, tags) },
-					unchanged: fmt.Sprintf("Resource %s already has exactly these tags on chain.", r.ResourceID),
-					report:    func(o *WriteOutput) { o.Tags = &tags }}, nil
-			},
-		}),
-		writeTool(d, registryWrite[requests.TransferOwnership]{
-			name: "mindvault_transfer_ownership", title: "Transfer on-chain ownership", operation: "Transfer ownership failed",
-			does: "Makes another Stellar account the creator of a resource in the vault-registry contract (signed by " +
-				"the current creator's wallet); the old wallet loses control.",
-			hints: Hints{Destructive: true, OpenWorld: true}, fn: "transfer_ownership",
-			// After a transfer the old creator, who asks again, no longer is the creator.
-			anySigner: true,
-			change: func(r *requests.TransferOwnership) (creatorWrite, error) {
-				to, err := soroban.Account(r.NewCreator)
-				if err != nil {
-					return creatorWrite{}, err
-				}
-				return creatorWrite{args: []xdr.ScVal{to},
-					holds:     func(cur *registry.Resource) bool { return cur.Creator == r.NewCreator },
-					unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", r.NewCreator, r.ResourceID),
-					report:    func(o *WriteOutput) { o.NewCreator = r.NewCreator }}, nil
-			},
-		}),
-	}
-}
+// The creator writes of the vault-registry contract are one row each: the tool, its request,
+// the contract function, and how the request becomes the function's arguments, the check that
+// the entry already holds them, and the output field.
 
-// registryWrite is one row of RegistryWrites.
+// setPrice is mindvault_set_price.
+var setPrice = writeSpec(registryWrite[requests.SetPrice]{
+	name: "mindvault_set_price", title: "Set on-chain price", operation: "Set price failed",
+	does:  "Changes a resource's price in the vault-registry contract (signed by the creator's wallet).",
+	hints: Hints{Destructive: true, OpenWorld: true}, fn: "set_price",
+	change: func(r *requests.SetPrice) (creatorWrite, error) {
+		units, err := soroban.Units(r.Price)
+		if err != nil {
+			return creatorWrite{}, err
+		}
+		v, err := soroban.I128(units)
+		if err != nil {
+			return creatorWrite{}, err
+		}
+		price := soroban.Decimal(units)
+		return creatorWrite{args: []xdr.ScVal{v},
+			holds:     func(cur *registry.Resource) bool { return cur.Price.Cmp(units) == 0 },
+			unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", r.ResourceID, price),
+			report:    func(o *WriteOutput) { o.Price = price }}, nil
+	},
+})
+
+// updateMetadata is mindvault_update_metadata.
+var updateMetadata = writeSpec(registryWrite[requests.UpdateMetadata]{
+	name: "mindvault_update_metadata", title: "Update on-chain metadata", operation: "Update metadata failed",
+	does:  "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet).",
+	hints: Hints{Destructive: true, OpenWorld: true}, fn: "update_metadata",
+	change: func(r *requests.UpdateMetadata) (creatorWrite, error) {
+		return creatorWrite{args: []xdr.ScVal{soroban.Str(r.Metadata)},
+			holds:     func(cur *registry.Resource) bool { return cur.Metadata == r.Metadata },
+			unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", r.ResourceID),
+			report:    func(o *WriteOutput) { o.Metadata = r.Metadata }}, nil
+	},
+})
+
+// setListed is mindvault_set_listed.
+var setListed = writeSpec(registryWrite[requests.SetListed]{
+	name: "mindvault_set_listed", title: "List or delist on-chain", operation: "Set listed failed",
+	does:  "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet).",
+	hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_listed",
+	change: func(r *requests.SetListed) (creatorWrite, error) {
+		state := "delisted"
+		if *r.Listed {
+			state = "listed"
+		}
+		return creatorWrite{args: []xdr.ScVal{soroban.Bool(*r.Listed)},
+			holds:     func(cur *registry.Resource) bool { return cur.Listed == *r.Listed },
+			unchanged: fmt.Sprintf("Resource %s is already %s on chain.", r.ResourceID, state),
+			report:    func(o *WriteOutput) { o.Listed = r.Listed }}, nil
+	},
+})
+
+// setTags is mindvault_set_tags.
+var setTags = writeSpec(registryWrite[requests.SetTags]{
+	name: "mindvault_set_tags", title: "Set on-chain tags", operation: "Set tags failed",
+	does: `Replaces a resource's tag list in the vault-registry contract (signed by the creator's
+		wallet). Tags are trimmed, lower-cased and de-duplicated as the contract does, and compared
+		as a set: the same tags in another order change nothing.`,
+	hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_tags",
+	change: func(r *requests.SetTags) (creatorWrite, error) {
+		tags := tagSet(r.Tags)
+		return creatorWrite{args: []xdr.ScVal{soroban.StrVec(tags)},
+			holds:     func(cur *registry.Resource) bool { return sameTags(cur.Tags, tags) },
+			unchanged: fmt.Sprintf("Resource %s already has exactly these tags on chain.", r.ResourceID),
+			report:    func(o *WriteOutput) { o.Tags = &tags }}, nil
+	},
+})
+
+// transferOwnership is mindvault_transfer_ownership.
+var transferOwnership = writeSpec(registryWrite[requests.TransferOwnership]{
+	name: "mindvault_transfer_ownership", title: "Transfer on-chain ownership", operation: "Transfer ownership failed",
+	does: `Makes another Stellar account the creator of a resource in the vault-registry contract
+		(signed by the current creator's wallet); the old wallet loses control.`,
+	hints: Hints{Destructive: true, OpenWorld: true}, fn: "transfer_ownership",
+	// After a transfer the old creator, who asks again, no longer is the creator.
+	anySigner: true,
+	change: func(r *requests.TransferOwnership) (creatorWrite, error) {
+		to, err := soroban.Account(r.NewCreator)
+		if err != nil {
+			return creatorWrite{}, err
+		}
+		return creatorWrite{args: []xdr.ScVal{to},
+			holds:     func(cur *registry.Resource) bool { return cur.Creator == r.NewCreator },
+			unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", r.NewCreator, r.ResourceID),
+			report:    func(o *WriteOutput) { o.NewCreator = r.NewCreator }}, nil
+	},
+})
+
+// registryWrite is one row: a creator write.
 type registryWrite[Req any] struct {
 	name, title, operation string
-	// does is the description before writeCost: what the write changes and who signs it.
+	// does is the description before writeCost: what the write changes and who signs it
+	// (prose, folded like Spec.Description).
 	does  string
 	hints Hints
 	// fn is the contract function; its first argument is the resource id.
@@ -146,16 +155,16 @@ type creatorWrite struct {
 	report func(out *WriteOutput)
 }
 
-// writeTool defines one row. Every row's request embeds the shared groups, which name the
-// resource and the signing profile (requests.RegistryWrite).
-func writeTool[Req any, P interface {
+// writeSpec is the Spec of one row. Every row's request embeds the shared groups, which name
+// the resource and the signing profile (requests.RegistryWrite).
+func writeSpec[Req any, P interface {
 	*Req
 	requests.RegistryWrite
-}](d *Deps, w registryWrite[Req]) *Tool {
-	return Define(Spec[Req, WriteOutput]{
+}](w registryWrite[Req]) Spec[Req, WriteOutput] {
+	return Spec[Req, WriteOutput]{
 		Name: w.name, Title: w.title, Description: w.does + " " + writeCost,
-		Operation: w.operation, Kind: d.action(errmap.SourceRegistry).withHints(w.hints),
-		Run: func(ctx context.Context, req *Req) (*WriteOutput, error) {
+		Operation: w.operation, Kind: action(errmap.SourceRegistry).withHints(w.hints),
+		Run: func(ctx context.Context, d *Deps, req *Req) (*WriteOutput, error) {
 			c, err := w.change(req)
 			if err != nil {
 				return nil, err
@@ -167,7 +176,7 @@ func writeTool[Req any, P interface {
 			c.report(out)
 			return out, nil
 		},
-	})
+	}
 }
 
 // write runs one creator write (the mainnet confirmation has passed). It reads the entry

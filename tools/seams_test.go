@@ -172,7 +172,7 @@ func TestBuyRefusesBeforePaying(t *testing.T) {
 			d.API = &fakeAPI{meta: &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Title: "Guide", Price: "2", ResourceType: "link"}}, payments: tc.history}
 			d.Horizon = &fakeHorizon{issuer: d.Config.USDCIssuer, usdc: tc.usdc}
 			d.X402 = payer
-			res := callTool(t, Buy(d), tc.args)
+			res := callTool(t, Define(d, buy), tc.args)
 			if payer.calls != tc.paid {
 				t.Fatalf("payer saw %d calls, want %d", payer.calls, tc.paid)
 			}
@@ -239,7 +239,7 @@ func TestHealthAllChecksMustPass(t *testing.T) {
 			reg := &fakeRegistry{}
 			tc.break_(api, hz, rp, reg)
 			d.API, d.Horizon, d.RPC, d.Registry = api, hz, rp, reg
-			res := callTool(t, Health(d), `{}`)
+			res := callTool(t, Define(d, health), `{}`)
 			if res.IsError {
 				t.Fatalf("failed: %+v", res.Content)
 			}
@@ -281,7 +281,7 @@ func TestPublishRefusesBeforeCreating(t *testing.T) {
 			payer := &fakePayer{}
 			d := &Deps{Config: cfg, Store: store, API: api, X402: payer,
 				Horizon: &fakeHorizon{issuer: cfg.USDCIssuer, usdc: tc.usdc}}
-			res := callTool(t, Publish(d), tc.args)
+			res := callTool(t, Define(d, publish), tc.args)
 			if api.creates != tc.creates || payer.calls != 0 {
 				t.Fatalf("API saw %d creates (want %d), payer %d calls (want 0)", api.creates, tc.creates, payer.calls)
 			}

@@ -22,9 +22,9 @@ type secretOut struct {
 func TestCallSecretsReachDefine(t *testing.T) {
 	const learned = "LearnedInChildCtx7q2w9e"
 	for _, fail := range []bool{false, true} {
-		tool := Define(Spec[requests.ListProfiles, secretOut]{
+		tool := Define(&Deps{}, Spec[requests.ListProfiles, secretOut]{
 			Name: "test_secret", Operation: "Test failed", Kind: Kind{Source: errmap.SourceAPI},
-			Run: func(ctx context.Context, _ *requests.ListProfiles) (*secretOut, error) {
+			Run: func(ctx context.Context, _ *Deps, _ *requests.ListProfiles) (*secretOut, error) {
 				child := WithSecrets(context.WithValue(ctx, struct{}{}, 1), learned)
 				if len(SecretsFrom(child)) != 1 {
 					t.Fatal("the call's collector must see the child's secret")

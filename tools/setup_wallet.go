@@ -21,7 +21,7 @@ type SetupWalletOutput struct {
 	Note    string `json:"note,omitempty" jsonschema_description:"funding the sponsored-account service reports, e.g. a test network's faucet"`
 }
 
-// SetupWallet is mindvault_setup_wallet.
+// setupWallet is mindvault_setup_wallet.
 //
 // Order matters, because the account is created remotely and only the key makes it usable:
 // the key pair is generated here, the profile is claimed in the store with its secret
@@ -34,72 +34,71 @@ type SetupWalletOutput struct {
 // 408), which proves no account exists, withdraws the claim — and only in a store that can
 // remove exactly what it wrote (dir); elsewhere (secretsmanager) the profile stays, holding
 // an unused key, and the failure says so. A read-only store refuses before a key exists.
-func SetupWallet(d *Deps) *Tool {
-	return Define(Spec[requests.SetupWallet, SetupWalletOutput]{
-		Name:  "mindvault_setup_wallet",
-		Title: "Set up a wallet",
-		Description: "Creates a new Stellar wallet through the sponsored-account service (reserves sponsored, USDC " +
-			"trustline added, no XLM needed) and stores its secret in a new credential profile; the secret is never " +
-			"shown. Free. An existing profile name is a conflict. Fund it with USDC, then check mindvault_wallet_info.",
-		Operation: "Wallet setup failed",
-		Kind:      d.action(errmap.SourceSponsor),
-		Run: func(ctx context.Context, req *requests.SetupWallet) (*SetupWalletOutput, error) {
-			if !auth.Permits(ctx, req.Profile) {
-				return nil, credentials.NotAllowed(req.Profile)
+var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
+	Name:      "mindvault_setup_wallet",
+	Title:     "Set up a wallet",
+	Operation: "Wallet setup failed",
+	Description: `Creates a new Stellar wallet through the sponsored-account service (reserves sponsored, USDC
+		trustline added, no XLM needed) and stores its secret in a new credential profile; the
+		secret is never shown. Free. An existing profile name is a conflict. Fund it with USDC, then
+		check mindvault_wallet_info.`,
+	Kind: action(errmap.SourceSponsor),
+	Run: func(ctx context.Context, d *Deps, req *requests.SetupWallet) (*SetupWalletOutput, error) {
+		if !auth.Permits(ctx, req.Profile) {
+			return nil, credentials.NotAllowed(req.Profile)
+		}
+		// Refuse before creating a key, let alone an account, nobody could hold.
+		if d.Store.ReadOnly() {
+			return nil, credentials.ReadOnlyStore(d.Store)
+		}
+		if err := confirm.Approve(ctx, confirm.Request{
+			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Function: "create sponsored account",
+				Args: []string{req.Profile}},
+			Title: "Create wallet " + req.Profile,
+			Message: fmt.Sprintf("Create a new Stellar wallet on %s through the sponsored-account service and store its key in the new profile %s? It costs you nothing.",
+				d.Config.Network, quoted(req.Profile)),
+		}); err != nil {
+			return nil, err
+		}
+		kp, err := keypair.Random()
+		if err != nil {
+			return nil, fmt.Errorf("generate a key pair: %w", err)
+		}
+		ctx = WithSecrets(ctx, kp.Seed())
+		claim := credentials.Profile{Name: req.Profile, SecretKey: kp.Seed()}
+		if err := d.Store.Create(ctx, claim); err != nil {
+			return nil, err // PROFILE_EXISTS for the losers of a race: nothing was asked of anyone
+		}
+		w, err := d.Sponsor.Create(ctx, kp.Address())
+		if err != nil {
+			return nil, d.claimFailed(ctx, claim, kp.Address(), err)
+		}
+		address := kp.Address()
+		if w.PublicKey != address {
+			// The service created an account with a key pair of its own: that account's
+			// secret replaces the claimed one, which no account uses.
+			if w.SecretKey == "" {
+				return nil, walletFailure(errmap.SourceSponsor, errmap.CodeMalformedResponse, fmt.Sprintf("the service created account %s, not the requested %s, and returned no key for it; profile %q holds the requested key, which no account uses", w.PublicKey, address, req.Profile),
+					fmt.Sprintf("Report this to the sponsored-account service's operator; account %s cannot be used by this endpoint.", w.PublicKey))
 			}
-			// Refuse before creating a key, let alone an account, nobody could hold.
-			if d.Store.ReadOnly() {
-				return nil, credentials.ReadOnlyStore(d.Store)
+			ctx = WithSecrets(ctx, w.SecretKey)
+			if err := d.Store.Update(ctx, credentials.Profile{Name: req.Profile, SecretKey: w.SecretKey}); err != nil {
+				return nil, afterAccount(err, w.PublicKey, req.Profile,
+					fmt.Sprintf("account %s was created with the service's own key, which could not be stored in profile %q", w.PublicKey, req.Profile),
+					fmt.Sprintf("Account %s exists but this endpoint could not store its key; ask the operator to check the %s credential store, and do not run mindvault_setup_wallet for %q again.", w.PublicKey, d.Store.Kind(), req.Profile))
 			}
-			if err := confirm.Approve(ctx, confirm.Request{
-				Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Function: "create sponsored account",
-					Args: []string{req.Profile}},
-				Title: "Create wallet " + req.Profile,
-				Message: fmt.Sprintf("Create a new Stellar wallet on %s through the sponsored-account service and store its key in the new profile %s? It costs you nothing.",
-					d.Config.Network, quoted(req.Profile)),
-			}); err != nil {
-				return nil, err
+			address = w.PublicKey
+		}
+		if _, found, err := d.Horizon.Account(ctx, address); err != nil || !found {
+			detail := fmt.Sprintf("account %s was created and its key is stored in profile %q, but Horizon could not confirm it", address, req.Profile)
+			next := fmt.Sprintf("The wallet exists in profile %q: check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again.", req.Profile)
+			if err == nil {
+				return nil, walletFailure(errmap.SourceHorizon, errmap.CodeAccountMissing, detail+" (not found yet)", next)
 			}
-			kp, err := keypair.Random()
-			if err != nil {
-				return nil, fmt.Errorf("generate a key pair: %w", err)
-			}
-			ctx = WithSecrets(ctx, kp.Seed())
-			claim := credentials.Profile{Name: req.Profile, SecretKey: kp.Seed()}
-			if err := d.Store.Create(ctx, claim); err != nil {
-				return nil, err // PROFILE_EXISTS for the losers of a race: nothing was asked of anyone
-			}
-			w, err := d.Sponsor.Create(ctx, kp.Address())
-			if err != nil {
-				return nil, d.claimFailed(ctx, claim, kp.Address(), err)
-			}
-			address := kp.Address()
-			if w.PublicKey != address {
-				// The service created an account with a key pair of its own: that account's
-				// secret replaces the claimed one, which no account uses.
-				if w.SecretKey == "" {
-					return nil, walletFailure(errmap.SourceSponsor, errmap.CodeMalformedResponse, fmt.Sprintf("the service created account %s, not the requested %s, and returned no key for it; profile %q holds the requested key, which no account uses", w.PublicKey, address, req.Profile),
-						fmt.Sprintf("Report this to the sponsored-account service's operator; account %s cannot be used by this endpoint.", w.PublicKey))
-				}
-				ctx = WithSecrets(ctx, w.SecretKey)
-				if err := d.Store.Update(ctx, credentials.Profile{Name: req.Profile, SecretKey: w.SecretKey}); err != nil {
-					return nil, afterAccount(err, w.PublicKey, req.Profile,
-						fmt.Sprintf("account %s was created with the service's own key, which could not be stored in profile %q", w.PublicKey, req.Profile),
-						fmt.Sprintf("Account %s exists but this endpoint could not store its key; ask the operator to check the %s credential store, and do not run mindvault_setup_wallet for %q again.", w.PublicKey, d.Store.Kind(), req.Profile))
-				}
-				address = w.PublicKey
-			}
-			if _, found, err := d.Horizon.Account(ctx, address); err != nil || !found {
-				detail := fmt.Sprintf("account %s was created and its key is stored in profile %q, but Horizon could not confirm it", address, req.Profile)
-				next := fmt.Sprintf("The wallet exists in profile %q: check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again.", req.Profile)
-				if err == nil {
-					return nil, walletFailure(errmap.SourceHorizon, errmap.CodeAccountMissing, detail+" (not found yet)", next)
-				}
-				return nil, afterAccount(err, address, req.Profile, detail, next)
-			}
-			return &SetupWalletOutput{ProfileWallet: d.profileWallet(req.Profile, address), Created: true, Note: w.Note()}, nil
-		},
-	})
+			return nil, afterAccount(err, address, req.Profile, detail, next)
+		}
+		return &SetupWalletOutput{ProfileWallet: d.profileWallet(req.Profile, address), Created: true, Note: w.Note()}, nil
+	},
 }
 
 // claimFailed reports a sponsored-account call that failed after the profile was claimed.

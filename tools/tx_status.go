@@ -16,7 +16,7 @@ import (
 // TxStatusOutput is the result of mindvault_tx_status.
 type TxStatusOutput struct {
 	Status           string `json:"status" jsonschema:"enum=SUCCESS,enum=FAILED,enum=NOT_FOUND"`
-	Hash             string `json:"hash"`
+	Hash             string `json:"hash" jsonschema_description:"the hash looked up: lower-case hex, without a sha256: prefix"`
 	Ledger           uint32 `json:"ledger,omitempty"`
 	LedgerCloseTime  string `json:"ledgerCloseTime,omitempty" jsonschema_description:"ISO 8601, UTC"`
 	ApplicationOrder int32  `json:"applicationOrder,omitempty"`
@@ -28,36 +28,34 @@ type TxStatusOutput struct {
 	Message          string `json:"message,omitempty"`
 }
 
-// TxStatus is mindvault_tx_status.
-func TxStatus(d *Deps) *Tool {
-	return Define(Spec[requests.TxStatus, TxStatusOutput]{
-		Name:  "mindvault_tx_status",
-		Title: "Transaction status",
-		Description: "Looks up a Stellar transaction by hash on the configured Stellar RPC: SUCCESS, FAILED (with the " +
-			"result code) or NOT_FOUND (not applied yet, another network, or outside the RPC's retention window). Free. " +
-			"Use it after a payment or on-chain write whose outcome is unknown.",
-		Operation: "Transaction status failed",
-		Kind:      lookup(errmap.SourceRPC),
-		Run: func(ctx context.Context, req *requests.TxStatus) (*TxStatusOutput, error) {
-			tx, err := d.RPC.GetTransaction(ctx, req.TxHash)
-			if err != nil {
-				return nil, err
-			}
-			out := &TxStatusOutput{Status: tx.Status, Hash: req.TxHash, FeeBump: tx.FeeBump}
-			if tx.Status == rpc.TransactionStatusNotFound {
-				out.OldestLedger, out.LatestLedger = tx.OldestLedger, tx.LatestLedger
-				out.Message = fmt.Sprintf("Transaction not found on the configured RPC (ledgers %d-%d): it may not be applied yet (retry in a few seconds), belong to another network, or be older than the retention window.", tx.OldestLedger, tx.LatestLedger)
-				return out, nil
-			}
-			out.Ledger, out.ApplicationOrder = tx.Ledger, tx.ApplicationOrder
-			if tx.LedgerCloseTime > 0 {
-				out.LedgerCloseTime = time.Unix(tx.LedgerCloseTime, 0).UTC().Format(time.RFC3339)
-			}
-			out.ResultCode = resultCode(tx.ResultXDR)
-			out.ExplorerURL = d.Config.ExplorerURL(req.TxHash)
+// txStatus is mindvault_tx_status.
+var txStatus = Spec[requests.TxStatus, TxStatusOutput]{
+	Name:      "mindvault_tx_status",
+	Title:     "Transaction status",
+	Operation: "Transaction status failed",
+	Description: `Looks up a Stellar transaction by hash on the configured Stellar RPC: SUCCESS, FAILED (with
+		the result code) or NOT_FOUND (not applied yet, another network, or outside the RPC's
+		retention window). Free. Use it after a payment or on-chain write whose outcome is unknown.`,
+	Kind: lookup(errmap.SourceRPC),
+	Run: func(ctx context.Context, d *Deps, req *requests.TxStatus) (*TxStatusOutput, error) {
+		tx, err := d.RPC.GetTransaction(ctx, req.TxHash)
+		if err != nil {
+			return nil, err
+		}
+		out := &TxStatusOutput{Status: tx.Status, Hash: req.TxHash, FeeBump: tx.FeeBump}
+		if tx.Status == rpc.TransactionStatusNotFound {
+			out.OldestLedger, out.LatestLedger = tx.OldestLedger, tx.LatestLedger
+			out.Message = fmt.Sprintf("Transaction not found on the configured RPC (ledgers %d-%d): it may not be applied yet (retry in a few seconds), belong to another network, or be older than the retention window.", tx.OldestLedger, tx.LatestLedger)
 			return out, nil
-		},
-	})
+		}
+		out.Ledger, out.ApplicationOrder = tx.Ledger, tx.ApplicationOrder
+		if tx.LedgerCloseTime > 0 {
+			out.LedgerCloseTime = time.Unix(tx.LedgerCloseTime, 0).UTC().Format(time.RFC3339)
+		}
+		out.ResultCode = resultCode(tx.ResultXDR)
+		out.ExplorerURL = d.Config.ExplorerURL(req.TxHash)
+		return out, nil
+	},
 }
 
 // resultCode decodes a TransactionResult into its protocol code name, e.g. txSUCCESS.

@@ -39,31 +39,30 @@ type WalletInfoOutput struct {
 // baseReserve is the network's base reserve in stroops (0.5 XLM).
 const baseReserve = 5_000_000
 
-// WalletInfo is mindvault_wallet_info.
-func WalletInfo(d *Deps) *Tool {
-	return Define(Spec[requests.WalletInfo, WalletInfoOutput]{
-		Name:  "mindvault_wallet_info",
-		Title: "Wallet info",
-		Description: "Shows a profile's Stellar address, XLM balance (reserved and available) and USDC balance and status " +
-			"(missing account, no trustline, zero, funded), and whether the profile is a registered publisher. Free; " +
-			"never shows secrets. Call it before mindvault_buy or when a payment fails.",
-		Operation: "Wallet info failed",
-		Kind:      lookup(errmap.SourceHorizon),
-		Run: func(ctx context.Context, req *requests.WalletInfo) (*WalletInfoOutput, error) {
-			ctx, p, addr, err := d.address(ctx, req.Profile)
-			if err != nil {
-				return nil, err
-			}
-			acct, found, err := d.Horizon.Account(ctx, addr)
-			if err != nil {
-				return nil, err
-			}
-			out := walletState(acct, found, d.Config.USDCIssuer)
-			out.ProfileWallet = d.profileWallet(p.Name, addr)
-			out.PublisherRegistered = p.APIKey != ""
-			return out, nil
-		},
-	})
+// walletInfo is mindvault_wallet_info.
+var walletInfo = Spec[requests.WalletInfo, WalletInfoOutput]{
+	Name:      "mindvault_wallet_info",
+	Title:     "Wallet info",
+	Operation: "Wallet info failed",
+	Description: `Shows a profile's Stellar address, XLM balance (reserved and available) and USDC balance and
+		status (missing account, no trustline, zero, funded), and whether the profile is a
+		registered publisher. Free; never shows secrets. Call it before mindvault_buy or when a
+		payment fails.`,
+	Kind: lookup(errmap.SourceHorizon),
+	Run: func(ctx context.Context, d *Deps, req *requests.WalletInfo) (*WalletInfoOutput, error) {
+		ctx, p, addr, err := d.address(ctx, req.Profile)
+		if err != nil {
+			return nil, err
+		}
+		acct, found, err := d.Horizon.Account(ctx, addr)
+		if err != nil {
+			return nil, err
+		}
+		out := walletState(acct, found, d.Config.USDCIssuer)
+		out.ProfileWallet = d.profileWallet(p.Name, addr)
+		out.PublisherRegistered = p.APIKey != ""
+		return out, nil
+	},
 }
 
 // walletState classifies an account: USDC counts only with the configured issuer, and the

@@ -16,13 +16,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// Client calls one Horizon server.
-type Client struct{ svc *transport.Service }
-
-// New returns a client over svc (source horizon); svc reads Horizon's error answers with
-// ReadError unless it already has a reader.
-func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
-
 // Account is the part of a Horizon account the tools read (protocols/horizon.Account's
 // fields and JSON names).
 type Account struct {
@@ -46,6 +39,13 @@ type Asset struct {
 	Code   string `json:"asset_code,omitempty"`
 	Issuer string `json:"asset_issuer,omitempty"`
 }
+
+// Client calls one Horizon server.
+type Client struct{ svc *transport.Service }
+
+// New returns a client over svc (source horizon); svc reads Horizon's error answers with
+// ReadError unless it already has a reader.
+func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
 
 // Account reads an account. found is false (with no error) when Horizon answers 404: a
 // missing account is an expected state for a new wallet, not a failure.
