@@ -19,18 +19,13 @@
 //
 // Exits 0 when every assertion holds; otherwise prints "smoke-confirm: FAIL: ..." and exits 1.
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { assert, run } from './smoke-lib.mjs';
 
 const NAME = 'smoke-confirm';
 const MODERN = '2026-07-28';
 const RESOURCE = 'rustguide';
 const PRICE = 15_000_000n; // 1.5 USDC in 7-decimal units: the sandbox's seeded price
 const BUY = { name: 'mindvault_buy', arguments: { resourceId: RESOURCE, allowRepeat: true } };
-
-class AssertionFailure extends Error {}
-
-function assert(cond, message) {
-  if (!cond) throw new AssertionFailure(message);
-}
 
 // units parses a 7-decimal USDC string ("98.5000000") into units.
 function units(decimal) {
@@ -206,8 +201,4 @@ async function main() {
   console.log(`${NAME}: ok (${done.join('; ')})`);
 }
 
-main().catch((err) => {
-  const detail = err instanceof AssertionFailure ? err.message : err?.stack || String(err);
-  console.error(`${NAME}: FAIL: ${detail}`);
-  process.exit(1);
-});
+run(NAME, main);
