@@ -340,36 +340,56 @@ func (s *Sandbox) rpcSimulateTransaction(params json.RawMessage, f *Fault) (any,
 		ret, herr = reg.invoke(c)
 	}
 	archived := f != nil && f.Kind == KindArchived
-	if archived { // the call's entries are archived: restore them first
-		data := sorobanData(nil, append(slices.Clone(readOnly), readWrite...), false)
-		data.ResourceFee = xdr.Int64(20_000 + 8_000*len(data.Resources.Footprint.ReadWrite))
-		b, _ := xdr.MarshalBase64(data)
-		resp.RestorePreamble = &protocol.RestorePreamble{TransactionDataXDR: b, MinResourceFee: int64(data.ResourceFee)}
+	if archived {
+		resp.RestorePreamble = restorePreamble(sorobanData(nil, append(slices.Clone(readOnly), readWrite...), false))
 	}
 	if herr != nil {
-		if !archived {
-			events := diagnostics(inv.args.ContractAddress, c, herr)
-			resp.Error = hostErrorText(herr, events)
-			resp.EventsXDR = marshalAll(events)
-		}
+		hostFailure(&resp, inv, c, herr, archived)
 		return resp, nil
 	}
-	data := sorobanData(readOnly, readWrite, isWrite(c.fn))
-	var err error
-	if resp.TransactionDataXDR, err = xdr.MarshalBase64(data); err != nil {
-		return nil, &rpcError{Code: codeInternalError, Message: err.Error()}
-	}
-	resp.MinResourceFee = int64(data.ResourceFee)
 	auth := []string{}
 	if isWrite(c.fn) {
 		auth = marshalAll([]xdr.SorobanAuthorizationEntry{sourceAccountAuth(inv.args)})
 	}
+	if e := simulated(&resp, sorobanData(readOnly, readWrite, isWrite(c.fn)), ret, auth); e != nil {
+		return nil, e
+	}
+	return resp, nil
+}
+
+// restorePreamble is the answer for a call whose entries are archived: restore them first,
+// every entry the call touches read-write, priced by how many there are.
+func restorePreamble(data xdr.SorobanTransactionData) *protocol.RestorePreamble {
+	data.ResourceFee = xdr.Int64(20_000 + 8_000*len(data.Resources.Footprint.ReadWrite))
+	b, _ := xdr.MarshalBase64(data)
+	return &protocol.RestorePreamble{TransactionDataXDR: b, MinResourceFee: int64(data.ResourceFee)}
+}
+
+// hostFailure writes a failed invocation into resp: the host's error text and its diagnostic
+// events, except where the entries are archived, for which the server reports only the restore.
+func hostFailure(resp *protocol.SimulateTransactionResponse, inv *invocation, c *call, herr *hostError, archived bool) {
+	if archived {
+		return
+	}
+	events := diagnostics(inv.args.ContractAddress, c, herr)
+	resp.Error = hostErrorText(herr, events)
+	resp.EventsXDR = marshalAll(events)
+}
+
+// simulated writes a successful invocation into resp: the priced footprint, its fee and the
+// one host-function result with its authorization entries.
+func simulated(resp *protocol.SimulateTransactionResponse, data xdr.SorobanTransactionData, ret xdr.ScVal, auth []string) *rpcError {
+	var err error
+	if resp.TransactionDataXDR, err = xdr.MarshalBase64(data); err != nil {
+		return &rpcError{Code: codeInternalError, Message: err.Error()}
+	}
+	resp.MinResourceFee = int64(data.ResourceFee)
 	retB64, err := xdr.MarshalBase64(ret)
 	if err != nil {
-		return nil, &rpcError{Code: codeInternalError, Message: err.Error()}
+		return &rpcError{Code: codeInternalError, Message: err.Error()}
 	}
 	resp.Results = []protocol.SimulateHostFunctionResult{{ReturnValueXDR: &retB64, AuthXDR: &auth}}
-	return resp, nil
+	return nil
 }
 
 func checkFormat(format string) *rpcError {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
@@ -491,31 +492,15 @@ func (s *Sandbox) simulateToken(mode string, inv *invocation, f *Fault, latest u
 	readOnly, readWrite := w.tokenFootprint(c, nonces)
 	archived := f != nil && f.Kind == KindArchived
 	if archived {
-		data := tokenData(nil, append(append([]xdr.LedgerKey{}, readOnly...), readWrite...), 0)
-		data.ResourceFee = xdr.Int64(20_000 + 8_000*len(data.Resources.Footprint.ReadWrite))
-		b, _ := xdr.MarshalBase64(data)
-		resp.RestorePreamble = &protocol.RestorePreamble{TransactionDataXDR: b, MinResourceFee: int64(data.ResourceFee)}
+		resp.RestorePreamble = restorePreamble(tokenData(nil, append(slices.Clone(readOnly), readWrite...), 0))
 	}
 	if herr != nil {
-		if !archived {
-			diag := diagnostics(inv.args.ContractAddress, c, herr)
-			resp.Error = hostErrorText(herr, diag)
-			resp.EventsXDR = marshalAll(diag)
-		}
+		hostFailure(&resp, inv, c, herr, archived)
 		return resp, nil
 	}
-	data := tokenData(readOnly, readWrite, sigs)
-	var err error
-	if resp.TransactionDataXDR, err = xdr.MarshalBase64(data); err != nil {
-		return nil, &rpcError{Code: codeInternalError, Message: err.Error()}
+	if e := simulated(&resp, tokenData(readOnly, readWrite, sigs), ret, marshalAll(entries)); e != nil {
+		return nil, e
 	}
-	resp.MinResourceFee = int64(data.ResourceFee)
-	auth := marshalAll(entries)
-	retB64, err := xdr.MarshalBase64(ret)
-	if err != nil {
-		return nil, &rpcError{Code: codeInternalError, Message: err.Error()}
-	}
-	resp.Results = []protocol.SimulateHostFunctionResult{{ReturnValueXDR: &retB64, AuthXDR: &auth}}
 	diag := make([]xdr.DiagnosticEvent, len(events))
 	for i, ev := range events {
 		diag[i] = xdr.DiagnosticEvent{InSuccessfulContractCall: true, Event: ev}
