@@ -22,24 +22,30 @@ type guardCase struct {
 	answer  string    // the exact body of a refusal
 }
 
-// runGuard puts tc to mw in front of a handler that records what reached it.
-func runGuard(t *testing.T, mw func(http.Handler) http.Handler, tc guardCase) (rec *httptest.ResponseRecorder, reached bool, seen string) {
-	t.Helper()
-	method, path := tc.method, tc.path
+// testRequest is a request to the endpoint with headers set; method and path default to
+// POST /mcp.
+func testRequest(method, path string, body io.Reader, headers map[string]string) *http.Request {
 	if method == "" {
 		method = http.MethodPost
 	}
 	if path == "" {
 		path = "/mcp"
 	}
+	req := httptest.NewRequest(method, path, body)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return req
+}
+
+// runGuard puts tc to mw in front of a handler that records what reached it.
+func runGuard(t *testing.T, mw func(http.Handler) http.Handler, tc guardCase) (rec *httptest.ResponseRecorder, reached bool, seen string) {
+	t.Helper()
 	var body io.Reader = strings.NewReader(tc.body)
 	if tc.reader != nil {
 		body = tc.reader
 	}
-	req := httptest.NewRequest(method, path, body)
-	for k, v := range tc.headers {
-		req.Header.Set(k, v)
-	}
+	req := testRequest(tc.method, tc.path, body, tc.headers)
 	rec = httptest.NewRecorder()
 	mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reached = true
@@ -97,17 +103,7 @@ func TestHandlerGuardOrder(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			method, path := tc.method, tc.path
-			if method == "" {
-				method = "POST"
-			}
-			if path == "" {
-				path = "/mcp"
-			}
-			req := httptest.NewRequest(method, path, strings.NewReader(tc.body))
-			for k, v := range tc.headers {
-				req.Header.Set(k, v)
-			}
+			req := testRequest(tc.method, tc.path, strings.NewReader(tc.body), tc.headers)
 			rec := httptest.NewRecorder()
 			Handler(newTestServer(io.Discard)).ServeHTTP(rec, req)
 			if rec.Code != tc.status {
@@ -135,15 +131,8 @@ func TestRefusedRequestIsLogged(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			method := tc.method
-			if method == "" {
-				method = "POST"
-			}
-			req := httptest.NewRequest(method, "/mcp", strings.NewReader(`{}`))
+			req := testRequest(tc.method, "", strings.NewReader(`{}`), tc.headers)
 			req = req.WithContext(WithRequestID(req.Context(), "lambda-req-1"))
-			for k, v := range tc.headers {
-				req.Header.Set(k, v)
-			}
 			Handler(newTestServer(&logs)).ServeHTTP(httptest.NewRecorder(), req)
 			lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 			if len(lines) != 1 {

@@ -172,17 +172,7 @@ func TestChannelTable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			srv := newTestServer(&logs)
-			method, path := tc.method, tc.path
-			if method == "" {
-				method = "POST"
-			}
-			if path == "" {
-				path = "/mcp"
-			}
-			req := httptest.NewRequest(method, path, strings.NewReader(tc.body))
-			for k, v := range tc.headers {
-				req.Header.Set(k, v)
-			}
+			req := testRequest(tc.method, tc.path, strings.NewReader(tc.body), tc.headers)
 			rec := httptest.NewRecorder()
 			srv.ServeHTTP(rec, req)
 			if rec.Code != tc.status {
