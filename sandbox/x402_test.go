@@ -584,6 +584,44 @@ func TestUSDCToken(t *testing.T) {
 	}
 }
 
+// The token contract with its entries archived: simulation answers a restore of every entry
+// the call touches (read-write), and a call that would fail reports only the restore, as the
+// registry contract does.
+func TestUSDCTokenArchived(t *testing.T) {
+	sb, _ := start(t, "")
+	creator, _ := sb.Account("creator")
+	tokenSim := func(args ...xdr.ScVal) protocol.SimulateTransactionResponse {
+		t.Helper()
+		var sim protocol.SimulateTransactionResponse
+		rpcResult(t, sb, "simulateTransaction", protocol.SimulateTransactionRequest{
+			Transaction: b64(t, buildInvokeOn(t, sb.world.pay.sac.addr, zeroAccount, 0, "transfer", args, nil, nil))}, &sim)
+		return sim
+	}
+	ok := []xdr.ScVal{scAddress(sb.Demo.Address), scAddress(creator.Address), scI128(1)}
+	tooMuch := []xdr.ScVal{scAddress(sb.Demo.Address), scAddress(creator.Address), scI128(100*stroops + 1)}
+
+	var live xdr.SorobanTransactionData
+	plain := tokenSim(ok...)
+	if plain.RestorePreamble != nil || xdr.SafeUnmarshalBase64(plain.TransactionDataXDR, &live) != nil {
+		t.Fatalf("without the fault: %+v", plain)
+	}
+	touched := len(live.Resources.Footprint.ReadOnly) + len(live.Resources.Footprint.ReadWrite)
+
+	setFaults(t, sb, "service=rpc,kind=archived")
+	sim := tokenSim(ok...)
+	var data xdr.SorobanTransactionData
+	if sim.Error != "" || sim.RestorePreamble == nil || sim.RestorePreamble.MinResourceFee <= 0 ||
+		xdr.SafeUnmarshalBase64(sim.RestorePreamble.TransactionDataXDR, &data) != nil ||
+		len(data.Resources.Footprint.ReadWrite) != touched || len(data.Resources.Footprint.ReadOnly) != 0 ||
+		int64(data.ResourceFee) != sim.RestorePreamble.MinResourceFee {
+		t.Fatalf("archived transfer: %+v (restore data %+v, want %d entries read-write)", sim, data, touched)
+	}
+	setFaults(t, sb, "service=rpc,kind=archived")
+	if sim := tokenSim(tooMuch...); sim.Error != "" || len(sim.EventsXDR) != 0 || sim.RestorePreamble == nil || len(sim.Results) != 0 {
+		t.Fatalf("archived failing transfer: %+v", sim)
+	}
+}
+
 // buildInvokeOn is buildInvoke for any contract.
 func buildInvokeOn(t *testing.T, contract xdr.ScAddress, source string, seq int64, fn string, args []xdr.ScVal,
 	auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData) *txnbuild.Transaction {
