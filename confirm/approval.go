@@ -45,6 +45,10 @@ type Approval struct {
 	// after it took effect meets another balance or sequence and is refused, although the
 	// endpoint keeps no record of it.
 	Before string `json:"before,omitempty"`
+	// Nonce is the requestState's random nonce, set by Open and never sealed into the
+	// approval itself: the identity of this one approval (its payment's authorization nonce,
+	// its resource creation's Idempotency-Key), so that a replay cannot act a second time.
+	Nonce string `json:"-"`
 }
 
 // Request is what a seam hands the Gate: the approval, and how to ask for it.
@@ -130,6 +134,14 @@ func WithGate(ctx context.Context, g *Gate) context.Context {
 func GateFrom(ctx context.Context) *Gate {
 	g, _ := ctx.Value(gateKey{}).(*Gate)
 	return g
+}
+
+// ApprovalNonce is the nonce of the approval a round 2 acts on, "" outside one.
+func ApprovalNonce(ctx context.Context) string {
+	if g := GateFrom(ctx); g != nil && g.approved != nil {
+		return g.approved.Nonce
+	}
+	return ""
 }
 
 // Approve is GateFrom(ctx).Approve(r), for seams.

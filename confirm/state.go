@@ -150,5 +150,7 @@ func (k *Keeper) Open(state string, b Binding) (Approval, error) {
 	if p.Tool != b.Tool || p.Args != b.ArgsHash || p.Caller != callerDigest(b.Caller) || p.Profile != b.Profile || p.Network != b.Network {
 		return Approval{}, &InvalidState{ReasonOtherCall}
 	}
-	return p.Approved, nil
+	a := p.Approved
+	a.Nonce = p.Nonce
+	return a, nil
 }

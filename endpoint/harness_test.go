@@ -100,15 +100,46 @@ func (e *env) rpc(body string, out any) string {
 	return e.rpcCtx(context.Background(), body, out)
 }
 
+// mcpRequest is the POST /mcp request of body that every env and cluster helper sends, to the
+// in-process handler (url "/mcp") or to an endpoint process. Its headers are those a client of
+// the body's era sends: a body whose params._meta names a revision (the modern era) carries it
+// in MCP-Protocol-Version and repeats its method and params.name in Mcp-Method and Mcp-Name;
+// any other body is a legacy 2025-11-25 request. token, when set, is the bearer token.
+func mcpRequest(ctx context.Context, url, body, token string) *http.Request {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		panic(err) // the tests' own URLs always parse
+	}
+	req.Header.Set("Content-Type", "application/json")
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			Meta struct {
+				Version string `json:"io.modelcontextprotocol/protocolVersion"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal([]byte(body), &msg) // a body that is not a request is sent as legacy
+	if v := msg.Params.Meta.Version; v != "" {
+		req.Header.Set("MCP-Protocol-Version", v)
+		req.Header.Set("Mcp-Method", msg.Method)
+		if msg.Params.Name != "" {
+			req.Header.Set("Mcp-Name", msg.Params.Name)
+		}
+	} else {
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req
+}
+
 // rpcCtx sends a request whose context carries ctx's deadline, as Lambda's does.
 func (e *env) rpcCtx(ctx context.Context, body string, out any) string {
 	e.t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body)).WithContext(ctx)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	if e.token != "" {
-		req.Header.Set("Authorization", "Bearer "+e.token)
-	}
+	req := mcpRequest(ctx, "/mcp", body, e.token)
 	rec := httptest.NewRecorder()
 	e.b.Handler.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
@@ -163,14 +194,11 @@ func (e *env) call(tool, args string) result {
 // callCtx calls a tool within ctx (its deadline plays the invocation deadline).
 func (e *env) callCtx(ctx context.Context, tool, args string) result {
 	e.t.Helper()
-	if args == "" {
-		args = "{}"
-	}
 	var resp struct {
 		Result result `json:"result"`
 		Error  any    `json:"error"`
 	}
-	raw := e.rpcCtx(ctx, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`, &resp)
+	raw := e.rpcCtx(ctx, callBody(tool, args), &resp)
 	if resp.Error != nil {
 		e.t.Fatalf("%s: JSON-RPC error %v", tool, resp.Error)
 	}
@@ -178,19 +206,36 @@ func (e *env) callCtx(ctx context.Context, tool, args string) result {
 	return resp.Result
 }
 
+// callBody is the legacy tools/call request of tool with args ("" for none).
+func callBody(tool, args string) string {
+	if args == "" {
+		args = "{}"
+	}
+	return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
+}
+
 // ok asserts a success that conforms to the tool's outputSchema and returns it decoded.
 func (e *env) ok(tool string, r result) map[string]any {
 	e.t.Helper()
-	if r.IsError {
-		e.t.Fatalf("%s failed: %s", tool, r.Content[0].Text)
+	return okResult(e.t, e.schemas, tool, r)
+}
+
+// okResult is ok against the outputSchemas by tool of any endpoint (an env's or a cluster's).
+func okResult(t testing.TB, schemas map[string]json.RawMessage, tool string, r result) map[string]any {
+	t.Helper()
+	if len(r.Content) == 0 {
+		t.Fatalf("%s: no tool result: %s", tool, r.raw) // a JSON-RPC error, or no answer at all
 	}
-	if err := schemacheck.Validate(e.schemas[tool], r.Structured); err != nil {
-		e.t.Fatalf("%s result does not conform to its outputSchema: %v\n%s", tool, err, r.Structured)
+	if r.IsError {
+		t.Fatalf("%s failed: %s", tool, r.Content[0].Text)
+	}
+	if err := schemacheck.Validate(schemas[tool], r.Structured); err != nil {
+		t.Fatalf("%s result does not conform to its outputSchema: %v\n%s", tool, err, r.Structured)
 	}
 	// Only a purchase delivers more than its JSON: the bought text or file after it.
 	if len(r.Content) == 0 || r.Content[0].Type != "text" || r.Content[0].Text != string(r.Structured) ||
 		(len(r.Content) > 1 && tool != "mindvault_buy") {
-		e.t.Fatalf("%s: the first and only text block must repeat structuredContent", tool)
+		t.Fatalf("%s: the first and only text block must repeat structuredContent", tool)
 	}
 	var m map[string]any
 	_ = json.Unmarshal(r.Structured, &m)

@@ -200,8 +200,9 @@ func TestRepeatPurchase(t *testing.T) {
 				t.Errorf("the refusal lacks the earlier receipt's %q: %s", want, r.Content[0].Text)
 			}
 		}
-		if !strings.Contains(r.raw, `"nextAction":{"tool":"mindvault_buy","arguments":{"allowRepeat":true,"resourceId":"zkprimer"}}`) {
-			t.Errorf("the refusal lacks the repeat call as nextAction: %s", r.raw)
+		// The next action is a look; paying again is the user's decision (prose only).
+		if !strings.Contains(r.raw, `"nextAction":{"tool":"mindvault_purchase_history","arguments":{"resourceId":"zkprimer"}}`) {
+			t.Errorf("the refusal's nextAction is not the purchase history: %s", r.raw)
 		}
 		if r.Meta.Diag.ExecutionStarted || e.sb.PaidRequests("*") != 0 || e.sb.Count("api", "GET /resources/*") != 0 ||
 			usdc(e, e.sb.Demo.Address).Cmp(before) != 0 {
@@ -242,16 +243,28 @@ func TestRepeatPurchase(t *testing.T) {
 }
 
 // TestPurchaseHistoryNeverBlocksABuy: when the history cannot be read the purchase goes
-// ahead with a warning (even a repeat one, which the guard could not see); an API without
-// the route (404) means no record, not a failure.
+// ahead with a warning; an API without the route (404) means no record, not a failure. A
+// repeat purchase the history guard cannot see is still refused, by the payment rail: its
+// intent's nonce is already used, so nothing is sent (DUPLICATE_PAYMENT).
 func TestPurchaseHistoryNeverBlocksABuy(t *testing.T) {
 	e := newEnv(t, nil)
 	e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"llmprompts"}`))
+	t.Run("history 500 on a repeat purchase", func(t *testing.T) {
+		e := e.in(t)
+		e.faults("service=api,target=GET /buyers/*/payments,kind=status,status=500")
+		r := e.call("mindvault_buy", `{"resourceId":"llmprompts"}`)
+		e.fails("mindvault_buy", r, failure{category: "conflict", code: "DUPLICATE_PAYMENT", source: "x402", retry: "no"})
+		if e.sb.PaidRequests("GET /resources/*") != 0 || r.Meta.Diag.ExecutionStarted || r.Meta.Diag.StateChanged != "no" {
+			t.Fatalf("the repeat purchase was sent: %s", r.raw)
+		}
+		if !strings.Contains(r.raw, `"nextAction":{"tool":"mindvault_purchase_history"`) {
+			t.Fatalf("no look at the history as the next action: %s", r.raw)
+		}
+	})
 	cases := []struct {
 		name, plan, id string
 		warn           string // "" = no warning
 	}{
-		{"history 500 on a repeat purchase", "service=api,target=GET /buyers/*/payments,kind=status,status=500", "llmprompts", "server"},
 		{"history connection dropped", "service=api,target=GET /buyers/*/payments,kind=drop", "rustguide", "network"},
 		{"history of the wrong shape", "service=api,target=GET /buyers/*/payments,kind=malformed", "agentpromptpack", "unexpected response shape"},
 		{"history route missing (404)", "service=api,target=GET /buyers/*/payments,kind=status,status=404", "diagramset", ""},

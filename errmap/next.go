@@ -260,6 +260,11 @@ func codeNext(in nextInput) string {
 			return "Use your earlier purchase (mindvault_purchase_history lists it), or call " + toolBuy + " again with allowRepeat: true to pay for it again."
 		}
 		return "Use your earlier purchase (mindvault_purchase_history lists it), or call mindvault_buy with allowRepeat: true to pay for it again."
+	case CodeDuplicatePayment:
+		if in.is(toolPurchaseHistory) {
+			return "Do not pay again: the payment for this intent already settled once."
+		}
+		return "Do not pay again: the payment for this intent already settled once; mindvault_purchase_history shows it."
 	case CodeTxBadSequence:
 		return "Retry once: a new call rebuilds the transaction with a fresh sequence number."
 	case CodeTxExpired:

@@ -133,8 +133,10 @@ type Buy struct {
 	ResourceID   string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Catalog id of the resource to buy."`
 	MaxPriceUSDC *string `json:"maxPriceUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay, in USDC (default: the operator's MINDVAULT_MAX_AUTO_PAY_USDC, 10)."`
 	AllowRepeat  bool    `json:"allowRepeat,omitempty" jsonschema_description:"Buy again even though this wallet already bought the resource (refused by default with ALREADY_PURCHASED)."`
-	DryRun       bool    `json:"dryRun,omitempty" jsonschema_description:"Check price, wallet and network and show what would be paid; send nothing."`
-	Profile      *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile that pays (default: the configured default profile)."`
+	// IdempotencyKey names one purchase: the same key from the same wallet never pays twice.
+	IdempotencyKey *string `json:"idempotencyKey,omitempty" validate:"omitnil,idemkey" jsonschema_description:"Names this purchase so it is paid at most once: reuse the same key when you retry the same purchase (after a timeout or an unknown outcome), use a new key for a new purchase. 8-64 of A-Z a-z 0-9 _ -."`
+	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check price, wallet and network and show what would be paid; send nothing."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile that pays (default: the configured default profile)."`
 	Confirm
 }
 
@@ -164,6 +166,7 @@ type Publish struct {
 	NewResource
 	ResourceID     *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Resume a resource you created whose verification fee was never paid or whose on-chain registration failed: only the missing steps run. Instead of title, description, price and externalUrl."`
 	MaxFeeUSDC     *string `json:"maxFeeUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay for verification (default: MINDVAULT_MAX_AUTO_PAY_USDC)."`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty" validate:"omitnil,idemkey" jsonschema_description:"Names this publication so it creates one resource and pays one fee however often it is sent: reuse the same key when you retry the same publication, use a new key for a new one. 8-64 of A-Z a-z 0-9 _ -."`
 	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check everything the real call needs (API key, wallet, USDC for the current fee, maxFeeUsdc, mainnet confirmation) and show the steps; send nothing."`
 	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (needs a wallet and an API key from mindvault_register)."`
 	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds), for a dry run too, unless the operator set MINDVAULT_ALLOW_MAINNET."`

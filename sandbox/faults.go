@@ -66,6 +66,10 @@ type Fault struct {
 	// Paid restricts an api rule to requests that carry PAYMENT-SIGNATURE (true) or that
 	// do not (false); nil matches both.
 	Paid *bool
+	// After runs the real handler first, so whatever it does (a settlement, a creation)
+	// happens, and then answers with the fault instead; a settlement's PAYMENT-RESPONSE is
+	// kept on a status answer. It models a server that acted and then failed to answer.
+	After bool
 }
 
 // Header is one extra response header of a fault.
@@ -185,7 +189,7 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 	f.Target = target
 	f.Kind = strings.ToLower(kv["kind"])
 	needs := map[string]bool{} // keys the kind requires
-	allowed := map[string]bool{"service": true, "target": true, "kind": true, "count": true, "retry-after": true, "paid": true}
+	allowed := map[string]bool{"service": true, "target": true, "kind": true, "count": true, "retry-after": true, "paid": true, "after": true}
 	switch f.Kind {
 	case KindStatus:
 		needs["status"], allowed["body"] = true, true
@@ -249,6 +253,16 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 		}
 		f.Paid = &b
 	}
+	if v, ok := kv["after"]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil || (v != "true" && v != "false") {
+			return f, "after", fmt.Errorf("want true or false, got %q", v)
+		}
+		if b && f.Kind != KindStatus && f.Kind != KindDrop {
+			return f, "after", fmt.Errorf("only with kind=status or kind=drop")
+		}
+		f.After = b
+	}
 	if v, ok := kv["status"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 200 || n > 599 {
@@ -308,7 +322,7 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 
 func isKnownKey(k string) bool {
 	switch k {
-	case "service", "target", "kind", "status", "body", "code", "message", "delay", "count", "retry-after", "header", "paid":
+	case "service", "target", "kind", "status", "body", "code", "message", "delay", "count", "retry-after", "header", "paid", "after":
 		return true
 	}
 	return false

@@ -6,6 +6,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -261,6 +262,9 @@ func (s *Sandbox) oldestLedger(latest uint32) uint32 {
 	return latest - retentionWindow + 1
 }
 
+// Now is the sandbox's clock (Options.Now, or the wall clock), which its ledgers close by.
+func (s *Sandbox) Now() time.Time { return s.now() }
+
 // closeTime is the unix time at which a ledger closed (or will close).
 func (s *Sandbox) closeTime(seq uint32) int64 {
 	return s.t0.Unix() + (int64(seq)-firstLedger)*ledgerSeconds
@@ -308,6 +312,16 @@ func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f := s.plan.take(sv.name, keys, paid)
 	s.mu.Unlock()
 
+	if f != nil && f.After {
+		// The handler acts for real; only its answer is replaced.
+		done := httptest.NewRecorder()
+		sv.serve(done, r)
+		if f.Kind == KindStatus {
+			if pr := done.Header().Get("PAYMENT-RESPONSE"); pr != "" {
+				w.Header().Set("PAYMENT-RESPONSE", pr)
+			}
+		}
+	}
 	if f != nil && f.Kind == KindDrop {
 		s.log(sv.name, r, "dropped (fault)")
 		if hj, ok := w.(http.Hijacker); ok {
@@ -338,6 +352,12 @@ func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setFaultHeaders(rec, f)
+	if f.After {
+		if !writeCommonFault(rec, f) {
+			sv.fault(rec, r, f)
+		}
+		return
+	}
 	if f.Kind == KindDelay {
 		t := time.NewTimer(f.Delay)
 		defer t.Stop()

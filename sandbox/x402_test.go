@@ -35,7 +35,7 @@ func productService(src errmap.Source, url string) *transport.Service {
 
 // signer is the product's payment signer against the sandbox RPC.
 func signer(sb *Sandbox) *x402.Signer {
-	return &x402.Signer{RPC: stellarrpc.New(productService(errmap.SourceRPC, sb.RPCURL)), Passphrase: sb.Passphrase}
+	return &x402.Signer{RPC: stellarrpc.New(productService(errmap.SourceRPC, sb.RPCURL)), Passphrase: sb.Passphrase, Now: sb.Now}
 }
 
 func policy(sb *Sandbox) x402.Policy {
@@ -65,7 +65,7 @@ func quote(t *testing.T, sb *Sandbox, method, path string, body []byte) (*x402.R
 func signPayment(t *testing.T, sb *Sandbox, acct Account, method, path string, body []byte) (string, []byte) {
 	t.Helper()
 	pr, req, amount := quote(t, sb, method, path, body)
-	signed, err := signer(sb).Sign(context.Background(), keypair.MustParseFull(acct.Secret), pr, req, amount)
+	signed, err := signer(sb).Sign(context.Background(), keypair.MustParseFull(acct.Secret), pr, req, amount, nil)
 	if err != nil {
 		t.Fatalf("Sign: %v", err)
 	}
@@ -433,7 +433,7 @@ func TestBuyInsufficientFunds(t *testing.T) {
 	for name, want := range map[string]string{"zero": "Error(Contract, #10)", "notrust": "Error(Contract, #13)"} {
 		acct, _ := sb.Account(name)
 		pr, req, amount := quote(t, sb, "GET", "/resources/zkprimer", nil)
-		_, err := signer(sb).Sign(context.Background(), keypair.MustParseFull(acct.Secret), pr, req, amount)
+		_, err := signer(sb).Sign(context.Background(), keypair.MustParseFull(acct.Secret), pr, req, amount, nil)
 		var e *soroban.SimulationError
 		if !errors.As(err, &e) || !strings.Contains(e.Message, want) {
 			t.Errorf("%s: %v", name, err)

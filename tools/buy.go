@@ -17,12 +17,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stellar/go-stellar-sdk/amount"
+
 	"github.com/mindvault/mcp-endpoint/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/clients/transport"
 	"github.com/mindvault/mcp-endpoint/clients/x402"
 	"github.com/mindvault/mcp-endpoint/config"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/protocol"
 	"github.com/mindvault/mcp-endpoint/requests"
@@ -185,10 +188,15 @@ var buy = Spec[requests.Buy, BuyOutput]{
 				soroban.Decimal(price), kp.Address(), d.Config.Network, d.Config.X402Network, meta.PublisherWallet)
 			return out, nil
 		}
+		intent := buyIntent(ctx, d, req, kp.Address(), meta.ID)
 		res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
 			Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
-			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")"})})
+			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")"}),
+			Intent:  intent})
 		if err != nil {
+			if intent != nil && (isCode(err, errmap.CodeDuplicatePayment) || x402.IsSentRefused(err)) {
+				return nil, d.settledElsewhere(ctx, kp.Address(), req, meta.ID, err)
+			}
 			return nil, err
 		}
 		if !res.Response.OK() {
@@ -228,19 +236,80 @@ var buy = Spec[requests.Buy, BuyOutput]{
 				"and may have settled, so usdcBalanceAfter is not shown. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
 			return out, nil
 		}
-		out.USDCBalanceAfter = soroban.Decimal(balanceAfter(balance, res, kp.Address()))
+		if after, note := d.balanceAfter(ctx, kp.Address(), balance, res); note != "" {
+			out.Warnings = append(out.Warnings, note)
+		} else {
+			out.USDCBalanceAfter = soroban.Decimal(after)
+		}
 		return out, nil
 	},
 }
 
-// balanceAfter is the payer's USDC after a proven settlement: the balance read before
-// paying minus the amount, unless the payment went to the payer's own wallet (a publisher
-// buying its own resource), which moves nothing.
-func balanceAfter(before *big.Int, res *x402.Outcome, payer string) *big.Int {
-	if res.Requirement != nil && res.Requirement.PayTo == payer {
-		return before
+// balanceAfter reads the payer's USDC once the settlement is proven, so that the figure is
+// the wallet's and not a subtraction from a balance that concurrent payments may have
+// changed. A read that does not show this payment yet (Horizon lags the ledger) or fails is
+// not reported as the balance after; note says why.
+func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, res *x402.Outcome) (*big.Int, string) {
+	acct, found, err := d.Horizon.Account(ctx, payer)
+	if err != nil || !found {
+		return nil, "usdcBalanceAfter is not shown: the wallet could not be read after the payment; check mindvault_wallet_info."
 	}
-	return new(big.Int).Sub(before, res.Amount)
+	units, _ := amount.ParseInt64(walletState(acct, true, d.Config.USDCIssuer).USDC.Balance)
+	now := big.NewInt(units)
+	selfPaid := res.Requirement != nil && res.Requirement.PayTo == payer
+	if !selfPaid && now.Cmp(new(big.Int).Sub(before, res.Amount)) > 0 {
+		return nil, "usdcBalanceAfter is not shown: Horizon did not yet show this payment when the wallet was read; check mindvault_wallet_info."
+	}
+	return now, ""
+}
+
+// buyIntent is what a purchase's payment is for, from the strongest identity the call has:
+// a resource bought without allowRepeat is one purchase per wallet and network; an
+// idempotency key names one purchase; an approval (round 2) is one payment; an allowRepeat
+// buy without either is a new payment on purpose (nil: the simulation's random nonce).
+func buyIntent(ctx context.Context, d *Deps, req *requests.Buy, payer, id string) *x402.Intent {
+	switch {
+	case !req.AllowRepeat:
+		return &x402.Intent{Kind: "buy", Parts: []string{payer, d.Config.X402Network, id}}
+	case req.IdempotencyKey != nil:
+		return &x402.Intent{Kind: "key", Parts: []string{payer, "mindvault_buy", *req.IdempotencyKey}}
+	case confirm.ApprovalNonce(ctx) != "":
+		return &x402.Intent{Kind: "approval", Parts: []string{payer, confirm.ApprovalNonce(ctx)}}
+	}
+	return nil
+}
+
+// settledElsewhere answers a purchase whose intent's payment settled in another call (the
+// nonce was used: refused before sending, or by the seller after): the history, read once,
+// has the receipt (ALREADY_PURCHASED), or not yet (DUPLICATE_PAYMENT); a seller's refusal
+// that the history does not explain stays what it was. Either way this call paid nothing.
+func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests.Buy, id string, cause error) error {
+	history, err := d.API.Payments(ctx, payer)
+	if err == nil {
+		if earlier := lastPurchase(history, id, req.ResourceID); earlier != nil {
+			sent := x402.IsSentRefused(cause)
+			return errmap.With(alreadyPurchased(req, id, earlier), func(f *errmap.Facts) { f.ExecutionStarted = sent })
+		}
+	}
+	if x402.IsSentRefused(cause) {
+		return cause
+	}
+	if confirm.ApprovalNonce(ctx) != "" && req.AllowRepeat && req.IdempotencyKey == nil {
+		// The approval itself is the intent: it was carried out already.
+		cause = errmap.With(cause, func(f *errmap.Facts) {
+			f.Source, f.Code, f.Category = errmap.SourceRequest, errmap.CodeConfirmationStale, errmap.CategoryPayment
+			f.Detail = "this approval was already carried out: its payment settled in another call; nothing was paid"
+			f.Next = "Check mindvault_purchase_history: the approved purchase is done; ask the user before buying again."
+		})
+	}
+	return errmap.WithNextAction(cause, historyAction(req))
+}
+
+// historyAction is the look that shows a wallet's purchases of the resource.
+func historyAction(req *requests.Buy) *errmap.NextAction {
+	args := profileArgs(req.Profile)
+	args["resourceId"] = req.ResourceID
+	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
 }
 
 // undelivered is a paid answer that carries nothing usable. The money left when the
@@ -454,10 +523,11 @@ func alreadyPurchased(req *requests.Buy, id string, p *mindvault.Payment) error 
 		detail += ": " + strings.Join(parts, ", ")
 	}
 	again, _ := json.Marshal(repeatArguments(req))
-	next := fmt.Sprintf("Nothing was paid: use your earlier purchase (mindvault_purchase_history lists it), or, to pay for %s again, "+
+	next := fmt.Sprintf("Nothing was paid: use your earlier purchase (mindvault_purchase_history lists it), or, if the user wants to pay for %s again, "+
 		"call mindvault_buy with %s.", id, again)
-	return errmap.WithNextAction(refusal(errmap.CodeAlreadyPurchased, detail, next),
-		&errmap.NextAction{Tool: "mindvault_buy", Arguments: repeatArguments(req)})
+	// The next action is a look: paying again is the user's decision, never a step to follow.
+	e := errmap.WithNextAction(refusal(errmap.CodeAlreadyPurchased, detail, next), historyAction(req))
+	return errmap.With(e, func(f *errmap.Facts) { f.StateChanged = errmap.StateNo })
 }
 
 func amountPhrase(p *mindvault.Payment) string {

@@ -306,7 +306,9 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
 	res, err := r.d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
 		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
-			Approve: r.d.approvePayment(r.fee(fee, "", id))})
+			Approve: r.d.approvePayment(r.fee(fee, "", id)),
+			// One fee per resource, whichever call, instance or resume pays it.
+			Intent: &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.d.Config.X402Network, id}}})
 	if err == nil && !res.Response.OK() {
 		err = r.d.X402.Service().StatusError(res.Response)
 	}
@@ -411,7 +413,11 @@ func (r *publishRun) afterCreation(err error, id string) error {
 		fee = "its verification fee was paid (transaction " + f.TxHash + ") but no verdict came back"
 		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
 		action = r.resumeCall("mindvault_publish_status", id).action()
-	case f.PaymentExpiresAt != "":
+	case f.Code == errmap.CodeDuplicatePayment:
+		fee = "its verification fee was already paid by another call with the same intent"
+		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
+		action = r.resumeCall("mindvault_publish_status", id).action()
+	case f.PaymentExpiresAt != "" && f.StateChanged != errmap.StateNo:
 		fee = "its verification fee was sent with an unknown outcome"
 		next = fmt.Sprintf("Resource %s %s; do not publish it again, and do not pay its fee again before %s, when the signed payment expires. "+
 			"Then check mindvault_publish_status %s; if it still waits for the fee, call mindvault_publish with resourceId %s.", id, exists, f.PaymentExpiresAt, id, id)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/clients/registry"
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -204,6 +205,9 @@ func (d *Deps) write(ctx context.Context, id string, profile *string, fn string,
 			// The entry was just read: a refusal of the signer can name the wallet that may sign.
 			err = errmap.WithCreator(err, cur.Creator)
 		}
+		if confirm.ApprovalNonce(ctx) != "" && isCode(err, errmap.CodeTxBadSequence) {
+			err = usedApproval(err, id)
+		}
 		return nil, err
 	}
 	return &WriteOutput{Status: "success", ResourceID: id, Changed: true, TxHash: res.Hash, Ledger: res.Ledger,
@@ -228,4 +232,15 @@ func sameTags(a, b []string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
+}
+
+// usedApproval is a round 2 whose transaction, built on the approved sequence, met a sequence
+// already used: the approval was carried out by another call (or the account moved on), and
+// this transaction cannot apply. Nothing changed through it, and asking again is the way on.
+func usedApproval(err error, id string) error {
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.Code, f.Category, f.StateChanged, f.NextAction = errmap.CodeConfirmationStale, errmap.CategoryValidation, errmap.StateNo, nil
+		f.Detail = "the approved transaction's sequence number was already used (this approval was carried out by another call, or the account sent another transaction); this one cannot apply"
+		f.Next = "Check resource " + id + " with mindvault_registry_lookup; call again only if the user wants a new change, and the user will be asked again."
+	})
 }

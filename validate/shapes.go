@@ -133,7 +133,16 @@ var shapes = []shape{
 		message:  "must be an http:// or https:// URL of at most 2048 characters",
 		expected: "http(s) URL",
 	},
+	{
+		tag:      "idemkey",
+		check:    func(s string) bool { return len(s) >= 8 && len(s) <= 64 && idemKeyRe.MatchString(s) },
+		schema:   pattern(`^[A-Za-z0-9_-]+$`, 8, 64),
+		message:  "must be 8-64 characters of A-Z a-z 0-9 _ -",
+		expected: "idempotency key",
+	},
 }
+
+var idemKeyRe = lazyre.New(`^[A-Za-z0-9_-]+$`)
 
 var shapeByTag = func() map[string]shape {
 	m := make(map[string]shape, len(shapes))

@@ -220,3 +220,18 @@ func AuthEntries(sim *rpc.SimulateTransactionResponse) ([]xdr.SorobanAuthorizati
 	}
 	return out, nil
 }
+
+// NonceUsed reports a simulation refused with Error(Auth, ExistingValue): an authorization
+// entry's nonce is already consumed on chain, so the payment it signs has settled before.
+func NonceUsed(err error) bool {
+	var se *SimulationError
+	if !errors.As(err, &se) {
+		return false
+	}
+	for _, m := range hostPairRE.FindAllStringSubmatch(se.Message, 8) {
+		if m[1] == "Auth" && m[2] == "ExistingValue" {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,8 @@ package x402
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
 	"time"
@@ -34,8 +36,8 @@ type Outcome struct {
 	ExpiresAt  time.Time
 }
 
-// Do sends req; on a 402 it checks the requirement against policy, signs a payment and sends
-// the request once more with PAYMENT-SIGNATURE — exactly once. A non-402 first answer is
+// Do sends req; on a 402 it checks the requirement against policy, asks policy.Approve, signs
+// a payment and sends the request once more with PAYMENT-SIGNATURE — exactly once. A non-402 first answer is
 // returned as is for the caller to map; it is not the payment, so its failures do not mark
 // the tool's operation as started. The paid request is never retried.
 func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full, policy Policy) (*Outcome, error) {
@@ -56,15 +58,15 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	if err != nil {
 		return nil, err
 	}
-	signed, err := c.Signer.Sign(ctx, kp, pr, r, amount)
-	if err != nil {
-		return nil, err
-	}
 	if policy.Approve != nil {
-		// The signed payment has not left this process; it is dropped unless approved.
+		// Nothing is signed before the user approved exactly this payment.
 		if err := policy.Approve(ctx, Quote{Amount: new(big.Int).Set(amount), Asset: r.Asset, PayTo: r.PayTo, Network: r.Network}); err != nil {
 			return nil, err
 		}
+	}
+	signed, err := c.Signer.Sign(ctx, kp, pr, r, amount, policy.Intent)
+	if err != nil {
+		return nil, err
 	}
 	paid := req
 	paid.Header = req.Header.Clone()
@@ -83,11 +85,21 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: r, ExpiresAt: signed.ExpiresAt}
 	out.Settlement, _ = DecodeSettlement(resp.Header)
 	out.Confirmed = out.Settlement.Confirms(policy.Network, kp.Address())
+	expires := signed.ExpiresAt.UTC().Format(time.RFC3339)
 	switch {
 	case resp.OK():
 		return out, nil
-	case resp.Status == http.StatusPaymentRequired:
+	case out.Confirmed:
+		// A proof of settlement decides, whatever status came with it: paid, not delivered.
+		hash := out.Settlement.Transaction
 		return nil, errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+			f.ExecutionStarted, f.StateChanged, f.TxHash = true, errmap.StateYes, hash
+			f.Detail = fmt.Sprintf("the payment settled in transaction %s, but the seller answered HTTP %d instead of delivering", hash, resp.Status)
+		})
+	case resp.Status == http.StatusPaymentRequired:
+		// This answer did not settle the payment; the signed authorization stays valid until
+		// it expires, so nothing here may say the money can no longer move.
+		return nil, SentRefused{errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
 			said := f.UpstreamDetail
 			if said == "" {
 				said = errmap.ReadBody(f.Body).Message
@@ -100,22 +112,33 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 			}
 			// What the seller said, when it said something, tells more than this sentence.
 			f.UpstreamDetail = said
-			if said == "" {
-				f.Detail = "the payment was rejected at settlement; nothing was charged"
+			f.Detail = "the seller refused the payment, so this answer settled nothing; the signed authorization stays valid until " + expires
+			if said != "" {
+				f.Detail = said + "; " + f.Detail
 			}
-		})
-	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout || transport.IsRedirect(resp.Status):
+			f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateNo, expires
+		})}
+	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout || resp.Status == http.StatusTooManyRequests || transport.IsRedirect(resp.Status):
 		// The server may have settled before failing, or before redirecting (a redirect is
 		// never followed with the payment attached: that would be a second payment attempt):
 		// say so, and when it is safe to pay again.
-		e := c.Svc.StatusError(resp)
-		if out.Confirmed {
-			return nil, errmap.With(e, func(f *errmap.Facts) { f.StateChanged, f.TxHash = errmap.StateYes, out.Settlement.Transaction })
-		}
-		return nil, ambiguous(e, signed.ExpiresAt)
+		return nil, ambiguous(c.Svc.StatusError(resp), signed.ExpiresAt)
 	default:
 		return nil, c.Svc.StatusError(resp)
 	}
+}
+
+// SentRefused is a payment the seller refused with a 402 after it was sent: that answer
+// settled nothing. A caller whose payment carries an intent looks whether the intent's
+// payment settled elsewhere (a concurrent call that won the nonce).
+type SentRefused struct{ error }
+
+func (e SentRefused) Unwrap() error { return e.error }
+
+// IsSentRefused reports a SentRefused in err's chain.
+func IsSentRefused(err error) bool {
+	var s SentRefused
+	return errors.As(err, &s)
 }
 
 // unpaid marks a failure of the unpaid first request: a preparatory step, not the payment.

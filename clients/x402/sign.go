@@ -67,6 +67,15 @@ func ExpiresAt(closeTime int64, readAt time.Time, signed, expiration uint32) tim
 type Signer struct {
 	RPC        *stellarrpc.Client
 	Passphrase string
+	// Now is the clock a latest ledger's close time is checked against; nil is time.Now.
+	Now func() time.Time
+}
+
+func (s *Signer) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
 }
 
 // Signed is a payment ready to send.
@@ -79,7 +88,13 @@ type Signed struct {
 // Sign builds the `transfer(payer, payTo, amount)` invocation on the asset with the all-zero
 // source, simulates it to obtain the payer's auth entry, signs that entry's preimage,
 // re-simulates with the signature, and wraps the unsigned envelope in a v2 payload.
-func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Requirement, amount *big.Int) (*Signed, error) {
+//
+// With an intent the entry is signed with the intent's nonce (Intent.Nonce) instead of the
+// simulation's, and the enforcing re-simulation then tells whether that nonce is already
+// consumed: the intent's payment settled, and this one is refused as DUPLICATE_PAYMENT
+// before anything is sent to the seller (a consumed nonce makes the signed entry worthless,
+// so it is no payment whoever holds it).
+func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Requirement, amount *big.Int, intent *Intent) (*Signed, error) {
 	from, err := soroban.Account(kp.Address())
 	if err != nil {
 		return nil, err
@@ -98,7 +113,11 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err != nil {
 		return nil, err
 	}
-	readAt := time.Now()
+	readAt := s.now()
+	if err := saneLedger(latest.LedgerCloseTime, readAt); err != nil {
+		return nil, err
+	}
+	// Select bounds MaxTimeoutSeconds, so the ledger count is small and cannot wrap.
 	expiration := latest.Sequence + uint32((r.MaxTimeoutSeconds+LedgerSeconds-1)/LedgerSeconds)
 
 	draft, err := soroban.Build(soroban.ZeroAccount, 0, call, nil, nil, txnbuild.MinBaseFee)
@@ -117,6 +136,9 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err := checkEntry(entry, kp.Address(), call); err != nil {
 		return nil, err
 	}
+	if intent != nil {
+		entry.Credentials.Address.Nonce = xdr.Int64(intent.Nonce())
+	}
 	if err := signEntry(&entry, kp, s.Passphrase, expiration); err != nil {
 		return nil, err
 	}
@@ -126,6 +148,9 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	}
 	sim2, err := soroban.Simulate(ctx, s.RPC, withAuth, errmap.SourceX402, TokenErrors)
 	if err != nil {
+		if soroban.NonceUsed(err) {
+			return nil, Duplicate()
+		}
 		return nil, err
 	}
 	data, err := soroban.Resources(sim2, errmap.SourceX402, "the transfer")
@@ -151,8 +176,41 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	return &Signed{Header: header, ExpiresAt: expires, Payer: kp.Address()}, nil
 }
 
+// Bounds on the latest ledger a payment's expiry is counted from: its close time must be
+// the clock's, give or take. An RPC node that claims a ledger far ahead would make the
+// signed payment live that much longer; one far behind is not the network this call pays on.
+const (
+	maxLedgerAhead = time.Minute
+	maxLedgerBehind = 5 * time.Minute
+)
+
+// saneLedger refuses a latest ledger whose close time is unknown or not now.
+func saneLedger(closeTime int64, now time.Time) error {
+	bad := func(what string) error {
+		return soroban.Malformed(errmap.SourceRPC, "the latest ledger "+what+", so no payment expiry can be computed from it; nothing was signed")
+	}
+	if closeTime <= 0 {
+		return bad("has no close time")
+	}
+	ct := time.Unix(closeTime, 0)
+	switch {
+	case ct.After(now.Add(maxLedgerAhead)):
+		return bad("closes in the future (" + ct.UTC().Format(time.RFC3339) + ")")
+	case ct.Before(now.Add(-maxLedgerBehind)):
+		return bad("closed long ago (" + ct.UTC().Format(time.RFC3339) + ")")
+	}
+	return nil
+}
+
+// Duplicate is the refusal of a payment whose intent already settled: its nonce is consumed.
+func Duplicate() *errmap.Error {
+	e := refuse(errmap.CodeDuplicatePayment, "a payment for the same intent already settled (its authorization nonce is used); nothing was sent")
+	e.Facts.StateChanged = errmap.StateNo
+	return e
+}
+
 // checkEntry accepts only a legacy address-credential entry for the payer whose root
-// invocation is exactly the transfer, with no sub-invocations.
+// invocation is exactly the transfer on the asset contract, with no sub-invocations.
 func checkEntry(e xdr.SorobanAuthorizationEntry, payer string, call soroban.Call) error {
 	bad := func(what string) error { return soroban.Malformed(errmap.SourceX402, "the simulated auth entry "+what) }
 	if e.Credentials.Type != xdr.SorobanCredentialsTypeSorobanCredentialsAddress || e.Credentials.Address == nil {
@@ -166,6 +224,9 @@ func checkEntry(e xdr.SorobanAuthorizationEntry, payer string, call soroban.Call
 		return bad("is not a plain contract call")
 	}
 	fn := inv.Function.ContractFn
+	if cid, err := fn.ContractAddress.String(); err != nil || cid != call.Contract {
+		return bad("authorises a call on another contract than the payment's asset")
+	}
 	if string(fn.FunctionName) != call.Function || len(fn.Args) != len(call.Args) {
 		return bad("does not authorise the transfer")
 	}

@@ -13,7 +13,10 @@ package x402
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,11 +58,47 @@ type Policy struct {
 	Cap     *big.Int // most units the caller allows (maxPriceUsdc)
 	// Previewed is the price seen before paying, in units; nil when unknown.
 	Previewed *big.Int
-	// Approve, when set, is called once the payment is selected, checked and signed, right
-	// before it is sent, with what it pays; an error stops the call with nothing sent (the
+	// Approve, when set, is called once the payment is selected and checked, before it is
+	// signed, with what it pays; an error stops the call with nothing signed or sent (the
 	// user's confirmation, package confirm).
 	Approve func(ctx context.Context, q Quote) error
+	// Intent, when set, is the payment's identity (IntentNonce): the auth entry is signed
+	// with the nonce derived from it instead of the simulation's random one, so that however
+	// many calls, instances or replays carry the intent, the network settles at most one of
+	// them. nil is a new payment on purpose (allowRepeat without an idempotency key).
+	Intent *Intent
 }
+
+// Intent is what a payment is for, as its nonce is derived from: a kind and its parts
+// (e.g. "buy", payer, network, resource id). Two payments with equal intents share a nonce.
+type Intent struct {
+	Kind  string
+	Parts []string
+}
+
+// Nonce is the intent's authorization nonce: the first 8 bytes of
+// SHA-256("mindvault-intent-v1" ‖ 0 ‖ kind ‖ 0 ‖ part ‖ 0 ‖ …) read as a big-endian int64.
+// A length-free join is unambiguous because no part may hold a NUL byte (ids, addresses,
+// networks and keys never do; a part that does is replaced by its own hash).
+func (i *Intent) Nonce() int64 {
+	h := sha256.New()
+	h.Write([]byte("mindvault-intent-v1"))
+	for _, p := range append([]string{i.Kind}, i.Parts...) {
+		if strings.IndexByte(p, 0) >= 0 {
+			sum := sha256.Sum256([]byte(p))
+			p = hex.EncodeToString(sum[:])
+		}
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	return int64(binary.BigEndian.Uint64(h.Sum(nil)[:8]))
+}
+
+// MaxTimeoutSeconds is the longest validity a seller may ask for a signed payment. A signed
+// authorization can settle until it expires, so a seller asking for days (or a value that
+// wraps the ledger count) would hold a usable payment that long; x402 sellers ask for 60 to
+// 300 s.
+const MaxTimeoutSeconds = 600
 
 // Quote is what a payment about to be sent pays: amount in units, asset contract, payee and
 // x402 network, all from the selected requirement.
@@ -125,9 +164,12 @@ func Select(pr *Required, p Policy) (*Requirement, *big.Int, error) {
 	if sponsored, _ := candidate.Extra["areFeesSponsored"].(bool); !sponsored {
 		return nil, nil, refuse(errmap.CodeFeesNotSponsored, "the server does not sponsor network fees (areFeesSponsored is not true)")
 	}
-	amount, ok := new(big.Int).SetString(candidate.Amount, 10)
-	if !ok || amount.Sign() <= 0 {
-		return nil, nil, refuse(errmap.CodeUnsupportedRequirement, "the payment amount is not a positive integer")
+	if !canonicalUnits.MatchString(candidate.Amount) {
+		return nil, nil, refuse(errmap.CodeUnsupportedRequirement, "the payment amount is not a positive integer in canonical form")
+	}
+	amount, _ := new(big.Int).SetString(candidate.Amount, 10)
+	if !accountAddress.MatchString(candidate.PayTo) {
+		return nil, nil, refuse(errmap.CodeUnsupportedRequirement, "the payee is not a Stellar account (G…) address")
 	}
 	if p.Cap != nil && amount.Cmp(p.Cap) > 0 {
 		return nil, nil, refuse(errmap.CodePriceAboveCap, fmt.Sprintf("the server asks %s USDC, above the cap of %s USDC", decimal(amount), decimal(p.Cap)))
@@ -135,11 +177,21 @@ func Select(pr *Required, p Policy) (*Requirement, *big.Int, error) {
 	if p.Previewed != nil && amount.Cmp(p.Previewed) > 0 {
 		return nil, nil, refuse(errmap.CodePriceChanged, fmt.Sprintf("the server asks %s USDC, more than the previewed %s USDC", decimal(amount), decimal(p.Previewed)))
 	}
-	if candidate.MaxTimeoutSeconds <= 0 {
+	switch {
+	case candidate.MaxTimeoutSeconds <= 0:
 		candidate.MaxTimeoutSeconds = 300
+	case candidate.MaxTimeoutSeconds > MaxTimeoutSeconds:
+		return nil, nil, refuse(errmap.CodeUnsupportedRequirement, fmt.Sprintf("the payment would stay valid for %d s, above the %d s this endpoint signs for", candidate.MaxTimeoutSeconds, MaxTimeoutSeconds))
 	}
 	return candidate, amount, nil
 }
+
+var (
+	// canonicalUnits is a positive integer without sign, leading zeros or other decoration:
+	// what the seller's facilitator compares with the signed amount digit for digit.
+	canonicalUnits = lazyre.New(`^[1-9][0-9]{0,37}$`)
+	accountAddress = lazyre.New(`^G[A-Z2-7]{55}$`)
+)
 
 // Payload is the PAYMENT-SIGNATURE document.
 type Payload struct {

@@ -3,6 +3,8 @@ package x402
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"fmt"
 	"encoding/json"
 	"errors"
 	"math/big"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/network"
+	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
@@ -67,6 +70,15 @@ func TestSelectRefusesBeforeSigning(t *testing.T) {
 		{"other scheme", req("1", func(r map[string]any) { r["scheme"] = "upto" }), "UNSUPPORTED_REQUIREMENT"},
 		{"other asset", req("1", func(r map[string]any) { r["asset"] = "CCW67TSZV3SSS2HXMBQ5JFGCKJNXKZM7UQUWUZPUTHXSTZLEO7SJMI75" }), "UNSUPPORTED_REQUIREMENT"},
 		{"bad amount", req("1.5"), "UNSUPPORTED_REQUIREMENT"},
+		{"signed amount", req("+15000000"), "UNSUPPORTED_REQUIREMENT"},
+		{"leading zero", req("015000000"), "UNSUPPORTED_REQUIREMENT"},
+		{"zero", req("0"), "UNSUPPORTED_REQUIREMENT"},
+		{"contract payee", req("1", func(r map[string]any) { r["payTo"] = usdc }), "UNSUPPORTED_REQUIREMENT"},
+		{"payee not an address", req("1", func(r map[string]any) { r["payTo"] = "alice" }), "UNSUPPORTED_REQUIREMENT"},
+		{"validity at the bound", req("1", func(r map[string]any) { r["maxTimeoutSeconds"] = MaxTimeoutSeconds }), ""},
+		{"validity above the bound", req("1", func(r map[string]any) { r["maxTimeoutSeconds"] = MaxTimeoutSeconds + 1 }), "UNSUPPORTED_REQUIREMENT"},
+		{"half a year", req("1", func(r map[string]any) { r["maxTimeoutSeconds"] = 18_000_000 }), "UNSUPPORTED_REQUIREMENT"},
+		{"wraps uint32 ledgers", req("1", func(r map[string]any) { r["maxTimeoutSeconds"] = int64(6) << 32 }), "UNSUPPORTED_REQUIREMENT"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -289,12 +301,17 @@ func TestSignEntryVerifies(t *testing.T) {
 	if err := kp.Verify(digest[:], *m[1].Val.Bytes); err != nil {
 		t.Fatalf("signature does not verify: %v", err)
 	}
-	if err := checkEntry(entry, kp.Address(), soroban.Call{Function: "transfer", Args: []xdr.ScVal{from, to, amt}}); err != nil {
+	if err := checkEntry(entry, kp.Address(), soroban.Call{Contract: usdc, Function: "transfer", Args: []xdr.ScVal{from, to, amt}}); err != nil {
 		t.Fatal(err)
 	}
 	other, _ := soroban.I128(big.NewInt(1))
-	if err := checkEntry(entry, kp.Address(), soroban.Call{Function: "transfer", Args: []xdr.ScVal{from, to, other}}); err == nil {
+	if err := checkEntry(entry, kp.Address(), soroban.Call{Contract: usdc, Function: "transfer", Args: []xdr.ScVal{from, to, other}}); err == nil {
 		t.Fatal("an entry authorising another amount was accepted")
+	}
+	// The same transfer on another contract than the payment's asset is not this payment.
+	otherContract, _ := strkey.Encode(strkey.VersionByteContract, make([]byte, 32))
+	if err := checkEntry(entry, kp.Address(), soroban.Call{Contract: otherContract, Function: "transfer", Args: []xdr.ScVal{from, to, amt}}); err == nil {
+		t.Fatal("an entry authorising a call on another contract was accepted")
 	}
 }
 
@@ -333,5 +350,53 @@ func TestAmbiguousOnlyWhenSent(t *testing.T) {
 		if e.Facts.StateChanged != tc.facts.StateChanged {
 			t.Errorf("%s: the error passed in was changed in place", tc.name)
 		}
+	}
+}
+
+// TestIntentNonce pins the derivation: the nonce is the intent's identity on chain, so an
+// endpoint of another version must derive the same one for the same intent (two instances
+// of a rolling deployment share the guarantee), and different intents must not collide.
+func TestIntentNonce(t *testing.T) {
+	buy := Intent{Kind: "buy", Parts: []string{"GABC", "stellar:testnet", "rustguide"}}
+	h := sha256.Sum256([]byte("mindvault-intent-v1\x00buy\x00GABC\x00stellar:testnet\x00rustguide"))
+	if want := int64(binary.BigEndian.Uint64(h[:8])); buy.Nonce() != want {
+		t.Fatalf("nonce %d, want %d (the documented derivation)", buy.Nonce(), want)
+	}
+	seen := map[int64]string{}
+	for _, in := range []Intent{
+		buy,
+		{Kind: "buy", Parts: []string{"GABC", "stellar:pubnet", "rustguide"}},
+		{Kind: "buy", Parts: []string{"GABD", "stellar:testnet", "rustguide"}},
+		{Kind: "buy", Parts: []string{"GABC", "stellar:testnet", "rustguide2"}},
+		{Kind: "key", Parts: []string{"GABC", "mindvault_buy", "rustguide"}},
+		{Kind: "buy", Parts: []string{"GABC", "stellar:testnetrustguide"}},
+		{Kind: "buy", Parts: []string{"GABC\x00stellar:testnet", "rustguide"}},
+	} {
+		n := in.Nonce()
+		if prev, dup := seen[n]; dup {
+			t.Fatalf("intents %s and %v share nonce %d", prev, in, n)
+		}
+		seen[n] = fmt.Sprint(in)
+	}
+}
+
+func TestSaneLedger(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	for _, tc := range []struct {
+		name  string
+		close int64
+		ok    bool
+	}{
+		{"just closed", now.Unix() - 5, true},
+		{"slightly ahead", now.Unix() + 30, true},
+		{"no close time", 0, false},
+		{"far ahead", now.Unix() + 3600, false},
+		{"far behind", now.Unix() - 3600, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := saneLedger(tc.close, now); (err == nil) != tc.ok {
+				t.Fatalf("saneLedger = %v, want ok %v", err, tc.ok)
+			}
+		})
 	}
 }

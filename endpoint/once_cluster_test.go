@@ -1,0 +1,164 @@
+package endpoint_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// The exactly-once guarantee is about intents, not calls: however many calls, instances or
+// replays carry one purchase, one approval or one idempotency key, the wallet pays once. These
+// tests send the calls at once to two endpoint processes that share nothing but the sandbox,
+// as Lambda's instances share nothing but the downstreams, and count what the network
+// settled (the wallet's balance and the seller's purchase records), not what the product says.
+
+// settled is what the sandbox shows of a wallet's payments for one resource: the purchase
+// records the seller kept and the USDC that left the wallet.
+type settled struct {
+	records int
+	spent   int64
+}
+
+func (c *cluster) settledFor(t *testing.T, payer, id string, before int64) settled {
+	t.Helper()
+	n := 0
+	for _, p := range c.sb.Purchases(payer) {
+		if p == id {
+			n++
+		}
+	}
+	after, ok := c.sb.USDCBalance(payer)
+	if !ok {
+		t.Fatal("no balance for the payer")
+	}
+	return settled{records: n, spent: before - after}
+}
+
+func (c *cluster) balance(t *testing.T, addr string) int64 {
+	t.Helper()
+	units, ok := c.sb.USDCBalance(addr)
+	if !ok {
+		t.Fatal("no balance")
+	}
+	return units
+}
+
+// noPaymentClaimed fails when a losing call does not say that nothing was charged, or
+// invites a blind retry.
+func noPaymentClaimed(t *testing.T, r result) {
+	t.Helper()
+	if !r.IsError {
+		return
+	}
+	d := r.Meta.Diag
+	if d == nil || d.StateChanged != "no" || d.Retry == "safe" {
+		t.Errorf("a losing call must say nothing was charged and not invite a blind retry: %s", tail(r.raw, 600))
+	}
+}
+
+// TestOnceIdenticalBuysAcrossInstances: N identical buys (no allowRepeat) sent at once over
+// two processes settle once; the others are ALREADY_PURCHASED or DUPLICATE_PAYMENT (or a
+// seller's refusal of the used nonce), each saying nothing was charged; the same buys sent
+// again one after another pay nothing more.
+func TestOnceIdenticalBuysAcrossInstances(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	payer := c.sb.Demo.Address
+	const id, price, n = "datasetcard", 5_000_000, 6
+	before := c.balance(t, payer)
+	rs := c.all(n, func(k int) result { return c.call(k, "mindvault_buy", `{"resourceId":"`+id+`"}`) })
+	wins := 0
+	for _, r := range rs {
+		if !r.IsError {
+			wins++
+			continue
+		}
+		noPaymentClaimed(t, r)
+		switch code := r.Meta.Diag.Code; code {
+		case "ALREADY_PURCHASED", "DUPLICATE_PAYMENT", "PAYMENT_REJECTED":
+		default:
+			t.Errorf("a losing buy answered %s: %s", code, tail(r.raw, 400))
+		}
+	}
+	got := c.settledFor(t, payer, id, before)
+	if wins != 1 || got.records != 1 || got.spent != price {
+		t.Fatalf("%d successes, %d purchase records, %d units spent; want 1, 1, %d", wins, got.records, got.spent, price)
+	}
+	for k := range 3 {
+		r := c.call(k, "mindvault_buy", `{"resourceId":"`+id+`"}`)
+		if !r.IsError || r.Meta.Diag.Code != "ALREADY_PURCHASED" {
+			t.Fatalf("a later identical buy was not refused as ALREADY_PURCHASED: %s", tail(r.raw, 400))
+		}
+	}
+	if got := c.settledFor(t, payer, id, before); got.records != 1 || got.spent != price {
+		t.Fatalf("after the sequential repeats: %+v", got)
+	}
+}
+
+// TestOnceApprovalReplayedAcrossInstances: one accepted round 2 (allowRepeat, so only the
+// approval identifies the payment) sent N times at once to both processes pays once, and
+// again one after another pays nothing more.
+func TestOnceApprovalReplayedAcrossInstances(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	payer := c.sb.Demo.Address
+	const id, price, n = "zkprimer", 62_500_000, 6
+	args := `{"resourceId":"` + id + `","allowRepeat":true}`
+	before := c.balance(t, payer)
+	state, msg := c.asked(c.modern(0, "mindvault_buy", args, capsForm, ""))
+	if !strings.Contains(msg, "Pay 6.25 USDC") {
+		t.Fatalf("round 1 asked %q", msg)
+	}
+	as := atOnce(n, func(k int) modernAnswer { return c.modern(k, "mindvault_buy", args, capsForm, answer(state, accept)) })
+	wins := 0
+	for _, a := range as {
+		if !a.call.IsError && a.status == 200 && strings.Contains(a.raw, `"settlement":"confirmed"`) {
+			wins++
+			continue
+		}
+		noPaymentClaimed(t, a.call)
+	}
+	if got := c.settledFor(t, payer, id, before); wins != 1 || got.records != 1 || got.spent != price {
+		t.Fatalf("%d successes, %+v; want one payment of %d", wins, got, price)
+	}
+	for k := range 3 {
+		a := c.modern(k, "mindvault_buy", args, capsForm, answer(state, accept))
+		if !a.call.IsError {
+			t.Fatalf("a sequential replay of the approval succeeded: %s", tail(a.raw, 400))
+		}
+		noPaymentClaimed(t, a.call)
+	}
+	if got := c.settledFor(t, payer, id, before); got.records != 1 || got.spent != price {
+		t.Fatalf("after the sequential replays: %+v", got)
+	}
+}
+
+// TestOnceIdempotencyKeyAfterALostAnswer: a buy whose paid answer was lost after the seller
+// settled it (the connection dropped) is unknown; the retry with the same idempotencyKey,
+// on the other process, settles nothing more. A new key is a new purchase.
+func TestOnceIdempotencyKeyAfterALostAnswer(t *testing.T) {
+	c := newCluster(t, 2, map[string]string{"MINDVAULT_PAYMENT_TIMEOUT_MS": "5000"})
+	payer := c.sb.Demo.Address
+	const id, price = "gotestingtips", 7_500_000
+	args := `{"resourceId":"` + id + `","allowRepeat":true,"idempotencyKey":"order-4711"}`
+	before := c.balance(t, payer)
+	if err := c.sb.SetFaults("service=api,target=GET /resources/" + id + ",paid=true,kind=drop,after=true,count=1"); err != nil {
+		t.Fatal(err)
+	}
+	r := c.call(0, "mindvault_buy", args)
+	if !r.IsError || r.Meta.Diag.StateChanged != "unknown" {
+		t.Fatalf("a dropped paid answer must be an unknown outcome: %s", tail(r.raw, 500))
+	}
+	if got := c.settledFor(t, payer, id, before); got.records != 1 || got.spent != price {
+		t.Fatalf("the dropped answer's payment did not settle as the fault intends: %+v", got)
+	}
+	r = c.call(1, "mindvault_buy", args)
+	if !r.IsError {
+		t.Fatalf("the retry with the same key paid again: %s", tail(r.raw, 400))
+	}
+	noPaymentClaimed(t, r)
+	if got := c.settledFor(t, payer, id, before); got.records != 1 || got.spent != price {
+		t.Fatalf("the retry settled more: %+v", got)
+	}
+	c.ok("mindvault_buy", c.call(1, "mindvault_buy", `{"resourceId":"`+id+`","allowRepeat":true,"idempotencyKey":"order-4712"}`))
+	if got := c.settledFor(t, payer, id, before); got.records != 2 || got.spent != 2*price {
+		t.Fatalf("a new key is a new purchase: %+v", got)
+	}
+}
