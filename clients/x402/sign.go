@@ -180,7 +180,7 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 // the clock's, give or take. An RPC node that claims a ledger far ahead would make the
 // signed payment live that much longer; one far behind is not the network this call pays on.
 const (
-	maxLedgerAhead = time.Minute
+	maxLedgerAhead  = time.Minute
 	maxLedgerBehind = 5 * time.Minute
 )
 
