@@ -184,6 +184,11 @@ type diagnostic struct {
 	Next              string         `json:"next"`
 	Upstream          map[string]any `json:"upstream"`
 	TxHash            string         `json:"txHash"`
+	PaymentExpiresAt  string         `json:"paymentExpiresAt"`
+	NextAction        *struct {
+		Tool      string         `json:"tool"`
+		Arguments map[string]any `json:"arguments"`
+	} `json:"nextAction"`
 }
 
 func (e *env) call(tool, args string) result {

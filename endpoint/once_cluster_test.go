@@ -162,3 +162,56 @@ func TestOnceIdempotencyKeyAfterALostAnswer(t *testing.T) {
 		t.Fatalf("a new key is a new purchase: %+v", got)
 	}
 }
+
+// TestSettlementProofDecides: a paid answer that is not 2xx but carries a PAYMENT-RESPONSE
+// proving the settlement is "paid, not delivered" (stateChanged yes, with the hash), whatever
+// its status; without the proof a 429 or 5xx is unknown until the payment expires, and a 402
+// settled nothing by that answer, without claiming the signed payment can no longer move.
+func TestSettlementProofDecides(t *testing.T) {
+	e := newEnv(t, nil)
+	const id = "gotestingtips"
+	payer := e.sb.Demo.Address
+	for _, tc := range []struct {
+		name, plan string
+		state      string
+		settles    bool
+	}{
+		{"409 with proof", "kind=status,status=409,after=true", "yes", true},
+		{"404 with proof", "kind=status,status=404,after=true", "yes", true},
+		{"402 with proof", "kind=status,status=402,after=true", "yes", true},
+		{"429 with proof", "kind=status,status=429,after=true", "yes", true},
+		{"503 with proof", "kind=status,status=503,after=true", "yes", true},
+		{"429 without proof", "kind=status,status=429", "unknown", false},
+		{"502 without proof", "kind=status,status=502", "unknown", false},
+		{"402 refusal", "kind=status,status=402", "no", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := e.in(t)
+			e.faults("service=api,target=GET /resources/" + id + ",paid=true,count=1," + tc.plan)
+			before := len(e.sb.Purchases(payer))
+			r := e.call("mindvault_buy", `{"resourceId":"`+id+`","allowRepeat":true}`)
+			d := r.Meta.Diag
+			if !r.IsError || d == nil || d.StateChanged != tc.state {
+				t.Fatalf("stateChanged %v, want %s: %s", d, tc.state, tail(r.raw, 500))
+			}
+			if settled := len(e.sb.Purchases(payer)) - before; settled != map[bool]int{true: 1, false: 0}[tc.settles] {
+				t.Fatalf("%d settlements, the fault intends settles=%v", settled, tc.settles)
+			}
+			text := r.Content[0].Text
+			switch tc.state {
+			case "yes":
+				if len(d.TxHash) != 64 || !strings.Contains(text, d.TxHash) || d.Retry != "no" {
+					t.Fatalf("a proven settlement must be reported with its hash and no retry: %s", tail(r.raw, 500))
+				}
+			case "unknown":
+				if d.PaymentExpiresAt == "" {
+					t.Fatalf("an unknown outcome needs paymentExpiresAt: %s", tail(r.raw, 500))
+				}
+			case "no":
+				if strings.Contains(text, "nothing was charged") || d.PaymentExpiresAt == "" || !strings.Contains(text, "stays valid until") {
+					t.Fatalf("a 402 after sending must say the signed payment stays valid until it expires: %s", tail(r.raw, 500))
+				}
+			}
+		})
+	}
+}
