@@ -511,11 +511,9 @@ func (s *Sandbox) apiRegister(w http.ResponseWriter, r *http.Request, params []s
 	if withXDR {
 		source = env.SourceAccount().ToAccountId().Address()
 	}
-	for _, pt := range wd.pending {
-		if pt.env.SourceAccount().ToAccountId().Address() == source {
-			s.registrationFailed(w, res.id, "sendTransaction: TRY_AGAIN_LATER (another transaction from the account is pending)", "")
-			return
-		}
+	if wd.queued(source) {
+		s.registrationFailed(w, res.id, "sendTransaction: TRY_AGAIN_LATER (another transaction from the account is pending)", "")
+		return
 	}
 	var hash string
 	if withXDR {
