@@ -202,8 +202,22 @@
 //
 // POST /resources {title, description?, price, walletAddress?, externalUrl} (strict) → 201
 // the resource (id: "r" + 16 hex, verificationStatus pending, listed false, onchainStatus
-// none, resourceType link, walletAddress defaulting to the publisher's); an Idempotency-Key
-// the publisher used before answers the same resource.
+// none, resourceType link, walletAddress defaulting to the publisher's). CreatedResources
+// counts the resources it created.
+//
+// Idempotency-Key on POST /resources is kept per publisher (API key) for 24 h (Options.Now)
+// from its first use. Authentication and body validation come first: a 401 or 400 claims
+// nothing. A key not in use (or older than 24 h) is claimed by the request, which creates
+// the resource and keeps its answer. A key whose request completed answers that first
+// answer again, byte for byte (201 with the same resource id, as it was then), and creates
+// nothing. A key whose request is still in progress answers 409 {"error":"Idempotent request
+// already in progress"}. A key used with a different request (other validated fields; order
+// and spacing do not count) answers 422 {"error":"Idempotency-Key reused with a different
+// request"}, in progress or completed. A delay fault stalls a keyed request after it has
+// claimed the key, so the key is in progress for the stall; the creation completes even when
+// the client gives up (the stall then ends), as a real server finishes its work, so the
+// client's retry with the key receives the resource. Without the header nothing changes: a
+// delay fault stalls before the route, and each request creates a resource.
 //
 // GET /resources/{id}/register/prepare → {unsignedXdr, networkPassphrase, metadata:
 // {resourceId, creator, price, title, description}}: register(wallet, id, price units,
@@ -258,7 +272,9 @@
 //	             the wrong type); body= overrides it
 //	  rpcerror   rpc only: code=N, optional message=..., a JSON-RPC error object with HTTP 200
 //	  delay      delay=<Go duration>: stall that long, then answer normally; the stall ends
-//	             early when the client gives up, freeing the handler
+//	             early when the client gives up, freeing the handler. API: a POST /resources
+//	             with an Idempotency-Key stalls after claiming the key, and creates anyway
+//	             (see Publisher routes)
 //	  drop       close the connection without a response
 //	  The chain kinds (rpc only) change what the simulated chain answers; target defaults to
 //	  the first method named and must be one of them:

@@ -394,3 +394,168 @@ func TestSettlementWaitsForTheFacilitatorQueue(t *testing.T) {
 		t.Fatalf("the facilitator's own transaction: %+v", g)
 	}
 }
+
+// idemSlot reports the state of a publisher's Idempotency-Key: "", "in progress" or "done".
+func idemSlot(sb *Sandbox, apiKey, key string) string {
+	sb.world.cat.RLock()
+	defer sb.world.cat.RUnlock()
+	p := sb.world.pubs.byKey[keyDigest(apiKey)]
+	if p == nil {
+		return ""
+	}
+	switch e := sb.world.pubs.idem[p.id+"\n"+key]; {
+	case e == nil:
+		return ""
+	case e.done:
+		return "done"
+	}
+	return "in progress"
+}
+
+func waitSlot(t *testing.T, sb *Sandbox, apiKey, key, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for idemSlot(sb, apiKey, key) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("key %s: %q, want %q", key, idemSlot(sb, apiKey, key), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+const evalBody = `{"title":"Agent Eval Notes","description":"How we evaluate agents.","price":"1.50","externalUrl":"https://example.com/evals"}`
+
+// TestCreateResourceIdempotencyKey: a completed key answers its first answer again, byte for
+// byte, and creates nothing; the same key with another request is 422; keys are per
+// publisher and live 24 h; a refused request (400) does not claim its key; without the
+// header every request creates.
+func TestCreateResourceIdempotencyKey(t *testing.T) {
+	sb, clk := start(t, "")
+	keyed := func(apiKey, idem string) map[string]string {
+		return map[string]string{"x-api-key": apiKey, "Idempotency-Key": idem}
+	}
+	first := post(t, sb.APIURL+"/resources", evalBody, keyed(sb.DemoAPIKey, "k1"))
+	var res resourceBody
+	mustJSON(t, first.body, &res)
+	if first.status != 201 || res.ID == "" || sb.CreatedResources() != 1 {
+		t.Fatalf("first: %d %s, %d created", first.status, first.body, sb.CreatedResources())
+	}
+	// The resource changes; the key still answers what the first request was answered.
+	sb.world.cat.Lock()
+	sb.world.byID[res.ID].status = "verified"
+	sb.world.cat.Unlock()
+	// The same fields in another order and spacing are the same request.
+	same := `{ "externalUrl":"https://example.com/evals", "price":"1.50", "title":"Agent Eval Notes", "description":"How we evaluate agents." }`
+	for _, body := range []string{evalBody, same} {
+		again := post(t, sb.APIURL+"/resources", body, keyed(sb.DemoAPIKey, "k1"))
+		if again.status != first.status || !bytes.Equal(again.body, first.body) || again.header.Get("Content-Type") != first.header.Get("Content-Type") {
+			t.Fatalf("replay: %d %s\nwant the first answer: %d %s", again.status, again.body, first.status, first.body)
+		}
+	}
+	if n := sb.CreatedResources(); n != 1 {
+		t.Fatalf("replays created resources: %d", n)
+	}
+	// The same key with another request.
+	other := strings.Replace(evalBody, `"1.50"`, `"2.00"`, 1)
+	if r := post(t, sb.APIURL+"/resources", other, keyed(sb.DemoAPIKey, "k1")); r.status != 422 ||
+		string(r.body) != `{"error":"Idempotency-Key reused with a different request"}` {
+		t.Fatalf("reused with another body: %d %s", r.status, r.body)
+	}
+	// Keys are per publisher: another publisher's k1 is its own.
+	creator, _ := sb.Account("creator")
+	var pub struct{ APIKey string }
+	mustJSON(t, post(t, sb.APIURL+"/publishers", `{"name":"Other","email":"other@example.com","walletAddress":"`+creator.Address+`"}`, nil).body, &pub)
+	var theirs resourceBody
+	if r := post(t, sb.APIURL+"/resources", evalBody, keyed(pub.APIKey, "k1")); r.status != 201 || json.Unmarshal(r.body, &theirs) != nil || theirs.ID == res.ID {
+		t.Fatalf("another publisher's k1: %d %s", r.status, r.body)
+	}
+	// A request refused before it ran (400) claims nothing.
+	if r := post(t, sb.APIURL+"/resources", `{"title":"x","price":"free","externalUrl":"https://e.x"}`, keyed(sb.DemoAPIKey, "k2")); r.status != 400 {
+		t.Fatalf("invalid body: %d %s", r.status, r.body)
+	}
+	if r := post(t, sb.APIURL+"/resources", other, keyed(sb.DemoAPIKey, "k2")); r.status != 201 {
+		t.Fatalf("k2 after a 400: %d %s", r.status, r.body)
+	}
+	// Without the header, nothing changes: each request creates.
+	a, b := createResource(t, sb, "Agent Eval Notes", "1.50"), createResource(t, sb, "Agent Eval Notes", "1.50")
+	if a.ID == b.ID || sb.CreatedResources() != 5 {
+		t.Fatalf("unkeyed: %s %s, %d created", a.ID, b.ID, sb.CreatedResources())
+	}
+	// 24 h after its first use the key is forgotten.
+	clk.advance(24*time.Hour - time.Second)
+	if r := post(t, sb.APIURL+"/resources", evalBody, keyed(sb.DemoAPIKey, "k1")); !bytes.Equal(r.body, first.body) {
+		t.Fatalf("just before 24 h: %d %s", r.status, r.body)
+	}
+	clk.advance(time.Second)
+	var fresh resourceBody
+	if r := post(t, sb.APIURL+"/resources", other, keyed(sb.DemoAPIKey, "k1")); r.status != 201 || json.Unmarshal(r.body, &fresh) != nil || fresh.ID == res.ID {
+		t.Fatalf("after 24 h: %d %s", r.status, r.body)
+	}
+	if sb.CreatedResources() != 6 || sb.Count("api", "POST /resources") != 11 {
+		t.Fatalf("%d created, %d requests", sb.CreatedResources(), sb.Count("api", "POST /resources"))
+	}
+}
+
+// TestCreateResourceIdempotencyInProgress: while the request that claimed a key is still
+// creating (a delay fault keeps it in flight), every concurrent duplicate is answered 409 and
+// creates nothing; the first then answers 201 and the key replays that answer.
+func TestCreateResourceIdempotencyInProgress(t *testing.T) {
+	sb, _ := start(t, "service=api,target=POST /resources,kind=delay,delay=2s,count=1")
+	h := map[string]string{"Content-Type": "application/json", "x-api-key": sb.DemoAPIKey, "Idempotency-Key": "intent-7"}
+	client := &http.Client{Timeout: 10 * time.Second}
+	firstDone := make(chan reply, 1)
+	go func() {
+		r, err := doFrom(client, "POST", sb.APIURL+"/resources", []byte(evalBody), h)
+		if err != nil {
+			r.status = -1
+		}
+		firstDone <- r
+	}()
+	waitSlot(t, sb, sb.DemoAPIKey, "intent-7", "in progress")
+	const n = 6
+	dups := together(t, n, func(int) (reply, error) {
+		return doFrom(client, "POST", sb.APIURL+"/resources", []byte(evalBody), h)
+	})
+	for i, r := range dups {
+		if r.status != 409 || string(r.body) != `{"error":"Idempotent request already in progress"}` {
+			t.Errorf("duplicate %d while the first is in flight: %d %s", i, r.status, r.body)
+		}
+	}
+	if r := post(t, sb.APIURL+"/resources", strings.Replace(evalBody, "Notes", "Drafts", 1), h); r.status != 422 {
+		t.Errorf("another request on the key in flight: %d %s", r.status, r.body)
+	}
+	if n := sb.CreatedResources(); n != 0 {
+		t.Fatalf("%d resources created while the first request is in flight", n)
+	}
+	first := <-firstDone
+	if first.status != 201 || sb.CreatedResources() != 1 {
+		t.Fatalf("first: %d %s, %d created", first.status, first.body, sb.CreatedResources())
+	}
+	if r := post(t, sb.APIURL+"/resources", evalBody, h); r.status != 201 || !bytes.Equal(r.body, first.body) {
+		t.Fatalf("after it completed: %d %s", r.status, r.body)
+	}
+	if sb.CreatedResources() != 1 || sb.Count("api", "POST /resources") != n+3 {
+		t.Fatalf("%d created, %d requests", sb.CreatedResources(), sb.Count("api", "POST /resources"))
+	}
+}
+
+// TestCreateResourceIdempotencyClientGaveUp: a keyed request whose client times out during a
+// delay fault still creates its resource: the stall ends when the client gives up and the
+// server finishes, so the retry with the same key gets that resource rather than a second.
+func TestCreateResourceIdempotencyClientGaveUp(t *testing.T) {
+	sb, _ := start(t, "service=api,target=POST /resources,kind=delay,delay=30s,count=1")
+	h := map[string]string{"Content-Type": "application/json", "x-api-key": sb.DemoAPIKey, "Idempotency-Key": "intent-8"}
+	impatient := &http.Client{Timeout: 300 * time.Millisecond}
+	if _, err := doFrom(impatient, "POST", sb.APIURL+"/resources", []byte(evalBody), h); err == nil {
+		t.Fatal("the keyed request did not time out")
+	}
+	waitSlot(t, sb, sb.DemoAPIKey, "intent-8", "done") // long before the 30 s stall would end
+	r := post(t, sb.APIURL+"/resources", evalBody, h)
+	var res resourceBody
+	if r.status != 201 || json.Unmarshal(r.body, &res) != nil || res.ID == "" || sb.CreatedResources() != 1 {
+		t.Fatalf("retry: %d %s, %d created", r.status, r.body, sb.CreatedResources())
+	}
+	if m := get(t, sb.APIURL+"/resources/"+res.ID+"/meta"); m.status != 200 {
+		t.Fatalf("the created resource: %d %s", m.status, m.body)
+	}
+}
