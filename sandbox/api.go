@@ -41,7 +41,14 @@ var apiRoutes = []apiRoute{
 }
 
 func (s *Sandbox) apiService() *service {
-	return &service{s: s, name: ServiceAPI, keys: httpKey, serve: s.apiServe, fault: s.apiFault}
+	return &service{s: s, name: ServiceAPI, keys: httpKey, serve: s.apiServe, fault: s.apiFault, stallsInside: true}
+}
+
+// ownStall names the routes that place a delay fault's stall themselves for some requests
+// (the request's work comes after a step the stall must not precede); every other request
+// stalls before its route runs.
+var ownStall = map[string]func(r *http.Request) bool{
+	"POST /resources": func(r *http.Request) bool { return r.Header.Get("Idempotency-Key") != "" },
 }
 
 func (s *Sandbox) apiRoute(r *http.Request) (*apiRoute, []string) {
@@ -57,8 +64,19 @@ func (s *Sandbox) apiRoute(r *http.Request) (*apiRoute, []string) {
 	return nil, nil
 }
 
+func stallsItself(rt *apiRoute, r *http.Request) bool {
+	if rt == nil {
+		return false
+	}
+	own := ownStall[rt.method+" "+rt.pattern]
+	return own != nil && own(r)
+}
+
 func (s *Sandbox) apiServe(w http.ResponseWriter, r *http.Request) {
 	rt, params := s.apiRoute(r)
+	if !stallsItself(rt, r) && !stall(r) {
+		return // the client gave up during a delay fault: free the handler
+	}
 	if rt == nil {
 		apiError(w, http.StatusNotFound, "Not found")
 		return

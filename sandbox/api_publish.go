@@ -34,7 +34,21 @@ type publisher struct {
 type publishing struct {
 	byKey   map[string]*publisher // hex sha256 of the API key
 	byEmail map[string]*publisher // lower-cased email
-	idem    map[string]string     // publisher id + "\n" + Idempotency-Key → resource id
+	idem    map[string]*idemEntry // publisher id + "\n" + Idempotency-Key
+	created int                   // resources POST /resources created (CreatedResources)
+}
+
+// idempotencyTTL is how long the API keeps an Idempotency-Key after its first use.
+const idempotencyTTL = 24 * time.Hour
+
+// idemEntry is one Idempotency-Key of a publisher: the request that first used it and, once
+// that request has completed, its answer, which every later request with the key gets.
+type idemEntry struct {
+	request string    // the first request's validated fields, as canonical JSON
+	at      time.Time // when the first request claimed the key (Options.Now)
+	done    bool
+	status  int
+	body    string
 }
 
 // seededEmails are the seeded publishers' emails (taken: POST /publishers answers 409).
@@ -57,7 +71,7 @@ func keyDigest(key string) string {
 }
 
 func (w *world) initPublishing() {
-	w.pubs = &publishing{byKey: map[string]*publisher{}, byEmail: map[string]*publisher{}, idem: map[string]string{}}
+	w.pubs = &publishing{byKey: map[string]*publisher{}, byEmail: map[string]*publisher{}, idem: map[string]*idemEntry{}}
 	for _, owner := range []string{"demo", "creator"} {
 		p := &publisher{id: seededPublisherID(owner), name: publisherNames[owner], email: seededEmails[owner],
 			wallet: w.byName[owner].Address, created: day(0, 8)}
@@ -294,8 +308,20 @@ func (s *Sandbox) resourceJSON(r *resource) resourceBody {
 }
 
 // apiCreateResource is POST /resources (x-api-key) {title, description?, price,
-// walletAddress?, externalUrl} (strict): a pending, unlisted link resource. A repeated
-// Idempotency-Key of the same publisher answers the resource it created.
+// walletAddress?, externalUrl} (strict): a pending, unlisted link resource.
+//
+// With an Idempotency-Key, as the API's idempotency layer keeps them: per publisher, for 24 h
+// from the key's first use. Authentication and body validation come first (a 401 or 400 is
+// not kept, and claims nothing). Then the key: unused (or older than 24 h), this request
+// claims it and creates; used with a different request (other validated fields), 422
+// {"error":"Idempotency-Key reused with a different request"}; claimed by a request still in
+// progress, 409 {"error":"Idempotent request already in progress"}; completed, the first
+// answer again, byte for byte (same status, same body, same resource id), and nothing is
+// created. A delay fault stalls a keyed request after it claimed the key, while it creates,
+// so the key is in progress for the length of the stall; the creation then completes even
+// when the client gave up (as a real server's does), so a retry with the key gets the
+// resource. Without the header a delay fault stalls before the route and every request
+// creates a resource.
 func (s *Sandbox) apiCreateResource(w http.ResponseWriter, r *http.Request, _ []string) {
 	p := s.apiKeyPublisher(w, r)
 	if p == nil {
@@ -311,16 +337,51 @@ func (s *Sandbox) apiCreateResource(w http.ResponseWriter, r *http.Request, _ []
 	if !ok {
 		return
 	}
-	s.world.cat.Lock()
-	defer s.world.cat.Unlock()
-	idem := ""
-	if k := r.Header.Get("Idempotency-Key"); k != "" {
-		idem = p.id + "\n" + k
-		if id, seen := s.world.pubs.idem[idem]; seen {
-			writeJSON(w, http.StatusCreated, s.resourceJSON(s.world.byID[id]))
-			return
-		}
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		s.world.cat.Lock()
+		b := s.createResource(p, body)
+		s.world.cat.Unlock()
+		writeJSONRaw(w, http.StatusCreated, b)
+		return
 	}
+	canon, _ := json.Marshal(body) // map keys sorted: the same fields give the same text
+	slot := p.id + "\n" + key
+	s.world.cat.Lock()
+	e := s.world.pubs.idem[slot]
+	if e != nil && s.now().Sub(e.at) >= idempotencyTTL {
+		e = nil // expired: the key is free again
+	}
+	switch {
+	case e == nil:
+		e = &idemEntry{request: string(canon), at: s.now()}
+		s.world.pubs.idem[slot] = e
+	case e.request != string(canon):
+		s.world.cat.Unlock()
+		apiError(w, http.StatusUnprocessableEntity, "Idempotency-Key reused with a different request")
+		return
+	case !e.done:
+		s.world.cat.Unlock()
+		apiError(w, http.StatusConflict, "Idempotent request already in progress")
+		return
+	default:
+		status, b := e.status, e.body
+		s.world.cat.Unlock()
+		writeJSONRaw(w, status, b)
+		return
+	}
+	s.world.cat.Unlock()
+	_ = stall(r) // the slow part of a slow server; it finishes even without the client
+	s.world.cat.Lock()
+	b := s.createResource(p, body)
+	e.done, e.status, e.body = true, http.StatusCreated, b
+	s.world.cat.Unlock()
+	writeJSONRaw(w, http.StatusCreated, b)
+}
+
+// createResource adds a resource from a validated body and returns the 201 body. The caller
+// holds cat.
+func (s *Sandbox) createResource(p *publisher, body map[string]string) string {
 	wallet := p.wallet
 	if v, ok := body["walletAddress"]; ok {
 		wallet = v
@@ -330,10 +391,17 @@ func (s *Sandbox) apiCreateResource(w http.ResponseWriter, r *http.Request, _ []
 		externalURL: body["externalUrl"], created: s.now().UTC().Truncate(time.Millisecond)}
 	s.world.resources = append(s.world.resources, res)
 	s.world.byID[res.id] = res
-	if idem != "" {
-		s.world.pubs.idem[idem] = res.id
-	}
-	writeJSON(w, http.StatusCreated, s.resourceJSON(res))
+	s.world.pubs.created++
+	b, _ := json.Marshal(s.resourceJSON(res))
+	return string(b)
+}
+
+// CreatedResources is how many resources POST /resources has created since Start (replays of
+// an Idempotency-Key create none), so a test can assert that a retried publish created one.
+func (s *Sandbox) CreatedResources() int {
+	s.world.cat.RLock()
+	defer s.world.cat.RUnlock()
+	return s.world.pubs.created
 }
 
 // ownedForRegistration loads a resource the publisher may register, or answers 404, 403,
@@ -511,11 +579,9 @@ func (s *Sandbox) apiRegister(w http.ResponseWriter, r *http.Request, params []s
 	if withXDR {
 		source = env.SourceAccount().ToAccountId().Address()
 	}
-	for _, pt := range wd.pending {
-		if pt.env.SourceAccount().ToAccountId().Address() == source {
-			s.registrationFailed(w, res.id, "sendTransaction: TRY_AGAIN_LATER (another transaction from the account is pending)", "")
-			return
-		}
+	if wd.queued(source) {
+		s.registrationFailed(w, res.id, "sendTransaction: TRY_AGAIN_LATER (another transaction from the account is pending)", "")
+		return
 	}
 	var hash string
 	if withXDR {

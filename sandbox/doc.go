@@ -69,8 +69,14 @@
 // txINSUFFICIENT_FEE (fee < 100 + the resource fee), txBAD_AUTH (no valid ed25519 signature
 // by the transaction's and operation's source over the network hash). Otherwise it answers
 // PENDING, DUPLICATE while the same envelope is pending, or TRY_AGAIN_LATER while another
-// transaction from the same account is. An accepted transaction is applied 1 s (Options.Now)
-// after it was sent, in the ledger current then; until then getTransaction says NOT_FOUND.
+// transaction from the same account is (core queues one per account; this one is not
+// accepted). So of many different envelopes on one sequence number sent at once, one is
+// PENDING and the others TRY_AGAIN_LATER; once it has applied, the sequence number is used
+// and each of them, sent again, is txBAD_SEQ. Every path that submits (sendTransaction, the
+// API's registration, the facilitator's settlement) admits under the chain lock against the
+// same per-account queue, so no two applied transactions share a source and sequence. An
+// accepted transaction is applied 1 s (Options.Now) after it was sent, in the ledger current
+// then; until then getTransaction says NOT_FOUND.
 // Applying uses the sequence number and charges the fee even when the call fails: SUCCESS
 // (txSUCCESS, meta v4 with the return value) or FAILED (txFAILED, InvokeHostFunction
 // TRAPPED, diagnosticEventsXdr whose error event carries Error(Contract, #N) or a host
@@ -109,12 +115,26 @@
 // key is from's and whose ed25519 signature verifies over sha256(HashIdPreimage
 // ENVELOPE_TYPE_SOROBAN_AUTHORIZATION{network id, nonce, expiration, invocation})
 // (Error(Crypto, InvalidInput) / Error(Auth, InvalidAction) otherwise), an expiration not
-// before the ledger (Error(Auth, InvalidInput)) and a nonce never consumed (Error(Auth,
-// ExistingValue)); no auth is returned. A success has transactionData (the instance; the two
-// trustlines and the nonce read-write), minResourceFee (a signed transfer stays below 50,000
-// stroops) and, in events, the transfer event: topics ["transfer", from, to, "USDC:<issuer>"],
-// data the i128 amount. An applied transfer consumes the nonce, moves the balances (Horizon
-// shows them) and carries the event in its meta. Fund credits USDC; USDCBalance reads it.
+// before the ledger (Error(Auth, InvalidInput)) and a nonce with no live entry (Error(Auth,
+// ExistingValue), "nonce already exists for address"); no auth is returned. A success has
+// transactionData (the instance; the two trustlines and the nonce read-write),
+// minResourceFee (a signed transfer stays below 50,000 stroops) and, in events, the transfer
+// event: topics ["transfer", from, to, "USDC:<issuer>"], data the i128 amount. An applied
+// transfer consumes the nonce, moves the balances (Horizon shows them) and carries the event
+// in its meta. Fund credits USDC; USDCBalance reads it.
+//
+// A consumed nonce is what the host leaves on the network: a temporary ContractData entry of
+// the authorizing address itself (an account's own ScAddress), key ScvLedgerKeyNonce{nonce},
+// value Void, live until the signature's expiration ledger. While the ledger is at most that
+// one the entry exists and any authorization with the nonce fails with Error(Auth,
+// ExistingValue) — in enforcing simulation, in the facilitator's verification and
+// settlement, and when a transaction applies; after it the entry is gone and the nonce may
+// be signed and used again (the old signature has expired with it). getLedgerEntries answers
+// that key kind: a live entry with lastModifiedLedgerSeq (the ledger that consumed it) and
+// liveUntilLedgerSeq (the expiration), nothing for an unused or expired nonce, as the real
+// server leaves out keys it does not find; a key of any other kind is invalid params (-32602),
+// since the sandbox keeps no other entries to answer with; more than 200 keys, a key that is
+// not LedgerKey XDR or a TTL key are invalid params as on the real server.
 //
 // # Paid routes (x402 v2, Stellar exact scheme)
 //
@@ -162,8 +182,13 @@
 // insufficient_funds (#10). Settlement re-verifies, then submits the client's operation, auth
 // entries and sorobanData in a transaction sourced, sequenced, signed and paid by the
 // facilitator account (Account("facilitator"); not in Accounts), checked like sendTransaction
+// (while a transaction from the facilitator's account is queued, the settlement is refused
+// as settle_exact_stellar_transaction_submission_failed "sendTransaction: TRY_AGAIN_LATER")
 // and applied at once in the current ledger: the hash resolves with getTransaction SUCCESS,
-// the balances move and the nonce is consumed, so a replay is simulation_failed.
+// the balances move and the nonce is consumed, so a replay is simulation_failed while the
+// nonce's entry lives. Verification, admission and application happen under one hold of the
+// chain lock, so of any number of concurrent settlements of one authorization exactly one
+// applies and each other is simulation_failed with Error(Auth, ExistingValue).
 //
 // # Publisher routes
 //
@@ -177,8 +202,22 @@
 //
 // POST /resources {title, description?, price, walletAddress?, externalUrl} (strict) → 201
 // the resource (id: "r" + 16 hex, verificationStatus pending, listed false, onchainStatus
-// none, resourceType link, walletAddress defaulting to the publisher's); an Idempotency-Key
-// the publisher used before answers the same resource.
+// none, resourceType link, walletAddress defaulting to the publisher's). CreatedResources
+// counts the resources it created.
+//
+// Idempotency-Key on POST /resources is kept per publisher (API key) for 24 h (Options.Now)
+// from its first use. Authentication and body validation come first: a 401 or 400 claims
+// nothing. A key not in use (or older than 24 h) is claimed by the request, which creates
+// the resource and keeps its answer. A key whose request completed answers that first
+// answer again, byte for byte (201 with the same resource id, as it was then), and creates
+// nothing. A key whose request is still in progress answers 409 {"error":"Idempotent request
+// already in progress"}. A key used with a different request (other validated fields; order
+// and spacing do not count) answers 422 {"error":"Idempotency-Key reused with a different
+// request"}, in progress or completed. A delay fault stalls a keyed request after it has
+// claimed the key, so the key is in progress for the stall; the creation completes even when
+// the client gives up (the stall then ends), as a real server finishes its work, so the
+// client's retry with the key receives the resource. Without the header nothing changes: a
+// delay fault stalls before the route, and each request creates a resource.
 //
 // GET /resources/{id}/register/prepare → {unsignedXdr, networkPassphrase, metadata:
 // {resourceId, creator, price, title, description}}: register(wallet, id, price units,
@@ -233,7 +272,9 @@
 //	             the wrong type); body= overrides it
 //	  rpcerror   rpc only: code=N, optional message=..., a JSON-RPC error object with HTTP 200
 //	  delay      delay=<Go duration>: stall that long, then answer normally; the stall ends
-//	             early when the client gives up, freeing the handler
+//	             early when the client gives up, freeing the handler. API: a POST /resources
+//	             with an Idempotency-Key stalls after claiming the key, and creates anyway
+//	             (see Publisher routes)
 //	  drop       close the connection without a response
 //	  The chain kinds (rpc only) change what the simulated chain answers; target defaults to
 //	  the first method named and must be one of them:

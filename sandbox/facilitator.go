@@ -304,9 +304,9 @@ func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*p
 	c := sim.call(s.closeTime(latest))
 	var nonces []nonceKey
 	_, _, _, herr := w.tokenInvoke(c, func(addr string) *hostError {
-		nk, e := w.authorize(&sim, addr, latest)
-		if nk != nil {
-			nonces = append(nonces, *nk)
+		nu, e := w.authorize(&sim, addr, latest)
+		if nu != nil {
+			nonces = append(nonces, nu.nonceKey)
 		}
 		return e
 	})
@@ -327,8 +327,13 @@ func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*p
 
 // settle re-verifies a payment and submits it as the facilitator: the client's operation and
 // auth entries and sorobanData in a transaction sourced, sequenced and signed by the
-// facilitator account (which pays the fee), admitted with sendTransaction's checks and
-// applied at once in the current ledger, so getTransaction knows it as SUCCESS.
+// facilitator account (which pays the fee), admitted with sendTransaction's checks (the
+// facilitator's next sequence number; TRY_AGAIN_LATER while a transaction from its account
+// is queued) and applied at once in the current ledger, so getTransaction knows it as
+// SUCCESS. Verification, admission and application happen under one hold of the chain lock:
+// no other settlement, simulation or submission runs between the nonce check and the
+// nonce's consumption, so of concurrent settlements of one authorization exactly one
+// applies and the others find the nonce's entry.
 func (s *Sandbox) settle(header string, reqJSON []byte) (*x402.Settlement, string, *rejection) {
 	defer s.lockChain()()
 	w := s.world
@@ -344,6 +349,9 @@ func (s *Sandbox) settle(header string, reqJSON []byte) (*x402.Settlement, strin
 	var req x402.Requirement
 	_ = json.Unmarshal(reqJSON, &req)
 	fac := w.pay.facilitator
+	if w.queued(fac.Address) { // as sendTransaction answers while the account has one queued
+		return nil, payer, &rejection{reasonSubmissionFailed, "sendTransaction: TRY_AGAIN_LATER (another transaction from the facilitator account is pending)"}
+	}
 	tx := p.env.V1.Tx
 	op := tx.Operations[0]
 	op.SourceAccount = nil

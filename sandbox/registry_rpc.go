@@ -451,12 +451,9 @@ func (s *Sandbox) rpcSendTransaction(params json.RawMessage, f *Fault) (any, *rp
 		resp.Status, resp.ErrorResultXDR = sendError, b
 		return resp, nil
 	}
-	src := env.SourceAccount().ToAccountId().Address()
-	for _, p := range w.pending { // core queues one transaction per source account
-		if p.env.SourceAccount().ToAccountId().Address() == src {
-			resp.Status = sendTryAgain
-			return resp, nil
-		}
+	if w.queued(env.SourceAccount().ToAccountId().Address()) {
+		resp.Status = sendTryAgain
+		return resp, nil
 	}
 	p := &pendingTx{hash: resp.Hash, env: env, inv: inv, due: s.now().Add(applyDelay)}
 	if f != nil {
@@ -470,6 +467,15 @@ func (s *Sandbox) rpcSendTransaction(params json.RawMessage, f *Fault) (any, *rp
 	w.pending = append(w.pending, p)
 	resp.Status = sendPending
 	return resp, nil
+}
+
+// queued reports a transaction from the source account addr waiting to be applied: core
+// queues one transaction per source account, so another one is TRY_AGAIN_LATER until that
+// one is applied (and then, with the same sequence number, txBAD_SEQ). Every path that
+// admits a transaction checks it, so no two applied transactions share a sequence number.
+// The caller holds mu.
+func (w *world) queued(addr string) bool {
+	return slices.ContainsFunc(w.pending, func(p *pendingTx) bool { return p.env.SourceAccount().ToAccountId().Address() == addr })
 }
 
 // admit validates a transaction as core does before queueing it; txSUCCESS means accepted.

@@ -47,6 +47,7 @@ var rpcMethods = map[string]rpcMethod{
 	protocol.GetTransactionMethodName:      {plain((*Sandbox).rpcGetTransaction), `{"status":200,"ledger":"yesterday","envelopeXdr":{"tx":null}}`},
 	protocol.SimulateTransactionMethodName: {(*Sandbox).rpcSimulateTransaction, `{"latestLedger":"soon","results":{"xdr":42},"minResourceFee":[]}`},
 	protocol.SendTransactionMethodName:     {(*Sandbox).rpcSendTransaction, `{"status":202,"hash":["pending"],"latestLedger":"now"}`},
+	protocol.GetLedgerEntriesMethodName:    {plain((*Sandbox).rpcGetLedgerEntries), `{"entries":{"xdr":42},"latestLedger":"soon"}`},
 }
 
 type rpcError struct {

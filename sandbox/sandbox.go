@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
@@ -282,6 +283,29 @@ type service struct {
 	// fault renders the kinds whose look depends on the service: status without a body,
 	// malformed without a body, rpcerror.
 	fault func(w http.ResponseWriter, r *http.Request, f *Fault)
+	// stallsInside: a delay fault is served with the delay in the request's context and the
+	// service stalls where its handler does the work (see stall), not before it.
+	stallsInside bool
+}
+
+// stallKey carries a delay fault's duration in a request's context (service.stallsInside).
+type stallKey struct{}
+
+// stall waits out the delay fault the request carries, if any, in the handler; it returns
+// false when the client gave up first, which ends the stall early.
+func stall(r *http.Request) bool {
+	d, ok := r.Context().Value(stallKey{}).(time.Duration)
+	if !ok {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 func httpKey(r *http.Request) []string { return []string{r.Method + " " + r.URL.Path} }
@@ -356,6 +380,10 @@ func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !writeCommonFault(rec, f) {
 			sv.fault(rec, r, f)
 		}
+		return
+	}
+	if f.Kind == KindDelay && sv.stallsInside {
+		sv.serve(rec, r.WithContext(context.WithValue(r.Context(), stallKey{}, f.Delay)))
 		return
 	}
 	if f.Kind == KindDelay {

@@ -32,10 +32,26 @@ const (
 	sacErrTrustlineMissing = 13
 )
 
-// nonceKey is one consumed authorization nonce.
+// nonceKey names one authorization nonce of an address.
 type nonceKey struct {
 	addr  string
 	nonce int64
+}
+
+// nonceUse is a nonce an authorization would consume, with the expiration ledger of the
+// signature that carries it.
+type nonceUse struct {
+	nonceKey
+	expires uint32
+}
+
+// consumedNonce is the temporary ledger entry a consumed nonce leaves: the host writes it
+// (value Void) with its live-until ledger set to the signature's expiration ledger, so it
+// exists while the ledger is at most liveUntil; after that it is gone and the nonce may be
+// used again.
+type consumedNonce struct {
+	liveUntil    uint32
+	lastModified uint32 // the ledger whose transaction consumed it
 }
 
 // payments is the token's state beyond the trustlines, and the x402 facilitator's account.
@@ -47,9 +63,20 @@ type payments struct {
 
 type sacState struct {
 	addr      xdr.ScAddress
-	name      string            // "USDC:<issuer>", the asset's name in transfer events
-	contracts map[string]int64  // balances of contract (C...) addresses
-	nonces    map[nonceKey]bool // authorization nonces consumed by applied transactions
+	name      string           // "USDC:<issuer>", the asset's name in transfer events
+	contracts map[string]int64 // balances of contract (C...) addresses
+	// nonces are the nonce entries applied transactions wrote; an entry counts only while
+	// it is live (see liveNonce), as a temporary entry past its TTL does on the network.
+	nonces map[nonceKey]consumedNonce
+}
+
+// liveNonce is the entry of a consumed nonce that still exists in ledger.
+func (st *sacState) liveNonce(k nonceKey, ledger uint32) (consumedNonce, bool) {
+	e, ok := st.nonces[k]
+	if !ok || ledger > e.liveUntil {
+		return consumedNonce{}, false
+	}
+	return e, true
 }
 
 // initPayments sets up the token model and the facilitator account (funded, no trustline).
@@ -75,7 +102,7 @@ func (w *world) initPayments() error {
 		addr:      xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid},
 		name:      "USDC:" + w.usdcIssuer,
 		contracts: map[string]int64{},
-		nonces:    map[nonceKey]bool{},
+		nonces:    map[nonceKey]consumedNonce{},
 	}}
 	return nil
 }
@@ -348,9 +375,11 @@ func (w *world) checkAccountSignature(addr string, e xdr.SorobanAuthorizationEnt
 // authorize is require_auth(addr) in enforcing mode against the operation's auth entries:
 // source-account credentials for exactly the invocation when addr is the operation's source;
 // otherwise an address-credential entry for addr whose root invocation is exactly the call,
-// whose signature verifies, which has not expired by ledger and whose nonce is unused. It
-// returns the nonce the call consumes when it succeeds. The caller holds mu.
-func (w *world) authorize(inv *invocation, addr string, ledger uint32) (*nonceKey, *hostError) {
+// whose signature verifies, which has not expired by ledger and whose nonce has no live
+// entry in ledger (a nonce consumed by an applied transaction exists until its signature's
+// expiration ledger). It returns the nonce the call consumes when it succeeds. The caller
+// holds mu.
+func (w *world) authorize(inv *invocation, addr string, ledger uint32) (*nonceUse, *hostError) {
 	if addr == inv.source {
 		if authorized(inv) {
 			return nil, nil
@@ -380,14 +409,15 @@ func (w *world) authorize(inv *invocation, addr string, ledger uint32) (*nonceKe
 			return nil, e
 		}
 		nk := nonceKey{addr, int64(cr.Nonce)}
-		switch {
-		case uint32(cr.SignatureExpirationLedger) < ledger:
+		expires := uint32(cr.SignatureExpirationLedger)
+		if expires < ledger {
 			return nil, authErr(xdr.ScErrorCodeScecInvalidInput, "signature has expired",
-				scAddress(addr), soroban.U32(ledger), soroban.U32(uint32(cr.SignatureExpirationLedger)))
-		case w.pay.sac.nonces[nk]:
+				scAddress(addr), soroban.U32(ledger), soroban.U32(expires))
+		}
+		if _, live := w.pay.sac.liveNonce(nk, ledger); live {
 			return nil, authErr(xdr.ScErrorCodeScecExistingValue, "nonce already exists for address", scAddress(addr))
 		}
-		return &nk, nil
+		return &nonceUse{nk, expires}, nil
 	}
 	return nil, authErr(xdr.ScErrorCodeScecInvalidAction, "no authorization entry for the address matches this invocation", scAddress(addr))
 }
@@ -423,12 +453,18 @@ func (w *world) tokenFootprint(c *call, nonces []nonceKey) (readOnly, readWrite 
 		}
 	}
 	for _, n := range nonces {
-		a := scAddress(n.addr).Address
-		readWrite = append(readWrite, xdr.LedgerKey{Type: xdr.LedgerEntryTypeContractData, ContractData: &xdr.LedgerKeyContractData{
-			Contract: *a, Key: xdr.ScVal{Type: xdr.ScValTypeScvLedgerKeyNonce, NonceKey: &xdr.ScNonceKey{Nonce: xdr.Int64(n.nonce)}},
-			Durability: xdr.ContractDataDurabilityTemporary}})
+		readWrite = append(readWrite, nonceLedgerKey(n))
 	}
 	return readOnly, readWrite
+}
+
+// nonceLedgerKey is the ledger key of an address's nonce entry: ContractData of the address
+// itself (an account's too), key ScvLedgerKeyNonce{nonce}, temporary.
+func nonceLedgerKey(n nonceKey) xdr.LedgerKey {
+	a := scAddress(n.addr).Address
+	return xdr.LedgerKey{Type: xdr.LedgerEntryTypeContractData, ContractData: &xdr.LedgerKeyContractData{
+		Contract: *a, Key: xdr.ScVal{Type: xdr.ScValTypeScvLedgerKeyNonce, NonceKey: &xdr.ScNonceKey{Nonce: xdr.Int64(n.nonce)}},
+		Durability: xdr.ContractDataDurabilityTemporary}}
 }
 
 // tokenData is the SorobanTransactionData of a token call; each verified signature adds
@@ -481,9 +517,9 @@ func (s *Sandbox) simulateToken(mode string, inv *invocation, f *Fault, latest u
 				}
 				return nil
 			}
-			nk, e := w.authorize(inv, addr, latest)
-			if nk != nil {
-				nonces, sigs = append(nonces, *nk), sigs+1
+			nu, e := w.authorize(inv, addr, latest)
+			if nu != nil {
+				nonces, sigs = append(nonces, nu.nonceKey), sigs+1
 			}
 			return e
 		})
@@ -510,13 +546,14 @@ func (s *Sandbox) simulateToken(mode string, inv *invocation, f *Fault, latest u
 }
 
 // applyToken runs an accepted token transaction in ledger: authorization is enforced, and
-// on success the balances move and the nonces are consumed. The caller holds mu.
+// on success the balances move and the nonces are consumed: each leaves its entry, live
+// until its signature's expiration ledger. The caller holds mu.
 func (w *world) applyToken(inv *invocation, c *call, ledger uint32) (xdr.ScVal, []xdr.ContractEvent, *hostError) {
-	var nonces []nonceKey
+	var nonces []nonceUse
 	ret, events, commit, herr := w.tokenInvoke(c, func(addr string) *hostError {
-		nk, e := w.authorize(inv, addr, ledger)
-		if nk != nil {
-			nonces = append(nonces, *nk)
+		nu, e := w.authorize(inv, addr, ledger)
+		if nu != nil {
+			nonces = append(nonces, *nu)
 		}
 		return e
 	})
@@ -525,7 +562,7 @@ func (w *world) applyToken(inv *invocation, c *call, ledger uint32) (xdr.ScVal, 
 	}
 	commit(ledger)
 	for _, n := range nonces {
-		w.pay.sac.nonces[n] = true
+		w.pay.sac.nonces[n.nonceKey] = consumedNonce{liveUntil: n.expires, lastModified: ledger}
 	}
 	return ret, events, nil
 }

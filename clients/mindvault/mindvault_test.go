@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/clients/mindvault"
@@ -130,6 +131,41 @@ func TestCreateResourceIdempotencyKey(t *testing.T) {
 	k1, k2 := seen[0].Header.Get("Idempotency-Key"), seen[1].Header.Get("Idempotency-Key")
 	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(k1) || k1 == k2 {
 		t.Fatalf("keys %q and %q: want two different 32-hex keys", k1, k2)
+	}
+}
+
+// A caller's Idempotency-Key (the publish intent's) goes out verbatim in the header of the
+// one request, never in the body; the API's two refusals of a reused key read as what they
+// say: 409 (the first request with the key still in progress) may yet create the resource,
+// 422 (the key came with another request) created nothing.
+func TestCreateResourceCallerIdempotencyKey(t *testing.T) {
+	ctx := context.Background()
+	nr := mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example", IdempotencyKey: "publish-intent-0123"}
+	srv := dt.New(t, dt.JSON(metaJSON))
+	if _, err := client(srv.URL).CreateResource(ctx, "k", nr); err != nil {
+		t.Fatal(err)
+	}
+	seen := srv.Requests()
+	if len(seen) != 1 || seen[0].Header.Get("Idempotency-Key") != "publish-intent-0123" || len(seen[0].Header.Values("Idempotency-Key")) != 1 {
+		t.Fatalf("requests %d, key %q", len(seen), seen[0].Header.Values("Idempotency-Key"))
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(seen[0].Body), &body); err != nil || len(body) != 3 || body["title"] != "T" {
+		t.Fatalf("body %s: the key must not be in it", seen[0].Body)
+	}
+	for _, tc := range []struct {
+		answer      dt.Answer
+		code, state string
+	}{
+		{dt.Status(409, `{"error":"Idempotent request already in progress"}`), "CONFLICT", "unknown"},
+		{dt.Status(422, `{"error":"Idempotency-Key reused with a different request"}`), "BAD_REQUEST", "no"},
+	} {
+		srv := dt.New(t, tc.answer)
+		_, err := client(srv.URL).CreateResource(ctx, "k", nr)
+		d := dt.Diagnostic(err)
+		if len(srv.Requests()) != 1 || d.Code != tc.code || d.StateChanged != tc.state || !strings.Contains(d.Detail, "dempoten") {
+			t.Errorf("HTTP %d: %d requests, %s state %s (%s), want %s state %s", tc.answer.Status, len(srv.Requests()), d.Code, d.StateChanged, d.Detail, tc.code, tc.state)
+		}
 	}
 }
 

@@ -56,21 +56,41 @@ func (c *Client) post(ctx context.Context, path, route, apiKey string, body any,
 	return resp, nil
 }
 
-// NewResource is the body of POST /resources (a link resource).
+// NewResource is the body of POST /resources (a link resource), and the request's
+// Idempotency-Key.
 type NewResource struct {
 	Title       string `json:"title"`
 	Description string `json:"description,omitempty"`
 	Price       string `json:"price"`
 	ExternalURL string `json:"externalUrl"`
+	// IdempotencyKey is sent as the Idempotency-Key header, not in the body. Set it to a
+	// value derived from the intent so that every attempt at one publish, from any call or
+	// instance, carries the same key: the API keeps a publisher's key for 24 h and answers a
+	// repeat with the first answer (the same resource), 409 while the first is still in
+	// progress, and 422 when the key comes with a different request. Empty: a fresh random
+	// key for this call, which only makes this one request recognisable.
+	IdempotencyKey string `json:"-"`
 }
 
-// CreateResource creates a link resource; never retried (an Idempotency-Key protects a
-// client-side replay, not an automatic one).
+// CreateResource creates a link resource; never retried (the Idempotency-Key protects a
+// replay by the caller, not an automatic one): the one request carries r.IdempotencyKey, or
+// a fresh random key when it is empty. A 409 (an earlier request with the key is still in
+// progress) leaves the outcome unknown; a 422 (the key was used with another request)
+// changed nothing.
 func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResource) (*Meta, error) {
-	key := make([]byte, 16)
-	_, _ = rand.Read(key)
-	resp, err := c.post(ctx, "/resources", "POST /resources", apiKey, r, http.Header{"Idempotency-Key": {hex.EncodeToString(key)}})
+	key := r.IdempotencyKey
+	if key == "" {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		key = hex.EncodeToString(b)
+	}
+	resp, err := c.post(ctx, "/resources", "POST /resources", apiKey, r, http.Header{"Idempotency-Key": {key}})
 	if err != nil {
+		if f, ok := errmap.FactsOf(err); ok && f.Status == http.StatusConflict {
+			// "Idempotent request already in progress": this request created nothing, but
+			// the earlier one with the same key is still running and may create the resource.
+			return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
+		}
 		return nil, err
 	}
 	return accepted(c, resp, func(m *Meta) bool { return m.ID != "" }, "the created resource has no id")
