@@ -1,6 +1,8 @@
 package endpoint_test
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -213,5 +215,106 @@ func TestSettlementProofDecides(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOncePublishApprovalAcrossInstances: one accepted publish round 2 sent N times at once to
+// both processes creates one resource, pays one verification fee and registers it once.
+func TestOncePublishApprovalAcrossInstances(t *testing.T) {
+	c := newCluster(t, 2, nil)
+	payer := c.sb.Demo.Address
+	fee := c.ok("mindvault_agent_status", c.call(0, "mindvault_agent_status", ""))["pricePerVerification"].(string)
+	feeUnits := unitsOf(t, fee)
+	args := `{"title":"Once Only","price":"1.25","externalUrl":"https://example.org/once-only"}`
+	before, created, onchain := c.balance(t, payer), c.sb.CreatedResources(), len(c.sb.RegistryIDs())
+	state, _ := c.asked(c.modern(0, "mindvault_publish", args, capsForm, ""))
+	const n = 5
+	as := atOnce(n, func(k int) modernAnswer {
+		return c.modern(k, "mindvault_publish", args, capsForm, answer(state, accept))
+	})
+	ids := map[string]bool{}
+	for _, a := range as {
+		if a.call.IsError {
+			if d := a.call.Meta.Diag; d == nil || d.Retry == "safe" {
+				t.Errorf("a losing round 2 invites a blind retry: %s", tail(a.raw, 500))
+			}
+			continue
+		}
+		var out struct {
+			ResourceID string `json:"resourceId"`
+		}
+		if json.Unmarshal(a.call.Structured, &out) == nil && out.ResourceID != "" {
+			ids[out.ResourceID] = true
+		}
+	}
+	spent := before - c.balance(t, payer)
+	if got := c.sb.CreatedResources() - created; got != 1 || len(ids) > 1 || spent != feeUnits || len(c.sb.RegistryIDs())-onchain != 1 {
+		t.Fatalf("%d resources created, results name %v, %d units spent (fee %d), %d registrations; want one of each",
+			got, ids, spent, feeUnits, len(c.sb.RegistryIDs())-onchain)
+	}
+}
+
+// unitsOf is a decimal USDC amount in 7-decimal units.
+func unitsOf(t *testing.T, dec string) int64 {
+	t.Helper()
+	whole, frac, _ := strings.Cut(dec, ".")
+	frac = (frac + "0000000")[:7]
+	n, err := strconv.ParseInt(whole+frac, 10, 64)
+	if err != nil {
+		t.Fatalf("amount %q: %v", dec, err)
+	}
+	return n
+}
+
+// TestOnceWriteApprovalAcrossInstances: one accepted round 2 of a registry write, sent N times
+// at once to both processes and then again, applies one transaction: every round 2 builds on
+// the sequence the user approved, so only one of them can apply; the later ones are refused
+// (CONFIRMATION_STALE) with nothing applied, and none claims a second change.
+func TestOnceWriteApprovalAcrossInstances(t *testing.T) {
+	c := newCluster(t, 2, map[string]string{"MINDVAULT_CONFIRM": "always", "MINDVAULT_WRITE_WAIT_MS": "8000"})
+	demo := c.sb.Demo.Address
+	id := ""
+	for _, rid := range c.sb.RegistryIDs() {
+		if r, ok := c.sb.RegistryResource(rid); ok && r.Creator == demo {
+			id = rid
+			break
+		}
+	}
+	if id == "" {
+		t.Fatal("no on-chain resource owned by the demo wallet")
+	}
+	seq := func() string {
+		var acct struct {
+			Sequence string `json:"sequence"`
+		}
+		getJSON(t, c.sb.HorizonURL+"/accounts/"+demo, &acct)
+		return acct.Sequence
+	}
+	args := `{"resourceId":"` + id + `","price":"3.3300000"}`
+	state, _ := c.asked(c.modern(0, "mindvault_set_price", args, capsForm, ""))
+	start := seq()
+	as := atOnce(4, func(k int) modernAnswer { return c.modern(k, "mindvault_set_price", args, capsForm, answer(state, accept)) })
+	as = append(as, c.modern(1, "mindvault_set_price", args, capsForm, answer(state, accept)))
+	hashes := map[string]bool{}
+	for _, a := range as {
+		if a.call.IsError {
+			if d := a.call.Meta.Diag; d == nil || d.StateChanged == "yes" || d.Retry == "safe" {
+				t.Errorf("a losing round 2 claims a change or invites a blind retry: %s", tail(a.raw, 500))
+			}
+			continue
+		}
+		var out struct {
+			Changed bool   `json:"changed"`
+			TxHash  string `json:"txHash"`
+		}
+		_ = json.Unmarshal(a.call.Structured, &out)
+		if out.Changed {
+			hashes[out.TxHash] = true
+		}
+	}
+	s0, _ := strconv.ParseInt(start, 10, 64)
+	s1, _ := strconv.ParseInt(seq(), 10, 64)
+	if s1-s0 != 1 || len(hashes) != 1 {
+		t.Fatalf("%d transactions applied, successes name %v; want one", s1-s0, hashes)
 	}
 }

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,7 +144,8 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	}
 	desc := deref(req.Description)
 	created, err := r.d.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{
-		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL)})
+		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL),
+		IdempotencyKey: creationKey(ctx, r.kp.Address(), req)})
 	if err != nil {
 		return nil, err
 	}
@@ -457,4 +460,20 @@ func (r *publishRun) registration(id string) confirm.Request {
 		Message: fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s?",
 			id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network),
 	}
+}
+
+// creationKey is the Idempotency-Key of a resource creation, derived from what names this
+// publication (its idempotencyKey, else the approval a round 2 acts on), so that every call,
+// instance or replay carrying it gets the API's first resource back instead of a second one.
+// "" is a new publication: the client sends a fresh random key.
+func creationKey(ctx context.Context, payer string, req *requests.Publish) string {
+	kind, name := "key", deref(req.IdempotencyKey)
+	if name == "" {
+		kind, name = "approval", confirm.ApprovalNonce(ctx)
+	}
+	if name == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("mindvault-publish-v1\x00" + payer + "\x00" + kind + "\x00" + name))
+	return hex.EncodeToString(sum[:16])
 }
