@@ -293,7 +293,9 @@ func TestOnceWriteApprovalAcrossInstances(t *testing.T) {
 	args := `{"resourceId":"` + id + `","price":"3.3300000"}`
 	state, _ := c.asked(c.modern(0, "mindvault_set_price", args, capsForm, ""))
 	start := seq()
-	as := atOnce(4, func(k int) modernAnswer { return c.modern(k, "mindvault_set_price", args, capsForm, answer(state, accept)) })
+	as := atOnce(4, func(k int) modernAnswer {
+		return c.modern(k, "mindvault_set_price", args, capsForm, answer(state, accept))
+	})
 	as = append(as, c.modern(1, "mindvault_set_price", args, capsForm, answer(state, accept)))
 	hashes := map[string]bool{}
 	for _, a := range as {
