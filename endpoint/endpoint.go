@@ -5,6 +5,7 @@
 package endpoint
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -76,8 +77,14 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 		},
 		Sponsor: sponsor.New(svc(errmap.SourceSponsor, cfg.SponsorURL, cfg.HTTPTimeout, "MINDVAULT_HTTP_TIMEOUT_MS")),
 		X402: &x402.Client{
-			Svc:    paid,
-			Signer: &x402.Signer{RPC: rpc, Passphrase: cfg.Passphrase},
+			Svc: paid,
+			Signer: &x402.Signer{RPC: rpc, Passphrase: cfg.Passphrase, Witness: func(ctx context.Context) (int64, error) {
+				root, err := hz.Root(ctx)
+				if err != nil {
+					return 0, err
+				}
+				return root.HistoryLatest, nil
+			}},
 		},
 	}
 }

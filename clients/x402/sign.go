@@ -9,6 +9,7 @@ import (
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/network"
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
@@ -69,7 +70,15 @@ type Signer struct {
 	Passphrase string
 	// Now is the clock a latest ledger's close time is checked against; nil is time.Now.
 	Now func() time.Time
+	// Witness, when set, is a second source of the latest ledger's sequence (Horizon's),
+	// read beside Stellar RPC's: an RPC node that claims a ledger far from it would have the
+	// payment signed to expire that much later, so a disagreement refuses the payment.
+	Witness func(ctx context.Context) (int64, error)
 }
+
+// MaxLedgerDrift is how far, in ledgers, the two sources of the latest ledger may disagree
+// (about five minutes; Horizon's ingestion lags the network by seconds).
+const MaxLedgerDrift = 60
 
 func (s *Signer) now() time.Time {
 	if s.Now != nil {
@@ -109,13 +118,32 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	}
 	call := soroban.Call{Contract: r.Asset, Function: "transfer", Args: []xdr.ScVal{from, to, amt}}
 
-	latest, err := s.RPC.GetLatestLedger(ctx)
-	if err != nil {
-		return nil, err
+	var (
+		latest     *rpc.GetLatestLedgerResponse
+		witness    int64
+		lErr, wErr error
+		witnessed  = make(chan struct{})
+	)
+	go func() {
+		defer close(witnessed)
+		if s.Witness != nil {
+			witness, wErr = s.Witness(ctx)
+		}
+	}()
+	latest, lErr = s.RPC.GetLatestLedger(ctx)
+	<-witnessed
+	if lErr != nil {
+		return nil, lErr
+	}
+	if wErr != nil {
+		return nil, wErr
 	}
 	readAt := s.now()
 	if err := saneLedger(latest.LedgerCloseTime, readAt); err != nil {
 		return nil, err
+	}
+	if s.Witness != nil && (int64(latest.Sequence) > witness+MaxLedgerDrift || int64(latest.Sequence) < witness-MaxLedgerDrift) {
+		return nil, soroban.Malformed(errmap.SourceRPC, fmt.Sprintf("Stellar RPC's latest ledger %d is far from Horizon's %d, so no payment expiry can be computed from it; nothing was signed", latest.Sequence, witness))
 	}
 	// Select bounds MaxTimeoutSeconds, so the ledger count is small and cannot wrap.
 	expiration := latest.Sequence + uint32((r.MaxTimeoutSeconds+LedgerSeconds-1)/LedgerSeconds)
