@@ -136,6 +136,22 @@ func GateFrom(ctx context.Context) *Gate {
 	return g
 }
 
+// WillAsk reports whether this call, in round 1, will ask the user before a k happens.
+func WillAsk(ctx context.Context, k Kind) bool {
+	g := GateFrom(ctx)
+	return g != nil && g.approved == nil && g.asks(k)
+}
+
+// ApprovedAmount is the USDC amount (units) the user approved for the payment a round 2 acts
+// on; ok is false outside one.
+func ApprovedAmount(ctx context.Context) (*big.Int, bool) {
+	g := GateFrom(ctx)
+	if g == nil || g.approved == nil || g.approved.Kind != Payment {
+		return nil, false
+	}
+	return new(big.Int).SetString(g.approved.Amount, 10)
+}
+
 // ApprovalNonce is the nonce of the approval a round 2 acts on, "" outside one.
 func ApprovalNonce(ctx context.Context) string {
 	if g := GateFrom(ctx); g != nil && g.approved != nil {

@@ -554,3 +554,35 @@ func TestConfirmAnswerMustBeAnElicitationResult(t *testing.T) {
 		t.Fatalf("%d paid requests", n)
 	}
 }
+
+// TestConfirmAboveCap: on the modern era with form elicitation a price above the cap is a
+// question to the user, not a refusal: accepted, exactly the approved amount is paid once;
+// declined, nothing. Where nobody can be asked (legacy era) it stays PRICE_ABOVE_CAP, with a
+// look as the next step and needs "user", never a buy with a raised cap.
+func TestConfirmAboveCap(t *testing.T) {
+	e := newEnv(t, nil)
+	const args = `{"resourceId":"stellarcheatsheet"}` // 25 USDC, above the default cap of 10
+	before := e.usdc()
+	r := e.call("mindvault_buy", args)
+	e.fails("mindvault_buy", r, failure{category: "payment", code: "PRICE_ABOVE_CAP", source: "x402", retry: "after_action"})
+	if !strings.Contains(r.raw, `"needs":"user"`) || strings.Contains(r.raw, `"nextAction":{"tool":"mindvault_buy"`) {
+		t.Fatalf("a price above the cap must need the user and never offer a paying next step: %s", r.raw)
+	}
+	e.faults("")
+	state, msg := e.asked(e.modern("mindvault_buy", args, capsForm, ""))
+	if !strings.Contains(msg, "Pay 25 USDC") || !strings.Contains(msg, "above your cap of 10 USDC") {
+		t.Fatalf("round 1 asked %q", msg)
+	}
+	if e.sb.PaidRequests("*") != 0 || e.usdc() != before {
+		t.Fatal("round 1 paid")
+	}
+	d := e.modern("mindvault_buy", args, capsForm, answer(state, decline))
+	e.fails("mindvault_buy", d.call, failure{category: "payment", code: "CONFIRMATION_DECLINED", source: "request", retry: "no"})
+	if e.sb.PaidRequests("*") != 0 || e.usdc() != before {
+		t.Fatal("a declined question paid")
+	}
+	e.ok("mindvault_buy", e.modern("mindvault_buy", args, capsForm, answer(state, accept)).call)
+	if n := e.sb.PaidRequests("GET /resources/stellarcheatsheet"); n != 1 || e.usdc() != before-250_000_000 {
+		t.Fatalf("%d paid requests, balance %d (was %d): want one payment of 25 USDC", n, e.usdc(), before)
+	}
+}

@@ -127,7 +127,8 @@ func TestBuyRefusesBeforePaying(t *testing.T) {
 	}{
 		{"price above the cap", `{"resourceId":"stellarcheatsheet","maxPriceUsdc":"5"}`, "",
 			failure{category: "payment", code: "PRICE_ABOVE_CAP", source: "x402"}, "maxPriceUsdc",
-			`"nextAction":{"tool":"mindvault_buy","arguments":{"maxPriceUsdc":"`},
+			// A look, never the same buy with a raised cap: a higher price is the user's call.
+			`"nextAction":{"tool":"mindvault_preview","arguments":{"resourceId":"stellarcheatsheet"}}`},
 		{"insufficient USDC", `{"resourceId":"rustguide","profile":"broke"}`, "",
 			failure{category: "payment", code: "INSUFFICIENT_USDC", source: "x402"}, "1.5000000 short",
 			`"nextAction":{"tool":"mindvault_wallet_info","arguments":{"profile":"broke"}}`},

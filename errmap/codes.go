@@ -149,9 +149,13 @@ func Codes() []CodeDoc {
 // cannot drift from the code.
 func CodesMarkdown() string {
 	var b strings.Builder
-	b.WriteString("| code | category | meaning |\n|---|---|---|\n")
+	b.WriteString("| code | category | retry | needs | meaning |\n|---|---|---|---|---|\n")
 	for _, c := range codeTable {
-		b.WriteString("| `" + c.Code + "` | `" + string(c.Category) + "` | " + c.Meaning + " |\n")
+		needs := string(NeedsOf(c.Code))
+		if needs != "" {
+			needs = "`" + needs + "`"
+		}
+		b.WriteString("| `" + c.Code + "` | `" + string(c.Category) + "` | `" + string(retryVerdict(c.Category, c.Code, StateNo)) + "` | " + needs + " | " + c.Meaning + " |\n")
 	}
 	return b.String()
 }

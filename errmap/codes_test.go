@@ -79,7 +79,12 @@ func TestCodesMarkdown(t *testing.T) {
 		t.Fatalf("%d lines for %d codes", len(lines), len(Codes()))
 	}
 	for i, c := range Codes() {
-		want := "| `" + c.Code + "` | `" + string(c.Category) + "` | " + c.Meaning + " |"
+		row := agentLoop[c.Code]
+		needs := ""
+		if row.needs != "" {
+			needs = "`" + string(row.needs) + "`"
+		}
+		want := "| `" + c.Code + "` | `" + string(c.Category) + "` | `" + string(row.retry) + "` | " + needs + " | " + c.Meaning + " |"
 		if lines[i+2] != want {
 			t.Errorf("row %d = %q, want %q", i, lines[i+2], want)
 		}

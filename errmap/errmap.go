@@ -118,6 +118,7 @@ func mapFacts(f *Facts) Failure {
 		TxHash:            txHash,
 		PaymentExpiresAt:  expires,
 		NextAction:        red.nextAction(f.NextAction),
+		Needs:             string(needsFor(f, code, state)),
 	}
 	d.Upstream = upstream(f.Upstream, red, limit, remaining, reset)
 	if len(issues) > 0 {

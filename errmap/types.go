@@ -178,6 +178,7 @@ type Facts struct {
 	TxHash           string      // hash of a sent transaction whose outcome the failure reports
 	PaymentExpiresAt string      // RFC 3339 expiry of a signed payment sent with unknown outcome
 	NextAction       *NextAction // the recovery step as a tool call; dropped unless every part is valid
+	Needs            Needs       // who must act, when the tool knows better than the code's default
 	Secrets          []string    // exact secret values of this call, redacted on top of the process-wide registry
 }
 
@@ -238,6 +239,7 @@ type Diagnostic struct {
 	TxHash            string         `json:"txHash,omitempty"`
 	PaymentExpiresAt  string         `json:"paymentExpiresAt,omitempty"`
 	NextAction        *NextAction    `json:"nextAction,omitempty"`
+	Needs             string         `json:"needs,omitempty"`
 }
 
 // Failure is the mapped failure: the three-line text and its diagnostic.

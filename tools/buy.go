@@ -164,14 +164,23 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
 			return nil, alreadyPurchased(req, meta.ID, earlier)
 		}
+		aboveCap := ""
 		if price.Cmp(capUnits) > 0 {
-			need := strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), ".")
-			again := repeatArguments(req)
-			delete(again, "allowRepeat")
-			again["maxPriceUsdc"] = need
-			return nil, errmap.WithNextAction(refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
-				fmt.Sprintf("Pass maxPriceUsdc of at least %s to buy %s, or choose a cheaper resource.", need, meta.ID)),
-				&errmap.NextAction{Tool: "mindvault_buy", Arguments: again})
+			// A price above the cap is the user's to accept, never the agent's: asked when the
+			// client can ask (the approved amount is then this call's cap), refused otherwise,
+			// with no next step that would pay more.
+			switch approved, ok := confirm.ApprovedAmount(ctx); {
+			case ok && approved.Cmp(price) >= 0:
+				capUnits = approved
+			case !ok && confirm.WillAsk(ctx, confirm.Payment) && !req.DryRun:
+				aboveCap = confirm.USDC(capUnits)
+				capUnits = price
+			default:
+				need := strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), ".")
+				return nil, errmap.WithNextAction(refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
+					fmt.Sprintf("Nothing was paid: ask the user whether to pay %s USDC for %s; only if the user agrees, call mindvault_buy with maxPriceUsdc %s, or choose a cheaper resource.", need, meta.ID, need)),
+					&errmap.NextAction{Tool: "mindvault_preview", Arguments: map[string]any{"resourceId": meta.ID}})
+			}
 		}
 		if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, d.Config.MaxInlineBytes) {
 			return nil, tooLargeBeforePaying(meta.ID, size, d.Config.MaxInlineBytes)
@@ -191,7 +200,7 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		intent := buyIntent(ctx, d, req, kp.Address(), meta.ID)
 		res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
 			Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
-			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")"}),
+			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap}),
 			Intent:  intent})
 		if err != nil {
 			if intent != nil && (isCode(err, errmap.CodeDuplicatePayment) || x402.IsSentRefused(err)) {

@@ -27,6 +27,7 @@ type payment struct {
 	balance  *big.Int
 	resource string
 	what     string // e.g. `"Rust guide" (rustguide)`
+	aboveCap string // the caller's cap in USDC when the price is above it ("" when not)
 }
 
 // request words a payment for the user.
@@ -40,9 +41,17 @@ func (p payment) request(network string) confirm.Request {
 		Approval: confirm.Approval{Kind: confirm.Payment, Network: p.quote.Network, Payer: p.payer,
 			Amount: p.quote.Amount.String(), Asset: p.quote.Asset, Payee: p.quote.PayTo, Resource: p.resource, Before: p.balance.String()},
 		Title: "Pay " + amount + " USDC",
-		Message: fmt.Sprintf("Pay %s USDC to %s for %s on %s? Balance after: %s USDC.",
-			amount, confirm.Short(p.quote.PayTo), p.what, network, confirm.USDC(after)),
+		Message: fmt.Sprintf("Pay %s USDC to %s for %s on %s?%s Balance after: %s USDC.",
+			amount, confirm.Short(p.quote.PayTo), p.what, network, p.capNote(), confirm.USDC(after)),
 	}
+}
+
+// capNote says that the amount is above the caller's cap, when it is.
+func (p payment) capNote() string {
+	if p.aboveCap == "" {
+		return ""
+	}
+	return " This is above your cap of " + p.aboveCap + " USDC."
 }
 
 // approvePayment is an x402.Policy.Approve for p, completed with the quote.
