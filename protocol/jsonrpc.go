@@ -78,7 +78,17 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		}
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
 	}
+	// One walk over the body for keys given twice (dupkeys.go); tools/call's arguments are the
+	// tool's request model's to check.
+	outside, inside, idTwice := scanDuplicateKeys(body, isString(env["method"], "tools/call"))
 	id, hasID := env["id"]
+	if outside != nil {
+		bad := &envelopeError{code: CodeInvalidRequest, message: outside.message("Invalid Request: ")}
+		if hasID && !idTwice && validID(id) {
+			bad.id = id
+		}
+		return req, false, bad
+	}
 	if hasID && !validID(id) {
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: id must be a string or a number"}
 	}
@@ -105,6 +115,9 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
 			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
 		}
+		if inside != nil {
+			return req, false, &envelopeError{code: CodeInvalidParams, message: inside.message("Invalid params: "), id: req.ID}
+		}
 		req.Params = p
 		if p[0] == '{' {
 			// Only these methods read named params; the others need _meta at most.
@@ -113,6 +126,15 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		}
 	}
 	return req, false, nil
+}
+
+// isString reports whether raw is the JSON string want, however it is escaped.
+func isString(raw json.RawMessage, want string) bool {
+	if string(raw) == `"`+want+`"` {
+		return true
+	}
+	var s string
+	return bytes.IndexByte(raw, '\\') >= 0 && json.Unmarshal(raw, &s) == nil && s == want
 }
 
 func validID(id json.RawMessage) bool {
