@@ -152,11 +152,12 @@ func validID(id json.RawMessage) bool {
 }
 
 // decodeParams decodes an object params once: its fields when named is set, and _meta as
-// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a
-// repeated key merges into one map). p is valid JSON, so the fields always decode. Without an
-// escape a key in any case is spelled out: none means no _meta to decode (most legacy
-// requests), and exactly one that is the field "_meta" means _meta is that field's value;
-// otherwise (a repeated key, an odd spelling) the struct decoding itself answers.
+// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a key
+// given twice, in one case or two, never gets here: decodeEnvelope refused it). p is valid
+// JSON, so the fields always decode. Without an escape a key in any case is spelled out: none
+// means no _meta to decode (most legacy requests), and exactly one that is the field "_meta"
+// means _meta is that field's value; otherwise (an odd spelling, "_meta" inside another
+// value) the struct decoding itself answers.
 func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage) {
 	plain := bytes.IndexByte(p, '\\') < 0
 	keys := countMetaKeys(p)
