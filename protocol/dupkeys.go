@@ -93,8 +93,9 @@ func scanDuplicateKeys(body []byte, skipArguments bool) (outside, inside *dupKey
 	return outside, inside, idTwice
 }
 
-// keyScans are the scanners, pooled with their buffers so that a scan allocates nothing: a
-// scanner on the stack would point into itself and move to the heap anyway.
+// keyScans are the scanners, pooled with their buffers so that a scan allocates nothing: the
+// buffers are grown by appends through the scanner's pointer, which escape analysis sends to
+// the heap, so a scanner on the stack would cost its buffers on every request.
 var keyScans = sync.Pool{New: func() any {
 	return &keyScan{keys: make([]keyRef, 0, 32), path: make([]pathSeg, 0, 16), scratch: make([]byte, 0, 256)}
 }}
