@@ -311,12 +311,16 @@ func TestSecretsNeverLeave(t *testing.T) {
 		valid[tl.Name] = true
 	}
 	for _, line := range strings.Split(strings.TrimSpace(emf), "\n") {
-		var m struct{ Tool *string }
+		var m struct{ Tool, Route *string }
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("EMF line is not JSON: %q", line)
 		}
 		if m.Tool != nil && !valid[*m.Tool] {
 			t.Errorf("EMF Tool dimension %q is not a registered tool", *m.Tool)
+		}
+		// Routes are the code's, so every one has a shape the metrics keep.
+		if m.Route != nil && *m.Route == "unknown" {
+			t.Errorf("a downstream call of some tool is recorded under Route unknown: %s", line)
 		}
 	}
 	if !strings.Contains(emf, `"Tool":"unknown"`) {

@@ -34,8 +34,11 @@ func Field(s string) string {
 const Unknown = "unknown"
 
 var (
-	toolName  = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
-	httpRoute = lazyre.New(`^[A-Z]{3,7} /[A-Za-z0-9/{}_.-]{0,96}$`)
+	toolName = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
+	// An HTTP route may end in one qualifier of a closed set: " (paid)" names the x402
+	// requests a payment is attached to (buy's GET /resources/{id}, the publish fee's POST
+	// /verify-content).
+	httpRoute = lazyre.New(`^[A-Z]{3,7} /[A-Za-z0-9/{}_.-]{0,96}(?: \(paid\))?$`)
 	rpcMethod = lazyre.New(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 )
 
@@ -67,8 +70,10 @@ func dimService(s string) string {
 	return Unknown
 }
 
-// dimRoute keeps a route in the shape the clients write it ("GET /resources/{id}/meta", an
-// RPC method name): routes are written by the code, never taken from a request.
+// dimRoute keeps a route in the shape the clients write it ("GET /resources/{id}/meta",
+// "GET /resources/{id} (paid)", an RPC method name): routes are written by the code, never
+// taken from a request. A route of any other shape is recorded as Unknown, so a route the
+// code writes must match one of these shapes (TestEMFDimensionsAreClosed lists them).
 func dimRoute(s string) string {
 	if httpRoute.MatchString(s) || rpcMethod.MatchString(s) {
 		return s

@@ -45,6 +45,15 @@ func TestEMFDimensionsAreClosed(t *testing.T) {
 		{"mindvault_preview", "not_found", "api", "GET /resources/{id}/meta", "mindvault_preview", "not_found", "api", "GET /resources/{id}/meta"},
 		{"mindvault_health", "ok", "rpc", "getNetwork", "mindvault_health", "ok", "rpc", "getNetwork"},
 		{"mindvault_buy", "input_required", "x402", "GET /resources/{id}", "mindvault_buy", "input_required", "x402", "GET /resources/{id}"},
+		// The paid requests' routes, as tools/buy.go and tools/publish.go name them.
+		{"mindvault_buy", "ok", "x402", "GET /resources/{id} (paid)", "mindvault_buy", "ok", "x402", "GET /resources/{id} (paid)"},
+		{"mindvault_publish", "ok", "x402", "POST /verify-content (paid)", "mindvault_publish", "ok", "x402", "POST /verify-content (paid)"},
+		// The qualifier is a closed set: once, at the end, spelled so.
+		{"mindvault_buy", "ok", "x402", "GET /resources/{id} (free)", "mindvault_buy", "ok", "x402", Unknown},
+		{"mindvault_buy", "ok", "x402", "GET /resources/{id} (paid) (paid)", "mindvault_buy", "ok", "x402", Unknown},
+		{"mindvault_buy", "ok", "x402", "GET /resources/{id} (paid)\n", "mindvault_buy", "ok", "x402", Unknown},
+		{"mindvault_buy", "ok", "x402", "GET /resources/{id}(paid)", "mindvault_buy", "ok", "x402", Unknown},
+		{"mindvault_buy", "ok", "x402", "getNetwork (paid)", "mindvault_buy", "ok", "x402", Unknown},
 		{hostile, hostile, hostile, hostile, Unknown, Unknown, Unknown, Unknown},
 		{"Mindvault Preview", "Server", "API", "GET /x?api_key=1", Unknown, Unknown, Unknown, Unknown},
 	}

@@ -32,8 +32,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 	"github.com/mindvault/mcp-endpoint/protocol"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // Bounds of the troubleshoot prompt's error argument. A failed result's text is three lines
@@ -162,9 +162,6 @@ func (p *Prompt) check(args map[string]string) error {
 	return nil
 }
 
-// resourceIDRe is the tools' resource id shape (1-128 of A-Z a-z 0-9 . _ -).
-var resourceIDRe = lazyre.New(`^[A-Za-z0-9._-]{1,128}$`)
-
 func buyPrompt() *Prompt {
 	return &Prompt{
 		Def: Definition{
@@ -177,8 +174,9 @@ func buyPrompt() *Prompt {
 		Tools: []string{"mindvault_preview", "mindvault_wallet_info", "mindvault_buy", "mindvault_buy"},
 		render: func(args map[string]string) (string, error) {
 			id := strings.TrimSpace(args["resourceId"])
-			if id != "" && !resourceIDRe.MatchString(id) {
-				return "", &protocol.PromptArgumentError{Argument: "resourceId", Problem: "must be 1-128 characters of A-Z a-z 0-9 . _ -", Allowed: []string{"resourceId"}}
+			// The tools' resource id rule, so the walkthrough never names an id they refuse.
+			if ok, problem := validate.Conforms("resourceid", id); id != "" && !ok {
+				return "", &protocol.PromptArgumentError{Argument: "resourceId", Problem: problem, Allowed: []string{"resourceId"}}
 			}
 			var b strings.Builder
 			ref := "the resource's id"

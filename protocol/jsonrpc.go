@@ -78,7 +78,17 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		}
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
 	}
+	// One walk over the body for keys given twice (dupkeys.go); tools/call's arguments are the
+	// tool's request model's to check.
+	outside, inside, idTwice := scanDuplicateKeys(body, isString(env["method"], "tools/call"))
 	id, hasID := env["id"]
+	if outside != nil {
+		bad := &envelopeError{code: CodeInvalidRequest, message: outside.message("Invalid Request: ")}
+		if hasID && !idTwice && validID(id) {
+			bad.id = id
+		}
+		return req, false, bad
+	}
 	if hasID && !validID(id) {
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: id must be a string or a number"}
 	}
@@ -105,6 +115,9 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
 			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
 		}
+		if inside != nil {
+			return req, false, &envelopeError{code: CodeInvalidParams, message: inside.message("Invalid params: "), id: req.ID}
+		}
 		req.Params = p
 		if p[0] == '{' {
 			// Only these methods read named params; the others need _meta at most.
@@ -113,6 +126,15 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		}
 	}
 	return req, false, nil
+}
+
+// isString reports whether raw is the JSON string want, however it is escaped.
+func isString(raw json.RawMessage, want string) bool {
+	if string(raw) == `"`+want+`"` {
+		return true
+	}
+	var s string
+	return bytes.IndexByte(raw, '\\') >= 0 && json.Unmarshal(raw, &s) == nil && s == want
 }
 
 func validID(id json.RawMessage) bool {
@@ -130,11 +152,12 @@ func validID(id json.RawMessage) bool {
 }
 
 // decodeParams decodes an object params once: its fields when named is set, and _meta as
-// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a
-// repeated key merges into one map). p is valid JSON, so the fields always decode. Without an
-// escape a key in any case is spelled out: none means no _meta to decode (most legacy
-// requests), and exactly one that is the field "_meta" means _meta is that field's value;
-// otherwise (a repeated key, an odd spelling) the struct decoding itself answers.
+// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a key
+// given twice, in one case or two, never gets here: decodeEnvelope refused it). p is valid
+// JSON, so the fields always decode. Without an escape a key in any case is spelled out: none
+// means no _meta to decode (most legacy requests), and exactly one that is the field "_meta"
+// means _meta is that field's value; otherwise (an odd spelling, "_meta" inside another
+// value) the struct decoding itself answers.
 func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage) {
 	plain := bytes.IndexByte(p, '\\') < 0
 	keys := countMetaKeys(p)

@@ -135,6 +135,12 @@ func TestChannelTable(t *testing.T) {
 		{name: "bad id type", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":{},"method":"ping"}`, status: 400, code: CodeInvalidRequest, noID: true},
 		{name: "null id", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":null,"method":"ping"}`, status: 400, code: CodeInvalidRequest, noID: true},
 		{name: "wrong jsonrpc", headers: legacyHeaders, body: `{"jsonrpc":"1.0","id":1,"method":"ping"}`, status: 400, code: CodeInvalidRequest},
+		{name: "key twice in the envelope", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`, status: 400, code: CodeInvalidRequest, msg: "Invalid Request: method: is given more than once"},
+		{name: "id twice is answered without an id", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, status: 400, code: CodeInvalidRequest, msg: "Invalid Request: id: ", noID: true},
+		{name: "legacy key twice in params", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","name":"echo"}}`, status: 400, code: CodeInvalidParams, msg: "Invalid params: params.name: is given more than once"},
+		{name: "legacy key twice in params._meta", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"progressToken":1,"progressToken":2}}}`, status: 400, code: CodeInvalidParams, msg: "params._meta.progressToken: "},
+		{name: "legacy key twice in tool arguments is the tool's", headers: legacyHeaders, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"a":2}}}`, status: 200, result: []string{"content"}},
+		{name: "notification with a key twice is refused", headers: legacyHeaders, body: `{"jsonrpc":"2.0","method":"notifications/initialized","params":{"a":1,"a":2}}`, status: 400, code: CodeInvalidParams, noID: true},
 		{name: "notification is 202", headers: legacyHeaders, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, status: 202},
 		{name: "modern notification is 202", headers: modernHeaders("notifications/cancelled"), body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{` + metaModern + `}}`, status: 202},
 		// Legacy era.
@@ -166,6 +172,9 @@ func TestChannelTable(t *testing.T) {
 		{name: "modern discover", headers: modernHeaders("server/discover"), body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + metaModern + `}}`, status: 200, result: []string{"supportedVersions", "capabilities", "ttlMs", "cacheScope", "resultType", "_meta"}},
 		{name: "modern unknown tool", headers: with(modernHeaders("tools/call"), "Mcp-Name", "nope"), body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{},` + metaModern + `}}`, status: 200, code: CodeInvalidParams, msg: `unknown tool "nope"`},
 		{name: "modern arguments array", headers: with(modernHeaders("tools/call"), "Mcp-Name", "echo"), body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[],` + metaModern + `}}`, status: 200, code: CodeInvalidParams, msg: "params.arguments"},
+		{name: "modern key twice in params", headers: with(modernHeaders("tools/call"), "Mcp-Name", "echo"), body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","name":"echo",` + metaModern + `}}`, status: 400, code: CodeInvalidParams, msg: "Invalid params: params.name: "},
+		{name: "modern version twice in _meta", headers: modernHeaders("tools/list"), body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, status: 400, code: CodeInvalidParams, msg: `Invalid params: params._meta["io.modelcontextprotocol/protocolVersion"]: `},
+		{name: "modern _meta twice in two cases", headers: modernHeaders("tools/list"), body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + metaModern + `,"_META":{}}}`, status: 400, code: CodeInvalidParams, msg: "Invalid params: params._META: is given more than once in the same object, in another case"},
 		{name: "session id ignored", headers: with(legacyHeaders, "Mcp-Session-Id", "abc"), body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, status: 200, result: []string{}},
 	}
 	for _, tc := range cases {

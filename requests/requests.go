@@ -23,7 +23,7 @@ type Browse struct {
 	Owner              *string  `json:"owner,omitempty" validate:"omitnil,min=1,max=128" jsonschema_description:"Publisher name or wallet address (substring match)."`
 	Sort               *string  `json:"sort,omitempty" validate:"omitnil,oneof=newest price_asc price_desc title" jsonschema_description:"Order of the results (default newest)."`
 	Limit              int      `json:"limit,omitempty" validate:"min=1,max=100" jsonschema:"default=20" jsonschema_description:"Page size, 1-100."`
-	Offset             int      `json:"offset,omitempty" validate:"min=0" jsonschema:"default=0" jsonschema_description:"Rows to skip; use nextOffset from the previous page."`
+	Offset             int      `json:"offset,omitempty" validate:"min=0,max=9007199254740991" jsonschema:"default=0" jsonschema_description:"Rows to skip; use nextOffset from the previous page. At most 9007199254740991 (2^53-1), the largest integer the API reads exactly."`
 	Tags               []string `json:"tags,omitempty" validate:"omitempty,max=8,dive,tag" jsonschema_description:"Only resources carrying all these tags (lower-cased)."`
 	Listed             *bool    `json:"listed,omitempty" jsonschema_description:"Only listed (true) or only delisted (false) resources."`
 }

@@ -56,6 +56,41 @@ func TestCrossFieldRules(t *testing.T) {
 	}
 }
 
+// TestIntegerBounds: every integer argument is bounded by what the API or the tool takes: the
+// catalog offset by 2^53-1, the largest integer the API (JavaScript numbers) reads exactly, so
+// int64's maximum never reaches it; the registry's start by the contract's u32; limits and the
+// wait by their documented ranges.
+func TestIntegerBounds(t *testing.T) {
+	browse, search := validate.For[Browse](), validate.For[Search]()
+	cases := []struct {
+		name  string
+		model *validate.Model
+		args  string
+		want  string
+	}{
+		{"browse offset 0", browse, `{"offset":0}`, ""},
+		{"browse offset at the bound", browse, `{"offset":9007199254740991}`, ""},
+		{"browse offset above the bound", browse, `{"offset":9007199254740992}`, "/offset max"},
+		{"browse offset of int64's maximum", browse, `{"offset":9223372036854775807}`, "/offset max"},
+		{"browse offset beyond int64", browse, `{"offset":92233720368547758070}`, "/offset type"},
+		{"browse offset negative", browse, `{"offset":-1}`, "/offset min"},
+		{"search offset of int64's maximum", search, `{"query":"q","offset":9223372036854775807}`, "/offset max"},
+		{"browse limit above 100", browse, `{"limit":101}`, "/limit max"},
+		{"registry start at u32's maximum", validate.For[RegistryList](), `{"start":4294967295}`, ""},
+		{"registry start above u32", validate.For[RegistryList](), `{"start":4294967296}`, "/start max"},
+		{"registry limit above the contract's cap", validate.For[RegistryList](), `{"limit":21}`, "/limit max"},
+		{"purchase history limit", validate.For[PurchaseHistory](), `{"limit":101}`, "/limit max"},
+		{"publish status wait", validate.For[PublishStatus](), `{"resourceId":"r","waitSeconds":61}`, "/waitSeconds max"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := issues(tc.model, tc.args); got != tc.want {
+				t.Fatalf("issues = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // The policies a tool declares read the request through these interfaces: every request with
 // confirmMainnet answers MainnetConfirmed, and the two with dryRun answer DryRunRequested.
 func TestPolicyInterfaces(t *testing.T) {

@@ -10,17 +10,18 @@ import (
 )
 
 // bounded is a model with every shape whose bound docs/tools.md "Shared argument shapes" states: USDC amounts (any and
-// positive) and profile names.
+// positive), profile names and resource ids.
 type bounded struct {
-	Price    *string  `json:"price,omitempty" validate:"omitnil,usdcpos"`
-	MinPrice *string  `json:"minPrice,omitempty" validate:"omitnil,usdc"`
-	Profile  *string  `json:"profile,omitempty" validate:"omitnil,profile"`
-	Tags     []string `json:"tags,omitempty" validate:"omitempty,max=8,dive,tag"`
+	Price      *string  `json:"price,omitempty" validate:"omitnil,usdcpos"`
+	MinPrice   *string  `json:"minPrice,omitempty" validate:"omitnil,usdc"`
+	Profile    *string  `json:"profile,omitempty" validate:"omitnil,profile"`
+	Tags       []string `json:"tags,omitempty" validate:"omitempty,max=8,dive,tag"`
+	ResourceID *string  `json:"resourceId,omitempty" validate:"omitnil,resourceid"`
 }
 
 // TestAmountAndProfileBounds: a price beyond the contract's maximum (10^18 units of 7
-// decimals) and a profile name without a letter or digit are rejected at the boundary,
-// with the argument's path.
+// decimals), a profile name and a resource id without a letter or digit ("." and "..", path
+// components rather than names) are rejected at the boundary, with the argument's path.
 func TestAmountAndProfileBounds(t *testing.T) {
 	cases := []struct {
 		name, args string
@@ -46,6 +47,17 @@ func TestAmountAndProfileBounds(t *testing.T) {
 		{"profile of punctuation", `{"profile":"-_."}`, []string{"/profile profile"}},
 		{"profile with a dot", `{"profile":".a"}`, nil},
 		{"profile digit", `{"profile":"7"}`, nil},
+		{"resource id dot", `{"resourceId":"."}`, []string{"/resourceId resourceid"}},
+		{"resource id dot dot", `{"resourceId":".."}`, []string{"/resourceId resourceid"}},
+		{"resource id dot dot, padded", `{"resourceId":" .. "}`, []string{"/resourceId resourceid"}},
+		{"resource id of dots", `{"resourceId":"..."}`, []string{"/resourceId resourceid"}},
+		{"resource id of punctuation", `{"resourceId":"-_."}`, []string{"/resourceId resourceid"}},
+		{"resource id with a slash", `{"resourceId":"../meta"}`, []string{"/resourceId resourceid"}},
+		{"resource id with dots and letters", `{"resourceId":"a..b"}`, nil},
+		{"resource id starting with dots", `{"resourceId":"..a"}`, nil},
+		{"resource id digit", `{"resourceId":"7"}`, nil},
+		{"resource id of 128", `{"resourceId":"` + strings.Repeat("a", 128) + `"}`, nil},
+		{"resource id of 129", `{"resourceId":"` + strings.Repeat("a", 129) + `"}`, []string{"/resourceId resourceid"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,7 +164,8 @@ func FuzzAmountShapes(f *testing.F) {
 // TestSchemaPatternsAreTheChecks: for the shapes that are a pattern plus a length, the
 // advertised pattern and lengths accept exactly what the check accepts.
 func TestSchemaPatternsAreTheChecks(t *testing.T) {
-	samples := append([]string{".", "..", "-", "a", "a.b", "A_", strings.Repeat("a", 64), strings.Repeat("a", 65)}, amountSeeds...)
+	samples := append([]string{".", "..", "...", "-", "-_.", "..a", "a..", "a", "a.b", "A_", strings.Repeat("a", 64), strings.Repeat("a", 65),
+		strings.Repeat("a", 128), strings.Repeat("a", 129), strings.Repeat(".", 127) + "a"}, amountSeeds...)
 	for _, tag := range []string{"profile", "usdc", "usdcpos", "resourceid"} {
 		sh := shapeByTag[tag]
 		s := sh.schema
@@ -163,6 +176,19 @@ func TestSchemaPatternsAreTheChecks(t *testing.T) {
 				t.Errorf("%s: %q advertised %v, checked %v", tag, v, adv, sh.check(v))
 			}
 		}
+	}
+}
+
+// TestConforms: a shape checked outside a request model is the model's check with its phrase.
+func TestConforms(t *testing.T) {
+	for v, want := range map[string]bool{"rustguide": true, "a.b": true, "..": false, ".": false, "a/b": false} {
+		ok, msg := Conforms("resourceid", v)
+		if ok != want || msg != shapeByTag["resourceid"].message {
+			t.Errorf("Conforms(resourceid, %q) = %v %q", v, ok, msg)
+		}
+	}
+	if ok, _ := Conforms("no-such-shape", "a"); ok {
+		t.Error("an unknown shape conforms")
 	}
 }
 

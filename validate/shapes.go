@@ -35,9 +35,23 @@ func Shape(tag string) (ShapeSchema, bool) {
 	return sh.schema, ok
 }
 
+// Conforms reports whether s has the shared shape tag (a validate rule name), with the phrase
+// an issue about it reads ("must be ..."), for a value that does not come through a request
+// model: the buy prompt's resourceId takes the tools' rule this way. An unknown tag conforms
+// to nothing.
+func Conforms(tag, s string) (ok bool, message string) {
+	sh, known := shapeByTag[tag]
+	if !known {
+		return false, "is invalid (" + tag + ")"
+	}
+	return sh.check(s), sh.message
+}
+
 var (
-	idChars   = lazyre.New(`^[A-Za-z0-9._-]+$`)
-	profileRe = lazyre.New(`^[A-Za-z0-9._-]*[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	// A resource id and a profile name are characters of A-Z a-z 0-9 . _ - with at least one
+	// letter or digit: "." and ".." are path components, not names (a resource id goes into
+	// the API's paths, /resources/{id}/meta, and a profile name into the credential store's).
+	nameRe = lazyre.New(`^[A-Za-z0-9._-]*[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	// USDC amounts are bounded by the vault-registry contract's maximum price, 10^18 units of
 	// 7 decimals = 100000000000 USDC, so an amount that passes here always fits the contract's
 	// i128 and its own limit, and the API never sees a number the chain would refuse. The
@@ -57,16 +71,15 @@ func pattern(p string, min, max uint64) ShapeSchema {
 var shapes = []shape{
 	{
 		tag:      "resourceid",
-		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 128 && idChars.MatchString(s) },
-		schema:   pattern(`^[A-Za-z0-9._-]+$`, 1, 128),
-		message:  "must be 1-128 characters of A-Z a-z 0-9 . _ -",
+		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 128 && nameRe.MatchString(s) },
+		schema:   pattern(nameRe.String(), 1, 128),
+		message:  "must be 1-128 characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
 		expected: "resource id",
 	},
 	{
-		// At least one letter or digit: "." and ".." are path components, not names.
 		tag:      "profile",
-		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 64 && profileRe.MatchString(s) },
-		schema:   pattern(profileRe.String(), 1, 64),
+		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 64 && nameRe.MatchString(s) },
+		schema:   pattern(nameRe.String(), 1, 64),
 		message:  "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
 		expected: "profile name",
 	},
