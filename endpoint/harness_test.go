@@ -185,6 +185,7 @@ type diagnostic struct {
 	Upstream          map[string]any `json:"upstream"`
 	TxHash            string         `json:"txHash"`
 	PaymentExpiresAt  string         `json:"paymentExpiresAt"`
+	Needs             string         `json:"needs"`
 	NextAction        *struct {
 		Tool      string         `json:"tool"`
 		Arguments map[string]any `json:"arguments"`

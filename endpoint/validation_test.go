@@ -64,3 +64,41 @@ func TestArgumentFailuresOnBothEras(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeCorrectionAsNextAction: an argument name off by case or a couple of letters from an
+// allowed one the call left out comes back as the corrected call (values copied, nothing
+// guessed), which then succeeds; two candidates, or another problem besides, is no correction.
+func TestSafeCorrectionAsNextAction(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, tc := range []struct {
+		tool, args string
+		want       string // the corrected arguments; "" = no nextAction
+	}{
+		{"mindvault_preview", `{"resourceID":"rustguide"}`, `{"resourceId":"rustguide"}`},
+		{"mindvault_preview", `{"resouceId":"rustguide"}`, `{"resourceId":"rustguide"}`},
+		{"mindvault_purchase_history", `{"resourceid":"rustguide","limit":5}`, `{"limit":5,"resourceId":"rustguide"}`},
+		{"mindvault_preview", `{"resourceID":"rustguide","extra":true}`, ""},
+		{"mindvault_preview", `{"resourceID":"bad id!"}`, ""},
+		{"mindvault_preview", `{"zzzzzzzz":"rustguide"}`, ""},
+	} {
+		r := e.call(tc.tool, tc.args)
+		d := r.Meta.Diag
+		if !r.IsError || d == nil || d.Code != "INVALID_ARGUMENTS" || d.Retry != "after_correction" {
+			t.Fatalf("%s %s: %s", tc.tool, tc.args, tail(r.raw, 300))
+		}
+		if tc.want == "" {
+			if d.NextAction != nil {
+				t.Errorf("%s %s: a guess offered as a correction: %+v", tc.tool, tc.args, d.NextAction)
+			}
+			continue
+		}
+		if d.NextAction == nil || d.NextAction.Tool != tc.tool {
+			t.Fatalf("%s %s: no correction offered: %s", tc.tool, tc.args, tail(r.raw, 400))
+		}
+		got, _ := json.Marshal(d.NextAction.Arguments)
+		if string(got) != tc.want {
+			t.Fatalf("%s %s: corrected to %s, want %s", tc.tool, tc.args, got, tc.want)
+		}
+		e.ok(tc.tool, e.call(tc.tool, string(got)))
+	}
+}

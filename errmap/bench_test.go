@@ -19,7 +19,7 @@ func BenchmarkValidation(b *testing.B) {
 	issues := []Issue{{Path: "/resourceId", Rule: "required", Expected: "string"}, {Path: "/limit", Rule: "max", Expected: "at most 100"}}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		Validation("mindvault_browse", issues, []string{"query", "limit", "offset"})
+		Validation("mindvault_browse", issues, []string{"query", "limit", "offset"}, nil)
 	}
 }
 

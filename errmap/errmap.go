@@ -1,6 +1,7 @@
 package errmap
 
 import (
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -411,6 +412,12 @@ func (r *Redactor) nextAction(a *NextAction) *NextAction {
 					return nil
 				}
 				v = strings.ToLower(m[1])
+			}
+			args[k] = v
+		case float64:
+			// Whole numbers only (a page size, an offset): nothing a secret could hide in.
+			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+				return nil
 			}
 			args[k] = v
 		default:

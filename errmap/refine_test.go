@@ -307,7 +307,7 @@ func TestDetailBounds(t *testing.T) {
 }
 
 func TestDiagnosticJSONShape(t *testing.T) {
-	d := Validation("mindvault_preview", []Issue{{Path: "/resourceId", Rule: "required", Expected: "string", Message: "is required"}}, []string{"resourceId"}).Diagnostic
+	d := Validation("mindvault_preview", []Issue{{Path: "/resourceId", Rule: "required", Expected: "string", Message: "is required"}}, []string{"resourceId"}, nil).Diagnostic
 	got := jsonOf(t, d)
 	want := `{"version":1,"code":"INVALID_ARGUMENTS","category":"validation","source":"request","operation":"Invalid arguments for mindvault_preview (-32602)",` +
 		`"detail":"/resourceId is required","next":"Correct the invalid arguments and call mindvault_preview again (allowed arguments: resourceId).",` +

@@ -210,7 +210,7 @@ func (u Upstream) empty() bool {
 // argument pass its checks, and drops it whole otherwise.
 type NextAction struct {
 	Tool      string         `json:"tool"`
-	Arguments map[string]any `json:"arguments"` // strings and booleans only
+	Arguments map[string]any `json:"arguments"` // strings, booleans and whole numbers only
 }
 
 // TxStatusAction is the step that settles an unknown transaction outcome: look the hash up.

@@ -2,14 +2,16 @@ package errmap
 
 // Validation maps argument-validation issues of tool to the failure docs/protocol.md describes: source
 // request, category validation, code INVALID_ARGUMENTS, jsonrpcCode -32602, the failing paths on
-// line 1 and the accepted argument names on line 3.
-func Validation(tool string, issues []Issue, allowed []string) Failure {
+// line 1 and the accepted argument names on line 3. fix, when the tool could tell exactly
+// which call was meant (a misspelt argument name), is that call as the next action.
+func Validation(tool string, issues []Issue, allowed []string, fix *NextAction) Failure {
 	return Map(Facts{
 		Source:      SourceRequest,
 		Tool:        tool,
 		Code:        CodeInvalidArguments,
 		Issues:      issues,
 		AllowedArgs: allowed,
+		NextAction:  fix,
 	})
 }
 

@@ -12,7 +12,7 @@ func TestValidationBasic(t *testing.T) {
 		{Path: "/resourceId", Rule: "required", Expected: "string", Message: "is required"},
 		{Path: "/limit", Rule: "max", Expected: "at most 100", Message: "must be at most 100"},
 	}
-	got := Validation("mindvault_preview", issues, []string{"resourceId", "limit"})
+	got := Validation("mindvault_preview", issues, []string{"resourceId", "limit"}, nil)
 	checkFailure(t, got)
 	want := "Invalid arguments for mindvault_preview (-32602): /extra is not an accepted argument; /resourceId is required; /limit must be at most 100\n" +
 		"Source: request validation · Category: validation · Code: INVALID_ARGUMENTS\n" +
@@ -38,12 +38,12 @@ func TestValidationBasic(t *testing.T) {
 }
 
 func TestValidationNoArguments(t *testing.T) {
-	got := Validation("mindvault_health", []Issue{{Path: "/verbose", Rule: "unknown"}}, nil)
+	got := Validation("mindvault_health", []Issue{{Path: "/verbose", Rule: "unknown"}}, nil, nil)
 	checkFailure(t, got)
 	if want := "Correct the invalid arguments and call mindvault_health again (it takes no arguments)."; got.Diagnostic.Next != want {
 		t.Errorf("Next %q", got.Diagnostic.Next)
 	}
-	got = Validation("", []Issue{{Path: "", Rule: "type", Expected: "object"}}, []string{})
+	got = Validation("", []Issue{{Path: "", Rule: "type", Expected: "object"}}, []string{}, nil)
 	checkFailure(t, got)
 	if !strings.HasPrefix(got.Text, "Invalid arguments (-32602): arguments must be of type object\n") {
 		t.Errorf("text %q", got.Text)
@@ -54,7 +54,7 @@ func TestValidationNoArguments(t *testing.T) {
 	if want := "Correct the invalid arguments and call the tool again (it takes no arguments)."; got.Diagnostic.Next != want {
 		t.Errorf("Next %q", got.Diagnostic.Next)
 	}
-	got = Validation("mindvault_browse", nil, []string{"query"})
+	got = Validation("mindvault_browse", nil, []string{"query"}, nil)
 	checkFailure(t, got)
 	if got.Diagnostic.Detail != "invalid arguments" || got.Diagnostic.Issues != nil {
 		t.Errorf("no issues: %+v", got.Diagnostic)
@@ -75,7 +75,7 @@ func TestValidationMessagesFromRules(t *testing.T) {
 		{"custom", "a G address", "/a is invalid: expected a G address"},
 	}
 	for _, c := range cases {
-		got := Validation("mindvault_x", []Issue{{Path: "/a", Rule: c.rule, Expected: c.expected}}, []string{"a"})
+		got := Validation("mindvault_x", []Issue{{Path: "/a", Rule: c.rule, Expected: c.expected}}, []string{"a"}, nil)
 		checkFailure(t, got)
 		if got.Diagnostic.Detail != c.want {
 			t.Errorf("%s/%s: %q, want %q", c.rule, c.expected, got.Diagnostic.Detail, c.want)
@@ -88,7 +88,7 @@ func TestValidationBounds(t *testing.T) {
 	for i := 0; i < 25; i++ {
 		issues = append(issues, Issue{Path: fmt.Sprintf("/field%02d", i), Rule: "required", Message: "is required"})
 	}
-	got := Validation("mindvault_publish", issues, []string{"title"})
+	got := Validation("mindvault_publish", issues, []string{"title"}, nil)
 	checkFailure(t, got)
 	d := got.Diagnostic
 	if len(d.Issues) != MaxIssues || *d.OmittedIssues != 5 {
@@ -118,7 +118,7 @@ func TestValidationBounds(t *testing.T) {
 
 	// One issue far too long for the line: cut, still within bounds, with the count.
 	long := []Issue{{Path: "/" + strings.Repeat("p", 190), Rule: "x", Message: strings.Repeat("m", 150)}, {Path: "/b", Rule: "required"}}
-	got = Validation(strings.Repeat("t", 128), long, nil)
+	got = Validation(strings.Repeat("t", 128), long, nil, nil)
 	checkFailure(t, got)
 	line1 = strings.Split(got.Text, "\n")[0]
 	if runes(line1) > MaxDetail || !strings.HasSuffix(line1, "; and 1 more") {
@@ -130,7 +130,7 @@ func TestValidationBounds(t *testing.T) {
 	for i := range many {
 		many[i] = Issue{Path: "/x", Rule: "unknown"}
 	}
-	d = Validation("mindvault_browse", many, nil).Diagnostic
+	d = Validation("mindvault_browse", many, nil, nil).Diagnostic
 	if len(d.Issues) != MaxIssues || *d.OmittedIssues != 10000-MaxIssues {
 		t.Errorf("kept %d omitted %d", len(d.Issues), *d.OmittedIssues)
 	}
@@ -143,7 +143,7 @@ func TestValidationBounds(t *testing.T) {
 // even those are cleaned and redacted.
 func TestValidationNoValues(t *testing.T) {
 	issues := []Issue{{Path: "/secretKey\n", Rule: "pattern", Expected: "S + 55 base32 characters", Message: "does not match " + testSeed}}
-	got := Validation("mindvault_import_wallet", issues, []string{"secretKey"})
+	got := Validation("mindvault_import_wallet", issues, []string{"secretKey"}, nil)
 	checkFailure(t, got)
 	assertAbsent(t, got, testSeed)
 	if got.Diagnostic.Issues[0].Path != "/secretKey" {

@@ -117,6 +117,9 @@ func suggest(name string, names []string) []string {
 	return out
 }
 
+// DistanceAtMost is the edit distance of a and b when it is at most k, and k+1 otherwise.
+func DistanceAtMost(a, b string, k int) int { return distanceAtMost(a, b, k) }
+
 // distanceAtMost is distance(a, b) when that is at most k, and k+1 otherwise. A common prefix
 // and suffix change no distance and are skipped (the namespace prefix every tool shares), ASCII
 // names are compared as bytes, and it stops as soon as every path through the table costs more

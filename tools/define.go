@@ -143,7 +143,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	t.call = func(ctx context.Context, raw json.RawMessage) protocol.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
-			return ErrorResult(errmap.Validation(c.name, issues, c.args))
+			return ErrorResult(errmap.Validation(c.name, issues, c.args, corrected(c.name, raw, issues, c.args, validates[Req])))
 		}
 		return c.invoke(ctx, req, func(ctx context.Context) (any, error) {
 			if err := c.declared(ctx, req); err != nil {

@@ -429,7 +429,8 @@ func (r *publishRun) afterCreation(err error, id string) error {
 		fee = "its verification fee was not paid"
 		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then call mindvault_publish "+
 			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, id)
-		action = r.resumeCall("mindvault_publish", id).action()
+		// Something exists now: the next step is a look at it; the resume pays, so it stays prose.
+		action = r.resumeCall("mindvault_publish_status", id).action()
 	}
 	// The detail below carries the body's message (cause), so WithDetail may drop the body.
 	err = errmap.WithDetail(err, fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause))
