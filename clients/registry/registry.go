@@ -42,6 +42,10 @@ type Client struct {
 	// sendTransaction (MINDVAULT_WRITE_WAIT_MS); 0 means DefaultWriteWait. The invocation
 	// deadline still applies.
 	WriteWait time.Duration
+	// MaxFee caps the total fee (inclusion plus simulated resource fee, in stroops) of a
+	// write the wallet signs (MINDVAULT_MAX_TX_FEE_STROOPS); 0 means DefaultMaxFee. A write
+	// above it is refused before signing.
+	MaxFee int64
 }
 
 // Resource is one registry entry; optional fields are nil when the deployment lacks them.
