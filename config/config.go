@@ -38,8 +38,9 @@ type Config struct {
 
 	AllowMainnet   bool
 	MaxAutoPayUSDC string // decimal string, 7 places at most
-	// MaxTxFeeStroops is the highest fee of a transaction the endpoint signs but did not
-	// build (MINDVAULT_MAX_TX_FEE_STROOPS): a prepared transaction above it is refused unsigned.
+	// MaxTxFeeStroops is the highest total fee of a transaction the endpoint signs
+	// (MINDVAULT_MAX_TX_FEE_STROOPS): a transaction a service prepared, or a registry write
+	// with its simulated resource fee, above it is refused unsigned.
 	MaxTxFeeStroops int64
 	// MaxInlineBytes is the largest bought file returned inline (MINDVAULT_MAX_INLINE_BYTES):
 	// a file known to be larger is refused before paying.

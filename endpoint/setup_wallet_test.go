@@ -216,3 +216,84 @@ func TestSetupWalletAcceptsAServiceGeneratedKey(t *testing.T) {
 		t.Fatal("the service's secret reached the result")
 	}
 }
+
+// horizonSigners reads an account's signers and thresholds from the sandbox's Horizon.
+func horizonSigners(e *env, address string) (signers []struct {
+	Key    string `json:"key"`
+	Weight int    `json:"weight"`
+}, thresholds map[string]int) {
+	e.t.Helper()
+	var acct struct {
+		Signers []struct {
+			Key    string `json:"key"`
+			Weight int    `json:"weight"`
+		} `json:"signers"`
+		Thresholds map[string]int `json:"thresholds"`
+	}
+	getJSON(e.t, e.sb.HorizonURL+"/accounts/"+address, &acct)
+	return acct.Signers, acct.Thresholds
+}
+
+// TestSetupWalletSaysWhoKnowsTheKey: the endpoint generates the key and the service only
+// hears the address (keyOrigin "local", no warning); a service that ignores it and answers a
+// key pair of its own (sandbox fault kind=ownkey) still yields a working wallet, but the
+// result says keyOrigin "sponsor" and warns that the service knows the key.
+func TestSetupWalletSaysWhoKnowsTheKey(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, tc := range []struct {
+		plan, origin string
+	}{
+		{"", "local"},
+		{"service=sponsor,kind=ownkey", "sponsor"},
+	} {
+		t.Run(tc.origin, func(t *testing.T) {
+			e := e.in(t)
+			e.faults(tc.plan)
+			name := "origin-" + tc.origin
+			out := e.ok("mindvault_setup_wallet", e.call("mindvault_setup_wallet", `{"profile":"`+name+`"}`))
+			address, _ := out["address"].(string)
+			if out["created"] != true || out["keyOrigin"] != tc.origin || storedWallet(e, name) != address {
+				t.Fatalf("want created with keyOrigin %s holding %s: %v", tc.origin, address, out)
+			}
+			warning, _ := out["warning"].(string)
+			if knows := strings.Contains(warning, "knows the key"); knows != (tc.origin == "sponsor") {
+				t.Fatalf("keyOrigin %s, warning %q", tc.origin, warning)
+			}
+			if signers, _ := horizonSigners(e, address); len(signers) != 1 || signers[0].Key != address {
+				t.Fatalf("the account's signers: %+v", signers)
+			}
+		})
+	}
+}
+
+// TestSetupWalletRefusesAWalletItDoesNotControlAlone: a service that creates the account with
+// a signer of its own besides the requested key (sandbox fault kind=cosigner) can move the
+// wallet's funds. Setup does not claim success: the failure names the address, says that the
+// account exists but is not safely controlled by this key alone and which other signer it
+// has, with stateChanged "yes" and the profile kept (it holds a key of an existing account).
+func TestSetupWalletRefusesAWalletItDoesNotControlAlone(t *testing.T) {
+	e := newEnv(t, nil)
+	e.faults("service=sponsor,kind=cosigner")
+	before := e.sb.SponsoredAccounts()
+	r := e.call("mindvault_setup_wallet", `{"profile":"cosigned"}`)
+	address := storedWallet(e, "cosigned")
+	signers, _ := horizonSigners(e, address)
+	if len(signers) != 2 || e.sb.SponsoredAccounts()-before != 1 {
+		t.Fatalf("the sandbox did not create a cosigned account: %+v", signers)
+	}
+	other := signers[0].Key
+	if other == address {
+		other = signers[1].Key
+	}
+	e.fails("mindvault_setup_wallet", r, failure{category: "conflict", code: "CONFLICT", source: "sponsor", state: "yes", retry: "no",
+		next: "Do not fund or use account " + address})
+	text := r.Content[0].Text
+	for _, want := range []string{address, "not safely controlled by this key alone", other, `profile "cosigned" holds its key`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the failure lacks %q: %s", want, text)
+		}
+	}
+	if !r.Meta.Diag.ExecutionStarted {
+		t.Errorf("executionStarted false after the account was created: %s", r.raw)
+	}
+}

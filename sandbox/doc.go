@@ -288,6 +288,12 @@
 //	             transaction FAILS with it when applied
 //	  contracterror  code=N (1-4294967295), simulateTransaction | sendTransaction:
 //	             Error(Contract, #N), in simulation or as the applied transaction's failure
+//	  The custody kinds (sponsor only, target POST /create, the default) create the account,
+//	  but not one whose key only the caller holds:
+//	  ownkey     ignore the requested publicKey: generate a key pair and answer {publicKey,
+//	             secretKey}, as without a body
+//	  cosigner   add a second signer of weight 1 that the service keeps (a random key, its
+//	             reserve sponsored too); Horizon lists it before the master key
 //	count=N                     affect N matching requests, then the rule is spent (default: all)
 //	retry-after=S               send Retry-After: S (seconds or an HTTP date)
 //	header=Name:Value           one extra response header; may repeat
@@ -313,6 +319,7 @@
 //	service=api,target=GET /resources/*,kind=status,status=503,paid=true,count=1
 //	service=api,target=POST /verify-content,kind=drop,paid=true
 //	service=sponsor,target=POST /create,kind=status,status=429,retry-after=5
+//	service=sponsor,kind=cosigner,count=1
 //
 // A value that must contain ',' or ';' cannot use this syntax; the whole plan may then be a
 // JSON array of objects with the same keys (numbers may be JSON numbers, header a string or

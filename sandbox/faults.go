@@ -29,6 +29,11 @@ const (
 	KindArchived      = "archived"      // simulateTransaction: a restorePreamble
 	KindNoContract    = "nocontract"    // Error(Storage, MissingValue) for the contract instance
 	KindContractError = "contracterror" // Error(Contract, #code)
+
+	// Custody kinds (service=sponsor, POST /create): the service creates the account, but not
+	// one whose key only the caller holds.
+	KindOwnKey   = "ownkey"   // ignores the requested publicKey: its own key pair, {publicKey, secretKey}
+	KindCosigner = "cosigner" // the new account also has a signer the service keeps, weight 1
 )
 
 // chainKinds lists the RPC methods each chain kind applies to; the first is its default target.
@@ -40,7 +45,7 @@ var chainKinds = map[string][]string{
 	KindContractError: {"simulateTransaction", "sendTransaction"},
 }
 
-const kindList = "status, html, empty, malformed, rpcerror, delay, drop, tryagain, nocommit, archived, nocontract or contracterror"
+const kindList = "status, html, empty, malformed, rpcerror, delay, drop, tryagain, nocommit, archived, nocontract, contracterror, ownkey or cosigner"
 
 // Service names, as used in fault plans and Count.
 const (
@@ -223,6 +228,15 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 		}
 		if f.Kind == KindContractError {
 			needs["code"] = true
+		}
+	case KindOwnKey, KindCosigner:
+		if f.Service != ServiceSponsor {
+			return f, "kind", fmt.Errorf("%s is only for service=sponsor", f.Kind)
+		}
+		if f.Target == "*" {
+			f.Target = "POST /create"
+		} else if f.Target != "POST /create" {
+			return f, "target", fmt.Errorf("kind=%s applies to POST /create, got %q", f.Kind, f.Target)
 		}
 	case "":
 		return f, "kind", fmt.Errorf("required (%s)", kindList)

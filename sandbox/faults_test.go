@@ -32,6 +32,9 @@ func TestParseFaultsValid(t *testing.T) {
 				{Service: "rpc", Target: "*", Kind: "rpcerror", Code: -32001, Count: 1, RetryAfter: "Wed, 21 Oct 2015 07:28:00 GMT"}}},
 		{"malformed with a body", "service=horizon,target=GET /,kind=malformed,body=[1]",
 			[]Fault{{Service: "horizon", Target: "GET /", Kind: "malformed", Body: "[1]"}}},
+		{"custody kinds target POST /create", "service=sponsor,kind=ownkey;service=sponsor,target=POST /create,kind=cosigner,count=1",
+			[]Fault{{Service: "sponsor", Target: "POST /create", Kind: "ownkey"},
+				{Service: "sponsor", Target: "POST /create", Kind: "cosigner", Count: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +55,8 @@ func TestParseFaultsInvalid(t *testing.T) {
 		{"service=api,kind=drop;service=db,kind=drop", `rule 2 ("service=db,kind=drop"): service: unknown service "db"`},
 		{"service=api", "kind: required"},
 		{"service=api,kind=explode", `kind: unknown kind "explode"`},
+		{"service=horizon,kind=cosigner", "kind: cosigner is only for service=sponsor"},
+		{"service=sponsor,target=GET /health,kind=ownkey", "target: kind=ownkey applies to POST /create"},
 		{"service=api,kind=status", "status: required with kind=status"},
 		{"service=api,kind=status,status=abc", "status: want an HTTP status"},
 		{"service=api,kind=status,status=99", "status: want an HTTP status"},

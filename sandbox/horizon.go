@@ -46,9 +46,10 @@ type hzBalance struct {
 }
 
 type hzSigner struct {
-	Weight int32  `json:"weight"`
-	Key    string `json:"key"`
-	Type   string `json:"type"`
+	Weight  int32  `json:"weight"`
+	Key     string `json:"key"`
+	Type    string `json:"type"`
+	Sponsor string `json:"sponsor,omitempty"`
 }
 
 type hzAccount struct {
@@ -155,16 +156,25 @@ func (s *Sandbox) accountJSON(a *chainAccount) hzAccount {
 		},
 		ID: a.Address, AccountID: a.Address, Sequence: strconv.FormatInt(a.seq, 10),
 		SequenceLedger: a.lastModified, SequenceTime: strconv.FormatInt(s.closeTime(a.lastModified), 10),
-		SubentryCount: int32(len(a.lines)), LastModifiedLedger: a.lastModified,
+		SubentryCount: int32(len(a.lines) + len(a.cosigners)), LastModifiedLedger: a.lastModified,
 		LastModifiedTime: time.Unix(s.closeTime(a.lastModified), 0).UTC().Format(time.RFC3339),
 		Thresholds:       map[string]uint8{"low_threshold": 0, "med_threshold": 0, "high_threshold": 0},
 		Flags:            map[string]bool{"auth_required": false, "auth_revocable": false, "auth_immutable": false, "auth_clawback_enabled": false},
 		Balances:         balances,
-		Signers:          []hzSigner{{Weight: 1, Key: a.Address, Type: "ed25519_public_key"}},
+		Signers:          signers(a),
 		Data:             map[string]string{},
 		NumSponsoring:    a.numSponsoring, NumSponsored: a.numSponsored, Sponsor: a.sponsor,
 		PagingToken: a.Address,
 	}
+}
+
+// signers lists an account's signers as Horizon does: any added signer, then the master key.
+func signers(a *chainAccount) []hzSigner {
+	out := make([]hzSigner, 0, len(a.cosigners)+1)
+	for _, k := range a.cosigners {
+		out = append(out, hzSigner{Weight: 1, Key: k, Type: "ed25519_public_key", Sponsor: a.sponsor})
+	}
+	return append(out, hzSigner{Weight: 1, Key: a.Address, Type: "ed25519_public_key"})
 }
 
 func (s *Sandbox) horizonRoot() map[string]any {

@@ -458,3 +458,46 @@ func TestSponsorCreateNamedAccount(t *testing.T) {
 		t.Fatalf("SponsoredAccounts grew by %d, want 1", n)
 	}
 }
+
+// The custody faults: ownkey answers a key pair of the service's own even when the request
+// names an account; cosigner creates the requested account with a second signer of weight 1
+// that the service keeps, which Horizon lists (with its sponsored reserve).
+func TestSponsorCustodyFaults(t *testing.T) {
+	sb, _ := start(t, "")
+	kp := keypair.MustRandom()
+	if err := sb.SetFaults("service=sponsor,kind=ownkey,count=1"); err != nil {
+		t.Fatal(err)
+	}
+	r := post(t, sb.SponsorURL+"/create", `{"publicKey":"`+kp.Address()+`"}`, nil)
+	var own struct{ PublicKey, SecretKey string }
+	mustJSON(t, r.body, &own)
+	if key, err := keypair.ParseFull(own.SecretKey); r.status != 200 || err != nil || key.Address() != own.PublicKey || own.PublicKey == kp.Address() {
+		t.Fatalf("ownkey: %d %s", r.status, r.body)
+	}
+	if r := get(t, sb.HorizonURL+"/accounts/"+kp.Address()); r.status != 404 {
+		t.Fatalf("ownkey created the requested account too: %d", r.status)
+	}
+
+	if err := sb.SetFaults("service=sponsor,kind=cosigner,count=1"); err != nil {
+		t.Fatal(err)
+	}
+	r = post(t, sb.SponsorURL+"/create", `{"publicKey":"`+kp.Address()+`"}`, nil)
+	var created map[string]json.RawMessage
+	mustJSON(t, r.body, &created)
+	if _, secret := created["secretKey"]; r.status != 200 || string(created["publicKey"]) != `"`+kp.Address()+`"` || secret {
+		t.Fatalf("cosigner: %d %s", r.status, r.body)
+	}
+	var a horizon.Account
+	mustJSON(t, get(t, sb.HorizonURL+"/accounts/"+kp.Address()).body, &a)
+	if len(a.Signers) != 2 || a.Signers[1].Key != kp.Address() || a.Signers[0].Key == kp.Address() ||
+		a.Signers[0].Weight != 1 || a.SubentryCount != 2 || a.NumSponsored != 4 {
+		t.Fatalf("cosigned account %+v", a)
+	}
+	// Spent: the next account is the caller's alone.
+	other := keypair.MustRandom()
+	post(t, sb.SponsorURL+"/create", `{"publicKey":"`+other.Address()+`"}`, nil)
+	mustJSON(t, get(t, sb.HorizonURL+"/accounts/"+other.Address()).body, &a)
+	if len(a.Signers) != 1 || a.Signers[0].Key != other.Address() {
+		t.Fatalf("after the rule was spent: %+v", a.Signers)
+	}
+}

@@ -42,7 +42,7 @@ func TestParseChainFaults(t *testing.T) {
 		{"service=rpc,kind=contracterror,code=0", "code: want a contract error number"},
 		{"service=rpc,kind=contracterror,code=x", "code: want a contract error number"},
 		{"service=rpc,kind=nocommit,code=1", "code: not allowed with kind=nocommit"},
-		{"service=rpc,kind=explode", "tryagain, nocommit, archived, nocontract or contracterror"},
+		{"service=rpc,kind=explode", "tryagain, nocommit, archived, nocontract, contracterror, ownkey or cosigner"},
 	}
 	for _, tt := range invalid {
 		if _, err := ParseFaults(tt.plan); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -48,6 +48,7 @@ type chainAccount struct {
 	created       uint32 // ledger of creation; the sequence number starts at created<<32
 	seq           int64
 	lastModified  uint32
+	cosigners     []string // ed25519 signers besides the master key, weight 1 each
 }
 
 type trustLine struct {

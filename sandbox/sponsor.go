@@ -55,6 +55,22 @@ func (s *Sandbox) sponsorServe(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.sponsorHealth())
 		return
 	}
+	s.sponsorCreate(w, r, nil)
+}
+
+// sponsorCreate is POST /create. A custody fault (ownkey, cosigner) makes it create an
+// account whose key the caller does not hold alone.
+func (s *Sandbox) sponsorCreate(w http.ResponseWriter, r *http.Request, f *Fault) {
+	ownKey := f != nil && f.Kind == KindOwnKey
+	var cosigner string
+	if f != nil && f.Kind == KindCosigner {
+		co, err := keypair.Random()
+		if err != nil {
+			apiError(w, http.StatusInternalServerError, "Failed to create account")
+			return
+		}
+		cosigner = co.Address()
+	}
 	var body struct {
 		PublicKey *string `json:"publicKey"`
 	}
@@ -63,13 +79,13 @@ func (s *Sandbox) sponsorServe(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "Invalid request")
 		return
 	}
-	if body.PublicKey != nil {
+	if body.PublicKey != nil && !ownKey {
 		addr := *body.PublicKey
 		if !strkey.IsValidEd25519PublicKey(addr) {
 			apiError(w, http.StatusBadRequest, "Invalid public key")
 			return
 		}
-		created, funded := s.createSponsored(addr, nil)
+		created, funded := s.createSponsored(addr, nil, cosigner)
 		if !created {
 			apiError(w, http.StatusBadRequest, "Account already exists")
 			return
@@ -82,7 +98,7 @@ func (s *Sandbox) sponsorServe(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusInternalServerError, "Failed to create account")
 		return
 	}
-	_, funded := s.createSponsored(kp.Address(), kp)
+	_, funded := s.createSponsored(kp.Address(), kp, cosigner)
 	writeJSON(w, http.StatusOK, s.sponsorAnswer(map[string]any{"publicKey": kp.Address(), "secretKey": kp.Seed()}, funded))
 }
 
@@ -105,9 +121,10 @@ func (s *Sandbox) sponsorHealth() map[string]any {
 
 // createSponsored adds the account to the ledger in the current ledger: 0 XLM, two sponsored
 // base reserves for the account and one for the trustline, which the faucet then credits. kp
-// is nil when only the caller holds the key. It reports false, changing nothing, when the
+// is nil when only the caller holds the key; cosigner, when set, is a second signer of weight
+// 1 (the master key's), which the service keeps. It reports false, changing nothing, when the
 // account exists, and the USDC units credited.
-func (s *Sandbox) createSponsored(addr string, kp *keypair.Full) (bool, int64) {
+func (s *Sandbox) createSponsored(addr string, kp *keypair.Full, cosigner string) (bool, int64) {
 	defer s.lockChain()()
 	w := s.world
 	if w.byAddr[addr] != nil {
@@ -120,6 +137,11 @@ func (s *Sandbox) createSponsored(addr string, kp *keypair.Full) (bool, int64) {
 		lines: []trustLine{{code: "USDC", issuer: w.usdcIssuer, sponsor: sp.Address, lastModified: latest}}}
 	if kp != nil {
 		acc.Secret = kp.Seed()
+	}
+	if cosigner != "" {
+		acc.cosigners = []string{cosigner}
+		acc.numSponsored++ // the signer's base reserve, sponsored like the others
+		sp.numSponsoring++
 	}
 	w.byAddr[acc.Address] = acc
 	w.sponsored++
@@ -139,7 +161,11 @@ func (s *Sandbox) SponsoredAccounts() int {
 }
 
 // sponsorFault renders status and malformed faults with the service's {"error": "..."} body.
-func (s *Sandbox) sponsorFault(w http.ResponseWriter, _ *http.Request, f *Fault) {
+func (s *Sandbox) sponsorFault(w http.ResponseWriter, r *http.Request, f *Fault) {
+	if f.Kind == KindOwnKey || f.Kind == KindCosigner {
+		s.sponsorCreate(w, r, f)
+		return
+	}
 	if f.Kind == KindMalformed {
 		writeJSONRaw(w, http.StatusOK, `{"publicKey":42,"secretKey":null}`)
 		return

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 
 	"github.com/mindvault/mcp-endpoint/auth"
+	"github.com/mindvault/mcp-endpoint/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/credentials"
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -17,9 +20,17 @@ import (
 // SetupWalletOutput is the result of mindvault_setup_wallet; the secret is never in it.
 type SetupWalletOutput struct {
 	ProfileWallet
-	Created bool   `json:"created"`
-	Note    string `json:"note,omitempty" jsonschema_description:"funding the sponsored-account service reports, e.g. a test network's faucet"`
+	Created   bool   `json:"created"`
+	KeyOrigin string `json:"keyOrigin" jsonschema:"enum=local,enum=sponsor" jsonschema_description:"local: this endpoint generated the wallet's key and the sponsored-account service never saw its secret; sponsor: the service returned the secret key (it generated the key pair itself), so it knows the key too"`
+	Warning   string `json:"warning,omitempty" jsonschema_description:"set when keyOrigin is sponsor: the service knows the key and could move the wallet's funds"`
+	Note      string `json:"note,omitempty" jsonschema_description:"funding the sponsored-account service reports, e.g. a test network's faucet"`
 }
+
+// Key origins of SetupWalletOutput.
+const (
+	keyLocal   = "local"
+	keySponsor = "sponsor"
+)
 
 // setupWallet is mindvault_setup_wallet.
 //
@@ -27,7 +38,8 @@ type SetupWalletOutput struct {
 // the key pair is generated here, the profile is claimed in the store with its secret
 // (exclusive create: of concurrent calls for one name exactly one goes on, the others get
 // PROFILE_EXISTS without calling anything), then the sponsored-account service creates the
-// account, then Horizon confirms it. Once the service was called the profile is kept,
+// account, then Horizon confirms it and that the stored key alone controls it (no other
+// signer, a weight that meets every threshold). Once the service was called the profile is kept,
 // whatever happens: a failure says stateChanged "yes" (the service answered success) or
 // "unknown" (its answer was lost, it timed out, failed with a 5xx or redirected) and names
 // the address whose key the profile holds. Only a refusal by the service (a 4xx other than
@@ -40,8 +52,10 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 	Operation: "Wallet setup failed",
 	Description: `Creates a new Stellar wallet through the sponsored-account service (reserves sponsored, USDC
 		trustline added, no XLM needed) and stores its secret in a new credential profile; the
-		secret is never shown. Free. An existing profile name is a conflict. Fund it with USDC, then
-		check mindvault_wallet_info.`,
+		secret is never shown. Free. An existing profile name is a conflict. keyOrigin says who
+		generated the key (sponsor: the service returned the secret and knows it too, with a
+		warning); a new account with any signer besides that key is reported as an error. Fund it
+		with USDC, then check mindvault_wallet_info.`,
 	Kind: action(errmap.SourceSponsor),
 	Run: func(ctx context.Context, d *Deps, req *requests.SetupWallet) (*SetupWalletOutput, error) {
 		if !auth.Permits(ctx, req.Profile) {
@@ -73,7 +87,12 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 		if err != nil {
 			return nil, d.claimFailed(ctx, claim, kp.Address(), err)
 		}
-		address := kp.Address()
+		address, origin := kp.Address(), keyLocal
+		if w.SecretKey != "" {
+			// The service returned a secret (Create checked that it derives the account): it
+			// generated the key, or at least knows it.
+			origin = keySponsor
+		}
 		if w.PublicKey != address {
 			// The service created an account with a key pair of its own: that account's
 			// secret replaces the claimed one, which no account uses.
@@ -89,7 +108,8 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 			}
 			address = w.PublicKey
 		}
-		if _, found, err := d.Horizon.Account(ctx, address); err != nil || !found {
+		acct, found, err := d.Horizon.Account(ctx, address)
+		if err != nil || !found {
 			detail := fmt.Sprintf("account %s was created and its key is stored in profile %q, but Horizon could not confirm it", address, req.Profile)
 			next := fmt.Sprintf("The wallet exists in profile %q: check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again.", req.Profile)
 			if err == nil {
@@ -97,8 +117,50 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 			}
 			return nil, afterAccount(err, address, req.Profile, detail, next)
 		}
-		return &SetupWalletOutput{ProfileWallet: d.profileWallet(req.Profile, address), Created: true, Note: w.Note()}, nil
+		// Success means the stored key alone controls the account: a service that added a
+		// signer of its own, or raised the thresholds above the key's weight, could move the
+		// funds or lock the key out.
+		if why := controlGap(acct, address); why != "" {
+			return nil, walletFailure(errmap.SourceSponsor, errmap.CodeConflict,
+				fmt.Sprintf("account %s exists and profile %q holds its key, but the account is not safely controlled by this key alone: %s", address, req.Profile, why),
+				fmt.Sprintf("Do not fund or use account %s (profile %q): someone else can sign for it. Report this to the sponsored-account service's operator; once it is fixed, create a wallet under another profile name.", address, req.Profile))
+		}
+		out := &SetupWalletOutput{ProfileWallet: d.profileWallet(req.Profile, address), Created: true, KeyOrigin: origin, Note: w.Note()}
+		if origin == keySponsor {
+			out.Warning = "The sponsored-account service generated this wallet's key and returned its secret, so the service knows the key and could move the wallet's funds. Keep only small amounts in it, or create a wallet with a service that lets this endpoint generate the key."
+		}
+		return out, nil
 	},
+}
+
+// controlGap says why an account is not controlled by the key of address alone, or "": the
+// master key must be its only signer, with a weight that meets every threshold.
+func controlGap(acct *horizon.Account, address string) string {
+	master := int32(-1)
+	var others []string
+	for _, s := range acct.Signers {
+		switch {
+		case s.Key == address && s.Type == "ed25519_public_key":
+			master = s.Weight
+		case s.Weight > 0:
+			others = append(others, s.Key+" ("+s.Type+", weight "+strconv.Itoa(int(s.Weight))+")")
+		}
+	}
+	t := acct.Thresholds
+	switch {
+	case len(others) > 0:
+		n := len(others)
+		if n > 3 {
+			others = append(others[:3], fmt.Sprintf("and %d more", n-3))
+		}
+		return fmt.Sprintf("it has %d other signer(s): %s", n, strings.Join(others, ", "))
+	case master < 0:
+		return "Horizon lists no signer for the wallet's own key"
+	case master == 0 || master < int32(t.LowThreshold) || master < int32(t.MedThreshold) || master < int32(t.HighThreshold):
+		return fmt.Sprintf("the wallet's key has weight %d, below the account's thresholds (low %d, medium %d, high %d) or zero",
+			master, t.LowThreshold, t.MedThreshold, t.HighThreshold)
+	}
+	return ""
 }
 
 // claimFailed reports a sponsored-account call that failed after the profile was claimed.

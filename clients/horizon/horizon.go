@@ -25,6 +25,27 @@ type Account struct {
 	Balances      []Balance `json:"balances"`
 	NumSponsoring uint32    `json:"num_sponsoring"`
 	NumSponsored  uint32    `json:"num_sponsored"`
+	// Thresholds and Signers say who controls the account: the weights its signatures need
+	// for low, medium and high operations, and every signer with its weight (the master key,
+	// the account's own address, included).
+	Thresholds AccountThresholds `json:"thresholds"`
+	Signers    []Signer          `json:"signers"`
+}
+
+// AccountThresholds is an account's signature thresholds (protocols/horizon.AccountThresholds).
+type AccountThresholds struct {
+	LowThreshold  byte `json:"low_threshold"`
+	MedThreshold  byte `json:"med_threshold"`
+	HighThreshold byte `json:"high_threshold"`
+}
+
+// Signer is one signer of an account (protocols/horizon.Signer): Type is ed25519_public_key,
+// sha256_hash, preauth_tx or ed25519_signed_payload, Key its strkey.
+type Signer struct {
+	Weight  int32  `json:"weight"`
+	Key     string `json:"key"`
+	Type    string `json:"type"`
+	Sponsor string `json:"sponsor,omitempty"`
 }
 
 // Balance is one balance line of an Account.

@@ -1,7 +1,8 @@
 // Package registry reads and writes the MindVault vault-registry Soroban contract through
 // Stellar RPC. Invocations are built with go-stellar-sdk's txnbuild and xdr. Reads simulate
 // with the all-zero source account and submit nothing; writes simulate with the wallet as
-// source, attach the simulated footprint and auth, sign, send and poll for the outcome for at
+// source, check and attach the simulated footprint, auth and resource fee (only the call
+// itself may be authorised, the fee stays within MaxFee), sign, send and poll for the outcome for at
 // most WriteWait (and never past the invocation deadline). Once the envelope may have left,
 // a failure to learn its outcome is stateChanged "unknown" with the hash, computed before
 // sending, and a nextAction for mindvault_tx_status; the envelope is never sent again except
@@ -42,6 +43,10 @@ type Client struct {
 	// sendTransaction (MINDVAULT_WRITE_WAIT_MS); 0 means DefaultWriteWait. The invocation
 	// deadline still applies.
 	WriteWait time.Duration
+	// MaxFee caps the total fee (inclusion plus simulated resource fee, in stroops) of a
+	// write the wallet signs (MINDVAULT_MAX_TX_FEE_STROOPS); 0 means DefaultMaxFee. A write
+	// above it is refused before signing.
+	MaxFee int64
 }
 
 // Resource is one registry entry; optional fields are nil when the deployment lacks them.

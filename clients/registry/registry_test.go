@@ -191,3 +191,83 @@ func TestInfoNetworkID(t *testing.T) {
 		t.Fatal("a non-map decoded")
 	}
 }
+
+// The checks of what a write's simulation adds, case by case; the endpoint's tests drive
+// them through a hostile RPC.
+func TestWriteSimulationChecks(t *testing.T) {
+	var cid xdr.ContractId
+	cid[0] = 7
+	registry := xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}
+	call := xdr.InvokeContractArgs{ContractAddress: registry, FunctionName: "set_price", Args: []xdr.ScVal{soroban.Str("abc")}}
+	other := call
+	other.Args = []xdr.ScVal{soroban.Str("abd")}
+	entry := func(inv xdr.InvokeContractArgs, sub ...xdr.SorobanAuthorizedInvocation) xdr.SorobanAuthorizationEntry {
+		return xdr.SorobanAuthorizationEntry{
+			Credentials: xdr.SorobanCredentials{Type: xdr.SorobanCredentialsTypeSorobanCredentialsSourceAccount},
+			RootInvocation: xdr.SorobanAuthorizedInvocation{Function: xdr.SorobanAuthorizedFunction{
+				Type: xdr.SorobanAuthorizedFunctionTypeSorobanAuthorizedFunctionTypeContractFn, ContractFn: &inv},
+				SubInvocations: sub},
+		}
+	}
+	wallet := keypair.MustRandom().Address()
+	withAddress := entry(call)
+	withAddress.Credentials = xdr.SorobanCredentials{Type: xdr.SorobanCredentialsTypeSorobanCredentialsAddress,
+		Address: &xdr.SorobanAddressCredentials{Address: xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeAccount, AccountId: ptr(xdr.MustAddress(wallet))}}}
+	for _, tc := range []struct {
+		name string
+		auth []xdr.SorobanAuthorizationEntry
+		ok   bool
+	}{
+		{"none", nil, true},
+		{"the call itself", []xdr.SorobanAuthorizationEntry{entry(call)}, true},
+		{"the call twice", []xdr.SorobanAuthorizationEntry{entry(call), entry(call)}, false},
+		{"other arguments", []xdr.SorobanAuthorizationEntry{entry(other)}, false},
+		{"a sub-invocation", []xdr.SorobanAuthorizationEntry{entry(call, entry(other).RootInvocation)}, false},
+		{"address credentials, even the wallet's", []xdr.SorobanAuthorizationEntry{withAddress}, false},
+	} {
+		if why := authReason("set_price", call, tc.auth); (why == "") != tc.ok {
+			t.Errorf("%s: %q", tc.name, why)
+		}
+	}
+
+	own := xdr.LedgerKey{Type: xdr.LedgerEntryTypeContractData, ContractData: &xdr.LedgerKeyContractData{Contract: registry,
+		Key: xdr.ScVal{Type: xdr.ScValTypeScvLedgerKeyContractInstance}, Durability: xdr.ContractDataDurabilityPersistent}}
+	var otherID xdr.ContractId
+	otherID[0] = 8
+	foreign := own
+	foreign.ContractData = &xdr.LedgerKeyContractData{Contract: xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &otherID},
+		Key: own.ContractData.Key, Durability: own.ContractData.Durability}
+	code := xdr.LedgerKey{Type: xdr.LedgerEntryTypeContractCode, ContractCode: &xdr.LedgerKeyContractCode{}}
+	for _, tc := range []struct {
+		name   string
+		fp     xdr.LedgerFootprint
+		reason bool
+	}{
+		{"own storage", xdr.LedgerFootprint{ReadOnly: []xdr.LedgerKey{own, code}, ReadWrite: []xdr.LedgerKey{own}}, false},
+		{"another contract's storage", xdr.LedgerFootprint{ReadWrite: []xdr.LedgerKey{foreign}}, true},
+		{"contract code", xdr.LedgerFootprint{ReadWrite: []xdr.LedgerKey{code}}, true},
+	} {
+		if why := footprintReason(registry, tc.fp); (why != "") != tc.reason {
+			t.Errorf("%s: %q", tc.name, why)
+		}
+	}
+
+	c := &Client{MaxFee: 1000}
+	data := func(fee int64) *xdr.SorobanTransactionData {
+		return &xdr.SorobanTransactionData{ResourceFee: xdr.Int64(fee)}
+	}
+	for fee, ok := range map[int64]bool{900: true, 901: false, -1: false, 0: true} {
+		err := c.checkSimulation("set_price", call, nil, data(fee))
+		if (err == nil) != ok {
+			t.Errorf("resource fee %d: %v", fee, err)
+		}
+		if f, _ := errmap.FactsOf(err); err != nil && (f.Code != errmap.CodeUnexpectedTransaction || f.ExecutionStarted || f.StateChanged != errmap.StateNo) {
+			t.Errorf("resource fee %d: %+v", fee, f)
+		}
+	}
+	if err := (&Client{}).checkSimulation("set_price", call, nil, data(DefaultMaxFee-100+1)); err == nil || !strings.Contains(err.Error(), "cap") {
+		t.Errorf("without MaxFee the default cap applies: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

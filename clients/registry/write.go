@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,13 @@ func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args .
 	return c.InvokeApproved(ctx, kp, nil, fn, args...)
 }
 
+// MaxFeeVar is the setting that caps the total fee of a transaction the endpoint signs.
+const MaxFeeVar = "MINDVAULT_MAX_TX_FEE_STROOPS"
+
+// DefaultMaxFee is the fee cap of a Client without MaxFee: 1 XLM, the default of
+// MINDVAULT_MAX_TX_FEE_STROOPS.
+const DefaultMaxFee = 10_000_000
+
 // Plan is a write about to be signed and sent: the function, the transaction's fee
 // (inclusion plus simulated resource fee, in stroops) and the source account's sequence it
 // was built on.
@@ -78,10 +86,23 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err != nil {
 		return nil, c.malformed(fn + " simulation returned an undecodable auth entry")
 	}
+	// What the simulation adds is checked before anything is signed: the signature covers
+	// every source-account authorisation entry and the fee, so only the call itself may be
+	// authorised and the fee must stay within the operator's cap.
+	want, err := invocation(draft)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkSimulation(fn, want, auth, data); err != nil {
+		return nil, err
+	}
 	// The fee is the inclusion fee plus the simulated resource fee (txnbuild adds the latter).
 	tx, err := c.build(source, seq, fn, args, auth, data, txnbuild.MinBaseFee) // txnbuild adds the resource fee in data
 	if err != nil {
 		return nil, err
+	}
+	if tx.MaxFee() > c.maxFee() {
+		return nil, c.feeRefusal(fn, tx.MaxFee())
 	}
 	if approve != nil {
 		if err := approve(ctx, Plan{Function: fn, Fee: tx.MaxFee(), Sequence: seq}); err != nil {
@@ -275,4 +296,117 @@ func resultCodeName(code xdr.TransactionResultCode) string {
 		return n
 	}
 	return code.String()
+}
+
+// maxFee is the cap on a write's total fee, in stroops.
+func (c *Client) maxFee() int64 {
+	if c.MaxFee > 0 {
+		return c.MaxFee
+	}
+	return DefaultMaxFee
+}
+
+// invocation is the contract call of a transaction made by build.
+func invocation(tx *txnbuild.Transaction) (xdr.InvokeContractArgs, error) {
+	if ops := tx.Operations(); len(ops) == 1 {
+		if op, ok := ops[0].(*txnbuild.InvokeHostFunction); ok && op.HostFunction.InvokeContract != nil {
+			return *op.HostFunction.InvokeContract, nil
+		}
+	}
+	return xdr.InvokeContractArgs{}, errors.New("registry: the built transaction is not one contract call")
+}
+
+// checkSimulation decides whether what a simulation of the write fn returned may go into
+// the transaction the wallet signs. The transaction is the endpoint's own (its source,
+// sequence, operation, call and time bounds); the simulation adds authorisation entries, a
+// footprint and a resource fee, and the wallet's signature covers all three:
+//
+//   - auth: a creator write calls require_auth of the creator, who is the transaction's
+//     source, so the simulation may return one entry with source-account credentials whose
+//     root invocation is exactly want (this contract, function and arguments) with no
+//     sub-invocations, or none at all. Anything else would have the wallet authorise a call
+//     the user did not ask for (a USDC transfer, say).
+//   - footprint: every read-write entry is the registry contract's own storage: a creator
+//     write changes nothing else.
+//   - fee: the resource fee is not negative, and with the inclusion fee it stays within the
+//     cap (MaxFee, MINDVAULT_MAX_TX_FEE_STROOPS), which so bounds whatever the declared
+//     resources would cost.
+//
+// A refusal is UNEXPECTED_TRANSACTION: nothing was signed or sent.
+func (c *Client) checkSimulation(fn string, want xdr.InvokeContractArgs, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData) error {
+	if why := authReason(fn, want, auth); why != "" {
+		return refusal(fn, why, "Report it to the operator: the simulation of this call (Stellar RPC at SOROBAN_RPC_URL, running the registry contract) asked the wallet to authorise more than the call itself. Do not retry until that is fixed.")
+	}
+	if why := footprintReason(want.ContractAddress, data.Resources.Footprint); why != "" {
+		return refusal(fn, why, "Report it to the operator: the simulation of this call (Stellar RPC at SOROBAN_RPC_URL, running the registry contract) declared writes beyond the registry's own storage. Do not retry until that is fixed.")
+	}
+	fee := int64(data.ResourceFee)
+	if fee < 0 {
+		return refusal(fn, "the simulation's resource fee is negative", "Report it to the operator: the simulation of this call by Stellar RPC (SOROBAN_RPC_URL) is not usable.")
+	}
+	if fee > c.maxFee()-txnbuild.MinBaseFee {
+		return c.feeRefusal(fn, fee+txnbuild.MinBaseFee)
+	}
+	return nil
+}
+
+// feeRefusal refuses a write whose total fee is above the cap.
+func (c *Client) feeRefusal(fn string, fee int64) error {
+	why := fmt.Sprintf("its fee of %d stroops (%s XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
+		fee, xlm(fee), c.maxFee(), MaxFeeVar)
+	return refusal(fn, why, "If a fee this high is expected, ask the operator to raise "+MaxFeeVar+"; otherwise report it to the operator of Stellar RPC (SOROBAN_RPC_URL), whose simulation asked for it.")
+}
+
+// refusal is a write refused before signing: UNEXPECTED_TRANSACTION, nothing started or changed.
+func refusal(fn, why, next string) error {
+	return errmap.Wrap(errors.New("write refused before signing: "+why), errmap.Facts{
+		Source: errmap.SourceRegistry, Code: errmap.CodeUnexpectedTransaction,
+		Detail: fn + " was not signed or sent: " + why, Next: next,
+		ExecutionStarted: false, StateChanged: errmap.StateNo,
+	})
+}
+
+// authReason says what is wrong with the authorisation entries a write's simulation
+// returned, or "" when they are exactly what the call needs.
+func authReason(fn string, want xdr.InvokeContractArgs, auth []xdr.SorobanAuthorizationEntry) string {
+	switch len(auth) {
+	case 0:
+		return ""
+	case 1:
+	default:
+		return fmt.Sprintf("the simulation asks for %d authorizations, where %s needs at most one, the wallet's for the call itself", len(auth), fn)
+	}
+	a := auth[0]
+	if a.Credentials.Type != xdr.SorobanCredentialsTypeSorobanCredentialsSourceAccount {
+		return "the simulation asks for an authorization with credentials other than the transaction source's"
+	}
+	inv := a.RootInvocation
+	if len(inv.SubInvocations) > 0 {
+		return fmt.Sprintf("the simulation's authorization covers further calls beyond %s (%d)", fn, len(inv.SubInvocations))
+	}
+	if inv.Function.Type != xdr.SorobanAuthorizedFunctionTypeSorobanAuthorizedFunctionTypeContractFn || inv.Function.ContractFn == nil {
+		return "the simulation's authorization is for something other than a contract call"
+	}
+	wantB, err1 := want.MarshalBinary()
+	got, err2 := inv.Function.ContractFn.MarshalBinary()
+	if err1 != nil || err2 != nil || !bytes.Equal(got, wantB) {
+		return "the simulation's authorization is for a call other than " + fn + " of the registry with the approved arguments"
+	}
+	return ""
+}
+
+// footprintReason says what is wrong with a write's footprint, or "": each read-write entry
+// must be contract data of the registry contract.
+func footprintReason(registry xdr.ScAddress, fp xdr.LedgerFootprint) string {
+	for _, k := range fp.ReadWrite {
+		if k.Type != xdr.LedgerEntryTypeContractData || k.ContractData == nil || !k.ContractData.Contract.Equals(registry) {
+			return "the simulation declares a write to a ledger entry other than the registry's own storage (" + k.Type.String() + ")"
+		}
+	}
+	return ""
+}
+
+// xlm renders stroops as XLM with 7 decimals.
+func xlm(stroops int64) string {
+	return strconv.FormatInt(stroops/10_000_000, 10) + "." + fmt.Sprintf("%07d", stroops%10_000_000)
 }

@@ -6,7 +6,8 @@
 // the key pair and stores its secret before asking, so no answer that goes missing can
 // leave an account whose key nobody holds. A service that ignores the name and generates its
 // own key pair (the deployed MindVault service answers {publicKey, secretKey}) is still
-// accepted: Wallet then carries that secret, which the caller must store instead.
+// accepted: Wallet then carries that secret, which the caller must store instead, and which
+// the service knows (mindvault_setup_wallet reports keyOrigin "sponsor" with a warning).
 //
 // Outcomes: a 4xx other than 408 is a refusal that created nothing (stateChanged "no"); a
 // transport failure, a timeout, a 408, a 3xx, a 5xx or a 2xx of the wrong shape may have
