@@ -205,8 +205,10 @@ func TestMechanicalAgent(t *testing.T) {
 	}
 	sort.Strings(tools)
 	extra := []struct{ tool, args string }{{"mindvault_preveiw", `{"resourceId":"rustguide"}`}, {"mindvault_preview", `{"resourceID":"rustguide"}`},
-		{"mindvault_buy", `{"resourceId":"stellarcheatsheet"}`}} // typo'd tool, typo'd argument, above the cap
+		{"mindvault_buy", `{"resourceId":"stellarcheatsheet"}`}, {"mindvault_buy", `{"resourceId":"rustguide","profile":"broke"}`}}
+	// typo'd tool, typo'd argument, above the cap, an empty wallet
 	e := newEnv(t, map[string]string{"MINDVAULT_HTTP_TIMEOUT_MS": "2000", "MINDVAULT_PAYMENT_TIMEOUT_MS": "2000", "MINDVAULT_RPC_TIMEOUT_MS": "2000", "MINDVAULT_WRITE_WAIT_MS": "300"})
+	addProfile(e, "broke", "zero", "")
 	run := func(tool, args, plan string) {
 		e.faults(plan)
 		payer := e.sb.Demo.Address

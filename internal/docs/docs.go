@@ -72,15 +72,9 @@ func hints(a tools.Annotations) string {
 	return strings.Join(h, " ")
 }
 
-// ErrorCodes is the Markdown table of every error code.
-func ErrorCodes() string {
-	var b strings.Builder
-	b.WriteString("| code | category | meaning |\n|---|---|---|\n")
-	for _, c := range errmap.Codes() {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Code, c.Category, c.Meaning)
-	}
-	return b.String()
-}
+// ErrorCodes is the Markdown table of every error code, with its default retry verdict and
+// who must act (errmap renders it, so the table has one source).
+func ErrorCodes() string { return errmap.CodesMarkdown() }
 
 // Render replaces the generated sections of a README, which must have both.
 func Render(readme string) (string, error) {
