@@ -40,13 +40,19 @@ func genuinePrepared(e *env, id string) (xdr.TransactionEnvelope, string) {
 // servePrepared makes the API's prepare route answer env (for passphrase) instead of its own.
 func servePrepared(e *env, env xdr.TransactionEnvelope, passphrase string) {
 	e.t.Helper()
+	rule, _ := json.Marshal([]map[string]string{preparedRule(e, env, passphrase)})
+	e.faults(string(rule))
+}
+
+// preparedRule is the fault rule under which the API's prepare route answers env.
+func preparedRule(e *env, env xdr.TransactionEnvelope, passphrase string) map[string]string {
+	e.t.Helper()
 	b64, err := xdr.MarshalBase64(env)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	body, _ := json.Marshal(map[string]string{"unsignedXdr": b64, "networkPassphrase": passphrase})
-	rule, _ := json.Marshal([]map[string]string{{"service": "api", "target": "GET /resources/*/register/prepare", "kind": "malformed", "body": string(body)}})
-	e.faults(string(rule))
+	return map[string]string{"service": "api", "target": "GET /resources/*/register/prepare", "kind": "status", "status": "200", "body": string(body)}
 }
 
 // TestRegisterOnchainSignsOnlyWhatWasAsked: a prepared transaction that would have the

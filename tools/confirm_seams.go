@@ -81,8 +81,15 @@ func (d *Deps) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 }
 
 // scText shows a write argument as the user knows it: a price in USDC (the registry's only
-// i128), a string, a boolean, an account, a tag list.
-func scText(v xdr.ScVal) string {
+// i128), a string, a boolean, an account, a tag list. Long strings are cut: the arguments of
+// a creator write are the user's own.
+func scText(v xdr.ScVal) string { return scShow(v, true) }
+
+// scFull is scText without cutting anything: what an approval binds of a call someone else
+// prepared, where two values that differ only after the cut must not look the same.
+func scFull(v xdr.ScVal) string { return scShow(v, false) }
+
+func scShow(v xdr.ScVal, cut bool) string {
 	switch v.Type {
 	case xdr.ScValTypeScvI128:
 		p := v.MustI128()
@@ -90,18 +97,23 @@ func scText(v xdr.ScVal) string {
 		n.Add(n, new(big.Int).SetUint64(uint64(p.Lo)))
 		return confirm.USDC(n) + " USDC"
 	case xdr.ScValTypeScvString:
-		return quoted(string(v.MustStr()))
+		if cut {
+			return quoted(string(v.MustStr()))
+		}
+		return fmt.Sprintf("%q", string(v.MustStr()))
 	case xdr.ScValTypeScvBool:
 		return fmt.Sprint(v.MustB())
+	case xdr.ScValTypeScvVoid:
+		return "none"
 	case xdr.ScValTypeScvAddress:
 		if a, err := v.MustAddress().String(); err == nil {
 			return a
 		}
 	case xdr.ScValTypeScvVec:
-		var items []string
+		items := []string{}
 		if vec := v.MustVec(); vec != nil {
 			for _, it := range *vec {
-				items = append(items, scText(it))
+				items = append(items, scShow(it, cut))
 			}
 		}
 		return "[" + strings.Join(items, ", ") + "]"

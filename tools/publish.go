@@ -117,6 +117,9 @@ type publishRun struct {
 	// agentWallet and balance are what funds read: the fee's payee and the wallet's USDC.
 	agentWallet string
 	balance     *big.Int
+	// listed is the price the registration must carry: the user's for a resource this call
+	// creates, the listing's for a resumed one.
+	listed string
 }
 
 // create publishes a new resource. The wallet is checked against the current fee before
@@ -150,6 +153,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		return nil, err
 	}
 	out.ResourceID = created.ID
+	r.listed = deref(req.Price)
 	out.Steps = append(out.Steps, Step{Name: "create", Status: "done", Detail: "resource " + created.ID})
 	content := fmt.Sprintf("Title: %s\nDescription: %s\nURL: %s", deref(req.Title), desc, deref(req.ExternalURL))
 	return r.verifyAndRegister(ctx, created.ID, content, fee)
@@ -168,6 +172,7 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 		return nil, err
 	}
 	out.ResourceID = meta.ID
+	r.listed = string(meta.Price)
 	out.VerificationStatus, out.OnchainStatus, out.TxHash = st.verification, st.onchain, meta.OnchainTxHash
 	out.Verification = st.verdict
 	out.Steps = []Step{{Name: "create", Status: "skipped", Detail: "resource " + meta.ID + " exists"}}
@@ -199,10 +204,8 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 			out.Message = "Dry run: resource " + meta.ID + " is verified and would be registered on chain; nothing was sent."
 			return out, nil
 		}
-		if err := confirm.Approve(ctx, r.registration(meta.ID)); err != nil {
-			return nil, err
-		}
-		return r.register(ctx, meta.ID)
+		// The user approves the prepared call itself (registration), once it passed its checks.
+		return r.register(ctx, meta.ID, true)
 	}
 	out.Steps = append(out.Steps,
 		Step{Name: "verify", Status: "skipped", Detail: "verification status " + st.verification},
@@ -352,14 +355,30 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 		return out, nil
 	}
 	out.VerificationStatus = "verified"
-	return r.register(ctx, id)
+	return r.register(ctx, id, false)
 }
 
-// register registers a verified resource on chain. Its failure keeps the result a success:
-// the resource is already listed and purchasable, and the resume call finishes the job.
-func (r *publishRun) register(ctx context.Context, id string) (*PublishOutput, error) {
+// register registers a verified resource on chain the way mindvault_register_onchain does:
+// the API prepares the transaction, the same checks pass it (the listed price included), the
+// wallet signs it and the API submits it. ask puts the prepared call before the user first
+// (a resume, whose registration is its own approval; a new resource's registration follows
+// the fee the user approved). Its failure keeps the result a success: the resource is
+// already listed and purchasable, and the resume call finishes the job. The user's
+// confirmation is not a failed step: its question, a decline or a stale approval is the
+// call's answer.
+func (r *publishRun) register(ctx context.Context, id string, ask bool) (*PublishOutput, error) {
 	out := r.out
-	reg, err := r.d.API.Register(ctx, r.apiKey, id, "")
+	prepared, err := r.d.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
+	if err == nil && ask {
+		if err := confirm.Approve(ctx, r.registration(prepared)); err != nil {
+			return nil, err
+		}
+	}
+	var reg *mindvault.Registration
+	var hash string
+	if err == nil {
+		reg, hash, err = r.d.submitRegistration(ctx, r.apiKey, r.kp, prepared)
+	}
 	if err != nil {
 		out.OnchainStatus = "failed"
 		out.Steps = append(out.Steps, Step{Name: "register", Status: "failed", Detail: summary(err, "On-chain registration")})
@@ -368,7 +387,7 @@ func (r *publishRun) register(ctx context.Context, id string) (*PublishOutput, e
 			" (it registers only, nothing is paid), or with mindvault_register_onchain."
 		return out, nil
 	}
-	out.OnchainStatus, out.TxHash = reg.OnchainStatus, reg.TxHash
+	out.OnchainStatus, out.TxHash = reg.OnchainStatus, hash
 	out.Steps = append(out.Steps, Step{Name: "register", Status: "done", Detail: reg.OnchainStatus})
 	out.Message = "Published, verified and registered on chain; check it with mindvault_publish_status."
 	if r.resumed {
@@ -451,16 +470,12 @@ func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 	return p
 }
 
-// registration is the on-chain registration of a verified resource that the API submits.
-func (r *publishRun) registration(id string) confirm.Request {
+// registration is the on-chain registration of a verified resource that the wallet signs and
+// the API submits, as the user approves it: the prepared call, every argument shown and bound.
+func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
 	c := r.d.Config
-	return confirm.Request{
-		Approval: confirm.Approval{Kind: confirm.Write, Network: string(c.Network), Payer: r.kp.Address(), Resource: id,
-			Contract: c.RegistryContract, Function: "register"},
-		Title: "Register " + id + " on chain",
-		Message: fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s?",
-			id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network),
-	}
+	return p.request(r.d, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
+		p.id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, p.shownCall()))
 }
 
 // creationKey is the Idempotency-Key of a resource creation, derived from what names this

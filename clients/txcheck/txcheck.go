@@ -1,23 +1,35 @@
 // Package txcheck decides whether a transaction the endpoint did not build may be signed
 // by a profile's wallet. A signature of the wallet on an envelope authorises everything in
-// it that the wallet is the source of — its fee, its sequence number, every operation, and
-// every Soroban authorisation entry with source-account credentials, sub-invocations
-// included — so a service that prepares a transaction "to sign" could slip in a USDC
-// transfer or a fee of thousands of XLM. Check refuses unless the transaction does exactly
-// what the caller asked:
+// it that the wallet is the source of — its fee, its sequence number, its preconditions,
+// every operation, and every Soroban authorisation entry with source-account credentials,
+// sub-invocations included — so a service that prepares a transaction "to sign" could slip
+// in a USDC transfer, a fee of thousands of XLM, or a sequence number of 2^63-2 that leaves
+// the account unable to sign anything again. Check refuses unless the transaction does
+// exactly what the caller asked:
 //
 //   - network: it was prepared for the configured network passphrase;
-//   - envelope: it is a v1 transaction envelope (not v0, not a fee bump);
+//   - envelope: it is a v1 transaction envelope (not v0, not a fee bump) that carries no
+//     signature yet;
 //   - source: its source account is the signing wallet;
+//   - sequence: its sequence number is the signing account's current sequence + 1
+//     (Policy.Sequence, read from Horizon by the caller), the one number that consumes
+//     nothing but this transaction's own slot;
+//   - memo: it has no memo;
 //   - operations: it has exactly one operation, an invokeHostFunction that invokes a contract,
 //     with no source account other than the wallet;
 //   - contract and function: it calls the one allowed contract and one of the allowed
-//     functions, with arguments the policy accepts (for registration: this resource id and
-//     the wallet as creator);
+//     functions, with arguments the policy accepts (for registration, Register: every
+//     argument, see there);
 //   - auth: every authorisation entry is for exactly that invocation, with no
 //     sub-invocations, and its credentials are the source account's or the wallet's address;
 //   - fee: the fee is at most the configured cap (MINDVAULT_MAX_TX_FEE_STROOPS);
-//   - time bounds: there are time bounds, and they end no later than MaxValidity from now.
+//   - preconditions: none but time bounds (no ledger bounds, minimum sequence number,
+//     minimum sequence age or ledger gap, or extra signers);
+//   - time bounds: there are time bounds, and they end (maxTime, never 0) no later than
+//     MaxValidity from now.
+//
+// What passed is returned as a Checked: the decoded envelope, its hash (what the wallet
+// signs) and the call, so that the caller signs and shows exactly what was checked.
 //
 // The same checks guard any other transaction the endpoint signs but did not build.
 package txcheck
@@ -25,9 +37,12 @@ package txcheck
 import (
 	"bytes"
 	"fmt"
+	"math/big"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/stellar/go-stellar-sdk/network"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -35,16 +50,19 @@ import (
 
 // The checks, as named in Refusal.Check.
 const (
-	CheckNetwork    = "network"
-	CheckEnvelope   = "envelope"
-	CheckSource     = "source"
-	CheckOperations = "operations"
-	CheckContract   = "contract"
-	CheckFunction   = "function"
-	CheckArguments  = "arguments"
-	CheckAuth       = "auth"
-	CheckFee        = "fee"
-	CheckTimeBounds = "timebounds"
+	CheckNetwork       = "network"
+	CheckEnvelope      = "envelope"
+	CheckSource        = "source"
+	CheckSequence      = "sequence"
+	CheckMemo          = "memo"
+	CheckOperations    = "operations"
+	CheckContract      = "contract"
+	CheckFunction      = "function"
+	CheckArguments     = "arguments"
+	CheckAuth          = "auth"
+	CheckFee           = "fee"
+	CheckPreconditions = "preconditions"
+	CheckTimeBounds    = "timebounds"
 )
 
 // MaxValidity is how far in the future a prepared transaction's time bounds may end: long
@@ -56,13 +74,30 @@ const MaxValidity = 10 * time.Minute
 type Policy struct {
 	Passphrase string // the configured network
 	Signer     string // G-address of the wallet that would sign
-	Contract   string // C-address of the one contract it may call
-	Functions  []string
+	// Sequence is the sequence number the transaction must carry: the signing account's
+	// current sequence + 1, as Horizon reports it. 0 refuses every transaction.
+	Sequence  int64
+	Contract  string // C-address of the one contract it may call
+	Functions []string
 	// Args inspects the call's arguments; a non-empty reason refuses the transaction.
 	Args        func(fn string, args []xdr.ScVal) string
 	MaxFee      int64         // stroops
 	MaxValidity time.Duration // 0 means MaxValidity
 	Now         time.Time
+}
+
+// Checked is a transaction that passed Check, as it was checked.
+type Checked struct {
+	// Envelope is the decoded envelope: sign Hash and add the signature to it, so that what
+	// is sent is byte for byte what was checked.
+	Envelope xdr.TransactionEnvelope
+	// Hash is the transaction's hash on the checked network: what the wallet signs, and the
+	// id the network will know the transaction by.
+	Hash     [32]byte
+	Function string
+	Args     []xdr.ScVal
+	Fee      int64 // stroops, the most the transaction can cost
+	Sequence int64
 }
 
 // Refusal says which check a transaction failed and why. Its text names no value the
@@ -90,69 +125,90 @@ func refuse(check, format string, args ...any) *Refusal {
 	return &Refusal{Check: check, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Check decodes envelope (base64 XDR) that a service prepared for passphrase and returns a
-// *Refusal unless it does exactly what p allows. It never panics, whatever the input.
-func Check(envelope, passphrase string, p Policy) error {
+// Check decodes envelope (base64 XDR) that a service prepared for passphrase and returns it
+// as Checked, or a *Refusal unless it does exactly what p allows. It never panics, whatever
+// the input.
+func Check(envelope, passphrase string, p Policy) (*Checked, error) {
 	if passphrase != p.Passphrase {
-		return refuse(CheckNetwork, "it was prepared for another network")
+		return nil, refuse(CheckNetwork, "it was prepared for another network")
 	}
 	var env xdr.TransactionEnvelope
 	if err := xdr.SafeUnmarshalBase64(envelope, &env); err != nil {
-		return refuse(CheckEnvelope, "it is not a base64 transaction envelope")
+		return nil, refuse(CheckEnvelope, "it is not a base64 transaction envelope")
 	}
 	if env.Type != xdr.EnvelopeTypeEnvelopeTypeTx || env.V1 == nil {
-		return refuse(CheckEnvelope, "it is not a v1 transaction envelope (a fee bump or a v0 envelope)")
+		return nil, refuse(CheckEnvelope, "it is not a v1 transaction envelope (a fee bump or a v0 envelope)")
+	}
+	if len(env.V1.Signatures) != 0 {
+		return nil, refuse(CheckEnvelope, "it already carries %d signatures", len(env.V1.Signatures))
 	}
 	tx := env.V1.Tx
 	signer, err := xdr.AddressToAccountId(p.Signer)
 	if err != nil {
-		return refuse(CheckSource, "the signing wallet is not a valid account")
+		return nil, refuse(CheckSource, "the signing wallet is not a valid account")
 	}
 	if src := tx.SourceAccount.ToAccountId(); !src.Equals(signer) {
-		return refuse(CheckSource, "its source account is not the signing wallet")
+		return nil, refuse(CheckSource, "its source account is not the signing wallet")
+	}
+	if p.Sequence <= 0 {
+		return nil, refuse(CheckSequence, "the signing account's next sequence number is not known")
+	}
+	if int64(tx.SeqNum) != p.Sequence {
+		return nil, refuse(CheckSequence, "its sequence number %d is not the signing account's next one, %d", int64(tx.SeqNum), p.Sequence)
+	}
+	if tx.Memo.Type != xdr.MemoTypeMemoNone {
+		return nil, refuse(CheckMemo, "it carries a memo")
 	}
 	if len(tx.Operations) != 1 {
-		return refuse(CheckOperations, "it has %d operations, not exactly one", len(tx.Operations))
+		return nil, refuse(CheckOperations, "it has %d operations, not exactly one", len(tx.Operations))
 	}
 	op := tx.Operations[0]
 	if op.SourceAccount != nil {
 		if src := op.SourceAccount.ToAccountId(); !src.Equals(signer) {
-			return refuse(CheckOperations, "its operation has a source account other than the signing wallet")
+			return nil, refuse(CheckOperations, "its operation has a source account other than the signing wallet")
 		}
 	}
 	if op.Body.Type != xdr.OperationTypeInvokeHostFunction || op.Body.InvokeHostFunctionOp == nil {
-		return refuse(CheckOperations, "its operation is %s, not invokeHostFunction", opName(op.Body.Type))
+		return nil, refuse(CheckOperations, "its operation is %s, not invokeHostFunction", opName(op.Body.Type))
 	}
 	hf := op.Body.InvokeHostFunctionOp.HostFunction
 	if hf.Type != xdr.HostFunctionTypeHostFunctionTypeInvokeContract || hf.InvokeContract == nil {
-		return refuse(CheckOperations, "its host function does not invoke a contract")
+		return nil, refuse(CheckOperations, "its host function does not invoke a contract")
 	}
 	call := *hf.InvokeContract
 	if id, err := call.ContractAddress.String(); err != nil || id != p.Contract {
-		return refuse(CheckContract, "it calls a contract other than the configured registry %s", p.Contract)
+		return nil, refuse(CheckContract, "it calls a contract other than the configured registry %s", p.Contract)
 	}
 	fn := string(call.FunctionName)
 	if !slices.Contains(p.Functions, fn) {
-		return refuse(CheckFunction, "it calls a function other than %v", p.Functions)
+		return nil, refuse(CheckFunction, "it calls a function other than %v", p.Functions)
 	}
-	if p.Args != nil {
-		if why := p.Args(fn, call.Args); why != "" {
-			return refuse(CheckArguments, "%s", why)
-		}
+	if p.Args == nil {
+		return nil, refuse(CheckArguments, "no rule for the call's arguments was given")
+	}
+	if why := p.Args(fn, call.Args); why != "" {
+		return nil, refuse(CheckArguments, "%s", why)
 	}
 	want, err := call.MarshalBinary()
 	if err != nil {
-		return refuse(CheckEnvelope, "its invocation cannot be encoded")
+		return nil, refuse(CheckEnvelope, "its invocation cannot be encoded")
 	}
 	for i, a := range op.Body.InvokeHostFunctionOp.Auth {
 		if why := authReason(a, want, signer); why != "" {
-			return refuse(CheckAuth, "authorization entry %d %s", i, why)
+			return nil, refuse(CheckAuth, "authorization entry %d %s", i, why)
 		}
 	}
 	if int64(tx.Fee) > p.MaxFee {
-		return refuse(CheckFee, "its fee of %d stroops is above the cap of %d", uint32(tx.Fee), p.MaxFee)
+		return nil, refuse(CheckFee, "its fee of %d stroops is above the cap of %d", uint32(tx.Fee), p.MaxFee)
 	}
-	return timeBounds(tx.Cond, p)
+	if err := preconditions(tx.Cond, p); err != nil {
+		return nil, err
+	}
+	hash, err := network.HashTransactionInEnvelope(env, passphrase)
+	if err != nil {
+		return nil, refuse(CheckEnvelope, "its hash cannot be computed")
+	}
+	return &Checked{Envelope: env, Hash: hash, Function: fn, Args: call.Args, Fee: int64(tx.Fee), Sequence: int64(tx.SeqNum)}, nil
 }
 
 // authReason says what is wrong with one authorisation entry, or "".
@@ -181,15 +237,35 @@ func authReason(a xdr.SorobanAuthorizationEntry, want []byte, signer xdr.Account
 	return ""
 }
 
-func timeBounds(cond xdr.Preconditions, p Policy) error {
+// preconditions allows time bounds and nothing else: each other precondition either lets the
+// service choose the sequence number (minSeqNum: any number above it, so a far one consumes
+// the account's remaining sequence space), delays or ties the transaction to ledgers, or
+// asks for signatures beyond the wallet's.
+func preconditions(cond xdr.Preconditions, p Policy) error {
 	var tb *xdr.TimeBounds
 	switch cond.Type {
+	case xdr.PreconditionTypePrecondNone:
 	case xdr.PreconditionTypePrecondTime:
 		tb = cond.TimeBounds
 	case xdr.PreconditionTypePrecondV2:
-		if cond.V2 != nil {
-			tb = cond.V2.TimeBounds
+		v2 := cond.V2
+		switch {
+		case v2 == nil:
+			return refuse(CheckPreconditions, "its preconditions cannot be read")
+		case v2.MinSeqNum != nil:
+			return refuse(CheckPreconditions, "it has a minimum sequence number precondition")
+		case v2.MinSeqAge != 0:
+			return refuse(CheckPreconditions, "it has a minimum sequence age precondition")
+		case v2.MinSeqLedgerGap != 0:
+			return refuse(CheckPreconditions, "it has a minimum sequence ledger gap precondition")
+		case v2.LedgerBounds != nil:
+			return refuse(CheckPreconditions, "it has ledger bounds")
+		case len(v2.ExtraSigners) != 0:
+			return refuse(CheckPreconditions, "it requires %d extra signers", len(v2.ExtraSigners))
 		}
+		tb = v2.TimeBounds
+	default:
+		return refuse(CheckPreconditions, "it has preconditions of an unknown kind")
 	}
 	if tb == nil || tb.MaxTime == 0 {
 		return refuse(CheckTimeBounds, "it has no time bounds, so it would stay valid forever")
@@ -212,32 +288,119 @@ func opName(t xdr.OperationType) string {
 	return fmt.Sprintf("operation type %d", int32(t))
 }
 
-// Register is the argument check of the vault registry's register(creator: Address, id:
-// String, price: i128, metadata: String, tags: Vec<String>) and register_with_hash, whose
-// first two arguments are the same: the creator must be signer and the id exactly
-// resourceID. Price, metadata and tags are the API's to choose; register's must have their
-// types.
-func Register(signer, resourceID string) func(fn string, args []xdr.ScVal) string {
+// The vault-registry contract's limits on what a registration stores.
+const (
+	MaxMetadataBytes    = 512
+	MaxTags             = 8
+	MaxTagBytes         = 32
+	MaxContentHashBytes = 128
+)
+
+// MetadataPrefixes are the schemes a metadata pointer may start with.
+var MetadataPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
+
+// Register is the argument check of the vault registry's two registration functions,
+//
+//	register(creator: Address, id: String, price: i128, metadata: String, tags: Vec<String>)
+//	register_with_hash(creator, id, price, metadata, tags, content_hash: Option<String>)
+//
+// Every argument is checked, and no other is allowed: the creator must be the account
+// creator (the signing wallet), the id exactly id, the price exactly price (7-decimal units:
+// the price the resource is listed at; nil refuses every call), the metadata a pointer the
+// contract accepts (at most 512 bytes, one of MetadataPrefixes and something after it), the
+// tags at most 8 strings the contract accepts (1-32 of a-z 0-9 _ - once trimmed and
+// lower-cased), and the content hash none (void) or a string of 1-128 bytes. What the
+// metadata, tags and content hash say is the service's to choose; the user sees them in the
+// confirmation, which binds them.
+func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScVal) string {
 	return func(fn string, args []xdr.ScVal) string {
-		if fn == "register" && len(args) != 5 {
-			return fmt.Sprintf("register takes 5 arguments, the call has %d", len(args))
-		}
-		if len(args) < 2 {
-			return fmt.Sprintf("%s needs a creator and a resource id", fn)
+		want := map[string]int{"register": 5, "register_with_hash": 6}[fn]
+		switch {
+		case want == 0:
+			return fmt.Sprintf("%s is not a registration function", fn)
+		case len(args) != want:
+			return fmt.Sprintf("%s takes %d arguments, the call has %d", fn, want, len(args))
 		}
 		if a := args[0]; a.Type != xdr.ScValTypeScvAddress || a.Address == nil || a.Address.Type != xdr.ScAddressTypeScAddressTypeAccount {
 			return "the creator is not an account"
-		} else if id, err := a.Address.String(); err != nil || id != signer {
+		} else if g, err := a.Address.String(); err != nil || g != creator {
 			return "the creator is not the signing wallet"
 		}
-		if id := args[1]; id.Type != xdr.ScValTypeScvString || id.Str == nil || string(*id.Str) != resourceID {
+		if v := args[1]; v.Type != xdr.ScValTypeScvString || v.Str == nil || string(*v.Str) != id {
 			return "it registers another resource id than the one requested"
 		}
-		if fn == "register" {
-			if args[2].Type != xdr.ScValTypeScvI128 || args[3].Type != xdr.ScValTypeScvString || args[4].Type != xdr.ScValTypeScvVec {
-				return "its price, metadata or tags have the wrong type"
+		switch v := args[2]; {
+		case price == nil:
+			return "the resource's listed price is not known"
+		case v.Type != xdr.ScValTypeScvI128 || v.I128 == nil:
+			return "its price is not an i128"
+		case I128(*v.I128).Cmp(price) != 0:
+			return fmt.Sprintf("its price of %s units is not the listed price of %s units", I128(*v.I128), price)
+		}
+		if v := args[3]; v.Type != xdr.ScValTypeScvString || v.Str == nil {
+			return "its metadata is not a string"
+		} else if !MetadataPointer(string(*v.Str)) {
+			return fmt.Sprintf("its metadata is not a pointer the registry accepts (at most %d bytes starting %s)", MaxMetadataBytes, strings.Join(MetadataPrefixes, ", "))
+		}
+		if why := tagsReason(args[4]); why != "" {
+			return why
+		}
+		if fn == "register_with_hash" {
+			switch v := args[5]; {
+			case v.Type == xdr.ScValTypeScvVoid:
+			case v.Type != xdr.ScValTypeScvString || v.Str == nil:
+				return "its content hash is neither none nor a string"
+			case len(*v.Str) == 0 || len(*v.Str) > MaxContentHashBytes:
+				return fmt.Sprintf("its content hash is not 1-%d bytes", MaxContentHashBytes)
 			}
 		}
 		return ""
 	}
+}
+
+func tagsReason(v xdr.ScVal) string {
+	if v.Type != xdr.ScValTypeScvVec || v.Vec == nil {
+		return "its tags are not a list"
+	}
+	var tags xdr.ScVec
+	if *v.Vec != nil {
+		tags = **v.Vec
+	}
+	if len(tags) > MaxTags {
+		return fmt.Sprintf("it has %d tags, more than %d", len(tags), MaxTags)
+	}
+	for i, t := range tags {
+		if t.Type != xdr.ScValTypeScvString || t.Str == nil {
+			return fmt.Sprintf("its tag %d is not a string", i)
+		}
+		if !Tag(string(*t.Str)) {
+			return fmt.Sprintf("its tag %d is not one the registry accepts (1-%d of a-z 0-9 _ -)", i, MaxTagBytes)
+		}
+	}
+	return ""
+}
+
+// MetadataPointer reports a metadata pointer the registry accepts.
+func MetadataPointer(m string) bool {
+	if len(m) > MaxMetadataBytes {
+		return false
+	}
+	for _, p := range MetadataPrefixes {
+		if strings.HasPrefix(m, p) && len(m) > len(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Tag reports a tag the registry accepts: trimmed and lower-cased, 1-32 bytes of a-z 0-9 _ -.
+func Tag(t string) bool {
+	t = strings.ToLower(strings.TrimSpace(t))
+	return len(t) >= 1 && len(t) <= MaxTagBytes && strings.Trim(t, "abcdefghijklmnopqrstuvwxyz0123456789_-") == ""
+}
+
+// I128 is the value of an i128.
+func I128(p xdr.Int128Parts) *big.Int {
+	n := new(big.Int).Lsh(big.NewInt(int64(p.Hi)), 64)
+	return n.Add(n, new(big.Int).SetUint64(uint64(p.Lo)))
 }

@@ -1,7 +1,9 @@
 package txcheck
 
 import (
+	"bytes"
 	"errors"
+	"math"
 	"math/big"
 	"strings"
 	"testing"
@@ -23,7 +25,10 @@ var (
 	now      = time.Unix(1_800_000_000, 0)
 )
 
-const resourceID = "r0123456789abcdef"
+const (
+	resourceID  = "r0123456789abcdef"
+	listedPrice = 15_000_000 // 1.5 USDC
+)
 
 func contractID(b byte) string {
 	var raw [32]byte
@@ -35,7 +40,7 @@ func contractID(b byte) string {
 func policy() Policy {
 	return Policy{
 		Passphrase: network.TestNetworkPassphrase, Signer: wallet.Address(), Contract: registry,
-		Functions: []string{"register", "register_with_hash"}, Args: Register(wallet.Address(), resourceID),
+		Sequence: 42, Functions: []string{"register", "register_with_hash"}, Args: Register(wallet.Address(), resourceID, big.NewInt(listedPrice)),
 		MaxFee: 10_000_000, Now: now,
 	}
 }
@@ -57,19 +62,38 @@ func str(s string) xdr.ScVal {
 	return xdr.ScVal{Type: xdr.ScValTypeScvString, Str: &v}
 }
 
+// i128 is n as an i128, negative numbers in two's complement as the contract reads them.
 func i128(n int64) xdr.ScVal {
-	p := xdr.Int128Parts{Lo: xdr.Uint64(big.NewInt(n).Uint64())}
+	hi := xdr.Int64(0)
+	if n < 0 {
+		hi = -1
+	}
+	p := xdr.Int128Parts{Hi: hi, Lo: xdr.Uint64(uint64(n))}
 	return xdr.ScVal{Type: xdr.ScValTypeScvI128, I128: &p}
 }
 
-func vec() xdr.ScVal {
-	v := &xdr.ScVec{}
-	return xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &v}
+func vec(items ...xdr.ScVal) xdr.ScVal {
+	v := xdr.ScVec(items)
+	pv := &v
+	return xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &pv}
+}
+
+func strs(ss ...string) xdr.ScVal {
+	items := make([]xdr.ScVal, len(ss))
+	for i, s := range ss {
+		items[i] = str(s)
+	}
+	return vec(items...)
+}
+
+func void() xdr.ScVal { return xdr.ScVal{Type: xdr.ScValTypeScvVoid} }
+
+func registerArgs(creator, id string) []xdr.ScVal {
+	return []xdr.ScVal{accountVal(creator), str(id), i128(listedPrice), str("ipfs://bafy"), vec()}
 }
 
 func registerCall(contract, creator, id string) xdr.InvokeContractArgs {
-	return xdr.InvokeContractArgs{ContractAddress: contractAddr(contract), FunctionName: "register",
-		Args: []xdr.ScVal{accountVal(creator), str(id), i128(15_000_000), str("ipfs://bafy"), vec()}}
+	return xdr.InvokeContractArgs{ContractAddress: contractAddr(contract), FunctionName: "register", Args: registerArgs(creator, id)}
 }
 
 func sourceAuth(call xdr.InvokeContractArgs) xdr.SorobanAuthorizationEntry {
@@ -128,12 +152,59 @@ func hostOp(env *xdr.TransactionEnvelope) *xdr.InvokeHostFunctionOp {
 	return env.V1.Tx.Operations[0].Body.InvokeHostFunctionOp
 }
 
+// setCall makes the transaction call fn(args) with every authorisation entry for exactly
+// that call, so that only the call itself can be refused.
+func setCall(e *xdr.TransactionEnvelope, fn string, args ...xdr.ScVal) {
+	op := hostOp(e)
+	call := xdr.InvokeContractArgs{ContractAddress: op.HostFunction.InvokeContract.ContractAddress, FunctionName: xdr.ScSymbol(fn), Args: args}
+	op.HostFunction.InvokeContract = &call
+	for i := range op.Auth {
+		c := call
+		op.Auth[i].RootInvocation.Function.ContractFn = &c
+	}
+}
+
+// withArg replaces argument i of the register call (auth kept consistent).
+func withArg(i int, v xdr.ScVal) func(*xdr.TransactionEnvelope) {
+	return func(e *xdr.TransactionEnvelope) {
+		args := registerArgs(wallet.Address(), resourceID)
+		args[i] = v
+		setCall(e, "register", args...)
+	}
+}
+
+// withHash makes the call register_with_hash(the register arguments, more...).
+func withHash(more ...xdr.ScVal) func(*xdr.TransactionEnvelope) {
+	return func(e *xdr.TransactionEnvelope) {
+		setCall(e, "register_with_hash", append(registerArgs(wallet.Address(), resourceID), more...)...)
+	}
+}
+
+// v2 replaces the preconditions with v2 ones holding the time bounds and what set adds.
+func v2(set func(*xdr.PreconditionsV2)) func(*xdr.TransactionEnvelope) {
+	return func(e *xdr.TransactionEnvelope) {
+		p := xdr.PreconditionsV2{TimeBounds: tx(e).Cond.TimeBounds}
+		set(&p)
+		tx(e).Cond = xdr.Preconditions{Type: xdr.PreconditionTypePrecondV2, V2: &p}
+	}
+}
+
 type mutation struct {
 	name       string
 	passphrase string // "" = testnet
 	mutate     func(env *xdr.TransactionEnvelope)
-	raw        string // replaces the encoded envelope when set
-	check      string // "" = accepted
+	raw        string          // replaces the encoded envelope when set
+	tweak      func(p *Policy) // changes the policy when set
+	check      string          // "" = accepted
+}
+
+// policy is the policy m is checked against.
+func (m mutation) policy() Policy {
+	p := policy()
+	if m.tweak != nil {
+		m.tweak(&p)
+	}
+	return p
 }
 
 func mutations() []mutation {
@@ -145,11 +216,19 @@ func mutations() []mutation {
 		{name: "address credentials of the wallet", mutate: func(e *xdr.TransactionEnvelope) {
 			hostOp(e).Auth = []xdr.SorobanAuthorizationEntry{addressAuth(wallet.Address(), *hostOp(e).HostFunction.InvokeContract)}
 		}},
-		{name: "register_with_hash", mutate: func(e *xdr.TransactionEnvelope) {
-			call := xdr.InvokeContractArgs{ContractAddress: contractAddr(registry), FunctionName: "register_with_hash",
-				Args: []xdr.ScVal{accountVal(wallet.Address()), str(resourceID), str("sha256:abc")}}
-			e.V1.Tx.Operations = []xdr.Operation{invokeOp(call, sourceAuth(call))}
-		}},
+		{name: "register_with_hash without a content hash", mutate: withHash(void())},
+		{name: "register_with_hash with a content hash", mutate: withHash(str("sha256:abc"))},
+		{name: "register_with_hash with a content hash of 128 bytes", mutate: withHash(str(strings.Repeat("a", 128)))},
+		{name: "tags the registry accepts", mutate: withArg(4, strs("rust", " AI-Tools ", "a_b"))},
+		{name: "eight tags", mutate: withArg(4, strs("a", "b", "c", "d", "e", "f", "g", "h"))},
+		{name: "a tag of 32 bytes", mutate: withArg(4, strs(strings.Repeat("t", 32)))},
+		{name: "tags as a nil vector", mutate: withArg(4, func() xdr.ScVal {
+			var nilVec *xdr.ScVec
+			return xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &nilVec}
+		}())},
+		{name: "metadata of 512 bytes", mutate: withArg(3, str("ipfs://"+strings.Repeat("a", 505)))},
+		{name: "metadata as an https link", mutate: withArg(3, str("https://example.org/meta.json"))},
+		{name: "a minimum time", mutate: func(e *xdr.TransactionEnvelope) { tx(e).Cond.TimeBounds.MinTime = xdr.TimePoint(now.Unix()) }},
 		{name: "muxed source of the wallet", mutate: func(e *xdr.TransactionEnvelope) {
 			m := xdr.MustMuxedAddress(wallet.Address())
 			ed := m.MustEd25519()
@@ -182,9 +261,32 @@ func mutations() []mutation {
 			*e = xdr.TransactionEnvelope{Type: xdr.EnvelopeTypeEnvelopeTypeTxV0, V0: &xdr.TransactionV0Envelope{Tx: xdr.TransactionV0{
 				SourceAccountEd25519: ed, Fee: 100, SeqNum: 42, Operations: e.V1.Tx.Operations}}}
 		}, check: CheckEnvelope},
+		{name: "already signed", mutate: func(e *xdr.TransactionEnvelope) {
+			sig, _ := stranger.SignDecorated([]byte("anything"))
+			e.V1.Signatures = []xdr.DecoratedSignature{sig}
+		}, check: CheckEnvelope},
 		{name: "another source account", mutate: func(e *xdr.TransactionEnvelope) {
 			tx(e).SourceAccount = xdr.MustMuxedAddress(stranger.Address())
 		}, check: CheckSource},
+		{name: "sequence 2^63-2 with minSeqNum 0", mutate: func(e *xdr.TransactionEnvelope) {
+			tx(e).SeqNum = math.MaxInt64 - 1
+			zero := xdr.SequenceNumber(0)
+			v2(func(p *xdr.PreconditionsV2) { p.MinSeqNum = &zero })(e)
+		}, check: CheckSequence},
+		{name: "sequence 2^63-2", mutate: func(e *xdr.TransactionEnvelope) { tx(e).SeqNum = math.MaxInt64 - 1 }, check: CheckSequence},
+		{name: "sequence one ahead", mutate: func(e *xdr.TransactionEnvelope) { tx(e).SeqNum = 43 }, check: CheckSequence},
+		{name: "sequence one behind", mutate: func(e *xdr.TransactionEnvelope) { tx(e).SeqNum = 41 }, check: CheckSequence},
+		{name: "sequence 0", mutate: func(e *xdr.TransactionEnvelope) { tx(e).SeqNum = 0 }, check: CheckSequence},
+		{name: "negative sequence", mutate: func(e *xdr.TransactionEnvelope) { tx(e).SeqNum = -42 }, check: CheckSequence},
+		{name: "no expected sequence", tweak: func(p *Policy) { p.Sequence = 0 }, check: CheckSequence},
+		{name: "a text memo", mutate: func(e *xdr.TransactionEnvelope) {
+			text := "hello"
+			tx(e).Memo = xdr.Memo{Type: xdr.MemoTypeMemoText, Text: &text}
+		}, check: CheckMemo},
+		{name: "an id memo", mutate: func(e *xdr.TransactionEnvelope) {
+			id := xdr.Uint64(7)
+			tx(e).Memo = xdr.Memo{Type: xdr.MemoTypeMemoId, Id: &id}
+		}, check: CheckMemo},
 		{name: "no operation", mutate: func(e *xdr.TransactionEnvelope) { tx(e).Operations = nil }, check: CheckOperations},
 		{name: "two operations", mutate: func(e *xdr.TransactionEnvelope) {
 			tx(e).Operations = append(tx(e).Operations, tx(e).Operations[0])
@@ -227,6 +329,61 @@ func mutations() []mutation {
 		{name: "price of the wrong type", mutate: func(e *xdr.TransactionEnvelope) {
 			hostOp(e).HostFunction.InvokeContract.Args[2] = str("1.5")
 		}, check: CheckArguments},
+		{name: "no argument rule", tweak: func(p *Policy) { p.Args = nil }, check: CheckArguments},
+		{name: "a function the argument rule does not know", mutate: func(e *xdr.TransactionEnvelope) {
+			setCall(e, "set_price", str(resourceID), i128(1))
+		}, tweak: func(p *Policy) { p.Functions = append(p.Functions, "set_price") }, check: CheckArguments},
+		{name: "no listed price", tweak: func(p *Policy) { p.Args = Register(wallet.Address(), resourceID, nil) }, check: CheckArguments},
+		{name: "999 USDC", mutate: withArg(2, i128(9_990_000_000)), check: CheckArguments},
+		{name: "one unit above the listed price", mutate: withArg(2, i128(listedPrice+1)), check: CheckArguments},
+		{name: "one unit below the listed price", mutate: withArg(2, i128(listedPrice-1)), check: CheckArguments},
+		{name: "price -1", mutate: withArg(2, i128(-1)), check: CheckArguments},
+		{name: "the listed price in the high half", mutate: withArg(2, func() xdr.ScVal {
+			p := xdr.Int128Parts{Hi: 1, Lo: listedPrice}
+			return xdr.ScVal{Type: xdr.ScValTypeScvI128, I128: &p}
+		}()), check: CheckArguments},
+		{name: "the price as an i64", mutate: withArg(2, func() xdr.ScVal {
+			n := xdr.Int64(listedPrice)
+			return xdr.ScVal{Type: xdr.ScValTypeScvI64, I64: &n}
+		}()), check: CheckArguments},
+		{name: "register with a sixth argument", mutate: func(e *xdr.TransactionEnvelope) {
+			setCall(e, "register", append(registerArgs(wallet.Address(), resourceID), void())...)
+		}, check: CheckArguments},
+		{name: "register_with_hash with five arguments", mutate: withHash(), check: CheckArguments},
+		{name: "register_with_hash with seven arguments", mutate: withHash(void(), void()), check: CheckArguments},
+		{name: "register_with_hash with an attacker and i128(-1)", mutate: func(e *xdr.TransactionEnvelope) {
+			setCall(e, "register_with_hash", accountVal(wallet.Address()), str(resourceID), i128(-1), accountVal(stranger.Address()), vec(), accountVal(stranger.Address()))
+		}, check: CheckArguments},
+		{name: "register_with_hash at another price", mutate: func(e *xdr.TransactionEnvelope) {
+			args := registerArgs(wallet.Address(), resourceID)
+			args[2] = i128(9_990_000_000)
+			setCall(e, "register_with_hash", append(args, void())...)
+		}, check: CheckArguments},
+		{name: "register_with_hash for another id", mutate: func(e *xdr.TransactionEnvelope) {
+			setCall(e, "register_with_hash", append(registerArgs(wallet.Address(), "someoneelses"), void())...)
+		}, check: CheckArguments},
+		{name: "register_with_hash for another creator", mutate: func(e *xdr.TransactionEnvelope) {
+			setCall(e, "register_with_hash", append(registerArgs(stranger.Address(), resourceID), void())...)
+		}, check: CheckArguments},
+		{name: "a content hash that is a number", mutate: withHash(i128(1)), check: CheckArguments},
+		{name: "an empty content hash", mutate: withHash(str("")), check: CheckArguments},
+		{name: "a content hash of 129 bytes", mutate: withHash(str(strings.Repeat("a", 129))), check: CheckArguments},
+		{name: "metadata that is not a pointer", mutate: withArg(3, str("evil")), check: CheckArguments},
+		{name: "metadata that is only a prefix", mutate: withArg(3, str("ipfs://")), check: CheckArguments},
+		{name: "empty metadata", mutate: withArg(3, str("")), check: CheckArguments},
+		{name: "metadata of 513 bytes", mutate: withArg(3, str("ipfs://"+strings.Repeat("a", 506))), check: CheckArguments},
+		{name: "metadata as a symbol", mutate: withArg(3, func() xdr.ScVal {
+			sym := xdr.ScSymbol("ipfs")
+			return xdr.ScVal{Type: xdr.ScValTypeScvSymbol, Sym: &sym}
+		}()), check: CheckArguments},
+		{name: "metadata as an address", mutate: withArg(3, accountVal(stranger.Address())), check: CheckArguments},
+		{name: "tags as a string", mutate: withArg(4, str("rust")), check: CheckArguments},
+		{name: "nine tags", mutate: withArg(4, strs("a", "b", "c", "d", "e", "f", "g", "h", "i")), check: CheckArguments},
+		{name: "an empty tag", mutate: withArg(4, strs("rust", " ")), check: CheckArguments},
+		{name: "a tag of 33 bytes", mutate: withArg(4, strs(strings.Repeat("t", 33))), check: CheckArguments},
+		{name: "a tag with a space inside", mutate: withArg(4, strs("not a tag")), check: CheckArguments},
+		{name: "a tag that is a number", mutate: withArg(4, vec(i128(1))), check: CheckArguments},
+		{name: "a tag that is an address", mutate: withArg(4, vec(accountVal(stranger.Address()))), check: CheckArguments},
 		{name: "auth with a sub-invocation", mutate: func(e *xdr.TransactionEnvelope) {
 			a := &hostOp(e).Auth[0]
 			a.RootInvocation.SubInvocations = []xdr.SorobanAuthorizedInvocation{{Function: xdr.SorobanAuthorizedFunction{
@@ -259,6 +416,28 @@ func mutations() []mutation {
 		{name: "v2 preconditions without time bounds", mutate: func(e *xdr.TransactionEnvelope) {
 			tx(e).Cond = xdr.Preconditions{Type: xdr.PreconditionTypePrecondV2, V2: &xdr.PreconditionsV2{}}
 		}, check: CheckTimeBounds},
+		{name: "v2 time bounds without an end", mutate: v2(func(p *xdr.PreconditionsV2) { p.TimeBounds = &xdr.TimeBounds{} }), check: CheckTimeBounds},
+		{name: "v2 time bounds ending too late", mutate: v2(func(p *xdr.PreconditionsV2) {
+			p.TimeBounds = &xdr.TimeBounds{MaxTime: xdr.TimePoint(now.Add(time.Hour).Unix())}
+		}), check: CheckTimeBounds},
+		{name: "minSeqNum 0", mutate: v2(func(p *xdr.PreconditionsV2) {
+			zero := xdr.SequenceNumber(0)
+			p.MinSeqNum = &zero
+		}), check: CheckPreconditions},
+		{name: "minSeqNum just below", mutate: v2(func(p *xdr.PreconditionsV2) {
+			n := xdr.SequenceNumber(41)
+			p.MinSeqNum = &n
+		}), check: CheckPreconditions},
+		{name: "minSeqAge", mutate: v2(func(p *xdr.PreconditionsV2) { p.MinSeqAge = 1 }), check: CheckPreconditions},
+		{name: "minSeqLedgerGap", mutate: v2(func(p *xdr.PreconditionsV2) { p.MinSeqLedgerGap = 1 }), check: CheckPreconditions},
+		{name: "ledger bounds", mutate: v2(func(p *xdr.PreconditionsV2) { p.LedgerBounds = &xdr.LedgerBounds{MaxLedger: 1 << 31} }), check: CheckPreconditions},
+		{name: "empty ledger bounds", mutate: v2(func(p *xdr.PreconditionsV2) { p.LedgerBounds = &xdr.LedgerBounds{} }), check: CheckPreconditions},
+		{name: "an extra signer", mutate: v2(func(p *xdr.PreconditionsV2) {
+			p.ExtraSigners = []xdr.SignerKey{xdr.MustSigner(stranger.Address())}
+		}), check: CheckPreconditions},
+		{name: "the wallet as extra signer", mutate: v2(func(p *xdr.PreconditionsV2) {
+			p.ExtraSigners = []xdr.SignerKey{xdr.MustSigner(wallet.Address())}
+		}), check: CheckPreconditions},
 	}
 }
 
@@ -287,12 +466,15 @@ func TestCheck(t *testing.T) {
 	for _, m := range mutations() {
 		t.Run(m.name, func(t *testing.T) {
 			envB64, pass := m.input(t)
-			err := Check(envB64, pass, policy())
+			c, err := Check(envB64, pass, m.policy())
 			var r *Refusal
 			switch {
 			case m.check == "" && err != nil:
 				t.Fatalf("refused: %v", err)
 			case m.check == "":
+				verifyChecked(t, envB64, pass, c)
+			case c != nil:
+				t.Fatal("a refusal came with a checked transaction")
 			case !errors.As(err, &r):
 				t.Fatalf("want a refusal by the %s check, got %v", m.check, err)
 			case r.Check != m.check:
@@ -316,10 +498,120 @@ func TestRefusalFailure(t *testing.T) {
 	}
 }
 
+// verifyChecked: what Check returns for an accepted envelope is that envelope, its network
+// hash and its call.
+func verifyChecked(t *testing.T, envB64, pass string, c *Checked) {
+	t.Helper()
+	if c == nil {
+		t.Fatal("accepted without a checked transaction")
+	}
+	again, err := xdr.MarshalBase64(c.Envelope)
+	if err != nil || again != envB64 {
+		t.Fatal("the checked envelope is not the envelope given")
+	}
+	h, err := network.HashTransactionInEnvelope(c.Envelope, pass)
+	if err != nil || h != c.Hash {
+		t.Fatal("the checked hash is not the transaction's")
+	}
+	call := c.Envelope.V1.Tx.Operations[0].Body.InvokeHostFunctionOp.HostFunction.InvokeContract
+	if string(call.FunctionName) != c.Function || len(call.Args) != len(c.Args) || c.Fee != int64(c.Envelope.V1.Tx.Fee) || c.Sequence != int64(c.Envelope.V1.Tx.SeqNum) {
+		t.Fatalf("checked %s/%d args/fee %d/seq %d do not describe the transaction", c.Function, len(c.Args), c.Fee, c.Sequence)
+	}
+}
+
+// accepted asserts, independently of Check, every property a transaction Check accepted
+// under policy() must have.
+func accepted(t *testing.T, envB64 string, testnet bool) {
+	t.Helper()
+	var env xdr.TransactionEnvelope
+	if !testnet || xdr.SafeUnmarshalBase64(envB64, &env) != nil || env.Type != xdr.EnvelopeTypeEnvelopeTypeTx || len(env.V1.Signatures) != 0 {
+		t.Fatal("accepted an envelope that is not an unsigned testnet v1 transaction")
+	}
+	tx := env.V1.Tx
+	src := tx.SourceAccount.ToAccountId()
+	if src.Address() != wallet.Address() || len(tx.Operations) != 1 || int64(tx.Fee) > 10_000_000 {
+		t.Fatalf("accepted a transaction with source %s, %d operations, fee %d", src.Address(), len(tx.Operations), tx.Fee)
+	}
+	if tx.SeqNum != 42 {
+		t.Fatalf("accepted sequence %d, not the account's next (42)", tx.SeqNum)
+	}
+	if tx.Memo.Type != xdr.MemoTypeMemoNone {
+		t.Fatal("accepted a memo")
+	}
+	tb := tx.Cond.TimeBounds
+	switch tx.Cond.Type {
+	case xdr.PreconditionTypePrecondTime:
+	case xdr.PreconditionTypePrecondV2:
+		v := tx.Cond.V2
+		if v.MinSeqNum != nil || v.MinSeqAge != 0 || v.MinSeqLedgerGap != 0 || v.LedgerBounds != nil || len(v.ExtraSigners) != 0 {
+			t.Fatalf("accepted preconditions beyond time bounds: %+v", v)
+		}
+		tb = v.TimeBounds
+	default:
+		t.Fatalf("accepted preconditions of type %d", tx.Cond.Type)
+	}
+	if tb == nil || tb.MaxTime == 0 || int64(tb.MaxTime) > now.Add(MaxValidity).Unix() {
+		t.Fatal("accepted a transaction without a near end")
+	}
+	op := tx.Operations[0].Body.InvokeHostFunctionOp
+	if op == nil || op.HostFunction.InvokeContract == nil {
+		t.Fatal("accepted something other than a contract call")
+	}
+	call := op.HostFunction.InvokeContract
+	fn, args := string(call.FunctionName), call.Args
+	if id, _ := call.ContractAddress.String(); id != registry || !(fn == "register" && len(args) == 5 || fn == "register_with_hash" && len(args) == 6) {
+		t.Fatalf("accepted %s with %d arguments on %s", fn, len(args), id)
+	}
+	if creator, _ := args[0].GetAddress(); creator.Type != xdr.ScAddressTypeScAddressTypeAccount || creator.AccountId.Address() != wallet.Address() {
+		t.Fatal("accepted another creator")
+	}
+	if id, ok := args[1].GetStr(); !ok || string(id) != resourceID {
+		t.Fatal("accepted another id")
+	}
+	if p, ok := args[2].GetI128(); !ok || p.Hi != 0 || p.Lo != listedPrice {
+		t.Fatal("accepted another price than the listed one")
+	}
+	if m, ok := args[3].GetStr(); !ok || len(m) == 0 || len(m) > 512 || !strings.Contains(string(m), ":") {
+		t.Fatal("accepted metadata that is not a pointer")
+	}
+	tags, ok := args[4].GetVec()
+	if !ok || (tags != nil && len(*tags) > 8) {
+		t.Fatal("accepted tags that are not a list of at most 8")
+	}
+	if tags != nil {
+		for _, tag := range *tags {
+			s, ok := tag.GetStr()
+			if t2 := strings.TrimSpace(string(s)); !ok || t2 == "" || len(t2) > 32 || strings.ContainsAny(strings.ToLower(t2), " !.,:/ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+				t.Fatalf("accepted the tag %q", s)
+			}
+		}
+	}
+	if fn == "register_with_hash" {
+		if h := args[5]; h.Type != xdr.ScValTypeScvVoid {
+			if s, ok := h.GetStr(); !ok || len(s) == 0 || len(s) > 128 {
+				t.Fatal("accepted a content hash that is neither none nor 1-128 bytes")
+			}
+		}
+	}
+	want, _ := call.MarshalBinary()
+	for _, a := range op.Auth {
+		if len(a.RootInvocation.SubInvocations) != 0 {
+			t.Fatal("accepted an authorization with sub-invocations")
+		}
+		got, _ := a.RootInvocation.Function.ContractFn.MarshalBinary()
+		if !bytes.Equal(got, want) {
+			t.Fatal("accepted an authorization for another call")
+		}
+	}
+}
+
 // FuzzCheck: Check never panics, and whatever it accepts independently satisfies the
 // properties it promises.
 func FuzzCheck(f *testing.F) {
 	for _, m := range mutations() {
+		if m.tweak != nil {
+			continue
+		}
 		env, pass := m.input(f)
 		f.Add(env, pass == network.TestNetworkPassphrase)
 	}
@@ -328,33 +620,103 @@ func FuzzCheck(f *testing.F) {
 		if testnet {
 			pass = network.TestNetworkPassphrase
 		}
-		if Check(envB64, pass, policy()) != nil {
+		c, err := Check(envB64, pass, policy())
+		if err != nil {
+			if c != nil {
+				t.Fatal("a refusal came with a checked transaction")
+			}
 			return
 		}
-		var env xdr.TransactionEnvelope
-		if !testnet || xdr.SafeUnmarshalBase64(envB64, &env) != nil || env.Type != xdr.EnvelopeTypeEnvelopeTypeTx {
-			t.Fatal("accepted an envelope that is not a testnet v1 transaction")
+		accepted(t, envB64, testnet)
+		verifyChecked(t, envB64, pass, c)
+	})
+}
+
+// FuzzCheckFields mutates the fields a hostile service would play with — the sequence
+// number, every precondition, the memo, the fee, the function and each registration
+// argument — rather than bytes, so that the fuzzer reaches deep into the checks: whatever
+// combination Check accepts has the properties it promises.
+func FuzzCheckFields(f *testing.F) {
+	// seq, cond (0 none, 1 time, 2 v2), minSeq (<0: unset), minSeqAge, minSeqLedgerGap,
+	// ledgerMax (0: no ledger bounds), extraSigner, maxTime offset (s), fn (0 register,
+	// 1 register_with_hash, else another), price, metadata, tags (","-separated; "-" none),
+	// content hash ("-" none, "#" a number), extra argument, memo, fee.
+	f.Add(int64(42), uint8(1), int64(-1), uint64(0), uint32(0), uint32(0), false, int64(300), uint8(0), int64(listedPrice), "ipfs://bafy", "-", "-", false, "", uint32(52_100))
+	f.Add(int64(math.MaxInt64-1), uint8(2), int64(0), uint64(0), uint32(0), uint32(0), false, int64(300), uint8(0), int64(listedPrice), "ipfs://bafy", "-", "-", false, "", uint32(52_100))
+	f.Add(int64(42), uint8(2), int64(0), uint64(0), uint32(0), uint32(0), false, int64(300), uint8(0), int64(listedPrice), "ipfs://bafy", "-", "-", false, "", uint32(52_100))
+	f.Add(int64(42), uint8(2), int64(-1), uint64(5), uint32(3), uint32(100), true, int64(300), uint8(0), int64(listedPrice), "ipfs://bafy", "-", "-", false, "", uint32(52_100))
+	f.Add(int64(42), uint8(2), int64(-1), uint64(0), uint32(0), uint32(0), false, int64(0), uint8(1), int64(listedPrice), "sha256:abc", "rust,ai", "sha256:def", false, "", uint32(52_100))
+	f.Add(int64(42), uint8(1), int64(-1), uint64(0), uint32(0), uint32(0), false, int64(300), uint8(1), int64(-1), "ipfs://evil", "-", "#", true, "", uint32(52_100))
+	f.Add(int64(42), uint8(1), int64(-1), uint64(0), uint32(0), uint32(0), false, int64(300), uint8(0), int64(9_990_000_000), "ipfs://evil", "Not A Tag!", "-", false, "memo", uint32(10_000_001))
+	f.Add(int64(43), uint8(0), int64(-1), uint64(0), uint32(0), uint32(0), false, int64(-1), uint8(2), int64(listedPrice), "evil", "a,b,c,d,e,f,g,h,i", "", false, "", uint32(100))
+	f.Fuzz(func(t *testing.T, seq int64, cond uint8, minSeq int64, minSeqAge uint64, gap uint32, ledgerMax uint32, extraSigner bool,
+		maxOffset int64, fnSel uint8, price int64, metadata, tagList, contentHash string, extraArg bool, memo string, fee uint32) {
+		env := prepared()
+		t0 := tx(&env)
+		t0.SeqNum = xdr.SequenceNumber(seq)
+		t0.Fee = xdr.Uint32(fee)
+		tb := &xdr.TimeBounds{MaxTime: xdr.TimePoint(now.Unix() + maxOffset%100_000)}
+		switch cond % 3 {
+		case 0:
+			t0.Cond = xdr.Preconditions{Type: xdr.PreconditionTypePrecondNone}
+		case 1:
+			t0.Cond = xdr.Preconditions{Type: xdr.PreconditionTypePrecondTime, TimeBounds: tb}
+		default:
+			p := xdr.PreconditionsV2{TimeBounds: tb, MinSeqAge: xdr.Duration(minSeqAge), MinSeqLedgerGap: xdr.Uint32(gap)}
+			if minSeq >= 0 {
+				n := xdr.SequenceNumber(minSeq)
+				p.MinSeqNum = &n
+			}
+			if ledgerMax != 0 {
+				p.LedgerBounds = &xdr.LedgerBounds{MaxLedger: xdr.Uint32(ledgerMax)}
+			}
+			if extraSigner {
+				p.ExtraSigners = []xdr.SignerKey{xdr.MustSigner(stranger.Address())}
+			}
+			t0.Cond = xdr.Preconditions{Type: xdr.PreconditionTypePrecondV2, V2: &p}
 		}
-		tx := env.V1.Tx
-		src := tx.SourceAccount.ToAccountId()
-		if src.Address() != wallet.Address() || len(tx.Operations) != 1 || int64(tx.Fee) > 10_000_000 {
-			t.Fatalf("accepted a transaction with source %s, %d operations, fee %d", src.Address(), len(tx.Operations), tx.Fee)
+		if memo != "" {
+			if len(memo) > 28 {
+				memo = memo[:28]
+			}
+			t0.Memo = xdr.Memo{Type: xdr.MemoTypeMemoText, Text: &memo}
 		}
-		tb := tx.Cond.TimeBounds
-		if tx.Cond.V2 != nil {
-			tb = tx.Cond.V2.TimeBounds
+		tags := vec()
+		if tagList != "-" {
+			tags = strs(strings.Split(tagList, ",")...)
 		}
-		if tb == nil || tb.MaxTime == 0 || int64(tb.MaxTime) > now.Add(MaxValidity).Unix() {
-			t.Fatal("accepted a transaction without a near end")
+		args := []xdr.ScVal{accountVal(wallet.Address()), str(resourceID), i128(price), str(metadata), tags}
+		fn := map[uint8]string{0: "register", 1: "register_with_hash"}[fnSel%3]
+		if fn == "" {
+			fn = "register_with_memo"
 		}
-		op := tx.Operations[0].Body.InvokeHostFunctionOp
-		if op == nil || op.HostFunction.InvokeContract == nil {
-			t.Fatal("accepted something other than a contract call")
-		}
-		for _, a := range op.Auth {
-			if len(a.RootInvocation.SubInvocations) != 0 {
-				t.Fatal("accepted an authorization with sub-invocations")
+		if fn != "register" {
+			switch contentHash {
+			case "-":
+				args = append(args, void())
+			case "#":
+				args = append(args, i128(int64(len(contentHash))))
+			default:
+				args = append(args, str(contentHash))
 			}
 		}
+		if extraArg {
+			args = append(args, void())
+		}
+		setCall(&env, fn, args...)
+		b64, err := xdr.MarshalBase64(env)
+		if err != nil {
+			return // not encodable (an over-long string): no service could send it either
+		}
+		c, err := Check(b64, network.TestNetworkPassphrase, policy())
+		if err != nil {
+			var r *Refusal
+			if !errors.As(err, &r) || c != nil {
+				t.Fatalf("want a bare refusal, got %v", err)
+			}
+			return
+		}
+		accepted(t, b64, true)
+		verifyChecked(t, b64, network.TestNetworkPassphrase, c)
 	})
 }
