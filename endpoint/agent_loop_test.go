@@ -112,6 +112,9 @@ func (e *env) drive(first agentCall, offered map[string]bool) agentRun {
 			if d.NextAction == nil || checks > 0 {
 				return agentRun{"stopped", "state " + d.StateChanged, n}
 			}
+			if !checkTools[d.NextAction.Tool] {
+				return agentRun{"harmful", "after a change the next action " + d.NextAction.Tool + " is not a check", n}
+			}
 			checks++
 			cur = agentCall{tool: d.NextAction.Tool, args: d.NextAction.Arguments}
 		case d.Retry == "no":
@@ -142,6 +145,10 @@ func (e *env) drive(first agentCall, offered map[string]bool) agentRun {
 		}
 	}
 }
+
+// checkTools are the looks that settle what a change did; after stateChanged yes or unknown
+// the next action must be one of them, never the same call again.
+var checkTools = map[string]bool{"mindvault_tx_status": true, "mindvault_purchase_history": true, "mindvault_publish_status": true}
 
 // afterCorrection: a corrected call is the goal now, so its own refusal is not a bad step.
 func afterCorrection(goal, cur agentCall) bool {

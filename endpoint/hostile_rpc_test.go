@@ -145,20 +145,33 @@ func TestSigningFactsFromAHostileRPC(t *testing.T) {
 }
 
 // TestHostileSellerValidity: a seller asking for a payment valid for half a year, or for a
-// validity that wraps the ledger count, is refused before anything is signed.
+// validity that wraps the ledger count, for an amount in a non-canonical form, or paid to a
+// contract, is refused before anything is signed.
 func TestHostileSellerValidity(t *testing.T) {
 	e := newEnv(t, nil)
-	for _, secs := range []int64{18_000_000, 6 << 32, 601} {
+	for _, tc := range []struct {
+		secs          int64
+		amount, payTo string
+		says          string
+	}{
+		{18_000_000, "7500000", "", "600 s"}, {6 << 32, "7500000", "", "600 s"}, {601, "7500000", "", "600 s"},
+		{300, "+7500000", "", "canonical"}, {300, "07500000", "", "canonical"},
+		{300, "7500000", "contract", "account (G…)"},
+	} {
+		payTo, secs := e.sb.Demo.Address, tc.secs
+		if tc.payTo == "contract" {
+			payTo = e.sb.USDCContractID
+		}
 		doc := map[string]any{"x402Version": 2, "resource": map[string]any{"url": e.sb.APIURL + "/resources/gotestingtips"},
-			"accepts": []any{map[string]any{"scheme": "exact", "network": e.sb.X402Network, "amount": "7500000",
-				"asset": e.sb.USDCContractID, "payTo": e.sb.Demo.Address, "maxTimeoutSeconds": secs,
+			"accepts": []any{map[string]any{"scheme": "exact", "network": e.sb.X402Network, "amount": tc.amount,
+				"asset": e.sb.USDCContractID, "payTo": payTo, "maxTimeoutSeconds": secs,
 				"extra": map[string]any{"areFeesSponsored": true}}}}
 		b, _ := json.Marshal(doc)
 		e.faults("service=api,target=GET /resources/gotestingtips,paid=false,kind=status,status=402,header=PAYMENT-REQUIRED: " + base64.StdEncoding.EncodeToString(b))
 		r := e.call("mindvault_buy", `{"resourceId":"gotestingtips","allowRepeat":true}`)
 		e.fails("mindvault_buy", r, failure{category: "payment", code: "UNSUPPORTED_REQUIREMENT", source: "x402", retry: "no", status: 0})
-		if e.sb.Count("rpc", "simulateTransaction") != 0 || e.sb.PaidRequests("*") != 0 || !strings.Contains(r.Content[0].Text, "600 s") {
-			t.Fatalf("maxTimeoutSeconds %d: signed or sent something, or did not name the bound: %s", secs, tail(r.raw, 400))
+		if e.sb.Count("rpc", "simulateTransaction") != 0 || e.sb.PaidRequests("*") != 0 || !strings.Contains(r.Content[0].Text, tc.says) {
+			t.Fatalf("%+v: signed or sent something, or did not say why (%q): %s", tc, tc.says, tail(r.raw, 400))
 		}
 	}
 }
