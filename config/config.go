@@ -46,6 +46,17 @@ type Config struct {
 	// a file known to be larger is refused before paying.
 	MaxInlineBytes int
 
+	// BudgetUSDC is the most a wallet's payments may add up to per UTC day
+	// (MINDVAULT_BUDGET_USDC, a decimal string); "" is no budget.
+	BudgetUSDC string
+	// BudgetCallerUSDC is the same limit per authenticated caller across wallets
+	// (MINDVAULT_BUDGET_CALLER_USDC); "" is none.
+	BudgetCallerUSDC string
+	// Ledger is where budget reservations live (MINDVAULT_LEDGER): "memory" (this process) or
+	// "dynamodb:<table>"; LedgerEndpoint is a DynamoDB-compatible endpoint URL, for tests.
+	Ledger         string
+	LedgerEndpoint string
+
 	HTTPTimeout    time.Duration
 	HorizonTimeout time.Duration
 	RPCTimeout     time.Duration
@@ -124,6 +135,7 @@ const (
 
 var (
 	usdcAmount   = lazyre.New(`^\d+(\.\d{1,7})?$`)
+	ledgerSpec   = lazyre.New(`^dynamodb:[A-Za-z0-9_.-]{3,255}$`) // MINDVAULT_LEDGER's DynamoDB form
 	profileName  = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
 	hasAlnum     = lazyre.New(`[A-Za-z0-9]`)
 	contractID   = lazyre.New(`^C[A-Z2-7]{55}$`)
@@ -180,6 +192,21 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	// A transaction fee is a uint32 in stroops; at least the 100-stroop base fee.
 	c.MaxTxFeeStroops = int64(l.integer("MINDVAULT_MAX_TX_FEE_STROOPS", DefaultMaxTxFeeStroops, 100, math.MaxUint32))
 	c.MaxInlineBytes = l.integer("MINDVAULT_MAX_INLINE_BYTES", DefaultMaxInlineBytes, 1, MaxInlineBytesLimit)
+
+	for _, b := range []struct {
+		name string
+		dst  *string
+	}{{"MINDVAULT_BUDGET_USDC", &c.BudgetUSDC}, {"MINDVAULT_BUDGET_CALLER_USDC", &c.BudgetCallerUSDC}} {
+		*b.dst = l.match(b.name, "", usdcAmount, "a decimal USDC amount with at most 7 decimal places")
+		if *b.dst != "" && isZeroAmount(*b.dst) {
+			l.bad(b.name, "must be greater than 0 (unset it for no budget)")
+		}
+	}
+	c.Ledger = l.str("MINDVAULT_LEDGER", "memory")
+	if c.Ledger != "memory" && !ledgerSpec.MatchString(c.Ledger) {
+		l.bad("MINDVAULT_LEDGER", "must be memory or dynamodb:<table> (a DynamoDB table name: 3-255 of A-Z a-z 0-9 _ - .)")
+	}
+	c.LedgerEndpoint = l.url("MINDVAULT_LEDGER_ENDPOINT", "")
 
 	c.HTTPTimeout = l.millis("MINDVAULT_HTTP_TIMEOUT_MS", 15000, 1)
 	c.HorizonTimeout = l.millis("MINDVAULT_HORIZON_TIMEOUT_MS", 15000, 1)

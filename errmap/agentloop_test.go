@@ -26,6 +26,7 @@ var agentLoop = map[string]struct {
 	CodePriceAboveCap:          {RetryAfterAction, NeedsUser},
 	CodePriceChanged:           {RetryAfterAction, NeedsUser},
 	CodeConfirmationDeclined:   {RetryNo, NeedsUser},
+	CodeBudgetExceeded:         {RetryAfterWait, ""},
 	CodeConfirmationStale:      {RetryAfterAction, NeedsUser},
 	CodeUnsupportedRequirement: {RetryNo, NeedsOperator},
 	CodeFeesNotSponsored:       {RetryNo, NeedsOperator},

@@ -78,6 +78,8 @@ func retryVerdict(cat Category, code string, state State) Retry {
 		return RetryNo // no argument makes the file smaller; only the operator's limit could
 	case CodeConfirmationDeclined:
 		return RetryNo // the user said no: only the user can change that
+	case CodeBudgetExceeded:
+		return RetryAfterWait // the day's budget resets; no call raises it
 	}
 	switch cat {
 	case CategoryPayment, CategoryAuth, CategoryContract:

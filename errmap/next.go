@@ -260,6 +260,8 @@ func codeNext(in nextInput) string {
 			return "Use your earlier purchase (mindvault_purchase_history lists it), or call " + toolBuy + " again with allowRepeat: true to pay for it again."
 		}
 		return "Use your earlier purchase (mindvault_purchase_history lists it), or call mindvault_buy with allowRepeat: true to pay for it again."
+	case CodeBudgetExceeded:
+		return "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid."
 	case CodeDuplicatePayment:
 		if in.is(toolPurchaseHistory) {
 			return "Do not pay again: the payment for this intent already settled once."

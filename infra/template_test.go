@@ -301,6 +301,8 @@ func TestTemplateIAMLeastPrivilege(t *testing.T) {
 		"ConfirmKey":   {"Allow", []string{"secretsmanager:GetSecretValue"}, map[string]any{"Ref": "ConfirmKeySecret"}},
 		// ListSecrets cannot be scoped; it reveals names only (values need GetSecretValue).
 		"ListProfiles": {"Allow", []string{"secretsmanager:ListSecrets"}, "*"},
+		// The spend ledger: its items only, read and conditionally updated (no scan, no delete).
+		"SpendLedger": {"Allow", []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}, map[string]any{"Fn::GetAtt": []any{"LedgerTable", "Arn"}}},
 	}
 	if canonical(t, got) != canonical(t, want) {
 		t.Fatalf("IAM statements:\n got %s\nwant %s", canonical(t, got), canonical(t, want))
@@ -541,5 +543,33 @@ func TestTemplateParameterDefaultsAreAllowed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTemplateLedgerTable: the budgets' ledger is on demand with its TTL on expiresAt and the
+// one string key pk the endpoint writes; the function learns the table only when a budget is
+// set, and a budget parameter reaches the function's environment.
+func TestTemplateLedgerTable(t *testing.T) {
+	tpl := loadTemplate(t)
+	props, _ := tpl.Resource("LedgerTable")["Properties"].(map[string]any)
+	want := map[string]any{
+		"BillingMode":             "PAY_PER_REQUEST",
+		"AttributeDefinitions":    []any{map[string]any{"AttributeName": "pk", "AttributeType": "S"}},
+		"KeySchema":               []any{map[string]any{"AttributeName": "pk", "KeyType": "HASH"}},
+		"TimeToLiveSpecification": map[string]any{"AttributeName": "expiresAt", "Enabled": true},
+	}
+	if canonical(t, props) != canonical(t, want) {
+		t.Fatalf("LedgerTable properties:\n got %s\nwant %s", canonical(t, props), canonical(t, want))
+	}
+	env, _ := tpl.FunctionProperty("McpFunction", "Environment")
+	vars, _ := env.(map[string]any)["Variables"].(map[string]any)
+	for name, want := range map[string]any{
+		"MINDVAULT_BUDGET_USDC":        ifSet("HasWalletBudget", "BudgetUsdc"),
+		"MINDVAULT_BUDGET_CALLER_USDC": ifSet("HasCallerBudget", "BudgetCallerUsdc"),
+		"MINDVAULT_LEDGER":             map[string]any{"Fn::If": []any{"HasBudget", map[string]any{"Fn::Sub": "dynamodb:${LedgerTable}"}, map[string]any{"Ref": "AWS::NoValue"}}},
+	} {
+		if canonical(t, vars[name]) != canonical(t, want) {
+			t.Errorf("%s = %s, want %s", name, canonical(t, vars[name]), canonical(t, want))
+		}
 	}
 }

@@ -150,6 +150,11 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL),
 		IdempotencyKey: creationKey(ctx, r.kp.Address(), req)})
 	if err != nil {
+		if isCode(err, errmap.CodeConflict) {
+			// Another call carrying this publication is creating it: the same call, a little
+			// later, answers that call's resource (the key is the same), and pays no second fee.
+			err = errmap.WithNext(err, "Wait a few seconds, then send this same call again: another call with the same idempotencyKey or approval is creating this resource, and the repeat answers with that resource; nothing is created or paid twice.")
+		}
 		return nil, err
 	}
 	out.ResourceID = created.ID
