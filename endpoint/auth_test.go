@@ -13,9 +13,11 @@ import (
 	"github.com/mindvault/mcp-endpoint/endpoint"
 )
 
+// The tokens do not start with a word: the first eight characters of a known token are
+// redacted wherever they appear, the endpoint's own sentences included.
 const (
 	tokenAlice = "alice-token-7f3e9a1c5b2d4e6f"
-	tokenAll   = "operator-token-0a1b2c3d4e5f6a7b"
+	tokenAll   = "tok-all-0a1b2c3d4e5f6a7b"
 )
 
 func digest(t string) string {

@@ -506,7 +506,7 @@ func TestConfirmUnderLambdaNeedsASharedKey(t *testing.T) {
 		t.Fatalf("%d paid requests, want 2", n)
 	}
 
-	k, _ := bootLambda(t, map[string]string{"MINDVAULT_AUTH": "none", "MINDVAULT_CONFIRM_KEY": "c2hhcmVkIGJ5IGV2ZXJ5IGluc3RhbmNlIG9mIHRoZSBkZXBsb3ltZW50IQ=="})
+	k, _ := bootLambda(t, map[string]string{"MINDVAULT_AUTH": "none", "MINDVAULT_CONFIRM_KEY": "p3KKuEnHv4CDdr2jzEdiyIVHWTHFJ0yqTEnv5XKGgmBR"})
 	k.asked(k.modern("mindvault_buy", buyRust, capsForm, ""))
 	if strings.Contains(k.logs.String(), "never asks") {
 		t.Error("a configured key is reported missing")
@@ -516,7 +516,7 @@ func TestConfirmUnderLambdaNeedsASharedKey(t *testing.T) {
 // TestConfirmKeyNeverLeaves: the confirmation key is a secret like the others: planted in the
 // title the question quotes, it appears in no response and no log line.
 func TestConfirmKeyNeverLeaves(t *testing.T) {
-	const key = "Y29uZmlybWF0aW9uIGtleSB0aGF0IG11c3QgbmV2ZXIgbGVhdmUh"
+	const key = "ptuPnMZobcVuLhIx7/uY9RYKxQbmtJ4nhCs37kR78ke+MExu"
 	e := newEnv(t, map[string]string{"MINDVAULT_CONFIRM_KEY": key})
 	var meta map[string]any
 	getJSON(t, e.sb.APIURL+"/resources/rustguide/meta", &meta)

@@ -46,3 +46,36 @@ func TestLoggerOutputBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestLoggerRedactsEncodedForms: a known key echoed by a downstream percent-encoded (lower
+// case, every character, twice), form-encoded, HTML-escaped, JSON-escaped, in base32 or
+// mixed-case hex, or only its first eight characters, reaches the log in none of them,
+// whether it sits in the message, an attribute or an error.
+func TestLoggerRedactsEncodedForms(t *testing.T) {
+	const key = "Qx7/Lm+Tz&Rk<9>Pw"
+	forms := []string{
+		"Qx7%2fLm%2bTz%26Rk%3c9%3ePw",
+		"%51%78%37%2F%4C%6D%2B%54%7A%26%52%6B%3C%39%3E%50%77",
+		"Qx7%252FLm%252BTz%2526Rk%253C9%253EPw",
+		"Qx7/Lm+Tz&amp;Rk&lt;9&gt;Pw",
+		"Qx7/Lm+Tz&#38;Rk&#x3c;9&#62;Pw",
+		`Qx7\/Lm+Tz\u0026Rk\u003c9\u003ePw`,
+		"KF4DOL2MNUVVI6RGKJVTYOJ6KB3Q====",
+		"5178372f4C6d2B547a26526B3c393E5077",
+		"Qx7/Lm+T",
+	}
+	var out syncBuffer
+	log := endpoint.NewLogger(false, slog.LevelInfo, &out, []string{key})
+	for _, f := range forms {
+		log.Info("upstream answered 403 for "+f, "body", `{"error":"key `+f+` forbidden"}`, "err", errors.New("GET /resources/42/register/prepare?k="+f))
+	}
+	text := out.String()
+	for _, f := range forms {
+		if strings.Contains(text, f) {
+			t.Errorf("%q reached the log: %s", f, text)
+		}
+	}
+	if strings.Contains(text, key[:8]) || !strings.Contains(text, redact.Marker) {
+		t.Errorf("the key is not redacted: %s", text)
+	}
+}

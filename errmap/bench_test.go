@@ -33,3 +33,37 @@ func BenchmarkMapHuge(b *testing.B) {
 		Map(f)
 	}
 }
+
+// benchKey is a known secret with characters every escaper spells differently.
+const benchKey = "Qx7/Lm+Tz&Rk<9>Pw"
+
+// BenchmarkRedactPlain is the common case: a short upstream message that holds no secret.
+func BenchmarkRedactPlain(b *testing.B) {
+	r := NewRedactor([]string{testSeed, testAPIKey, benchKey})
+	s := "Resource not found: no resource with id 7f3a9c2e for account " + testAccount
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r.Redact(s)
+	}
+}
+
+// BenchmarkRedactEscaped is an upstream body full of escapes (a query string, JSON and HTML
+// escapes) that holds no secret: the text every escape-aware rule must look at.
+func BenchmarkRedactEscaped(b *testing.B) {
+	r := NewRedactor([]string{testSeed, testAPIKey, benchKey})
+	s := strings.Repeat(`{\"path\":\"/resources/42/register/prepare?limit=5&amp;offset=10%2F20\",\"note\":\"a \u003c b\"} `, 8)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r.Redact(s)
+	}
+}
+
+// BenchmarkRedactSecret is a 403 body that echoes the key.
+func BenchmarkRedactSecret(b *testing.B) {
+	r := NewRedactor([]string{testSeed, testAPIKey, benchKey})
+	s := `{"error":"forbidden: api key Qx7%2FLm%2BTz%26Rk%3C9%3EPw is not allowed for GET /resources/42/register/prepare"}`
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r.Redact(s)
+	}
+}

@@ -118,9 +118,10 @@
 //
 // Redaction (Redact, Redactor; the rules live in package redact) replaces with [REDACTED]:
 // exact known secrets of six characters or more — every value of the process-wide registry
-// plus Facts.Secrets, in all their encoded forms (so Map reads that registry: the same facts
-// can map to more redaction once a secret is registered, never less); Stellar secret seeds, found as
-// runs of the base32 alphabet so a seed glued to other characters is still caught, while G/C ids
+// plus Facts.Secrets, in all their encoded and escaped forms, and their first eight characters
+// or more wherever they appear (so Map reads that registry: the same facts can map to more
+// redaction once a secret is registered, never less); Stellar secret seeds, found as runs of
+// the base32 alphabet so a seed glued to other characters is still caught, while G/C ids
 // (56 characters, never starting with S) and muxed M-addresses (69) stay visible; mv_ API keys;
 // Bearer tokens; authorization values (with their scheme word); values of keys naming a secret
 // (x-api-key, api_key, apikey, secret, client_secret, token, access_token, password, private_key,

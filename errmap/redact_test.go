@@ -1,7 +1,14 @@
 package errmap
 
 import (
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -176,4 +183,129 @@ func TestPrecutLeavesNoFragment(t *testing.T) {
 // Redact redacts s with secrets as extra exact values, as the mapping does.
 func Redact(s string, secrets []string) string {
 	return NewRedactor(secrets).Redact(s)
+}
+
+// echoedKey is the API key of the report: a value no shape rule knows, with characters every
+// escaper spells differently.
+const echoedKey = "Qx7/Lm+Tz&Rk<9>Pw"
+
+// echoedForms are the spellings a downstream echoed the key in (and a few more of the kind).
+func echoedForms() map[string]string {
+	every := func(s, format string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			fmt.Fprintf(&b, format, s[i])
+		}
+		return b.String()
+	}
+	lowerHex := func(s string) string { // lower-cases the hex digits of %XX escapes only
+		b := []byte(s)
+		for i := 0; i+2 < len(b); i++ {
+			if b[i] == '%' {
+				b[i+1], b[i+2] = strings.ToLower(string(b[i+1]))[0], strings.ToLower(string(b[i+2]))[0]
+			}
+		}
+		return string(b)
+	}
+	mixed := func(s string) string { // every other letter upper-cased
+		b, n := []byte(s), 0
+		for i, c := range b {
+			if c >= 'a' && c <= 'z' {
+				if n%2 == 1 {
+					b[i] = c - 'a' + 'A'
+				}
+				n++
+			}
+		}
+		return string(b)
+	}
+	k := echoedKey
+	return map[string]string{
+		"as is":                        k,
+		"percent-encoded":              url.QueryEscape(k),
+		"lower-case percent-encoding":  lowerHex(url.QueryEscape(k)),
+		"every-character percent":      every(k, "%%%02X"),
+		"every-character lower-case":   every(k, "%%%02x"),
+		"double percent-encoding":      url.QueryEscape(url.QueryEscape(k)),
+		"double every-character":       url.QueryEscape(every(k, "%%%02x")),
+		"form-encoded":                 strings.TrimPrefix(url.Values{"key": {k}}.Encode(), "key="),
+		"HTML named entities":          html.EscapeString(k),
+		"HTML decimal entities":        strings.NewReplacer("&", "&#38;", "<", "&#60;", ">", "&#62;").Replace(k),
+		"HTML hex entities":            strings.NewReplacer("&", "&#x26;", "<", "&#x3c;", ">", "&#x3E;").Replace(k),
+		"HTML entities for everything": every(k, "&#%d;"),
+		"JSON \\u escapes":             strings.NewReplacer("/", `\/`, "&", `\u0026`, "<", `\u003c`, ">", `\u003E`).Replace(k),
+		"base64":                       base64.StdEncoding.EncodeToString([]byte(k)),
+		"base64url unpadded":           base64.RawURLEncoding.EncodeToString([]byte(k)),
+		"base32":                       base32.StdEncoding.EncodeToString([]byte(k)),
+		"hex":                          hex.EncodeToString([]byte(k)),
+		"mixed-case hex":               mixed(hex.EncodeToString([]byte(k))),
+	}
+}
+
+// assertNoKeyForm fails when the failure shows the key in the given form, or any eight
+// characters of it as they are.
+func assertNoKeyForm(t *testing.T, got Failure, form string) {
+	t.Helper()
+	assertAbsent(t, got, form)
+	for i := 0; i+8 <= len(echoedKey); i++ {
+		assertAbsent(t, got, echoedKey[i:i+8])
+	}
+}
+
+// TestRedactEchoedKeyEveryForm: a 403 of GET /resources/{id}/register/prepare whose body, detail
+// and headers echo the call's API key, in any of the forms a downstream gives it, shows the key
+// in no form in line 1, the diagnostic or anywhere else of the failure.
+func TestRedactEchoedKeyEveryForm(t *testing.T) {
+	for name, form := range echoedForms() {
+		t.Run(name, func(t *testing.T) {
+			msg, _ := json.Marshal("forbidden: x-api-key " + form + " may not GET /resources/42/register/prepare")
+			cases := map[string]Facts{
+				"body": {Body: []byte(`{"error":` + string(msg) + `}`)},
+				"body as a problem": {Body: []byte(`{"type":"about:blank","title":"Forbidden","detail":` + string(msg) + `}`),
+					Header: http.Header{"Content-Type": {"application/problem+json"}}},
+				"upstream detail": {UpstreamDetail: `GET "https://api.example/resources/42/register/prepare?k=` + form + `": 403 Forbidden`},
+				"header":          {Header: http.Header{"Www-Authenticate": {`ApiKey realm="` + form + `"`}}},
+				"html body":       {Body: []byte("<html><body><p>key " + form + " forbidden</p></body></html>")},
+			}
+			for where, f := range cases {
+				f.Source, f.Operation, f.Status, f.Secrets = SourceAPI, "Prepare registration failed", 403, []string{echoedKey}
+				got := mapT(t, f)
+				assertNoKeyForm(t, got, form)
+				if where == "body" && !strings.Contains(got.Text, "[REDACTED]") {
+					t.Errorf("%s: the redacted key should show as [REDACTED]:\n%s", where, got.Text)
+				}
+			}
+		})
+	}
+}
+
+// TestRedactSplitKey: a 422 whose messages carry the key in two pieces shows neither the first
+// piece (the key's first eight characters or more) in any form.
+func TestRedactSplitKey(t *testing.T) {
+	k := echoedKey
+	for name, head := range map[string]string{
+		"as is":           k[:8],
+		"longer":          k[:12],
+		"percent-encoded": url.QueryEscape(k[:10]),
+		"HTML escaped":    html.EscapeString(k[:12]),
+	} {
+		t.Run(name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"errors": []any{
+				map[string]any{"message": "api key " + head + " is malformed"},
+				map[string]any{"message": "rest of the key: " + k[len(k)-6:]},
+			}})
+			got := mapT(t, Facts{Source: SourceAPI, Operation: "Prepare registration failed", Status: 422, Body: body, Secrets: []string{k}})
+			assertAbsent(t, got, head)
+			assertAbsent(t, got, k[:8])
+			if !strings.Contains(got.Text, "api key [REDACTED] is malformed") {
+				t.Errorf("the key's head should show as [REDACTED]:\n%s", got.Text)
+			}
+		})
+	}
+	// Seven characters are too few to tell a key from any text: they stay.
+	got := mapT(t, Facts{Source: SourceAPI, Operation: "Prepare registration failed", Status: 422,
+		Body: []byte(`{"error":"api key ` + k[:7] + ` is malformed"}`), Secrets: []string{k}})
+	if !strings.Contains(got.Text, k[:7]) {
+		t.Errorf("seven characters of a key should stay:\n%s", got.Text)
+	}
 }

@@ -39,7 +39,8 @@ func (c *Constant) JSON() (out []byte, ok bool) {
 // envelope around the document, with the request's id) are cleaned on every call, the
 // document's cleaned bytes are reused, and a registered value that spans a seam between them,
 // which cleaning the parts apart cannot see, makes ok false so the answer is withheld. Only the
-// seams are scanned (as far as the longest registered form reaches), never the document again.
+// seams are scanned (as far as a registered value's spelling can reach: the part of it that
+// is enough to redact, in the longest spelling of each character), never the document again.
 // doc must not be modified.
 func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok bool) {
 	if doc, ok = c.JSON(); !ok {
@@ -52,7 +53,7 @@ func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok boo
 		return nil, nil, nil, false
 	}
 	if reg := registry.exact.Load(); reg != nil {
-		n := reg.longest
+		n := reg.reach
 		if seamHolds(reg, head, doc, n) || seamHolds(reg, doc, tail, n) {
 			return nil, nil, nil, false
 		}

@@ -32,7 +32,7 @@ func forms(s string) map[string]string {
 		"inside base64 +2":  base64.StdEncoding.EncodeToString([]byte("xy" + s + "tail")),
 		"inside base64 +3":  base64.StdEncoding.EncodeToString([]byte("xyz" + s + "tail")),
 		"query escaped":     url.QueryEscape(s),
-		"json escaped":      jsonEscape(s, true),
+		"json escaped":      jsonString(s, true),
 		"base64 in a query": url.QueryEscape(base64.StdEncoding.EncodeToString(b)),
 	}
 }
