@@ -21,7 +21,7 @@ FUZZTIME     ?= 30s
 LAMBDA_GCFLAGS := -gcflags='github.com/stellar/...=-l' -gcflags='github.com/aws/aws-sdk-go-v2/...=-l' -gcflags='github.com/aws/smithy-go/...=-l'
 LAMBDA_FLAGS := -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags='-s -w' $(LAMBDA_GCFLAGS)
 
-.PHONY: print-lambda-flags docs run sandbox test check unit test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
+.PHONY: print-lambda-flags docs run sandbox test check unit dynalite test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
 
 ## run: serve the endpoint on http://$(ADDR)/mcp (the local build, on the offline sandbox by default)
 run:
@@ -47,8 +47,19 @@ check:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy and commit the result" >&2; exit 1; }
 
 # Unit and integration tests, fuzz seed corpora, the template check (infra) included.
-unit:
+unit: dynalite
 	$(GO) test -count=1 ./...
+
+## dynalite: install the DynamoDB-compatible server the ledger tests start (internal/ledger)
+# Pinned by its package-lock.json and installed beside it; npm ci runs again only when
+# node_modules is missing or older than package.json or the lock file.
+DYNALITE_DIR := $(ROOT)/internal/ledger/testdata/dynalite
+dynalite: $(DYNALITE_DIR)/node_modules/.package-lock.json
+
+$(DYNALITE_DIR)/node_modules/.package-lock.json: $(DYNALITE_DIR)/package.json $(DYNALITE_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "make dynalite: npm not found (Node 20 or later with npm installs dynalite for the internal/ledger tests)" >&2; exit 1; }
+	npm ci --prefix $(DYNALITE_DIR) --no-audit --no-fund
+	@touch $@
 
 test-template:
 	$(GO) test -count=1 -run Template ./infra/

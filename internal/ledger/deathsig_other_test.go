@@ -1,0 +1,8 @@
+//go:build !linux
+
+package ledger
+
+import "os/exec"
+
+// setDeathSignal does nothing here: TestMain's kill is the only cleanup.
+func setDeathSignal(*exec.Cmd) {}

@@ -1,0 +1,274 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The item's attributes (docs/budgets.md "The ledger").
+const (
+	attrPK        = "pk"        // "<key>#<YYYY-MM-DD>", the table's only key
+	attrReserved  = "reserved"  // number: the day's total in units
+	attrIntents   = "intents"   // map: intent -> amount in units
+	attrExpiresAt = "expiresAt" // number: epoch seconds, the table's TTL attribute
+)
+
+// The update expressions. #i is the intent; :amt its amount; :max = limit - amount, the largest
+// total that still leaves room for it.
+const (
+	// reserveExpr adds an intent to a day whose item and intents map exist (every reservation
+	// but a day's first). The condition does both checks in the same atomic write.
+	reserveExpr = "SET #intents.#i = :amt, #exp = :exp ADD #reserved :amt"
+	reserveCond = "attribute_exists(#intents) AND attribute_not_exists(#intents.#i) AND #reserved <= :max"
+	// createExpr writes a day's first intent, creating the intents map (a nested SET on a map
+	// that is not there is rejected, so the first reservation has a form of its own).
+	createExpr = "SET #intents = :intents, #exp = :exp ADD #reserved :amt"
+	createCond = "attribute_not_exists(#intents) AND (attribute_not_exists(#reserved) OR #reserved <= :max)"
+	// releaseExpr removes an intent and subtracts the amount it was reserved with, on condition
+	// it is still there with that amount.
+	releaseExpr = "REMOVE #intents.#i ADD #reserved :neg"
+	releaseCond = "#intents.#i = :amt"
+)
+
+// maxAttempts bounds the rounds of write, read, write that a Reserve or Release makes when
+// other instances' writes keep changing the item between its write and its read.
+const maxAttempts = 8
+
+// dynamoAPI is the part of the DynamoDB client the ledger uses.
+type dynamoAPI interface {
+	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+}
+
+// Dynamo is a Ledger in a DynamoDB table (key pk, a string), shared by every instance.
+type Dynamo struct {
+	table  string
+	client func() dynamoAPI
+}
+
+var _ Ledger = (*Dynamo)(nil)
+
+// NewDynamo returns the ledger in table, at endpoint ("" for the region's); it sends nothing until first used.
+//
+// The table is never created here. cfg.BaseEndpoint is not used (the project's AWS
+// configuration points it at Secrets Manager when AWS_ENDPOINT_URL_SECRETS_MANAGER is set);
+// an empty cfg.Region is us-east-1.
+func NewDynamo(cfg aws.Config, table, endpoint string) (*Dynamo, error) {
+	if err := checkTable(table); err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	if err := checkEndpoint(endpoint); err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	return &Dynamo{
+		table: table,
+		client: sync.OnceValue(func() dynamoAPI {
+			return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+				o.BaseEndpoint = nil
+				if endpoint != "" {
+					o.BaseEndpoint = aws.String(endpoint)
+				}
+			})
+		}),
+	}, nil
+}
+
+// Table is the DynamoDB table's name.
+func (d *Dynamo) Table() string { return d.table }
+
+// Reserve implements Ledger with one conditional UpdateItem in the common case.
+func (d *Dynamo) Reserve(ctx context.Context, key string, day time.Time, intent string, amount, limit int64) (Usage, error) {
+	p, err := newPeriod(key, day)
+	if err != nil {
+		return Usage{}, err
+	}
+	if err := checkReserve(intent, amount, limit); err != nil {
+		return Usage{}, err
+	}
+	names := map[string]string{"#intents": attrIntents, "#i": intent, "#reserved": attrReserved, "#exp": attrExpiresAt}
+	values := map[string]types.AttributeValue{
+		":amt": number(amount),
+		":max": number(limit - amount), // may be negative: then no total passes, and the read below tells why
+		":exp": number(p.expiresAt().Unix()),
+	}
+	for range maxAttempts {
+		out, err := d.update(ctx, p, reserveExpr, reserveCond, names, values)
+		if err == nil {
+			return d.result(p, out)
+		}
+		if !conditionFailed(err) {
+			return Usage{}, d.unavailable("reserve", p, err)
+		}
+		it, err := d.get(ctx, p)
+		if err != nil {
+			return Usage{}, err
+		}
+		if _, ok := it.intents[intent]; ok {
+			return p.usage(it.reserved), nil // already reserved: idempotent
+		}
+		if amount > limit-it.reserved {
+			return p.exceeded(it.reserved, amount, limit)
+		}
+		if it.intents == nil { // the day's first reservation
+			values := map[string]types.AttributeValue{
+				":amt":     values[":amt"],
+				":max":     values[":max"],
+				":exp":     values[":exp"],
+				":intents": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{intent: number(amount)}},
+			}
+			names := map[string]string{"#intents": attrIntents, "#reserved": attrReserved, "#exp": attrExpiresAt}
+			out, err := d.update(ctx, p, createExpr, createCond, names, values)
+			if err == nil {
+				return d.result(p, out)
+			}
+			if !conditionFailed(err) {
+				return Usage{}, d.unavailable("reserve", p, err)
+			}
+		}
+		// Another write came between ours and the read (the day's first by another instance,
+		// or a release): try again against the item as it is now.
+	}
+	return Usage{}, d.unavailable("reserve", p, fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
+}
+
+// Release implements Ledger: a read for the intent's amount, then one conditional UpdateItem.
+func (d *Dynamo) Release(ctx context.Context, key string, day time.Time, intent string) (Usage, error) {
+	p, err := newPeriod(key, day)
+	if err != nil {
+		return Usage{}, err
+	}
+	if err := checkIntent(intent); err != nil {
+		return Usage{}, err
+	}
+	names := map[string]string{"#intents": attrIntents, "#i": intent, "#reserved": attrReserved}
+	for range maxAttempts {
+		it, err := d.get(ctx, p)
+		if err != nil {
+			return Usage{}, err
+		}
+		amt, ok := it.intents[intent]
+		if !ok {
+			return p.usage(it.reserved), nil // never reserved or already released: a no-op
+		}
+		values := map[string]types.AttributeValue{":amt": number(amt), ":neg": number(-amt)}
+		out, err := d.update(ctx, p, releaseExpr, releaseCond, names, values)
+		if err == nil {
+			return d.result(p, out)
+		}
+		if !conditionFailed(err) {
+			return Usage{}, d.unavailable("release", p, err)
+		}
+		// Released (or released and reserved again) by another call in between: read again.
+	}
+	return Usage{}, d.unavailable("release", p, fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
+}
+
+// Usage implements Ledger with one strongly consistent GetItem.
+func (d *Dynamo) Usage(ctx context.Context, key string, day time.Time) (Usage, error) {
+	p, err := newPeriod(key, day)
+	if err != nil {
+		return Usage{}, err
+	}
+	it, err := d.get(ctx, p)
+	if err != nil {
+		return Usage{}, err
+	}
+	return p.usage(it.reserved), nil
+}
+
+func (d *Dynamo) update(ctx context.Context, p period, expr, cond string, names map[string]string, values map[string]types.AttributeValue) (*dynamodb.UpdateItemOutput, error) {
+	return d.client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(d.table),
+		Key:                       map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: p.id()}},
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueUpdatedNew,
+	})
+}
+
+// item is a day's item as read; intents is nil when the item or its map is not there.
+type item struct {
+	reserved int64
+	intents  map[string]int64
+}
+
+func (d *Dynamo) get(ctx context.Context, p period) (item, error) {
+	out, err := d.client().GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(d.table),
+		Key:            map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: p.id()}},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return item{}, d.unavailable("read", p, err)
+	}
+	var it item
+	if v, ok := out.Item[attrReserved]; ok {
+		if it.reserved, err = parseNumber(v); err != nil {
+			return item{}, d.unavailable("read", p, fmt.Errorf("attribute %s: %w", attrReserved, err))
+		}
+	}
+	if v, ok := out.Item[attrIntents]; ok {
+		m, ok := v.(*types.AttributeValueMemberM)
+		if !ok {
+			return item{}, d.unavailable("read", p, fmt.Errorf("attribute %s is not a map", attrIntents))
+		}
+		it.intents = make(map[string]int64, len(m.Value))
+		for k, v := range m.Value {
+			if it.intents[k], err = parseNumber(v); err != nil {
+				return item{}, d.unavailable("read", p, fmt.Errorf("attribute %s.%q: %w", attrIntents, k, err))
+			}
+		}
+	}
+	return it, nil
+}
+
+// result reads the new total from an UpdateItem's UPDATED_NEW attributes.
+func (d *Dynamo) result(p period, out *dynamodb.UpdateItemOutput) (Usage, error) {
+	v, ok := out.Attributes[attrReserved]
+	if !ok {
+		return Usage{}, d.unavailable("update", p, fmt.Errorf("the answer has no %s", attrReserved))
+	}
+	n, err := parseNumber(v)
+	if err != nil {
+		return Usage{}, d.unavailable("update", p, fmt.Errorf("attribute %s: %w", attrReserved, err))
+	}
+	return p.usage(n), nil
+}
+
+func (d *Dynamo) unavailable(op string, p period, err error) error {
+	return fmt.Errorf("%w: dynamodb %s %s in table %s: %w", ErrUnavailable, op, p.id(), d.table, err)
+}
+
+func conditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+func number(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func parseNumber(v types.AttributeValue) (int64, error) {
+	n, ok := v.(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, errors.New("not a number")
+	}
+	i, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not an integer: %q", n.Value)
+	}
+	return i, nil
+}

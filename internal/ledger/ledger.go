@@ -1,0 +1,179 @@
+// Package ledger keeps the daily spend totals that budgets are checked against: per key (a
+// budget's owner) and UTC day, the sum of the amounts reserved under payment intents.
+//
+// A payment reserves its amount before it pays and releases it if the payment does not happen.
+// Both are idempotent by intent, so a retried call neither counts twice nor frees twice. Every
+// failure to reach the store is an ErrUnavailable: the caller must then refuse to pay (the
+// ledger fails closed). Two backends: Memory, for one process, and Dynamo, shared by every
+// instance of the deployed function (docs/budgets.md "The ledger").
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Ledger is the spend ledger: reservations under intents against a (key, UTC day) total.
+type Ledger interface {
+	// Reserve adds amount under intent if the intent is new and the total stays <= limit (else *ExceededError, with the total as read); a known intent is a no-op.
+	Reserve(ctx context.Context, key string, day time.Time, intent string, amount, limit int64) (Usage, error)
+	// Release removes the intent's reservation and subtracts its amount; an intent not there is a no-op.
+	Release(ctx context.Context, key string, day time.Time, intent string) (Usage, error)
+	// Usage reads the (key, day) total without changing it.
+	Usage(ctx context.Context, key string, day time.Time) (Usage, error)
+}
+
+// Usage is a (key, day) total and when it starts again from zero.
+type Usage struct {
+	Reserved int64     // reserved on the day, in 7-decimal USDC units
+	ResetsAt time.Time // the next UTC midnight after the day
+}
+
+// ErrExceeded is what every *ExceededError matches (errors.Is): the map to BUDGET_EXCEEDED.
+var ErrExceeded = errors.New("ledger: daily limit exceeded")
+
+// ErrUnavailable wraps every failure to reach or read the store; the caller must not pay.
+var ErrUnavailable = errors.New("ledger: unavailable")
+
+// ErrInvalid wraps the errors for arguments no ledger accepts (empty key, amount <= 0, ...).
+var ErrInvalid = errors.New("ledger: invalid argument")
+
+// ExceededError is Reserve's refusal: Reserved + Amount would be over Limit.
+type ExceededError struct {
+	Limit    int64     // the limit asked for
+	Reserved int64     // the day's total when the reservation was refused
+	Amount   int64     // the amount asked for
+	ResetsAt time.Time // when the total starts again from zero
+}
+
+// Error implements error.
+func (e *ExceededError) Error() string {
+	return fmt.Sprintf("ledger: daily limit exceeded: %d reserved + %d asked > limit %d (resets at %s)",
+		e.Reserved, e.Amount, e.Limit, e.ResetsAt.Format(time.RFC3339))
+}
+
+// Is reports target == ErrExceeded.
+func (e *ExceededError) Is(target error) bool { return target == ErrExceeded }
+
+// period is one (key, UTC day) total's identity.
+type period struct {
+	key   string
+	start time.Time // 00:00 UTC of the day
+}
+
+func newPeriod(key string, day time.Time) (period, error) {
+	if key == "" {
+		return period{}, fmt.Errorf("%w: empty key", ErrInvalid)
+	}
+	if day.IsZero() {
+		return period{}, fmt.Errorf("%w: zero day", ErrInvalid)
+	}
+	y, m, d := day.UTC().Date()
+	return period{key: key, start: time.Date(y, m, d, 0, 0, 0, 0, time.UTC)}, nil
+}
+
+// resetsAt is the next UTC midnight.
+func (p period) resetsAt() time.Time { return p.start.AddDate(0, 0, 1) }
+
+// id is the period's DynamoDB partition key, "<key>#<YYYY-MM-DD>".
+func (p period) id() string { return p.key + "#" + p.start.Format(time.DateOnly) }
+
+// expiresAt is when the store may forget the period: two days after the day is over.
+func (p period) expiresAt() time.Time { return p.resetsAt().AddDate(0, 0, 2) }
+
+func (p period) usage(reserved int64) Usage { return Usage{Reserved: reserved, ResetsAt: p.resetsAt()} }
+
+func (p period) exceeded(reserved, amount, limit int64) (Usage, error) {
+	return p.usage(reserved), &ExceededError{Limit: limit, Reserved: reserved, Amount: amount, ResetsAt: p.resetsAt()}
+}
+
+func checkReserve(intent string, amount, limit int64) error {
+	if err := checkIntent(intent); err != nil {
+		return err
+	}
+	if amount <= 0 {
+		return fmt.Errorf("%w: amount %d is not positive", ErrInvalid, amount)
+	}
+	if limit < 0 {
+		return fmt.Errorf("%w: limit %d is negative", ErrInvalid, limit)
+	}
+	return nil
+}
+
+func checkIntent(intent string) error {
+	if intent == "" {
+		return fmt.Errorf("%w: empty intent", ErrInvalid)
+	}
+	return nil
+}
+
+// Kind names a backend.
+type Kind string
+
+// The backends Parse accepts.
+const (
+	KindMemory   Kind = "memory"   // Memory: one process
+	KindDynamoDB Kind = "dynamodb" // Dynamo: a DynamoDB table shared by every instance
+)
+
+// Spec is a parsed MINDVAULT_LEDGER value: which backend to build.
+type Spec struct {
+	Kind  Kind   // KindMemory or KindDynamoDB
+	Table string // the DynamoDB table's name (KindDynamoDB only)
+}
+
+// String is the spec as Parse reads it.
+func (s Spec) String() string {
+	if s.Kind == KindDynamoDB {
+		return string(KindDynamoDB) + ":" + s.Table
+	}
+	return string(s.Kind)
+}
+
+const acceptedForms = `"memory" or "dynamodb:<table>"`
+
+// tableName is DynamoDB's rule for table names.
+var tableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+
+// Parse reads a MINDVAULT_LEDGER value: "memory" or "dynamodb:<table>".
+func Parse(spec string) (Spec, error) {
+	spec = strings.TrimSpace(spec)
+	switch {
+	case spec == string(KindMemory):
+		return Spec{Kind: KindMemory}, nil
+	case strings.HasPrefix(spec, string(KindDynamoDB)+":"):
+		table := strings.TrimPrefix(spec, string(KindDynamoDB)+":")
+		if err := checkTable(table); err != nil {
+			return Spec{}, fmt.Errorf("MINDVAULT_LEDGER=%q: %w", spec, err)
+		}
+		return Spec{Kind: KindDynamoDB, Table: table}, nil
+	case spec == string(KindDynamoDB):
+		return Spec{}, fmt.Errorf("MINDVAULT_LEDGER=%q names no table: use %s", spec, acceptedForms)
+	default:
+		return Spec{}, fmt.Errorf("MINDVAULT_LEDGER=%q is not a ledger: use %s", spec, acceptedForms)
+	}
+}
+
+func checkTable(table string) error {
+	if !tableName.MatchString(table) {
+		return fmt.Errorf("DynamoDB table name %q must be 3-255 characters from A-Z a-z 0-9 _ . -", table)
+	}
+	return nil
+}
+
+// checkEndpoint accepts "" (the regional endpoint) or an absolute http(s) URL.
+func checkEndpoint(endpoint string) error {
+	if endpoint == "" {
+		return nil
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("MINDVAULT_LEDGER_ENDPOINT=%q must be an http:// or https:// URL (or unset, for the region's DynamoDB)", endpoint)
+	}
+	return nil
+}
