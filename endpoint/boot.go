@@ -15,6 +15,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
 	"github.com/mindvault/mcp-endpoint/redact"
 	"github.com/mindvault/mcp-endpoint/tools"
 )
@@ -102,6 +103,7 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 		logger.Warn(keeper.Note) // once: Boot runs once per process
 	}
 	b.Deps.Confirm = keeper
+	b.Deps.Ledger, b.Deps.LedgerErr = openLedger(cfg, local.AWSConfig)
 	b.Err = errors.Join(errs...)
 	if b.Err != nil {
 		logger.Error("startup problem, reported to every authenticated request: " + b.Err.Error())
@@ -137,6 +139,31 @@ func authProblem(mode string, cfgErr, tokenErr error) error {
 		return out
 	}
 	return tokenErr
+}
+
+// openLedger is the spend ledger of the daily budgets, nil when no budget is set (then no
+// ledger work happens at all, and the DynamoDB client is never built). Under Lambda a memory
+// ledger would count per instance, so with a budget it is refused as a configuration problem
+// every payment reports (and mindvault_health shows) rather than a budget that does not hold.
+func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Ledger, error) {
+	if cfg.BudgetUSDC == "" && cfg.BudgetCallerUSDC == "" {
+		return nil, nil
+	}
+	spec, err := ledger.Parse(cfg.Ledger)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Kind == ledger.KindMemory {
+		if cfg.Lambda {
+			return nil, errors.New("MINDVAULT_LEDGER is memory, which counts per Lambda instance; set MINDVAULT_LEDGER=dynamodb:<table> for MINDVAULT_BUDGET_USDC/MINDVAULT_BUDGET_CALLER_USDC to hold")
+		}
+		return ledger.NewMemory(), nil
+	}
+	awsCfg, err := loadAWS.Load(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("the ledger's AWS configuration: %w", err)
+	}
+	return ledger.NewDynamo(awsCfg, spec.Table, cfg.LedgerEndpoint)
 }
 
 // openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mindvault/mcp-endpoint/internal/ledger/ledgertest"
 	"github.com/mindvault/mcp-endpoint/local"
 	"github.com/mindvault/mcp-endpoint/sandbox"
 )
@@ -319,6 +320,7 @@ func deployedBinary(t *testing.T) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	ledgertest.Stop()
 	if deployed.dir != "" {
 		os.RemoveAll(deployed.dir)
 	}

@@ -261,7 +261,7 @@ type failure struct {
 var sourceLabel = map[string]string{
 	"api": "MindVault API", "x402": "x402 payment", "horizon": "Horizon", "rpc": "Soroban RPC",
 	"registry": "vault-registry contract", "sponsor": "sponsored-account service",
-	"credentials": "credential store", "request": "request validation",
+	"credentials": "credential store", "ledger": "spend ledger", "request": "request validation",
 }
 
 func (e *env) fails(tool string, r result, want failure) {

@@ -120,6 +120,7 @@ func mapFacts(f *Facts) Failure {
 		PaymentExpiresAt:  expires,
 		NextAction:        red.nextAction(f.NextAction),
 		Needs:             string(needsFor(f, code, state)),
+		Budget:            red.budget(f.Budget),
 	}
 	d.Upstream = upstream(f.Upstream, red, limit, remaining, reset)
 	if len(issues) > 0 {
@@ -443,4 +444,23 @@ func (r *Redactor) expiry(s string) string {
 		t = t.Truncate(time.Second).Add(time.Second)
 	}
 	return t.Format(time.RFC3339)
+}
+
+var decimalRE = lazyre.New(`^\d{1,20}(\.\d{1,7})?$`)
+
+// budget keeps a budget's figures when every one has its shape (decimals and a time).
+func (r *Redactor) budget(b *Budget) *Budget {
+	if b == nil {
+		return nil
+	}
+	for _, v := range []string{b.LimitUSDC, b.SpentUSDC, b.AmountUSDC, b.RemainingUSDC} {
+		if !decimalRE.MatchString(v) {
+			return nil
+		}
+	}
+	if _, err := time.Parse(time.RFC3339, b.ResetsAt); err != nil {
+		return nil
+	}
+	c := *b
+	return &c
 }

@@ -94,6 +94,7 @@ func TestSourceLabels(t *testing.T) {
 		{SourceRegistry, "vault-registry contract"},
 		{SourceSponsor, "sponsored-account service"},
 		{SourceCredentials, "credential store"},
+		{SourceLedger, "spend ledger"},
 		{SourceRequest, "request validation"},
 	}
 	got := Sources()

@@ -18,12 +18,13 @@ const (
 	SourceRegistry    Source = "registry"
 	SourceSponsor     Source = "sponsor"
 	SourceCredentials Source = "credentials"
+	SourceLedger      Source = "ledger"
 	SourceRequest     Source = "request"
 )
 
 var sourceOrder = []Source{
 	SourceAPI, SourceX402, SourceHorizon, SourceRPC,
-	SourceRegistry, SourceSponsor, SourceCredentials, SourceRequest,
+	SourceRegistry, SourceSponsor, SourceCredentials, SourceLedger, SourceRequest,
 }
 
 var sourceLabels = map[Source]string{
@@ -34,6 +35,7 @@ var sourceLabels = map[Source]string{
 	SourceRegistry:    "vault-registry contract",
 	SourceSponsor:     "sponsored-account service",
 	SourceCredentials: "credential store",
+	SourceLedger:      "spend ledger",
 	SourceRequest:     "request validation",
 }
 
@@ -179,6 +181,7 @@ type Facts struct {
 	PaymentExpiresAt string      // RFC 3339 expiry of a signed payment sent with unknown outcome
 	NextAction       *NextAction // the recovery step as a tool call; dropped unless every part is valid
 	Needs            Needs       // who must act, when the tool knows better than the code's default
+	Budget           *Budget     // a daily budget's figures, for BUDGET_EXCEEDED
 	Secrets          []string    // exact secret values of this call, redacted on top of the process-wide registry
 }
 
@@ -240,6 +243,17 @@ type Diagnostic struct {
 	PaymentExpiresAt  string         `json:"paymentExpiresAt,omitempty"`
 	NextAction        *NextAction    `json:"nextAction,omitempty"`
 	Needs             string         `json:"needs,omitempty"`
+	Budget            *Budget        `json:"budget,omitempty"`
+}
+
+// Budget is a daily budget's figures as BUDGET_EXCEEDED reports them: decimal USDC amounts
+// and the RFC 3339 time the day's total resets.
+type Budget struct {
+	LimitUSDC     string `json:"limitUsdc"`
+	SpentUSDC     string `json:"spentUsdc"`
+	AmountUSDC    string `json:"amountUsdc"`
+	RemainingUSDC string `json:"remainingUsdc"`
+	ResetsAt      string `json:"resetsAt"`
 }
 
 // Failure is the mapped failure: the three-line text and its diagnostic.

@@ -57,20 +57,21 @@ type Receipt struct {
 // prove: a payment by what was signed and sent, a settlement by a PAYMENT-RESPONSE that
 // confirms it, a delivery by the bytes or the link received.
 type BuyOutput struct {
-	ResourceID       string   `json:"resourceId"`
-	Title            string   `json:"title"`
-	DryRun           bool     `json:"dryRun"`
-	Access           *Access  `json:"access,omitempty"`
-	Receipt          *Receipt `json:"receipt,omitempty" jsonschema_description:"the seller's receipt, only when a payment was sent"`
-	TxHash           string   `json:"txHash,omitempty" jsonschema_description:"settlement transaction, only when PAYMENT-RESPONSE confirmed the settlement"`
-	Settlement       string   `json:"settlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the settlement (success, transaction hash, this network and payer); unconfirmed: a payment was sent and something delivered, but without that proof; none: no payment was sent"`
-	PriceUSDC        string   `json:"priceUsdc" jsonschema_description:"the previewed price"`
-	AmountUSDC       string   `json:"amountUsdc" jsonschema_description:"USDC of the payment this call signed and sent (0 when none was sent); settlement says whether it is confirmed"`
-	Network          string   `json:"network"`
-	Payer            string   `json:"payer"`
-	ExplorerURL      string   `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
-	USDCBalanceAfter string   `json:"usdcBalanceAfter,omitempty" jsonschema_description:"the wallet's USDC balance read before paying minus what this call was proven to charge; omitted when the charge is not proven (message says why)"`
-	Warnings         []string `json:"warnings,omitempty" jsonschema_description:"checks that could not run, e.g. the purchase history read that guards against buying twice"`
+	ResourceID       string      `json:"resourceId"`
+	Title            string      `json:"title"`
+	DryRun           bool        `json:"dryRun"`
+	Access           *Access     `json:"access,omitempty"`
+	Receipt          *Receipt    `json:"receipt,omitempty" jsonschema_description:"the seller's receipt, only when a payment was sent"`
+	TxHash           string      `json:"txHash,omitempty" jsonschema_description:"settlement transaction, only when PAYMENT-RESPONSE confirmed the settlement"`
+	Settlement       string      `json:"settlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the settlement (success, transaction hash, this network and payer); unconfirmed: a payment was sent and something delivered, but without that proof; none: no payment was sent"`
+	PriceUSDC        string      `json:"priceUsdc" jsonschema_description:"the previewed price"`
+	AmountUSDC       string      `json:"amountUsdc" jsonschema_description:"USDC of the payment this call signed and sent (0 when none was sent); settlement says whether it is confirmed"`
+	Network          string      `json:"network"`
+	Payer            string      `json:"payer"`
+	ExplorerURL      string      `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
+	USDCBalanceAfter string      `json:"usdcBalanceAfter,omitempty" jsonschema_description:"the wallet's USDC balance read before paying minus what this call was proven to charge; omitted when the charge is not proven (message says why)"`
+	Warnings         []string    `json:"warnings,omitempty" jsonschema_description:"checks that could not run, e.g. the purchase history read that guards against buying twice"`
+	Budget           *BudgetView `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget, when one is set: this payment counted (a dry run: as if made)"`
 	// Dry-run facts.
 	Endpoint    string `json:"endpoint,omitempty"`
 	USDCBalance string `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now"`
@@ -191,6 +192,9 @@ var buy = Spec[requests.Buy, BuyOutput]{
 			return nil, errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_wallet_info", Arguments: profileArgs(req.Profile)})
 		}
 		if req.DryRun {
+			if out.Budget, err = d.checkBudget(ctx, kp.Address(), price); err != nil {
+				return nil, err
+			}
 			out.USDCBalance = soroban.Decimal(balance)
 			out.Endpoint = d.Config.MindVaultURL + "/resources/" + url.PathEscape(meta.ID)
 			out.Message = fmt.Sprintf("Dry run: would pay %s USDC from %s on %s (x402 network %s) to %s; nothing was sent.",
@@ -198,10 +202,15 @@ var buy = Spec[requests.Buy, BuyOutput]{
 			return out, nil
 		}
 		intent := buyIntent(ctx, d, req, kp.Address(), meta.ID)
+		spend := &spending{intent: intent}
 		res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
 			Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
-			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap}),
+			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap}, spend),
 			Intent:  intent})
+		defer func() { err = spend.settle(ctx, err) }()
+		if err == nil && res.Paid {
+			out.Budget = spend.view()
+		}
 		if err != nil {
 			if intent != nil && (isCode(err, errmap.CodeDuplicatePayment) || x402.IsSentRefused(err)) {
 				return nil, d.settledElsewhere(ctx, kp.Address(), req, meta.ID, err)

@@ -26,8 +26,9 @@ type payment struct {
 	payer    string
 	balance  *big.Int
 	resource string
-	what     string // e.g. `"Rust guide" (rustguide)`
-	aboveCap string // the caller's cap in USDC when the price is above it ("" when not)
+	what     string      // e.g. `"Rust guide" (rustguide)`
+	aboveCap string      // the caller's cap in USDC when the price is above it ("" when not)
+	budget   *BudgetView // the daily budget with this payment counted, when one is set
 }
 
 // request words a payment for the user.
@@ -41,9 +42,17 @@ func (p payment) request(network string) confirm.Request {
 		Approval: confirm.Approval{Kind: confirm.Payment, Network: p.quote.Network, Payer: p.payer,
 			Amount: p.quote.Amount.String(), Asset: p.quote.Asset, Payee: p.quote.PayTo, Resource: p.resource, Before: p.balance.String()},
 		Title: "Pay " + amount + " USDC",
-		Message: fmt.Sprintf("Pay %s USDC to %s for %s on %s?%s Balance after: %s USDC.",
-			amount, confirm.Short(p.quote.PayTo), p.what, network, p.capNote(), confirm.USDC(after)),
+		Message: fmt.Sprintf("Pay %s USDC to %s for %s on %s?%s Balance after: %s USDC.%s",
+			amount, confirm.Short(p.quote.PayTo), p.what, network, p.capNote(), confirm.USDC(after), p.budgetNote()),
 	}
+}
+
+// budgetNote names what the daily budget leaves after the payment, when one is set.
+func (p payment) budgetNote() string {
+	if p.budget == nil {
+		return ""
+	}
+	return " Daily budget left after it: " + p.budget.RemainingUSDC + " USDC."
 }
 
 // capNote says that the amount is above the caller's cap, when it is.
@@ -54,11 +63,37 @@ func (p payment) capNote() string {
 	return " This is above your cap of " + p.aboveCap + " USDC."
 }
 
-// approvePayment is an x402.Policy.Approve for p, completed with the quote.
-func (d *Deps) approvePayment(p payment) func(context.Context, x402.Quote) error {
+// approve asks the user about p (round 1: the daily budget is checked, not reserved, so the
+// question can say what it leaves), or checks p against what the user approved (round 2).
+func (d *Deps) approve(ctx context.Context, p payment) error {
+	if confirm.WillAsk(ctx, confirm.Payment) {
+		b, err := d.checkBudget(ctx, p.payer, p.quote.Amount)
+		if err != nil {
+			return err
+		}
+		p.budget = b
+	}
+	return confirm.Approve(ctx, p.request(string(d.Config.Network)))
+}
+
+// spending is what a payment's Approve leaves for the call: its hold on the daily budgets.
+type spending struct {
+	intent *x402.Intent
+	hold   *hold
+}
+
+// approvePayment is an x402.Policy.Approve for p, completed with the quote: the user's
+// approval, then the payment's reservation against the daily budgets under its intent
+// (before anything is signed), kept in s for the call to settle once the outcome is known.
+func (d *Deps) approvePayment(p payment, s *spending) func(context.Context, x402.Quote) error {
 	return func(ctx context.Context, q x402.Quote) error {
 		p.quote = q
-		return confirm.Approve(ctx, p.request(string(d.Config.Network)))
+		if err := d.approve(ctx, p); err != nil {
+			return err
+		}
+		h, err := d.reserve(ctx, p.payer, s.intent, q.Amount)
+		s.hold = h
+		return err
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/config"
 	"github.com/mindvault/mcp-endpoint/confirm"
 	"github.com/mindvault/mcp-endpoint/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
 // The interfaces below are what the tools call on each downstream, so that a workflow (buy,
@@ -116,6 +117,10 @@ type Deps struct {
 	Sponsor Sponsor
 	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
 	Confirm *confirm.Keeper
+	// Ledger holds the daily budgets' reservations; nil when no budget is set. LedgerErr, when
+	// set, is why a configured budget cannot be kept (every payment is then refused).
+	Ledger    ledger.Ledger
+	LedgerErr error
 }
 
 // profile loads the named profile (or the default). The store has made its secrets known to

@@ -70,7 +70,7 @@ var health = Spec[requests.Health, HealthOutput]{
 			fns[i] = func() { checks[i] = p() }
 		}
 		parallel(fns...)
-		checks = append(checks, configCheck(d.Config))
+		checks = append(checks, configCheck(d.Config, d.LedgerErr))
 		out := &HealthOutput{Healthy: true, Checks: checks}
 		for _, ch := range checks {
 			out.Healthy = out.Healthy && ch.OK
@@ -179,9 +179,13 @@ func (d *Deps) probeSponsor(ctx context.Context) (string, error) {
 	return fmt.Sprintf("reachable: GET /health answered HTTP %d (no health route; account creation was not exercised)", status), nil
 }
 
-// configCheck compares the settings with each other and the network preset, from memory.
-func configCheck(c *config.Config) HealthCheck {
+// configCheck compares the settings with each other and the network preset, from memory;
+// ledgerErr is why a configured budget cannot be kept, if it cannot.
+func configCheck(c *config.Config, ledgerErr error) HealthCheck {
 	var problems []string
+	if ledgerErr != nil {
+		problems = append(problems, "daily budget: "+ledgerErr.Error())
+	}
 	if c.Preset.X402Network != "" && c.X402Network != c.Preset.X402Network {
 		problems = append(problems, fmt.Sprintf("x402 network %q differs from the %s preset's %q", c.X402Network, c.Network, c.Preset.X402Network))
 	}

@@ -21,6 +21,9 @@ type NetworkProfileOutput struct {
 	TimeoutsMs        Timeouts        `json:"timeoutsMs"`
 	Retry             RetryPolicy     `json:"retry"`
 	MaxAutoPayUSDC    string          `json:"maxAutoPayUsdc" jsonschema_description:"default spend cap per paid call, in USDC"`
+	BudgetUSDC        string          `json:"budgetUsdc,omitempty" jsonschema_description:"daily budget per wallet in USDC (MINDVAULT_BUDGET_USDC); absent when none"`
+	BudgetCallerUSDC  string          `json:"budgetCallerUsdc,omitempty" jsonschema_description:"daily budget per caller in USDC (MINDVAULT_BUDGET_CALLER_USDC); absent when none"`
+	Ledger            string          `json:"ledger" jsonschema_description:"where budget reservations live: memory (this process) or dynamodb:<table>"`
 	AllowMainnet      bool            `json:"allowMainnet" jsonschema_description:"state-changing tools run on mainnet without confirmMainnet"`
 	CredentialStore   string          `json:"credentialStore" jsonschema:"enum=env,enum=dir,enum=secretsmanager"`
 	DefaultProfile    string          `json:"defaultProfile"`
@@ -97,8 +100,9 @@ func describeNetwork(c *config.Config) *NetworkProfileOutput {
 			RPC: c.RPCTimeout.Milliseconds(), Payment: c.PaymentTimeout.Milliseconds(),
 			WriteWait: c.WriteWait.Milliseconds(),
 		},
-		Retry:           RetryPolicy{Attempts: c.RetryAttempts, BaseDelayMs: c.RetryBaseDelay.Milliseconds(), MaxDelayMs: c.RetryMaxDelay.Milliseconds()},
-		MaxAutoPayUSDC:  c.MaxAutoPayUSDC,
+		Retry:          RetryPolicy{Attempts: c.RetryAttempts, BaseDelayMs: c.RetryBaseDelay.Milliseconds(), MaxDelayMs: c.RetryMaxDelay.Milliseconds()},
+		MaxAutoPayUSDC: c.MaxAutoPayUSDC,
+		BudgetUSDC:     c.BudgetUSDC, BudgetCallerUSDC: c.BudgetCallerUSDC, Ledger: c.Ledger,
 		AllowMainnet:    c.AllowMainnet,
 		CredentialStore: storeKind(c.Credentials),
 		DefaultProfile:  c.DefaultProfile,

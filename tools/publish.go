@@ -67,6 +67,7 @@ type PublishOutput struct {
 	Steps              []Step        `json:"steps" jsonschema_description:"create, verify (pay the fee, get the verdict), register on chain; skipped = already done or not needed"`
 	NextAction         *ResumeCall   `json:"nextAction,omitempty" jsonschema_description:"the call that finishes what is left, when a step failed"`
 	Message            string        `json:"message"`
+	Budget             *BudgetView   `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget after the verification fee, when one is set"`
 }
 
 // publish is mindvault_publish.
@@ -142,7 +143,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	// The fee is why a user confirms a publish: ask before anything exists (the 402 of the
 	// verification needs the resource, so the fee and payee come from the agent's status, and
 	// the paid request checks them again against this approval).
-	if err := confirm.Approve(ctx, r.fee(fee, r.agentWallet, "").request(string(r.d.Config.Network))); err != nil {
+	if err := r.d.approve(ctx, r.fee(fee, r.agentWallet, "")); err != nil {
 		return nil, err
 	}
 	desc := deref(req.Description)
@@ -315,14 +316,16 @@ func (r *publishRun) resumeCall(tool, id string) *ResumeCall {
 func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, fee *big.Int) (*PublishOutput, error) {
 	out := r.out
 	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
+	// One fee per resource, whichever call, instance or resume pays it.
+	spend := &spending{intent: &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.d.Config.X402Network, id}}}
 	res, err := r.d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
 		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
-			Approve: r.d.approvePayment(r.fee(fee, "", id)),
-			// One fee per resource, whichever call, instance or resume pays it.
-			Intent: &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.d.Config.X402Network, id}}})
+			Approve: r.d.approvePayment(r.fee(fee, "", id), spend), Intent: spend.intent})
 	if err == nil && !res.Response.OK() {
 		err = r.d.X402.Service().StatusError(res.Response)
 	}
+	err = spend.settle(ctx, err)
+	out.Budget = spend.view()
 	if err != nil {
 		return nil, r.afterCreation(err, id)
 	}

@@ -34,6 +34,7 @@ type WalletInfoOutput struct {
 	USDC                USDCBalance `json:"usdc"`
 	PublisherRegistered bool        `json:"publisherRegistered"`
 	Note                string      `json:"note,omitempty"`
+	Budget              *BudgetView `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget, when one is set"`
 }
 
 // baseReserve is the network's base reserve in stroops (0.5 XLM).
@@ -61,6 +62,9 @@ var walletInfo = Spec[requests.WalletInfo, WalletInfoOutput]{
 		out := walletState(acct, found, d.Config.USDCIssuer)
 		out.ProfileWallet = d.profileWallet(p.Name, addr)
 		out.PublisherRegistered = p.APIKey != ""
+		if out.Budget, err = d.budgetRead(ctx, addr); err != nil {
+			return nil, err
+		}
 		return out, nil
 	},
 }

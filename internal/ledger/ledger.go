@@ -13,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
+
 	"strings"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/lazyre"
 )
 
 // Ledger is the spend ledger: reservations under intents against a (key, UTC day) total.
@@ -138,7 +140,7 @@ func (s Spec) String() string {
 const acceptedForms = `"memory" or "dynamodb:<table>"`
 
 // tableName is DynamoDB's rule for table names.
-var tableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+var tableName = lazyre.New(`^[A-Za-z0-9_.-]{3,255}$`) // compiled on first use, not at every cold start
 
 // Parse reads a MINDVAULT_LEDGER value: "memory" or "dynamodb:<table>".
 func Parse(spec string) (Spec, error) {

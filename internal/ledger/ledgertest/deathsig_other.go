@@ -1,6 +1,6 @@
 //go:build !linux
 
-package ledger
+package ledgertest
 
 import "os/exec"
 

@@ -1,4 +1,4 @@
-package ledger
+package ledgertest
 
 import (
 	"os/exec"
