@@ -19,18 +19,20 @@ import (
 
 // hostileRPC is a Stellar RPC that forwards every call to the sandbox's and lets a test
 // rewrite the answers of one method: the facts a wallet signs by (the latest ledger, the
-// simulated auth entries) then come from a node that lies.
+// simulated auth entries, a write's simulation) then come from a node that lies, which the
+// endpoint cannot tell from an honest one. The sandbox starts inside the endpoint's boot (or
+// the cluster's start), so the upstream is set after it; SOROBAN_RPC_URL already names this.
 type hostileRPC struct {
 	URL      string
-	upstream atomic.Value // string: the sandbox's RPC URL, set once the cluster is up
+	upstream atomic.Value // string: the sandbox's RPC URL
 	mu       sync.Mutex
-	rewrite  map[string]func(result map[string]json.RawMessage)
+	rewrite  map[string]func(req []byte, result map[string]json.RawMessage)
 	calls    map[string]int
 }
 
 func newHostileRPC(t *testing.T) *hostileRPC {
 	t.Helper()
-	h := &hostileRPC{rewrite: map[string]func(map[string]json.RawMessage){}, calls: map[string]int{}}
+	h := &hostileRPC{rewrite: map[string]func([]byte, map[string]json.RawMessage){}, calls: map[string]int{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +44,8 @@ func newHostileRPC(t *testing.T) *hostileRPC {
 	return h
 }
 
-func (h *hostileRPC) on(method string, f func(result map[string]json.RawMessage)) {
+// on rewrites the results of method from now on (nil: passed on unchanged); f sees the request.
+func (h *hostileRPC) on(method string, f func(req []byte, result map[string]json.RawMessage)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.rewrite[method] = f
@@ -76,7 +79,7 @@ func (h *hostileRPC) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var env map[string]json.RawMessage
 		var result map[string]json.RawMessage
 		if json.Unmarshal(out, &env) == nil && json.Unmarshal(env["result"], &result) == nil {
-			f(result)
+			f(body, result)
 			env["result"], _ = json.Marshal(result)
 			out, _ = json.Marshal(env)
 		}
@@ -96,14 +99,14 @@ func TestSigningFactsFromAHostileRPC(t *testing.T) {
 	raw := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
 	for _, tc := range []struct {
 		name, method string
-		rewrite      func(map[string]json.RawMessage)
+		rewrite      func([]byte, map[string]json.RawMessage)
 		simulations  int // simulateTransaction calls the product may make before refusing
 	}{
-		{"a ledger four billion ahead", "getLatestLedger", func(r map[string]json.RawMessage) { r["sequence"] = raw(4_000_000_000) }, 0},
-		{"a ledger closing in ten days", "getLatestLedger", func(r map[string]json.RawMessage) {
+		{"a ledger four billion ahead", "getLatestLedger", func(_ []byte, r map[string]json.RawMessage) { r["sequence"] = raw(4_000_000_000) }, 0},
+		{"a ledger closing in ten days", "getLatestLedger", func(_ []byte, r map[string]json.RawMessage) {
 			r["closeTime"] = raw(strconv.FormatInt(time.Now().Add(240*time.Hour).Unix(), 10)) // a string on the wire
 		}, 0},
-		{"an auth entry for another contract", "simulateTransaction", func(r map[string]json.RawMessage) {
+		{"an auth entry for another contract", "simulateTransaction", func(_ []byte, r map[string]json.RawMessage) {
 			var results []map[string]json.RawMessage
 			if json.Unmarshal(r["results"], &results) != nil || len(results) == 0 {
 				return

@@ -1,13 +1,9 @@
 package endpoint_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -18,73 +14,48 @@ import (
 	"github.com/mindvault/mcp-endpoint/clients/soroban"
 )
 
-// simRewriter is a Stellar RPC in front of the sandbox's: it forwards every JSON-RPC call
-// and, for the simulation of one contract function, lets a test rewrite the answer — a
-// hostile or broken RPC that the endpoint cannot tell from an honest one. The sandbox starts
-// inside the endpoint's boot, so the upstream is set after it (SOROBAN_RPC_URL already names
-// the rewriter).
+// simRewriter rewrites, on a hostileRPC, the simulation answers of one contract function.
 type simRewriter struct {
-	srv *httptest.Server
-
-	mu       sync.Mutex
-	upstream string
-	fn       string                                                                               // the function whose simulation is rewritten
-	rewrite  func(t *testing.T, inv xdr.InvokeContractArgs, sim *rpc.SimulateTransactionResponse) // nil passes it on unchanged
-	t        *testing.T
+	*hostileRPC
+	mu sync.Mutex
+	t  *testing.T
 }
 
 func newSimRewriter(t *testing.T) *simRewriter {
-	p := &simRewriter{t: t}
-	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
-	t.Cleanup(p.srv.Close)
-	return p
+	return &simRewriter{hostileRPC: newHostileRPC(t), t: t}
 }
 
-// set rewrites the simulations of fn from now on.
+// set rewrites the simulations of fn from now on; a nil rewrite passes them on unchanged.
 func (p *simRewriter) set(t *testing.T, fn string, rewrite func(t *testing.T, inv xdr.InvokeContractArgs, sim *rpc.SimulateTransactionResponse)) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.t, p.fn, p.rewrite = t, fn, rewrite
-}
-
-func (p *simRewriter) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	p.mu.Lock()
-	upstream, fn, rewrite, t := p.upstream, p.fn, p.rewrite, p.t
-	p.mu.Unlock()
-	resp, err := http.Post(upstream, "application/json", bytes.NewReader(body))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
+	if rewrite == nil {
+		p.on("simulateTransaction", nil)
 		return
 	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	var req struct {
-		Method string                         `json:"method"`
-		Params rpc.SimulateTransactionRequest `json:"params"`
-	}
-	if rewrite != nil && json.Unmarshal(body, &req) == nil && req.Method == "simulateTransaction" {
-		var env xdr.TransactionEnvelope
-		if xdr.SafeUnmarshalBase64(req.Params.Transaction, &env) == nil && len(env.Operations()) == 1 {
-			op := env.Operations()[0].Body.InvokeHostFunctionOp
-			if op != nil && op.HostFunction.InvokeContract != nil && string(op.HostFunction.InvokeContract.FunctionName) == fn {
-				var answer struct {
-					JSONRPC string                           `json:"jsonrpc"`
-					ID      json.RawMessage                  `json:"id"`
-					Result  *rpc.SimulateTransactionResponse `json:"result"`
-				}
-				if err := json.Unmarshal(out, &answer); err != nil || answer.Result == nil || answer.Result.Error != "" {
-					t.Errorf("the sandbox's simulation of %s did not succeed: %s", fn, out)
-				} else {
-					rewrite(t, *op.HostFunction.InvokeContract, answer.Result)
-					out, _ = json.Marshal(answer)
-				}
-			}
+	p.on("simulateTransaction", func(body []byte, result map[string]json.RawMessage) {
+		var req struct {
+			Params rpc.SimulateTransactionRequest `json:"params"`
 		}
-	}
-	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
-	w.WriteHeader(resp.StatusCode)
-	_, _ = w.Write(out)
+		var env xdr.TransactionEnvelope
+		if json.Unmarshal(body, &req) != nil || xdr.SafeUnmarshalBase64(req.Params.Transaction, &env) != nil || len(env.Operations()) != 1 {
+			return
+		}
+		op := env.Operations()[0].Body.InvokeHostFunctionOp
+		if op == nil || op.HostFunction.InvokeContract == nil || string(op.HostFunction.InvokeContract.FunctionName) != fn {
+			return
+		}
+		raw, _ := json.Marshal(result)
+		var sim rpc.SimulateTransactionResponse
+		if err := json.Unmarshal(raw, &sim); err != nil || sim.Error != "" {
+			t.Errorf("the sandbox's simulation of %s did not succeed: %s", fn, raw)
+			return
+		}
+		rewrite(t, *op.HostFunction.InvokeContract, &sim)
+		raw, _ = json.Marshal(sim)
+		for k := range result {
+			delete(result, k)
+		}
+		_ = json.Unmarshal(raw, &result)
+	})
 }
 
 // contractCall is the authorised invocation of fn on contract with args.
@@ -160,9 +131,9 @@ func simAuth(t *testing.T, sim *rpc.SimulateTransactionResponse) []xdr.SorobanAu
 func TestWritesSignOnlyWhatTheCallNeeds(t *testing.T) {
 	const feeCap = 1_000_000
 	proxy := newSimRewriter(t)
-	e := newEnv(t, map[string]string{"SOROBAN_RPC_URL": proxy.srv.URL, "MINDVAULT_MAX_TX_FEE_STROOPS": fmt.Sprint(feeCap)})
+	e := newEnv(t, map[string]string{"SOROBAN_RPC_URL": proxy.URL, "MINDVAULT_MAX_TX_FEE_STROOPS": fmt.Sprint(feeCap)})
 	proxy.mu.Lock()
-	proxy.upstream = e.sb.RPCURL
+	proxy.upstream.Store(e.sb.RPCURL)
 	proxy.mu.Unlock()
 
 	wallet := e.sb.Demo.Address

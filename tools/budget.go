@@ -73,14 +73,20 @@ func view(b budget, u ledger.Usage) *BudgetView {
 		RemainingUSDC: soroban.Decimal(big.NewInt(left)), ResetsAt: u.ResetsAt.UTC().Format(time.RFC3339)}
 }
 
-// budgetRead reads the wallet's budget for a result (wallet_info, a dry run); nil without one.
-func (d *Deps) budgetRead(ctx context.Context, payer string) (*BudgetView, error) {
+// budgeted is payer's budgets and the ledger that holds them; no budgets, nothing at all.
+func (d *Deps) budgeted(ctx context.Context, payer string) ([]budget, ledger.Ledger, error) {
 	bs := d.budgetsFor(ctx, payer)
 	if len(bs) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	l, err := d.ledgerReady()
-	if err != nil {
+	return bs, l, err
+}
+
+// budgetRead reads the wallet's budget for a result (wallet_info); nil without one.
+func (d *Deps) budgetRead(ctx context.Context, payer string) (*BudgetView, error) {
+	bs, l, err := d.budgeted(ctx, payer)
+	if err != nil || len(bs) == 0 {
 		return nil, err
 	}
 	u, err := l.Usage(ctx, bs[0].key, time.Now())
@@ -94,12 +100,8 @@ func (d *Deps) budgetRead(ctx context.Context, payer string) (*BudgetView, error
 // budget past its limit today (a dry run, round 1 of a confirmation); the wallet's view is
 // returned for the result and the question.
 func (d *Deps) checkBudget(ctx context.Context, payer string, amount *big.Int) (*BudgetView, error) {
-	bs := d.budgetsFor(ctx, payer)
-	if len(bs) == 0 {
-		return nil, nil
-	}
-	l, err := d.ledgerReady()
-	if err != nil {
+	bs, l, err := d.budgeted(ctx, payer)
+	if err != nil || len(bs) == 0 {
 		return nil, err
 	}
 	var first *BudgetView
@@ -135,12 +137,8 @@ type hold struct {
 // one for a payment without an intent, which is a new payment on purpose), in turn; when a
 // later budget refuses, the earlier reservations are released. Over a limit: BUDGET_EXCEEDED.
 func (d *Deps) reserve(ctx context.Context, payer string, intent *x402.Intent, amount *big.Int) (*hold, error) {
-	bs := d.budgetsFor(ctx, payer)
-	if len(bs) == 0 {
-		return nil, nil
-	}
-	l, err := d.ledgerReady()
-	if err != nil {
+	bs, l, err := d.budgeted(ctx, payer)
+	if err != nil || len(bs) == 0 {
 		return nil, err
 	}
 	h := &hold{l: l, day: time.Now(), intent: intentKey(intent), random: intent == nil}
