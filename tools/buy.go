@@ -69,7 +69,7 @@ type BuyOutput struct {
 	Network          string      `json:"network"`
 	Payer            string      `json:"payer"`
 	ExplorerURL      string      `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
-	USDCBalanceAfter string      `json:"usdcBalanceAfter,omitempty" jsonschema_description:"the wallet's USDC balance read before paying minus what this call was proven to charge; omitted when the charge is not proven (message says why)"`
+	USDCBalanceAfter string      `json:"usdcBalanceAfter,omitempty" jsonschema_description:"the wallet's USDC balance read from Horizon after the settlement was proven; omitted when the charge is not proven or the read does not show it yet (message or warnings say why)"`
 	Warnings         []string    `json:"warnings,omitempty" jsonschema_description:"checks that could not run, e.g. the purchase history read that guards against buying twice"`
 	Budget           *BudgetView `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget, when one is set: this payment counted (a dry run: as if made)"`
 	// Dry-run facts.
