@@ -99,7 +99,7 @@ invoke:
 
 ## test-conformance: the official MCP conformance suite and client smoke tests (Node 22 from npm)
 test-conformance:
-	bash scripts/conformance.sh
+	bash test/conformance/run.sh
 
 ## build: the arm64 bootstrap deployed to Lambda
 build:
@@ -112,11 +112,11 @@ build-McpFunction:
 	@test -n "$(ARTIFACTS_DIR)" || { echo "build-McpFunction is the target sam build calls: set ARTIFACTS_DIR to the output folder (make build-McpFunction ARTIFACTS_DIR=/tmp/out), or use make build" >&2; exit 2; }
 	cd $(ROOT) && CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o $(abspath $(ARTIFACTS_DIR))/bootstrap ./functions/mcp
 
-## bench: measured, never asserted (see bench/RESULTS.md)
+## bench: measured, never asserted (see test/bench/RESULTS.md)
 bench:
-	GO="$(GO)" LAMBDA_FLAGS="$(LAMBDA_FLAGS)" bash scripts/bench.sh
+	GO="$(GO)" LAMBDA_FLAGS="$(LAMBDA_FLAGS)" bash test/bench/run.sh
 
-# print-lambda-flags: the deployed binary's build flags, expanded (scripts/bench.sh run on its own)
+# print-lambda-flags: the deployed binary's build flags, expanded (test/bench/run.sh run on its own)
 print-lambda-flags:
 	@echo "$(LAMBDA_FLAGS)"
 
@@ -135,7 +135,7 @@ deploy:
 clean:
 	rm -rf $(BIN)
 
-## docs: regenerate the tool definitions (tools/definitions_gen.go), then the tool table and error-code list of the README and docs/
+## docs: regenerate the tool definitions (internal/tools/definitions_gen.go), then the tool table and error-code list of the README and docs/
 docs:
-	$(GO) generate ./tools/
-	UPDATE_README=1 $(GO) test -count=1 -run DocsAreCurrent ./internal/docs/
+	$(GO) generate ./internal/tools/
+	UPDATE_README=1 $(GO) test -count=1 -run DocsAreCurrent ./internal/gen/docs/

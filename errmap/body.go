@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mindvault/mcp-endpoint/internal/lazyre"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
 // Body is what the generic reader finds in a response body. Clients that know their

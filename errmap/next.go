@@ -3,7 +3,7 @@ package errmap
 import (
 	"strings"
 
-	"github.com/mindvault/mcp-endpoint/internal/lazyre"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
 // The Next line is a function of the code, the failing tool, what changed and the facts

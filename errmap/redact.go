@@ -1,6 +1,6 @@
 package errmap
 
-import "github.com/mindvault/mcp-endpoint/redact"
+import "github.com/mindvault/mcp-endpoint/internal/redact"
 
 // Redactor removes secrets from the strings of one failure: the values of the process-wide
 // registry (package redact) plus the secrets of this call, in every encoded form, and the

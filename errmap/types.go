@@ -3,7 +3,7 @@ package errmap
 import (
 	"net/http"
 
-	"github.com/mindvault/mcp-endpoint/redact"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
 // Source names the service (or the endpoint's own layer) a failure came from.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindvault/mcp-endpoint/internal/schemagen"
+	"github.com/mindvault/mcp-endpoint/internal/gen/schemagen"
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 

@@ -3,8 +3,8 @@ package requests
 import (
 	"math/big"
 
-	"github.com/mindvault/mcp-endpoint/clients/registry"
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // Issue is one argument problem found by a cross-field rule.
@@ -25,7 +25,7 @@ func priceRange(min, max *string) []Issue {
 
 // onchainID reports an id the registry contract cannot hold (it would answer #11).
 func onchainID(id string) []Issue {
-	if registry.OnchainID(id) {
+	if validate.OnchainID(id) {
 		return nil
 	}
 	return []Issue{{Path: "/resourceId", Rule: "onchainid", Expected: "1-24 lowercase letters and digits",

@@ -7,7 +7,7 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/stellar/go-stellar-sdk/strkey"
 
-	"github.com/mindvault/mcp-endpoint/internal/lazyre"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
 // shape is one of docs/tools.md "Shared argument shapes": a validator tag whose check, advertised
@@ -202,3 +202,10 @@ func normalise(f *field, v reflect.Value) {
 		v.Set(out)
 	}
 }
+
+// OnchainID reports an id the vault-registry contract can hold: 1-24 lower-case letters and
+// digits (it answers #11 otherwise). A shape of the arguments, so the request models check it
+// without asking the registry client, which reuses it.
+func OnchainID(id string) bool { return onchainIDRe.MatchString(id) }
+
+var onchainIDRe = lazyre.New(`^[a-z0-9]{1,24}$`)

@@ -19,9 +19,9 @@ import (
 	"slices"
 	"syscall"
 
-	"github.com/mindvault/mcp-endpoint/endpoint"
-	"github.com/mindvault/mcp-endpoint/local"
-	"github.com/mindvault/mcp-endpoint/sandbox"
+	"github.com/mindvault/mcp-endpoint/internal/sandbox"
+	"github.com/mindvault/mcp-endpoint/internal/server"
+	"github.com/mindvault/mcp-endpoint/internal/server/local"
 )
 
 func main() {
@@ -43,7 +43,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "sandbox: MindVault API %s, Horizon %s, Stellar RPC %s; default profile %q (%s)\n",
 			b.Sandbox.APIURL, b.Sandbox.HorizonURL, b.Sandbox.RPCURL, b.Config.DefaultProfile, b.Sandbox.Demo.Address)
 	}
-	err := endpoint.Serve(b.Config.Addr, b.Handler, b.Logger)
+	err := server.Serve(b.Config.Addr, b.Handler, b.Logger)
 	b.Close()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mindvault-local:", err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindvault/mcp-endpoint/internal/lazyre"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
 const module = "github.com/mindvault/mcp-endpoint"
@@ -19,12 +19,12 @@ const module = "github.com/mindvault/mcp-endpoint"
 // sign-in and instance-metadata clients it brings (the function reads the credentials Lambda
 // puts in its environment, credentials.EnvAWSConfig; local builds inject the loader,
 // credentials/awsshared), the schema reflector (the tool definitions are generated at build
-// time by internal/schemagen into tools/definitions_gen.go), and the Stellar SDK's Horizon
+// time by internal/gen/schemagen into internal/tools/definitions_gen.go), and the Stellar SDK's Horizon
 // protocol types with the logging, routing and rendering packages they bring (clients/horizon
 // decodes the few account fields it reads into its own types).
 var localOnly = []string{
-	module + "/sandbox", module + "/local", module + "/credentials/smtest", module + "/credentials/awsshared",
-	module + "/internal/schemacheck", module + "/internal/schemagen", module + "/internal/docs", module + "/bench", module + "/infra",
+	module + "/internal/sandbox", module + "/internal/server/local", module + "/internal/testkit", module + "/internal/credentials/awsshared",
+	module + "/internal/gen", module + "/test", module + "/infra", module + "/internal/ledger/ledgertest",
 	"github.com/invopop/jsonschema",
 	"github.com/stellar/go-stellar-sdk/protocols/horizon", "github.com/sirupsen/logrus", "github.com/go-chi/chi",
 	"github.com/aws/aws-sdk-go-v2/config", "github.com/aws/aws-sdk-go-v2/credentials",
@@ -92,7 +92,7 @@ func TestLambdaBinaryLinksOnlyWhatItRuns(t *testing.T) {
 	}{
 		{"the Lambda bootstrap", ".", lambdaTags(t), nil},
 		{"the local build", module + "/cmd/mindvault-local", "", []string{
-			module + "/sandbox", module + "/local", module + "/credentials/awsshared",
+			module + "/internal/sandbox", module + "/internal/server/local", module + "/internal/credentials/awsshared",
 			"github.com/aws/aws-sdk-go-v2/config", "github.com/aws/aws-sdk-go-v2/service/sts",
 		}},
 	}
@@ -104,7 +104,7 @@ func TestLambdaBinaryLinksOnlyWhatItRuns(t *testing.T) {
 			}
 			out := goList(t, append(args, c.pkg)...)
 			deps := strings.Fields(out)
-			if !slices.Contains(deps, module+"/endpoint") {
+			if !slices.Contains(deps, module+"/internal/server") {
 				t.Fatalf("go list -deps %s does not list the endpoint package; the check reads nothing:\n%s", c.pkg, out)
 			}
 			var linked []string

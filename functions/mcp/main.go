@@ -14,18 +14,18 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/mindvault/mcp-endpoint/endpoint"
-	"github.com/mindvault/mcp-endpoint/funcurl"
+	"github.com/mindvault/mcp-endpoint/internal/server"
+	"github.com/mindvault/mcp-endpoint/internal/server/funcurl"
 )
 
 func main() {
 	underLambda := os.Getenv("AWS_LAMBDA_RUNTIME_API") != ""
-	b := endpoint.Boot(os.Getenv, underLambda, os.Stderr)
+	b := server.Boot(os.Getenv, underLambda, os.Stderr)
 	if underLambda {
 		lambda.Start(funcurl.Handler(b.Handler))
 		return
 	}
-	if err := endpoint.Serve(b.Config.Addr, b.Handler, b.Logger); err != nil {
+	if err := server.Serve(b.Config.Addr, b.Handler, b.Logger); err != nil {
 		fmt.Fprintln(os.Stderr, "mcp:", err)
 		os.Exit(1)
 	}

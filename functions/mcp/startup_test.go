@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindvault/mcp-endpoint/endpoint"
-	"github.com/mindvault/mcp-endpoint/internal/lazyre"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
+	"github.com/mindvault/mcp-endpoint/internal/server"
 )
 
 // startupChild marks the fresh process TestFirstAnswersCompileNoPattern runs its check in.
@@ -30,7 +30,7 @@ func TestFirstAnswersCompileNoPattern(t *testing.T) {
 		return
 	}
 	env := map[string]string{"STELLAR_NETWORK": "testnet", "MINDVAULT_AUTH": "none"}
-	b := endpoint.Boot(func(k string) string { return env[k] }, false, io.Discard)
+	b := server.Boot(func(k string) string { return env[k] }, false, io.Discard)
 	if b.Err != nil {
 		t.Fatal(b.Err)
 	}

@@ -44,9 +44,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mindvault/mcp-endpoint/internal/testissuer"
-	"github.com/mindvault/mcp-endpoint/local"
-	"github.com/mindvault/mcp-endpoint/sandbox"
+	"github.com/mindvault/mcp-endpoint/internal/sandbox"
+	"github.com/mindvault/mcp-endpoint/internal/server/local"
+	"github.com/mindvault/mcp-endpoint/internal/testkit/testissuer"
 )
 
 // invokePath is RIE's Invoke API route for the single function it hosts.

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mindvault/mcp-endpoint/internal/lazyre"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
 // Ledger is the spend ledger: reservations under intents against a (key, UTC day) total.

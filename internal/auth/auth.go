@@ -1,0 +1,517 @@
+// Package auth is the endpoint's inbound authentication: an http middleware with three modes,
+// plus the RFC 9728 protected-resource metadata documents, which are public.
+//
+// Mode "tokens" admits a request only with `Authorization: Bearer <token>` whose SHA-256 is
+// configured, and records which credential profiles that token may use. Responses to refused
+// requests are identical whatever went wrong (no header, a malformed header, an unknown
+// token): HTTP 401, `WWW-Authenticate: Bearer resource_metadata="..."` (or `Bearer
+// realm="mindvault"` without a resource URL) and `{"error":"unauthorized"}`. A malformed header
+// also gets 401 rather than RFC 6750's 400 `invalid_request`, because the 401 challenge is what
+// starts an MCP client's authorization discovery, and because a distinct answer would tell a
+// prober which part of its guess was wrong.
+//
+// Mode "oauth" makes the endpoint an OAuth 2.1 resource server (oauth.go): access tokens are
+// JWTs from one issuer, verified with go-jose against the keys of the issuer's JWKS (jwks.go).
+// A missing token gets the plain 401 challenge; a presented one that does not verify adds
+// error="invalid_token" (RFC 6750 section 3.1), which tells the client to get a new token
+// rather than to start over. Scopes gate tools by kind: a tools/call whose tool needs a scope
+// the token lacks gets 403 with error="insufficient_scope" and that one scope, the step-up
+// challenge of the MCP authorization specification. Everything else a client sends
+// (initialize, ping, tools/list, server/discover, notifications) needs only a valid token,
+// because the list of tools is the same for everyone and a client must be able to list tools
+// before it knows which scopes to ask for. When no signing key could ever be fetched the
+// answer is 503: the endpoint cannot tell a good token from a bad one, and saying 401 would
+// send clients through a pointless new authorization.
+//
+// Tokens, digests and Authorization headers are never logged, and the Authorization header
+// is removed from the request passed on, so nothing downstream can log or forward it either.
+package auth
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/obs"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+)
+
+// Modes of Config.Mode.
+const (
+	ModeNone   = "none"   // no inbound auth: every request may use every profile
+	ModeTokens = "tokens" // bearer tokens checked against Config.Tokens
+	ModeOAuth  = "oauth"  // JWT access tokens of Config.OAuth.Issuer
+)
+
+// WellKnownPath is the RFC 9728 metadata path; the MCP path is appended for the
+// path-suffixed form, which clients try first.
+const WellKnownPath = "/.well-known/oauth-protected-resource"
+
+// Config is the inbound-auth configuration.
+type Config struct {
+	// Mode is ModeNone, ModeTokens or ModeOAuth; any other value is treated as ModeTokens
+	// (fail closed).
+	Mode string
+	// Tokens are the accepted tokens (ModeTokens). None configured: every request is refused.
+	Tokens []Token
+	// ResourceURL is this server's canonical URL (MINDVAULT_RESOURCE_URL, normally the full
+	// MCP URL, e.g. https://xyz.lambda-url.us-east-1.on.aws/mcp). When set, the metadata
+	// documents are served and the 401 challenge points at them.
+	ResourceURL string
+	// AuthorizationServers are the OAuth authorization servers listed in the metadata; in
+	// ModeOAuth the metadata lists OAuth.Issuer instead.
+	AuthorizationServers []string
+	// OAuth configures ModeOAuth.
+	OAuth OAuth
+	// MCPPath is the MCP endpoint path, "/mcp" when empty; it names the path-suffixed
+	// metadata document.
+	MCPPath string
+	// Broken, when set, is why the auth configuration itself could not be loaded (a token
+	// list that does not parse, an unreadable token secret, an unknown mode). The middleware
+	// then fails closed: every request is refused, whatever Mode says, and the problem is
+	// logged once. An endpoint whose access control is unknown never runs open.
+	Broken error
+}
+
+func (c Config) mcpPath() string {
+	if c.MCPPath == "" {
+		return "/mcp"
+	}
+	return c.MCPPath
+}
+
+// origin is scheme://host of ResourceURL, or "" when it is not an absolute http(s) URL.
+func (c Config) origin() string {
+	u, err := url.Parse(c.ResourceURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// Validate reports a configuration the middleware would not serve as meant: an unknown mode
+// (served as tokens), a resource URL or authorization server that is not an absolute
+// http(s) URL (the metadata would be dropped), or an MCP path without a leading slash.
+func (c Config) Validate() error {
+	if c.Mode != ModeNone && c.Mode != ModeTokens && c.Mode != ModeOAuth {
+		return fmt.Errorf("auth mode must be %q, %q or %q", ModeNone, ModeTokens, ModeOAuth)
+	}
+	if c.Mode == ModeOAuth {
+		if err := c.OAuth.Problem(); err != nil {
+			return err
+		}
+	}
+	if c.ResourceURL != "" {
+		u, err := url.Parse(c.ResourceURL)
+		if err != nil || c.origin() == "" || u.Fragment != "" || u.RawQuery != "" {
+			return fmt.Errorf("resource URL must be an absolute http(s) URL without query or fragment")
+		}
+	}
+	for i, s := range c.AuthorizationServers {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("authorization server %d must be an absolute http(s) URL", i+1)
+		}
+	}
+	if c.MCPPath != "" && !strings.HasPrefix(c.MCPPath, "/") {
+		return fmt.Errorf("MCP path must start with /")
+	}
+	return nil
+}
+
+// grant is what the middleware learned about the caller.
+type grant struct {
+	profiles      []string
+	all           bool
+	authenticated bool
+	subject       string // the OAuth token's sub; "" in the other modes
+	caller        string // see Caller
+}
+
+type grantKey struct{}
+
+// WithAllowed returns ctx carrying the caller's permissions, as the middleware sets them;
+// for in-process callers and tests that bypass the middleware.
+func WithAllowed(ctx context.Context, profiles []string, all, authenticated bool) context.Context {
+	return context.WithValue(ctx, grantKey{}, grant{profiles: slices.Clone(profiles), all: all, authenticated: authenticated})
+}
+
+// Allowed reports the profiles the caller may use: all is true for an unrestricted caller
+// (mode none, or a "*" token), authenticated is true when a token was checked. A context the
+// middleware never saw allows nothing.
+func Allowed(ctx context.Context) (profiles []string, all bool, authenticated bool) {
+	g, ok := ctx.Value(grantKey{}).(grant)
+	if !ok {
+		return nil, false, false
+	}
+	return slices.Clone(g.profiles), g.all, g.authenticated
+}
+
+// Subject is the caller's identity in OAuth mode: the verified token's sub claim, unique at
+// the issuer and stable across the caller's tokens. It is "" in the other modes. It names the
+// caller in logs and binds state a caller carries between requests; it is never the token.
+func Subject(ctx context.Context) string {
+	g, _ := ctx.Value(grantKey{}).(grant)
+	return g.subject
+}
+
+// Permits reports whether the caller may use profile (always, in mode none). A context
+// without the middleware's mark is refused, so a handler wired without it fails closed.
+func Permits(ctx context.Context, profile string) bool {
+	g, ok := ctx.Value(grantKey{}).(grant)
+	if !ok {
+		return false
+	}
+	return g.all || slices.Contains(g.profiles, profile)
+}
+
+// compare is subtle.ConstantTimeCompare; tests count its calls.
+var compare = subtle.ConstantTimeCompare
+
+// match finds the token whose digest is sum. Every configured digest is compared, match or
+// not, and the index is picked with constant-time selection, so the time taken does not
+// depend on which entry (if any) matched.
+func match(tokens []Token, sum [32]byte) (Token, bool) {
+	found, idx := 0, 0
+	for i := range tokens {
+		eq := compare(sum[:], tokens[i].Digest[:])
+		idx = subtle.ConstantTimeSelect(eq, i, idx)
+		found |= eq
+	}
+	if found != 1 {
+		return Token{}, false
+	}
+	return tokens[idx], true
+}
+
+// bearer extracts the token of the one Authorization header: scheme "Bearer" (any case), one
+// or more spaces, then an RFC 6750 b64token. ok is false for anything else.
+func bearer(h http.Header) (token string, present, ok bool) {
+	values := h.Values("Authorization")
+	if len(values) == 0 {
+		return "", false, false
+	}
+	if len(values) > 1 {
+		return "", true, false
+	}
+	scheme, rest, found := strings.Cut(values[0], " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", true, false
+	}
+	token = strings.TrimLeft(rest, " ")
+	if !isB64Token(token) {
+		return "", true, false
+	}
+	return token, true, true
+}
+
+// isB64Token is RFC 6750's b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
+func isB64Token(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" || len(s) > 4096 {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+// Middleware puts inbound auth in front of next. Mode none passes every request through
+// (marked as allowed every profile). Modes tokens and oauth check every request — any method,
+// any path, so an unknown path is 401 before it can be 404 — except GET/HEAD of the metadata
+// documents, which are public by design and served whenever ResourceURL is set. OAuth mode
+// fetches nothing here: the issuer's keys are fetched when the first token arrives.
+func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	m := &middleware{
+		cfg:    cfg,
+		next:   next,
+		logger: logger,
+		tokens: slices.Clone(cfg.Tokens),
+		open:   cfg.Mode == ModeNone,
+	}
+	if cfg.Mode == ModeOAuth {
+		if err := cfg.OAuth.Problem(); err != nil && m.cfg.Broken == nil {
+			m.cfg.Broken = err
+		}
+		m.oauth = newVerifier(cfg.OAuth, logger)
+		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
+		m.cfg.AuthorizationServers = nil
+		if cfg.OAuth.Issuer != "" {
+			m.cfg.AuthorizationServers = []string{cfg.OAuth.Issuer}
+		}
+	}
+	m.challenge = `Bearer realm="mindvault"`
+	if o := cfg.origin(); o != "" {
+		m.metadataURL = o + WellKnownPath + cfg.mcpPath()
+		m.challenge = `Bearer resource_metadata="` + m.metadataURL + `"`
+		m.metadata = metadataDoc(m.cfg)
+	}
+	return m
+}
+
+type middleware struct {
+	cfg         Config
+	next        http.Handler
+	logger      *slog.Logger
+	tokens      []Token
+	open        bool
+	oauth       *verifier // ModeOAuth only
+	challenge   string
+	metadataURL string // "" when ResourceURL is unset
+	metadata    []byte // nil when ResourceURL is unset
+	noTokens    sync.Once
+	broken      sync.Once
+	full        sync.Once
+}
+
+func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if m.metadata != nil && (r.URL.Path == WellKnownPath || r.URL.Path == WellKnownPath+m.cfg.mcpPath()) {
+		m.serveMetadata(w, r)
+		return
+	}
+	if m.cfg.Broken != nil {
+		m.broken.Do(func() {
+			m.logger.ErrorContext(r.Context(), "inbound auth configuration is broken, so every request is refused until it is fixed: "+m.cfg.Broken.Error())
+		})
+		m.refuse(w, r, "auth configuration broken")
+		return
+	}
+	if m.open {
+		m.pass(w, r, grant{all: true, caller: AnonymousCaller})
+		return
+	}
+	if m.oauth != nil {
+		m.serveOAuth(w, r)
+		return
+	}
+	if len(m.tokens) == 0 {
+		m.noTokens.Do(func() {
+			m.logger.ErrorContext(r.Context(), "inbound auth is on (MINDVAULT_AUTH=tokens) but no access tokens are configured: every request is refused; set MINDVAULT_ACCESS_TOKENS or MINDVAULT_ACCESS_TOKENS_SECRET, or MINDVAULT_AUTH=none to run open")
+		})
+		m.refuse(w, r, "no tokens configured")
+		return
+	}
+	token, ok := m.presented(w, r, m.refuse)
+	if !ok {
+		return
+	}
+	t, ok := match(m.tokens, Digest(token))
+	if !ok {
+		m.refuse(w, r, "unknown token")
+		return
+	}
+	if !m.registerToken(w, r, token) {
+		return
+	}
+	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: tokenCaller(t)})
+}
+
+// presented reads the request's bearer token. Without an Authorization header the request is
+// refused (401); a malformed one is answered by malformed, which tells the two modes apart
+// (OAuth says invalid_token, the tokens mode answers it like a missing token).
+func (m *middleware) presented(w http.ResponseWriter, r *http.Request, malformed func(http.ResponseWriter, *http.Request, string)) (string, bool) {
+	token, present, ok := bearer(r.Header)
+	switch {
+	case !present:
+		m.refuse(w, r, "no Authorization header")
+		return "", false
+	case !ok:
+		malformed(w, r, "malformed Authorization header")
+		return "", false
+	}
+	return token, true
+}
+
+// registerToken makes an accepted token a secret the process knows: no response, log line or
+// metric may show it, even if a downstream echoes it. Only accepted tokens are registered, so
+// a caller cannot fill the bounded registry with guesses. A token that cannot be registered is
+// refused (false).
+func (m *middleware) registerToken(w http.ResponseWriter, r *http.Request, token string) bool {
+	if err := redact.Register(token); err != nil {
+		m.full.Do(func() {
+			m.logger.ErrorContext(r.Context(), "an accepted bearer token could not be made redactable, so requests carrying it are refused: "+err.Error())
+		})
+		m.refuse(w, r, "token not redactable")
+		return false
+	}
+	return true
+}
+
+// serveOAuth admits a request carrying a valid access token of the issuer, and a tools/call
+// only when the token holds the tool's scope.
+func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
+	token, ok := m.presented(w, r, m.refuseToken)
+	if !ok {
+		return
+	}
+	p, verdict, reason := m.oauth.verify(r.Context(), token)
+	switch verdict {
+	case unavailable:
+		m.unavailable(w, r)
+		return
+	case invalid:
+		m.refuseToken(w, r, reason)
+		return
+	}
+	if !m.registerToken(w, r, token) {
+		return
+	}
+	if need := m.requiredScope(r); need != "" && !slices.Contains(p.scopes, need) {
+		m.forbid(w, r, need)
+		return
+	}
+	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject})
+}
+
+// requiredScope finds the scope a POST needs by reading its body, then puts the bytes back in
+// front of the rest, so the protocol layer reads exactly what arrived (its own size limit and
+// read errors included).
+func (m *middleware) requiredScope(r *http.Request) string {
+	if r.Method != http.MethodPost || r.Body == nil || m.cfg.OAuth.RequiredScope == nil {
+		return ""
+	}
+	limit := m.cfg.OAuth.MaxBodyBytes
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	rest := io.Reader(r.Body)
+	if err != nil {
+		rest = errReader{err}
+	}
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), r.Body}
+	if err != nil || int64(len(body)) > limit {
+		return "" // the protocol layer refuses it (400 or 413) before any tool runs
+	}
+	if s := m.cfg.OAuth.RequiredScope(body); s != "" {
+		return m.cfg.OAuth.ScopePrefix + s
+	}
+	return ""
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// pass hands the request on with the grant in its context and without its Authorization
+// header (cloned: a handler must not modify the request it was given).
+func (m *middleware) pass(w http.ResponseWriter, r *http.Request, g grant) {
+	r2 := r.Clone(context.WithValue(r.Context(), grantKey{}, g))
+	r2.Header.Del("Authorization")
+	m.next.ServeHTTP(w, r2)
+}
+
+// refuse answers 401. The reason goes to a debug line only (never the header or token): a
+// 401 is routine for a public URL, and the request's own log line belongs to the caller.
+func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, reason string) {
+	m.answer(w, r, http.StatusUnauthorized, m.challenge, `{"error":"unauthorized"}`, reason)
+}
+
+// refuseToken answers 401 to a request that presented a token which is not accepted (OAuth
+// mode): the challenge adds error="invalid_token", so a client refreshes or re-authorizes.
+func (m *middleware) refuseToken(w http.ResponseWriter, r *http.Request, reason string) {
+	m.answer(w, r, http.StatusUnauthorized, m.withParams(`error="invalid_token"`), `{"error":"invalid_token"}`, reason)
+}
+
+// forbid answers 403 to a valid token that lacks the scope the call needs: the challenge names
+// that scope alone, and the client asks the authorization server for it (step-up).
+func (m *middleware) forbid(w http.ResponseWriter, r *http.Request, scope string) {
+	m.answer(w, r, http.StatusForbidden, m.withParams(`error="insufficient_scope", scope="`+scope+`"`), `{"error":"insufficient_scope"}`, "token lacks "+scope)
+}
+
+// unavailable answers 503 while no signing key could ever be fetched: whether the token is
+// good cannot be known, and the fetch is retried shortly (the fetch failure itself is logged
+// at ERROR by the key set).
+func (m *middleware) unavailable(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(KeyColdRetryInterval/time.Second)))
+	m.answer(w, r, http.StatusServiceUnavailable, "", `{"error":"temporarily_unavailable"}`, "issuer keys unavailable")
+}
+
+// withParams is the Bearer challenge with auth-params before resource_metadata (or realm).
+func (m *middleware) withParams(params string) string {
+	if m.metadataURL != "" {
+		return `Bearer ` + params + `, resource_metadata="` + m.metadataURL + `"`
+	}
+	return `Bearer realm="mindvault", ` + params
+}
+
+func (m *middleware) answer(w http.ResponseWriter, r *http.Request, status int, challenge, body, reason string) {
+	m.logger.DebugContext(r.Context(), "request refused by inbound auth", "reason", reason, "status", status, "method", obs.Field(r.Method), "path", obs.Field(r.URL.Path))
+	h := w.Header()
+	if challenge != "" {
+		h.Set("WWW-Authenticate", challenge)
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body + "\n"))
+}
+
+// metadata is the RFC 9728 protected-resource metadata document.
+type metadata struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers,omitempty"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ScopesSupported        []string `json:"scopes_supported"`
+}
+
+func metadataDoc(cfg Config) []byte {
+	scopes := []string{}
+	if cfg.Mode == ModeOAuth {
+		for _, s := range Scopes {
+			scopes = append(scopes, cfg.OAuth.ScopePrefix+s)
+		}
+	}
+	b, err := json.Marshal(metadata{
+		Resource:               cfg.ResourceURL,
+		AuthorizationServers:   slices.Clone(cfg.AuthorizationServers),
+		BearerMethodsSupported: []string{"header"},
+		ScopesSupported:        scopes,
+	})
+	if err != nil { // cannot happen: strings only
+		return []byte(`{}`)
+	}
+	return append(b, '\n')
+}
+
+func (m *middleware) serveMetadata(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		_, _ = w.Write([]byte(`{"error":"method not allowed"}` + "\n"))
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	// Public and identical for everyone; a short cache spares a Lambda invocation per probe.
+	h.Set("Cache-Control", "public, max-age=300")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(m.metadata)
+	}
+}

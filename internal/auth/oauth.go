@@ -1,0 +1,204 @@
+package auth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
+)
+
+// The scopes of OAuth mode, one per kind of tool. They are independent: none implies another,
+// so a client asks for what its tools need and a stolen read token cannot pay.
+const (
+	ScopeRead  = "mindvault:read"  // read-only tools
+	ScopeSpend = "mindvault:spend" // tools that pay USDC (buy, publish)
+	ScopeWrite = "mindvault:write" // every other state-changing tool
+)
+
+// Scopes lists the OAuth scopes in the order the metadata advertises them.
+var Scopes = []string{ScopeRead, ScopeSpend, ScopeWrite}
+
+// DefaultProfilesClaim is the claim that names a token's profiles when none is configured.
+const DefaultProfilesClaim = "mindvault_profiles"
+
+// Leeway is the clock skew allowed on exp, nbf and iat.
+const Leeway = 60 * time.Second
+
+// allowedAlgs are the only signature algorithms accepted: asymmetric ones an issuer publishes
+// keys for. "none" and the HS* family never verify, whatever the token's header says.
+var allowedAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.ES256}
+
+// OAuth is the configuration of ModeOAuth.
+type OAuth struct {
+	// Issuer is the authorization server's issuer identifier, compared exactly with iss and
+	// with the discovery document's issuer; https, or http on a loopback host.
+	Issuer string
+	// Audience must be among the token's aud values (RFC 8707: the token was issued for
+	// this resource). Normally the resource URL.
+	Audience string
+	// ProfilesClaim names the claim listing the profiles a token may use (DefaultProfilesClaim
+	// when empty).
+	ProfilesClaim string
+	// ScopePrefix is put before every scope name, in the metadata, the challenges and the
+	// check, for authorization servers that qualify custom scopes (Cognito names them
+	// "<resource server identifier>/<scope>").
+	ScopePrefix string
+	// RequiredScope reads a POST body and returns the scope (one of Scopes) the request needs
+	// besides a valid token, or "" when any valid token may send it. It must decode the body
+	// exactly as the protocol layer will, so both agree on which tool is called.
+	RequiredScope func(body []byte) string
+	// MaxBodyBytes is the most read from a body to find the tool; a larger body is passed on
+	// unread past that point (the protocol layer refuses it with 413).
+	MaxBodyBytes int64
+	// HTTPClient fetches discovery and JWKS; nil means a client with 5 s timeouts that
+	// follows no redirect.
+	HTTPClient *http.Client
+}
+
+// Problem reports a configuration OAuth mode cannot serve; the middleware then fails closed.
+func (o OAuth) Problem() error {
+	switch {
+	case o.Issuer == "":
+		return errors.New("MINDVAULT_OAUTH_ISSUER is not set")
+	case !strings.HasPrefix(o.Issuer, "https://") && !IsLoopbackHTTP(o.Issuer):
+		return errors.New("MINDVAULT_OAUTH_ISSUER must be an https URL (or http on a loopback host)")
+	case o.Audience == "":
+		return errors.New("neither MINDVAULT_OAUTH_AUDIENCE nor MINDVAULT_RESOURCE_URL is set, so no audience can be checked")
+	}
+	return nil
+}
+
+func (o OAuth) profilesClaim() string {
+	if o.ProfilesClaim == "" {
+		return DefaultProfilesClaim
+	}
+	return o.ProfilesClaim
+}
+
+// verdict is why a token was not accepted.
+type verdict int
+
+const (
+	accepted    verdict = iota
+	invalid             // 401 invalid_token
+	unavailable         // 503: no signing key was ever fetched
+)
+
+// principal is what a verified token says about its bearer.
+type principal struct {
+	subject  string
+	profiles []string
+	all      bool
+	scopes   []string
+}
+
+// verifier checks access tokens of one issuer.
+type verifier struct {
+	cfg  OAuth
+	keys *keySet
+	now  func() time.Time
+}
+
+func newVerifier(cfg OAuth, logger *slog.Logger) *verifier {
+	return &verifier{cfg: cfg, keys: newKeySet(cfg.Issuer, cfg.HTTPClient, logger), now: time.Now}
+}
+
+// standardClaims are the registered claims checked, plus the scope claims.
+type standardClaims struct {
+	jwt.Claims
+	Scope json.RawMessage `json:"scope"`
+	Scp   json.RawMessage `json:"scp"`
+}
+
+// verify checks a token: a JWS in compact form signed with RS256 or ES256 by a key of the
+// issuer's JWKS, typ absent, JWT or at+jwt (RFC 9068), iss exact, exp present and nbf/iat
+// within Leeway, aud containing the audience, and a subject. reason is for a debug line.
+func (v *verifier) verify(ctx context.Context, token string) (p principal, out verdict, reason string) {
+	tok, err := jwt.ParseSigned(token, allowedAlgs)
+	if err != nil || len(tok.Headers) != 1 {
+		return p, invalid, "not a JWS signed with RS256 or ES256"
+	}
+	h := tok.Headers[0]
+	if typ, ok := h.ExtraHeaders[jose.HeaderType]; ok {
+		s, _ := typ.(string)
+		switch strings.ToLower(s) {
+		case "jwt", "at+jwt", "application/at+jwt":
+		default:
+			return p, invalid, "typ is not JWT or at+jwt"
+		}
+	}
+	keys, ready := v.keys.lookup(ctx, h.KeyID, jose.SignatureAlgorithm(h.Algorithm))
+	if !ready {
+		return p, unavailable, "no signing keys fetched yet"
+	}
+	var payload json.RawMessage
+	verified := false
+	for _, k := range keys {
+		if tok.Claims(k.Key, &payload) == nil {
+			verified = true
+			break
+		}
+	}
+	if !verified {
+		return p, invalid, "no published key verifies the signature"
+	}
+	var std standardClaims
+	if err := json.Unmarshal(payload, &std); err != nil {
+		return p, invalid, "claims do not decode"
+	}
+	if std.Expiry == nil {
+		return p, invalid, "no exp"
+	}
+	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: v.now()}, Leeway); err != nil {
+		return p, invalid, "claims rejected: " + strings.TrimPrefix(err.Error(), "go-jose/go-jose/jwt: ")
+	}
+	if std.Subject == "" {
+		return p, invalid, "no sub"
+	}
+	p.subject = std.Subject
+	p.scopes = append(stringList(std.Scope), stringList(std.Scp)...)
+	var all map[string]json.RawMessage
+	_ = json.Unmarshal(payload, &all)
+	for _, name := range stringList(all[v.cfg.profilesClaim()]) {
+		switch {
+		case name == AllProfiles:
+			p.all = true
+		case credentials.ValidName(name) && !slices.Contains(p.profiles, name):
+			p.profiles = append(p.profiles, name)
+		}
+	}
+	return p, accepted, ""
+}
+
+// stringList reads a claim that is a JSON array of strings or one space-separated string (the
+// forms scope, scp and group claims take across authorization servers). Anything else, and
+// non-string array members, yield nothing: a malformed claim grants nothing.
+func stringList(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.Fields(s)
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	var out []string
+	for _, item := range list {
+		if json.Unmarshal(item, &s) == nil && s != "" && !strings.ContainsAny(s, " \t\r\n") {
+			out = append(out, s)
+		}
+	}
+	return out
+}

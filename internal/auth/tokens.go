@@ -1,0 +1,102 @@
+package auth
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
+)
+
+// Token is one accepted bearer token: the SHA-256 of the token (never the token itself) and
+// the profiles it may use.
+type Token struct {
+	Digest   [32]byte
+	Profiles []string // profile names; "*" alone means every profile
+}
+
+// AllProfiles is the profile list entry that grants every profile.
+const AllProfiles = "*"
+
+// Digest is the SHA-256 of a bearer token, the form in which tokens are configured.
+func Digest(token string) [32]byte { return sha256.Sum256([]byte(token)) }
+
+// ParseTokens reads the MINDVAULT_ACCESS_TOKENS format (also the value of the
+// MINDVAULT_ACCESS_TOKENS_SECRET secret):
+//
+//	<sha256-hex>:<profile>[|<profile>...]   the token may use these profiles
+//	<sha256-hex>:*                          the token may use every profile
+//
+// Entries are separated by commas or newlines; spaces around them, empty entries and lines
+// starting with '#' are ignored. The digest is the lower- or upper-case hex SHA-256 of the
+// token's exact bytes (`printf %s "$TOKEN" | sha256sum`: no trailing newline). Profile names
+// follow credentials.ValidName; "*" cannot be combined with names; a digest may appear once.
+// An empty input yields no tokens and no error.
+//
+// Errors name the entry by its 1-based index and never repeat the entry, since a digest
+// pasted in the wrong field could be a token.
+func ParseTokens(s string) ([]Token, error) {
+	var out []Token
+	seen := map[[32]byte]int{}
+	index := 0
+	for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		for _, entry := range strings.Split(line, ",") {
+			entry = strings.TrimSpace(entry)
+			if entry == "" {
+				continue
+			}
+			index++
+			tok, err := parseEntry(entry)
+			if err != nil {
+				return nil, fmt.Errorf("access token entry %d: %s", index, err)
+			}
+			if first, dup := seen[tok.Digest]; dup {
+				return nil, fmt.Errorf("access token entry %d: repeats the digest of entry %d", index, first)
+			}
+			seen[tok.Digest] = index
+			out = append(out, tok)
+		}
+	}
+	return out, nil
+}
+
+func parseEntry(entry string) (Token, error) {
+	digest, profiles, ok := strings.Cut(entry, ":")
+	if !ok {
+		return Token{}, fmt.Errorf("must be <sha256-hex>:<profile>[|<profile>...] or <sha256-hex>:*")
+	}
+	digest = strings.TrimSpace(digest)
+	var t Token
+	if len(digest) != 2*len(t.Digest) {
+		return Token{}, fmt.Errorf("the digest must be 64 hex characters (the SHA-256 of the token, not the token)")
+	}
+	if _, err := hex.Decode(t.Digest[:], []byte(digest)); err != nil {
+		return Token{}, fmt.Errorf("the digest must be 64 hex characters (the SHA-256 of the token, not the token)")
+	}
+	for _, p := range strings.Split(profiles, "|") {
+		p = strings.TrimSpace(p)
+		switch {
+		case p == "":
+			return Token{}, fmt.Errorf("empty profile name (use * for every profile)")
+		case p == AllProfiles:
+		case !credentials.ValidName(p):
+			return Token{}, fmt.Errorf("invalid profile name (letters, digits, '.', '_', '-'; at most 64)")
+		}
+		t.Profiles = append(t.Profiles, p)
+	}
+	if len(t.Profiles) > 1 {
+		for _, p := range t.Profiles {
+			if p == AllProfiles {
+				return Token{}, fmt.Errorf("* cannot be combined with profile names")
+			}
+		}
+	}
+	return t, nil
+}
+
+// all reports a token bound to every profile.
+func (t Token) all() bool { return len(t.Profiles) == 1 && t.Profiles[0] == AllProfiles }

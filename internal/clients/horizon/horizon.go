@@ -1,0 +1,125 @@
+// Package horizon reads classic accounts and the server root from Horizon. It uses package
+// transport instead of horizonclient's own HTTP handling because horizonclient loses the status
+// of non-JSON error bodies (an HTML 429 from a proxy, an empty 504), which the taxonomy needs.
+// It decodes into its own types, the part of Horizon's documents the tools read, with the field
+// names of go-stellar-sdk's protocols/horizon: that package links the SDK's logging, routing
+// and rendering support (logrus, chi, ...) into the deployed binary for six fields.
+package horizon
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+)
+
+// Account is the part of a Horizon account the tools read (protocols/horizon.Account's
+// fields and JSON names).
+type Account struct {
+	AccountID     string    `json:"account_id"`
+	Sequence      int64     `json:"sequence,string"`
+	SubentryCount int32     `json:"subentry_count"`
+	Balances      []Balance `json:"balances"`
+	NumSponsoring uint32    `json:"num_sponsoring"`
+	NumSponsored  uint32    `json:"num_sponsored"`
+	// Thresholds and Signers say who controls the account: the weights its signatures need
+	// for low, medium and high operations, and every signer with its weight (the master key,
+	// the account's own address, included).
+	Thresholds AccountThresholds `json:"thresholds"`
+	Signers    []Signer          `json:"signers"`
+}
+
+// AccountThresholds is an account's signature thresholds (protocols/horizon.AccountThresholds).
+type AccountThresholds struct {
+	LowThreshold  byte `json:"low_threshold"`
+	MedThreshold  byte `json:"med_threshold"`
+	HighThreshold byte `json:"high_threshold"`
+}
+
+// Signer is one signer of an account (protocols/horizon.Signer): Type is ed25519_public_key,
+// sha256_hash, preauth_tx or ed25519_signed_payload, Key its strkey.
+type Signer struct {
+	Weight  int32  `json:"weight"`
+	Key     string `json:"key"`
+	Type    string `json:"type"`
+	Sponsor string `json:"sponsor,omitempty"`
+}
+
+// Balance is one balance line of an Account.
+type Balance struct {
+	Balance string `json:"balance"`
+	Asset
+}
+
+// Asset names a balance's asset: Type native, credit_alphanum4 or credit_alphanum12.
+type Asset struct {
+	Type   string `json:"asset_type"`
+	Code   string `json:"asset_code,omitempty"`
+	Issuer string `json:"asset_issuer,omitempty"`
+}
+
+// Client calls one Horizon server.
+type Client struct{ svc *transport.Service }
+
+// New returns a client over svc (source horizon); svc reads Horizon's error answers with
+// ReadError unless it already has a reader.
+func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
+
+// Account reads an account. found is false (with no error) when Horizon answers 404: a
+// missing account is an expected state for a new wallet, not a failure.
+func (c *Client) Account(ctx context.Context, address string) (acct *Account, found bool, err error) {
+	resp, err := c.svc.Do(ctx, transport.Get("/accounts/"+url.PathEscape(address), "GET /accounts/{id}"))
+	if err != nil {
+		return nil, false, err
+	}
+	if resp.Status == http.StatusNotFound && isProblem(resp) {
+		return nil, false, nil
+	}
+	if !resp.OK() {
+		return nil, false, c.svc.StatusError(resp)
+	}
+	a, err := transport.DecodeAnswer(c.svc, resp, func(a *Account) bool { return a.AccountID != "" },
+		"the account is not a Horizon account object")
+	return a, err == nil, err
+}
+
+// Root is the part of Horizon's root document the health check reports.
+type Root struct {
+	HorizonVersion    string `json:"horizon_version"`
+	CoreVersion       string `json:"core_version"`
+	NetworkPassphrase string `json:"network_passphrase"`
+	HistoryLatest     int64  `json:"history_latest_ledger"`
+}
+
+// Root reads GET /.
+func (c *Client) Root(ctx context.Context) (*Root, error) {
+	return transport.Object(ctx, c.svc, transport.Get("/", "GET /"),
+		func(r *Root) bool { return r.NetworkPassphrase != "" }, "the root document has no network_passphrase")
+}
+
+// isProblem tells Horizon's own 404 (problem+json) from a proxy's, which is a failure.
+func isProblem(resp *transport.Response) bool {
+	var p struct {
+		Type string `json:"type"`
+	}
+	return transport.DecodeObject(resp.Body, &p) == nil && p.Type != ""
+}
+
+// Sequence returns an account's current sequence number; a missing account is
+// ACCOUNT_MISSING, since nothing can be signed for it.
+func (c *Client) Sequence(ctx context.Context, address string) (int64, error) {
+	a, found, err := c.Account(ctx, address)
+	if err != nil {
+		return 0, err
+	}
+	if !found {
+		return 0, errmap.Wrap(errors.New("account missing"), errmap.Facts{
+			Source: errmap.SourceHorizon, Code: errmap.CodeAccountMissing, Status: http.StatusNotFound,
+			Detail: "the wallet's account " + address + " does not exist on this network; fund it or create it with mindvault_setup_wallet",
+		})
+	}
+	return a.Sequence, nil
+}

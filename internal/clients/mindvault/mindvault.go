@@ -1,0 +1,248 @@
+// Package mindvault is the client of the MindVault API's public read routes (catalog, meta,
+// verification, agent status, a buyer's payments). Paid and publisher routes join it with the payment issue.
+// Every failure is an *errmap.Error from package transport; a 2xx body of the wrong shape is
+// MALFORMED_RESPONSE rather than a zero value passed on as truth.
+package mindvault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+)
+
+// Client calls one MindVault API deployment.
+type Client struct{ svc *transport.Service }
+
+// New returns a client over svc (source api); svc reads the API's error answers with
+// ReadError unless it already has a reader.
+func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
+
+// Decimal is a price as the API sends it: a decimal string, tolerated as a JSON number.
+type Decimal string
+
+// UnmarshalJSON accepts "1.50" and 1.5 and rejects anything else.
+func (d *Decimal) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*d = Decimal(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("price must be a decimal string or number")
+	}
+	*d = Decimal(n.String())
+	return nil
+}
+
+// Listing is what a catalog row and a resource's metadata both say about the resource.
+type Listing struct {
+	ID                 string  `json:"id"`
+	Title              string  `json:"title"`
+	Description        string  `json:"description"`
+	Price              Decimal `json:"price"`
+	ResourceType       string  `json:"resourceType"`
+	MimeType           string  `json:"mimeType"`
+	VerificationStatus string  `json:"verificationStatus"`
+	PublisherName      string  `json:"publisherName"`
+	CreatedAt          string  `json:"createdAt"`
+	AccessURL          string  `json:"accessUrl"`
+	Listed             *bool   `json:"listed,omitempty"`
+}
+
+// Resource is one catalog row.
+type Resource struct {
+	Listing
+	WalletAddress string   `json:"walletAddress"`
+	Tags          []string `json:"tags,omitempty"`
+}
+
+// CatalogQuery holds the server-supported catalog filters; empty fields are not sent.
+type CatalogQuery struct {
+	Search, MinPrice, MaxPrice, VerificationStatus, ResourceType, Owner, Sort string
+	Limit, Offset                                                             int
+}
+
+// Page is one catalog page with its pagination and cache headers.
+type Page struct {
+	Resources  []Resource
+	Total      *int
+	NextOffset *int
+	// Cache facts for the freshness notice.
+	Age, Date, CacheControl string
+}
+
+// Catalog lists the public catalog (GET /resources).
+func (c *Client) Catalog(ctx context.Context, q CatalogQuery) (*Page, error) {
+	v := url.Values{}
+	for k, s := range map[string]string{
+		"search": q.Search, "minPrice": q.MinPrice, "maxPrice": q.MaxPrice,
+		"verificationStatus": q.VerificationStatus, "resourceType": q.ResourceType,
+		"owner": q.Owner, "sort": q.Sort,
+	} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.Offset > 0 {
+		v.Set("offset", strconv.Itoa(q.Offset))
+	}
+	req := transport.Get("/resources", "GET /resources")
+	req.Query = v
+	resp, err := c.svc.Fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Resource
+	if err := transport.DecodeArray(resp.Body, &rows); err != nil {
+		return nil, c.svc.Malformed(resp, "the catalog is not an array of resources")
+	}
+	for _, r := range rows {
+		if r.ID == "" {
+			return nil, c.svc.Malformed(resp, "a catalog row has no id")
+		}
+	}
+	p := &Page{
+		Resources:    rows,
+		Total:        intHeader(resp.Header, "X-Total-Count"),
+		NextOffset:   intHeader(resp.Header, "X-Next-Offset"),
+		Age:          resp.Header.Get("Age"),
+		Date:         resp.Header.Get("Date"),
+		CacheControl: resp.Header.Get("Cache-Control"),
+	}
+	return p, nil
+}
+
+// Meta is GET /resources/{id}/meta.
+type Meta struct {
+	Listing
+	PublisherWallet string `json:"publisherWallet"`
+	OnchainStatus   string `json:"onchainStatus"`
+	OnchainTxHash   string `json:"onchainTxHash"`
+	ContentHash     string `json:"contentHash"`
+	// ExternalURL is the link a buyer receives, when the deployment shows it (most do not).
+	ExternalURL string `json:"externalUrl,omitempty"`
+	// Size and FileSize are the file's length in bytes when the API announces it (either name).
+	Size     Bytes `json:"size"`
+	FileSize Bytes `json:"fileSize"`
+}
+
+// KnownSize is the file's announced length in bytes, if any.
+func (m *Meta) KnownSize() (int64, bool) {
+	if m.Size.Known {
+		return m.Size.N, true
+	}
+	return m.FileSize.N, m.FileSize.Known
+}
+
+// Bytes is an announced byte count. A value that is not a non-negative whole number (as a
+// JSON number or a numeric string) reads as unknown rather than failing the whole answer:
+// the size only lets a purchase be refused early, and the delivery checks it again.
+type Bytes struct {
+	N     int64
+	Known bool
+}
+
+// UnmarshalJSON accepts 1234 and "1234"; anything else is unknown.
+func (b *Bytes) UnmarshalJSON(raw []byte) error {
+	*b = Bytes{}
+	raw = bytes.Trim(bytes.TrimSpace(raw), `"`)
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && n >= 0 {
+		*b = Bytes{N: n, Known: true}
+	}
+	return nil
+}
+
+// Meta reads one resource's public metadata; a missing resource is an HTTP 404 failure.
+func (c *Client) Meta(ctx context.Context, id string) (*Meta, error) {
+	return transport.Object(ctx, c.svc, transport.Get("/resources/"+url.PathEscape(id)+"/meta", "GET /resources/{id}/meta"),
+		func(m *Meta) bool { return m.ID != "" }, "resource metadata is not an object with an id")
+}
+
+// VerificationResult is the AI verification outcome of a resource.
+type VerificationResult struct {
+	IsOriginal bool     `json:"isOriginal"`
+	Confidence float64  `json:"confidence"`
+	Flags      []string `json:"flags"`
+	CheckedAt  string   `json:"checkedAt"`
+}
+
+// Verification is GET /resources/{id}/verification.
+type Verification struct {
+	ResourceID   string              `json:"resourceId"`
+	Title        string              `json:"title"`
+	Status       string              `json:"status"`
+	Listed       *bool               `json:"listed"`
+	PublishedAt  string              `json:"publishedAt"`
+	Verification *VerificationResult `json:"verification"`
+}
+
+// Verification reads a resource's verification record.
+func (c *Client) Verification(ctx context.Context, id string) (*Verification, error) {
+	req := transport.Get("/resources/"+url.PathEscape(id)+"/verification", "GET /resources/{id}/verification")
+	return transport.Object[Verification](ctx, c.svc, req, nil, "the verification record is not an object")
+}
+
+// AgentStatus is GET /agent/status.
+type AgentStatus struct {
+	Agent struct {
+		Name                 string  `json:"name"`
+		WalletAddress        string  `json:"walletAddress"`
+		Network              string  `json:"network"`
+		Endpoint             string  `json:"endpoint"`
+		PricePerVerification Decimal `json:"pricePerVerification"`
+		Currency             string  `json:"currency"`
+		Status               string  `json:"status"`
+	} `json:"agent"`
+	Stats struct {
+		TotalVerifications int     `json:"totalVerifications"`
+		Verified           int     `json:"verified"`
+		Rejected           int     `json:"rejected"`
+		TotalEarned        Decimal `json:"totalEarned"`
+		AvgConfidence      float64 `json:"avgConfidence"`
+	} `json:"stats"`
+}
+
+// AgentStatus reads the verification agent's fee and stats.
+func (c *Client) AgentStatus(ctx context.Context) (*AgentStatus, error) {
+	return transport.Object(ctx, c.svc, transport.Get("/agent/status", "GET /agent/status"),
+		func(a *AgentStatus) bool { return a.Agent.Status != "" }, "agent status has no agent object")
+}
+
+// Ping is the health probe: one catalog row, any 2xx counts as reachable.
+func (c *Client) Ping(ctx context.Context) (int, error) {
+	req := transport.Get("/resources", "GET /resources")
+	req.Query = url.Values{"limit": {"1"}}
+	resp, err := c.svc.Fetch(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Status, nil
+}
+
+func intHeader(h http.Header, name string) *int {
+	n, err := strconv.Atoi(h.Get(name))
+	if err != nil {
+		return nil
+	}
+	return &n
+}
+
+// MalformedMeta is a meta answer whose fields are unusable (e.g. a price that is not a USDC
+// amount).
+func (c *Client) MalformedMeta(what string) error {
+	return c.svc.Malformed(&transport.Response{Status: http.StatusOK}, what)
+}

@@ -1,0 +1,164 @@
+package mindvault
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+)
+
+// writeFailure marks a failed write: a transport failure after the request may have left, a
+// 5xx, or a redirect (never followed: the server may have acted before answering it) leaves
+// its outcome unknown; any other status means it did not happen.
+func writeFailure(err error) error {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
+		return err
+	}
+	switch {
+	case f.Transport != errmap.TransportNone:
+		if !transport.NotSent(err) {
+			return errmap.MarkStateChanged(err, errmap.StateUnknown)
+		}
+	case f.Status >= 500 || transport.IsRedirect(f.Status):
+		return errmap.MarkStateChanged(err, errmap.StateUnknown)
+	}
+	return err
+}
+
+func (c *Client) post(ctx context.Context, path, route, apiKey string, body any, extra http.Header) (*transport.Response, error) {
+	var b []byte
+	if body != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return nil, err
+		}
+	}
+	h := http.Header{}
+	for k, v := range extra {
+		h[k] = v
+	}
+	if apiKey != "" {
+		h.Set("x-api-key", apiKey)
+	}
+	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: path, Body: b, Header: h, Route: route})
+	if err != nil {
+		return nil, writeFailure(err)
+	}
+	if !resp.OK() {
+		return nil, writeFailure(c.svc.StatusError(resp))
+	}
+	return resp, nil
+}
+
+// NewResource is the body of POST /resources (a link resource), and the request's
+// Idempotency-Key.
+type NewResource struct {
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Price       string `json:"price"`
+	ExternalURL string `json:"externalUrl"`
+	// IdempotencyKey is sent as the Idempotency-Key header, not in the body. Set it to a
+	// value derived from the intent so that every attempt at one publish, from any call or
+	// instance, carries the same key: the API keeps a publisher's key for 24 h and answers a
+	// repeat with the first answer (the same resource), 409 while the first is still in
+	// progress, and 422 when the key comes with a different request. Empty: a fresh random
+	// key for this call, which only makes this one request recognisable.
+	IdempotencyKey string `json:"-"`
+}
+
+// CreateResource creates a link resource; never retried (the Idempotency-Key protects a
+// replay by the caller, not an automatic one): the one request carries r.IdempotencyKey, or
+// a fresh random key when it is empty. A 409 (an earlier request with the key is still in
+// progress) leaves the outcome unknown; a 422 (the key was used with another request)
+// changed nothing.
+func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResource) (*Meta, error) {
+	key := r.IdempotencyKey
+	if key == "" {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		key = hex.EncodeToString(b)
+	}
+	resp, err := c.post(ctx, "/resources", "POST /resources", apiKey, r, http.Header{"Idempotency-Key": {key}})
+	if err != nil {
+		if f, ok := errmap.FactsOf(err); ok && f.Status == http.StatusConflict {
+			// "Idempotent request already in progress": this request created nothing, but
+			// the earlier one with the same key is still running and may create the resource.
+			return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
+		}
+		return nil, err
+	}
+	return accepted(c, resp, func(m *Meta) bool { return m.ID != "" }, "the created resource has no id")
+}
+
+// Publisher is the answer of POST /publishers; APIKey is shown once and must go straight to
+// the credential store.
+type Publisher struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	WalletAddress string `json:"walletAddress"`
+	APIKey        string `json:"apiKey"`
+}
+
+// RegisterPublisher registers a publisher; never retried.
+func (c *Client) RegisterPublisher(ctx context.Context, name, email, wallet string) (*Publisher, error) {
+	resp, err := c.post(ctx, "/publishers", "POST /publishers", "", map[string]string{"name": name, "email": email, "walletAddress": wallet}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return accepted(c, resp, func(p *Publisher) bool { return p.ID != "" && p.APIKey != "" }, "the publisher answer has no id or API key")
+}
+
+// Prepared is GET /resources/{id}/register/prepare.
+type Prepared struct {
+	UnsignedXDR       string `json:"unsignedXdr"`
+	NetworkPassphrase string `json:"networkPassphrase"`
+}
+
+// PrepareRegistration fetches the unsigned registration transaction.
+func (c *Client) PrepareRegistration(ctx context.Context, apiKey, id string) (*Prepared, error) {
+	req := transport.Get("/resources/"+url.PathEscape(id)+"/register/prepare", "GET /resources/{id}/register/prepare")
+	req.Header = http.Header{"x-api-key": {apiKey}}
+	return transport.Object(ctx, c.svc, req, func(p *Prepared) bool { return p.UnsignedXDR != "" }, "no unsigned transaction to sign")
+}
+
+// Registration is the answer of POST /resources/{id}/register.
+type Registration struct {
+	OnchainStatus string `json:"onchainStatus"`
+	TxHash        string `json:"txHash"`
+}
+
+// Register submits a registration: the signed XDR, or nothing (the server signs).
+func (c *Client) Register(ctx context.Context, apiKey, id, signedXDR string) (*Registration, error) {
+	var body any
+	if signedXDR != "" {
+		body = map[string]string{"signedXdr": signedXDR}
+	}
+	resp, err := c.post(ctx, "/resources/"+url.PathEscape(id)+"/register", "POST /resources/{id}/register", apiKey, body, nil)
+	if err != nil {
+		return nil, err
+	}
+	r, err := accepted[Registration](c, resp, nil, "the registration answer is not an object")
+	if err != nil {
+		return nil, err
+	}
+	if r.OnchainStatus == "" {
+		r.OnchainStatus = "registered"
+	}
+	return r, nil
+}
+
+// accepted decodes the 2xx answer to a write. One that is not what the route promises
+// leaves the outcome unknown: the server accepted the write, but what it did is not readable.
+func accepted[T any](c *Client, resp *transport.Response, valid func(*T) bool, wrong string) (*T, error) {
+	v, err := transport.DecodeAnswer(c.svc, resp, valid, wrong)
+	if err != nil {
+		return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
+	}
+	return v, nil
+}

@@ -1,0 +1,412 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+)
+
+// WriteWaitVar is the setting that bounds the wait for a sent write's confirmation.
+const WriteWaitVar = "MINDVAULT_WRITE_WAIT_MS"
+
+// PollInterval is the pause between getTransaction polls of a sent write.
+var PollInterval = time.Second
+
+// DefaultWriteWait is the confirmation wait of a Client without WriteWait: long enough for a
+// few ledgers, short enough that the answer arrives well inside the minute most MCP clients
+// wait (MINDVAULT_WRITE_WAIT_MS defaults to it).
+const DefaultWriteWait = 20 * time.Second
+
+// Written is a confirmed write.
+type Written struct {
+	Hash   string
+	Ledger uint32
+}
+
+// Invoke performs a creator-authorised write: simulate with the wallet as source, assemble
+// the footprint, auth and resource fee, sign, send, and poll until the outcome is known, the
+// write wait has passed since the first send, or the invocation deadline comes. Once the
+// envelope may have reached the network, an unconfirmed outcome is reported as stateChanged
+// "unknown" with the hash and a mindvault_tx_status nextAction — never retried blindly.
+func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args ...xdr.ScVal) (*Written, error) {
+	return c.InvokeApproved(ctx, kp, nil, fn, args...)
+}
+
+// MaxFeeVar is the setting that caps the total fee of a transaction the endpoint signs.
+const MaxFeeVar = "MINDVAULT_MAX_TX_FEE_STROOPS"
+
+// DefaultMaxFee is the fee cap of a Client without MaxFee: 1 XLM, the default of
+// MINDVAULT_MAX_TX_FEE_STROOPS.
+const DefaultMaxFee = 10_000_000
+
+// Plan is a write about to be signed and sent: the function, the transaction's fee
+// (inclusion plus simulated resource fee, in stroops) and the source account's sequence it
+// was built on.
+type Plan struct {
+	Function string
+	Fee      int64
+	Sequence int64
+}
+
+// InvokeApproved is Invoke with approve called once the transaction is simulated and
+// assembled, right before it is signed and sent; an error from it stops the write with
+// nothing signed or sent (the user's confirmation, package confirm). nil approves.
+func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, Plan) error, fn string, args ...xdr.ScVal) (*Written, error) {
+	source := kp.Address()
+	seq, err := c.Sequence(ctx, source)
+	if err != nil {
+		return nil, err
+	}
+	draft, err := c.build(source, seq, fn, args, nil, nil, txnbuild.MinBaseFee)
+	if err != nil {
+		return nil, err
+	}
+	sim, err := soroban.Simulate(ctx, c.RPC, draft, errmap.SourceRegistry, Errors)
+	if err != nil {
+		return nil, err
+	}
+	data, err := soroban.Resources(sim, errmap.SourceRegistry, fn)
+	if err != nil {
+		return nil, err
+	}
+	auth, err := soroban.AuthEntries(sim)
+	if err != nil {
+		return nil, c.malformed(fn + " simulation returned an undecodable auth entry")
+	}
+	// What the simulation adds is checked before anything is signed: the signature covers
+	// every source-account authorisation entry and the fee, so only the call itself may be
+	// authorised and the fee must stay within the operator's cap.
+	want, err := invocation(draft)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkSimulation(fn, want, auth, data); err != nil {
+		return nil, err
+	}
+	// The fee is the inclusion fee plus the simulated resource fee (txnbuild adds the latter).
+	tx, err := c.build(source, seq, fn, args, auth, data, txnbuild.MinBaseFee) // txnbuild adds the resource fee in data
+	if err != nil {
+		return nil, err
+	}
+	if tx.MaxFee() > c.maxFee() {
+		return nil, c.feeRefusal(fn, tx.MaxFee())
+	}
+	if approve != nil {
+		if err := approve(ctx, Plan{Function: fn, Fee: tx.MaxFee(), Sequence: seq}); err != nil {
+			return nil, err
+		}
+	}
+	if tx, err = tx.Sign(c.Passphrase, kp); err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	env, err := tx.Base64()
+	if err != nil {
+		return nil, fmt.Errorf("encode: %w", err)
+	}
+	hash, err := tx.HashHex(c.Passphrase)
+	if err != nil {
+		return nil, fmt.Errorf("hash: %w", err)
+	}
+	wait := c.WriteWait
+	if wait <= 0 {
+		wait = DefaultWriteWait
+	}
+	// The wait counts from the first send, and the invocation deadline still bounds it. The
+	// transport keeps Margin free before any deadline it sees (time to answer before Lambda
+	// ends the invocation); the write wait needs none, so it is added back.
+	waitCtx, cancel := context.WithTimeout(ctx, wait+transport.Margin)
+	defer cancel()
+	if err := c.send(ctx, waitCtx, env, hash); err != nil {
+		return nil, err
+	}
+	return c.await(ctx, waitCtx, hash, wait)
+}
+
+// send submits the envelope, resending the same envelope (same hash) while the server says
+// TRY_AGAIN_LATER, for as long as the write wait allows. Each sendTransaction runs under
+// the invocation's ctx: cutting one short would only turn a known answer into an unknown one.
+func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
+	backoff := 250 * time.Millisecond
+	for {
+		var res rpc.SendTransactionResponse
+		err := c.RPC.Call(ctx, "sendTransaction", rpc.SendTransactionRequest{Transaction: env}, &res)
+		if err != nil {
+			return unknownOutcome(err, hash)
+		}
+		switch res.Status {
+		case "PENDING", "DUPLICATE":
+			return nil
+		case "ERROR":
+			return rejected(res.ErrorResultXDR, hash)
+		case "TRY_AGAIN_LATER":
+			if !transport.Sleep(waitCtx, backoff) {
+				return errmap.Wrap(errors.New("send: try again later until the deadline"), errmap.Facts{
+					Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: WriteWaitVar,
+					Detail:           "Stellar RPC kept answering TRY_AGAIN_LATER until the deadline; the transaction was not accepted",
+					ExecutionStarted: true, StateChanged: errmap.StateNo, TxHash: hash,
+				})
+			}
+			backoff = min(2*backoff, 2*time.Second)
+		default:
+			// An answer of the wrong shape proves nothing about the envelope that left; the
+			// submission itself answered, so the operation started.
+			return errmap.MarkPending(c.malformed("sendTransaction status "+res.Status), hash)
+		}
+	}
+}
+
+// await polls getTransaction with its own loop until waitCtx ends: a transient failure (a
+// 429, a 5xx, a dropped connection, an unreadable answer) must not end the poll, only the
+// write wait or the invocation deadline does. A persistent 4xx (the RPC refuses to tell)
+// ends it at once: waiting longer would only delay the same unknown answer.
+func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Duration) (*Written, error) {
+	for {
+		tx, err := c.RPC.GetTransaction(waitCtx, hash)
+		if err == nil {
+			switch tx.Status {
+			case rpc.TransactionStatusSuccess:
+				return &Written{Hash: hash, Ledger: tx.Ledger}, nil
+			case rpc.TransactionStatusFailed:
+				return nil, failedTx(tx, hash)
+			}
+		} else if status, ok := refused(err); ok {
+			// The detail says more than a gateway's error text.
+			err = errmap.WithDetail(err, "the transaction was sent, but Stellar RPC refused to report its status (HTTP "+strconv.Itoa(status)+" to getTransaction)")
+			return nil, errmap.MarkPending(err, hash)
+		}
+		if !transport.Sleep(waitCtx, PollInterval) {
+			limit := "within " + WriteWaitVar + " (" + strconv.FormatInt(wait.Milliseconds(), 10) + " ms)"
+			if dl, ok := ctx.Deadline(); ok {
+				if wdl, _ := waitCtx.Deadline(); !wdl.Before(dl) {
+					limit = "before the invocation deadline"
+				}
+			}
+			return nil, errmap.MarkPending(errmap.Wrap(errors.New("confirmation did not arrive in time"), errmap.Facts{
+				Source: errmap.SourceRPC, Transport: errmap.TransportTimeout, TimeoutVar: WriteWaitVar,
+				Detail:           "the transaction was sent but its confirmation did not arrive " + limit,
+				ExecutionStarted: true,
+			}), hash)
+		}
+	}
+}
+
+// refused reports a getTransaction failure that will not go away by asking again: an HTTP
+// 4xx other than the transient 408, 425 and 429, with its status.
+func refused(err error) (int, bool) {
+	f, ok := errmap.FactsOf(err)
+	if !ok || f.Transport != errmap.TransportNone || f.Status < 400 || f.Status > 499 {
+		return 0, false
+	}
+	switch f.Status {
+	case 408, 425, 429:
+		return 0, false
+	}
+	return f.Status, true
+}
+
+// unknownOutcome marks a failed sendTransaction whose outcome is unknown: the envelope may
+// have arrived. That is any transport failure after the request could have left, a 5xx or
+// 408, a redirect (never followed) and an answer that cannot be read. A 4xx or a JSON-RPC
+// error object is the node refusing the request: nothing was queued.
+func unknownOutcome(err error, hash string) error {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
+		return err
+	}
+	switch {
+	case f.Transport != errmap.TransportNone:
+		if transport.NotSent(err) {
+			return err
+		}
+	case f.Status >= 500, f.Status == 408, transport.IsRedirect(f.Status),
+		f.Code == errmap.CodeMalformedResponse:
+	default:
+		return err
+	}
+	return errmap.MarkPending(err, hash)
+}
+
+// rejected maps sendTransaction ERROR: the transaction was refused before it could apply.
+func rejected(resultXDR, hash string) error {
+	f := errmap.Facts{Source: errmap.SourceRPC, ExecutionStarted: true, StateChanged: errmap.StateNo,
+		Detail: "Stellar RPC rejected the transaction", Category: errmap.CategoryServer}
+	var res xdr.TransactionResult
+	if xdr.SafeUnmarshalBase64(resultXDR, &res) == nil {
+		code := resultCodeName(res.Result.Code)
+		f = horizon.ResultCodesFacts(f, []string{code})
+		f.Detail = "Stellar RPC rejected the transaction (" + code + ")"
+		f.Category = ""
+	}
+	return errmap.Wrap(errors.New("send rejected"), f)
+}
+
+// failedTx maps an applied but failed transaction, finding the contract error number in its
+// diagnostic events when there is one.
+func failedTx(tx *rpc.GetTransactionResponse, hash string) error {
+	f := errmap.Facts{Source: errmap.SourceRegistry, ExecutionStarted: true, StateChanged: errmap.StateNo,
+		Detail: "the transaction failed on chain (" + hash + ")"}
+	n := 0
+	for _, ev := range tx.DiagnosticEventsXDR {
+		var de xdr.DiagnosticEvent
+		if xdr.SafeUnmarshalBase64(ev, &de) != nil || de.Event.Body.V0 == nil {
+			continue
+		}
+		for _, topic := range de.Event.Body.V0.Topics {
+			if topic.Type == xdr.ScValTypeScvError && topic.Error != nil && topic.Error.Type == xdr.ScErrorTypeSceContract && topic.Error.ContractCode != nil {
+				n = int(*topic.Error.ContractCode)
+			}
+		}
+	}
+	if n > 0 {
+		f = ContractFailure(f, n)
+	} else {
+		f.Code, f.Category = errmap.CodeContractError, errmap.CategoryContract
+	}
+	return errmap.Wrap(errors.New("transaction failed"), f)
+}
+
+// resultCodeName spells a transaction result code as Horizon does (tx_bad_seq).
+func resultCodeName(code xdr.TransactionResultCode) string {
+	names := map[xdr.TransactionResultCode]string{
+		xdr.TransactionResultCodeTxBadSeq:              "tx_bad_seq",
+		xdr.TransactionResultCodeTxBadAuth:             "tx_bad_auth",
+		xdr.TransactionResultCodeTxTooLate:             "tx_too_late",
+		xdr.TransactionResultCodeTxTooEarly:            "tx_too_early",
+		xdr.TransactionResultCodeTxInsufficientBalance: "tx_insufficient_balance",
+		xdr.TransactionResultCodeTxInsufficientFee:     "tx_insufficient_fee",
+		xdr.TransactionResultCodeTxNoAccount:           "tx_no_source_account",
+		xdr.TransactionResultCodeTxFailed:              "tx_failed",
+		xdr.TransactionResultCodeTxMalformed:           "tx_malformed",
+		xdr.TransactionResultCodeTxSorobanInvalid:      "tx_soroban_invalid",
+	}
+	if n, ok := names[code]; ok {
+		return n
+	}
+	return code.String()
+}
+
+// maxFee is the cap on a write's total fee, in stroops.
+func (c *Client) maxFee() int64 {
+	if c.MaxFee > 0 {
+		return c.MaxFee
+	}
+	return DefaultMaxFee
+}
+
+// invocation is the contract call of a transaction made by build.
+func invocation(tx *txnbuild.Transaction) (xdr.InvokeContractArgs, error) {
+	if ops := tx.Operations(); len(ops) == 1 {
+		if op, ok := ops[0].(*txnbuild.InvokeHostFunction); ok && op.HostFunction.InvokeContract != nil {
+			return *op.HostFunction.InvokeContract, nil
+		}
+	}
+	return xdr.InvokeContractArgs{}, errors.New("registry: the built transaction is not one contract call")
+}
+
+// checkSimulation decides whether what a simulation of the write fn returned may go into
+// the transaction the wallet signs. The transaction is the endpoint's own (its source,
+// sequence, operation, call and time bounds); the simulation adds authorisation entries, a
+// footprint and a resource fee, and the wallet's signature covers all three:
+//
+//   - auth: a creator write calls require_auth of the creator, who is the transaction's
+//     source, so the simulation may return one entry with source-account credentials whose
+//     root invocation is exactly want (this contract, function and arguments) with no
+//     sub-invocations, or none at all. Anything else would have the wallet authorise a call
+//     the user did not ask for (a USDC transfer, say).
+//   - footprint: every read-write entry is the registry contract's own storage: a creator
+//     write changes nothing else.
+//   - fee: the resource fee is not negative, and with the inclusion fee it stays within the
+//     cap (MaxFee, MINDVAULT_MAX_TX_FEE_STROOPS), which so bounds whatever the declared
+//     resources would cost.
+//
+// A refusal is UNEXPECTED_TRANSACTION: nothing was signed or sent.
+func (c *Client) checkSimulation(fn string, want xdr.InvokeContractArgs, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData) error {
+	if why := authReason(fn, want, auth); why != "" {
+		return refusal(fn, why, "Report it to the operator: the simulation of this call (Stellar RPC at SOROBAN_RPC_URL, running the registry contract) asked the wallet to authorise more than the call itself. Do not retry until that is fixed.")
+	}
+	if why := footprintReason(want.ContractAddress, data.Resources.Footprint); why != "" {
+		return refusal(fn, why, "Report it to the operator: the simulation of this call (Stellar RPC at SOROBAN_RPC_URL, running the registry contract) declared writes beyond the registry's own storage. Do not retry until that is fixed.")
+	}
+	fee := int64(data.ResourceFee)
+	if fee < 0 {
+		return refusal(fn, "the simulation's resource fee is negative", "Report it to the operator: the simulation of this call by Stellar RPC (SOROBAN_RPC_URL) is not usable.")
+	}
+	if fee > c.maxFee()-txnbuild.MinBaseFee {
+		return c.feeRefusal(fn, fee+txnbuild.MinBaseFee)
+	}
+	return nil
+}
+
+// feeRefusal refuses a write whose total fee is above the cap.
+func (c *Client) feeRefusal(fn string, fee int64) error {
+	why := fmt.Sprintf("its fee of %d stroops (%s XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
+		fee, xlm(fee), c.maxFee(), MaxFeeVar)
+	return refusal(fn, why, "If a fee this high is expected, ask the operator to raise "+MaxFeeVar+"; otherwise report it to the operator of Stellar RPC (SOROBAN_RPC_URL), whose simulation asked for it.")
+}
+
+// refusal is a write refused before signing: UNEXPECTED_TRANSACTION, nothing started or changed.
+func refusal(fn, why, next string) error {
+	return errmap.Wrap(errors.New("write refused before signing: "+why), errmap.Facts{
+		Source: errmap.SourceRegistry, Code: errmap.CodeUnexpectedTransaction,
+		Detail: fn + " was not signed or sent: " + why, Next: next,
+		ExecutionStarted: false, StateChanged: errmap.StateNo,
+	})
+}
+
+// authReason says what is wrong with the authorisation entries a write's simulation
+// returned, or "" when they are exactly what the call needs.
+func authReason(fn string, want xdr.InvokeContractArgs, auth []xdr.SorobanAuthorizationEntry) string {
+	switch len(auth) {
+	case 0:
+		return ""
+	case 1:
+	default:
+		return fmt.Sprintf("the simulation asks for %d authorizations, where %s needs at most one, the wallet's for the call itself", len(auth), fn)
+	}
+	a := auth[0]
+	if a.Credentials.Type != xdr.SorobanCredentialsTypeSorobanCredentialsSourceAccount {
+		return "the simulation asks for an authorization with credentials other than the transaction source's"
+	}
+	inv := a.RootInvocation
+	if len(inv.SubInvocations) > 0 {
+		return fmt.Sprintf("the simulation's authorization covers further calls beyond %s (%d)", fn, len(inv.SubInvocations))
+	}
+	if inv.Function.Type != xdr.SorobanAuthorizedFunctionTypeSorobanAuthorizedFunctionTypeContractFn || inv.Function.ContractFn == nil {
+		return "the simulation's authorization is for something other than a contract call"
+	}
+	wantB, err1 := want.MarshalBinary()
+	got, err2 := inv.Function.ContractFn.MarshalBinary()
+	if err1 != nil || err2 != nil || !bytes.Equal(got, wantB) {
+		return "the simulation's authorization is for a call other than " + fn + " of the registry with the approved arguments"
+	}
+	return ""
+}
+
+// footprintReason says what is wrong with a write's footprint, or "": each read-write entry
+// must be contract data of the registry contract.
+func footprintReason(registry xdr.ScAddress, fp xdr.LedgerFootprint) string {
+	for _, k := range fp.ReadWrite {
+		if k.Type != xdr.LedgerEntryTypeContractData || k.ContractData == nil || !k.ContractData.Contract.Equals(registry) {
+			return "the simulation declares a write to a ledger entry other than the registry's own storage (" + k.Type.String() + ")"
+		}
+	}
+	return ""
+}
+
+// xlm renders stroops as XLM with 7 decimals.
+func xlm(stroops int64) string {
+	return strconv.FormatInt(stroops/10_000_000, 10) + "." + fmt.Sprintf("%07d", stroops%10_000_000)
+}

@@ -1,0 +1,237 @@
+package soroban
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/stellarrpc"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
+)
+
+// ZeroAccount is the all-zero account used as a simulation source; nothing is ever
+// submitted for it.
+const ZeroAccount = "GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF"
+
+// Call is one contract invocation.
+type Call struct {
+	Contract string
+	Function string
+	Args     []xdr.ScVal
+}
+
+// Build makes the one-operation transaction invoking c from source at sequence seq+1.
+func Build(source string, seq int64, c Call, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData, fee int64) (*txnbuild.Transaction, error) {
+	raw, err := DecodeContract(c.Contract)
+	if err != nil {
+		return nil, fmt.Errorf("invalid contract id")
+	}
+	var cid xdr.ContractId
+	copy(cid[:], raw)
+	op := &txnbuild.InvokeHostFunction{
+		HostFunction: xdr.HostFunction{
+			Type: xdr.HostFunctionTypeHostFunctionTypeInvokeContract,
+			InvokeContract: &xdr.InvokeContractArgs{
+				ContractAddress: xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid},
+				FunctionName:    xdr.ScSymbol(c.Function),
+				Args:            c.Args,
+			},
+		},
+		Auth:          auth,
+		SourceAccount: source,
+	}
+	if data != nil {
+		op.Ext = xdr.TransactionExt{V: 1, SorobanData: data}
+	}
+	return txnbuild.NewTransaction(txnbuild.TransactionParams{
+		SourceAccount:        &txnbuild.SimpleAccount{AccountID: source, Sequence: seq},
+		IncrementSequenceNum: true,
+		Operations:           []txnbuild.Operation{op},
+		BaseFee:              fee,
+		Preconditions:        txnbuild.Preconditions{TimeBounds: txnbuild.NewTimeout(300)},
+	})
+}
+
+// ContractErrors classifies Error(Contract, #N) of the contract a simulation calls: the
+// failure code, the number's name in that contract's table, and the detail to show. Each
+// contract's table lives with its client (the vault registry's in package registry, the USDC
+// token's in package x402).
+type ContractErrors func(n int) (code, name, detail string)
+
+// Simulate runs simulateTransaction. A simulation failure (the `error` string) and
+// archived state (`restorePreamble`) become *errmap.Error with the given source, classified
+// by SimulationFailure with the contract's table. A simulation submits nothing, so its
+// failures leave ExecutionStarted false: for a write or a payment it is a preparatory step,
+// and the registry marks read-only tools started on any downstream failure.
+func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transaction, source errmap.Source, errs ContractErrors) (*rpc.SimulateTransactionResponse, error) {
+	env, err := tx.Base64()
+	if err != nil {
+		return nil, fmt.Errorf("encode transaction: %w", err)
+	}
+	var sim rpc.SimulateTransactionResponse
+	if err := c.Call(ctx, "simulateTransaction", rpc.SimulateTransactionRequest{Transaction: env}, &sim); err != nil {
+		return nil, err
+	}
+	if sim.Error != "" {
+		return nil, SimulationFailure(sim.Error, source, errs)
+	}
+	if sim.RestorePreamble != nil {
+		return nil, errmap.Wrap(errors.New("state archived"), errmap.Facts{
+			Source: source, Code: errmap.CodeStateArchived,
+			Detail: "the contract state this call needs is archived and must be restored (RestoreFootprint) first",
+		})
+	}
+	return &sim, nil
+}
+
+// SimulationError is the cause of a simulation failure. Message is the simulation's raw error
+// string, kept for tests and debugging only: it carries event logs with the call's arguments,
+// so it never reaches a result or a log line (Error says only that the simulation failed).
+type SimulationError struct {
+	Message string
+}
+
+func (e *SimulationError) Error() string { return "simulation failed" }
+
+// SimulationFailure classifies a simulation's error string, handing errmap only its
+// value-free parts: the first Error(Contract, #N) through the contract's table (errs), else a
+// missing contract instance (Error(Storage, MissingValue)) as CONTRACT_MISSING, archived state
+// (restorePreamble, "archived") as STATE_ARCHIVED, and any other host error as HOST_ERROR
+// named by its first non-contract Error(Type, Code) pair.
+func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *errmap.Error {
+	if len(msg) > errmap.MaxBodyBytes {
+		msg = msg[:errmap.MaxBodyBytes]
+	}
+	f := errmap.Facts{Source: source}
+	n := contractNumber(msg)
+	switch {
+	case n > 0 && errs != nil:
+		code, name, detail := errs(n)
+		f.Code, f.UpstreamDetail = code, detail
+		f.Upstream = errmap.Upstream{ContractError: n, ContractErrorName: name}
+	case isMissingValue(msg):
+		f.Code, f.UpstreamDetail = errmap.CodeContractMissing, "contract instance missing (Error(Storage, MissingValue))"
+	case isArchived(msg):
+		f.Code, f.UpstreamDetail = errmap.CodeStateArchived, errmap.Phrase(errmap.CodeStateArchived)
+	default:
+		f.Code, f.UpstreamDetail = errmap.CodeHostError, hostErrorName(msg)
+	}
+	return errmap.Wrap(&SimulationError{Message: msg}, f)
+}
+
+var (
+	contractNumRE = lazyre.New(`Error\(\s*Contract\s*,\s*#(\d{1,9})\s*\)`)
+	hostPairRE    = lazyre.New(`Error\(\s*([A-Za-z]{1,32})\s*,\s*([A-Za-z]{1,48})\s*\)`)
+)
+
+// contractNumber extracts N from the first "Error(Contract, #N)" in a simulation error string.
+func contractNumber(s string) int {
+	m := contractNumRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// hostErrorName returns the first non-contract "Error(Type, Code)" pair, the value-free part of
+// a host error.
+func hostErrorName(s string) string {
+	for _, m := range hostPairRE.FindAllStringSubmatch(s, 8) {
+		if m[1] != "Contract" {
+			return "Error(" + m[1] + ", " + m[2] + ")"
+		}
+	}
+	return ""
+}
+
+// isMissingValue spots a missing contract instance: the host reports Error(Storage, MissingValue).
+func isMissingValue(s string) bool {
+	for _, m := range hostPairRE.FindAllStringSubmatch(s, 8) {
+		if m[1] == "Storage" && m[2] == "MissingValue" {
+			return true
+		}
+	}
+	return false
+}
+
+func isArchived(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "restorepreamble") || strings.Contains(l, "archived")
+}
+
+// ContractError returns the contract error number carried by err, or 0.
+func ContractError(err error) int {
+	f, _ := errmap.FactsOf(err)
+	return f.Upstream.ContractError
+}
+
+// Malformed is an answer from the contract that does not have the promised shape (of a
+// simulation, so ExecutionStarted stays false; a caller past submission sets it).
+func Malformed(source errmap.Source, what string) *errmap.Error {
+	return errmap.Wrap(fmt.Errorf("%s: %s", source, what), errmap.Facts{
+		Source: source, Code: errmap.CodeMalformedResponse, Category: errmap.CategoryServer,
+		Detail: "unexpected contract answer: " + what,
+	})
+}
+
+// ReturnValue decodes the first result's return value.
+func ReturnValue(sim *rpc.SimulateTransactionResponse) (xdr.ScVal, bool) {
+	var v xdr.ScVal
+	if len(sim.Results) == 0 || sim.Results[0].ReturnValueXDR == nil {
+		return v, false
+	}
+	return v, xdr.SafeUnmarshalBase64(*sim.Results[0].ReturnValueXDR, &v) == nil
+}
+
+// Resources decodes a successful simulation's transaction data: the footprint and resource
+// fee the transaction must carry to be sent. A simulation without it is MALFORMED_RESPONSE
+// from source, naming call.
+func Resources(sim *rpc.SimulateTransactionResponse, source errmap.Source, call string) (*xdr.SorobanTransactionData, error) {
+	var data xdr.SorobanTransactionData
+	if err := xdr.SafeUnmarshalBase64(sim.TransactionDataXDR, &data); err != nil {
+		return nil, Malformed(source, call+" simulation returned no transaction data")
+	}
+	return &data, nil
+}
+
+// AuthEntries decodes the first result's authorization entries.
+func AuthEntries(sim *rpc.SimulateTransactionResponse) ([]xdr.SorobanAuthorizationEntry, error) {
+	var out []xdr.SorobanAuthorizationEntry
+	if len(sim.Results) == 0 || sim.Results[0].AuthXDR == nil {
+		return out, nil
+	}
+	for _, a := range *sim.Results[0].AuthXDR {
+		var e xdr.SorobanAuthorizationEntry
+		if err := xdr.SafeUnmarshalBase64(a, &e); err != nil {
+			return nil, errors.New("undecodable auth entry")
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// NonceUsed reports a simulation refused with Error(Auth, ExistingValue): an authorization
+// entry's nonce is already consumed on chain, so the payment it signs has settled before.
+func NonceUsed(err error) bool {
+	var se *SimulationError
+	if !errors.As(err, &se) {
+		return false
+	}
+	for _, m := range hostPairRE.FindAllStringSubmatch(se.Message, 8) {
+		if m[1] == "Auth" && m[2] == "ExistingValue" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,113 @@
+// Package sponsor calls the sponsored-account service, which creates a Stellar account with
+// sponsored reserves and a USDC trustline. Creation is never retried: a second call could
+// create a second account.
+//
+// The request names the account to create ({"publicKey": "G..."}): the endpoint generates
+// the key pair and stores its secret before asking, so no answer that goes missing can
+// leave an account whose key nobody holds. A service that ignores the name and generates its
+// own key pair (the deployed MindVault service answers {publicKey, secretKey}) is still
+// accepted: Wallet then carries that secret, which the caller must store instead, and which
+// the service knows (mindvault_setup_wallet reports keyOrigin "sponsor" with a warning).
+//
+// Outcomes: a 4xx other than 408 is a refusal that created nothing (stateChanged "no"); a
+// transport failure, a timeout, a 408, a 3xx, a 5xx or a 2xx of the wrong shape may have
+// created the account (stateChanged "unknown").
+package sponsor
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+	"github.com/stellar/go-stellar-sdk/strkey"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+)
+
+// Client calls one sponsored-account service.
+type Client struct{ svc *transport.Service }
+
+// New returns a client over svc (source sponsor).
+func New(svc *transport.Service) *Client { return &Client{svc: svc} }
+
+// Wallet is a created account. SecretKey is set only when the service generated the key
+// pair itself; it must go straight to the credential store.
+type Wallet struct {
+	PublicKey string `json:"publicKey"`
+	SecretKey string `json:"secretKey"`
+	// Funding is set when the service says it credited the new account (a test network's
+	// faucet); nil means the account starts empty.
+	Funding *Funding `json:"funding,omitempty"`
+}
+
+// Funding is what the service reports having credited a new account with.
+type Funding struct {
+	Asset  string `json:"asset"`
+	Amount string `json:"amount"`
+	Note   string `json:"note,omitempty"`
+}
+
+// Note is a one-line statement of the funding for a tool result; "" when there was none.
+func (w *Wallet) Note() string {
+	if w.Funding == nil || w.Funding.Amount == "" {
+		return ""
+	}
+	n := "The sponsored-account service credited the new wallet with " + w.Funding.Amount + " " + w.Funding.Asset
+	if w.Funding.Note != "" {
+		n += " (" + w.Funding.Note + ")"
+	}
+	return n + "."
+}
+
+// Create asks the service to create the sponsored account publicKey (a G-address whose
+// secret the caller already holds).
+func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) {
+	body, _ := json.Marshal(map[string]string{"publicKey": publicKey})
+	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: body, Route: "POST /create"})
+	if err != nil {
+		if transport.NotSent(err) {
+			return nil, err // the request never left: no account was created
+		}
+		return nil, unknown(err)
+	}
+	if !resp.OK() {
+		e := c.svc.StatusError(resp)
+		// A 5xx or a redirect (never followed: a second POST /create would create a second
+		// account) may come after the account was created.
+		if !refusal(resp.Status) {
+			return nil, unknown(e)
+		}
+		return nil, e
+	}
+	var w Wallet
+	if json.Unmarshal(resp.Body, &w) != nil || !strkey.IsValidEd25519PublicKey(w.PublicKey) {
+		// Never echo the body: it may hold a secret.
+		return nil, unknown(c.svc.Malformed(resp, "no account id in the answer"))
+	}
+	if w.SecretKey != "" {
+		if kp, err := keypair.ParseFull(w.SecretKey); err != nil || kp.Address() != w.PublicKey {
+			return nil, errmap.With(c.svc.Malformed(resp, "the returned secret does not derive the returned account id"), func(f *errmap.Facts) {
+				f.Secrets = append(f.Secrets, w.SecretKey)
+				f.StateChanged = errmap.StateUnknown
+			})
+		}
+	}
+	return &w, nil
+}
+
+// refusal reports a status that proves the service created nothing: a 4xx it answered on
+// purpose. A 408 is the request timing out (it may have been acted on), and a 3xx was never
+// followed, so the service's answer is unknown.
+func refusal(status int) bool {
+	return status >= 400 && status < 500 && status != http.StatusRequestTimeout
+}
+
+// unknown marks a creation whose outcome is not known: the account may exist.
+func unknown(err error) error {
+	if _, ok := errmap.FactsOf(err); !ok {
+		return err
+	}
+	return errmap.MarkStateChanged(err, errmap.StateUnknown)
+}

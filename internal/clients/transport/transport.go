@@ -1,0 +1,445 @@
+// Package transport is the one HTTP path every downstream client uses. It gives each call
+// its service's timeout capped by the invocation deadline, retries reads per docs/errors.md (full
+// jitter, Retry-After), records status, headers and latency the SDK clients would hide, and
+// turns every failure into an *errmap.Error carrying the facts errmap maps.
+//
+// A paid request or a write is sent with Read false and is never retried here; whoever sends
+// it decides what an ambiguous outcome means. Such a request also goes out exactly once at
+// the HTTP level: it never follows a redirect (the 3xx comes back as a Response for the
+// caller to report) and it travels on a connection of its own, which net/http never replays
+// (see writeClient).
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/obs"
+)
+
+// Policy is the read retry policy.
+type Policy struct {
+	Attempts  int           // attempts in all, ≥ 1
+	BaseDelay time.Duration // full-jitter base
+	MaxDelay  time.Duration // cap of one backoff, and the longest Retry-After honoured
+}
+
+// Margin is kept free before the invocation deadline so a tool can still answer in time.
+const Margin = 750 * time.Millisecond
+
+// MaxBody bounds what is read of any response body.
+const MaxBody = 8 << 20
+
+// Service is one downstream: its base URL, failure source, timeout and retry policy.
+type Service struct {
+	Source     errmap.Source
+	BaseURL    string
+	Timeout    time.Duration
+	TimeoutVar string
+	Retry      Policy
+	HTTP       *http.Client
+	// UserAgent identifies the endpoint to downstream operators.
+	UserAgent string
+	// ReadError reads this service's own error answers (its body format, its codes) into
+	// classified facts; StatusError applies it. Without one, errmap reads the body generically.
+	ReadError func(errmap.Facts) errmap.Facts
+	// sleep is replaced in tests of this package only.
+	sleep func(context.Context, time.Duration) error
+
+	writeOnce sync.Once
+	write     *http.Client // see writeClient
+}
+
+// ReadingErrors gives s a service client's own error reader unless the caller already chose
+// one (the paywall reuses the API's reader on the x402 service), and returns s.
+func (s *Service) ReadingErrors(read func(errmap.Facts) errmap.Facts) *Service {
+	if s.ReadError == nil {
+		s.ReadError = read
+	}
+	return s
+}
+
+// NewHTTPClient is the shared client for reads: connection reuse across warm invocations, no
+// client-wide timeout (each attempt gets its own deadline), no redirects to other hosts.
+// Requests that are not reads never use it as is; see writeClient.
+func NewHTTPClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 16
+	tr.ResponseHeaderTimeout = 0
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 || req.URL.Host != via[0].URL.Host {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		},
+	}
+}
+
+// writeClient is the client for requests that are not reads (paid requests, API and sponsor
+// writes, sendTransaction). It derives from s.HTTP (same dialer, proxy and TLS settings) with
+// two differences that make such a request leave at most once:
+//
+//   - Keep-alives are off, so every request gets a fresh connection. net/http's Transport
+//     silently replays a request it deems "replayable" (a GET or HEAD without body, or ANY
+//     method carrying an Idempotency-Key or X-Idempotency-Key header) when a reused pooled
+//     connection breaks after the request was written; it never replays one sent on a fresh
+//     connection. Request.Close alone is not enough: it closes the connection after the
+//     request but does not stop the Transport from picking an idle pooled one for it.
+//     HTTP/2 is off for the same reason (one stream, one connection, nothing to replay).
+//   - Redirects are never followed: following a 307/308 resends the method, body and
+//     headers (a payment signature included), and a 301/302/303 turns into another request
+//     the caller never chose. The 3xx is returned for the caller to report as an outcome.
+func (s *Service) writeClient() *http.Client {
+	s.writeOnce.Do(func() {
+		var tr *http.Transport
+		if s.HTTP != nil {
+			if base, ok := s.HTTP.Transport.(*http.Transport); ok {
+				tr = base.Clone()
+			}
+		}
+		if tr == nil {
+			tr = http.DefaultTransport.(*http.Transport).Clone()
+		}
+		tr.DisableKeepAlives = true
+		tr.MaxIdleConnsPerHost = -1
+		tr.ForceAttemptHTTP2 = false
+		tr.Protocols = new(http.Protocols)
+		tr.Protocols.SetHTTP1(true)
+		tr.ResponseHeaderTimeout = 0
+		s.write = &http.Client{
+			Transport: tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		}
+	})
+	return s.write
+}
+
+// Request is one logical call.
+type Request struct {
+	Method string
+	Path   string     // appended to BaseURL; may contain a query
+	Query  url.Values // added to the URL
+	Body   []byte
+	Header http.Header
+	// Route names the call in logs and metrics ("GET /resources/{id}/meta"), without ids.
+	Route string
+	// Read marks a call that is safe to retry automatically.
+	Read bool
+}
+
+// Response is a completed HTTP exchange (any status).
+type Response struct {
+	Status   int
+	Header   http.Header
+	Body     []byte
+	Attempts int
+	// Write is set for a request sent with Read false (a write, a payment): a failure read
+	// from it means the tool's own operation reached the service. A caller that sent a
+	// preparatory non-read request (the unpaid x402 probe) clears it.
+	Write bool
+	// nonRead marks the answer to a request that was not a read (and so not redirected).
+	nonRead bool
+}
+
+// OK reports a 2xx status.
+func (r *Response) OK() bool { return r.Status >= 200 && r.Status < 300 }
+
+// IsRedirect reports a 3xx status: for a request that is not a read, a redirect that was
+// not followed, so the request's outcome is whatever the server did before answering it.
+func IsRedirect(status int) bool { return status >= 300 && status < 400 }
+
+// Do sends req, retrying reads. An HTTP response of any status is returned as a Response;
+// only a transport failure (refused, reset, timed out, deadline spent) is an error.
+func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
+	start := time.Now()
+	attempts := 1
+	if req.Read && s.Retry.Attempts > 1 {
+		attempts = s.Retry.Attempts
+	}
+	call := obs.Call{Service: string(s.Source), Route: req.Route}
+	defer func() {
+		call.Latency = time.Since(start)
+		obs.Record(ctx, call)
+	}()
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		call.Attempts = attempt
+		resp, err := s.once(ctx, req)
+		if err == nil {
+			call.Status, call.Outcome = resp.Status, "ok"
+			if !resp.OK() {
+				call.Outcome = "status"
+			}
+			resp.Attempts, resp.Write = attempt, !req.Read
+			if attempt >= attempts || !retryableStatus(resp.Status) {
+				return resp, nil
+			}
+			delay, ok := s.backoff(attempt, resp.Header)
+			if !ok || !s.wait(ctx, delay) {
+				return resp, nil
+			}
+			continue
+		}
+		lastErr = err
+		call.Outcome = "network"
+		if errmapTransport(err) == errmap.TransportTimeout {
+			call.Outcome = "timeout"
+		}
+		if attempt >= attempts || ctx.Err() != nil {
+			return nil, s.transportError(err, !req.Read)
+		}
+		delay, _ := s.backoff(attempt, nil)
+		if !s.wait(ctx, delay) {
+			return nil, s.transportError(lastErr, !req.Read)
+		}
+	}
+}
+
+// once sends one attempt within min(service timeout, time left before the deadline margin).
+func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
+	timeout := s.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl) - Margin
+		if left <= 0 {
+			return nil, deadlineSpent
+		}
+		if timeout <= 0 || left < timeout {
+			timeout = left
+		}
+	}
+	actx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	u := s.BaseURL + req.Path
+	if len(req.Query) > 0 {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		u += sep + req.Query.Encode()
+	}
+	var body io.Reader
+	if req.Body != nil {
+		body = bytes.NewReader(req.Body)
+	}
+	hreq, err := http.NewRequestWithContext(actx, req.Method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	// A paid or writing request goes out on a fresh connection that is closed afterwards and
+	// never follows a redirect (writeClient says why).
+	hreq.Close = !req.Read
+	client := s.HTTP
+	if !req.Read {
+		client = s.writeClient()
+	}
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			hreq.Header.Add(k, v)
+		}
+	}
+	if req.Body != nil && hreq.Header.Get("Content-Type") == "" {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	if hreq.Header.Get("Accept") == "" {
+		hreq.Header.Set("Accept", "application/json")
+	}
+	if s.UserAgent != "" {
+		hreq.Header.Set("User-Agent", s.UserAgent)
+	}
+	hresp, err := client.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, MaxBody))
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Status: hresp.StatusCode, Header: hresp.Header, Body: data, nonRead: !req.Read}, nil
+}
+
+// deadlineSpent means the invocation has no time left for another attempt.
+var deadlineSpent = fmt.Errorf("invocation deadline reached: %w", context.DeadlineExceeded)
+
+func retryableStatus(status int) bool {
+	switch status {
+	case 408, 425, 429, 500, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
+// backoff is the delay before attempt+1: Retry-After when the server sent one it is
+// willing to wait for, full jitter otherwise. ok is false when the server asks for longer
+// than the policy allows, so the failure surfaces at once.
+func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
+	if h != nil {
+		if ra := h.Get("Retry-After"); ra != "" {
+			if secs, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && secs >= 0 {
+				d := time.Duration(secs) * time.Second
+				if d > s.Retry.MaxDelay {
+					return 0, false
+				}
+				return d, true
+			}
+		}
+	}
+	ceil := s.Retry.BaseDelay << (attempt - 1)
+	if ceil > s.Retry.MaxDelay || ceil <= 0 {
+		ceil = s.Retry.MaxDelay
+	}
+	if ceil <= 0 {
+		return 0, true
+	}
+	return rand.N(ceil + 1), true
+}
+
+// wait sleeps for d unless the context ends first or the sleep would leave no time for the
+// next attempt before the deadline margin.
+func (s *Service) wait(ctx context.Context, d time.Duration) bool {
+	if s.sleep != nil {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
+			return false
+		}
+		return s.sleep(ctx, d) == nil
+	}
+	return Sleep(ctx, d)
+}
+
+// Sleep waits d unless the context ends first or waiting would cross the deadline margin,
+// so a loop that sleeps between attempts always leaves time to answer.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
+		return false
+	}
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func errmapTransport(err error) errmap.Transport {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return errmap.TransportTimeout
+	}
+	return errmap.TransportNetwork
+}
+
+// NotSent reports a transport failure that proves the request never left: the invocation
+// deadline was spent before sending, or no connection could be opened. Any other transport
+// failure of a request that is not a read may have reached the server.
+func NotSent(err error) bool {
+	if errors.Is(err, deadlineSpent) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// transportError maps a failure without a response. write marks a write or payment: only
+// such a request, and only once it may have left (not refused at dial, not stopped by the
+// deadline before sending), starts the tool's own operation.
+func (s *Service) transportError(err error, write bool) *errmap.Error {
+	kind := errmapTransport(err)
+	started := write && !NotSent(err)
+	detail := "connection failed"
+	if kind == errmap.TransportTimeout {
+		detail = "request timed out"
+		if errors.Is(err, deadlineSpent) {
+			detail = "the invocation deadline was reached before the request could be sent"
+		}
+	} else {
+		switch {
+		case NotSent(err):
+			detail = "connection refused or unreachable"
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			detail = "connection closed before a response"
+		}
+	}
+	return &errmap.Error{Err: err, Facts: errmap.Facts{
+		Source:           s.Source,
+		Transport:        kind,
+		TimeoutVar:       s.TimeoutVar,
+		Detail:           detail,
+		ExecutionStarted: started,
+	}}
+}
+
+// StatusError is the failure of a completed exchange with a non-2xx status, its body read by
+// the service's ReadError when it has one. A 3xx answer to
+// a request that is not a read says that the redirect was not followed; whether the request
+// took effect is for the caller to say (for a payment or a write it is unknown).
+func (s *Service) StatusError(resp *Response) *errmap.Error {
+	if resp.nonRead && IsRedirect(resp.Status) {
+		return &errmap.Error{
+			Err: fmt.Errorf("%s: HTTP %d redirect not followed", s.Source, resp.Status),
+			Facts: errmap.Facts{
+				Source:     s.Source,
+				Status:     resp.Status,
+				Header:     resp.Header,
+				TimeoutVar: s.TimeoutVar,
+				// The body of a redirect says nothing about the request; the detail must say
+				// why it was not followed.
+				Detail:           "the service answered a redirect (HTTP " + strconv.Itoa(resp.Status) + ") that was not followed because the request is not safe to repeat",
+				ExecutionStarted: true,
+			},
+		}
+	}
+	f := errmap.Facts{
+		Source:           s.Source,
+		Status:           resp.Status,
+		Header:           resp.Header,
+		Body:             resp.Body,
+		TimeoutVar:       s.TimeoutVar,
+		ExecutionStarted: resp.Write,
+	}
+	if s.ReadError != nil {
+		f = s.ReadError(f)
+	}
+	return &errmap.Error{Err: fmt.Errorf("%s: HTTP %d", s.Source, resp.Status), Facts: f}
+}
+
+// Malformed is a 2xx answer whose body is not what the route promises.
+func (s *Service) Malformed(resp *Response, what string) *errmap.Error {
+	return &errmap.Error{
+		Err: fmt.Errorf("%s: malformed response: %s", s.Source, what),
+		Facts: errmap.Facts{
+			Source:           s.Source,
+			Status:           resp.Status,
+			Header:           resp.Header,
+			Code:             errmap.CodeMalformedResponse,
+			Category:         errmap.CategoryServer,
+			Detail:           "unexpected response shape: " + what,
+			TimeoutVar:       s.TimeoutVar,
+			ExecutionStarted: resp.Write,
+		},
+	}
+}

@@ -1,0 +1,161 @@
+package x402
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"time"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+)
+
+// Client performs paid requests.
+type Client struct {
+	Svc    *transport.Service // source x402, timeout MINDVAULT_PAYMENT_TIMEOUT_MS
+	Signer *Signer
+}
+
+// Service is the paid requests' service; callers use it to report an answer they cannot use.
+func (c *Client) Service() *transport.Service { return c.Svc }
+
+// Outcome is a completed paid (or free) request.
+type Outcome struct {
+	Response    *transport.Response
+	Paid        bool // the paid request was sent and answered
+	Amount      *big.Int
+	Requirement *Requirement
+	// Settlement is the decoded PAYMENT-RESPONSE, if any; Confirmed says whether it proves
+	// that this payment settled (success, a transaction hash, this network and this payer).
+	Settlement *Settlement
+	Confirmed  bool
+	ExpiresAt  time.Time
+}
+
+// Do sends req; on a 402 it checks the requirement against policy, asks policy.Approve, signs
+// a payment and sends the request once more with PAYMENT-SIGNATURE — exactly once. A non-402 first answer is
+// returned as is for the caller to map; it is not the payment, so its failures do not mark
+// the tool's operation as started. The paid request is never retried.
+func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full, policy Policy) (*Outcome, error) {
+	req.Read = false
+	first, err := c.Svc.Do(ctx, req)
+	if err != nil {
+		return nil, unpaid(err) // nothing was paid: the default state "no" is right
+	}
+	first.Write = false
+	if first.Status != http.StatusPaymentRequired {
+		return &Outcome{Response: first}, nil
+	}
+	pr, err := ParseRequired(first.Header, first.Body)
+	if err != nil {
+		return nil, err
+	}
+	r, amount, err := Select(pr, policy)
+	if err != nil {
+		return nil, err
+	}
+	if policy.Approve != nil {
+		// Nothing is signed before the user approved exactly this payment.
+		if err := policy.Approve(ctx, Quote{Amount: new(big.Int).Set(amount), Asset: r.Asset, PayTo: r.PayTo, Network: r.Network}); err != nil {
+			return nil, err
+		}
+	}
+	signed, err := c.Signer.Sign(ctx, kp, pr, r, amount, policy.Intent)
+	if err != nil {
+		return nil, err
+	}
+	paid := req
+	paid.Header = req.Header.Clone()
+	if paid.Header == nil {
+		paid.Header = http.Header{}
+	}
+	paid.Header.Set("PAYMENT-SIGNATURE", signed.Header)
+	paid.Header.Set("Access-Control-Expose-Headers", "PAYMENT-RESPONSE")
+	resp, err := c.Svc.Do(ctx, paid)
+	if err != nil {
+		if transport.NotSent(err) {
+			return nil, err // the signed payment never left this process
+		}
+		return nil, ambiguous(err, signed.ExpiresAt)
+	}
+	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: r, ExpiresAt: signed.ExpiresAt}
+	out.Settlement, _ = DecodeSettlement(resp.Header)
+	out.Confirmed = out.Settlement.Confirms(policy.Network, kp.Address())
+	expires := signed.ExpiresAt.UTC().Format(time.RFC3339)
+	switch {
+	case resp.OK():
+		return out, nil
+	case out.Confirmed:
+		// A proof of settlement decides, whatever status came with it: paid, not delivered.
+		hash := out.Settlement.Transaction
+		return nil, errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+			f.ExecutionStarted, f.StateChanged, f.TxHash = true, errmap.StateYes, hash
+			f.Detail = fmt.Sprintf("the payment settled in transaction %s, but the seller answered HTTP %d instead of delivering", hash, resp.Status)
+		})
+	case resp.Status == http.StatusPaymentRequired:
+		// This answer did not settle the payment; the signed authorization stays valid until
+		// it expires, so nothing here may say the money can no longer move.
+		return nil, SentRefused{errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+			said := f.UpstreamDetail
+			if said == "" {
+				said = errmap.ReadBody(f.Body).Message
+			}
+			f.Code = errmap.CodePaymentRejected
+			if out.Settlement != nil && out.Settlement.ErrorReason != "" {
+				// A reason that is not a code token refines nothing: the status says 402.
+				f.Code = ""
+				*f = reasonFacts(*f, out.Settlement.ErrorReason)
+			}
+			// What the seller said, when it said something, tells more than this sentence.
+			f.UpstreamDetail = said
+			f.Detail = "the seller refused the payment, so this answer settled nothing; the signed authorization stays valid until " + expires
+			if said != "" {
+				f.Detail = said + "; " + f.Detail
+			}
+			f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateNo, expires
+		})}
+	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout || resp.Status == http.StatusTooManyRequests || transport.IsRedirect(resp.Status):
+		// The server may have settled before failing, or before redirecting (a redirect is
+		// never followed with the payment attached: that would be a second payment attempt):
+		// say so, and when it is safe to pay again.
+		return nil, ambiguous(c.Svc.StatusError(resp), signed.ExpiresAt)
+	default:
+		return nil, c.Svc.StatusError(resp)
+	}
+}
+
+// SentRefused is a payment the seller refused with a 402 after it was sent: that answer
+// settled nothing. A caller whose payment carries an intent looks whether the intent's
+// payment settled elsewhere (a concurrent call that won the nonce).
+type SentRefused struct{ error }
+
+func (e SentRefused) Unwrap() error { return e.error }
+
+// IsSentRefused reports a SentRefused in err's chain.
+func IsSentRefused(err error) bool {
+	var s SentRefused
+	return errors.As(err, &s)
+}
+
+// unpaid marks a failure of the unpaid first request: a preparatory step, not the payment.
+func unpaid(err error) error {
+	if _, ok := errmap.FactsOf(err); !ok {
+		return err
+	}
+	return errmap.MarkNotStarted(err)
+}
+
+// ambiguous marks a failure after the payment may have left: the outcome is unknown until
+// the signed payment expires. A paid request that provably never left (refused at dial,
+// deadline spent before sending: the transport leaves ExecutionStarted false) changed nothing.
+func ambiguous(err error, expires time.Time) error {
+	f, ok := errmap.FactsOf(err)
+	if !ok || (f.Transport != errmap.TransportNone && !f.ExecutionStarted) {
+		return err
+	}
+	return errmap.MarkPaymentPending(err, expires.UTC().Format(time.RFC3339))
+}

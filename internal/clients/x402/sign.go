@@ -1,0 +1,309 @@
+package x402
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+	"github.com/stellar/go-stellar-sdk/network"
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/stellarrpc"
+)
+
+// LedgerSeconds is the ledger time used to turn maxTimeoutSeconds into the auth entry's
+// expiration ledger (latest + ceil(maxTimeoutSeconds / 6), as x402 clients do). Erring short
+// (6 s rather than the ~5 s average) keeps the expiration ledger inside the facilitator's
+// own estimate, which refuses entries that live too long.
+const LedgerSeconds = 6
+
+// Reporting when a signed payment can no longer settle is the opposite problem: an agent
+// told "do not pay again before T" pays again at T, so T must never be early. The auth
+// entry is valid through ledger `expiration`, so the last moment it can settle is when that
+// ledger closes. Ledgers close about every 5 s but slow down under load or during
+// consensus trouble, so the estimate counts SlowLedgerSeconds per remaining ledger (twice
+// the nominal time) and adds ExpiryMargin for clock skew between this host, the RPC node
+// and the caller.
+//
+// The count starts from the later of the signed-against ledger's close time (from Stellar
+// RPC) and the moment it was read. The close time is the network's own clock, so a host
+// clock running behind cannot make T early; and when that close time is long past (a node
+// lagging behind, or a network that stopped closing ledgers), counting from the reading
+// keeps T late, because the remaining ledgers cannot have closed before the reading if
+// the network stalled.
+const (
+	SlowLedgerSeconds = 10
+	ExpiryMargin      = 60 * time.Second
+)
+
+// ExpiresAt is the time after which a payment signed against ledger `signed` (closed at
+// closeTime, unix seconds; 0 when the RPC node does not report it) with expiration ledger
+// `expiration` can no longer settle, erring late; readAt is when that ledger was read as
+// the latest. The result is rounded up to a whole second because it is reported in RFC
+// 3339 seconds.
+func ExpiresAt(closeTime int64, readAt time.Time, signed, expiration uint32) time.Time {
+	base := readAt
+	if ct := time.Unix(closeTime, 0); closeTime > 0 && ct.After(base) {
+		base = ct
+	}
+	ledgers := int64(0)
+	if expiration > signed {
+		ledgers = int64(expiration - signed)
+	}
+	t := base.Add(time.Duration(ledgers)*SlowLedgerSeconds*time.Second + ExpiryMargin)
+	if r := t.Truncate(time.Second); r.Before(t) {
+		t = r.Add(time.Second)
+	}
+	return t
+}
+
+// Signer builds and signs Stellar exact payments.
+type Signer struct {
+	RPC        *stellarrpc.Client
+	Passphrase string
+	// Now is the clock a latest ledger's close time is checked against; nil is time.Now.
+	Now func() time.Time
+	// Witness, when set, is a second source of the latest ledger's sequence (Horizon's),
+	// read beside Stellar RPC's: an RPC node that claims a ledger far from it would have the
+	// payment signed to expire that much later, so a disagreement refuses the payment.
+	Witness func(ctx context.Context) (int64, error)
+}
+
+// MaxLedgerDrift is how far, in ledgers, the two sources of the latest ledger may disagree
+// (about five minutes; Horizon's ingestion lags the network by seconds).
+const MaxLedgerDrift = 60
+
+func (s *Signer) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Signed is a payment ready to send.
+type Signed struct {
+	Header    string    // PAYMENT-SIGNATURE value
+	ExpiresAt time.Time // after this the signed auth entry can no longer settle
+	Payer     string
+}
+
+// Sign builds the `transfer(payer, payTo, amount)` invocation on the asset with the all-zero
+// source, simulates it to obtain the payer's auth entry, signs that entry's preimage,
+// re-simulates with the signature, and wraps the unsigned envelope in a v2 payload.
+//
+// With an intent the entry is signed with the intent's nonce (Intent.Nonce) instead of the
+// simulation's, and the enforcing re-simulation then tells whether that nonce is already
+// consumed: the intent's payment settled, and this one is refused as DUPLICATE_PAYMENT
+// before anything is sent to the seller (a consumed nonce makes the signed entry worthless,
+// so it is no payment whoever holds it).
+func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Requirement, amount *big.Int, intent *Intent) (*Signed, error) {
+	from, err := soroban.Account(kp.Address())
+	if err != nil {
+		return nil, err
+	}
+	to, err := soroban.AddressOf(r.PayTo)
+	if err != nil {
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "the payee is not a Stellar account or contract address")
+	}
+	amt, err := soroban.I128(amount)
+	if err != nil {
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "the amount does not fit in i128")
+	}
+	call := soroban.Call{Contract: r.Asset, Function: "transfer", Args: []xdr.ScVal{from, to, amt}}
+
+	var (
+		latest     *rpc.GetLatestLedgerResponse
+		witness    int64
+		lErr, wErr error
+		witnessed  = make(chan struct{})
+	)
+	go func() {
+		defer close(witnessed)
+		if s.Witness != nil {
+			witness, wErr = s.Witness(ctx)
+		}
+	}()
+	latest, lErr = s.RPC.GetLatestLedger(ctx)
+	<-witnessed
+	if lErr != nil {
+		return nil, lErr
+	}
+	if wErr != nil {
+		return nil, wErr
+	}
+	readAt := s.now()
+	if err := saneLedger(latest.LedgerCloseTime, readAt); err != nil {
+		return nil, err
+	}
+	if s.Witness != nil && (int64(latest.Sequence) > witness+MaxLedgerDrift || int64(latest.Sequence) < witness-MaxLedgerDrift) {
+		return nil, soroban.Malformed(errmap.SourceRPC, fmt.Sprintf("Stellar RPC's latest ledger %d is far from Horizon's %d, so no payment expiry can be computed from it; nothing was signed", latest.Sequence, witness))
+	}
+	// Select bounds MaxTimeoutSeconds, so the ledger count is small and cannot wrap.
+	expiration := latest.Sequence + uint32((r.MaxTimeoutSeconds+LedgerSeconds-1)/LedgerSeconds)
+
+	draft, err := soroban.Build(soroban.ZeroAccount, 0, call, nil, nil, txnbuild.MinBaseFee)
+	if err != nil {
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "the asset is not a contract id")
+	}
+	sim, err := soroban.Simulate(ctx, s.RPC, draft, errmap.SourceX402, TokenErrors)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := soroban.AuthEntries(sim)
+	if err != nil || len(entries) != 1 {
+		return nil, soroban.Malformed(errmap.SourceX402, "the transfer simulation did not return exactly one auth entry")
+	}
+	entry := entries[0]
+	if err := checkEntry(entry, kp.Address(), call); err != nil {
+		return nil, err
+	}
+	if intent != nil {
+		entry.Credentials.Address.Nonce = xdr.Int64(intent.Nonce())
+	}
+	if err := signEntry(&entry, kp, s.Passphrase, expiration); err != nil {
+		return nil, err
+	}
+	withAuth, err := soroban.Build(soroban.ZeroAccount, 0, call, []xdr.SorobanAuthorizationEntry{entry}, nil, txnbuild.MinBaseFee)
+	if err != nil {
+		return nil, err
+	}
+	sim2, err := soroban.Simulate(ctx, s.RPC, withAuth, errmap.SourceX402, TokenErrors)
+	if err != nil {
+		if soroban.NonceUsed(err) {
+			return nil, Duplicate()
+		}
+		return nil, err
+	}
+	data, err := soroban.Resources(sim2, errmap.SourceX402, "the transfer")
+	if err != nil {
+		return nil, err
+	}
+	// txnbuild adds the resource fee in data to the base fee itself: the total is 100 + resource fee.
+	final, err := soroban.Build(soroban.ZeroAccount, 0, call, []xdr.SorobanAuthorizationEntry{entry}, data, txnbuild.MinBaseFee)
+	if err != nil {
+		return nil, err
+	}
+	env, err := final.Base64()
+	if err != nil {
+		return nil, fmt.Errorf("encode payment: %w", err)
+	}
+	p := &Payload{X402Version: 2, Resource: pr.Resource, Accepted: r.Raw, Extensions: pr.Extensions}
+	p.Payload.Transaction = env
+	header, err := p.Encode()
+	if err != nil {
+		return nil, err
+	}
+	expires := ExpiresAt(latest.LedgerCloseTime, readAt, latest.Sequence, expiration)
+	return &Signed{Header: header, ExpiresAt: expires, Payer: kp.Address()}, nil
+}
+
+// Bounds on the latest ledger a payment's expiry is counted from: its close time must be
+// the clock's, give or take. An RPC node that claims a ledger far ahead would make the
+// signed payment live that much longer; one far behind is not the network this call pays on.
+const (
+	maxLedgerAhead  = time.Minute
+	maxLedgerBehind = 5 * time.Minute
+)
+
+// saneLedger refuses a latest ledger whose close time is unknown or not now.
+func saneLedger(closeTime int64, now time.Time) error {
+	bad := func(what string) error {
+		return soroban.Malformed(errmap.SourceRPC, "the latest ledger "+what+", so no payment expiry can be computed from it; nothing was signed")
+	}
+	if closeTime <= 0 {
+		return bad("has no close time")
+	}
+	ct := time.Unix(closeTime, 0)
+	switch {
+	case ct.After(now.Add(maxLedgerAhead)):
+		return bad("closes in the future (" + ct.UTC().Format(time.RFC3339) + ")")
+	case ct.Before(now.Add(-maxLedgerBehind)):
+		return bad("closed long ago (" + ct.UTC().Format(time.RFC3339) + ")")
+	}
+	return nil
+}
+
+// Duplicate is the refusal of a payment whose intent already settled: its nonce is consumed.
+func Duplicate() *errmap.Error {
+	e := refuse(errmap.CodeDuplicatePayment, "a payment for the same intent already settled (its authorization nonce is used); nothing was sent")
+	e.Facts.StateChanged = errmap.StateNo
+	return e
+}
+
+// checkEntry accepts only a legacy address-credential entry for the payer whose root
+// invocation is exactly the transfer on the asset contract, with no sub-invocations.
+func checkEntry(e xdr.SorobanAuthorizationEntry, payer string, call soroban.Call) error {
+	bad := func(what string) error { return soroban.Malformed(errmap.SourceX402, "the simulated auth entry "+what) }
+	if e.Credentials.Type != xdr.SorobanCredentialsTypeSorobanCredentialsAddress || e.Credentials.Address == nil {
+		return bad("does not use address credentials")
+	}
+	if who, err := e.Credentials.Address.Address.String(); err != nil || who != payer {
+		return bad("is not for the payer")
+	}
+	inv := e.RootInvocation
+	if len(inv.SubInvocations) != 0 || inv.Function.ContractFn == nil {
+		return bad("is not a plain contract call")
+	}
+	fn := inv.Function.ContractFn
+	if cid, err := fn.ContractAddress.String(); err != nil || cid != call.Contract {
+		return bad("authorises a call on another contract than the payment's asset")
+	}
+	if string(fn.FunctionName) != call.Function || len(fn.Args) != len(call.Args) {
+		return bad("does not authorise the transfer")
+	}
+	for i := range fn.Args {
+		if !fn.Args[i].Equals(call.Args[i]) {
+			return bad("authorises different transfer arguments")
+		}
+	}
+	return nil
+}
+
+// signEntry signs sha256(HashIdPreimage{SorobanAuthorization}) and stores the signature as
+// Vec[Map{public_key: Bytes(32), signature: Bytes(64)}].
+func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase string, expiration uint32) error {
+	creds := e.Credentials.Address
+	creds.SignatureExpirationLedger = xdr.Uint32(expiration)
+	preimage := xdr.HashIdPreimage{
+		Type: xdr.EnvelopeTypeEnvelopeTypeSorobanAuthorization,
+		SorobanAuthorization: &xdr.HashIdPreimageSorobanAuthorization{
+			NetworkId:                 network.ID(passphrase),
+			Nonce:                     creds.Nonce,
+			SignatureExpirationLedger: creds.SignatureExpirationLedger,
+			Invocation:                e.RootInvocation,
+		},
+	}
+	b, err := preimage.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("auth preimage: %w", err)
+	}
+	digest := sha256.Sum256(b)
+	sig, err := kp.Sign(digest[:])
+	if err != nil {
+		return fmt.Errorf("sign auth entry: %w", err)
+	}
+	raw, err := rawPublicKey(kp.Address())
+	if err != nil {
+		return err
+	}
+	creds.Signature = soroban.Vec(soroban.SymMap(map[string]xdr.ScVal{
+		"public_key": soroban.Bytes(raw),
+		"signature":  soroban.Bytes(sig),
+	}))
+	return nil
+}
+
+func rawPublicKey(g string) ([]byte, error) {
+	aid, err := xdr.AddressToAccountId(g)
+	if err != nil || aid.Ed25519 == nil {
+		return nil, fmt.Errorf("invalid payer address")
+	}
+	return aid.Ed25519[:], nil
+}

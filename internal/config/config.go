@@ -1,0 +1,557 @@
+// Package config parses the endpoint's environment once per process into one typed value.
+//
+// Every problem is collected (not just the first) and reported by variable name, so an
+// operator fixes a bad deployment in one pass. A configuration with problems is still
+// returned: the endpoint keeps serving and answers every request with a JSON-RPC -32603 that
+// names the variables, instead of crash-looping the Lambda.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"math/big"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
+)
+
+// Config is the whole runtime configuration of one process.
+type Config struct {
+	Network          Network
+	Preset           Preset // the unmodified preset of Network, to report overrides
+	X402Network      string
+	Passphrase       string
+	MindVaultURL     string
+	HorizonURL       string
+	RPCURL           string
+	SponsorURL       string
+	RegistryContract string
+	USDCContractID   string
+	USDCIssuer       string
+	ExplorerTxURL    string
+
+	AllowMainnet   bool
+	MaxAutoPayUSDC string // decimal string, 7 places at most
+	// MaxTxFeeStroops is the highest total fee of a transaction the endpoint signs
+	// (MINDVAULT_MAX_TX_FEE_STROOPS): a transaction a service prepared, or a registry write
+	// with its simulated resource fee, above it is refused unsigned.
+	MaxTxFeeStroops int64
+	// MaxInlineBytes is the largest bought file returned inline (MINDVAULT_MAX_INLINE_BYTES):
+	// a file known to be larger is refused before paying.
+	MaxInlineBytes int
+
+	// BudgetUSDC is the most a wallet's payments may add up to per UTC day
+	// (MINDVAULT_BUDGET_USDC, a decimal string); "" is no budget.
+	BudgetUSDC string
+	// BudgetCallerUSDC is the same limit per authenticated caller across wallets
+	// (MINDVAULT_BUDGET_CALLER_USDC); "" is none.
+	BudgetCallerUSDC string
+	// Ledger is where budget reservations live (MINDVAULT_LEDGER): "memory" (this process) or
+	// "dynamodb:<table>"; LedgerEndpoint is a DynamoDB-compatible endpoint URL, for tests.
+	Ledger         string
+	LedgerEndpoint string
+
+	HTTPTimeout    time.Duration
+	HorizonTimeout time.Duration
+	RPCTimeout     time.Duration
+	PaymentTimeout time.Duration
+	// WriteWait bounds how long an on-chain write waits for its confirmation after sending.
+	WriteWait time.Duration
+
+	RetryAttempts  int
+	RetryBaseDelay time.Duration
+	RetryMaxDelay  time.Duration
+
+	Credentials    string
+	DefaultProfile string
+
+	Auth                 string // "none", "tokens" or "oauth"
+	AccessTokens         string // raw list; parsed by the auth layer
+	AccessTokensSecret   string
+	ResourceURL          string
+	AuthorizationServers []string
+
+	// OAuth resource-server mode (Auth "oauth"); read only in that mode.
+	OAuthIssuer        string // exact issuer identifier, trailing slash kept
+	OAuthAudience      string // MINDVAULT_OAUTH_AUDIENCE, else ResourceURL
+	OAuthProfilesClaim string
+	OAuthScopePrefix   string
+
+	AllowedOrigins []string
+	MaxBodyBytes   int64
+	Addr           string
+	LogLevel       slog.Level
+
+	// Lambda is true when the process runs under the Lambda runtime API.
+	Lambda bool
+}
+
+// Problem is one bad or inconsistent variable.
+type Problem struct {
+	Var    string
+	Reason string
+}
+
+// Problems is every problem found while loading; it is an error.
+type Problems []Problem
+
+func (p Problems) Error() string {
+	parts := make([]string, len(p))
+	for i, pr := range p {
+		parts[i] = pr.Var + ": " + pr.Reason
+	}
+	return "invalid configuration: " + strings.Join(parts, "; ")
+}
+
+// Override is a configured value that differs from the network preset.
+type Override struct {
+	Var    string `json:"variable"`
+	Preset string `json:"preset"`
+	Value  string `json:"value"`
+}
+
+// Defaults documented in docs/operations.md "Configuration".
+const (
+	DefaultMaxAutoPayUSDC = "10"
+	DefaultMaxBodyBytes   = 1 << 20
+	DefaultAddr           = "127.0.0.1:8080"
+	DefaultProfile        = "default"
+	// DefaultMaxTxFeeStroops is 1 XLM: far above any registration's real fee (100 stroops plus
+	// a resource fee of well under 0.1 XLM), far below what a hostile fee could drain.
+	DefaultMaxTxFeeStroops = 10000000
+	// DefaultMaxInlineBytes is 3 MiB: its base64 (4 MiB) plus the rest of the answer stays
+	// inside Lambda's 6 MB buffered response.
+	DefaultMaxInlineBytes = 3 << 20
+	// MaxInlineBytesLimit is the highest accepted MINDVAULT_MAX_INLINE_BYTES: 4 MiB becomes
+	// 5.6 MB of base64, the most that still fits Lambda's 6 MB with room for the rest.
+	MaxInlineBytesLimit = 4 << 20
+)
+
+var (
+	usdcAmount   = lazyre.New(`^\d+(\.\d{1,7})?$`)
+	ledgerSpec   = lazyre.New(`^dynamodb:[A-Za-z0-9_.-]{3,255}$`) // MINDVAULT_LEDGER's DynamoDB form
+	profileName  = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
+	hasAlnum     = lazyre.New(`[A-Za-z0-9]`)
+	contractID   = lazyre.New(`^C[A-Z2-7]{55}$`)
+	accountID    = lazyre.New(`^G[A-Z2-7]{55}$`)
+	x402Networks = lazyre.New(`^stellar:[a-z0-9-]+$`)
+)
+
+// LocalNetwork is a network a local build brings (the offline sandbox), with its preset.
+type LocalNetwork struct {
+	Name   Network
+	Preset Preset
+}
+
+// Load reads the configuration through getenv (os.Getenv in production, a map in tests).
+// lambda says whether the process runs under the Lambda runtime, which changes defaults.
+//
+// STELLAR_NETWORK names a public network or, in a build that brings them, one of the local
+// networks, whose preset then applies as a public network's does (every variable set in the
+// environment still wins). Local networks exist only off Lambda, so that a deployed function
+// can never be pointed at a network no operator can see: under the Lambda runtime naming one
+// is a problem.
+func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Config, error) {
+	l := loader{getenv: getenv}
+	c := &Config{Lambda: lambda}
+
+	c.Network = l.network(local, lambda)
+	c.Preset, _ = PresetFor(c.Network)
+	for _, n := range local {
+		if n.Name == c.Network {
+			c.Preset = n.Preset
+		}
+	}
+	c.X402Network = l.str("X402_NETWORK", c.Preset.X402Network)
+	c.Passphrase = c.Preset.Passphrase
+	c.MindVaultURL = l.url("MINDVAULT_URL", c.Preset.MindVaultURL)
+	c.HorizonURL = l.url("HORIZON_URL", c.Preset.HorizonURL)
+	c.RPCURL = l.url("SOROBAN_RPC_URL", c.Preset.RPCURL)
+	c.SponsorURL = l.url("SPONSORED_ACCOUNT_URL", c.Preset.SponsorURL)
+	c.RegistryContract = l.match("VAULT_REGISTRY_CONTRACT_ID", c.Preset.RegistryContract, contractID, "a contract id (C followed by 55 base32 characters)")
+	c.USDCContractID = l.match("USDC_CONTRACT_ID", c.Preset.USDCContractID, contractID, "a contract id (C followed by 55 base32 characters)")
+	c.USDCIssuer = l.match("USDC_ISSUER", c.Preset.USDCIssuer, accountID, "an account id (G followed by 55 base32 characters)")
+	c.ExplorerTxURL = c.Preset.ExplorerTxURL
+	// A preset's own value needs no check (nor a pattern compiled at every start).
+	if c.X402Network != "" && c.X402Network != c.Preset.X402Network && !x402Networks.MatchString(c.X402Network) {
+		l.bad("X402_NETWORK", "must look like stellar:testnet or stellar:pubnet")
+	}
+
+	c.AllowMainnet = l.boolean("MINDVAULT_ALLOW_MAINNET", false)
+	c.MaxAutoPayUSDC = l.match("MINDVAULT_MAX_AUTO_PAY_USDC", DefaultMaxAutoPayUSDC, usdcAmount, "a decimal USDC amount with at most 7 decimal places")
+	if isZeroAmount(c.MaxAutoPayUSDC) {
+		l.bad("MINDVAULT_MAX_AUTO_PAY_USDC", "must be greater than 0")
+	}
+
+	// A transaction fee is a uint32 in stroops; at least the 100-stroop base fee.
+	c.MaxTxFeeStroops = int64(l.integer("MINDVAULT_MAX_TX_FEE_STROOPS", DefaultMaxTxFeeStroops, 100, math.MaxUint32))
+	c.MaxInlineBytes = l.integer("MINDVAULT_MAX_INLINE_BYTES", DefaultMaxInlineBytes, 1, MaxInlineBytesLimit)
+
+	for _, b := range []struct {
+		name string
+		dst  *string
+	}{{"MINDVAULT_BUDGET_USDC", &c.BudgetUSDC}, {"MINDVAULT_BUDGET_CALLER_USDC", &c.BudgetCallerUSDC}} {
+		*b.dst = l.match(b.name, "", usdcAmount, "a decimal USDC amount with at most 7 decimal places")
+		if *b.dst != "" && isZeroAmount(*b.dst) {
+			l.bad(b.name, "must be greater than 0 (unset it for no budget)")
+		}
+	}
+	c.Ledger = l.str("MINDVAULT_LEDGER", "memory")
+	if c.Ledger != "memory" && !ledgerSpec.MatchString(c.Ledger) {
+		l.bad("MINDVAULT_LEDGER", "must be memory or dynamodb:<table> (a DynamoDB table name: 3-255 of A-Z a-z 0-9 _ - .)")
+	}
+	c.LedgerEndpoint = l.url("MINDVAULT_LEDGER_ENDPOINT", "")
+
+	c.HTTPTimeout = l.millis("MINDVAULT_HTTP_TIMEOUT_MS", 15000, 1)
+	c.HorizonTimeout = l.millis("MINDVAULT_HORIZON_TIMEOUT_MS", 15000, 1)
+	c.RPCTimeout = l.millis("MINDVAULT_RPC_TIMEOUT_MS", 20000, 1)
+	c.PaymentTimeout = l.millis("MINDVAULT_PAYMENT_TIMEOUT_MS", 45000, 1)
+	c.WriteWait = l.millis("MINDVAULT_WRITE_WAIT_MS", 20000, 1)
+	c.RetryAttempts = l.integer("MINDVAULT_RETRY_ATTEMPTS", 3, 1, 10)
+	c.RetryBaseDelay = l.millis("MINDVAULT_RETRY_BASE_DELAY_MS", 250, 0)
+	c.RetryMaxDelay = l.millis("MINDVAULT_RETRY_MAX_DELAY_MS", 4000, 0)
+
+	c.Credentials = l.str("MINDVAULT_CREDENTIALS", "env")
+	c.checkCredentials(&l)
+	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
+	if c.DefaultProfile != DefaultProfile && profileName.MatchString(c.DefaultProfile) && !hasAlnum.MatchString(c.DefaultProfile) {
+		l.bad("MINDVAULT_DEFAULT_PROFILE", "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
+	}
+
+	authDefault := "none"
+	if lambda {
+		authDefault = "tokens"
+	}
+	c.Auth = l.oneOf("MINDVAULT_AUTH", authDefault, "none", "tokens", "oauth")
+	if raw, set := l.raw("MINDVAULT_AUTH"); set && !strings.EqualFold(raw, c.Auth) {
+		// A mode nobody can read must not fall back to the local default, "none": the
+		// endpoint would run open. Tokens it is, and the problem is reported.
+		c.Auth = "tokens"
+	}
+	c.AccessTokens = l.str("MINDVAULT_ACCESS_TOKENS", "")
+	c.AccessTokensSecret = l.str("MINDVAULT_ACCESS_TOKENS_SECRET", "")
+	c.ResourceURL = l.url("MINDVAULT_RESOURCE_URL", "")
+	c.AuthorizationServers = l.urlList("MINDVAULT_AUTHORIZATION_SERVERS")
+	if c.Auth == "oauth" {
+		c.loadOAuth(&l)
+	}
+	c.AllowedOrigins = l.list("MINDVAULT_ALLOWED_ORIGINS")
+	c.MaxBodyBytes = int64(l.integer("MINDVAULT_MAX_BODY_BYTES", DefaultMaxBodyBytes, 1024, 64<<20))
+	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)
+	c.LogLevel = l.level()
+
+	c.checkNetwork(&l)
+	if len(l.problems) > 0 {
+		return c, l.problems
+	}
+	return c, nil
+}
+
+// Overrides lists the configured values that differ from the network preset.
+func (c *Config) Overrides() []Override {
+	pairs := []struct{ v, preset, value string }{
+		{"X402_NETWORK", c.Preset.X402Network, c.X402Network},
+		{"MINDVAULT_URL", c.Preset.MindVaultURL, c.MindVaultURL},
+		{"HORIZON_URL", c.Preset.HorizonURL, c.HorizonURL},
+		{"SOROBAN_RPC_URL", c.Preset.RPCURL, c.RPCURL},
+		{"SPONSORED_ACCOUNT_URL", c.Preset.SponsorURL, c.SponsorURL},
+		{"VAULT_REGISTRY_CONTRACT_ID", c.Preset.RegistryContract, c.RegistryContract},
+		{"USDC_CONTRACT_ID", c.Preset.USDCContractID, c.USDCContractID},
+		{"USDC_ISSUER", c.Preset.USDCIssuer, c.USDCIssuer},
+	}
+	var out []Override
+	for _, p := range pairs {
+		if p.value != p.preset {
+			out = append(out, Override{Var: p.v, Preset: p.preset, Value: p.value})
+		}
+	}
+	return out
+}
+
+// ExplorerURL is the block-explorer page of a transaction, or "" when the network has none.
+func (c *Config) ExplorerURL(hash string) string {
+	if c.ExplorerTxURL == "" || hash == "" {
+		return ""
+	}
+	return c.ExplorerTxURL + hash
+}
+
+func (c *Config) checkNetwork(l *loader) {
+	if c.Network != Mainnet {
+		return
+	}
+	// Mainnet has no public RPC or registry: a silent fallback to testnet values would
+	// send real money to the wrong place, so both are required.
+	if c.RPCURL == "" {
+		l.bad("SOROBAN_RPC_URL", "is required on mainnet (there is no public Stellar RPC preset)")
+	}
+	if c.RegistryContract == "" {
+		l.bad("VAULT_REGISTRY_CONTRACT_ID", "is required on mainnet (there is no mainnet registry preset)")
+	}
+	if c.X402Network == "stellar:testnet" {
+		l.bad("X402_NETWORK", "is stellar:testnet but STELLAR_NETWORK is mainnet")
+	}
+}
+
+// DefaultOAuthProfilesClaim is the access-token claim that lists the caller's profiles.
+const DefaultOAuthProfilesClaim = "mindvault_profiles"
+
+// scopeToken is RFC 6749's scope-token alphabet: no space, double quote or backslash (the
+// prefix is also written inside a quoted WWW-Authenticate parameter).
+var scopeToken = lazyre.New(`^[\x21\x23-\x5B\x5D-\x7E]{1,256}$`)
+
+// loadOAuth reads the OAuth resource-server settings. The issuer is kept exactly as written
+// (a trailing slash included): it is compared byte for byte with the tokens' iss claim.
+func (c *Config) loadOAuth(l *loader) {
+	if s, ok := l.raw("MINDVAULT_OAUTH_ISSUER"); !ok {
+		l.bad("MINDVAULT_OAUTH_ISSUER", "is required when MINDVAULT_AUTH=oauth (the authorization server's issuer URL)")
+	} else if !validIssuer(s) {
+		l.bad("MINDVAULT_OAUTH_ISSUER", "must be an https URL without query or fragment (http only on a loopback host, for tests and local development)")
+	} else {
+		c.OAuthIssuer = s
+	}
+	c.OAuthAudience = l.str("MINDVAULT_OAUTH_AUDIENCE", c.ResourceURL)
+	switch {
+	case c.OAuthAudience == "":
+		l.bad("MINDVAULT_OAUTH_AUDIENCE", "is required when MINDVAULT_AUTH=oauth, unless MINDVAULT_RESOURCE_URL (its default) is set")
+	case len(c.OAuthAudience) > 512 || strings.ContainsAny(c.OAuthAudience, " \t\r\n"):
+		l.bad("MINDVAULT_OAUTH_AUDIENCE", "must be one value of at most 512 characters without spaces")
+		c.OAuthAudience = ""
+	}
+	c.OAuthProfilesClaim = l.str("MINDVAULT_OAUTH_PROFILES_CLAIM", DefaultOAuthProfilesClaim)
+	if len(c.OAuthProfilesClaim) > 128 || strings.ContainsAny(c.OAuthProfilesClaim, " \t\r\n") {
+		l.bad("MINDVAULT_OAUTH_PROFILES_CLAIM", "must be a claim name of at most 128 characters without spaces")
+		c.OAuthProfilesClaim = DefaultOAuthProfilesClaim
+	}
+	if s, ok := l.raw("MINDVAULT_OAUTH_SCOPE_PREFIX"); ok {
+		if scopeToken.MatchString(s) {
+			c.OAuthScopePrefix = s
+		} else {
+			l.bad("MINDVAULT_OAUTH_SCOPE_PREFIX", "must be at most 256 printable characters without spaces, quotes or backslashes")
+		}
+	}
+	// The metadata tells clients where to get tokens; in this mode only the issuer's are
+	// accepted, so listing another server would send clients for tokens that never work.
+	if len(c.AuthorizationServers) > 0 && (len(c.AuthorizationServers) != 1 || c.AuthorizationServers[0] != c.OAuthIssuer) {
+		l.bad("MINDVAULT_AUTHORIZATION_SERVERS", "must be unset (or the issuer alone) when MINDVAULT_AUTH=oauth: the metadata lists MINDVAULT_OAUTH_ISSUER")
+	}
+	for _, v := range []string{"MINDVAULT_ACCESS_TOKENS", "MINDVAULT_ACCESS_TOKENS_SECRET"} {
+		if _, set := l.raw(v); set {
+			l.bad(v, "must be unset when MINDVAULT_AUTH=oauth, which accepts only the issuer's access tokens")
+		}
+	}
+}
+
+// validIssuer accepts an absolute https URL, or http on a loopback host, without query,
+// fragment or user info.
+func validIssuer(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		h := u.Hostname()
+		ip := net.ParseIP(h)
+		return strings.EqualFold(h, "localhost") || (ip != nil && ip.IsLoopback())
+	}
+	return false
+}
+
+func (c *Config) checkCredentials(l *loader) {
+	switch {
+	case c.Credentials == "env":
+	case strings.HasPrefix(c.Credentials, "dir:") && len(c.Credentials) > len("dir:"):
+	case strings.HasPrefix(c.Credentials, "secretsmanager:") && len(c.Credentials) > len("secretsmanager:"):
+	default:
+		l.bad("MINDVAULT_CREDENTIALS", "must be env, dir:<path> or secretsmanager:<name prefix>")
+	}
+}
+
+func isZeroAmount(s string) bool {
+	r, ok := new(big.Rat).SetString(s)
+	return ok && r.Sign() == 0
+}
+
+type loader struct {
+	getenv   func(string) string
+	problems Problems
+}
+
+func (l *loader) bad(v, reason string) {
+	l.problems = append(l.problems, Problem{Var: v, Reason: reason})
+}
+
+func (l *loader) raw(v string) (string, bool) {
+	s := strings.TrimSpace(l.getenv(v))
+	return s, s != ""
+}
+
+func (l *loader) str(v, def string) string {
+	if s, ok := l.raw(v); ok {
+		return s
+	}
+	return def
+}
+
+// network reads STELLAR_NETWORK: a public network, or one of the local build's own off Lambda.
+func (l *loader) network(local []LocalNetwork, lambda bool) Network {
+	s, ok := l.raw("STELLAR_NETWORK")
+	if !ok {
+		return Testnet
+	}
+	switch strings.ToLower(s) {
+	case "testnet":
+		return Testnet
+	case "mainnet", "pubnet", "public":
+		return Mainnet
+	}
+	n := Network(strings.ToLower(s))
+	if slices.ContainsFunc(local, func(ln LocalNetwork) bool { return ln.Name == n }) {
+		if !lambda {
+			return n
+		}
+		l.bad("STELLAR_NETWORK", fmt.Sprintf("%q is a network of the local build only; under Lambda it must be testnet or mainnet", n))
+		return Testnet
+	}
+	if len(local) == 0 || lambda {
+		l.bad("STELLAR_NETWORK", fmt.Sprintf("must be testnet or mainnet (pubnet, public); got %q (the offline sandbox is in the local build only: make run)", bounded(s)))
+		return Testnet
+	}
+	names := []string{"testnet", "mainnet (pubnet, public)"}
+	for _, ln := range local {
+		names = append(names, string(ln.Name))
+	}
+	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be one of %s; got %q", strings.Join(names, ", "), bounded(s)))
+	return Testnet
+}
+
+func (l *loader) url(v, def string) string {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		l.bad(v, "must be an absolute http(s) URL")
+		return def
+	}
+	return strings.TrimRight(s, "/")
+}
+
+func (l *loader) urlList(v string) []string {
+	var out []string
+	for _, s := range l.list(v) {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			l.bad(v, "every entry must be an absolute http(s) URL")
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (l *loader) list(v string) []string {
+	s, ok := l.raw(v)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if p := strings.TrimSpace(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (l *loader) match(v, def string, re *lazyre.Regexp, what string) string {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	if !re.MatchString(s) {
+		l.bad(v, "must be "+what)
+		return def
+	}
+	return s
+}
+
+func (l *loader) oneOf(v, def string, allowed ...string) string {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(s, a) {
+			return a
+		}
+	}
+	l.bad(v, "must be one of "+strings.Join(allowed, ", "))
+	return def
+}
+
+func (l *loader) boolean(v string, def bool) bool {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true
+	case "0", "false", "no", "off":
+		return false
+	}
+	l.bad(v, "must be true or false")
+	return def
+}
+
+func (l *loader) integer(v string, def, lo, hi int) int {
+	s, ok := l.raw(v)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		l.bad(v, fmt.Sprintf("must be a whole number from %d to %d", lo, hi))
+		return def
+	}
+	return n
+}
+
+func (l *loader) millis(v string, def, lo int) time.Duration {
+	return time.Duration(l.integer(v, def, lo, 15*60*1000)) * time.Millisecond
+}
+
+func (l *loader) level() slog.Level {
+	s, ok := l.raw("LOG_LEVEL")
+	if !ok {
+		s, ok = l.raw("AWS_LAMBDA_LOG_LEVEL")
+	}
+	if !ok {
+		return slog.LevelInfo
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
+		l.bad("LOG_LEVEL", "must be debug, info, warn or error")
+		return slog.LevelInfo
+	}
+	return lv
+}
+
+// bounded keeps an echoed configuration value short in reports.
+func bounded(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}

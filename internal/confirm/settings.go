@@ -1,0 +1,153 @@
+package confirm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/auth"
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+)
+
+// Mode is the MINDVAULT_CONFIRM policy.
+type Mode string
+
+// The policies.
+const (
+	Auto   Mode = "auto"
+	Always Mode = "always"
+	Off    Mode = "off"
+)
+
+// Environment variables read by Load.
+const (
+	EnvMode      = "MINDVAULT_CONFIRM"
+	EnvKey       = "MINDVAULT_CONFIRM_KEY"
+	EnvKeySecret = "MINDVAULT_CONFIRM_KEY_SECRET"
+)
+
+// MinKeyBytes is the shortest key accepted: HMAC-SHA256's own block of strength.
+const MinKeyBytes = 32
+
+// Keeper holds the process-wide confirmation settings: the policy and the key that signs and
+// verifies requestState. A nil Keeper never asks and verifies nothing.
+type Keeper struct {
+	mode Mode
+	key  []byte
+	// Source says where the key came from (a variable name, or "generated"); "" without one.
+	Source string
+	// Note, when set, is why the endpoint will not ask although the policy says it may; the
+	// caller logs it once.
+	Note string
+	now  func() time.Time
+}
+
+// NewKeeper is a Keeper with an explicit policy and key (tests, and Load).
+func NewKeeper(mode Mode, key []byte) *Keeper {
+	return &Keeper{mode: mode, key: key, now: time.Now}
+}
+
+// Mode returns the policy; a nil Keeper is Off.
+func (k *Keeper) Mode() Mode {
+	if k == nil {
+		return Off
+	}
+	return k.mode
+}
+
+// CanAsk reports whether the policy allows asking and a key can sign the state.
+func (k *Keeper) CanAsk() bool {
+	return k != nil && k.mode != Off && len(k.key) >= MinKeyBytes
+}
+
+// WithClock returns a copy of k reading time from now (tests of the expiry).
+func (k *Keeper) WithClock(now func() time.Time) *Keeper {
+	c := *k
+	c.now = now
+	return &c
+}
+
+// Load reads the policy and the key once per process. lambda says whether the process runs
+// under Lambda, where instances cannot share a generated key: there a missing key turns the
+// confirmation off (Note says so); elsewhere one is generated for the process. Errors name the
+// variable and never its value; with an error the Keeper is still returned, never asking. load
+// is the AWS configuration MINDVAULT_CONFIRM_KEY_SECRET is read with (nil: the environment, as
+// Lambda sets it).
+func Load(ctx context.Context, getenv func(string) string, lambda bool, load credentials.AWSConfigLoader) (*Keeper, error) {
+	k := NewKeeper(Auto, nil)
+	switch m := Mode(strings.ToLower(strings.TrimSpace(getenv(EnvMode)))); m {
+	case "":
+	case Auto, Always, Off:
+		k.mode = m
+	default:
+		k.mode = Off
+		return k, fmt.Errorf("%s: must be auto, always or off", EnvMode)
+	}
+	if k.mode == Off {
+		return k, nil
+	}
+	inline, secret := strings.TrimSpace(getenv(EnvKey)), strings.TrimSpace(getenv(EnvKeySecret))
+	var text, from string
+	switch {
+	case inline != "" && secret != "":
+		k.mode = Off
+		return k, fmt.Errorf("%s and %s are both set; set one", EnvKey, EnvKeySecret)
+	case inline != "":
+		text, from = inline, EnvKey
+	case secret != "":
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		v, err := auth.LoadSecretString(ctx, "confirmation key secret", secret, load)
+		if err != nil {
+			k.mode = Off
+			return k, fmt.Errorf("%s: %w", EnvKeySecret, err)
+		}
+		if err := redact.Register(v, strings.TrimSpace(v)); err != nil {
+			k.mode = Off
+			return k, fmt.Errorf("%s: %w", EnvKeySecret, err)
+		}
+		text, from = strings.TrimSpace(v), EnvKeySecret
+	case lambda:
+		k.Note = fmt.Sprintf("%s is %s but neither %s nor %s is set, so the endpoint never asks the user to confirm; "+
+			"the argument guards (maxPriceUsdc, maxFeeUsdc, confirmMainnet, dryRun) apply", EnvMode, k.mode, EnvKey, EnvKeySecret)
+		return k, nil
+	default:
+		key := make([]byte, MinKeyBytes)
+		if _, err := rand.Read(key); err != nil {
+			k.mode = Off
+			return k, fmt.Errorf("%s: generate a key: %w", EnvKey, err)
+		}
+		k.key, k.Source = key, "generated"
+		return k, registerKey(key)
+	}
+	key, err := decodeKey(text)
+	if err != nil {
+		k.mode = Off
+		return k, fmt.Errorf("%s: %w", from, err)
+	}
+	k.key, k.Source = key, from
+	return k, registerKey(key)
+}
+
+// decodeKey accepts standard or URL base64, padded or not.
+func decodeKey(text string) ([]byte, error) {
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(text); err == nil {
+			if len(b) < MinKeyBytes {
+				return nil, fmt.Errorf("must be base64 of at least %d random bytes (it holds %d)", MinKeyBytes, len(b))
+			}
+			return b, nil
+		}
+	}
+	return nil, errors.New("must be base64 of at least 32 random bytes")
+}
+
+// registerKey makes every spelling of the key's bytes redactable, whatever form it was given in.
+func registerKey(key []byte) error {
+	return redact.Register(base64.StdEncoding.EncodeToString(key), base64.RawURLEncoding.EncodeToString(key), string(key))
+}

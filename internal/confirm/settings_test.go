@@ -1,0 +1,77 @@
+package confirm
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+	"github.com/mindvault/mcp-endpoint/internal/testkit/smtest"
+)
+
+func TestLoad(t *testing.T) {
+	key := base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef-load"))
+	short := base64.StdEncoding.EncodeToString([]byte("too short"))
+	cases := []struct {
+		name    string
+		env     map[string]string
+		lambda  bool
+		mode    Mode
+		canAsk  bool
+		source  string
+		err     string // substring of the error; "" none
+		noteHas string
+	}{
+		{"default auto, local: a generated key", nil, false, Auto, true, "generated", "", ""},
+		{"always with a key", map[string]string{EnvMode: " Always ", EnvKey: key}, true, Always, true, EnvKey, "", ""},
+		{"url base64 without padding", map[string]string{EnvKey: base64.RawURLEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef-load"))}, true, Auto, true, EnvKey, "", ""},
+		{"off needs no key", map[string]string{EnvMode: "off"}, true, Off, false, "", "", ""},
+		{"lambda without a key never asks", nil, true, Auto, false, "", "", "never asks"},
+		{"unknown mode", map[string]string{EnvMode: "sometimes"}, false, Off, false, "", EnvMode, ""},
+		{"a short key", map[string]string{EnvKey: short}, false, Off, false, "", EnvKey + ": must be base64 of at least 32", ""},
+		{"not base64", map[string]string{EnvKey: "not base64 at all!"}, false, Off, false, "", EnvKey, ""},
+		{"both set", map[string]string{EnvKey: key, EnvKeySecret: "x"}, false, Off, false, "", "set one", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := Load(context.Background(), func(v string) string { return tc.env[v] }, tc.lambda, nil)
+			if (err != nil) != (tc.err != "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+			if err != nil && (strings.Contains(err.Error(), short) || strings.Contains(err.Error(), key)) {
+				t.Errorf("the error shows the key: %v", err)
+			}
+			if k.Mode() != tc.mode || k.CanAsk() != tc.canAsk || k.Source != tc.source {
+				t.Errorf("mode %s canAsk %v source %q; want %s %v %q", k.Mode(), k.CanAsk(), k.Source, tc.mode, tc.canAsk, tc.source)
+			}
+			if !strings.Contains(k.Note, tc.noteHas) || (tc.noteHas == "" && k.Note != "") {
+				t.Errorf("note %q, want %q", k.Note, tc.noteHas)
+			}
+			if k.CanAsk() && !redact.Known(base64.StdEncoding.EncodeToString(k.key)) {
+				t.Error("the key is not registered for redaction")
+			}
+		})
+	}
+}
+
+func TestLoadKeySecret(t *testing.T) {
+	srv := smtest.New()
+	defer srv.Close()
+	srv.Setenv(t)
+	value := base64.StdEncoding.EncodeToString([]byte("a key held in Secrets Manager, 32+ bytes"))
+	srv.Put("mindvault/confirm-key", value+"\n")
+	k, err := Load(context.Background(), func(v string) string {
+		return map[string]string{EnvKeySecret: "mindvault/confirm-key"}[v]
+	}, true, nil)
+	if err != nil || !k.CanAsk() || k.Source != EnvKeySecret {
+		t.Fatalf("err %v, keeper %+v", err, k)
+	}
+	if !redact.Known(value) {
+		t.Error("the secret's value is not registered for redaction")
+	}
+	k, err = Load(context.Background(), func(v string) string { return map[string]string{EnvKeySecret: "missing"}[v] }, true, nil)
+	if err == nil || !strings.Contains(err.Error(), EnvKeySecret) || k.CanAsk() {
+		t.Fatalf("a missing secret: err %v, canAsk %v", err, k.CanAsk())
+	}
+}

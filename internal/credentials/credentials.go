@@ -1,0 +1,168 @@
+// Package credentials holds the wallet secrets and publisher API keys of named profiles in a
+// store the operator controls; the function itself keeps nothing between invocations.
+//
+// Stores: `env` (one read-only profile from MINDVAULT_AGENT_SECRET / MINDVAULT_API_KEY),
+// `dir:<path>` (one 0600 JSON file per profile; creation is exclusive, so two concurrent
+// creations of one name cannot both win; updates replace the file atomically) and
+// `secretsmanager:<prefix>` (AWS Secrets Manager, added with the identity issue).
+//
+// Creating a profile is a claim: Create is exclusive in every writable store, so a caller
+// that must do something irreversible for a new profile (mindvault_setup_wallet creating an
+// account) creates the profile first, with its secret, and only the winner goes on. A claim
+// whose remote step was refused may be withdrawn only through Discarder, which removes a
+// profile only while it still holds exactly what was written. The dir store supports it;
+// Secrets Manager does not (DeleteSecret is not conditional on the value, a deleted name
+// stays reserved for its recovery window, and the function's IAM role may not delete), so
+// there a refused claim stays and the tool says so.
+//
+// Secrets never leave through this package's errors: failures carry the profile name and
+// the store kind only.
+package credentials
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
+)
+
+// Profile is one named identity.
+type Profile struct {
+	Name      string `json:"-"`
+	SecretKey string `json:"secretKey,omitempty"`
+	APIKey    string `json:"apiKey,omitempty"`
+}
+
+// Address derives the wallet's public G-address from its secret seed.
+func (p Profile) Address() (string, error) {
+	if p.SecretKey == "" {
+		return "", fmt.Errorf("profile %q has no wallet", p.Name)
+	}
+	kp, err := keypair.ParseFull(p.SecretKey)
+	if err != nil {
+		return "", fmt.Errorf("profile %q holds an invalid wallet secret", p.Name)
+	}
+	return kp.Address(), nil
+}
+
+// Secrets lists the profile's secret values, for exact redaction.
+func (p Profile) Secrets() []string {
+	var out []string
+	for _, s := range []string{p.SecretKey, p.APIKey} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Store is a credential store.
+type Store interface {
+	// Kind is "env", "dir" or "secretsmanager" (never a path or prefix).
+	Kind() string
+	// Get loads a profile; a missing one is a CREDENTIALS_MISSING failure.
+	Get(ctx context.Context, name string) (Profile, error)
+	// List returns the profile names, sorted.
+	List(ctx context.Context) ([]string, error)
+	// Create stores a new profile; an existing name is PROFILE_EXISTS.
+	Create(ctx context.Context, p Profile) error
+	// Update replaces an existing profile.
+	Update(ctx context.Context, p Profile) error
+	// ReadOnly reports a store that cannot create or update profiles.
+	ReadOnly() bool
+}
+
+var (
+	profileName = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
+	alnum       = lazyre.New(`[A-Za-z0-9]`)
+)
+
+// ValidName reports a profile name that is safe as a file name and a secret name: 1-64
+// characters of A-Z a-z 0-9 . _ - with at least one letter or digit, the rule argument
+// validation applies, so "." and ".." (and "-_" alike) are never a profile.
+func ValidName(name string) bool {
+	return profileName.MatchString(name) && alnum.MatchString(name)
+}
+
+// Discarder is a store that can withdraw a profile it created, and only that one.
+type Discarder interface {
+	// Discard removes profile p.Name if it still holds exactly p (nothing updated it since it
+	// was created) and reports whether it did; a profile that changed is left in place.
+	Discard(ctx context.Context, p Profile) (bool, error)
+}
+
+// Open builds the store named by MINDVAULT_CREDENTIALS; a Secrets Manager store reads its AWS
+// configuration from the environment (EnvAWSConfig).
+func Open(spec string, getenv func(string) string, defaultProfile string) (Store, error) {
+	return OpenWith(spec, getenv, defaultProfile, nil)
+}
+
+// OpenWith is Open with the loader of the AWS configuration a Secrets Manager store uses (nil:
+// EnvAWSConfig); local builds pass the SDK's shared-config loader.
+func OpenWith(spec string, getenv func(string) string, defaultProfile string, load AWSConfigLoader) (Store, error) {
+	switch {
+	case spec == "" || spec == "env":
+		return NewEnv(getenv, defaultProfile), nil
+	case strings.HasPrefix(spec, "dir:"):
+		return NewDir(strings.TrimPrefix(spec, "dir:"))
+	case strings.HasPrefix(spec, "secretsmanager:"):
+		return OpenSecretsManager(strings.TrimPrefix(spec, "secretsmanager:"), load)
+	}
+	return nil, fmt.Errorf("credential store %q is not available in this build", strings.SplitN(spec, ":", 2)[0])
+}
+
+// fail builds a credential-store failure.
+func fail(code string, cat errmap.Category, detail string) *errmap.Error {
+	return &errmap.Error{
+		Err:   fmt.Errorf("credentials: %s", detail),
+		Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: code, Category: cat, Detail: detail},
+	}
+}
+
+// failNext builds a credential-store failure whose Next line only the store can write.
+func failNext(code string, cat errmap.Category, detail, next string) *errmap.Error {
+	return &errmap.Error{
+		Err:   fmt.Errorf("credentials: %s", detail),
+		Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: code, Category: cat, Detail: detail, Next: next},
+	}
+}
+
+// Missing is the failure of a profile that does not exist or lacks what the tool needs.
+func Missing(store Store, name, what string) *errmap.Error {
+	return fail("CREDENTIALS_MISSING", errmap.CategoryAuth,
+		fmt.Sprintf("profile %q has no %s in the %s credential store", name, what, store.Kind()))
+}
+
+// NotAllowed is the failure of a caller whose access token is not bound to the profile.
+func NotAllowed(name string) *errmap.Error {
+	return failNext("PROFILE_NOT_ALLOWED", errmap.CategoryAuth, fmt.Sprintf("this access token may not use profile %q", name),
+		"Use a profile your access token is bound to (mindvault_list_profiles shows them), or ask the operator to bind this one.")
+}
+
+// Exists is the failure of creating a profile that already exists.
+func Exists(store Store, name string) *errmap.Error {
+	return fail("PROFILE_EXISTS", errmap.CategoryConflict,
+		fmt.Sprintf("profile %q already exists in the %s credential store", name, store.Kind()))
+}
+
+// ReadOnlyStore is the failure of writing to a store that cannot be written.
+func ReadOnlyStore(store Store) *errmap.Error {
+	return fail("READ_ONLY_STORE", errmap.CategoryAuth,
+		fmt.Sprintf("the %s credential store is read-only; configure MINDVAULT_CREDENTIALS=dir:<path> or secretsmanager:<prefix> to create profiles", store.Kind()))
+}
+
+// StoreFailure is an I/O failure of the store itself.
+func StoreFailure(store Store, op string, err error) *errmap.Error {
+	detail := fmt.Sprintf("the %s credential store could not %s", store.Kind(), op)
+	return &errmap.Error{Err: err, Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: "UNKNOWN", Category: errmap.CategoryUnknown, Detail: detail}}
+}
+
+// IsExists reports the failure of creating a profile that already exists.
+func IsExists(err error) bool {
+	f, ok := errmap.FactsOf(err)
+	return ok && f.Code == "PROFILE_EXISTS"
+}

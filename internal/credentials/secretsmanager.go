@@ -1,0 +1,370 @@
+package credentials
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
+)
+
+// SecretsManagerTTL is how long a profile read from Secrets Manager is served from memory.
+// Short, because another instance of the function may update the profile; long enough that
+// a burst of tool calls on a warm instance makes one GetSecretValue call, not one per call.
+const SecretsManagerTTL = 30 * time.Second
+
+// defaultRegion is used when neither the environment nor a shared config names one (Lambda
+// always sets AWS_REGION; a developer machine may not).
+const defaultRegion = "us-east-1"
+
+// secretPrefix is what Secrets Manager accepts in a secret name (ASCII letters, digits and
+// /_+=.@-). Profile names (ValidName) are a subset, so prefix+profile is always a valid name.
+var secretPrefix = lazyre.New(`^[A-Za-z0-9/_+=.@-]{1,256}$`)
+
+// smAPI is the part of the Secrets Manager client the store uses.
+type smAPI interface {
+	GetSecretValue(context.Context, *secretsmanager.GetSecretValueInput, ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
+	CreateSecret(context.Context, *secretsmanager.CreateSecretInput, ...func(*secretsmanager.Options)) (*secretsmanager.CreateSecretOutput, error)
+	PutSecretValue(context.Context, *secretsmanager.PutSecretValueInput, ...func(*secretsmanager.Options)) (*secretsmanager.PutSecretValueOutput, error)
+	ListSecrets(context.Context, *secretsmanager.ListSecretsInput, ...func(*secretsmanager.Options)) (*secretsmanager.ListSecretsOutput, error)
+}
+
+// SecretsManager stores one AWS Secrets Manager secret per profile, named prefix+profile,
+// whose string value is the Profile JSON ({"secretKey","apiKey"}). It is safe for
+// concurrent use; build it once per process.
+type SecretsManager struct {
+	client func() smAPI // built on first use: a cold start that never reads a profile builds none
+	prefix string
+	ttl    time.Duration
+	now    func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]cached
+	gen   map[string]uint64 // bumped on every write, so a read that raced a write is not cached
+}
+
+type cached struct {
+	p  Profile
+	at time.Time
+}
+
+// NewSecretsManager builds the store from the AWS configuration load gives (nil:
+// EnvAWSConfig, the environment Lambda sets; AWS_ENDPOINT_URL_SECRETS_MANAGER and AWS_REGION
+// are honoured and the region defaults to us-east-1). The configuration is read now, so a
+// missing one is a startup problem; the client is built, and the first request made, when the
+// store is first used.
+func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader) (*SecretsManager, error) {
+	if !secretPrefix.MatchString(prefix) {
+		return nil, fmt.Errorf("secretsmanager: store needs a secret-name prefix of 1-256 characters from A-Z a-z 0-9 / _ + = . @ -")
+	}
+	cfg, err := load.Load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("secretsmanager: load AWS configuration: %w", err)
+	}
+	return &SecretsManager{
+		client: sync.OnceValue(func() smAPI { return secretsmanager.NewFromConfig(cfg) }),
+		prefix: prefix,
+		ttl:    SecretsManagerTTL,
+		now:    time.Now,
+		cache:  map[string]cached{},
+		gen:    map[string]uint64{},
+	}, nil
+}
+
+// OpenSecretsManager is NewSecretsManager as a Store, for credentials.Open.
+func OpenSecretsManager(prefix string, load AWSConfigLoader) (Store, error) {
+	s, err := NewSecretsManager(context.Background(), prefix, load)
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	return s, nil
+}
+
+// Kind implements Store.
+func (s *SecretsManager) Kind() string { return "secretsmanager" }
+
+// ReadOnly implements Store.
+func (s *SecretsManager) ReadOnly() bool { return false }
+
+func (s *SecretsManager) secretName(profile string) string { return s.prefix + profile }
+
+// Get implements Store: GetSecretValue, served from memory for SecretsManagerTTL after a
+// successful read. Misses and failures are not cached, so a profile created by another
+// instance is visible at once.
+func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) {
+	if !ValidName(name) {
+		return Profile{}, Missing(s, name, "credentials")
+	}
+	s.mu.Lock()
+	if c, ok := s.cache[name]; ok && s.now().Sub(c.at) < s.ttl {
+		s.mu.Unlock()
+		return c.p, nil
+	}
+	gen := s.gen[name]
+	s.mu.Unlock()
+
+	out, err := s.client().GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.secretName(name))})
+	if err != nil {
+		return Profile{}, s.mapErr(opGet, name, err, nil)
+	}
+	if out.SecretString == nil {
+		return Profile{}, StoreFailure(s, fmt.Sprintf("decode profile %q (the secret holds no string value)", name), errors.New("secret has no SecretString"))
+	}
+	var p Profile
+	if err := json.Unmarshal([]byte(*out.SecretString), &p); err != nil {
+		// The decoder's message can quote the value, so it is not kept.
+		return Profile{}, StoreFailure(s, fmt.Sprintf("decode profile %q (the secret is not profile JSON)", name), errors.New("secret is not profile JSON"))
+	}
+	p.Name = name
+	if p, err = loaded(s, p); err != nil {
+		return Profile{}, err
+	}
+
+	s.mu.Lock()
+	if s.gen[name] == gen {
+		s.cache[name] = cached{p: p, at: s.now()}
+	}
+	s.mu.Unlock()
+	return p, nil
+}
+
+// List implements Store: ListSecrets filtered server-side by the prefix (and again here,
+// because the filter is only a search aid), every page, prefix stripped, valid names only.
+func (s *SecretsManager) List(ctx context.Context) ([]string, error) {
+	in := &secretsmanager.ListSecretsInput{
+		MaxResults: aws.Int32(100),
+		Filters:    []types.Filter{{Key: types.FilterNameStringTypeName, Values: []string{s.prefix}}},
+	}
+	seen := map[string]bool{}
+	names := []string{}
+	tokens := map[string]bool{}
+	for {
+		out, err := s.client().ListSecrets(ctx, in)
+		if err != nil {
+			return nil, s.mapErr(opList, "", err, nil)
+		}
+		for _, e := range out.SecretList {
+			n, ok := strings.CutPrefix(aws.ToString(e.Name), s.prefix)
+			if ok && ValidName(n) && !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		next := aws.ToString(out.NextToken)
+		if next == "" {
+			break
+		}
+		// A service that repeats a token would loop forever.
+		if tokens[next] {
+			return nil, StoreFailure(s, "list profiles (the service repeated a page token)", errors.New("repeated NextToken"))
+		}
+		tokens[next] = true
+		in.NextToken = aws.String(next)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// Create implements Store with CreateSecret, which fails when the name exists — so of two
+// concurrent creations exactly one wins and the other gets PROFILE_EXISTS. The SDK adds a
+// ClientRequestToken, which makes its own retries of a creation that did succeed harmless.
+func (s *SecretsManager) Create(ctx context.Context, p Profile) error {
+	if !ValidName(p.Name) {
+		return StoreFailure(s, "create a profile", fmt.Errorf("invalid profile name"))
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return StoreFailure(s, "encode a profile", errors.New("profile could not be encoded"))
+	}
+	_, err = s.client().CreateSecret(ctx, &secretsmanager.CreateSecretInput{
+		Name:         aws.String(s.secretName(p.Name)),
+		SecretString: aws.String(string(b)),
+		Description:  aws.String("MindVault MCP endpoint credential profile " + p.Name),
+	})
+	s.invalidate(p.Name)
+	if err != nil {
+		return s.mapErr(opCreate, p.Name, err, p.Secrets())
+	}
+	return nil
+}
+
+// Update implements Store with PutSecretValue (a new current version); a profile that does
+// not exist is CREDENTIALS_MISSING, as in the other stores.
+func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
+	if !ValidName(p.Name) {
+		return Missing(s, p.Name, "credentials")
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return StoreFailure(s, "encode a profile", errors.New("profile could not be encoded"))
+	}
+	_, err = s.client().PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{
+		SecretId:     aws.String(s.secretName(p.Name)),
+		SecretString: aws.String(string(b)),
+	})
+	// Invalidated whatever the outcome: a timed-out write may still have landed.
+	s.invalidate(p.Name)
+	if err != nil {
+		return s.mapErr(opUpdate, p.Name, err, p.Secrets())
+	}
+	return nil
+}
+
+func (s *SecretsManager) invalidate(name string) {
+	s.mu.Lock()
+	delete(s.cache, name)
+	s.gen[name]++
+	s.mu.Unlock()
+}
+
+// smOp describes one store operation for error text: what was attempted and which IAM
+// action it needs.
+type smOp struct {
+	verb   string // "read", "list", "create", "update"
+	action string // IAM action in the secretsmanager namespace
+	write  bool
+}
+
+var (
+	opGet    = smOp{"read", "GetSecretValue", false}
+	opList   = smOp{"list", "ListSecrets", false}
+	opCreate = smOp{"create", "CreateSecret", true}
+	opUpdate = smOp{"update", "PutSecretValue", true}
+)
+
+func (o smOp) what(profile string) string {
+	if profile == "" {
+		return o.verb + " profiles"
+	}
+	return fmt.Sprintf("%s profile %q", o.verb, profile)
+}
+
+// awsError is the sanitised cause kept in errmap.Error.Err: its text names the operation and
+// the AWS error code only, because the SDK's own message can carry a response snapshot (for
+// GetSecretValue: the secret) or the service's free-form message. The raw error stays
+// reachable through Unwrap for errors.Is/As.
+type awsError struct {
+	msg   string
+	cause error
+}
+
+func (e *awsError) Error() string { return e.msg }
+func (e *awsError) Unwrap() error { return e.cause }
+
+// mapErr turns an SDK error into a credential-store failure (docs/errors.md). Details carry the
+// operation, the profile name and the AWS error code — never the SDK's message.
+func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []string) *errmap.Error {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		code := apiErr.ErrorCode()
+		if !IsAWSErrorCode(code) {
+			code = "UnknownError"
+		}
+		cause := &awsError{msg: fmt.Sprintf("secretsmanager: %s: AWS %s", op.what(profile), code), cause: err}
+		var e *errmap.Error
+		switch {
+		case code == "ResourceNotFoundException" && profile != "":
+			e = Missing(s, profile, "credentials")
+		case code == "ResourceExistsException" && op == opCreate:
+			e = Exists(s, profile)
+		case code == "AccessDeniedException":
+			scope := "on the secrets under the MINDVAULT_CREDENTIALS prefix"
+			if op == opList {
+				scope = `on resource "*" (ListSecrets cannot be scoped to a prefix)`
+			}
+			// Written as "the Secrets Manager X permission": the redactor would blank the
+			// value of a "secretsmanager:X" pair, taking it for a secret.
+			e = failNext(errmap.CodeForbidden, errmap.CategoryAuth,
+				fmt.Sprintf("the %s credential store denied the request to %s (AWS %s)", s.Kind(), op.what(profile), code),
+				"The operator must grant the function's IAM role the Secrets Manager "+op.action+" permission "+scope+", then retry.")
+		case isThrottle(code):
+			e = fail(errmap.CodeRateLimited, errmap.CategoryRateLimit,
+				fmt.Sprintf("the %s credential store throttled the request to %s (AWS %s)", s.Kind(), op.what(profile), code))
+		case code == "InvalidRequestException" && profile != "":
+			// What AWS answers for a name whose secret is scheduled for deletion.
+			e = StoreFailure(s, fmt.Sprintf("%s (AWS %s; a secret of that name may be scheduled for deletion)", op.what(profile), code), nil)
+		default:
+			e = StoreFailure(s, fmt.Sprintf("%s (AWS %s)", op.what(profile), code), nil)
+		}
+		f := e.Facts
+		f.Secrets = secrets
+		return &errmap.Error{Err: cause, Facts: f}
+	}
+	if t := transportKind(err); t != errmap.TransportNone {
+		kind := "network error"
+		if t == errmap.TransportTimeout {
+			kind = "timeout"
+		}
+		var state errmap.State // unset: the mapping decides from the rest of the facts
+		if op.write {
+			// The write may have landed before the connection broke.
+			state = errmap.StateUnknown
+		}
+		return &errmap.Error{
+			Err: &awsError{msg: fmt.Sprintf("secretsmanager: %s: %s", op.what(profile), kind), cause: err},
+			Facts: errmap.Facts{
+				Source:           errmap.SourceCredentials,
+				Transport:        t,
+				Detail:           fmt.Sprintf("the %s credential store failed to %s (%s)", s.Kind(), op.what(profile), kind),
+				Secrets:          secrets,
+				ExecutionStarted: true,
+				StateChanged:     state,
+			},
+		}
+	}
+	// Deserialization failures and the like: their text can quote the response body.
+	f := StoreFailure(s, op.what(profile)+" (unexpected response)", nil).Facts
+	f.Secrets = secrets
+	return &errmap.Error{Err: &awsError{msg: fmt.Sprintf("secretsmanager: %s: unexpected response", op.what(profile)), cause: err}, Facts: f}
+}
+
+// IsAWSErrorCode reports a string shaped like an AWS error code (ResourceNotFoundException,
+// Throttling): only such a code is repeated in a detail or message, never other text an SDK
+// error carries.
+func IsAWSErrorCode(code string) bool { return awsCode.MatchString(code) }
+
+var awsCode = lazyre.New(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
+
+func isThrottle(code string) bool {
+	switch code {
+	// Not LimitExceededException: in Secrets Manager that is the account's secret quota.
+	case "ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded",
+		"RequestThrottled", "RequestThrottledException", "SlowDown":
+		return true
+	}
+	return false
+}
+
+// transportKind classifies an SDK error that got no service response. The SDK wraps the
+// net/http error in RequestSendError (and retries in MaxAttemptsError), all unwrappable.
+func transportKind(err error) errmap.Transport {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.Is(err, syscall.ETIMEDOUT):
+		return errmap.TransportTimeout
+	case errors.As(err, &ne) && ne.Timeout():
+		return errmap.TransportTimeout
+	}
+	var send *smithyhttp.RequestSendError
+	if errors.As(err, &send) || errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		return errmap.TransportNetwork
+	}
+	return errmap.TransportNone
+}

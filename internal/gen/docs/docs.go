@@ -1,0 +1,111 @@
+// Package docs generates the tool table and the error-code list of the README and of docs/ from
+// the code, so the documentation cannot drift from what the endpoint serves. Its tests also keep
+// the written docs honest: every doc a comment cites exists with the cited section, nothing cites
+// a file outside the repository, and the README's layout matches the tree.
+package docs
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/tools"
+)
+
+// Markers delimit generated sections in README.md.
+const (
+	ToolsBegin  = "<!-- BEGIN GENERATED TOOLS -->"
+	ToolsEnd    = "<!-- END GENERATED TOOLS -->"
+	ErrorsBegin = "<!-- BEGIN GENERATED ERROR CODES -->"
+	ErrorsEnd   = "<!-- END GENERATED ERROR CODES -->"
+)
+
+// ToolTable is the Markdown table of every served tool.
+func ToolTable() string {
+	cfg, _ := config.Load(func(string) string { return "" }, false)
+	var b strings.Builder
+	b.WriteString("| tool | hints | arguments | what it does |\n|---|---|---|---|\n")
+	for _, t := range tools.All(&tools.Deps{Config: cfg}).Tools() {
+		d := t.Definition()
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		_ = json.Unmarshal(d.InputSchema, &s)
+		required := map[string]bool{}
+		for _, r := range s.Required {
+			required[r] = true
+		}
+		var args []string
+		for _, n := range t.Model().Names() {
+			if required[n] {
+				args = append(args, "`"+n+"`*")
+			} else {
+				args = append(args, "`"+n+"`")
+			}
+		}
+		argText := strings.Join(args, ", ")
+		if argText == "" {
+			argText = "none"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Name, hints(d.Annotations), argText, strings.ReplaceAll(d.Description, "|", "\\|"))
+	}
+	b.WriteString("\n`*` required. Hints: R read-only, D destructive, I idempotent, O open-world (absent = false).\n")
+	return b.String()
+}
+
+func hints(a tools.Annotations) string {
+	var h []string
+	for _, x := range []struct {
+		on bool
+		l  string
+	}{{a.ReadOnlyHint, "R"}, {a.DestructiveHint, "D"}, {a.IdempotentHint, "I"}, {a.OpenWorldHint, "O"}} {
+		if x.on {
+			h = append(h, x.l)
+		}
+	}
+	if len(h) == 0 {
+		return "-"
+	}
+	return strings.Join(h, " ")
+}
+
+// ErrorCodes is the Markdown table of every error code, with its default retry verdict and
+// who must act (errmap renders it, so the table has one source).
+func ErrorCodes() string { return errmap.CodesMarkdown() }
+
+// Render replaces the generated sections of a README, which must have both.
+func Render(readme string) (string, error) {
+	out, err := replace(readme, ToolsBegin, ToolsEnd, ToolTable())
+	if err != nil {
+		return "", err
+	}
+	return replace(out, ErrorsBegin, ErrorsEnd, ErrorCodes())
+}
+
+// RenderDoc replaces whichever generated sections a document under docs/ has.
+func RenderDoc(doc string) (string, error) {
+	var err error
+	for _, s := range []struct {
+		begin, end string
+		body       func() string
+	}{{ToolsBegin, ToolsEnd, ToolTable}, {ErrorsBegin, ErrorsEnd, ErrorCodes}} {
+		if strings.Contains(doc, s.begin) {
+			if doc, err = replace(doc, s.begin, s.end, s.body()); err != nil {
+				return "", err
+			}
+		}
+	}
+	return doc, nil
+}
+
+func replace(s, begin, end, body string) (string, error) {
+	i := strings.Index(s, begin)
+	j := strings.Index(s, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("the document lacks the markers %s ... %s", begin, end)
+	}
+	return s[:i+len(begin)] + "\n" + body + s[j:], nil
+}

@@ -1,0 +1,138 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+)
+
+// EncodedToolSet is a ToolSet that also hands over its definitions as one encoded JSON array,
+// byte for byte what encoding/json writes for Definitions(). The tools/list answer is then
+// built around those bytes: encoding/json compacts and checks every json.RawMessage it writes,
+// which for the tool list cost every process about 0.7 ms on its first answer.
+type EncodedToolSet interface {
+	ToolSet
+	EncodedDefinitions() json.RawMessage
+}
+
+// constKind names an answer that never changes for the life of a Server: its tools, prompts,
+// revisions and instructions are fixed when it is built. Only the request's id differs.
+type constKind int
+
+const (
+	legacyToolsList constKind = iota
+	modernToolsList
+	modernDiscover
+	legacyPromptsList
+	modernPromptsList
+	numConstKinds
+)
+
+// lazyConstant is one constant answer, encoded on first use: a process pays for encoding the
+// tool list only when a client asks for it, and only once.
+type lazyConstant struct {
+	once sync.Once
+	c    *redact.Constant
+}
+
+// constResult is the result object of a constant answer, as the generic path encodes it.
+func (s *Server) constResult(k constKind) map[string]any {
+	switch k {
+	case legacyToolsList:
+		return map[string]any{"tools": s.Tools.Definitions()}
+	case modernToolsList:
+		return s.modernResult(map[string]any{
+			"tools":      s.Tools.Definitions(),
+			"ttlMs":      s.ListTTL.Milliseconds(),
+			"cacheScope": "public",
+		})
+	case modernDiscover:
+		return s.modernResult(map[string]any{
+			"supportedVersions": SupportedVersions,
+			"capabilities":      s.capabilities(),
+			"instructions":      s.Instructions,
+			"ttlMs":             s.ListTTL.Milliseconds(),
+			"cacheScope":        "public",
+		})
+	case legacyPromptsList:
+		return map[string]any{"prompts": s.Prompts.Definitions()}
+	case modernPromptsList:
+		return s.modernResult(map[string]any{
+			"prompts":    s.Prompts.Definitions(),
+			"ttlMs":      s.ListTTL.Milliseconds(),
+			"cacheScope": "public",
+		})
+	}
+	panic("protocol: unknown constant answer")
+}
+
+// constantOutcome answers with the pre-encoded result of k, or, when it could not be
+// pre-encoded, with the result object (writeJSON then reports the encoding failure).
+func (s *Server) constantOutcome(k constKind) outcome {
+	lc := &s.consts[k]
+	lc.once.Do(func() {
+		if doc, ok := s.encodeConstant(k); ok {
+			lc.c = redact.NewConstant(doc)
+		}
+	})
+	if lc.c == nil {
+		return outcome{result: s.constResult(k)}
+	}
+	return outcome{constant: lc.c}
+}
+
+// toolsPlaceholder stands in for the tool list while the rest of a tools/list result is
+// encoded; no JSON the server writes otherwise contains it.
+const toolsPlaceholder = `"\u0000tools\u0000"`
+
+// encodeConstant encodes the result of k as writeJSON would. When the tools come encoded
+// (EncodedToolSet), the result is encoded around a placeholder that their bytes then replace.
+func (s *Server) encodeConstant(k constKind) ([]byte, bool) {
+	result := s.constResult(k)
+	var tools json.RawMessage
+	if ets, ok := s.Tools.(EncodedToolSet); ok && (k == legacyToolsList || k == modernToolsList) {
+		tools = ets.EncodedDefinitions()
+		result["tools"] = json.RawMessage(toolsPlaceholder)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as writeJSON encodes
+	if enc.Encode(result) != nil {
+		return nil, false
+	}
+	doc := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if tools == nil {
+		return doc, true
+	}
+	if bytes.Count(doc, []byte(toolsPlaceholder)) != 1 {
+		return nil, false
+	}
+	return bytes.Replace(doc, []byte(toolsPlaceholder), tools, 1), true
+}
+
+// writeConstant writes a constant answer under the request's id: the bytes writeJSON would
+// write for it, under the same output redaction. The result's cleaned bytes are kept until a
+// secret is registered (redact.Constant); the envelope with the caller's id is cleaned on
+// every request, and a secret spanning the two withholds the answer, as it would in writeJSON.
+func writeConstant(w http.ResponseWriter, e *entry, id json.RawMessage, c *redact.Constant) {
+	prefix := make([]byte, 0, 40+len(id))
+	prefix = append(prefix, `{"jsonrpc":"2.0",`...)
+	if len(id) > 0 {
+		buf := bytes.NewBuffer(append(prefix, `"id":`...))
+		if json.Compact(buf, id) != nil { // the envelope's id is valid JSON: never
+			withhold(w, e, http.StatusOK)
+			return
+		}
+		prefix = append(buf.Bytes(), ',')
+	}
+	prefix = append(prefix, `"result":`...)
+	head, result, tail, ok := c.Within(prefix, []byte("}\n"))
+	if !ok {
+		withhold(w, e, http.StatusOK)
+		return
+	}
+	writeBody(w, http.StatusOK, head, result, tail)
+}

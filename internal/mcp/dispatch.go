@@ -1,0 +1,331 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/obs"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+)
+
+// _meta keys of the 2026-07-28 revision.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// legacyVersions are the initialize-based revisions served.
+var legacyVersions = []string{Version20251125, Version20250618}
+
+func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *entry) outcome {
+	header := headerValue(r, "Mcp-Protocol-Version")
+	_, metaVersion := req.Meta[metaProtocolVersion]
+	if metaVersion || (isRevision(header) && header >= Version20260728) {
+		e.era = Modern
+		return s.modern(ctx, r, req, header, e)
+	}
+	e.era = Legacy
+	return s.legacy(ctx, req, header, e)
+}
+
+// modern applies the 2026-07-28 checks in the order of docs/protocol.md "Modern requests", then
+// dispatches.
+func (s *Server) modern(ctx context.Context, r *http.Request, req request, header string, e *entry) outcome {
+	var version string
+	pv, hasPV := req.Meta[metaProtocolVersion]
+	if !hasPV || json.Unmarshal(pv, &version) != nil || version == "" {
+		return fail(http.StatusBadRequest, CodeInvalidParams,
+			"Invalid params: params._meta[\""+metaProtocolVersion+"\"] is required and must be a string", nil)
+	}
+	caps := bytes.TrimSpace(req.Meta[metaClientCapabilities])
+	if len(caps) == 0 || caps[0] != '{' {
+		return fail(http.StatusBadRequest, CodeInvalidParams,
+			"Invalid params: params._meta[\""+metaClientCapabilities+"\"] is required and must be an object", nil)
+	}
+	if header == "" {
+		return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the MCP-Protocol-Version header is required", nil)
+	}
+	if header != version {
+		return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version does not match params._meta protocolVersion", nil)
+	}
+	if version != Version20260728 {
+		return fail(http.StatusBadRequest, CodeUnsupportedProtocol,
+			"Unsupported protocol version (2025 revisions start with initialize)",
+			map[string]any{"supported": SupportedVersions, "requested": bounded(version)})
+	}
+	if m := headerValue(r, "Mcp-Method"); m != req.Method {
+		return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Method header must equal the request method", nil)
+	}
+	var call callParams
+	var bad *outcome
+	if req.Method == "tools/call" || (req.Method == "prompts/get" && s.Prompts != nil) {
+		// Both methods name their target in params.name, which the Mcp-Name header repeats.
+		call, bad = parseCallParams(req.Params, req.Fields)
+		if n := headerValue(r, "Mcp-Name"); n == "" || n != call.rawName {
+			return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Name header must equal params.name", nil)
+		}
+		if bad != nil {
+			return *bad
+		}
+		rt, bad := roundTripOf(req.Meta, call.fields)
+		if bad != nil {
+			return *bad
+		}
+		ctx = WithRoundTrip(ctx, rt)
+	}
+
+	switch req.Method {
+	case "server/discover":
+		return s.constantOutcome(modernDiscover)
+	case "tools/list":
+		return s.constantOutcome(modernToolsList)
+	case "tools/call":
+		return s.callTool(ctx, call, e, true)
+	}
+	if s.Prompts != nil {
+		switch req.Method {
+		case "prompts/list":
+			return s.constantOutcome(modernPromptsList)
+		case "prompts/get":
+			out := s.getPrompt(ctx, call, e)
+			if out.err == nil {
+				out.result = s.modernResult(out.result.(map[string]any))
+			}
+			return out
+		}
+	}
+	return fail(http.StatusNotFound, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
+}
+
+// capabilities is what initialize and server/discover declare: exactly the method families
+// this server answers, so a client never calls one that would be -32601.
+func (s *Server) capabilities() map[string]any {
+	c := map[string]any{"tools": map[string]any{}}
+	if s.Prompts != nil {
+		c["prompts"] = map[string]any{}
+	}
+	return c
+}
+
+func (s *Server) modernResult(fields map[string]any) map[string]any {
+	fields["resultType"] = "complete"
+	fields["_meta"] = map[string]any{metaServerInfo: s.Info}
+	return fields
+}
+
+// legacy serves the initialize-based revisions. No session exists, so a request without the
+// version header is served as 2025-11-25 rather than rejected.
+func (s *Server) legacy(ctx context.Context, req request, header string, e *entry) outcome {
+	if req.Method != "initialize" && header != "" && !slices.Contains(legacyVersions, header) {
+		return fail(http.StatusBadRequest, CodeInvalidRequest,
+			"Bad Request: unsupported MCP-Protocol-Version header",
+			map[string]any{"supported": SupportedVersions, "requested": bounded(header)})
+	}
+	switch req.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		version := Version20251125
+		if slices.Contains(legacyVersions, p.ProtocolVersion) {
+			version = p.ProtocolVersion
+		}
+		return outcome{result: map[string]any{
+			"protocolVersion": version,
+			"capabilities":    s.capabilities(),
+			"serverInfo":      s.Info,
+			"instructions":    s.Instructions,
+		}}
+	case "ping":
+		return outcome{result: map[string]any{}}
+	case "tools/list":
+		return s.constantOutcome(legacyToolsList)
+	case "tools/call":
+		call, bad := parseCallParams(req.Params, req.Fields)
+		if bad != nil {
+			return *bad
+		}
+		return s.callTool(ctx, call, e, false)
+	}
+	if s.Prompts != nil {
+		switch req.Method {
+		case "prompts/list":
+			return s.constantOutcome(legacyPromptsList)
+		case "prompts/get":
+			call, bad := parseCallParams(req.Params, req.Fields)
+			if bad != nil {
+				return *bad
+			}
+			return s.getPrompt(ctx, call, e)
+		}
+	}
+	return fail(http.StatusOK, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
+}
+
+// CalledTool returns the tool a request body calls: params.name of a tools/call, decoded by the
+// same envelope and params rules the server applies, so a layer in front of the server (inbound
+// auth choosing the scope a call needs) and the server cannot disagree about which tool runs.
+// ok is false for any other body: another method, a notification (accepted, never run) or a
+// body the server would refuse.
+func CalledTool(body []byte) (name string, ok bool) {
+	req, isResponse, bad := decodeEnvelope(body)
+	if bad != nil || isResponse || req.ID == nil || req.Method != "tools/call" {
+		return "", false
+	}
+	call, failed := parseCallParams(req.Params, req.Fields)
+	if failed != nil {
+		return "", false
+	}
+	return call.name, true
+}
+
+// callParams is a tools/call params object that passed the CallToolRequest schema.
+type callParams struct {
+	rawName string // params.name as sent ("" when absent or not a string)
+	name    string
+	args    json.RawMessage
+	fields  map[string]json.RawMessage // params, decoded once for every reader
+}
+
+// parseCallParams applies the CallToolRequest schema: failures are JSON-RPC -32602 naming
+// the path, while anything inside arguments is the tool's business (isError results). fields
+// are params as the envelope decoded them (nil: decoded here).
+func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) (callParams, *outcome) {
+	var c callParams
+	bad := func(msg string) (callParams, *outcome) {
+		o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
+		return c, &o
+	}
+	if len(params) == 0 || params[0] != '{' {
+		return bad("Invalid params: params: must be an object with name and arguments")
+	}
+	p := fields // the envelope decoded it already
+	if p == nil {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return bad("Invalid params: params: must be an object")
+		}
+	}
+	c.fields = p
+	rawName, ok := p["name"]
+	if ok {
+		_ = json.Unmarshal(rawName, &c.rawName)
+	}
+	if !ok {
+		return bad("Invalid params: params.name: is required")
+	}
+	if len(rawName) == 0 || rawName[0] != '"' {
+		return bad("Invalid params: params.name: must be a string")
+	}
+	c.name = c.rawName
+	if a, ok := p["arguments"]; ok {
+		a = bytes.TrimSpace(a)
+		if len(a) == 0 || a[0] != '{' {
+			return bad("Invalid params: params.arguments: must be an object")
+		}
+		c.args = a
+	}
+	return c, nil
+}
+
+func (s *Server) callTool(ctx context.Context, c callParams, e *entry, modern bool) outcome {
+	e.tool = c.name
+	// The metric dimension is closed: a registered name, or "unknown" for anything else the
+	// caller sent, so a caller cannot mint metrics.
+	e.metric = obs.Unknown
+	if slices.Contains(s.Tools.Names(), c.name) {
+		e.metric = c.name
+	}
+	return s.safely(ctx, e, func() outcome {
+		if s.CallTimeout > 0 {
+			if _, has := ctx.Deadline(); !has {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, s.CallTimeout)
+				defer cancel()
+			}
+		}
+		res, ok := s.Tools.Call(ctx, c.name, c.args)
+		if !ok {
+			return fail(http.StatusOK, CodeInvalidParams,
+				fmt.Sprintf("Invalid params: params.name: unknown tool %q (tools/list names every tool)", bounded(c.name)),
+				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), s.Tools.Names())})
+		}
+		e.outcome, e.code = res.Outcome, res.Code
+		if res.Reject != nil {
+			return fail(http.StatusOK, res.Reject.Code, res.Reject.Message, res.Reject.Data)
+		}
+		if res.ResultType == ResultInputRequired {
+			if !modern {
+				// The initialize-based revisions have no InputRequiredResult: a tool that asks
+				// there is a bug, answered as one rather than sent to a client that cannot read it.
+				panic("tool " + c.name + " asked for input on the legacy era")
+			}
+			return outcome{result: inputRequiredResult{ResultType: ResultInputRequired, InputRequests: res.InputRequests,
+				RequestState: res.RequestState, Meta: map[string]any{metaServerInfo: s.Info}}}
+		}
+		if modern {
+			res.ResultType = "complete"
+			meta := make(map[string]any, len(res.Meta)+1)
+			for k, v := range res.Meta {
+				meta[k] = v
+			}
+			meta[metaServerInfo] = s.Info
+			res.Meta = meta
+		}
+		return outcome{result: res}
+	})
+}
+
+// headerValue reads a header (names are case-insensitive), trims it and decodes the
+// =?base64?...?= sentinel that carries non-ASCII values.
+func headerValue(r *http.Request, name string) string {
+	v := strings.TrimSpace(r.Header.Get(name))
+	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if enc, ok := strings.CutSuffix(inner, "?="); ok {
+			if dec, err := base64.StdEncoding.DecodeString(enc); err == nil && utf8.Valid(dec) {
+				return string(dec)
+			}
+		}
+	}
+	return v
+}
+
+// isRevision reports a YYYY-MM-DD revision string, so a stray header value is never
+// compared as if it were a date.
+func isRevision(v string) bool {
+	if len(v) != 10 {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, v)
+	return err == nil
+}
+
+// bounded keeps caller-supplied strings short and printable before they are echoed; known
+// secrets go first, so the cut cannot leave half of one for the output boundary to miss.
+func bounded(s string) string {
+	const max = 128
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(redact.Exact(s), ""))
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// errorData is the error.data of a JSON-RPC error: the fields the call site set (supported
+// versions, a correlation id, suggestions) plus the facts every protocol error carries, in the
+// vocabulary of a tool result's diagnostic — code, category and retry — so a client that
+// branches on those does not need a second table for protocol errors. A call site may choose
+// the code (an unknown tool is UNKNOWN_NAME) or the retry verdict; the rest follows the
+// JSON-RPC code and the HTTP status.
+func errorData(status, rpcCode int, data any) map[string]any {
+	out := map[string]any{}
+	switch d := data.(type) {
+	case map[string]any:
+		for k, v := range d {
+			out[k] = v
+		}
+	case map[string]string:
+		for k, v := range d {
+			out[k] = v
+		}
+	}
+	code, _ := out["code"].(string)
+	if !errmap.IsCode(code) {
+		code = defaultErrorCode(status, rpcCode)
+	}
+	out["code"] = code
+	out["category"] = string(errmap.CodeCategory(code))
+	if r, ok := out["retry"].(string); !ok || r == "" {
+		out["retry"] = string(errmap.CodeRetry(code))
+	}
+	return out
+}
+
+// defaultErrorCode maps a JSON-RPC error to its code when the call site chose none: the
+// Origin guard is an authorisation refusal, -32601 names something that does not exist,
+// -32603 is the endpoint's own failure, and everything else (-32700, -32600, -32602, -32020,
+// -32022) is a request that broke the wire rules.
+func defaultErrorCode(status, rpcCode int) string {
+	switch {
+	case status == http.StatusForbidden:
+		return errmap.CodeForbidden
+	case rpcCode == CodeMethodNotFound:
+		return errmap.CodeUnknownName
+	case rpcCode == CodeInternalError:
+		return errmap.CodeInternalError
+	}
+	return errmap.CodeInvalidRequest
+}
+
+// maxSuggestions bounds the names offered for an unknown tool or prompt: enough to recover
+// from a typo, never the whole list (which tools/list already gives, and which would grow
+// every error with the catalogue).
+const maxSuggestions = 3
+
+// suggest returns up to maxSuggestions of names closest to name, nearest first, leaving out
+// names too far away to be what was meant. Closeness is the edit distance, compared
+// case-insensitively and also without the namespace prefix ("mindvault_"), so "browse" finds
+// mindvault_browse; a name that contains what was asked, or is contained in it, counts as one
+// edit away ("mindvault_wallet" finds mindvault_wallet_info and mindvault_setup_wallet). Ties go
+// to the smaller plain edit distance, then to list order.
+func suggest(name string, names []string) []string {
+	q := strings.ToLower(name)
+	type cand struct {
+		name        string
+		score, dist int
+		pos         int
+	}
+	var cs []cand
+	for i, n := range names {
+		ln := strings.ToLower(n)
+		// Compare like with like: without the namespace prefix on both sides when the query
+		// has it, against the bare name when the query has none.
+		qs, short := q, ln
+		if prefix, rest, ok := strings.Cut(ln, "_"); ok {
+			short = rest
+			qs = strings.TrimPrefix(q, prefix+"_")
+		}
+		// A third of the name may be wrong, and always two characters: further away, the
+		// name is a guess, not a typo. Distances beyond that bound are not worked out, so an
+		// unknown name costs a few bounded comparisons rather than two full tables per tool.
+		limit := max(2, utf8.RuneCountInString(qs)/3)
+		score := distanceAtMost(qs, short, limit)
+		if len(q)-len(qs) != len(ln)-len(short) {
+			// Unless both lost the same prefix (then the distances are equal), the full names
+			// may be closer.
+			score = min(score, distanceAtMost(q, ln, limit))
+		}
+		if utf8.RuneCountInString(qs) >= 3 && (strings.Contains(short, qs) || strings.Contains(qs, short)) {
+			score = min(score, 1)
+		}
+		if score <= limit {
+			cs = append(cs, cand{n, score, distance(q, ln), i})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.score != b.score {
+			return a.score < b.score
+		}
+		if a.dist != b.dist {
+			return a.dist < b.dist
+		}
+		return a.pos < b.pos
+	})
+	out := []string{}
+	for _, c := range cs[:min(len(cs), maxSuggestions)] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// DistanceAtMost is the edit distance of a and b when it is at most k, and k+1 otherwise.
+func DistanceAtMost(a, b string, k int) int { return distanceAtMost(a, b, k) }
+
+// distanceAtMost is distance(a, b) when that is at most k, and k+1 otherwise. A common prefix
+// and suffix change no distance and are skipped (the namespace prefix every tool shares), ASCII
+// names are compared as bytes, and it stops as soon as every path through the table costs more
+// than k.
+func distanceAtMost(a, b string, k int) int {
+	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); d > k || -d > k {
+		return k + 1 // the lengths alone differ by more
+	}
+	if isASCII(a) && isASCII(b) {
+		return boundedDistance([]byte(a), []byte(b), k)
+	}
+	var bufA, bufB [64]rune
+	return boundedDistance(appendRunes(bufA[:0], a), appendRunes(bufB[:0], b), k)
+}
+
+func boundedDistance[T byte | rune](ra, rb []T, k int) int {
+	for len(ra) > 0 && len(rb) > 0 && ra[0] == rb[0] {
+		ra, rb = ra[1:], rb[1:]
+	}
+	for len(ra) > 0 && len(rb) > 0 && ra[len(ra)-1] == rb[len(rb)-1] {
+		ra, rb = ra[:len(ra)-1], rb[:len(rb)-1]
+	}
+	var rowA, rowB [65]int
+	prev, cur := rowA[:0], rowB[:0]
+	for j := 0; j <= len(rb); j++ {
+		prev, cur = append(prev, j), append(cur, 0)
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > k {
+			return k + 1
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(rb)], k+1)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func appendRunes(dst []rune, s string) []rune {
+	for _, r := range s {
+		dst = append(dst, r)
+	}
+	return dst
+}
+
+// distance is the Levenshtein distance between a and b in runes.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

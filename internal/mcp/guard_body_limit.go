@@ -1,0 +1,41 @@
+package mcp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// defaultMaxBody bounds a body when no limit is configured.
+const defaultMaxBody = 1 << 20
+
+// unreadableMessage answers a body that could not be read (the connection broke mid-body).
+const unreadableMessage = "Parse error: the body could not be read"
+
+// limitBody reads the whole body, at most max bytes (defaultMaxBody when max <= 0), before
+// anything else sees it: a larger body gets 413 and one that cannot be read 400, so the
+// handler behind works on bytes in memory and no request can make it hold more than max.
+// http.MaxBytesReader also tells the server to close a connection whose body was cut short.
+func limitBody(max int64) func(http.Handler) http.Handler {
+	if max <= 0 {
+		max = defaultMaxBody
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+			if err != nil {
+				if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+					refuse(w, r, http.StatusRequestEntityTooLarge, CodeInvalidRequest, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", max))
+					return
+				}
+				refuse(w, r, http.StatusBadRequest, CodeParseError, unreadableMessage)
+				return
+			}
+			r2 := *r // a middleware must not modify the request it was given
+			r2.Body = io.NopCloser(bytes.NewReader(body))
+			next.ServeHTTP(w, &r2)
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+)
+
+// Multi-round-trip requests (SEP-2322, the 2026-07-28 revision). A server that needs the
+// user's input answers a tools/call with an InputRequiredResult instead of a result: input
+// requests (here only form elicitations) and an opaque requestState. The client asks the user,
+// then repeats the same tools/call on a fresh request id with params.inputResponses (one
+// answer per input request) and params.requestState echoed byte for byte. Nothing is kept
+// between the two requests: what the second one needs travels in requestState, which the tool
+// layer signs and verifies. The protocol layer only carries the fields in and out; it never
+// asks for an input on the initialize-based revisions, which have no such result.
+
+// RoundTrip is what a modern tools/call carries for a multi-round-trip request.
+type RoundTrip struct {
+	// FormElicitation: the request's client capabilities declare elicitation with form
+	// mode. An empty elicitation object counts as form (clients older than the modes).
+	FormElicitation bool
+	// RequestState is params.requestState as sent; HasRequestState says whether it was.
+	RequestState    string
+	HasRequestState bool
+	// InputResponses are params.inputResponses by key (each one a JSON object); nil when absent.
+	InputResponses map[string]json.RawMessage
+}
+
+type roundTripKey struct{}
+
+// WithRoundTrip attaches a modern request's round-trip fields; tests use it to call a tool set
+// directly.
+func WithRoundTrip(ctx context.Context, rt RoundTrip) context.Context {
+	return context.WithValue(ctx, roundTripKey{}, rt)
+}
+
+// RoundTripOf returns the round-trip fields of the modern tools/call being served; ok is false
+// on the legacy era (and outside a request), where no input may ever be requested.
+func RoundTripOf(ctx context.Context) (rt RoundTrip, ok bool) {
+	rt, ok = ctx.Value(roundTripKey{}).(RoundTrip)
+	return rt, ok
+}
+
+// InputRequest is one entry of an InputRequiredResult's inputRequests: an embedded request
+// such as {"method": "elicitation/create", "params": {...}}.
+type InputRequest struct {
+	Method string `json:"method"`
+	Params any    `json:"params"`
+}
+
+// ResultInputRequired is the resultType of a ToolResult that asks for input.
+const ResultInputRequired = "input_required"
+
+// CallError is a tools/call that the tool set answers with a JSON-RPC error instead of a
+// result (ToolResult.Reject), e.g. a requestState that fails verification.
+type CallError struct {
+	Code    int
+	Message string
+	Data    any
+}
+
+// inputRequiredResult is the wire form of an InputRequiredResult: no content, no isError.
+type inputRequiredResult struct {
+	ResultType    string                  `json:"resultType"`
+	InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+	RequestState  string                  `json:"requestState,omitempty"`
+	Meta          map[string]any          `json:"_meta,omitempty"`
+}
+
+// roundTripOf reads the round-trip fields of a modern tools/call from its params (as
+// parseCallParams decoded them). A malformed one is -32602 naming the path: requestState must
+// be a string and inputResponses an object of objects.
+func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) (RoundTrip, *outcome) {
+	var rt RoundTrip
+	bad := func(msg string) (RoundTrip, *outcome) {
+		o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
+		return rt, &o
+	}
+	var caps struct {
+		Elicitation map[string]json.RawMessage `json:"elicitation"`
+	}
+	if json.Unmarshal(meta[metaClientCapabilities], &caps) == nil && caps.Elicitation != nil {
+		_, form := caps.Elicitation["form"]
+		_, url := caps.Elicitation["url"]
+		rt.FormElicitation = form || !url
+	}
+	if raw, ok := p["requestState"]; ok {
+		if json.Unmarshal(raw, &rt.RequestState) != nil || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
+			return bad("Invalid params: params.requestState: must be a string")
+		}
+		rt.HasRequestState = true
+	}
+	if raw, ok := p["inputResponses"]; ok {
+		var responses map[string]json.RawMessage
+		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &responses) != nil {
+			return bad("Invalid params: params.inputResponses: must be an object")
+		}
+		for key, v := range responses {
+			if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' {
+				return bad("Invalid params: params.inputResponses." + bounded(key) + ": must be an object (an elicitation result)")
+			}
+		}
+		rt.InputResponses = responses
+	}
+	return rt, nil
+}

@@ -1,0 +1,199 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
+
+// JSON-RPC and MCP error codes used on the wire.
+const (
+	CodeParseError          = -32700
+	CodeInvalidRequest      = -32600
+	CodeMethodNotFound      = -32601
+	CodeInvalidParams       = -32602
+	CodeInternalError       = -32603
+	CodeHeaderMismatch      = -32020
+	CodeUnsupportedProtocol = -32022
+)
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// response is one JSON-RPC response; exactly one of Result and Error is set. ID is omitted
+// when the request's id could not be read (parse errors), as the MCP schema allows.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// request is the decoded envelope. Params stays raw until the method is known.
+type request struct {
+	ID     json.RawMessage // nil for a notification
+	Method string
+	Params json.RawMessage
+	// Meta is params._meta when params is an object.
+	Meta map[string]json.RawMessage
+	// Fields is params decoded as an object, when it is one: read by the methods that take
+	// named params (tools/call, prompts/get) instead of decoding the params again.
+	Fields map[string]json.RawMessage
+}
+
+// envelopeError is a request that is not a JSON-RPC 2.0 request object.
+type envelopeError struct {
+	code    int
+	message string
+	id      json.RawMessage
+}
+
+// decodeEnvelope parses a body into a request, or says which envelope rule it breaks.
+// isResponse reports a JSON-RPC response object (a client must not POST those, but they are
+// accepted and dropped like notifications).
+func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeError) {
+	body = bytes.TrimSpace(body)
+	notJSON := &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+	if !utf8.Valid(body) {
+		return req, false, notJSON
+	}
+	if len(body) == 0 || body[0] != '{' {
+		if !json.Valid(body) {
+			return req, false, notJSON
+		}
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be one JSON-RPC request object (batches are not supported)"}
+	}
+	// Unmarshal checks the whole body before decoding it, so invalid JSON is its syntax error:
+	// one pass over the body instead of a separate json.Valid.
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(body, &env); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return req, false, notJSON
+		}
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
+	}
+	// One walk over the body for keys given twice (dupkeys.go); tools/call's arguments are the
+	// tool's request model's to check.
+	outside, inside, idTwice := scanDuplicateKeys(body, isString(env["method"], "tools/call"))
+	id, hasID := env["id"]
+	if outside != nil {
+		bad := &envelopeError{code: CodeInvalidRequest, message: outside.message("Invalid Request: ")}
+		if hasID && !idTwice && validID(id) {
+			bad.id = id
+		}
+		return req, false, bad
+	}
+	if hasID && !validID(id) {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: id must be a string or a number"}
+	}
+	if hasID {
+		req.ID = id
+	}
+	if v, ok := env["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: `Invalid Request: jsonrpc must be "2.0"`, id: req.ID}
+	}
+	m, hasMethod := env["method"]
+	if !hasMethod {
+		_, hasResult := env["result"]
+		_, hasErr := env["error"]
+		if hasID && (hasResult || hasErr) {
+			return req, true, nil
+		}
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method is required", id: req.ID}
+	}
+	if err := json.Unmarshal(m, &req.Method); err != nil || len(m) == 0 || m[0] != '"' {
+		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method must be a string", id: req.ID}
+	}
+	if p, ok := env["params"]; ok {
+		p = bytes.TrimSpace(p)
+		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
+			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
+		}
+		if inside != nil {
+			return req, false, &envelopeError{code: CodeInvalidParams, message: inside.message("Invalid params: "), id: req.ID}
+		}
+		req.Params = p
+		if p[0] == '{' {
+			// Only these methods read named params; the others need _meta at most.
+			named := req.Method == "tools/call" || req.Method == "prompts/get"
+			req.Fields, req.Meta = decodeParams(p, named)
+		}
+	}
+	return req, false, nil
+}
+
+// isString reports whether raw is the JSON string want, however it is escaped.
+func isString(raw json.RawMessage, want string) bool {
+	if string(raw) == `"`+want+`"` {
+		return true
+	}
+	var s string
+	return bytes.IndexByte(raw, '\\') >= 0 && json.Unmarshal(raw, &s) == nil && s == want
+}
+
+func validID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return false
+	}
+	switch {
+	case id[0] == '"':
+		return true
+	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
+		return true
+	}
+	return false
+}
+
+// decodeParams decodes an object params once: its fields when named is set, and _meta as
+// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a key
+// given twice, in one case or two, never gets here: decodeEnvelope refused it). p is valid
+// JSON, so the fields always decode. Without an escape a key in any case is spelled out: none
+// means no _meta to decode (most legacy requests), and exactly one that is the field "_meta"
+// means _meta is that field's value; otherwise (an odd spelling, "_meta" inside another
+// value) the struct decoding itself answers.
+func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage) {
+	plain := bytes.IndexByte(p, '\\') < 0
+	keys := countMetaKeys(p)
+	if named {
+		_ = json.Unmarshal(p, &fields)
+		if plain && keys == 1 {
+			if raw, ok := fields["_meta"]; ok {
+				if json.Unmarshal(raw, &meta) != nil {
+					return fields, nil
+				}
+				return fields, meta
+			}
+		}
+	}
+	if plain && keys == 0 {
+		return fields, nil
+	}
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(p, &params) == nil {
+		meta = params.Meta
+	}
+	return fields, meta
+}
+
+// countMetaKeys counts the occurrences of "_meta" (quotes included) in any ASCII case. No
+// other spelling decodes to that key without an escape: Unicode's special case folds are for
+// k and s.
+func countMetaKeys(p []byte) int {
+	n := 0
+	for i := 0; i+7 <= len(p); i++ {
+		if p[i] == '"' && p[i+1] == '_' && p[i+6] == '"' &&
+			p[i+2]|0x20 == 'm' && p[i+3]|0x20 == 'e' && p[i+4]|0x20 == 't' && p[i+5]|0x20 == 'a' {
+			n++
+		}
+	}
+	return n
+}

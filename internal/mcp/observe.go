@@ -1,0 +1,61 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/obs"
+)
+
+type entryKey struct{}
+
+// observe gives each request its correlation id (the invocation's, or a new one) and a
+// downstream trace, and writes its one log line and its metrics once the answer is out. It
+// wraps the guards too, so a refused request is logged like any other.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		e := &entry{id: RequestID(r.Context())}
+		if e.id == "" {
+			e.id = newID()
+		}
+		ctx, trace := obs.WithTrace(WithRequestID(r.Context(), e.id))
+		ctx = context.WithValue(ctx, entryKey{}, e)
+		defer func() {
+			d := time.Since(start)
+			e.calls = trace.Calls()
+			s.log(ctx, e, d)
+			obs.WriteEMF(s.Metrics, start, e.metric, e.outcome, d, e.calls)
+		}()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// requestEntry is the log record observe attached to ctx, or nil.
+func requestEntry(ctx context.Context) *entry {
+	e, _ := ctx.Value(entryKey{}).(*entry)
+	return e
+}
+
+// entryOf is the request's log record; a guard used without observe writes to a throwaway one.
+func entryOf(r *http.Request) *entry {
+	if e := requestEntry(r.Context()); e != nil {
+		return e
+	}
+	return &entry{}
+}
+
+// refuse answers a request the HTTP rules turn away with a JSON-RPC error that has no id
+// (none was read yet).
+func refuse(w http.ResponseWriter, r *http.Request, status, code int, msg string) {
+	writeRPCError(w, entryOf(r), nil, status, code, msg, nil)
+}
+
+// refusePlain answers a request that is not for the MCP endpoint at all with a plain JSON
+// object: there is no JSON-RPC conversation to answer within.
+func refusePlain(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	e := entryOf(r)
+	e.status = status
+	writeJSON(w, e, status, map[string]string{"error": msg})
+}

@@ -1,0 +1,81 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+)
+
+// getPrompt serves prompts/get on either era once params passed the name/arguments shape
+// check. An unknown prompt and an argument problem are -32602 naming what failed (a prompt is
+// not a tool call, so there is no isError result to carry them).
+func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry) outcome {
+	return s.safely(ctx, e, func() outcome {
+		args, bad := promptArguments(c.args)
+		if bad != nil {
+			return *bad
+		}
+		res, ok, err := s.Prompts.Get(c.name, args)
+		if !ok {
+			return fail(http.StatusOK, CodeInvalidParams,
+				fmt.Sprintf("Invalid params: params.name: unknown prompt %q (prompts/list names every prompt)", bounded(c.name)),
+				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), s.Prompts.Names())})
+		}
+		var pe *PromptArgumentError
+		if errors.As(err, &pe) {
+			msg := "Invalid params: params.arguments." + bounded(pe.Argument) + ": " + pe.Problem
+			data := map[string]any{"code": errmap.CodeInvalidArguments, "argument": bounded(pe.Argument)}
+			if len(pe.Allowed) > 0 {
+				msg += fmt.Sprintf(" (prompt %q takes: %s)", c.name, strings.Join(pe.Allowed, ", "))
+				data["allowed"] = pe.Allowed
+			} else {
+				msg += fmt.Sprintf(" (prompt %q takes no arguments)", c.name)
+			}
+			return fail(http.StatusOK, CodeInvalidParams, msg, data)
+		}
+		if err != nil {
+			panic(err) // a prompt that cannot render is a bug: -32603 with the details in the log
+		}
+		result := map[string]any{"messages": res.Messages}
+		if res.Description != "" {
+			result["description"] = res.Description
+		}
+		return outcome{result: result}
+	})
+}
+
+// promptArguments applies the GetPromptRequest schema to params.arguments: an object whose
+// values are strings. Which names a prompt takes is the prompt's business.
+func promptArguments(raw json.RawMessage) (map[string]string, *outcome) {
+	args := map[string]string{}
+	if len(raw) == 0 {
+		return args, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		o := fail(http.StatusOK, CodeInvalidParams, "Invalid params: params.arguments: must be an object of strings", nil)
+		return nil, &o
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first failing argument named is the same on every run
+	for _, k := range keys {
+		v := bytes.TrimSpace(m[k])
+		var str string
+		if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &str) != nil {
+			o := fail(http.StatusOK, CodeInvalidParams, "Invalid params: params.arguments."+bounded(k)+": must be a string", nil)
+			return nil, &o
+		}
+		args[k] = str
+	}
+	return args, nil
+}

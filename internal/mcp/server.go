@@ -1,0 +1,285 @@
+// Package protocol serves MCP over JSON-RPC on one POST endpoint: the HTTP rules, the
+// envelope, the two eras (2026-07-28 stateless, and the initialize-based 2025-11-25 /
+// 2025-06-18), method dispatch and the channel table of docs/protocol.md. It keeps no sessions:
+// every request is classified and answered on its own.
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/obs"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+)
+
+// Server is the MCP endpoint as an http.Handler.
+type Server struct {
+	Info         ServerInfo
+	Instructions string
+	Tools        ToolSet
+	// Prompts, when set, serves prompts/list and prompts/get and declares the prompts
+	// capability; nil leaves both methods unknown (-32601).
+	Prompts PromptSet
+	// Path is the endpoint path, "/mcp" when empty.
+	Path string
+	// MaxBodyBytes bounds a request body (413 above it).
+	MaxBodyBytes int64
+	// AllowedOrigins are the Origin values accepted besides loopback ones (when allowed).
+	AllowedOrigins []string
+	// AllowLoopbackOrigins accepts http(s)://localhost|127.0.0.1|[::1] origins (local mode).
+	AllowLoopbackOrigins bool
+	// Unavailable, when set, is a startup problem (bad configuration): every JSON-RPC
+	// request is answered -32603 with this message instead of being served half-configured.
+	Unavailable error
+	// ListTTL is the ttlMs advertised on server/discover, tools/list and prompts/list.
+	ListTTL time.Duration
+	// CallTimeout bounds a tools/call whose context has no deadline (local mode); under
+	// Lambda the invocation deadline already bounds it.
+	CallTimeout time.Duration
+	// Logger receives one line per request; nil discards.
+	Logger *slog.Logger
+	// Metrics receives CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none.
+	Metrics io.Writer
+	// Caller names the authenticated caller of a request for its log line (the OAuth subject);
+	// nil or "" adds nothing. It must never return a credential.
+	Caller func(context.Context) string
+
+	consts [numConstKinds]lazyConstant // the answers that never change, encoded on first use
+}
+
+// entry records what one request did, for its log line.
+type entry struct {
+	id       string
+	method   string
+	tool     string // params.name as sent
+	metric   string // the Tool metric dimension: a registered tool name or obs.Unknown
+	version  string // the MCP-Protocol-Version header as sent
+	era      Era
+	status   int
+	outcome  string
+	code     string // the failure's code (error.data or the tool diagnostic), e.g. CANCELLED
+	rpcCode  int
+	panicked bool
+	withheld bool // the response held a secret that could not be removed and was replaced
+	calls    []obs.Call
+}
+
+func (s *Server) path() string {
+	if s.Path == "" {
+		return "/mcp"
+	}
+	return s.Path
+}
+
+// ServeHTTP reads a request that passed the HTTP guards (see Handler) as JSON-RPC and answers
+// it. Called on its own, not through Handler, it serves the request through Handler, so no
+// request escapes the guards or its log line.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e := requestEntry(r.Context())
+	if e == nil {
+		Handler(s).ServeHTTP(w, r)
+		return
+	}
+	ctx := r.Context()
+	body, err := io.ReadAll(r.Body) // in memory already: limitBody read it
+	if err != nil {
+		refuse(w, r, http.StatusBadRequest, CodeParseError, unreadableMessage)
+		return
+	}
+
+	req, isResponse, bad := decodeEnvelope(body)
+	if bad != nil {
+		e.status = http.StatusBadRequest
+		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)
+		return
+	}
+	e.method = req.Method
+	e.version = headerValue(r, "Mcp-Protocol-Version")
+	if isResponse || req.ID == nil {
+		// Notifications (and stray responses) are accepted without a body.
+		e.status = http.StatusAccepted
+		w.WriteHeader(e.status)
+		return
+	}
+	if s.Unavailable != nil {
+		// Retrying cannot help until the operator fixes the configuration.
+		s.writeError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(),
+			map[string]any{"correlationId": e.id, "retry": "no"})
+		return
+	}
+
+	out := s.dispatch(ctx, r, req, e)
+	if out.constant != nil {
+		e.status = http.StatusOK
+		writeConstant(w, e, req.ID, out.constant)
+		return
+	}
+	if out.err != nil {
+		s.writeError(w, e, req.ID, out.status, out.err.Code, out.err.Message, out.err.Data)
+		return
+	}
+	e.status = http.StatusOK
+	writeJSON(w, e, e.status, response{JSONRPC: "2.0", ID: req.ID, Result: out.result})
+}
+
+// outcome is what a method produced: a result, or an error with its HTTP status. A result
+// that never changes comes pre-encoded as constant instead (constants.go).
+type outcome struct {
+	result   any
+	constant *redact.Constant
+	err      *rpcError
+	status   int
+}
+
+func fail(status, code int, msg string, data any) outcome {
+	return outcome{err: &rpcError{Code: code, Message: msg, Data: data}, status: status}
+}
+
+func (s *Server) writeError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
+	writeRPCError(w, e, id, status, code, msg, data)
+}
+
+// writeRPCError writes a JSON-RPC error answer and records it in e for the log line.
+func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
+	full := errorData(status, code, data)
+	e.status, e.rpcCode, e.code = status, code, full["code"].(string)
+	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: full}})
+}
+
+// writeJSON writes v as the response. This is the output boundary of every answer: the
+// encoded bytes lose every secret value the process knows (package redact), whichever
+// handler, tool or downstream put it there. A response that cannot be cleaned without breaking
+// it is withheld; the tool may have run, so the replacement says to check before retrying.
+func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	var body []byte
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded","data":{"code":"INTERNAL_ERROR","category":"server","retry":"safe"}}}` + "\n")
+	} else if clean, ok := redact.JSON(buf.Bytes(), nil); ok {
+		body = clean
+	} else {
+		withhold(w, e, status)
+		return
+	}
+	writeBody(w, status, body)
+}
+
+// withhold answers in place of a response that held a secret in a form that could not be
+// removed.
+func withhold(w http.ResponseWriter, e *entry, status int) {
+	e.withheld = true
+	writeBody(w, status, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"`+withheldMessage+`","data":{"code":"INTERNAL_ERROR","category":"server","retry":"no"}}}`+"\n"))
+}
+
+// writeBody writes an encoded, already redacted answer, given in parts (a constant answer's
+// envelope and its shared result bytes, which are never copied).
+func writeBody(w http.ResponseWriter, status int, parts ...[]byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	for _, p := range parts {
+		_, _ = w.Write(p)
+	}
+}
+
+// withheldMessage answers a response that held a secret in a form that could not be removed.
+const withheldMessage = "Internal error: the response was withheld because it contained a secret that could not be removed safely. " +
+	"The call may have taken effect (a payment or a write): check with mindvault_wallet_info or mindvault_tx_status before retrying."
+
+// safely runs fn, turning a panic into -32603 with the correlation id; the stack goes only
+// to the log.
+func (s *Server) safely(ctx context.Context, e *entry, fn func() outcome) (out outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.panicked = true
+			if s.Logger != nil {
+				s.Logger.ErrorContext(ctx, "panic while serving a request",
+					"requestId", obs.Field(e.id), "method", obs.Field(e.method), "tool", obs.Field(e.tool),
+					"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
+			out = fail(http.StatusOK, CodeInternalError,
+				"Internal error (correlation id "+e.id+"); the details are in the server log",
+				map[string]string{"correlationId": e.id})
+		}
+	}()
+	return fn()
+}
+
+func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
+	if s.Logger == nil {
+		return
+	}
+	// Every value the request chose goes through obs.Field (bounded, no control characters).
+	attrs := []slog.Attr{
+		slog.String("requestId", obs.Field(e.id)),
+		slog.String("method", obs.Field(e.method)),
+		slog.Int("status", e.status),
+		slog.Float64("durationMs", float64(d.Microseconds())/1000),
+	}
+	if e.era != "" {
+		attrs = append(attrs, slog.String("era", string(e.era)))
+	}
+	if e.version != "" {
+		attrs = append(attrs, slog.String("protocolVersion", obs.Field(e.version)))
+	}
+	if e.tool != "" {
+		attrs = append(attrs, slog.String("tool", obs.Field(e.tool)))
+	}
+	if s.Caller != nil {
+		if c := s.Caller(ctx); c != "" {
+			attrs = append(attrs, slog.String("caller", obs.Field(c)))
+		}
+	}
+	if e.outcome != "" {
+		attrs = append(attrs, slog.String("outcome", e.outcome))
+	}
+	if e.rpcCode != 0 {
+		attrs = append(attrs, slog.Int("rpcCode", e.rpcCode))
+	}
+	if e.code != "" {
+		attrs = append(attrs, slog.String("code", e.code))
+	}
+	if len(e.calls) > 0 {
+		calls := make([]any, len(e.calls))
+		for i, c := range e.calls {
+			calls[i] = map[string]any{"service": c.Service, "route": c.Route, "status": c.Status,
+				"attempts": c.Attempts, "outcome": c.Outcome, "latencyMs": float64(c.Latency.Microseconds()) / 1000}
+		}
+		attrs = append(attrs, slog.Any("downstream", calls))
+	}
+	if e.withheld {
+		attrs = append(attrs, slog.Bool("withheld", true))
+	}
+	level := slog.LevelInfo
+	if e.panicked || e.withheld || e.rpcCode == CodeInternalError {
+		level = slog.LevelError
+	}
+	// The record goes to the handler directly: Logger.LogAttrs would also walk the stack for a
+	// source position this log never prints.
+	h := s.Logger.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), level, "mcp request", 0)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(ctx, rec)
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,211 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Revisions served (docs/protocol.md "Revisions served").
+const (
+	Version20260728 = "2026-07-28"
+	Version20251125 = "2025-11-25"
+	Version20250618 = "2025-06-18"
+)
+
+// SupportedVersions lists every served revision, newest first.
+var SupportedVersions = []string{Version20260728, Version20251125, Version20250618}
+
+// Era is the family of revisions a request belongs to.
+type Era string
+
+// The two eras: stateless requests with _meta, and initialize-based requests.
+const (
+	Modern Era = "modern"
+	Legacy Era = "legacy"
+)
+
+// ServerInfo identifies the implementation to clients.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// Content is one content block of a tool result: text, or (Type "resource") an embedded
+// resource, which is how a bought file travels as bytes.
+type Content struct {
+	Type     string            `json:"type"`
+	Text     string            `json:"text"`
+	Resource *ResourceContents `json:"resource,omitempty"`
+}
+
+// ResourceContents is the resource of an embedded-resource block: its bytes as base64 in
+// Blob (binary), or Text.
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+	Text     string `json:"text,omitempty"`
+}
+
+// MarshalJSON sends exactly the fields of the block's type: clients validate content blocks
+// by type, and a resource block with a stray "text" would not be one. HTML characters stay
+// unescaped, as in the rest of the response.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if c.Type != "resource" {
+		// Every result has a text block (an error's three lines, a result's JSON): written
+		// directly, as encoding/json would write it, rather than through an encoder of its own.
+		b := make([]byte, 0, len(c.Type)+len(c.Text)+24)
+		b = append(b, `{"type":`...)
+		b = appendJSONString(b, c.Type)
+		b = append(b, `,"text":`...)
+		b = appendJSONString(b, c.Text)
+		return append(b, '}'), nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Type     string            `json:"type"`
+		Resource *ResourceContents `json:"resource"`
+	}{c.Type, c.Resource}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// appendJSONString appends s as a JSON string exactly as encoding/json writes it with HTML
+// escaping off: quote and backslash escaped, \b \f \n \r \t for those, \u00XX for the other
+// control characters, invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// ToolResult is a tools/call result. Outcome is for logs and metrics only ("ok" or the
+// failure category) and never goes on the wire. On the modern era a tool may instead ask for
+// input (ResultType ResultInputRequired with InputRequests and RequestState, input.go) or
+// answer with a JSON-RPC error (Reject).
+type ToolResult struct {
+	Content           []Content               `json:"content"`
+	StructuredContent any                     `json:"structuredContent,omitempty"`
+	IsError           bool                    `json:"isError,omitempty"`
+	Meta              map[string]any          `json:"_meta,omitempty"`
+	ResultType        string                  `json:"resultType,omitempty"`
+	InputRequests     map[string]InputRequest `json:"-"`
+	RequestState      string                  `json:"-"`
+	Reject            *CallError              `json:"-"`
+	Outcome           string                  `json:"-"`
+	// Code is the failure's diagnostic code (e.g. CANCELLED), for the log line only.
+	Code string `json:"-"`
+}
+
+// ToolSet is what the protocol layer needs from the tool registry.
+type ToolSet interface {
+	// Definitions returns every tool definition in a stable order, ready to marshal.
+	Definitions() []json.RawMessage
+	// Names lists the tool names in the same order.
+	Names() []string
+	// Call runs a tool; ok is false when no tool has that name. args is nil when the request
+	// carried no arguments, and otherwise a JSON object.
+	Call(ctx context.Context, name string, args json.RawMessage) (result ToolResult, ok bool)
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+// WithRequestID attaches the correlation id of the current invocation (the Lambda request id
+// under Lambda); the server generates one when none is attached.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey, id)
+}
+
+// RequestID returns the correlation id of the current request, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// PromptMessage is one message of a prompts/get result; the endpoint's prompts send text.
+type PromptMessage struct {
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
+}
+
+// PromptResult is a prompts/get result.
+type PromptResult struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []PromptMessage `json:"messages"`
+}
+
+// PromptArgumentError is a prompts/get argument problem: a required argument that is absent
+// or empty, one the prompt does not take, or a value outside the argument's shape. The
+// protocol layer answers it with -32602 naming the argument.
+type PromptArgumentError struct {
+	Argument string   // the argument's name
+	Problem  string   // phrase after the path, e.g. "is required"
+	Allowed  []string // the arguments the prompt takes
+}
+
+func (e *PromptArgumentError) Error() string {
+	return "params.arguments." + e.Argument + ": " + e.Problem
+}
+
+// PromptSet is what the protocol layer needs from the prompts, as ToolSet is for tools.
+type PromptSet interface {
+	// Definitions returns every prompt definition in a stable order, ready to marshal.
+	Definitions() []json.RawMessage
+	// Names lists the prompt names in the same order.
+	Names() []string
+	// Get renders a prompt; ok is false when no prompt has that name. args holds the string
+	// arguments as sent. An argument problem is a *PromptArgumentError.
+	Get(name string, args map[string]string) (result PromptResult, ok bool, err error)
+}

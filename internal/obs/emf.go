@@ -1,0 +1,78 @@
+package obs
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+)
+
+// Namespace is the CloudWatch namespace of the endpoint's metrics.
+const Namespace = "MindVault/MCP"
+
+var emfMu sync.Mutex
+
+// WriteEMF writes one CloudWatch Embedded Metric Format line for a tool call: the call, its
+// error (dimension Category) and latency, plus each downstream call's latency by Service. EMF
+// lines are ordinary log lines that Lambda's log pipeline turns into metrics, so metrics
+// cost no API call. No secret, argument or body is ever part of a metric.
+//
+// Every dimension comes from a closed set, so a caller cannot create metrics (each distinct
+// dimension value is a billed custom metric) or smuggle text into them: tool is a registered
+// tool name or "unknown" (the caller passes it so; a value of another shape becomes
+// "unknown" here too), Category a failure category, "ok" or InputRequired (a call that asked
+// the user, not an error), Service a downstream source;
+// Route, a property, is the code's route name.
+func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration, calls []Call) {
+	if w == nil || tool == "" {
+		return
+	}
+	errCount := 0
+	if outcome != "ok" && outcome != InputRequired {
+		errCount = 1
+	}
+	lines := []map[string]any{{
+		"_aws": map[string]any{
+			"Timestamp": now.UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  Namespace,
+				"Dimensions": [][]string{{"Tool"}, {"Tool", "Category"}},
+				"Metrics": []any{
+					map[string]string{"Name": "ToolCalls", "Unit": "Count"},
+					map[string]string{"Name": "ToolErrors", "Unit": "Count"},
+					map[string]string{"Name": "ToolLatency", "Unit": "Milliseconds"},
+				},
+			}},
+		},
+		"Tool": dimTool(tool), "Category": dimCategory(outcome),
+		"ToolCalls": 1, "ToolErrors": errCount, "ToolLatency": float64(d.Microseconds()) / 1000,
+	}}
+	for _, c := range calls {
+		lines = append(lines, map[string]any{
+			"_aws": map[string]any{
+				"Timestamp": now.UnixMilli(),
+				"CloudWatchMetrics": []any{map[string]any{
+					"Namespace":  Namespace,
+					"Dimensions": [][]string{{"Service"}},
+					"Metrics":    []any{map[string]string{"Name": "DownstreamLatency", "Unit": "Milliseconds"}},
+				}},
+			},
+			"Service": dimService(c.Service), "Route": dimRoute(c.Route), "Attempts": c.Attempts,
+			"DownstreamLatency": float64(c.Latency.Microseconds()) / 1000,
+		})
+	}
+	emfMu.Lock()
+	defer emfMu.Unlock()
+	for _, l := range lines {
+		b, err := json.Marshal(l)
+		if err != nil {
+			continue
+		}
+		// The metric lines' output boundary, like the responses' and the log's.
+		if b, ok := redact.JSON(b, nil); ok {
+			_, _ = w.Write(append(b, '\n'))
+		}
+	}
+}

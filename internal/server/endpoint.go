@@ -1,0 +1,151 @@
+// Package endpoint assembles the product: configuration, credential store, downstream
+// clients, tools and the protocol layer into the one http.Handler that both the Lambda entry
+// point and the local server serve. It exists so that tests, benchmarks and the Lambda main
+// build exactly the same thing.
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/auth"
+	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+	"github.com/mindvault/mcp-endpoint/internal/clients/sponsor"
+	"github.com/mindvault/mcp-endpoint/internal/clients/stellarrpc"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/mcp"
+	"github.com/mindvault/mcp-endpoint/internal/mcp/prompts"
+	"github.com/mindvault/mcp-endpoint/internal/tools"
+)
+
+// Name and Version identify the server in serverInfo.
+const (
+	Name    = "mindvault-mcp"
+	Version = "0.1.0"
+)
+
+// Instructions is the short orientation sent with initialize and server/discover.
+const Instructions = "MindVault marketplace tools: browse and buy paid knowledge resources, publish your own, pay in USDC " +
+	"over x402 on Stellar, and read or update the on-chain vault registry. Call mindvault_network_profile first to " +
+	"see the network. Failures are isError results whose second line names the Source, Category and Code and whose third " +
+	"line says what to do next."
+
+// ListTTL is how long clients may cache tools/list, prompts/list and server/discover: the
+// lists change only with a deployment.
+const ListTTL = 5 * time.Minute
+
+// CallTimeout bounds a tool call outside Lambda, matching the deployed function timeout.
+const CallTimeout = 90 * time.Second
+
+// Deps builds the downstream clients of a configuration over one shared HTTP client.
+func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
+	httpc := transport.NewHTTPClient()
+	retry := transport.Policy{Attempts: cfg.RetryAttempts, BaseDelay: cfg.RetryBaseDelay, MaxDelay: cfg.RetryMaxDelay}
+	svc := func(src errmap.Source, base string, timeout time.Duration, timeoutVar string) *transport.Service {
+		return &transport.Service{
+			Source: src, BaseURL: base, Timeout: timeout, TimeoutVar: timeoutVar,
+			Retry: retry, HTTP: httpc, UserAgent: Name + "/" + Version,
+		}
+	}
+	hz := horizon.New(svc(errmap.SourceHorizon, cfg.HorizonURL, cfg.HorizonTimeout, "MINDVAULT_HORIZON_TIMEOUT_MS"))
+	rpc := stellarrpc.New(svc(errmap.SourceRPC, cfg.RPCURL, cfg.RPCTimeout, "MINDVAULT_RPC_TIMEOUT_MS"))
+	// Paid requests get a connection pool of their own: in the shared one they could pick up
+	// an idle connection a parallel read (the preview, the purchase history) left behind, and
+	// net/http replays a bodiless GET whose reused connection breaks — a second payment.
+	paid := svc(errmap.SourceX402, cfg.MindVaultURL, cfg.PaymentTimeout, "MINDVAULT_PAYMENT_TIMEOUT_MS")
+	paid.HTTP = transport.NewHTTPClient()
+	paid.ReadError = mindvault.ReadError // the paywall is the MindVault API: its error bodies
+	return &tools.Deps{
+		Config:  cfg,
+		Store:   store,
+		API:     mindvault.New(svc(errmap.SourceAPI, cfg.MindVaultURL, cfg.HTTPTimeout, "MINDVAULT_HTTP_TIMEOUT_MS")),
+		Horizon: hz,
+		RPC:     rpc,
+		Registry: &registry.Client{
+			RPC: rpc, Contract: cfg.RegistryContract, Passphrase: cfg.Passphrase,
+			Sequence: hz.Sequence, WriteWait: cfg.WriteWait, MaxFee: cfg.MaxTxFeeStroops,
+		},
+		Sponsor: sponsor.New(svc(errmap.SourceSponsor, cfg.SponsorURL, cfg.HTTPTimeout, "MINDVAULT_HTTP_TIMEOUT_MS")),
+		X402: &x402.Client{
+			Svc: paid,
+			Signer: &x402.Signer{RPC: rpc, Passphrase: cfg.Passphrase, Witness: func(ctx context.Context) (int64, error) {
+				root, err := hz.Root(ctx)
+				if err != nil {
+					return 0, err
+				}
+				return root.HistoryLatest, nil
+			}},
+		},
+	}
+}
+
+// New builds the handler for cfg with the configured credential store; tests use it when
+// they need no sandbox.
+func New(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
+	store, err := credentials.Open(cfg.Credentials, func(string) string { return "" }, cfg.DefaultProfile)
+	if err != nil {
+		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
+	}
+	return NewHandler(Deps(cfg, store), Inbound{}, startErr, logger)
+}
+
+// Inbound is the inbound-auth setup read at start: the accepted tokens (tokens mode), and Err
+// when the auth configuration itself could not be read (then every request is refused). OAuth
+// mode reads its settings from the configuration and fetches the issuer's keys on first need.
+type Inbound struct {
+	Tokens []auth.Token
+	Err    error
+}
+
+// NewHandler builds the endpoint handler. startErr is a startup problem (bad configuration, a
+// store that cannot open): the endpoint still serves and answers every request with a
+// -32603 naming it, instead of crash-looping.
+//
+// Inbound auth (MINDVAULT_AUTH) wraps everything, the startup problem included: a caller
+// that fails it gets the bare 401 and learns nothing about the configuration, and only an
+// authenticated caller sees the -32603 that names variables. When the auth configuration is
+// itself broken (in.Err) the middleware refuses everyone and logs why: never an open endpoint.
+func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) http.Handler {
+	var metrics io.Writer
+	if d.Config.Lambda {
+		metrics = os.Stdout // EMF: Lambda's log pipeline extracts the metrics
+	}
+	reg := tools.All(d)
+	srv := &mcp.Server{
+		Info:                 mcp.ServerInfo{Name: Name, Title: "MindVault", Version: Version},
+		Instructions:         Instructions,
+		Tools:                reg,
+		Prompts:              prompts.New(),
+		MaxBodyBytes:         d.Config.MaxBodyBytes,
+		AllowedOrigins:       d.Config.AllowedOrigins,
+		AllowLoopbackOrigins: !d.Config.Lambda,
+		Unavailable:          startErr,
+		ListTTL:              ListTTL,
+		CallTimeout:          CallTimeout,
+		Logger:               logger,
+		Metrics:              metrics,
+		Caller:               auth.Subject,
+	}
+	// Auth comes first, before the protocol layer's observation and HTTP guards
+	// (mcp.Handler lists them in order): a caller that fails it gets the bare 401 and
+	// nothing the guards or the configuration would tell.
+	return auth.Middleware(auth.Config{
+		Mode: d.Config.Auth, Tokens: in.Tokens, ResourceURL: d.Config.ResourceURL,
+		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp", Broken: in.Err,
+		OAuth: auth.OAuth{
+			Issuer: d.Config.OAuthIssuer, Audience: d.Config.OAuthAudience,
+			ProfilesClaim: d.Config.OAuthProfilesClaim, ScopePrefix: d.Config.OAuthScopePrefix,
+			RequiredScope: requiredScope(ToolScopes(reg)), MaxBodyBytes: d.Config.MaxBodyBytes,
+		},
+	}, mcp.Handler(srv), logger)
+}

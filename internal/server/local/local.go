@@ -1,0 +1,128 @@
+// Package local boots the endpoint on a developer's machine: for the local entry point
+// (cmd/mindvault-local, which `make run` builds), the endpoint's integration tests and the
+// benchmarks.
+//
+// It owns the offline sandbox network. With STELLAR_NETWORK=sandbox, Boot starts the
+// simulators of package sandbox on loopback (MINDVAULT_SANDBOX_FAULTS is their fault plan)
+// and hands the endpoint their network preset, so every URL, contract id, issuer and the
+// passphrase point at them unless set explicitly in the environment. Profiles then go to a
+// fresh temporary dir: store unless MINDVAULT_CREDENTIALS is set; the funded demo profile is
+// added to whichever store is used (when it is writable) and is the default profile unless
+// MINDVAULT_DEFAULT_PROFILE is set. Only local builds import this package, so the Lambda
+// binary (functions/mcp) links none of the simulators and knows no sandbox network.
+//
+// Env goes the other way: the environment under which the Lambda binary itself, configured
+// for testnet, talks to running simulators (make sandbox, make invoke SANDBOX=1).
+package local
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/credentials/awsshared"
+	"github.com/mindvault/mcp-endpoint/internal/sandbox"
+	"github.com/mindvault/mcp-endpoint/internal/server"
+)
+
+// Network is the STELLAR_NETWORK name of the offline sandbox.
+const Network config.Network = "sandbox"
+
+// DemoProfile is the funded profile the sandbox seeds, its default profile.
+const DemoProfile = "demo"
+
+// Booted is an endpoint booted locally, with the simulators started for it.
+type Booted struct {
+	*server.Booted
+	// Sandbox is set on the sandbox network.
+	Sandbox  *sandbox.Sandbox
+	storeDir string // the temporary profile folder created for the sandbox, if any
+}
+
+// Close stops the simulators and removes the temporary profile folder.
+func (b *Booted) Close() {
+	if b.Sandbox != nil {
+		b.Sandbox.Close()
+	}
+	if b.storeDir != "" {
+		os.RemoveAll(b.storeDir)
+	}
+}
+
+// Boot boots the endpoint as a local server does (not under Lambda), starting the sandbox
+// first when STELLAR_NETWORK=sandbox. Like server.Boot it always returns a handler: a
+// simulator that cannot start is a startup problem every authenticated request reports.
+// Secrets Manager is reached with the SDK's shared-config loader, so ~/.aws profiles work.
+func Boot(getenv func(string) string, logw io.Writer) *Booted {
+	extra := server.Local{AWSConfig: awsshared.Load}
+	if Network != config.Network(strings.ToLower(strings.TrimSpace(getenv("STELLAR_NETWORK")))) {
+		return &Booted{Booted: server.BootWith(getenv, false, logw, extra)}
+	}
+	b := &Booted{}
+	env := map[string]string{}
+	sb, err := sandbox.Start(sandbox.Options{Faults: getenv("MINDVAULT_SANDBOX_FAULTS")})
+	if err != nil {
+		extra.Err = fmt.Errorf("MINDVAULT_SANDBOX_FAULTS or sandbox start: %w", err)
+		extra.Networks = []config.LocalNetwork{{Name: Network}}
+	} else {
+		b.Sandbox = sb
+		extra.Networks = []config.LocalNetwork{{Name: Network, Preset: Preset(sb)}}
+		extra.Profiles = []credentials.Profile{{Name: DemoProfile, SecretKey: sb.Demo.Secret, APIKey: sb.DemoAPIKey}}
+	}
+	if strings.TrimSpace(getenv("MINDVAULT_DEFAULT_PROFILE")) == "" {
+		env["MINDVAULT_DEFAULT_PROFILE"] = DemoProfile
+	}
+	if strings.TrimSpace(getenv("MINDVAULT_CREDENTIALS")) == "" {
+		dir, err := os.MkdirTemp("", "mindvault-profiles-")
+		if err != nil {
+			extra.Err = errors.Join(extra.Err, fmt.Errorf("sandbox profile folder: %w", err))
+		} else {
+			b.storeDir = dir
+			env["MINDVAULT_CREDENTIALS"] = "dir:" + dir
+		}
+	}
+	b.Booted = server.BootWith(func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}, false, logw, extra)
+	return b
+}
+
+// Preset is the sandbox network's preset: the simulators' loopback URLs and contract ids,
+// and testnet's passphrase and x402 network, which the sandbox poses as.
+func Preset(sb *sandbox.Sandbox) config.Preset {
+	return config.Preset{
+		X402Network: sb.X402Network, Passphrase: sb.Passphrase,
+		MindVaultURL: sb.APIURL, HorizonURL: sb.HorizonURL, RPCURL: sb.RPCURL, SponsorURL: sb.SponsorURL,
+		USDCContractID: sb.USDCContractID, USDCIssuer: sb.USDCIssuer, RegistryContract: sb.RegistryContract,
+	}
+}
+
+// Env is the environment that points a testnet configuration at running simulators, for
+// the Lambda binary, which has no sandbox network: every URL, contract id and issuer
+// overridden, and the demo profile as the env store's (its secret and API key are the
+// sandbox's deterministic test values, not real secrets).
+func Env(sb *sandbox.Sandbox) map[string]string {
+	p := Preset(sb)
+	return map[string]string{
+		"STELLAR_NETWORK":            string(config.Testnet),
+		"X402_NETWORK":               p.X402Network,
+		"MINDVAULT_URL":              p.MindVaultURL,
+		"HORIZON_URL":                p.HorizonURL,
+		"SOROBAN_RPC_URL":            p.RPCURL,
+		"SPONSORED_ACCOUNT_URL":      p.SponsorURL,
+		"VAULT_REGISTRY_CONTRACT_ID": p.RegistryContract,
+		"USDC_CONTRACT_ID":           p.USDCContractID,
+		"USDC_ISSUER":                p.USDCIssuer,
+		"MINDVAULT_CREDENTIALS":      "env",
+		"MINDVAULT_DEFAULT_PROFILE":  DemoProfile,
+		"MINDVAULT_AGENT_SECRET":     sb.Demo.Secret,
+		"MINDVAULT_API_KEY":          sb.DemoAPIKey,
+	}
+}

@@ -1,0 +1,257 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/auth"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
+)
+
+// Daily budgets (docs/budgets.md): before a payment is signed its amount is reserved in the
+// spend ledger under the payment's intent, for the paying wallet and, when set, for the
+// caller; a payment that certainly did not happen releases it, one that settled or whose
+// outcome is unknown keeps it. The ledger is shared by every instance, so the budget holds
+// across them; it fails closed: a ledger that cannot be read refuses the payment.
+
+// BudgetView is a daily budget as results show it.
+type BudgetView struct {
+	LimitUSDC     string `json:"limitUsdc"`
+	SpentUSDC     string `json:"spentUsdc" jsonschema_description:"reserved today: settled payments and payments whose outcome is unknown"`
+	RemainingUSDC string `json:"remainingUsdc"`
+	ResetsAt      string `json:"resetsAt" jsonschema_description:"the next UTC midnight, when the day's total starts again from zero"`
+}
+
+// budget is one limit a payment is held to: the wallet's or the caller's.
+type budget struct {
+	key     string // the ledger key: wallet:<G…> or caller:<digest>
+	limit   int64  // units
+	setting string // the variable that sets it, for the operator
+	whose   string // "this wallet" or "this caller"
+}
+
+// budgetsFor are the budgets a payment by payer is held to, the wallet's first.
+func (d *Deps) budgetsFor(ctx context.Context, payer string) []budget {
+	var out []budget
+	if u, err := soroban.Units(d.Config.BudgetUSDC); d.Config.BudgetUSDC != "" && err == nil {
+		out = append(out, budget{key: "wallet:" + payer, limit: u.Int64(), setting: "MINDVAULT_BUDGET_USDC", whose: "this wallet"})
+	}
+	if u, err := soroban.Units(d.Config.BudgetCallerUSDC); d.Config.BudgetCallerUSDC != "" && err == nil {
+		// The caller's identity is kept out of the ledger: its digest names the item.
+		sum := auth.Digest("mindvault/budget/caller\x00" + auth.Caller(ctx))
+		out = append(out, budget{key: "caller:" + hex.EncodeToString(sum[:16]), limit: u.Int64(), setting: "MINDVAULT_BUDGET_CALLER_USDC", whose: "this caller"})
+	}
+	return out
+}
+
+// ledgerReady is the ledger to hold payments in, or the configuration failure that stops every
+// payment while a budget is set (a budget without a shared ledger under Lambda is not one).
+func (d *Deps) ledgerReady() (ledger.Ledger, error) {
+	if d.LedgerErr != nil {
+		return nil, &errmap.Error{Err: d.LedgerErr, Facts: errmap.Facts{
+			Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
+			Detail: "a daily budget is set but the spend ledger is not usable: " + d.LedgerErr.Error() + "; nothing was paid",
+			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table), or to unset MINDVAULT_BUDGET_USDC and MINDVAULT_BUDGET_CALLER_USDC.",
+		}}
+	}
+	return d.Ledger, nil
+}
+
+// view is a budget's state after a reservation (or a read) as results show it.
+func view(b budget, u ledger.Usage) *BudgetView {
+	left := max(b.limit-u.Reserved, 0)
+	return &BudgetView{LimitUSDC: soroban.Decimal(big.NewInt(b.limit)), SpentUSDC: soroban.Decimal(big.NewInt(u.Reserved)),
+		RemainingUSDC: soroban.Decimal(big.NewInt(left)), ResetsAt: u.ResetsAt.UTC().Format(time.RFC3339)}
+}
+
+// budgeted is payer's budgets and the ledger that holds them; no budgets, nothing at all.
+func (d *Deps) budgeted(ctx context.Context, payer string) ([]budget, ledger.Ledger, error) {
+	bs := d.budgetsFor(ctx, payer)
+	if len(bs) == 0 {
+		return nil, nil, nil
+	}
+	l, err := d.ledgerReady()
+	return bs, l, err
+}
+
+// budgetRead reads the wallet's budget for a result (wallet_info); nil without one.
+func (d *Deps) budgetRead(ctx context.Context, payer string) (*BudgetView, error) {
+	bs, l, err := d.budgeted(ctx, payer)
+	if err != nil || len(bs) == 0 {
+		return nil, err
+	}
+	u, err := l.Usage(ctx, bs[0].key, time.Now())
+	if err != nil {
+		return nil, ledgerFailure(err)
+	}
+	return view(bs[0], u), nil
+}
+
+// checkBudget refuses, without reserving anything, a payment of amount that would take a
+// budget past its limit today (a dry run, round 1 of a confirmation); the wallet's view is
+// returned for the result and the question.
+func (d *Deps) checkBudget(ctx context.Context, payer string, amount *big.Int) (*BudgetView, error) {
+	bs, l, err := d.budgeted(ctx, payer)
+	if err != nil || len(bs) == 0 {
+		return nil, err
+	}
+	var first *BudgetView
+	for _, b := range bs {
+		u, err := l.Usage(ctx, b.key, time.Now())
+		if err != nil {
+			return nil, ledgerFailure(err)
+		}
+		if u.Reserved+amount.Int64() > b.limit {
+			return nil, exceeded(b, u.Reserved, amount.Int64(), u.ResetsAt)
+		}
+		if first == nil {
+			after := u
+			after.Reserved += amount.Int64()
+			first = view(b, after)
+		}
+	}
+	return first, nil
+}
+
+// hold is one payment's reservations; a nil hold holds nothing (no budget).
+type hold struct {
+	l      ledger.Ledger
+	day    time.Time
+	intent string
+	random bool // the intent is this call's own (a new payment on purpose)
+	held   []budget
+	// View is the wallet's budget with this payment counted.
+	View *BudgetView
+}
+
+// reserve holds amount against every budget of payer under the payment's intent (a random
+// one for a payment without an intent, which is a new payment on purpose), in turn; when a
+// later budget refuses, the earlier reservations are released. Over a limit: BUDGET_EXCEEDED.
+func (d *Deps) reserve(ctx context.Context, payer string, intent *x402.Intent, amount *big.Int) (*hold, error) {
+	bs, l, err := d.budgeted(ctx, payer)
+	if err != nil || len(bs) == 0 {
+		return nil, err
+	}
+	h := &hold{l: l, day: time.Now(), intent: intentKey(intent), random: intent == nil}
+	for _, b := range bs {
+		u, err := l.Reserve(ctx, b.key, h.day, h.intent, amount.Int64(), b.limit)
+		if err != nil {
+			h.release(ctx)
+			var ex *ledger.ExceededError
+			if errors.As(err, &ex) {
+				return nil, exceeded(b, ex.Reserved, ex.Amount, ex.ResetsAt)
+			}
+			return nil, ledgerFailure(err)
+		}
+		h.held = append(h.held, b)
+		if h.View == nil {
+			h.View = view(b, u)
+		}
+	}
+	return h, nil
+}
+
+// release gives back what the hold reserved: the payment certainly did not happen. It is best
+// effort (a failure keeps the amount counted, erring towards spending less).
+func (h *hold) release(ctx context.Context) {
+	if h == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, b := range h.held {
+		_, _ = h.l.Release(ctx, b.key, h.day, h.intent)
+	}
+	h.held = nil
+}
+
+// settle releases the hold when err proves that this payment did not happen and kept it
+// otherwise: a settled payment, or one whose outcome is unknown, stays counted. It reports
+// whether the amount stays counted.
+//
+// A reservation belongs to the payment's intent, which concurrent calls share: a call told
+// that its intent already settled (DUPLICATE_PAYMENT, ALREADY_PURCHASED) holds the winner's
+// reservation and must not free it, and a seller's refusal after an intent's payment was sent
+// may be the refusal of a nonce another call just used. Only a payment refused before it was
+// sent, for another reason, or one without an intent refused by the seller, is released.
+func (h *hold) settle(ctx context.Context, err error) (kept bool) {
+	if h == nil || err == nil {
+		return h != nil
+	}
+	f, ok := errmap.FactsOf(err)
+	if !ok || f.StateChanged == errmap.StateUnknown || f.StateChanged == errmap.StateYes ||
+		f.Code == errmap.CodeDuplicatePayment || f.Code == errmap.CodeAlreadyPurchased {
+		return true
+	}
+	if !f.ExecutionStarted || (h.random && x402.IsSentRefused(err)) {
+		h.release(ctx)
+		return false
+	}
+	return true
+}
+
+// intentKey names a reservation: the intent's nonce, or a fresh random name.
+func intentKey(in *x402.Intent) string {
+	if in != nil {
+		return "n" + strconv.FormatInt(in.Nonce(), 36)
+	}
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "r" + hex.EncodeToString(b)
+}
+
+// exceeded is the refusal of a payment over a daily budget: nothing signed, retry after the
+// reset, the figures in the detail.
+func exceeded(b budget, reserved, amount int64, resets time.Time) error {
+	wait := int(time.Until(resets).Seconds()) + 1
+	left := max(b.limit-reserved, 0)
+	detail := fmt.Sprintf("the payment of %s USDC is above what is left of %s's daily budget: limit %s, spent %s, remaining %s USDC, resets at %s; nothing was paid",
+		soroban.Decimal(big.NewInt(amount)), b.whose, soroban.Decimal(big.NewInt(b.limit)), soroban.Decimal(big.NewInt(reserved)),
+		soroban.Decimal(big.NewInt(left)), resets.UTC().Format(time.RFC3339))
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceLedger, Code: errmap.CodeBudgetExceeded, Detail: detail, RetryAfter: &wait,
+		Budget: &errmap.Budget{LimitUSDC: soroban.Decimal(big.NewInt(b.limit)), SpentUSDC: soroban.Decimal(big.NewInt(reserved)),
+			AmountUSDC: soroban.Decimal(big.NewInt(amount)), RemainingUSDC: soroban.Decimal(big.NewInt(left)), ResetsAt: resets.UTC().Format(time.RFC3339)},
+		ExecutionStarted: false, StateChanged: errmap.StateNo,
+		Next: fmt.Sprintf("Wait until %s, when the daily budget resets, before paying again, or ask the operator to raise %s; nothing was paid.",
+			resets.UTC().Format(time.RFC3339), b.setting),
+	}}
+}
+
+// ledgerFailure is a ledger that could not be reached or read: the payment is refused (the
+// budget fails closed), as a server failure of the ledger.
+func ledgerFailure(err error) error {
+	return &errmap.Error{Err: err, Facts: errmap.Facts{
+		Source: errmap.SourceLedger, Code: errmap.CodeServerError,
+		Detail:           "the spend ledger could not be reached or read, so the daily budget cannot be checked; nothing was paid",
+		ExecutionStarted: false, StateChanged: errmap.StateNo,
+	}}
+}
+
+// settle ends the payment's hold once Do returned err (see hold.settle): released when
+// nothing was paid; kept otherwise, and an unknown outcome says that it stays counted.
+func (s *spending) settle(ctx context.Context, err error) error {
+	if !s.hold.settle(ctx, err) || err == nil {
+		return err
+	}
+	if f, ok := errmap.FactsOf(err); ok && f.StateChanged == errmap.StateUnknown {
+		return errmap.WithDetail(err, errmap.FromError(err, errmap.Call{}).Diagnostic.Detail+"; the amount stays counted against today's budget until it is known")
+	}
+	return err
+}
+
+// view is the wallet's budget after the payment, nil without a budget.
+func (s *spending) view() *BudgetView {
+	if s.hold == nil {
+		return nil
+	}
+	return s.hold.View
+}

@@ -1,0 +1,607 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stellar/go-stellar-sdk/amount"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/internal/mcp"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// Access is what a purchase delivers: a link, a small text inline, or a file's bytes as an
+// embedded resource block described here by type, size and SHA-256.
+type Access struct {
+	URL         string `json:"url,omitempty"`
+	Content     string `json:"content,omitempty" jsonschema_description:"a text body of at most 64 KiB, also sent as a text content block"`
+	ContentType string `json:"contentType,omitempty"`
+	Size        int    `json:"size,omitempty" jsonschema_description:"bytes delivered"`
+	SHA256      string `json:"sha256,omitempty" jsonschema_description:"hex SHA-256 of the bytes delivered"`
+	URI         string `json:"uri,omitempty" jsonschema_description:"the uri of the embedded resource content block that carries the bytes"`
+	Delivery    string `json:"delivery" jsonschema:"enum=link,enum=content,enum=inline" jsonschema_description:"link: url; content: the text in content; inline: the bytes in an embedded resource content block (base64 blob)"`
+}
+
+// Receipt is the seller's purchase receipt: the API's JSON receipt for a link, the
+// X-Payment-* headers for a file.
+type Receipt struct {
+	PaymentID string `json:"paymentId"`
+	Amount    string `json:"amount"`
+	Currency  string `json:"currency"`
+	PaidTo    string `json:"paidTo"`
+	PaidAt    string `json:"paidAt,omitempty" jsonschema_description:"for a file, the time of the seller's answer (its Date header)"`
+}
+
+// BuyOutput is the result of mindvault_buy. Every field states only what this call can
+// prove: a payment by what was signed and sent, a settlement by a PAYMENT-RESPONSE that
+// confirms it, a delivery by the bytes or the link received.
+type BuyOutput struct {
+	ResourceID       string      `json:"resourceId"`
+	Title            string      `json:"title"`
+	DryRun           bool        `json:"dryRun"`
+	Access           *Access     `json:"access,omitempty"`
+	Receipt          *Receipt    `json:"receipt,omitempty" jsonschema_description:"the seller's receipt, only when a payment was sent"`
+	TxHash           string      `json:"txHash,omitempty" jsonschema_description:"settlement transaction, only when PAYMENT-RESPONSE confirmed the settlement"`
+	Settlement       string      `json:"settlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the settlement (success, transaction hash, this network and payer); unconfirmed: a payment was sent and something delivered, but without that proof; none: no payment was sent"`
+	PriceUSDC        string      `json:"priceUsdc" jsonschema_description:"the previewed price"`
+	AmountUSDC       string      `json:"amountUsdc" jsonschema_description:"USDC of the payment this call signed and sent (0 when none was sent); settlement says whether it is confirmed"`
+	Network          string      `json:"network"`
+	Payer            string      `json:"payer"`
+	ExplorerURL      string      `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
+	USDCBalanceAfter string      `json:"usdcBalanceAfter,omitempty" jsonschema_description:"the wallet's USDC balance read from Horizon after the settlement was proven; omitted when the charge is not proven or the read does not show it yet (message or warnings say why)"`
+	Warnings         []string    `json:"warnings,omitempty" jsonschema_description:"checks that could not run, e.g. the purchase history read that guards against buying twice"`
+	Budget           *BudgetView `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget, when one is set: this payment counted (a dry run: as if made)"`
+	// Dry-run facts.
+	Endpoint    string `json:"endpoint,omitempty"`
+	USDCBalance string `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now"`
+	Message     string `json:"message,omitempty"`
+
+	// blocks are the delivered text or bytes, sent as content blocks after the JSON text
+	// block; the JSON itself never repeats the bytes (base64 already grows them by a third).
+	blocks []mcp.Content
+}
+
+func (o *BuyOutput) extraContent() []mcp.Content { return o.blocks }
+
+// Settlement values of BuyOutput.
+const (
+	SettlementConfirmed   = "confirmed"
+	SettlementUnconfirmed = "unconfirmed"
+	SettlementNone        = "none"
+)
+
+// Access.Delivery values.
+const (
+	DeliveryLink    = "link"
+	DeliveryContent = "content"
+	DeliveryInline  = "inline"
+)
+
+// smallText is the largest text body returned inline as text.
+const smallText = 64 << 10
+
+// buy is mindvault_buy.
+var buy = Spec[requests.Buy, BuyOutput]{
+	Name:      "mindvault_buy",
+	Title:     "Buy a resource",
+	Operation: "Buy failed",
+	Description: `Pays a resource's price in USDC over x402 on Stellar and delivers it: the access link, a
+		small text inline, or the file's bytes as an embedded resource (sha256 in access); with the
+		receipt and, when the seller proves the settlement, its transaction hash (settlement says
+		which) and usdcBalanceAfter. Costs the listed price (network fees are sponsored). Refuses
+		before paying when this wallet already bought the resource (allowRepeat: true buys again),
+		the price is above maxPriceUsdc or rises above the previewed price, the wallet lacks USDC,
+		or the file is too large to deliver. Use dryRun first; call mindvault_preview for the price
+		and mindvault_wallet_info for funds.`,
+	Kind: action(errmap.SourceX402),
+	// A dry run signs and sends nothing: it needs no mainnet confirmation.
+	DryRun: DryRunExempt,
+	Run: func(ctx context.Context, d *Deps, req *requests.Buy) (_ *BuyOutput, err error) {
+		defer func() { err = checkPurchaseAction(err, req) }()
+		ctx, kp, err := d.wallet(ctx, req.Profile)
+		if err != nil {
+			return nil, err
+		}
+		var (
+			meta             *mindvault.Meta
+			acct             *horizon.Account
+			found            bool
+			history          []mindvault.Payment
+			mErr, aErr, hErr error
+		)
+		reads := []func(){
+			func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
+			func() { acct, found, aErr = d.Horizon.Account(ctx, kp.Address()) },
+		}
+		if !req.AllowRepeat {
+			// The repeat-purchase guard: read at the same time as the preview and the
+			// balance, so it costs no extra latency, and never fatal.
+			reads = append(reads, func() { history, hErr = d.API.Payments(ctx, kp.Address()) })
+		}
+		parallel(reads...)
+		if mErr != nil {
+			return nil, mErr
+		}
+		if aErr != nil {
+			return nil, aErr
+		}
+		price, err := soroban.Units(string(meta.Price))
+		if err != nil {
+			return nil, d.API.MalformedMeta("the price is not a USDC amount")
+		}
+		capText := d.Config.MaxAutoPayUSDC
+		if req.MaxPriceUSDC != nil {
+			capText = *req.MaxPriceUSDC
+		}
+		capUnits, _ := soroban.Units(capText)
+		zero := soroban.Decimal(new(big.Int))
+		out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
+			AmountUSDC: zero, Settlement: SettlementNone, Network: string(d.Config.Network), Payer: kp.Address()}
+		if hErr != nil {
+			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+oneLine(ctx, hErr, "Purchase history unreadable")+
+				"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
+		}
+		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
+			return nil, alreadyPurchased(req, meta.ID, earlier)
+		}
+		aboveCap := ""
+		if price.Cmp(capUnits) > 0 {
+			// A price above the cap is the user's to accept, never the agent's: asked when the
+			// client can ask (the approved amount is then this call's cap), refused otherwise,
+			// with no next step that would pay more.
+			switch approved, ok := confirm.ApprovedAmount(ctx); {
+			case ok && approved.Cmp(price) >= 0:
+				capUnits = approved
+			case !ok && confirm.WillAsk(ctx, confirm.Payment) && !req.DryRun:
+				aboveCap = confirm.USDC(capUnits)
+				capUnits = price
+			default:
+				need := strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), ".")
+				return nil, errmap.WithNextAction(refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
+					fmt.Sprintf("Nothing was paid: ask the user whether to pay %s USDC for %s; only if the user agrees, call mindvault_buy with maxPriceUsdc %s, or choose a cheaper resource.", need, meta.ID, need)),
+					&errmap.NextAction{Tool: "mindvault_preview", Arguments: map[string]any{"resourceId": meta.ID}})
+			}
+		}
+		if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, d.Config.MaxInlineBytes) {
+			return nil, tooLargeBeforePaying(meta.ID, size, d.Config.MaxInlineBytes)
+		}
+		balance, err := d.usdcFor(acct, found, price)
+		if err != nil {
+			// The wallet is what to look at next, with the caller's own profile.
+			return nil, errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_wallet_info", Arguments: profileArgs(req.Profile)})
+		}
+		if req.DryRun {
+			if out.Budget, err = d.checkBudget(ctx, kp.Address(), price); err != nil {
+				return nil, err
+			}
+			out.USDCBalance = soroban.Decimal(balance)
+			out.Endpoint = d.Config.MindVaultURL + "/resources/" + url.PathEscape(meta.ID)
+			out.Message = fmt.Sprintf("Dry run: would pay %s USDC from %s on %s (x402 network %s) to %s; nothing was sent.",
+				soroban.Decimal(price), kp.Address(), d.Config.Network, d.Config.X402Network, meta.PublisherWallet)
+			return out, nil
+		}
+		intent := buyIntent(ctx, d, req, kp.Address(), meta.ID)
+		spend := &spending{intent: intent}
+		res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
+			Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
+			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap}, spend),
+			Intent:  intent})
+		defer func() { err = spend.settle(ctx, err) }()
+		if err == nil && res.Paid {
+			out.Budget = spend.view()
+		}
+		if err != nil {
+			if intent != nil && (isCode(err, errmap.CodeDuplicatePayment) || x402.IsSentRefused(err)) {
+				return nil, d.settledElsewhere(ctx, kp.Address(), req, meta.ID, err)
+			}
+			return nil, err
+		}
+		if !res.Response.OK() {
+			return nil, d.X402.Service().StatusError(res.Response)
+		}
+		got := delivered(res.Response, meta)
+		if !res.Paid {
+			// The seller answered without asking for a payment: nothing was paid, so
+			// there is no receipt or amount to report, only what was delivered.
+			if got.access == nil {
+				return nil, d.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
+			}
+			if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
+				return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
+			}
+			out.Access, out.blocks = got.access, got.blocks
+			out.USDCBalanceAfter = soroban.Decimal(balance)
+			out.Message = "The seller delivered without asking for a payment; nothing was paid."
+			return out, nil
+		}
+		out.AmountUSDC = soroban.Decimal(res.Amount)
+		out.Settlement = SettlementUnconfirmed
+		if res.Confirmed {
+			out.Settlement = SettlementConfirmed
+			out.TxHash = res.Settlement.Transaction
+			out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
+		}
+		if got.access == nil {
+			return nil, undelivered(d.X402.Service(), res, meta.ID, got.missing)
+		}
+		if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
+			return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
+		}
+		out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
+		if !res.Confirmed {
+			out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+
+				"and may have settled, so usdcBalanceAfter is not shown. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
+			return out, nil
+		}
+		if after, note := d.balanceAfter(ctx, kp.Address(), balance, res); note != "" {
+			out.Warnings = append(out.Warnings, note)
+		} else {
+			out.USDCBalanceAfter = soroban.Decimal(after)
+		}
+		return out, nil
+	},
+}
+
+// balanceAfter reads the payer's USDC once the settlement is proven, so that the figure is
+// the wallet's and not a subtraction from a balance that concurrent payments may have
+// changed. A read that does not show this payment yet (Horizon lags the ledger) or fails is
+// not reported as the balance after; note says why.
+func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, res *x402.Outcome) (*big.Int, string) {
+	acct, found, err := d.Horizon.Account(ctx, payer)
+	if err != nil || !found {
+		return nil, "usdcBalanceAfter is not shown: the wallet could not be read after the payment; check mindvault_wallet_info."
+	}
+	units, _ := amount.ParseInt64(walletState(acct, true, d.Config.USDCIssuer).USDC.Balance)
+	now := big.NewInt(units)
+	selfPaid := res.Requirement != nil && res.Requirement.PayTo == payer
+	if !selfPaid && now.Cmp(new(big.Int).Sub(before, res.Amount)) > 0 {
+		return nil, "usdcBalanceAfter is not shown: Horizon did not yet show this payment when the wallet was read; check mindvault_wallet_info."
+	}
+	return now, ""
+}
+
+// buyIntent is what a purchase's payment is for, from the strongest identity the call has:
+// a resource bought without allowRepeat is one purchase per wallet and network; an
+// idempotency key names one purchase; an approval (round 2) is one payment; an allowRepeat
+// buy without either is a new payment on purpose (nil: the simulation's random nonce).
+func buyIntent(ctx context.Context, d *Deps, req *requests.Buy, payer, id string) *x402.Intent {
+	switch {
+	case !req.AllowRepeat:
+		return &x402.Intent{Kind: "buy", Parts: []string{payer, d.Config.X402Network, id}}
+	case req.IdempotencyKey != nil:
+		return &x402.Intent{Kind: "key", Parts: []string{payer, "mindvault_buy", *req.IdempotencyKey}}
+	case confirm.ApprovalNonce(ctx) != "":
+		return &x402.Intent{Kind: "approval", Parts: []string{payer, confirm.ApprovalNonce(ctx)}}
+	}
+	return nil
+}
+
+// settledElsewhere answers a purchase whose intent's payment settled in another call (the
+// nonce was used: refused before sending, or by the seller after): the history, read once,
+// has the receipt (ALREADY_PURCHASED), or not yet (DUPLICATE_PAYMENT); a seller's refusal
+// that the history does not explain stays what it was. Either way this call paid nothing.
+func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests.Buy, id string, cause error) error {
+	history, err := d.API.Payments(ctx, payer)
+	if err == nil {
+		if earlier := lastPurchase(history, id, req.ResourceID); earlier != nil {
+			sent := x402.IsSentRefused(cause)
+			return errmap.With(alreadyPurchased(req, id, earlier), func(f *errmap.Facts) { f.ExecutionStarted = sent })
+		}
+	}
+	if x402.IsSentRefused(cause) {
+		return cause
+	}
+	if confirm.ApprovalNonce(ctx) != "" && req.AllowRepeat && req.IdempotencyKey == nil {
+		// The approval itself is the intent: it was carried out already.
+		cause = errmap.With(cause, func(f *errmap.Facts) {
+			f.Source, f.Code, f.Category = errmap.SourceRequest, errmap.CodeConfirmationStale, errmap.CategoryPayment
+			f.Detail = "this approval was already carried out: its payment settled in another call; nothing was paid"
+			f.Next = "Check mindvault_purchase_history: the approved purchase is done; ask the user before buying again."
+		})
+	}
+	return errmap.WithNextAction(cause, historyAction(req))
+}
+
+// historyAction is the look that shows a wallet's purchases of the resource.
+func historyAction(req *requests.Buy) *errmap.NextAction {
+	args := profileArgs(req.Profile)
+	args["resourceId"] = req.ResourceID
+	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
+}
+
+// undelivered is a paid answer that carries nothing usable. The money left when the
+// settlement is proven (stateChanged yes, with its hash); otherwise whether it left is
+// unknown until the signed payment expires.
+func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) error {
+	err := errmap.MarkStarted(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"))
+	if res.Confirmed {
+		hash := res.Settlement.Transaction
+		return errmap.With(err, func(f *errmap.Facts) {
+			f.StateChanged, f.TxHash = errmap.StateYes, hash
+			f.Next = fmt.Sprintf("The payment settled in transaction %s but nothing was delivered: do not buy %s again; "+
+				"contact the seller with this transaction hash.", hash, id)
+		})
+	}
+	return errmap.MarkPaymentPending(err, res.ExpiresAt.UTC().Format(time.RFC3339))
+}
+
+// delivery is what a 2xx answer delivered: a link (access with a URL) or a file (body),
+// and the seller's receipt; missing says what was wrong when it delivered nothing.
+type delivery struct {
+	access  *Access
+	receipt *Receipt
+	body    []byte // a file's bytes; nil for a link
+	mime    string // the body's media type
+	length  int64  // the body's length, Content-Length when that is longer than what was read
+	blocks  []mcp.Content
+	missing string
+}
+
+// delivered reads a 2xx body as what was bought: the API's JSON {url, receipt} (a link; any
+// resource may be delivered this way), or, for a resource that is not a link, the file's
+// bytes — of the media type the preview announced, when it announced one — with the receipt
+// from the X-Payment-* headers. Anything else delivers nothing, and missing says what was wrong.
+func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
+	if len(bytes.TrimSpace(resp.Body)) == 0 {
+		return delivery{missing: "empty body"}
+	}
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	isJSON := mt == "application/json" || strings.HasSuffix(mt, "+json")
+	if isJSON {
+		var body map[string]json.RawMessage
+		var link string
+		if json.Unmarshal(resp.Body, &body) == nil && json.Unmarshal(body["url"], &link) == nil && httpURL(link) {
+			var g delivery
+			var r Receipt
+			if raw, ok := body["receipt"]; ok && json.Unmarshal(raw, &r) == nil && r.PaymentID != "" {
+				g.receipt = &r
+			}
+			g.access = &Access{URL: link, Delivery: DeliveryLink}
+			return g
+		}
+	}
+	sold, _, _ := mime.ParseMediaType(meta.MimeType)
+	switch {
+	case meta.ResourceType == "link":
+		return delivery{missing: "no access url in the answer"}
+	case sold != "" && mt != sold:
+		return delivery{missing: "a " + firstNonEmpty(mt, "untyped") + " body where " + sold + " was sold"}
+	case sold == "" && isJSON:
+		return delivery{missing: "a JSON answer without an access url"}
+	}
+	length := int64(len(resp.Body))
+	if cl, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && cl > length {
+		length = cl // the transport stops reading at its bound; the seller said how long it is
+	}
+	return delivery{access: &Access{ContentType: ct, Size: len(resp.Body)}, receipt: headerReceipt(resp.Header),
+		body: resp.Body, mime: mt, length: length}
+}
+
+// inline decides how a file travels: a small text as text, anything else up to limit bytes
+// as an embedded resource (base64 blob). ok is false when the file is larger than that.
+func (g *delivery) inline(id string, limit int) (ok bool) {
+	if g.body == nil {
+		return true // a link
+	}
+	a := g.access
+	sum := sha256.Sum256(g.body)
+	if textual(g.mime) && g.length <= smallText && utf8.Valid(g.body) {
+		a.Content, a.SHA256, a.Delivery = string(g.body), hex.EncodeToString(sum[:]), DeliveryContent
+		g.blocks = []mcp.Content{{Type: "text", Text: a.Content}}
+		return true
+	}
+	if g.length > int64(limit) {
+		return false
+	}
+	a.SHA256, a.Delivery = hex.EncodeToString(sum[:]), DeliveryInline
+	a.URI = "mindvault://resources/" + url.PathEscape(id)
+	g.blocks = []mcp.Content{{Type: "resource", Resource: &mcp.ResourceContents{
+		URI: a.URI, MimeType: firstNonEmpty(g.mime, "application/octet-stream"), Blob: base64.StdEncoding.EncodeToString(g.body),
+	}}}
+	return true
+}
+
+// textual is a media type delivered as text when small: text/* and JSON.
+func textual(mt string) bool {
+	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// deliverable says whether a file of this announced size and type can be delivered inline.
+func deliverable(size int64, mimeType string, limit int) bool {
+	mt, _, _ := mime.ParseMediaType(mimeType)
+	if textual(mt) && size <= smallText {
+		return true
+	}
+	return size <= int64(limit)
+}
+
+// headerReceipt is a file purchase's receipt from the X-Payment-* headers; the time is the
+// seller's Date header, when it sent one.
+func headerReceipt(h http.Header) *Receipt {
+	id := strings.TrimSpace(h.Get("X-Payment-Id"))
+	if id == "" {
+		return nil
+	}
+	r := &Receipt{PaymentID: id, Amount: strings.TrimSpace(h.Get("X-Payment-Amount")), Currency: "USDC",
+		PaidTo: strings.TrimSpace(h.Get("X-Payment-Recipient"))}
+	if t, err := http.ParseTime(h.Get("Date")); err == nil {
+		r.PaidAt = t.UTC().Format(time.RFC3339)
+	}
+	return r
+}
+
+// inlineLimitNote says what the operator could change, or that nothing can: the limit has a
+// ceiling set by Lambda's response size.
+func inlineLimitNote(size int64, limit int) string {
+	if size > config.MaxInlineBytesLimit {
+		return fmt.Sprintf("this endpoint cannot deliver files above %d bytes", config.MaxInlineBytesLimit)
+	}
+	return fmt.Sprintf("ask the operator to raise MINDVAULT_MAX_INLINE_BYTES (now %d, at most %d)", limit, config.MaxInlineBytesLimit)
+}
+
+// tooLargeBeforePaying refuses a file whose announced size cannot be delivered inline.
+func tooLargeBeforePaying(id string, size int64, limit int) error {
+	e := refusal(errmap.CodeDeliveryTooLarge, fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", size, limit),
+		fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), id))
+	return errmap.With(e, func(f *errmap.Facts) { f.Category = errmap.CategoryValidation })
+}
+
+// tooLargeAfterAnswer is a file that turned out larger than the limit once the seller
+// answered. A proven settlement means the money left (stateChanged yes, with the hash and
+// the receipt); without that proof whether it left is unknown until the payment expires.
+func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindvault.Meta, g delivery, limit int) error {
+	detail := fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", g.length, limit)
+	tooLarge := func(f *errmap.Facts) {
+		f.Code, f.Category, f.Detail = errmap.CodeDeliveryTooLarge, errmap.CategoryValidation, detail
+	}
+	malformed := svc.Malformed(res.Response, "")
+	if !res.Paid {
+		return errmap.With(malformed, func(f *errmap.Facts) {
+			tooLarge(f)
+			f.Detail += "; nothing was paid"
+			f.Next = fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", inlineLimitNote(g.length, limit), meta.ID)
+		})
+	}
+	seller := firstNonEmpty(meta.PublisherName, "the publisher")
+	if meta.AccessURL != "" {
+		seller += ", " + meta.AccessURL
+	}
+	fetch := "get the file from the seller (" + seller + ")"
+	switch {
+	case g.receipt != nil:
+		detail += fmt.Sprintf("; receipt: payment %s, %s USDC to %s", g.receipt.PaymentID, g.receipt.Amount, g.receipt.PaidTo)
+		fetch += " with payment id " + g.receipt.PaymentID
+	case res.Confirmed:
+		fetch += " with the transaction hash"
+	}
+	if res.Confirmed {
+		hash := res.Settlement.Transaction
+		return errmap.With(malformed, func(f *errmap.Facts) {
+			tooLarge(f)
+			f.ExecutionStarted = true
+			f.StateChanged, f.TxHash = errmap.StateYes, hash
+			f.Next = fmt.Sprintf("The payment settled in transaction %s but the file was not delivered: do not buy %s again; %s, "+
+				"and %s for later purchases.", hash, meta.ID, fetch, inlineLimitNote(g.length, limit))
+		})
+	}
+	expires := res.ExpiresAt.UTC().Format(time.RFC3339)
+	return errmap.With(errmap.MarkPaymentPending(malformed, expires), func(f *errmap.Facts) {
+		tooLarge(f)
+		f.Next = fmt.Sprintf("A payment of %s USDC was sent and the seller answered with the file but no proof of settlement, and it was not delivered: "+
+			"do not buy %s again before %s; check the wallet with mindvault_wallet_info, then %s.", soroban.Decimal(res.Amount), meta.ID, expires, fetch)
+	})
+}
+
+// lastPurchase is the newest earlier purchase of the resource (by its catalog id or the id
+// asked for) in a history read newest first, or nil.
+func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment {
+	for _, p := range newestFirst(history) {
+		for _, id := range ids {
+			if id != "" && p.ResourceID == id {
+				return &p
+			}
+		}
+	}
+	return nil
+}
+
+// alreadyPurchased refuses a second purchase of the same resource by the same wallet, with
+// the earlier receipt and the exact call that buys it again on purpose.
+func alreadyPurchased(req *requests.Buy, id string, p *mindvault.Payment) error {
+	var parts []string
+	for _, f := range []struct{ label, v string }{{"payment ", p.PaymentID}, {"", amountPhrase(p)}, {"transaction ", p.TxHash}, {"paid ", p.PaidAt}} {
+		if f.v != "" {
+			parts = append(parts, f.label+f.v)
+		}
+	}
+	detail := "this wallet already bought " + id
+	if len(parts) > 0 {
+		detail += ": " + strings.Join(parts, ", ")
+	}
+	again, _ := json.Marshal(repeatArguments(req))
+	next := fmt.Sprintf("Nothing was paid: use your earlier purchase (mindvault_purchase_history lists it), or, if the user wants to pay for %s again, "+
+		"call mindvault_buy with %s.", id, again)
+	// The next action is a look: paying again is the user's decision, never a step to follow.
+	e := errmap.WithNextAction(refusal(errmap.CodeAlreadyPurchased, detail, next), historyAction(req))
+	return errmap.With(e, func(f *errmap.Facts) { f.StateChanged = errmap.StateNo })
+}
+
+func amountPhrase(p *mindvault.Payment) string {
+	if p.Amount == "" {
+		return ""
+	}
+	return string(p.Amount) + " " + firstNonEmpty(p.Currency, "USDC")
+}
+
+// repeatArguments is the buy call that repeats a purchase on purpose: the caller's own
+// arguments (all known) with allowRepeat true.
+func repeatArguments(req *requests.Buy) map[string]any {
+	args := map[string]any{"resourceId": req.ResourceID, "allowRepeat": true}
+	if req.MaxPriceUSDC != nil {
+		args["maxPriceUsdc"] = *req.MaxPriceUSDC
+	}
+	if req.Profile != nil {
+		args["profile"] = *req.Profile
+	}
+	if req.ConfirmMainnet {
+		args["confirmMainnet"] = true
+	}
+	return args
+}
+
+// oneLine is line 1 of a mapped failure and its category, for a warning about a check that
+// could not run.
+func oneLine(ctx context.Context, err error, operation string) string {
+	f := errmap.FromError(err, errmap.Call{Operation: operation, Tool: "mindvault_buy", Source: errmap.SourceAPI, Secrets: SecretsFrom(ctx)})
+	line, _, _ := strings.Cut(f.Text, "\n")
+	return line + ", " + f.Diagnostic.Category
+}
+
+// httpURL reports an absolute http(s) URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
+}
+
+// checkPurchaseAction gives a payment whose outcome is unknown its recovery call: the wallet's
+// purchase history for this resource tells whether the payment settled (all its arguments are
+// the caller's own), and Next says not to pay again before the payment expires.
+func checkPurchaseAction(err error, req *requests.Buy) error {
+	if f, ok := errmap.FactsOf(err); !ok || f.StateChanged != errmap.StateUnknown || f.NextAction != nil {
+		return err
+	}
+	args := profileArgs(req.Profile)
+	args["resourceId"] = req.ResourceID
+	return errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args})
+}
+
+// profileArgs is the arguments of a profile-only tool call for the caller's own profile choice.
+func profileArgs(profile *string) map[string]any {
+	args := map[string]any{}
+	if profile != nil {
+		args["profile"] = *profile
+	}
+	return args
+}

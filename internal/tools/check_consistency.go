@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// Compared is one field seen by the API and on chain.
+type Compared struct {
+	API     string `json:"api"`
+	Onchain string `json:"onchain"`
+}
+
+// ConsistencyOutput is the result of mindvault_check_consistency.
+type ConsistencyOutput struct {
+	ResourceID   string              `json:"resourceId"`
+	APIFound     bool                `json:"apiFound"`
+	OnchainFound bool                `json:"onchainFound"`
+	Matches      map[string]Compared `json:"matches"`
+	Mismatches   map[string]Compared `json:"mismatches"`
+	Summary      string              `json:"summary"`
+}
+
+// checkConsistency is mindvault_check_consistency.
+var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
+	Name:      "mindvault_check_consistency",
+	Title:     "Check API vs chain",
+	Operation: "Consistency check failed",
+	Description: `Compares what the MindVault API says about a resource with the vault-registry contract
+		(price in 7-decimal units, listed, creator wallet), reading both in parallel. Free. Use it
+		before buying to confirm the price and owner on chain.`,
+	Kind: lookup(errmap.SourceRegistry),
+	Run: func(ctx context.Context, d *Deps, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
+		var (
+			meta         *mindvault.Meta
+			onchain      *registry.Resource
+			found        bool
+			mErr, oErr   error
+			canBeOnchain = registry.OnchainID(req.ResourceID)
+		)
+		parallel(
+			func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
+			func() {
+				if canBeOnchain {
+					onchain, found, oErr = d.Registry.Get(ctx, req.ResourceID)
+				}
+			},
+		)
+		if mErr != nil && !isStatus(mErr, 404) {
+			return nil, mErr
+		}
+		if oErr != nil {
+			return nil, oErr
+		}
+		out := &ConsistencyOutput{ResourceID: req.ResourceID, APIFound: mErr == nil, OnchainFound: found,
+			Matches: map[string]Compared{}, Mismatches: map[string]Compared{}}
+		if out.APIFound && out.OnchainFound {
+			compare(out, "price", apiPrice(string(meta.Price)), soroban.Decimal(onchain.Price))
+			listed := meta.VerificationStatus == "verified"
+			if meta.Listed != nil {
+				listed = *meta.Listed
+			}
+			compare(out, "listed", fmt.Sprint(listed), fmt.Sprint(onchain.Listed))
+			compare(out, "creator", meta.PublisherWallet, onchain.Creator)
+		}
+		out.Summary = consistencySummary(out)
+		return out, nil
+	},
+}
+
+// apiPrice normalises the API's decimal price to 7 places so "1.5" equals 15000000 units.
+func apiPrice(p string) string {
+	u, err := soroban.Units(p)
+	if err != nil {
+		return p
+	}
+	return soroban.Decimal(u)
+}
+
+func compare(out *ConsistencyOutput, field, api, onchain string) {
+	c := Compared{API: api, Onchain: onchain}
+	if api == onchain {
+		out.Matches[field] = c
+	} else {
+		out.Mismatches[field] = c
+	}
+}
+
+func consistencySummary(o *ConsistencyOutput) string {
+	switch {
+	case !o.APIFound && !o.OnchainFound:
+		return "Neither the API nor the registry knows this resource; check the id with mindvault_search."
+	case !o.OnchainFound:
+		return "Listed in the API but not registered on chain; the creator can run mindvault_register_onchain."
+	case !o.APIFound:
+		return "Registered on chain but unknown to the API."
+	case len(o.Mismatches) == 0:
+		return "API and chain agree on price, listing and creator."
+	}
+	var names []string
+	for k := range o.Mismatches {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("Found %d mismatched field(s): %s. The chain is authoritative.", len(names), strings.Join(names, ", "))
+}

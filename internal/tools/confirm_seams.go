@@ -1,0 +1,167 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
+)
+
+// The seams: what each state-changing tool hands confirm.Approve right before it signs or
+// sends, and the question the user reads. The Gate decides whether to ask (confirm.go).
+
+// payment is a USDC payment about to be sent: the quote of the selected 402 requirement, the
+// payer and its USDC balance read before paying, and what it pays for ("" when the resource
+// does not exist yet).
+type payment struct {
+	quote    x402.Quote
+	payer    string
+	balance  *big.Int
+	resource string
+	what     string      // e.g. `"Rust guide" (rustguide)`
+	aboveCap string      // the caller's cap in USDC when the price is above it ("" when not)
+	budget   *BudgetView // the daily budget with this payment counted, when one is set
+}
+
+// request words a payment for the user.
+func (p payment) request(network string) confirm.Request {
+	after := new(big.Int).Set(p.balance)
+	if p.quote.PayTo != p.payer {
+		after.Sub(after, p.quote.Amount)
+	}
+	amount := confirm.USDC(p.quote.Amount)
+	return confirm.Request{
+		Approval: confirm.Approval{Kind: confirm.Payment, Network: p.quote.Network, Payer: p.payer,
+			Amount: p.quote.Amount.String(), Asset: p.quote.Asset, Payee: p.quote.PayTo, Resource: p.resource, Before: p.balance.String()},
+		Title: "Pay " + amount + " USDC",
+		Message: fmt.Sprintf("Pay %s USDC to %s for %s on %s?%s Balance after: %s USDC.%s",
+			amount, confirm.Short(p.quote.PayTo), p.what, network, p.capNote(), confirm.USDC(after), p.budgetNote()),
+	}
+}
+
+// budgetNote names what the daily budget leaves after the payment, when one is set.
+func (p payment) budgetNote() string {
+	if p.budget == nil {
+		return ""
+	}
+	return " Daily budget left after it: " + p.budget.RemainingUSDC + " USDC."
+}
+
+// capNote says that the amount is above the caller's cap, when it is.
+func (p payment) capNote() string {
+	if p.aboveCap == "" {
+		return ""
+	}
+	return " This is above your cap of " + p.aboveCap + " USDC."
+}
+
+// approve asks the user about p (round 1: the daily budget is checked, not reserved, so the
+// question can say what it leaves), or checks p against what the user approved (round 2).
+func (d *Deps) approve(ctx context.Context, p payment) error {
+	if confirm.WillAsk(ctx, confirm.Payment) {
+		b, err := d.checkBudget(ctx, p.payer, p.quote.Amount)
+		if err != nil {
+			return err
+		}
+		p.budget = b
+	}
+	return confirm.Approve(ctx, p.request(string(d.Config.Network)))
+}
+
+// spending is what a payment's Approve leaves for the call: its hold on the daily budgets.
+type spending struct {
+	intent *x402.Intent
+	hold   *hold
+}
+
+// approvePayment is an x402.Policy.Approve for p, completed with the quote: the user's
+// approval, then the payment's reservation against the daily budgets under its intent
+// (before anything is signed), kept in s for the call to settle once the outcome is known.
+func (d *Deps) approvePayment(p payment, s *spending) func(context.Context, x402.Quote) error {
+	return func(ctx context.Context, q x402.Quote) error {
+		p.quote = q
+		if err := d.approve(ctx, p); err != nil {
+			return err
+		}
+		h, err := d.reserve(ctx, p.payer, s.intent, q.Amount)
+		s.hold = h
+		return err
+	}
+}
+
+// approveWrite is a registry.InvokeApproved hook for a creator write of resource id.
+func (d *Deps) approveWrite(signer, id string, args []xdr.ScVal) func(context.Context, registry.Plan) error {
+	return func(ctx context.Context, plan registry.Plan) error {
+		shown := make([]string, len(args))
+		for i, a := range args {
+			shown[i] = scText(a)
+		}
+		value := strings.Join(shown, ", ")
+		return confirm.Approve(ctx, confirm.Request{
+			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: signer, Resource: id,
+				Contract: d.Config.RegistryContract, Function: plan.Function, Args: shown, MaxFee: plan.Fee, Before: strconv.FormatInt(plan.Sequence, 10)},
+			Title: "Send " + plan.Function,
+			Message: fmt.Sprintf("Call %s on the vault-registry contract %s on %s: resource %s, new value %s? Signed by %s; network fee up to %s XLM.",
+				plan.Function, confirm.Short(d.Config.RegistryContract), d.Config.Network, id, value, confirm.Short(signer), confirm.XLM(plan.Fee)),
+		})
+	}
+}
+
+// scText shows a write argument as the user knows it: a price in USDC (the registry's only
+// i128), a string, a boolean, an account, a tag list. Long strings are cut: the arguments of
+// a creator write are the user's own.
+func scText(v xdr.ScVal) string { return scShow(v, true) }
+
+// scFull is scText without cutting anything: what an approval binds of a call someone else
+// prepared, where two values that differ only after the cut must not look the same.
+func scFull(v xdr.ScVal) string { return scShow(v, false) }
+
+func scShow(v xdr.ScVal, cut bool) string {
+	switch v.Type {
+	case xdr.ScValTypeScvI128:
+		p := v.MustI128()
+		n := new(big.Int).Lsh(big.NewInt(int64(p.Hi)), 64)
+		n.Add(n, new(big.Int).SetUint64(uint64(p.Lo)))
+		return confirm.USDC(n) + " USDC"
+	case xdr.ScValTypeScvString:
+		if cut {
+			return quoted(string(v.MustStr()))
+		}
+		return fmt.Sprintf("%q", string(v.MustStr()))
+	case xdr.ScValTypeScvBool:
+		return fmt.Sprint(v.MustB())
+	case xdr.ScValTypeScvVoid:
+		return "none"
+	case xdr.ScValTypeScvAddress:
+		if a, err := v.MustAddress().String(); err == nil {
+			return a
+		}
+	case xdr.ScValTypeScvVec:
+		items := []string{}
+		if vec := v.MustVec(); vec != nil {
+			for _, it := range *vec {
+				items = append(items, scShow(it, cut))
+			}
+		}
+		return "[" + strings.Join(items, ", ") + "]"
+	}
+	return v.Type.String()
+}
+
+// quoted shows a value from a caller or a downstream in quotes, cut to a readable length.
+func quoted(s string) string {
+	const max = 80
+	if utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		s = string(r[:max]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

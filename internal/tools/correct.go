@@ -1,0 +1,71 @@
+package tools
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/mcp"
+	"github.com/mindvault/mcp-endpoint/validate"
+)
+
+// maxCorrection is the largest edit distance at which an unknown argument is taken for an
+// allowed one the call left out ("resourceID" for "resourceId", "resouceId" too).
+const maxCorrection = 2
+
+// corrected is the call an agent meant when every problem of its arguments is an unknown name
+// that stands for exactly one allowed argument it left out (a case-only difference, or within
+// maxCorrection edits): the same arguments with those names fixed, the values copied, and
+// offered only when that call passes validation as it is. Anything else is not a correction
+// the endpoint can make safely, and nil is returned: the issues say what to fix.
+func corrected(tool string, raw json.RawMessage, issues []errmap.Issue, allowed []string, check func(json.RawMessage) bool) *errmap.NextAction {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil || len(args) == 0 {
+		return nil
+	}
+	renamed := false
+	for _, is := range issues {
+		name, top := strings.CutPrefix(is.Path, "/")
+		switch {
+		case !top || strings.Contains(name, "/"):
+			return nil
+		case is.Rule == "required":
+			continue // a missing argument the renaming may supply; check decides
+		case is.Rule != "unknown":
+			return nil
+		}
+		to := ""
+		for _, a := range allowed {
+			if _, given := args[a]; given {
+				continue
+			}
+			if strings.EqualFold(a, name) || mcp.DistanceAtMost(strings.ToLower(a), strings.ToLower(name), maxCorrection) <= maxCorrection {
+				if to != "" {
+					return nil // two candidates: a guess
+				}
+				to = a
+			}
+		}
+		if to == "" {
+			return nil
+		}
+		args[to] = args[name]
+		delete(args, name)
+		renamed = true
+	}
+	fixed, err := json.Marshal(args)
+	if !renamed || err != nil || !check(fixed) {
+		return nil
+	}
+	out := map[string]any{}
+	if json.Unmarshal(fixed, &out) != nil {
+		return nil
+	}
+	return &errmap.NextAction{Tool: tool, Arguments: out}
+}
+
+// validates is a check for corrected: whether raw passes the request model of Req.
+func validates[Req any](raw json.RawMessage) bool {
+	_, issues := validate.Decode[Req](raw)
+	return issues == nil
+}

@@ -1,0 +1,396 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/internal/mcp"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+	"github.com/mindvault/mcp-endpoint/requests"
+	"github.com/mindvault/mcp-endpoint/validate"
+)
+
+// Hints are the four MCP tool annotations; all four are always sent.
+type Hints struct {
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+}
+
+// Annotations is the wire form of Hints plus the display title.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
+}
+
+// Definition is a tool's public definition as sent in tools/list.
+type Definition struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  Annotations     `json:"annotations"`
+}
+
+// Spec declares one tool: Req is its request model, Out its output. A Spec is a value (each
+// tool file declares one); Define binds it to the Deps its Run is given.
+type Spec[Req, Out any] struct {
+	Name  string
+	Title string
+	// Operation is line 1's label of every failure, e.g. "Browse failed".
+	Operation string
+	// Description is what agents read to choose the tool: prose, wrapped in the source like a
+	// paragraph; Define folds its white space into single spaces.
+	Description string
+	// Kind is what the tool reads and what it may change: its failures' default source, its
+	// hints and its mainnet policy.
+	Kind
+	// DryRun and Guards are the call's other policies, which Define enforces with the mainnet
+	// policy after validation and before Run (policy.go).
+	DryRun DryRun
+	Guards []Guard[Req]
+	Run    func(ctx context.Context, d *Deps, req *Req) (*Out, error)
+}
+
+// Kind is what a tool reads and what it may change; the kinds the tools come in are declared
+// once each (kinds.go).
+type Kind struct {
+	// Source is the default failure source when a handler error carries none: the service
+	// the tool is about.
+	Source errmap.Source
+	Hints  Hints
+	// Mainnet is the mainnet confirmation Define enforces (policy.go): ConfirmRequired for
+	// every tool that changes state, nothing for read-only tools.
+	Mainnet Mainnet
+}
+
+// Tool is one registered tool.
+type Tool struct {
+	def     Definition      // without the schemas, which only encoded carries
+	encoded json.RawMessage // the tools/list entry, generated at build time
+	out     reflect.Type    // the output type, whose schema is the outputSchema
+	args    []string
+	model   *validate.Model
+	policy  policy
+	call    func(ctx context.Context, args json.RawMessage) mcp.ToolResult
+}
+
+// Definition returns the public definition, schemas included. They are decoded from the
+// encoded entry on each call: this is for docs and tests, never for a request.
+func (t *Tool) Definition() Definition {
+	d := t.def
+	var schemas struct {
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if json.Unmarshal(t.encoded, &schemas) == nil {
+		d.InputSchema, d.OutputSchema = schemas.InputSchema, schemas.OutputSchema
+	}
+	return d
+}
+
+// Name is the tool's name.
+func (t *Tool) Name() string { return t.def.Name }
+
+// Hints returns the tool's annotations.
+func (t *Tool) Hints() Hints {
+	a := t.def.Annotations
+	return Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+}
+
+// Model returns the tool's validation model.
+func (t *Tool) Model() *validate.Model { return t.model }
+
+// schemasFor reflects a tool's input and output schemas. The endpoint never sets it: the
+// schemas of the tools it serves are generated at build time. Only this package's tests do,
+// for the tools they define themselves (definitions_test.go).
+var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
+
+// Define builds the Tool of a Spec whose Run is given d; it panics on a spec the registry cannot serve, which the
+// registry tests turn into a failing test rather than a bad tools/list.
+//
+// The entry tools/list sends is the one generated from the Spec at build time
+// (definitions_gen.go, `go generate ./internal/tools/`): reflecting every tool's schemas at start would
+// cost each cold start milliseconds and the binary a schema reflector. A test regenerates the
+// file and fails when the committed one differs. The request model is still compiled here,
+// at registration, so a rule validate cannot serve fails now rather than on a call.
+//
+// Only decoding the request and calling its guards and Run depend on the tool's types; the
+// rest is shared code (define, callSpec.invoke), so each tool adds little to the binary.
+func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
+	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
+	_, dryRunner := any(new(Req)).(requests.DryRunner)
+	t, c := define(decl{
+		name: s.Name, title: s.Title, description: strings.Join(strings.Fields(s.Description), " "),
+		operation: s.Operation, source: s.Source, hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun,
+		config: d.Config,
+	}, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
+	guards, run := s.Guards, s.Run
+	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
+		req, issues := validate.Decode[Req](raw)
+		if issues != nil {
+			return ErrorResult(errmap.Validation(c.name, issues, c.args, corrected(c.name, raw, issues, c.args, validates[Req])))
+		}
+		return c.invoke(ctx, req, func(ctx context.Context) (any, error) {
+			if err := c.declared(ctx, req); err != nil {
+				return nil, err
+			}
+			for _, g := range guards {
+				if err := g(ctx, req); err != nil {
+					return nil, err
+				}
+			}
+			out, err := run(ctx, d, req)
+			return out, err
+		})
+	}
+	return t
+}
+
+// decl is the part of a Spec that does not depend on the tool's types.
+type decl struct {
+	name, title, description, operation string
+	source                              errmap.Source
+	hints                               Hints
+	mainnet                             Mainnet
+	dryRun                              DryRun
+	config                              *config.Config
+}
+
+// define is the part of Define that does not depend on the tool's types: the public
+// definition and its generated encoding, the declared policies checked against the request
+// (confirmer, dryRunner: whether it implements requests.MainnetConfirmer, requests.DryRunner),
+// and what a call needs.
+func define(d decl, model *validate.Model, out reflect.Type, confirmer, dryRunner bool) (*Tool, *callSpec) {
+	c := &callSpec{
+		name: d.name, operation: d.operation, source: d.source, readOnly: d.hints.ReadOnly,
+		mainnet: d.mainnet, dryRun: d.dryRun, config: d.config, args: model.Names(),
+	}
+	t := &Tool{
+		def: Definition{
+			Name:        d.name,
+			Title:       d.title,
+			Description: d.description,
+			Annotations: Annotations{
+				Title:           d.title,
+				ReadOnlyHint:    d.hints.ReadOnly,
+				DestructiveHint: d.hints.Destructive,
+				IdempotentHint:  d.hints.Idempotent,
+				OpenWorldHint:   d.hints.OpenWorld,
+			},
+		},
+		out:    out,
+		args:   c.args,
+		model:  model,
+		policy: policy{mainnet: d.mainnet, dryRun: d.dryRun},
+	}
+	if gen := generatedDefinition(d.name); gen != "" {
+		t.encoded = json.RawMessage(gen)
+	} else {
+		if schemasFor == nil {
+			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", d.name))
+		}
+		def := t.def
+		var err error
+		if def.InputSchema, def.OutputSchema, err = schemasFor(model, out); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.name, err))
+		}
+		if t.encoded, err = json.Marshal(def); err != nil {
+			panic(fmt.Sprintf("tool %s: %v", d.name, err))
+		}
+	}
+	if err := checkPolicy(d.mainnet, d.dryRun, d.config, c.args, confirmer, dryRunner); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", d.name, err))
+	}
+	return t, c
+}
+
+// callSpec is what a call needs of its tool's Spec once the request is decoded.
+type callSpec struct {
+	name, operation string
+	source          errmap.Source
+	readOnly        bool
+	mainnet         Mainnet // ConfirmRequired: the mainnet policy, and the user's confirmation (confirm.go)
+	dryRun          DryRun
+	config          *config.Config
+	args            []string
+}
+
+// declared runs the declared mainnet policy, before the spec's own Guards.
+func (c *callSpec) declared(ctx context.Context, req any) error {
+	if c.mainnet != ConfirmRequired {
+		return nil
+	}
+	return mainnetConfirmation(ctx, c.config, c.dryRun, req)
+}
+
+// invoke runs a validated request: the user's confirmation steps around run (the declared
+// policies, the guards and Run), and the result or the mapped failure.
+func (c *callSpec) invoke(ctx context.Context, req any, run func(context.Context) (any, error)) mcp.ToolResult {
+	ctx, seen := withCallSecrets(ctx)
+	var human *humanCall
+	if c.mainnet == ConfirmRequired {
+		var stop *mcp.ToolResult
+		if ctx, human, stop = beginHuman(ctx, c.name, c.operation, c.config, req); stop != nil {
+			return *stop
+		}
+	}
+	res, err := run(ctx)
+	if ask, ok := human.asked(err, c.operation, c.name); ok {
+		return ask
+	}
+	if err != nil {
+		if c.readOnly {
+			err = readStarted(err)
+		}
+		return ErrorResult(errmap.FromError(err, errmap.Call{
+			Operation: c.operation, Tool: c.name, Source: c.source, Secrets: seen.values(),
+			// The caller went away (not a deadline): whatever the cut-short call looked
+			// like, it is CANCELLED, never a TIMEOUT.
+			Cancelled: errors.Is(ctx.Err(), context.Canceled),
+		}))
+	}
+	out := successResult(res, redact.NewValues(seen.values()), c.operation, c.name)
+	if x, ok := res.(extraContent); ok && !out.IsError {
+		out.Content = append(out.Content, x.extraContent()...)
+	}
+	return out
+}
+
+// extraContent is an output that delivers more than its JSON: blocks sent after the text
+// block that repeats structuredContent (a bought file's bytes, a bought text).
+type extraContent interface{ extraContent() []mcp.Content }
+
+// readStarted applies the executionStarted rule of a read-only tool: its operation is its
+// downstream requests, so any failure that a downstream answered or caused means it began.
+// (For a write or a payment only the submission or the paid request counts; the clients
+// mark those themselves, and leave preparatory reads and simulations unmarked.)
+func readStarted(err error) error {
+	f, _ := errmap.FactsOf(err)
+	switch f.Source {
+	case errmap.SourceAPI, errmap.SourceX402, errmap.SourceHorizon, errmap.SourceRPC,
+		errmap.SourceRegistry, errmap.SourceSponsor:
+		return errmap.MarkStarted(err)
+	}
+	return err
+}
+
+// successResult encodes out once for both blocks, with every known secret (and extra, the
+// call's own) removed from the encoded JSON. A result that cannot be cleaned without breaking
+// it is not sent; since the tool did run, the failure says its effect is unknown.
+func successResult(out any, extra *redact.Values, operation, tool string) mcp.ToolResult {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		panic(fmt.Sprintf("tool output does not marshal: %v", err)) // a bug: becomes -32603
+	}
+	text, ok := redact.JSON(bytes.TrimRight(buf.Bytes(), "\n"), extra)
+	if !ok {
+		return ErrorResult(errmap.Map(errmap.Facts{
+			Source: errmap.SourceRequest, Operation: operation, Tool: tool, Code: errmap.CodeUnknown,
+			Detail:           "the result was withheld because it held a secret that could not be removed from it",
+			ExecutionStarted: true, StateChanged: errmap.StateUnknown,
+		}))
+	}
+	return mcp.ToolResult{
+		Content:           []mcp.Content{{Type: "text", Text: string(text)}},
+		StructuredContent: json.RawMessage(text),
+		Outcome:           "ok",
+	}
+}
+
+// ErrorResult is the isError result of a mapped failure: the three-line text and the
+// diagnostic, and no structuredContent (clients would validate it against the output schema).
+func ErrorResult(f errmap.Failure) mcp.ToolResult {
+	return mcp.ToolResult{
+		Content: []mcp.Content{{Type: "text", Text: f.Text}},
+		IsError: true,
+		Meta:    map[string]any{errmap.MetaKey: f.Diagnostic},
+		Outcome: string(f.Diagnostic.Category),
+		Code:    f.Diagnostic.Code,
+	}
+}
+
+// Registry is the ordered set of tools; it implements mcp.EncodedToolSet.
+type Registry struct {
+	tools  []*Tool
+	byName map[string]*Tool
+	defs   []json.RawMessage
+	joined json.RawMessage // defs as one JSON array
+	names  []string
+	// keeper holds the human-confirmation policy and key (nil: never ask); confirm.go.
+	keeper *confirm.Keeper
+}
+
+// NewRegistry orders tools by name so tools/list is stable whatever the registration order.
+func NewRegistry(ts ...*Tool) *Registry {
+	sorted := append([]*Tool(nil), ts...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].def.Name < sorted[j].def.Name })
+	r := &Registry{byName: map[string]*Tool{}}
+	for _, t := range sorted {
+		if _, dup := r.byName[t.def.Name]; dup {
+			panic("duplicate tool " + t.def.Name)
+		}
+		r.tools = append(r.tools, t)
+		r.byName[t.def.Name] = t
+		r.defs = append(r.defs, t.encoded)
+		r.names = append(r.names, t.def.Name)
+	}
+	// The definitions are json.Marshal output, compact already, so joined is what
+	// encoding/json writes for defs (a test holds it to that).
+	size := 2 + len(r.defs)
+	for _, d := range r.defs {
+		size += len(d)
+	}
+	r.joined = append(make(json.RawMessage, 0, size), '[')
+	for i, d := range r.defs {
+		if i > 0 {
+			r.joined = append(r.joined, ',')
+		}
+		r.joined = append(r.joined, d...)
+	}
+	r.joined = append(r.joined, ']')
+	return r
+}
+
+// Tools returns the registered tools in order.
+func (r *Registry) Tools() []*Tool { return r.tools }
+
+// Lookup finds a tool by name.
+func (r *Registry) Lookup(name string) (*Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Definitions implements mcp.ToolSet.
+func (r *Registry) Definitions() []json.RawMessage { return r.defs }
+
+// EncodedDefinitions implements mcp.EncodedToolSet.
+func (r *Registry) EncodedDefinitions() json.RawMessage { return r.joined }
+
+// Names implements mcp.ToolSet.
+func (r *Registry) Names() []string { return r.names }
+
+// Call implements mcp.ToolSet.
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (mcp.ToolResult, bool) {
+	t, ok := r.byName[name]
+	if !ok {
+		return mcp.ToolResult{}, false
+	}
+	return t.call(withKeeper(ctx, r.keeper), args), true
+}

@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/internal/auth"
+
+	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+	"github.com/mindvault/mcp-endpoint/internal/clients/sponsor"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
+)
+
+// The interfaces below are what the tools call on each downstream, so that a workflow (buy,
+// publish, health, the registry writes) can be tested against small in-memory fakes in
+// milliseconds; the concrete clients satisfy them (endpoint.Deps assigns each to its seam, so
+// the build checks it) and the sandbox-backed tests cover the wire.
+
+// CatalogReader reads the MindVault catalog: resources, their verification and the agent.
+type CatalogReader interface {
+	Catalog(ctx context.Context, q mindvault.CatalogQuery) (*mindvault.Page, error)
+	Meta(ctx context.Context, id string) (*mindvault.Meta, error)
+	Verification(ctx context.Context, id string) (*mindvault.Verification, error)
+	AgentStatus(ctx context.Context) (*mindvault.AgentStatus, error)
+	Ping(ctx context.Context) (int, error)
+	// MalformedMeta is the failure of an API answer whose shape the tool cannot use.
+	MalformedMeta(what string) error
+}
+
+// PaymentReader reads a wallet's purchase history from the MindVault API.
+type PaymentReader interface {
+	Payments(ctx context.Context, address string) ([]mindvault.Payment, error)
+}
+
+// PublisherAPI is the MindVault API's publisher side: accounts, resources, registration.
+type PublisherAPI interface {
+	RegisterPublisher(ctx context.Context, name, email, wallet string) (*mindvault.Publisher, error)
+	CreateResource(ctx context.Context, apiKey string, r mindvault.NewResource) (*mindvault.Meta, error)
+	PrepareRegistration(ctx context.Context, apiKey, id string) (*mindvault.Prepared, error)
+	Register(ctx context.Context, apiKey, id, signedXDR string) (*mindvault.Registration, error)
+}
+
+// MindVaultAPI is all the tools call on the MindVault API.
+type MindVaultAPI interface {
+	CatalogReader
+	PaymentReader
+	PublisherAPI
+}
+
+// AccountReader reads Stellar accounts and the network Horizon serves.
+type AccountReader interface {
+	Account(ctx context.Context, address string) (acct *horizon.Account, found bool, err error)
+	Root(ctx context.Context) (*horizon.Root, error)
+}
+
+// ChainReader is the Stellar RPC reads the tools make directly.
+type ChainReader interface {
+	GetTransaction(ctx context.Context, hash string) (*rpc.GetTransactionResponse, error)
+	GetHealth(ctx context.Context) (*rpc.GetHealthResponse, error)
+	GetNetwork(ctx context.Context) (*rpc.GetNetworkResponse, error)
+}
+
+// RegistryReader reads the vault-registry contract by simulation.
+type RegistryReader interface {
+	Get(ctx context.Context, id string) (*registry.Resource, bool, error)
+	List(ctx context.Context, start, limit uint32) ([]registry.Resource, error)
+	Info(ctx context.Context) (*registry.Info, error)
+}
+
+// RegistryWriter submits a contract call once approve has accepted its simulated plan.
+type RegistryWriter interface {
+	InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, registry.Plan) error, fn string, args ...xdr.ScVal) (*registry.Written, error)
+}
+
+// VaultRegistry reads and writes the vault-registry contract.
+type VaultRegistry interface {
+	RegistryReader
+	RegistryWriter
+}
+
+// Payer performs a request that may ask for an x402 payment, paying within policy.
+type Payer interface {
+	Do(ctx context.Context, req transport.Request, kp *keypair.Full, policy x402.Policy) (*x402.Outcome, error)
+	// Service is the paid requests' service, which turns an unusable answer into a failure.
+	Service() *transport.Service
+}
+
+// Sponsor creates sponsored wallets and probes the service's health.
+type Sponsor interface {
+	Create(ctx context.Context, publicKey string) (*sponsor.Wallet, error)
+	Probe(ctx context.Context) (int, error)
+}
+
+// Deps is what handlers call: configuration, the credential store and one client per
+// downstream. Built once per process; nothing in it holds request state.
+type Deps struct {
+	Config  *config.Config
+	Store   credentials.Store
+	API     MindVaultAPI
+	Horizon AccountReader
+	RPC     ChainReader
+	// Registry reads and writes the vault-registry contract over RPC.
+	Registry VaultRegistry
+	// X402 performs paid requests against the MindVault API.
+	X402 Payer
+	// Sponsor creates sponsored wallets.
+	Sponsor Sponsor
+	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
+	Confirm *confirm.Keeper
+	// Ledger holds the daily budgets' reservations; nil when no budget is set. LedgerErr, when
+	// set, is why a configured budget cannot be kept (every payment is then refused).
+	Ledger    ledger.Ledger
+	LedgerErr error
+}
+
+// profile loads the named profile (or the default). The store has made its secrets known to
+// the process-wide redaction already; WithSecrets adds them to the call's own collector too.
+func (d *Deps) profile(ctx context.Context, name *string) (context.Context, credentials.Profile, error) {
+	n := d.Config.DefaultProfile
+	if name != nil {
+		n = *name
+	}
+	if !auth.Permits(ctx, n) {
+		return ctx, credentials.Profile{Name: n}, credentials.NotAllowed(n)
+	}
+	p, err := d.Store.Get(ctx, n)
+	if err != nil {
+		return ctx, credentials.Profile{Name: n}, err
+	}
+	return WithSecrets(ctx, p.Secrets()...), p, nil
+}
+
+// address loads a profile and its wallet's address, for the tools that read a wallet
+// without signing for it.
+func (d *Deps) address(ctx context.Context, name *string) (context.Context, credentials.Profile, string, error) {
+	ctx, p, err := d.profile(ctx, name)
+	if err != nil {
+		return ctx, p, "", err
+	}
+	addr, err := p.Address()
+	if err != nil {
+		return ctx, p, "", credentials.Missing(d.Store, p.Name, "valid wallet secret")
+	}
+	return ctx, p, addr, nil
+}
+
+// publisher loads a profile that can publish: a wallet and a publisher API key.
+func (d *Deps) publisher(ctx context.Context, profile *string) (context.Context, credentials.Profile, *keypair.Full, error) {
+	ctx, p, err := d.profile(ctx, profile)
+	if err != nil {
+		return ctx, p, nil, err
+	}
+	if p.APIKey == "" {
+		return ctx, p, nil, credentials.Missing(d.Store, p.Name, "publisher API key (run mindvault_register first)")
+	}
+	ctx, kp, err := d.wallet(ctx, profile)
+	return ctx, p, kp, err
+}
+
+// wallet loads the signing key of a profile; its secret joins the redaction set.
+func (d *Deps) wallet(ctx context.Context, profile *string) (context.Context, *keypair.Full, error) {
+	ctx, p, err := d.profile(ctx, profile)
+	if err != nil {
+		return ctx, nil, err
+	}
+	if p.SecretKey == "" {
+		return ctx, nil, credentials.Missing(d.Store, p.Name, "wallet")
+	}
+	kp, err := keypair.ParseFull(p.SecretKey)
+	if err != nil {
+		return ctx, nil, credentials.Missing(d.Store, p.Name, "valid wallet secret")
+	}
+	return ctx, kp, nil
+}

@@ -1,0 +1,242 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/strkey"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// HealthCheck is one dependency check.
+type HealthCheck struct {
+	Name      string `json:"name" jsonschema:"enum=MindVault API,enum=Horizon,enum=Stellar RPC,enum=Registry contract,enum=Sponsored-account service,enum=Configuration"`
+	OK        bool   `json:"ok"`
+	LatencyMs int64  `json:"latencyMs"`
+	Detail    string `json:"detail" jsonschema_description:"what was probed and what it answered, or the mapped one-line failure"`
+}
+
+// HealthOutput is the result of mindvault_health.
+type HealthOutput struct {
+	Healthy bool          `json:"healthy" jsonschema_description:"true only when every check passed"`
+	Checks  []HealthCheck `json:"checks"`
+}
+
+// health is mindvault_health. Every dependency gets a probe of a route the tools really use,
+// because a root document or an echoed setting can look fine while the tools fail: the
+// catalog, a Horizon account read, RPC health and network, a registry_info simulation and,
+// when configured, the sponsored-account service. All run in parallel.
+var health = Spec[requests.Health, HealthOutput]{
+	Name:      "mindvault_health",
+	Title:     "Health",
+	Operation: "Health check failed",
+	Description: `Probes, in parallel, the MindVault API (catalog), Horizon (an account read and the network),
+		Stellar RPC (health and network), the vault-registry contract (a registry_info simulation)
+		and the sponsored-account service when configured, and checks the configuration's
+		consistency. healthy is true only when every check passed. Free. An unhealthy dependency is
+		reported in checks, never as an error; call it when other tools fail with network, server or
+		contract errors.`,
+	Kind: lookup(errmap.SourceRequest),
+	Run: func(ctx context.Context, d *Deps, _ *requests.Health) (*HealthOutput, error) {
+		probes := []func() HealthCheck{
+			func() HealthCheck { return timed("MindVault API", func() (string, error) { return d.probeAPI(ctx) }) },
+			func() HealthCheck { return timed("Horizon", func() (string, error) { return d.probeHorizon(ctx) }) },
+			func() HealthCheck { return timed("Stellar RPC", func() (string, error) { return d.probeRPC(ctx) }) },
+			func() HealthCheck {
+				return timed("Registry contract", func() (string, error) { return d.probeRegistry(ctx) })
+			},
+		}
+		if d.Config.SponsorURL != "" && d.Sponsor != nil {
+			probes = append(probes, func() HealthCheck {
+				return timed("Sponsored-account service", func() (string, error) { return d.probeSponsor(ctx) })
+			})
+		}
+		checks := make([]HealthCheck, len(probes), len(probes)+1)
+		fns := make([]func(), len(probes))
+		for i, p := range probes {
+			fns[i] = func() { checks[i] = p() }
+		}
+		parallel(fns...)
+		checks = append(checks, configCheck(d.Config, d.LedgerErr))
+		out := &HealthOutput{Healthy: true, Checks: checks}
+		for _, ch := range checks {
+			out.Healthy = out.Healthy && ch.OK
+		}
+		return out, nil
+	},
+}
+
+// probeAPI reads one catalog row: the route browse and search depend on, shape checked.
+func (d *Deps) probeAPI(ctx context.Context) (string, error) {
+	if _, err := d.API.Catalog(ctx, mindvault.CatalogQuery{Limit: 1}); err != nil {
+		return "", err
+	}
+	return "GET /resources answered a catalog page", nil
+}
+
+// probeHorizon reads an account, as the wallet tools do (a missing account is a healthy
+// answer), and the root document for the network passphrase.
+func (d *Deps) probeHorizon(ctx context.Context) (string, error) {
+	c := d.Config
+	account := c.USDCIssuer // exists on every network that has the configured USDC
+	if account == "" {
+		account = soroban.ZeroAccount
+	}
+	var (
+		root       *horizon.Root
+		found      bool
+		rErr, aErr error
+	)
+	parallel(
+		func() { root, rErr = d.Horizon.Root(ctx) },
+		func() { _, found, aErr = d.Horizon.Account(ctx, account) },
+	)
+	if aErr != nil {
+		return "", aErr
+	}
+	if rErr != nil {
+		return "", rErr
+	}
+	if root.NetworkPassphrase != c.Passphrase {
+		return "", problem(fmt.Sprintf("Horizon serves network %q, but this endpoint is configured for %q", root.NetworkPassphrase, c.Passphrase))
+	}
+	state := "found"
+	if !found {
+		state = "not found (404, a normal answer)"
+	}
+	return fmt.Sprintf("GET /accounts/{id} answered (%s); ledger %d on the configured network", state, root.HistoryLatest), nil
+}
+
+// probeRPC asks for the node's health and its network, whose passphrase must be ours.
+func (d *Deps) probeRPC(ctx context.Context) (string, error) {
+	var (
+		h          *rpc.GetHealthResponse
+		n          *rpc.GetNetworkResponse
+		hErr, nErr error
+	)
+	parallel(
+		func() { h, hErr = d.RPC.GetHealth(ctx) },
+		func() { n, nErr = d.RPC.GetNetwork(ctx) },
+	)
+	if hErr != nil {
+		return "", hErr
+	}
+	if nErr != nil {
+		return "", nErr
+	}
+	if h.Status != "healthy" {
+		return "", problem(fmt.Sprintf("getHealth reports status %q", h.Status))
+	}
+	if n.Passphrase != d.Config.Passphrase {
+		return "", problem(fmt.Sprintf("Stellar RPC serves network %q, but this endpoint is configured for %q", n.Passphrase, d.Config.Passphrase))
+	}
+	return fmt.Sprintf("healthy, latest ledger %d, protocol %d, configured network", h.LatestLedger, n.ProtocolVersion), nil
+}
+
+// probeRegistry simulates registry_info: a missing contract or one initialised for another
+// network fails, since every registry tool would.
+func (d *Deps) probeRegistry(ctx context.Context) (string, error) {
+	c := d.Config
+	if c.RegistryContract == "" {
+		return "", problem("VAULT_REGISTRY_CONTRACT_ID is not set")
+	}
+	info, err := d.Registry.Info(ctx)
+	if err != nil {
+		return "", err
+	}
+	if info.NetworkID != "" {
+		want := sha256.Sum256([]byte(c.Passphrase))
+		if info.NetworkID != hex.EncodeToString(want[:]) {
+			return "", problem("the contract reports network id " + info.NetworkID + ", not the configured network's")
+		}
+	}
+	return fmt.Sprintf("registry_info: %s %s (schema %s) at %s", firstNonEmpty(info.Name, "unnamed"), firstNonEmpty(info.Version, "?"),
+		firstNonEmpty(info.ResourceSchemaVersion, "?"), c.RegistryContract), nil
+}
+
+// probeSponsor asks the sponsored-account service for its health route; it creates nothing.
+func (d *Deps) probeSponsor(ctx context.Context) (string, error) {
+	status, err := d.Sponsor.Probe(ctx)
+	if err != nil {
+		return "", err
+	}
+	if status >= 200 && status < 300 {
+		return fmt.Sprintf("GET /health answered HTTP %d", status), nil
+	}
+	return fmt.Sprintf("reachable: GET /health answered HTTP %d (no health route; account creation was not exercised)", status), nil
+}
+
+// configCheck compares the settings with each other and the network preset, from memory;
+// ledgerErr is why a configured budget cannot be kept, if it cannot.
+func configCheck(c *config.Config, ledgerErr error) HealthCheck {
+	var problems []string
+	if ledgerErr != nil {
+		problems = append(problems, "daily budget: "+ledgerErr.Error())
+	}
+	if c.Preset.X402Network != "" && c.X402Network != c.Preset.X402Network {
+		problems = append(problems, fmt.Sprintf("x402 network %q differs from the %s preset's %q", c.X402Network, c.Network, c.Preset.X402Network))
+	}
+	if c.Preset.Passphrase != "" && c.Passphrase != c.Preset.Passphrase {
+		problems = append(problems, fmt.Sprintf("network passphrase %q differs from the %s preset's", c.Passphrase, c.Network))
+	}
+	if c.RegistryContract == "" {
+		problems = append(problems, "VAULT_REGISTRY_CONTRACT_ID is not set")
+	}
+	if want, err := usdcContract(c.USDCIssuer, c.Passphrase); err != nil {
+		problems = append(problems, "USDC issuer: "+err.Error())
+	} else if c.USDCContractID != want {
+		problems = append(problems, fmt.Sprintf("USDC contract %q is not the asset contract of USDC:%s on this network (%s)", c.USDCContractID, c.USDCIssuer, want))
+	}
+	if len(problems) > 0 {
+		return HealthCheck{Name: "Configuration", Detail: strings.Join(problems, "; ")}
+	}
+	return HealthCheck{Name: "Configuration", OK: true,
+		Detail: fmt.Sprintf("consistent: %s, x402 %s, USDC %s, registry %s", c.Network, c.X402Network, c.USDCContractID, c.RegistryContract)}
+}
+
+// usdcContract derives the Stellar Asset Contract id of USDC:issuer on a network.
+func usdcContract(issuer, passphrase string) (string, error) {
+	asset, err := xdr.NewCreditAsset("USDC", issuer)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a Stellar account", issuer)
+	}
+	id, err := asset.ContractID(passphrase)
+	if err != nil {
+		return "", err
+	}
+	return strkey.Encode(strkey.VersionByteContract, id[:])
+}
+
+// problem is a probe that answered, but not what the tools need; its text is the check's
+// detail as is (it never leaves this tool as a failure).
+type problem string
+
+func (p problem) Error() string { return string(p) }
+
+// timed runs one check; a failure becomes the mapped one-line summary, never an error.
+func timed(name string, fn func() (string, error)) HealthCheck {
+	start := time.Now()
+	detail, err := fn()
+	hc := HealthCheck{Name: name, OK: err == nil, LatencyMs: time.Since(start).Milliseconds(), Detail: detail}
+	var p problem
+	switch {
+	case errors.As(err, &p):
+		hc.Detail = string(p)
+	case err != nil:
+		hc.Detail = summary(err, name)
+	}
+	return hc
+}

@@ -1,0 +1,78 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/auth"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// ProfileEntry is one profile the caller may use.
+type ProfileEntry struct {
+	Name                string `json:"name"`
+	Address             string `json:"address,omitempty"`
+	PublisherRegistered bool   `json:"publisherRegistered"`
+}
+
+// ListProfilesOutput is the result of mindvault_list_profiles.
+type ListProfilesOutput struct {
+	Profiles       []ProfileEntry `json:"profiles"`
+	DefaultProfile string         `json:"defaultProfile"`
+	Store          string         `json:"store" jsonschema:"enum=env,enum=dir,enum=secretsmanager"`
+	Message        string         `json:"message,omitempty"`
+}
+
+// listProfiles is mindvault_list_profiles.
+var listProfiles = Spec[requests.ListProfiles, ListProfilesOutput]{
+	Name:      "mindvault_list_profiles",
+	Title:     "List profiles",
+	Operation: "List profiles failed",
+	Description: `Lists the credential profiles this caller may use, with each wallet address and whether it
+		is a registered publisher; never shows secrets. Free, no network calls beyond the credential
+		store.`,
+	Kind: introspection(errmap.SourceCredentials),
+	Run: func(ctx context.Context, d *Deps, _ *requests.ListProfiles) (*ListProfilesOutput, error) {
+		out := &ListProfilesOutput{DefaultProfile: d.Config.DefaultProfile, Store: d.Store.Kind()}
+		withheld, err := d.usableProfiles(ctx, out)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case len(out.Profiles) > 0:
+		case withheld:
+			out.Message = fmt.Sprintf("The %s store holds profiles, but none is bound to this caller's access; ask the operator to bind one to your token, or create one with mindvault_setup_wallet.", d.Store.Kind())
+		default:
+			out.Message = fmt.Sprintf("No profiles yet in the %s store; create one with mindvault_setup_wallet.", d.Store.Kind())
+		}
+		return out, nil
+	},
+}
+
+// usableProfiles lists in out the profiles this caller may use; withheld reports that the
+// store holds others, bound to other callers.
+func (d *Deps) usableProfiles(ctx context.Context, out *ListProfilesOutput) (withheld bool, err error) {
+	names, err := d.Store.List(ctx)
+	if err != nil {
+		return false, err
+	}
+	out.Profiles = []ProfileEntry{}
+	for _, n := range names {
+		if !auth.Permits(ctx, n) {
+			withheld = true
+			continue
+		}
+		p, err := d.Store.Get(ctx, n)
+		if err != nil {
+			if isCode(err, errmap.CodeCredentialsMissing) {
+				continue // deleted since the listing
+			}
+			return false, err
+		}
+		e := ProfileEntry{Name: n, PublisherRegistered: p.APIKey != ""}
+		e.Address, _ = p.Address()
+		out.Profiles = append(out.Profiles, e)
+	}
+	return withheld, nil
+}

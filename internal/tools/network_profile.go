@@ -1,0 +1,134 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// NetworkProfileOutput is the result of mindvault_network_profile.
+type NetworkProfileOutput struct {
+	Network           string          `json:"network" jsonschema_description:"testnet, mainnet or sandbox"`
+	X402Network       string          `json:"x402Network"`
+	NetworkPassphrase string          `json:"networkPassphrase"`
+	URLs              ServiceURLs     `json:"urls"`
+	Contracts         ChainIDs        `json:"contracts"`
+	ExplorerTxURL     string          `json:"explorerTxUrl" jsonschema_description:"prefix of a transaction's explorer page; empty when the network has none"`
+	TimeoutsMs        Timeouts        `json:"timeoutsMs"`
+	Retry             RetryPolicy     `json:"retry"`
+	MaxAutoPayUSDC    string          `json:"maxAutoPayUsdc" jsonschema_description:"default spend cap per paid call, in USDC"`
+	BudgetUSDC        string          `json:"budgetUsdc,omitempty" jsonschema_description:"daily budget per wallet in USDC (MINDVAULT_BUDGET_USDC); absent when none"`
+	BudgetCallerUSDC  string          `json:"budgetCallerUsdc,omitempty" jsonschema_description:"daily budget per caller in USDC (MINDVAULT_BUDGET_CALLER_USDC); absent when none"`
+	Ledger            string          `json:"ledger" jsonschema_description:"where budget reservations live: memory (this process) or dynamodb:<table>"`
+	AllowMainnet      bool            `json:"allowMainnet" jsonschema_description:"state-changing tools run on mainnet without confirmMainnet"`
+	CredentialStore   string          `json:"credentialStore" jsonschema:"enum=env,enum=dir,enum=secretsmanager"`
+	DefaultProfile    string          `json:"defaultProfile"`
+	Overrides         []OverrideEntry `json:"overrides" jsonschema_description:"configured values that differ from the network preset"`
+	Warnings          []string        `json:"warnings"`
+}
+
+// ServiceURLs are the downstream base URLs in use.
+type ServiceURLs struct {
+	MindVault      string `json:"mindvault"`
+	Horizon        string `json:"horizon"`
+	StellarRPC     string `json:"stellarRpc"`
+	SponsorService string `json:"sponsoredAccount"`
+}
+
+// ChainIDs are the on-chain identifiers in use.
+type ChainIDs struct {
+	VaultRegistry string `json:"vaultRegistry"`
+	USDC          string `json:"usdc"`
+	USDCIssuer    string `json:"usdcIssuer"`
+}
+
+// Timeouts are the per-service deadlines and the on-chain write wait, in milliseconds.
+type Timeouts struct {
+	HTTP    int64 `json:"http"`
+	Horizon int64 `json:"horizon"`
+	RPC     int64 `json:"rpc"`
+	Payment int64 `json:"payment"`
+	// WriteWait is the longest wait for an on-chain write's confirmation.
+	WriteWait int64 `json:"writeWait"`
+}
+
+// RetryPolicy is the automatic retry policy for reads.
+type RetryPolicy struct {
+	Attempts    int   `json:"attempts"`
+	BaseDelayMs int64 `json:"baseDelayMs"`
+	MaxDelayMs  int64 `json:"maxDelayMs"`
+}
+
+// OverrideEntry is one configured value that differs from the preset.
+type OverrideEntry struct {
+	Variable string `json:"variable"`
+	Preset   string `json:"preset"`
+	Value    string `json:"value"`
+}
+
+// networkProfile is mindvault_network_profile: the configuration in effect, from memory only.
+// The local build writes the store it chose into MINDVAULT_CREDENTIALS before the configuration
+// is read, so the store named here is the one mindvault_list_profiles reads.
+var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
+	Name:      "mindvault_network_profile",
+	Title:     "Network profile",
+	Operation: "Network profile failed",
+	Description: `Shows the Stellar network, service URLs, contract ids, timeouts, retry policy and spend cap
+		this endpoint uses, with warnings for settings that differ from the network preset. Free,
+		reads configuration only (no network calls). Call it first to confirm testnet vs mainnet
+		before buying or writing on-chain.`,
+	Kind: introspection(errmap.SourceRequest),
+	Run: func(_ context.Context, d *Deps, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
+		return describeNetwork(d.Config), nil
+	},
+}
+
+func describeNetwork(c *config.Config) *NetworkProfileOutput {
+	out := &NetworkProfileOutput{
+		Network:           string(c.Network),
+		X402Network:       c.X402Network,
+		NetworkPassphrase: c.Passphrase,
+		URLs:              ServiceURLs{MindVault: c.MindVaultURL, Horizon: c.HorizonURL, StellarRPC: c.RPCURL, SponsorService: c.SponsorURL},
+		Contracts:         ChainIDs{VaultRegistry: c.RegistryContract, USDC: c.USDCContractID, USDCIssuer: c.USDCIssuer},
+		ExplorerTxURL:     c.ExplorerTxURL,
+		TimeoutsMs: Timeouts{
+			HTTP: c.HTTPTimeout.Milliseconds(), Horizon: c.HorizonTimeout.Milliseconds(),
+			RPC: c.RPCTimeout.Milliseconds(), Payment: c.PaymentTimeout.Milliseconds(),
+			WriteWait: c.WriteWait.Milliseconds(),
+		},
+		Retry:          RetryPolicy{Attempts: c.RetryAttempts, BaseDelayMs: c.RetryBaseDelay.Milliseconds(), MaxDelayMs: c.RetryMaxDelay.Milliseconds()},
+		MaxAutoPayUSDC: c.MaxAutoPayUSDC,
+		BudgetUSDC:     c.BudgetUSDC, BudgetCallerUSDC: c.BudgetCallerUSDC, Ledger: c.Ledger,
+		AllowMainnet:    c.AllowMainnet,
+		CredentialStore: storeKind(c.Credentials),
+		DefaultProfile:  c.DefaultProfile,
+		Overrides:       []OverrideEntry{},
+		Warnings:        []string{},
+	}
+	for _, o := range c.Overrides() {
+		out.Overrides = append(out.Overrides, OverrideEntry{Variable: o.Var, Preset: o.Preset, Value: o.Value})
+		preset := o.Preset
+		if preset == "" {
+			preset = "none"
+		}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s differs from the %s preset (%s).", o.Var, c.Network, preset))
+	}
+	if c.Network == config.Mainnet {
+		if c.AllowMainnet {
+			out.Warnings = append(out.Warnings, "MINDVAULT_ALLOW_MAINNET is on: state-changing tools spend real funds without confirmMainnet.")
+		} else {
+			out.Warnings = append(out.Warnings, "Mainnet: state-changing tools need confirmMainnet: true and spend real funds.")
+		}
+	}
+	return out
+}
+
+// storeKind names the credential store without its path or prefix.
+func storeKind(spec string) string {
+	kind, _, _ := strings.Cut(spec, ":")
+	return kind
+}

@@ -1,0 +1,503 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"time"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// Step is one step of a multi-step tool and how it went.
+type Step struct {
+	Name   string `json:"name"`
+	Status string `json:"status" jsonschema:"enum=done,enum=skipped,enum=failed,enum=planned"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// ResumeCall is the tool call that finishes what is left of a publish, every argument known.
+type ResumeCall struct {
+	Tool      string     `json:"tool"`
+	Arguments ResumeArgs `json:"arguments"`
+}
+
+// ResumeArgs are a ResumeCall's arguments.
+type ResumeArgs struct {
+	ResourceID string `json:"resourceId"`
+	Profile    string `json:"profile,omitempty"`
+}
+
+// action is the call as the failure diagnostic carries it.
+func (c *ResumeCall) action() *errmap.NextAction {
+	args := map[string]any{"resourceId": c.Arguments.ResourceID}
+	if c.Arguments.Profile != "" {
+		args["profile"] = c.Arguments.Profile
+	}
+	return &errmap.NextAction{Tool: c.Tool, Arguments: args}
+}
+
+// PublishOutput is the result of mindvault_publish.
+type PublishOutput struct {
+	ResourceID         string        `json:"resourceId,omitempty"`
+	DryRun             bool          `json:"dryRun"`
+	VerificationStatus string        `json:"verificationStatus" jsonschema_description:"planned (this call did not get a verdict yet), or the API's status: verified, rejected, pending, skipped"`
+	Verification       *Verification `json:"verification,omitempty"`
+	OnchainStatus      string        `json:"onchainStatus"`
+	TxHash             string        `json:"txHash,omitempty"`
+	PaymentTxHash      string        `json:"paymentTxHash,omitempty" jsonschema_description:"the verification fee's settlement transaction, only when PAYMENT-RESPONSE confirmed it"`
+	FeePaidUSDC        string        `json:"feePaidUsdc,omitempty" jsonschema_description:"the verification fee paid, only when its settlement was confirmed"`
+	FeeSettlement      string        `json:"feeSettlement" jsonschema:"enum=confirmed,enum=unconfirmed,enum=none" jsonschema_description:"confirmed: PAYMENT-RESPONSE proved the fee's settlement; unconfirmed: the fee was sent and verification answered, without that proof; none: no fee was sent"`
+	FeeUSDC            string        `json:"feeUsdc,omitempty" jsonschema_description:"the current verification fee (GET /agent/status), when this call pays it or plans to"`
+	USDCBalance        string        `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now, already checked against the fee"`
+	Steps              []Step        `json:"steps" jsonschema_description:"create, verify (pay the fee, get the verdict), register on chain; skipped = already done or not needed"`
+	NextAction         *ResumeCall   `json:"nextAction,omitempty" jsonschema_description:"the call that finishes what is left, when a step failed"`
+	Message            string        `json:"message"`
+	Budget             *BudgetView   `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget after the verification fee, when one is set"`
+}
+
+// publish is mindvault_publish.
+var publish = Spec[requests.Publish, PublishOutput]{
+	Name:      "mindvault_publish",
+	Title:     "Publish a resource",
+	Operation: "Publish failed",
+	Description: `Publishes a link resource: creates it in the catalog, pays the AI verification fee in USDC
+		over x402 (see mindvault_agent_status; capped by maxFeeUsdc), and registers it on chain when
+		verification approves it. Needs a wallet with USDC for the fee and a publisher API key
+		(mindvault_register); both are checked before anything is created. With resourceId instead
+		of title, price and externalUrl it resumes a resource you created whose fee was never paid
+		or whose registration failed, running only the missing steps. Every step's outcome is
+		reported; a failure after creation says what exists and gives the resume call. Use dryRun
+		first.`,
+	Kind: action(errmap.SourceAPI),
+	// A dry run checks the confirmation too: it passes only when the real call would.
+	DryRun: DryRunChecked,
+	Run: func(ctx context.Context, d *Deps, req *requests.Publish) (*PublishOutput, error) {
+		ctx, p, kp, err := d.publisher(ctx, req.Profile)
+		if err != nil {
+			return nil, err
+		}
+		capText := d.Config.MaxAutoPayUSDC
+		if req.MaxFeeUSDC != nil {
+			capText = *req.MaxFeeUSDC
+		}
+		capUnits, _ := soroban.Units(capText)
+		r := &publishRun{d: d, req: req, apiKey: p.APIKey, kp: kp, cap: capUnits,
+			out: &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeeSettlement: SettlementNone}}
+		if req.ResourceID != nil {
+			return r.resume(ctx, *req.ResourceID)
+		}
+		return r.create(ctx)
+	},
+}
+
+// publishRun is one mindvault_publish call.
+type publishRun struct {
+	d      *Deps
+	req    *requests.Publish
+	apiKey string
+	kp     *keypair.Full
+	cap    *big.Int
+	out    *PublishOutput
+	// resumed: the resource existed before this call (resourceId), so this call did not create it.
+	resumed bool
+	// agentWallet and balance are what funds read: the fee's payee and the wallet's USDC.
+	agentWallet string
+	balance     *big.Int
+	// listed is the price the registration must carry: the user's for a resource this call
+	// creates, the listing's for a resumed one.
+	listed string
+}
+
+// create publishes a new resource. The wallet is checked against the current fee before
+// the resource is created, so a wallet that cannot pay never leaves a resource behind.
+func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
+	req, out := r.req, r.out
+	fee, err := r.funds(ctx, "nothing was created")
+	if err != nil {
+		return nil, err
+	}
+	if req.DryRun {
+		out.Steps = []Step{
+			{Name: "create", Status: "planned", Detail: "POST " + r.d.Config.MindVaultURL + "/resources"},
+			r.plannedFee(fee),
+			{Name: "register", Status: "planned", Detail: "register on chain if verification approves"},
+		}
+		out.Message = "Dry run: the API key, the wallet's USDC for the fee and the fee cap all pass; nothing was created or paid."
+		return out, nil
+	}
+	// The fee is why a user confirms a publish: ask before anything exists (the 402 of the
+	// verification needs the resource, so the fee and payee come from the agent's status, and
+	// the paid request checks them again against this approval).
+	if err := r.d.approve(ctx, r.fee(fee, r.agentWallet, "")); err != nil {
+		return nil, err
+	}
+	desc := deref(req.Description)
+	created, err := r.d.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{
+		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL),
+		IdempotencyKey: creationKey(ctx, r.kp.Address(), req)})
+	if err != nil {
+		if isCode(err, errmap.CodeConflict) {
+			// Another call carrying this publication is creating it: the same call, a little
+			// later, answers that call's resource (the key is the same), and pays no second fee.
+			err = errmap.WithNext(err, "Wait a few seconds, then send this same call again: another call with the same idempotencyKey or approval is creating this resource, and the repeat answers with that resource; nothing is created or paid twice.")
+		}
+		return nil, err
+	}
+	out.ResourceID = created.ID
+	r.listed = deref(req.Price)
+	out.Steps = append(out.Steps, Step{Name: "create", Status: "done", Detail: "resource " + created.ID})
+	content := fmt.Sprintf("Title: %s\nDescription: %s\nURL: %s", deref(req.Title), desc, deref(req.ExternalURL))
+	return r.verifyAndRegister(ctx, created.ID, content, fee)
+}
+
+// resume finishes a resource this publisher created earlier: it reads what is done and runs
+// only the missing steps.
+func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, error) {
+	r.resumed = true
+	out := r.out
+	st, meta, err := readPublishState(ctx, r.d, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.owns(meta); err != nil {
+		return nil, err
+	}
+	out.ResourceID = meta.ID
+	r.listed = string(meta.Price)
+	out.VerificationStatus, out.OnchainStatus, out.TxHash = st.verification, st.onchain, meta.OnchainTxHash
+	out.Verification = st.verdict
+	out.Steps = []Step{{Name: "create", Status: "skipped", Detail: "resource " + meta.ID + " exists"}}
+	switch st.waitingFor {
+	case waitingFee:
+		out.VerificationStatus = "planned"
+		fee, err := r.funds(ctx, "nothing was paid")
+		if err != nil {
+			return nil, r.resumeRefused(err, meta.ID)
+		}
+		if r.req.DryRun {
+			out.Steps = append(out.Steps, r.plannedFee(fee),
+				Step{Name: "register", Status: "planned", Detail: "register on chain if verification approves"})
+			out.Message = "Dry run: resource " + meta.ID + " waits for its verification fee; the wallet can pay it. Nothing was paid."
+			return out, nil
+		}
+		content := fmt.Sprintf("Title: %s\nDescription: %s", meta.Title, meta.Description)
+		if meta.ExternalURL != "" {
+			content += "\nURL: " + meta.ExternalURL
+		}
+		return r.verifyAndRegister(ctx, meta.ID, content, fee)
+	case waitingRegistration:
+		if !st.registerable() {
+			break
+		}
+		out.Steps = append(out.Steps, Step{Name: "verify", Status: "skipped", Detail: "already " + st.verification})
+		if r.req.DryRun {
+			out.Steps = append(out.Steps, Step{Name: "register", Status: "planned", Detail: "POST " + r.d.Config.MindVaultURL + "/resources/" + meta.ID + "/register"})
+			out.Message = "Dry run: resource " + meta.ID + " is verified and would be registered on chain; nothing was sent."
+			return out, nil
+		}
+		// The user approves the prepared call itself (registration), once it passed its checks.
+		return r.register(ctx, meta.ID, true)
+	}
+	out.Steps = append(out.Steps,
+		Step{Name: "verify", Status: "skipped", Detail: "verification status " + st.verification},
+		Step{Name: "register", Status: "skipped", Detail: "on-chain status " + st.onchain})
+	out.Message = "Nothing to resume: " + publishMessage(st.statusOutput(meta.ID))
+	return out, nil
+}
+
+// owns refuses a resource another publisher created: paying its fee would help nobody here,
+// and only its publisher may register it.
+func (r *publishRun) owns(meta *mindvault.Meta) error {
+	if meta.PublisherWallet == "" {
+		return r.d.API.MalformedMeta("the resource's metadata names no publisher wallet")
+	}
+	if meta.PublisherWallet == r.kp.Address() {
+		return nil
+	}
+	detail := fmt.Sprintf("resource %s was published from wallet %s, not from this profile's wallet %s; nothing was paid", meta.ID, meta.PublisherWallet, r.kp.Address())
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceAPI, Code: errmap.CodeForbidden, Detail: detail,
+		Next: "Only its publisher can resume it: call mindvault_publish again with the profile whose wallet published it (mindvault_list_profiles shows each profile's wallet).",
+	}}
+}
+
+// funds reads the current fee and the wallet in parallel and refuses, before anything is
+// created or sent, whatever the payment itself would be refused for: a fee above the cap, a
+// missing account or trustline, too little USDC. nothing says what the refusal leaves undone.
+func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error) {
+	var (
+		agent      *mindvault.AgentStatus
+		acct       *horizon.Account
+		found      bool
+		aErr, hErr error
+	)
+	parallel(
+		func() { agent, aErr = r.d.API.AgentStatus(ctx) },
+		func() { acct, found, hErr = r.d.Horizon.Account(ctx, r.kp.Address()) },
+	)
+	if aErr != nil {
+		return nil, aErr
+	}
+	fee, err := soroban.Units(string(agent.Agent.PricePerVerification))
+	if err != nil {
+		return nil, r.d.API.MalformedMeta("the verification fee is not a USDC amount")
+	}
+	if fee.Cmp(r.cap) > 0 {
+		return nil, refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the verification fee %s USDC is above maxFeeUsdc %s", soroban.Decimal(fee), soroban.Decimal(r.cap)),
+			"Pass a maxFeeUsdc of at least the fee shown by mindvault_agent_status; "+nothing+".")
+	}
+	if hErr != nil {
+		return nil, hErr
+	}
+	bal, err := r.d.usdcFor(acct, found, fee)
+	if err != nil {
+		if isCode(err, errmap.CodeInsufficientUSDC) {
+			have := walletState(acct, found, r.d.Config.USDCIssuer).USDC.Balance
+			err = errmap.WithDetail(err, fmt.Sprintf("the wallet holds %s USDC, less than the verification fee %s USDC; %s", have, soroban.Decimal(fee), nothing))
+		}
+		return nil, err
+	}
+	r.out.FeeUSDC = soroban.Decimal(fee)
+	r.agentWallet, r.balance = agent.Agent.WalletAddress, bal
+	if r.req.DryRun {
+		r.out.USDCBalance = soroban.Decimal(bal)
+	}
+	return fee, nil
+}
+
+// resumeRefused adds the way back to a refusal before paying a resumed resource's fee.
+func (r *publishRun) resumeRefused(err error, id string) error {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
+		return err
+	}
+	fix := map[string]string{
+		errmap.CodeInsufficientUSDC: "Fund the wallet with USDC (mindvault_wallet_info shows its balance).",
+		errmap.CodeTrustlineMissing: "Add a USDC trustline to the wallet (mindvault_wallet_info shows its state).",
+		errmap.CodeAccountMissing:   "Create or fund the wallet's account (mindvault_wallet_info shows its state).",
+		errmap.CodePriceAboveCap:    "Pass a maxFeeUsdc of at least the fee shown by mindvault_agent_status.",
+	}[f.Code]
+	if fix != "" {
+		return errmap.WithNext(err, fix+fmt.Sprintf(" Resource %s still waits for its verification fee; then call mindvault_publish with resourceId %s.", id, id))
+	}
+	return err
+}
+
+func (r *publishRun) plannedFee(fee *big.Int) Step {
+	return Step{Name: "verify", Status: "planned", Detail: fmt.Sprintf("pay %s USDC from %s via x402 on %s (wallet holds %s)",
+		soroban.Decimal(fee), r.kp.Address(), r.d.Config.X402Network, r.out.USDCBalance)}
+}
+
+// resumeCall is the call that finishes resource id, naming the profile when this call did.
+func (r *publishRun) resumeCall(tool, id string) *ResumeCall {
+	c := &ResumeCall{Tool: tool, Arguments: ResumeArgs{ResourceID: id}}
+	if tool == "mindvault_publish" {
+		c.Arguments.Profile = deref(r.req.Profile)
+	}
+	return c
+}
+
+// verifyAndRegister pays the verification fee for id, then registers it when approved.
+func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, fee *big.Int) (*PublishOutput, error) {
+	out := r.out
+	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
+	// One fee per resource, whichever call, instance or resume pays it.
+	spend := &spending{intent: &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.d.Config.X402Network, id}}}
+	res, err := r.d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
+		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
+			Approve: r.d.approvePayment(r.fee(fee, "", id), spend), Intent: spend.intent})
+	if err == nil && !res.Response.OK() {
+		err = r.d.X402.Service().StatusError(res.Response)
+	}
+	err = spend.settle(ctx, err)
+	out.Budget = spend.view()
+	if err != nil {
+		return nil, r.afterCreation(err, id)
+	}
+	feeStep := "no fee was asked"
+	if res.Paid {
+		out.FeeSettlement = SettlementUnconfirmed
+		feeStep = "fee " + soroban.Decimal(res.Amount) + " USDC sent; its settlement was not confirmed"
+		if res.Confirmed {
+			out.FeeSettlement = SettlementConfirmed
+			out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
+			feeStep = "fee " + out.FeePaidUSDC + " USDC"
+		}
+	}
+	v, ok := verificationOf(res.Response.Body)
+	if !ok {
+		var e error = r.d.X402.Service().Malformed(res.Response, "the verification answer is not an object with isOriginal")
+		if res.Paid {
+			e = errmap.With(e, func(f *errmap.Facts) {
+				f.ExecutionStarted = true
+				if res.Confirmed {
+					f.TxHash = res.Settlement.Transaction
+				} else {
+					f.PaymentExpiresAt = res.ExpiresAt.UTC().Format(time.RFC3339)
+				}
+			})
+		}
+		return nil, r.afterCreation(e, id)
+	}
+	out.Verification = v
+	out.Steps = append(out.Steps, Step{Name: "verify", Status: "done", Detail: feeStep})
+	if !v.IsOriginal {
+		out.VerificationStatus = "rejected"
+		out.Steps = append(out.Steps, Step{Name: "register", Status: "skipped", Detail: "verification rejected the resource"})
+		out.Message = "Verification rejected the resource: it stays unlisted. See verification.flags."
+		return out, nil
+	}
+	out.VerificationStatus = "verified"
+	return r.register(ctx, id, false)
+}
+
+// register registers a verified resource on chain the way mindvault_register_onchain does:
+// the API prepares the transaction, the same checks pass it (the listed price included), the
+// wallet signs it and the API submits it. ask puts the prepared call before the user first
+// (a resume, whose registration is its own approval; a new resource's registration follows
+// the fee the user approved). Its failure keeps the result a success: the resource is
+// already listed and purchasable, and the resume call finishes the job. The user's
+// confirmation is not a failed step: its question, a decline or a stale approval is the
+// call's answer.
+func (r *publishRun) register(ctx context.Context, id string, ask bool) (*PublishOutput, error) {
+	out := r.out
+	prepared, err := r.d.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
+	if err == nil && ask {
+		if err := confirm.Approve(ctx, r.registration(prepared)); err != nil {
+			return nil, err
+		}
+	}
+	var reg *mindvault.Registration
+	var hash string
+	if err == nil {
+		reg, hash, err = r.d.submitRegistration(ctx, r.apiKey, r.kp, prepared)
+	}
+	if err != nil {
+		out.OnchainStatus = "failed"
+		out.Steps = append(out.Steps, Step{Name: "register", Status: "failed", Detail: summary(err, "On-chain registration")})
+		out.NextAction = r.resumeCall("mindvault_publish", id)
+		out.Message = "Verified (listed and purchasable); on-chain registration failed: finish it with mindvault_publish and resourceId " + id +
+			" (it registers only, nothing is paid), or with mindvault_register_onchain."
+		return out, nil
+	}
+	out.OnchainStatus, out.TxHash = reg.OnchainStatus, hash
+	out.Steps = append(out.Steps, Step{Name: "register", Status: "done", Detail: reg.OnchainStatus})
+	out.Message = "Published, verified and registered on chain; check it with mindvault_publish_status."
+	if r.resumed {
+		out.Message = "Resumed: the missing steps ran; resource " + id + " is verified and registered on chain."
+	}
+	return out, nil
+}
+
+// verificationOf decodes the paid verification answer; a body without a boolean
+// isOriginal proves no verdict, so it is not read as a rejection.
+func verificationOf(body []byte) (*Verification, bool) {
+	var raw struct {
+		IsOriginal *bool    `json:"isOriginal"`
+		Confidence float64  `json:"confidence"`
+		Flags      []string `json:"flags"`
+	}
+	if json.Unmarshal(body, &raw) != nil || raw.IsOriginal == nil {
+		return nil, false
+	}
+	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence, Flags: nonNil(raw.Flags)}, true
+}
+
+// afterCreation reports a failure of the fee step once the resource exists: which steps are
+// done, and the call that goes on. When the fee may have been paid, that call is
+// mindvault_publish_status (paying again could pay twice); otherwise it is the resume call.
+func (r *publishRun) afterCreation(err error, id string) error {
+	f, ok := errmap.FactsOf(err)
+	if !ok {
+		return err
+	}
+	cause := errmap.Map(f).Diagnostic.Detail
+	exists := "exists"
+	if !r.resumed {
+		// The creation, this call's first write, started the operation and changed state.
+		exists = "was created"
+		err = errmap.MarkStarted(err)
+		if f.StateChanged != errmap.StateUnknown {
+			err = errmap.MarkStateChanged(err, errmap.StateYes)
+		}
+	}
+	var fee, next string
+	var action *errmap.NextAction
+	switch {
+	case f.TxHash != "":
+		fee = "its verification fee was paid (transaction " + f.TxHash + ") but no verdict came back"
+		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
+		action = r.resumeCall("mindvault_publish_status", id).action()
+	case f.Code == errmap.CodeDuplicatePayment:
+		fee = "its verification fee was already paid by another call with the same intent"
+		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
+		action = r.resumeCall("mindvault_publish_status", id).action()
+	case f.PaymentExpiresAt != "" && f.StateChanged != errmap.StateNo:
+		fee = "its verification fee was sent with an unknown outcome"
+		next = fmt.Sprintf("Resource %s %s; do not publish it again, and do not pay its fee again before %s, when the signed payment expires. "+
+			"Then check mindvault_publish_status %s; if it still waits for the fee, call mindvault_publish with resourceId %s.", id, exists, f.PaymentExpiresAt, id, id)
+		action = r.resumeCall("mindvault_publish_status", id).action()
+	default:
+		fee = "its verification fee was not paid"
+		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then call mindvault_publish "+
+			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, id)
+		// Something exists now: the next step is a look at it; the resume pays, so it stays prose.
+		action = r.resumeCall("mindvault_publish_status", id).action()
+	}
+	// The detail below carries the body's message (cause), so WithDetail may drop the body.
+	err = errmap.WithDetail(err, fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause))
+	return errmap.WithNextAction(errmap.WithNext(err, next), action)
+}
+
+// fee is the verification fee as the user approves it. A resource this call creates has no
+// id yet when the user is asked, so only a resumed one is named by id.
+func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
+	p := payment{quote: x402.Quote{Amount: amount, Asset: r.d.Config.USDCContractID, PayTo: payee, Network: r.d.Config.X402Network},
+		payer: r.kp.Address(), balance: r.balance}
+	switch {
+	case r.resumed:
+		p.resource, p.what = id, "the verification of resource "+id
+	default:
+		p.what = fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
+	}
+	return p
+}
+
+// registration is the on-chain registration of a verified resource that the wallet signs and
+// the API submits, as the user approves it: the prepared call, every argument shown and bound.
+func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
+	c := r.d.Config
+	return p.request(r.d, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
+		p.id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, p.shownCall()))
+}
+
+// creationKey is the Idempotency-Key of a resource creation, derived from what names this
+// publication (its idempotencyKey, else the approval a round 2 acts on), so that every call,
+// instance or replay carrying it gets the API's first resource back instead of a second one.
+// "" is a new publication: the client sends a fresh random key.
+func creationKey(ctx context.Context, payer string, req *requests.Publish) string {
+	kind, name := "key", deref(req.IdempotencyKey)
+	if name == "" {
+		kind, name = "approval", confirm.ApprovalNonce(ctx)
+	}
+	if name == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("mindvault-publish-v1\x00" + payer + "\x00" + kind + "\x00" + name))
+	return hex.EncodeToString(sum[:16])
+}

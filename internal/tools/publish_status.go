@@ -1,0 +1,196 @@
+package tools
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// Verification is the AI verification outcome of a resource.
+type Verification struct {
+	IsOriginal bool     `json:"isOriginal"`
+	Confidence float64  `json:"confidence"`
+	Flags      []string `json:"flags"`
+}
+
+// PublishStatusOutput is the result of mindvault_publish_status.
+type PublishStatusOutput struct {
+	ResourceID         string        `json:"resourceId"`
+	VerificationStatus string        `json:"verificationStatus"`
+	Listed             bool          `json:"listed"`
+	OnchainStatus      string        `json:"onchainStatus"`
+	OnchainTxHash      string        `json:"onchainTxHash,omitempty"`
+	Verification       *Verification `json:"verification,omitempty"`
+	WaitingFor         string        `json:"waitingFor" jsonschema:"enum=fee,enum=verification,enum=registration,enum=nothing" jsonschema_description:"fee: created but its verification fee was never paid, so verification has not started (resume with mindvault_publish and resourceId); verification: a verdict is still being recorded; registration: verified, not registered on chain yet; nothing: no step is left"`
+	Settled            bool          `json:"settled" jsonschema_description:"verification has a final status (verified, rejected or skipped)"`
+	TimedOut           bool          `json:"timedOut" jsonschema_description:"waitSeconds ran out before verification settled"`
+	Attempts           int           `json:"attempts"`
+	NextAction         *ResumeCall   `json:"nextAction,omitempty" jsonschema_description:"the call that runs the missing steps, when one can"`
+	Message            string        `json:"message"`
+}
+
+// PollInterval is the pause between publish-status polls.
+const PollInterval = 2 * time.Second
+
+// publishStatus is mindvault_publish_status.
+var publishStatus = Spec[requests.PublishStatus, PublishStatusOutput]{
+	Name:      "mindvault_publish_status",
+	Title:     "Publish status",
+	Operation: "Publish status failed",
+	Description: `Reports a published resource's verification status, listing and on-chain registration, and
+		what it is waiting for: its verification fee (then waiting does not help: resume with
+		mindvault_publish and resourceId), verification, or on-chain registration. Free. With
+		waitSeconds it polls every 2 s until verification settles or the time is up. Call it after
+		mindvault_publish.`,
+	Kind: lookup(errmap.SourceAPI),
+	Run: func(ctx context.Context, d *Deps, req *requests.PublishStatus) (*PublishStatusOutput, error) {
+		until := time.Now().Add(time.Duration(req.WaitSeconds) * time.Second)
+		if dl, ok := ctx.Deadline(); ok && dl.Add(-transport.Margin-PollInterval).Before(until) {
+			until = dl.Add(-transport.Margin - PollInterval)
+		}
+		for attempt := 1; ; attempt++ {
+			st, meta, err := readPublishState(ctx, d, req.ResourceID)
+			if err != nil {
+				return nil, err
+			}
+			out := st.statusOutput(meta.ID)
+			out.Attempts = attempt
+			out.OnchainTxHash = meta.OnchainTxHash
+			// A resource waiting for its fee cannot settle by waiting: say so at once.
+			if out.Settled || out.WaitingFor == waitingFee || req.WaitSeconds == 0 || !time.Now().Add(PollInterval).Before(until) {
+				out.TimedOut = !out.Settled && out.WaitingFor != waitingFee && req.WaitSeconds > 0
+				out.Message = publishMessage(out)
+				return out, nil
+			}
+			select {
+			case <-ctx.Done():
+				out.TimedOut = true
+				out.Message = publishMessage(out)
+				return out, nil
+			case <-time.After(PollInterval):
+			}
+		}
+	},
+}
+
+// What a resource waits for (PublishStatusOutput.WaitingFor).
+const (
+	waitingFee          = "fee"
+	waitingVerification = "verification"
+	waitingRegistration = "registration"
+	waitingNothing      = "nothing"
+)
+
+// publishState is where a resource stands in the publish steps.
+type publishState struct {
+	verification, onchain string
+	listed                bool
+	verdict               *Verification
+	waitingFor            string
+}
+
+// readPublishState reads a resource's meta and verification record in parallel and says
+// what it waits for. The API records the verdict inside the paid verification call, so a
+// pending resource without one has not had its fee paid: it waits for the fee, not for
+// verification, and only a paid call (mindvault_publish with resourceId) moves it on.
+func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *mindvault.Meta, error) {
+	var (
+		meta       *mindvault.Meta
+		ver        *mindvault.Verification
+		mErr, vErr error
+	)
+	parallel(
+		func() { meta, mErr = d.API.Meta(ctx, id) },
+		func() { ver, vErr = d.API.Verification(ctx, id) },
+	)
+	if mErr != nil {
+		return nil, nil, mErr
+	}
+	// A resource without a verification record yet is still pending, not a failure.
+	if vErr != nil && !isStatus(vErr, http.StatusNotFound) {
+		return nil, nil, vErr
+	}
+	st := &publishState{verification: meta.VerificationStatus, onchain: meta.OnchainStatus}
+	if meta.Listed != nil {
+		st.listed = *meta.Listed
+	}
+	if ver != nil {
+		if ver.Status != "" {
+			st.verification = ver.Status
+		}
+		if ver.Listed != nil {
+			st.listed = *ver.Listed
+		}
+		if v := ver.Verification; v != nil {
+			st.verdict = &Verification{IsOriginal: v.IsOriginal, Confidence: v.Confidence, Flags: nonNil(v.Flags)}
+		}
+	}
+	if st.verification == "" {
+		st.verification = "pending"
+	}
+	if st.onchain == "" {
+		st.onchain = "none"
+	}
+	switch {
+	case st.verification == "pending" && st.verdict == nil:
+		st.waitingFor = waitingFee
+	case st.verification == "pending":
+		st.waitingFor = waitingVerification
+	case st.verification == "verified" && st.onchain != "registered":
+		st.waitingFor = waitingRegistration
+	default:
+		st.waitingFor = waitingNothing
+	}
+	return st, meta, nil
+}
+
+// registerable: verified, not registered, and no registration under way.
+func (st *publishState) registerable() bool {
+	return st.waitingFor == waitingRegistration && st.onchain != "pending"
+}
+
+func (st *publishState) statusOutput(id string) *PublishStatusOutput {
+	out := &PublishStatusOutput{
+		ResourceID: id, VerificationStatus: st.verification, Listed: st.listed,
+		OnchainStatus: st.onchain, Verification: st.verdict, WaitingFor: st.waitingFor,
+	}
+	switch out.VerificationStatus {
+	case "verified", "rejected", "skipped":
+		out.Settled = true
+	}
+	if st.waitingFor == waitingFee || st.registerable() {
+		out.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: id}}
+	}
+	return out
+}
+
+func publishMessage(o *PublishStatusOutput) string {
+	id := o.ResourceID
+	resume := `mindvault_publish {"resourceId":"` + id + `"}`
+	switch {
+	case o.WaitingFor == waitingFee:
+		return "Waiting for the verification fee, not for verification: resource " + id + " was created but no fee has been paid for it, " +
+			"so verification has not started and waiting will not change that. Pay it and finish with " + resume +
+			" (add profile when it is not the default; run it with dryRun first to check the wallet). If a fee payment for it " +
+			"was sent with an unknown outcome, wait until that payment expires first."
+	case o.TimedOut:
+		return "Verification has not settled yet; call mindvault_publish_status again with a larger waitSeconds."
+	case o.VerificationStatus == "pending":
+		return "Verification is pending (a verdict is being recorded); call mindvault_publish_status with waitSeconds (up to 60) to wait for it."
+	case o.VerificationStatus == "rejected":
+		return "Verification rejected the resource; it is not listed. See verification.flags."
+	case o.VerificationStatus == "verified" && o.OnchainStatus == "registered":
+		return "Verified, listed and registered on-chain; buyers can find it with mindvault_browse."
+	case o.VerificationStatus == "verified" && o.OnchainStatus == "pending":
+		return "Verified and listed; its on-chain registration is under way. Check again later with mindvault_publish_status."
+	case o.VerificationStatus == "verified":
+		return "Verified and listed, but not registered on chain (onchainStatus " + o.OnchainStatus + "); finish with " + resume +
+			" (registers only, nothing is paid) or mindvault_register_onchain."
+	}
+	return "Verification status: " + o.VerificationStatus + "; nothing is left to do."
+}

@@ -1,0 +1,219 @@
+package tools
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stellar/go-stellar-sdk/keypair"
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/txcheck"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// RegisterOnchainOutput is the result of mindvault_register_onchain.
+type RegisterOnchainOutput struct {
+	ResourceID    string `json:"resourceId"`
+	OnchainStatus string `json:"onchainStatus"`
+	TxHash        string `json:"txHash,omitempty"`
+	ExplorerURL   string `json:"explorerUrl,omitempty"`
+}
+
+// registerOnchain is mindvault_register_onchain. The API prepares the transaction and the
+// profile's wallet signs it, so the transaction is decoded and checked first (package
+// txcheck, see prepareRegistration): a transaction that does anything but register this id
+// for this wallet at its listed price, or whose sequence, fee or validity is not bounded, is
+// UNEXPECTED_TRANSACTION with nothing signed or sent.
+var registerOnchain = Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
+	Name:      "mindvault_register_onchain",
+	Title:     "Register on chain",
+	Operation: "On-chain registration failed",
+	Description: `Registers one of your verified resources in the vault-registry contract: fetches the
+		prepared transaction, signs it with the profile's wallet and submits it through the API.
+		Needs a wallet and an API key. Already registered is a conflict (no action needed).`,
+	Kind: action(errmap.SourceAPI),
+	Run: func(ctx context.Context, d *Deps, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
+		ctx, p, kp, err := d.publisher(ctx, req.Profile)
+		if err != nil {
+			return nil, err
+		}
+		reg, err := d.prepareRegistration(ctx, p.APIKey, kp, req.ResourceID, "")
+		if err != nil {
+			return nil, err
+		}
+		c := d.Config
+		if err := confirm.Approve(ctx, reg.request(d,
+			fmt.Sprintf("Sign and submit the registration of resource %s on the vault-registry contract %s on %s: %s?",
+				req.ResourceID, confirm.Short(c.RegistryContract), c.Network, reg.shownCall()))); err != nil {
+			return nil, err
+		}
+		res, hash, err := d.submitRegistration(ctx, p.APIKey, kp, reg)
+		if err != nil {
+			return nil, err
+		}
+		return &RegisterOnchainOutput{ResourceID: req.ResourceID, OnchainStatus: res.OnchainStatus, TxHash: hash,
+			ExplorerURL: c.ExplorerURL(hash)}, nil
+	},
+}
+
+// preparedRegistration is a registration transaction the API prepared that passed every
+// check: what the wallet will sign, and the account sequence it was checked against.
+type preparedRegistration struct {
+	id      string
+	signer  string // the wallet, source and creator
+	checked *txcheck.Checked
+	// sequence is the signing account's sequence when the transaction was checked; the
+	// transaction's own is the next one.
+	sequence int64
+}
+
+// prepareRegistration fetches the registration of resource id that the API prepared, with
+// the signing account (Horizon) and, when listed is "", the resource's listed price (the
+// API's /meta) in parallel, and checks the transaction before anything is signed: the
+// configured network and registry, the wallet as source and as creator, the account's next
+// sequence number and no other precondition than near time bounds, a fee within
+// MINDVAULT_MAX_TX_FEE_STROOPS, and every argument of register or register_with_hash — this
+// id, the listed price (listed, a USDC decimal, or the listing's), a metadata pointer and
+// tags the contract accepts, nothing more. A transaction that fails is UNEXPECTED_TRANSACTION.
+func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypair.Full, id, listed string) (*preparedRegistration, error) {
+	var (
+		prep             *mindvault.Prepared
+		acct             *horizon.Account
+		found            bool
+		meta             *mindvault.Meta
+		pErr, aErr, mErr error
+	)
+	reads := []func(){
+		func() { prep, pErr = d.API.PrepareRegistration(ctx, apiKey, id) },
+		func() { acct, found, aErr = d.Horizon.Account(ctx, kp.Address()) },
+	}
+	if listed == "" {
+		reads = append(reads, func() { meta, mErr = d.API.Meta(ctx, id) })
+	}
+	parallel(reads...)
+	for _, err := range []error{pErr, mErr, aErr} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if meta != nil {
+		listed = string(meta.Price)
+	}
+	price, err := soroban.Units(listed)
+	if err != nil {
+		return nil, d.API.MalformedMeta("the resource's listed price is not a USDC amount")
+	}
+	if !found {
+		detail := "the wallet's account " + kp.Address() + " does not exist on this network, so it cannot sign the registration"
+		return nil, &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+			Source: errmap.SourceHorizon, Code: errmap.CodeAccountMissing, Detail: detail, ExecutionStarted: false, StateChanged: errmap.StateNo,
+		}}
+	}
+	checked, err := txcheck.Check(prep.UnsignedXDR, prep.NetworkPassphrase, txcheck.Policy{
+		Passphrase: d.Config.Passphrase,
+		Signer:     kp.Address(),
+		Sequence:   acct.Sequence + 1, // an account at the last sequence overflows to a refusal
+		Contract:   d.Config.RegistryContract,
+		Functions:  []string{"register", "register_with_hash"},
+		Args:       txcheck.Register(kp.Address(), id, price),
+		MaxFee:     d.Config.MaxTxFeeStroops,
+		Now:        time.Now(),
+	})
+	if err != nil {
+		var r *txcheck.Refusal
+		if errors.As(err, &r) {
+			return nil, r.Failure(errmap.SourceAPI, "the registration transaction the API prepared")
+		}
+		return nil, err
+	}
+	return &preparedRegistration{id: id, signer: kp.Address(), checked: checked, sequence: acct.Sequence}, nil
+}
+
+// registrationArgs names the arguments of register and register_with_hash, in order.
+var registrationArgs = []string{"creator", "id", "price", "metadata", "tags", "content hash"}
+
+// shownArgs are the call's arguments as the user reads and the approval binds them, each in
+// full: the price in USDC, the strings quoted, the tags as a list.
+func (r *preparedRegistration) shownArgs() []string {
+	shown := make([]string, len(r.checked.Args))
+	for i, a := range r.checked.Args {
+		shown[i] = scFull(a)
+	}
+	return shown
+}
+
+// shownCall is the call as the question shows it: register(creator G…, id "…", price 2
+// USDC, metadata "ipfs://…", tags []).
+func (r *preparedRegistration) shownCall() string {
+	parts := make([]string, len(r.checked.Args))
+	for i, s := range r.shownArgs() {
+		if i == 0 {
+			s = confirm.Short(s)
+		}
+		parts[i] = registrationArgs[i] + " " + s
+	}
+	return r.checked.Function + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// request is the registration as the user approves it. The approval binds the prepared call —
+// its function and every argument as shown — with its fee and the account sequence it was
+// checked against, so a round 2 in which the API prepares anything else, or after the
+// registration was sent, is CONFIRMATION_STALE before anything is signed.
+func (r *preparedRegistration) request(d *Deps, question string) confirm.Request {
+	c := d.Config
+	return confirm.Request{
+		Approval: confirm.Approval{Kind: confirm.Write, Network: string(c.Network), Payer: r.signer, Resource: r.id,
+			Contract: c.RegistryContract, Function: r.checked.Function, Args: r.shownArgs(), MaxFee: r.checked.Fee,
+			Before: strconv.FormatInt(r.sequence, 10)},
+		Title: "Register " + r.id + " on chain",
+		Message: fmt.Sprintf("%s Signed by %s; network fee up to %s XLM.", question,
+			confirm.Short(r.signer), confirm.XLM(r.checked.Fee)),
+	}
+}
+
+// submitRegistration signs the checked envelope itself — the bytes that were checked, with
+// the wallet's signature added — and submits it through the API. The hash reported is the
+// one computed from that envelope, never the API's: the API cannot make the agent follow
+// another transaction than the one the wallet signed.
+func (d *Deps) submitRegistration(ctx context.Context, apiKey string, kp *keypair.Full, r *preparedRegistration) (*mindvault.Registration, string, error) {
+	sig, err := kp.SignDecorated(r.checked.Hash[:])
+	if err != nil {
+		return nil, "", fmt.Errorf("sign: %w", err)
+	}
+	env := r.checked.Envelope
+	v1 := *env.V1
+	v1.Signatures = []xdr.DecoratedSignature{sig}
+	env.V1 = &v1
+	signed, err := xdr.MarshalBase64(env)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode: %w", err)
+	}
+	hash := hex.EncodeToString(r.checked.Hash[:])
+	res, err := d.API.Register(ctx, apiKey, r.id, signed)
+	if err != nil {
+		return nil, hash, withSignedHash(err, hash)
+	}
+	return res, hash, nil
+}
+
+// withSignedHash adds the hash of the transaction the wallet signed to a submission whose
+// outcome is unknown: the API may have sent it, and the hash is how the agent finds out.
+func withSignedHash(err error, hash string) error {
+	if f, ok := errmap.FactsOf(err); ok && f.StateChanged == errmap.StateUnknown {
+		return errmap.With(err, func(f *errmap.Facts) {
+			f.TxHash = hash
+			f.NextAction = errmap.TxStatusAction(hash)
+		})
+	}
+	return err
+}

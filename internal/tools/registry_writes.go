@@ -1,0 +1,246 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stellar/go-stellar-sdk/xdr"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// WriteOutput is the result of a creator write: what changed, the transaction and the value
+// now on chain.
+type WriteOutput struct {
+	Status      string    `json:"status" jsonschema:"enum=success"`
+	ResourceID  string    `json:"resourceId"`
+	Changed     bool      `json:"changed" jsonschema_description:"false when the chain already held the requested value: no transaction was sent and no fee was spent"`
+	TxHash      string    `json:"txHash,omitempty" jsonschema_description:"the write's transaction; absent when nothing was sent"`
+	Ledger      uint32    `json:"ledger,omitempty"`
+	ExplorerURL string    `json:"explorerUrl,omitempty"`
+	Price       string    `json:"price,omitempty" jsonschema_description:"the price now, USDC with 7 decimals"`
+	Metadata    string    `json:"metadata,omitempty"`
+	Listed      *bool     `json:"listed,omitempty"`
+	Tags        *[]string `json:"tags,omitempty" jsonschema_description:"the tags now; [] when cleared"`
+	NewCreator  string    `json:"newCreator,omitempty"`
+	Message     string    `json:"message,omitempty"`
+}
+
+// writeCost ends every write's description.
+const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wallet, which must be the resource's creator. " +
+	"Needs confirmMainnet: true on mainnet. On an unconfirmed outcome it returns the transaction hash for mindvault_tx_status."
+
+// The creator writes of the vault-registry contract are one row each: the tool, its request,
+// the contract function, and how the request becomes the function's arguments, the check that
+// the entry already holds them, and the output field.
+
+// setPrice is mindvault_set_price.
+var setPrice = writeSpec(registryWrite[requests.SetPrice]{
+	name: "mindvault_set_price", title: "Set on-chain price", operation: "Set price failed",
+	does:  "Changes a resource's price in the vault-registry contract (signed by the creator's wallet).",
+	hints: Hints{Destructive: true, OpenWorld: true}, fn: "set_price",
+	change: func(r *requests.SetPrice) (creatorWrite, error) {
+		units, err := soroban.Units(r.Price)
+		if err != nil {
+			return creatorWrite{}, err
+		}
+		v, err := soroban.I128(units)
+		if err != nil {
+			return creatorWrite{}, err
+		}
+		price := soroban.Decimal(units)
+		return creatorWrite{args: []xdr.ScVal{v},
+			holds:     func(cur *registry.Resource) bool { return cur.Price.Cmp(units) == 0 },
+			unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", r.ResourceID, price),
+			report:    func(o *WriteOutput) { o.Price = price }}, nil
+	},
+})
+
+// updateMetadata is mindvault_update_metadata.
+var updateMetadata = writeSpec(registryWrite[requests.UpdateMetadata]{
+	name: "mindvault_update_metadata", title: "Update on-chain metadata", operation: "Update metadata failed",
+	does:  "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet).",
+	hints: Hints{Destructive: true, OpenWorld: true}, fn: "update_metadata",
+	change: func(r *requests.UpdateMetadata) (creatorWrite, error) {
+		return creatorWrite{args: []xdr.ScVal{soroban.Str(r.Metadata)},
+			holds:     func(cur *registry.Resource) bool { return cur.Metadata == r.Metadata },
+			unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", r.ResourceID),
+			report:    func(o *WriteOutput) { o.Metadata = r.Metadata }}, nil
+	},
+})
+
+// setListed is mindvault_set_listed.
+var setListed = writeSpec(registryWrite[requests.SetListed]{
+	name: "mindvault_set_listed", title: "List or delist on-chain", operation: "Set listed failed",
+	does:  "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet).",
+	hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_listed",
+	change: func(r *requests.SetListed) (creatorWrite, error) {
+		state := "delisted"
+		if *r.Listed {
+			state = "listed"
+		}
+		return creatorWrite{args: []xdr.ScVal{soroban.Bool(*r.Listed)},
+			holds:     func(cur *registry.Resource) bool { return cur.Listed == *r.Listed },
+			unchanged: fmt.Sprintf("Resource %s is already %s on chain.", r.ResourceID, state),
+			report:    func(o *WriteOutput) { o.Listed = r.Listed }}, nil
+	},
+})
+
+// setTags is mindvault_set_tags.
+var setTags = writeSpec(registryWrite[requests.SetTags]{
+	name: "mindvault_set_tags", title: "Set on-chain tags", operation: "Set tags failed",
+	does: `Replaces a resource's tag list in the vault-registry contract (signed by the creator's
+		wallet). Tags are trimmed, lower-cased and de-duplicated as the contract does, and compared
+		as a set: the same tags in another order change nothing.`,
+	hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_tags",
+	change: func(r *requests.SetTags) (creatorWrite, error) {
+		tags := tagSet(r.Tags)
+		return creatorWrite{args: []xdr.ScVal{soroban.StrVec(tags)},
+			holds:     func(cur *registry.Resource) bool { return sameTags(cur.Tags, tags) },
+			unchanged: fmt.Sprintf("Resource %s already has exactly these tags on chain.", r.ResourceID),
+			report:    func(o *WriteOutput) { o.Tags = &tags }}, nil
+	},
+})
+
+// transferOwnership is mindvault_transfer_ownership.
+var transferOwnership = writeSpec(registryWrite[requests.TransferOwnership]{
+	name: "mindvault_transfer_ownership", title: "Transfer on-chain ownership", operation: "Transfer ownership failed",
+	does: `Makes another Stellar account the creator of a resource in the vault-registry contract
+		(signed by the current creator's wallet); the old wallet loses control.`,
+	hints: Hints{Destructive: true, OpenWorld: true}, fn: "transfer_ownership",
+	// After a transfer the old creator, who asks again, no longer is the creator.
+	anySigner: true,
+	change: func(r *requests.TransferOwnership) (creatorWrite, error) {
+		to, err := soroban.Account(r.NewCreator)
+		if err != nil {
+			return creatorWrite{}, err
+		}
+		return creatorWrite{args: []xdr.ScVal{to},
+			holds:     func(cur *registry.Resource) bool { return cur.Creator == r.NewCreator },
+			unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", r.NewCreator, r.ResourceID),
+			report:    func(o *WriteOutput) { o.NewCreator = r.NewCreator }}, nil
+	},
+})
+
+// registryWrite is one row: a creator write.
+type registryWrite[Req any] struct {
+	name, title, operation string
+	// does is the description before writeCost: what the write changes and who signs it
+	// (prose, folded like Spec.Description).
+	does  string
+	hints Hints
+	// fn is the contract function; its first argument is the resource id.
+	fn string
+	// anySigner answers a write whose result already holds without requiring the signer to
+	// be the creator.
+	anySigner bool
+	// change reads the request: the function's other arguments and what to report.
+	change func(req *Req) (creatorWrite, error)
+}
+
+// creatorWrite is what one write asks of the entry, and how to tell, from the current entry,
+// that it would change nothing.
+type creatorWrite struct {
+	args []xdr.ScVal
+	// holds reports that the entry already has the requested value.
+	holds func(cur *registry.Resource) bool
+	// unchanged is the message of a write that was not sent.
+	unchanged string
+	// report sets the output field that shows the value now on chain.
+	report func(out *WriteOutput)
+}
+
+// writeSpec is the Spec of one row. Every row's request embeds the shared groups, which name
+// the resource and the signing profile (requests.RegistryWrite).
+func writeSpec[Req any, P interface {
+	*Req
+	requests.RegistryWrite
+}](w registryWrite[Req]) Spec[Req, WriteOutput] {
+	return Spec[Req, WriteOutput]{
+		Name: w.name, Title: w.title, Description: w.does + " " + writeCost,
+		Operation: w.operation, Kind: action(errmap.SourceRegistry).withHints(w.hints),
+		Run: func(ctx context.Context, d *Deps, req *Req) (*WriteOutput, error) {
+			c, err := w.change(req)
+			if err != nil {
+				return nil, err
+			}
+			out, err := d.write(ctx, P(req).Resource(), P(req).Signer(), w.fn, w.anySigner, c)
+			if err != nil {
+				return nil, err
+			}
+			c.report(out)
+			return out, nil
+		},
+	}
+}
+
+// write runs one creator write (the mainnet confirmation has passed). It reads the entry
+// first (a simulation, free): when the chain already holds the requested value and the
+// wallet is the creator, it answers changed: false without sending anything, so a repeated
+// call or a retry after an unknown outcome spends no fee. Otherwise it sends the write; a
+// wallet that is not the creator, or an entry that does not exist, is refused by the
+// contract's own simulation with its error.
+func (d *Deps) write(ctx context.Context, id string, profile *string, fn string, anySigner bool, c creatorWrite) (*WriteOutput, error) {
+	ctx, kp, err := d.wallet(ctx, profile)
+	if err != nil {
+		return nil, err
+	}
+	cur, found, err := d.Registry.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if found && c.holds(cur) && (anySigner || cur.Creator == kp.Address()) {
+		return &WriteOutput{Status: "success", ResourceID: id, Changed: false,
+			Message: c.unchanged + " Nothing was sent and no fee was spent."}, nil
+	}
+	res, err := d.Registry.InvokeApproved(ctx, kp, d.approveWrite(kp.Address(), id, c.args), fn, append([]xdr.ScVal{soroban.Str(id)}, c.args...)...)
+	if err != nil {
+		if found {
+			// The entry was just read: a refusal of the signer can name the wallet that may sign.
+			err = errmap.WithCreator(err, cur.Creator)
+		}
+		if confirm.ApprovalNonce(ctx) != "" && isCode(err, errmap.CodeTxBadSequence) {
+			err = usedApproval(err, id)
+		}
+		return nil, err
+	}
+	return &WriteOutput{Status: "success", ResourceID: id, Changed: true, TxHash: res.Hash, Ledger: res.Ledger,
+		ExplorerURL: d.Config.ExplorerURL(res.Hash)}, nil
+}
+
+// tagSet normalises tags as the contract does (trimmed, lower-cased, de-duplicated), in order.
+func tagSet(tags []string) []string {
+	out := []string{}
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sameTags compares tag lists as sets after normalisation: the order carries no meaning.
+func sameTags(a, b []string) bool {
+	x, y := tagSet(a), tagSet(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+// usedApproval is a round 2 whose transaction, built on the approved sequence, met a sequence
+// already used: the approval was carried out by another call (or the account moved on), and
+// this transaction cannot apply. Nothing changed through it, and asking again is the way on.
+func usedApproval(err error, id string) error {
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.Code, f.Category, f.StateChanged, f.NextAction = errmap.CodeConfirmationStale, errmap.CategoryValidation, errmap.StateNo, nil
+		f.Detail = "the approved transaction's sequence number was already used (this approval was carried out by another call, or the account sent another transaction); this one cannot apply"
+		f.Next = "Check resource " + id + " with mindvault_registry_lookup; call again only if the user wants a new change, and the user will be asked again."
+	})
+}

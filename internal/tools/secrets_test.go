@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+type secretOut struct {
+	Note string `json:"note"`
+}
+
+// TestCallSecretsReachDefine: a secret a handler learns in a context derived from its own
+// (as Deps.profile does) is redacted from the call's success and failure alike.
+func TestCallSecretsReachDefine(t *testing.T) {
+	const learned = "LearnedInChildCtx7q2w9e"
+	for _, fail := range []bool{false, true} {
+		tool := Define(&Deps{}, Spec[requests.ListProfiles, secretOut]{
+			Name: "test_secret", Operation: "Test failed", Kind: Kind{Source: errmap.SourceAPI},
+			Run: func(ctx context.Context, _ *Deps, _ *requests.ListProfiles) (*secretOut, error) {
+				child := WithSecrets(context.WithValue(ctx, struct{}{}, 1), learned)
+				if len(SecretsFrom(child)) != 1 {
+					t.Fatal("the call's collector must see the child's secret")
+				}
+				if fail {
+					return nil, &errmap.Error{Err: errors.New("x"), Facts: errmap.Facts{Status: 500, Body: []byte(`{"error":"echo ` + learned + `"}`)}}
+				}
+				return &secretOut{Note: "echo " + learned}, nil
+			},
+		})
+		res := tool.call(context.Background(), json.RawMessage(`{}`))
+		b, _ := json.Marshal(res)
+		if strings.Contains(string(b), learned) || !strings.Contains(string(b), redact.Marker) {
+			t.Fatalf("fail=%v: %s", fail, b)
+		}
+		if !redact.Known(learned) {
+			t.Fatal("WithSecrets must register the value process-wide")
+		}
+	}
+}
+
+// TestUnredactableSuccessIsNotClaimed: a success that cannot be cleaned is not sent, and the
+// failure that replaces it does not pretend nothing happened.
+func TestUnredactableSuccessIsNotClaimed(t *testing.T) {
+	if err := redact.Register("2028qwertyuiop"); err != nil {
+		t.Fatal(err)
+	}
+	res := successResult(&secretOut{Note: "\u2028qwertyuiop"}, nil, "Buy failed", "mindvault_buy")
+	d, _ := res.Meta[errmap.MetaKey].(errmap.Diagnostic)
+	if !res.IsError || d.StateChanged != string(errmap.StateUnknown) || !d.ExecutionStarted {
+		t.Fatalf("want an error with stateChanged unknown: %+v", res)
+	}
+	if b, _ := json.Marshal(res); strings.Contains(string(b), "2028qwertyuiop") {
+		t.Fatalf("leaked: %s", b)
+	}
+}
+
+// TestProductAdviceSurvives: every sentence the tools and the credential stores write, and
+// every Next line for every tool and code, reaches the agent unredacted.
+func TestProductAdviceSurvives(t *testing.T) {
+	env := credentials.NewEnv(func(string) string { return "" }, "default")
+	mainnet := testConfig(t, map[string]string{"STELLAR_NETWORK": "mainnet", "SOROBAN_RPC_URL": "https://rpc.example.org",
+		"VAULT_REGISTRY_CONTRACT_ID": "CDQKUIADLO5S5WEHEUTTXX2M45WAHVRU2PBEBD6ZGDKMOP5A72FJ3OD4", "X402_NETWORK": "stellar:pubnet"})
+	own := []error{
+		credentials.ReadOnlyStore(env),
+		credentials.NotAllowed("alice"),
+		credentials.Missing(env, "alice", "publisher API key (run mindvault_register first)"),
+		credentials.Exists(env, "alice"),
+		mainnetUnconfirmed(mainnet, false),
+		walletFailure(errmap.SourceHorizon, errmap.CodeAccountMissing, "account GABC was created and its key is stored in profile \"alice\", but Horizon could not confirm it",
+			"The wallet exists in profile \"alice\": check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again."),
+	}
+	for _, err := range own {
+		var e *errmap.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%v is not an *errmap.Error", err)
+		}
+		got := errmap.FromError(err, errmap.Call{Operation: "Op failed", Tool: "mindvault_register"})
+		if strings.Contains(got.Text, redact.Marker) || !strings.Contains(got.Text, e.Facts.Detail) {
+			t.Errorf("the product's own text was changed:\n%s\nwant the detail %q", got.Text, e.Facts.Detail)
+		}
+		if e.Facts.Next != "" && !strings.Contains(got.Text, e.Facts.Next) {
+			t.Errorf("the product's own Next was changed:\n%s", got.Text)
+		}
+	}
+	if got := errmap.FromError(credentials.ReadOnlyStore(env), errmap.Call{}); !strings.Contains(got.Text, "configure MINDVAULT_CREDENTIALS=dir:<path> or secretsmanager:<prefix>") {
+		t.Errorf("the read-only advice lost its variable: %s", got.Text)
+	}
+	reg := All(&Deps{Config: testConfig(t, nil)})
+	for _, tl := range reg.Tools() {
+		name := tl.Definition().Name
+		for _, c := range errmap.Codes() {
+			for _, st := range []errmap.State{errmap.StateNo, errmap.StateYes, errmap.StateUnknown} {
+				got := errmap.Map(errmap.Facts{Source: errmap.SourceAPI, Tool: name, Code: c.Code, StateChanged: st,
+					Operation: "Op failed", AllowedArgs: tl.args})
+				if strings.Contains(got.Text, redact.Marker) {
+					t.Errorf("%s/%s/%s: %s", name, c.Code, st, got.Text)
+				}
+			}
+		}
+		// Validation failures list the tool's arguments on the Next line.
+		res := tl.call(context.Background(), json.RawMessage(`{"notAnArgument":1}`))
+		if b, _ := json.Marshal(res); strings.Contains(string(b), redact.Marker) {
+			t.Errorf("%s: validation text was redacted: %s", name, b)
+		}
+	}
+}
