@@ -1,33 +1,16 @@
 package server
 
 import (
-	"slices"
-
-	"github.com/mindvault/mcp-endpoint/internal/auth"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 	"github.com/mindvault/mcp-endpoint/internal/tools"
 )
 
-// spendTools pay USDC from a profile's wallet. Annotations cannot say this (a payment and a
-// price change are both "not read-only"), so the list is explicit; a test keeps it in step
-// with the registry.
-var spendTools = []string{"mindvault_buy", "mindvault_publish"}
-
-// ToolScopes maps every registered tool to the one OAuth scope a call of it needs: spend for
-// the payment tools, read for the tools annotated readOnlyHint, write for every other tool.
-// Deriving it from the annotations means a new tool cannot ship without a scope, and a tool
-// that changes state cannot be reached with a read token unless it lies about being read-only.
+// ToolScopes maps every registered tool to the one OAuth scope a call of it needs, as the
+// tool's kind declares it (read for lookups, write for actions, spend for payments).
 func ToolScopes(reg *tools.Registry) map[string]string {
 	out := map[string]string{}
 	for _, t := range reg.Tools() {
-		switch name := t.Name(); {
-		case slices.Contains(spendTools, name):
-			out[name] = auth.ScopeSpend
-		case t.Hints().ReadOnly:
-			out[name] = auth.ScopeRead
-		default:
-			out[name] = auth.ScopeWrite
-		}
+		out[t.Name()] = t.Scope()
 	}
 	return out
 }

@@ -114,7 +114,7 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		the price is above maxPriceUsdc or rises above the previewed price, the wallet lacks USDC,
 		or the file is too large to deliver. Use dryRun first; call mindvault_preview for the price
 		and mindvault_wallet_info for funds.`,
-	Kind: action(errmap.SourceX402),
+	Kind: paying(errmap.SourceX402),
 	// A dry run signs and sends nothing: it needs no mainnet confirmation.
 	DryRun: DryRunExempt,
 	Run: func(ctx context.Context, d *Deps, req *requests.Buy) (_ *BuyOutput, err error) {

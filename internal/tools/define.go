@@ -76,6 +76,9 @@ type Kind struct {
 	// Mainnet is the mainnet confirmation Define enforces (policy.go): ConfirmRequired for
 	// every tool that changes state, nothing for read-only tools.
 	Mainnet Mainnet
+	// Scope is the OAuth scope a call needs (auth.ScopeRead, ScopeWrite or ScopeSpend),
+	// declared with the kind so that the scope rule and the tool cannot drift apart.
+	Scope string
 }
 
 // Tool is one registered tool.
@@ -86,8 +89,12 @@ type Tool struct {
 	args    []string
 	model   *validate.Model
 	policy  policy
+	scope   string
 	call    func(ctx context.Context, args json.RawMessage) mcp.ToolResult
 }
+
+// Scope is the OAuth scope a call of the tool needs.
+func (t *Tool) Scope() string { return t.scope }
 
 // Definition returns the public definition, schemas included. They are decoded from the
 // encoded entry on each call: this is for docs and tests, never for a request.
@@ -137,7 +144,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	t, c := define(decl{
 		name: s.Name, title: s.Title, description: strings.Join(strings.Fields(s.Description), " "),
 		operation: s.Operation, source: s.Source, hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun,
-		config: d.Config,
+		scope: s.Scope, config: d.Config,
 	}, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
 	guards, run := s.Guards, s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
@@ -168,6 +175,7 @@ type decl struct {
 	hints                               Hints
 	mainnet                             Mainnet
 	dryRun                              DryRun
+	scope                               string
 	config                              *config.Config
 }
 
@@ -197,6 +205,7 @@ func define(d decl, model *validate.Model, out reflect.Type, confirmer, dryRunne
 		args:   c.args,
 		model:  model,
 		policy: policy{mainnet: d.mainnet, dryRun: d.dryRun},
+		scope:  d.scope,
 	}
 	if gen := generatedDefinition(d.name); gen != "" {
 		t.encoded = json.RawMessage(gen)

@@ -83,7 +83,7 @@ var publish = Spec[requests.Publish, PublishOutput]{
 		or whose registration failed, running only the missing steps. Every step's outcome is
 		reported; a failure after creation says what exists and gives the resume call. Use dryRun
 		first.`,
-	Kind: action(errmap.SourceAPI),
+	Kind: paying(errmap.SourceAPI),
 	// A dry run checks the confirmation too: it passes only when the real call would.
 	DryRun: DryRunChecked,
 	Run: func(ctx context.Context, d *Deps, req *requests.Publish) (*PublishOutput, error) {
