@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mindvault/mcp-endpoint/internal/auth"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
@@ -102,7 +101,7 @@ func Load(ctx context.Context, getenv func(string) string, lambda bool, load cre
 	case secret != "":
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		v, err := auth.LoadSecretString(ctx, "confirmation key secret", secret, load)
+		v, err := credentials.LoadSecretString(ctx, "confirmation key secret", secret, load)
 		if err != nil {
 			k.mode = Off
 			return k, fmt.Errorf("%s: %w", EnvKeySecret, err)
