@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"io"
 	"log/slog"
 	"net"
@@ -295,22 +296,7 @@ func fetchableURL(s, issuer string) bool {
 	case "https":
 		return true
 	case "http":
-		return IsLoopbackHTTP(issuer) && IsLoopbackHTTP(s)
+		return netaddr.LoopbackHTTP(issuer) && netaddr.LoopbackHTTP(s)
 	}
 	return false
-}
-
-// IsLoopbackHTTP reports an http URL whose host is 127.0.0.0/8, ::1 or localhost: the only
-// place an issuer may be reached without TLS.
-func IsLoopbackHTTP(s string) bool {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "http" {
-		return false
-	}
-	h := u.Hostname()
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -69,7 +70,7 @@ func (o OAuth) Problem() error {
 	switch {
 	case o.Issuer == "":
 		return errors.New("MINDVAULT_OAUTH_ISSUER is not set")
-	case !strings.HasPrefix(o.Issuer, "https://") && !IsLoopbackHTTP(o.Issuer):
+	case !netaddr.Issuer(o.Issuer):
 		return errors.New("MINDVAULT_OAUTH_ISSUER must be an https URL (or http on a loopback host)")
 	case o.Audience == "":
 		return errors.New("neither MINDVAULT_OAUTH_AUDIENCE nor MINDVAULT_RESOURCE_URL is set, so no audience can be checked")

@@ -8,10 +8,10 @@ package config
 
 import (
 	"fmt"
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"log/slog"
 	"math"
 	"math/big"
-	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -311,7 +311,7 @@ var scopeToken = lazyre.New(`^[\x21\x23-\x5B\x5D-\x7E]{1,256}$`)
 func (c *Config) loadOAuth(l *loader) {
 	if s, ok := l.raw("MINDVAULT_OAUTH_ISSUER"); !ok {
 		l.bad("MINDVAULT_OAUTH_ISSUER", "is required when MINDVAULT_AUTH=oauth (the authorization server's issuer URL)")
-	} else if !validIssuer(s) {
+	} else if !netaddr.Issuer(s) {
 		l.bad("MINDVAULT_OAUTH_ISSUER", "must be an https URL without query or fragment (http only on a loopback host, for tests and local development)")
 	} else {
 		c.OAuthIssuer = s
@@ -346,24 +346,6 @@ func (c *Config) loadOAuth(l *loader) {
 			l.bad(v, "must be unset when MINDVAULT_AUTH=oauth, which accepts only the issuer's access tokens")
 		}
 	}
-}
-
-// validIssuer accepts an absolute https URL, or http on a loopback host, without query,
-// fragment or user info.
-func validIssuer(s string) bool {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
-		return false
-	}
-	switch u.Scheme {
-	case "https":
-		return true
-	case "http":
-		h := u.Hostname()
-		ip := net.ParseIP(h)
-		return strings.EqualFold(h, "localhost") || (ip != nil && ip.IsLoopback())
-	}
-	return false
 }
 
 func (c *Config) checkCredentials(l *loader) {

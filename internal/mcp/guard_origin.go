@@ -1,7 +1,7 @@
 package mcp
 
 import (
-	"net"
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"net/http"
 	"net/url"
 	"strings"
@@ -38,13 +38,5 @@ func originAllowed(origin string, allowed []string, loopback bool) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
-	return isLoopbackHost(u.Hostname())
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	return netaddr.LoopbackHost(u.Hostname())
 }

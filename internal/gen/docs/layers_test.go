@@ -14,7 +14,7 @@ const module = "github.com/mindvault/mcp-endpoint/"
 // main, a test suite or a tool, which may import any layer but gen/, testkit/ and sandbox/
 // unless allowed below.
 var layers = [][]string{
-	{"internal/redact"},
+	{"internal/redact", "internal/netaddr"},
 	{"errmap"},
 	{"validate", "requests", "internal/config"},
 	{"internal/clients", "internal/credentials", "internal/obs", "internal/ledger"},
