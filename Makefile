@@ -135,7 +135,8 @@ deploy:
 clean:
 	rm -rf $(BIN)
 
-## docs: regenerate the tool definitions (internal/tools/definitions_gen.go), then the tool table and error-code list of the README and docs/
+## docs: regenerate everything a tool or error change touches: the tool definitions (internal/tools/definitions_gen.go), the README and docs tables, and the event goldens
 docs:
 	$(GO) generate ./internal/tools/
 	UPDATE_README=1 $(GO) test -count=1 -run DocsAreCurrent ./internal/gen/docs/
+	UPDATE_GOLDEN=1 $(MAKE) --no-print-directory test-lambda

@@ -1,11 +1,8 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,43 +24,6 @@ func testConfig(t *testing.T, env map[string]string) *config.Config {
 
 func toolRegistry(t *testing.T) *Registry {
 	return All(&Deps{Config: testConfig(t, nil)})
-}
-
-// TestToolSnapshots compares every public definition with its committed snapshot.
-// Regenerate on purpose with UPDATE_TOOLSNAPS=1; a missing snapshot fails.
-func TestToolSnapshots(t *testing.T) {
-	update := os.Getenv("UPDATE_TOOLSNAPS") == "1"
-	seen := map[string]bool{}
-	for _, tool := range toolRegistry(t).Tools() {
-		name := tool.Definition().Name
-		seen[name+".json"] = true
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, tool.encoded, "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		buf.WriteByte('\n')
-		path := filepath.Join("testdata", "toolsnaps", name+".json")
-		if update {
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Errorf("%s: no snapshot (run UPDATE_TOOLSNAPS=1 go test ./tools/ on purpose): %v", name, err)
-			continue
-		}
-		if !bytes.Equal(want, buf.Bytes()) {
-			t.Errorf("%s: definition differs from %s; if the change is intended, regenerate with UPDATE_TOOLSNAPS=1\n got: %s", name, path, buf.String())
-		}
-	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "toolsnaps", "*.json"))
-	for _, f := range files {
-		if !seen[filepath.Base(f)] {
-			t.Errorf("stale snapshot %s: no such tool", f)
-		}
-	}
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)

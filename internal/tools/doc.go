@@ -15,7 +15,7 @@
 // Policy every state-changing tool shares (the mainnet confirmation, what a dry run may skip,
 // guards) is declared in the tool's Spec and enforced by Define before the handler runs.
 //
-// Where things are: tool mindvault_x lives in x.go (its test in x_test.go), except that
+// Where things are: tool mindvault_x lives in x.go, except that
 // browse.go holds mindvault_search too (they share the catalog code) and registry_writes.go
 // holds the five vault-registry writes, one row each (writeSpec makes each row a Spec). define.go is the registry machinery
 // (Spec, Define, Tool, Registry, results), kinds.go the kinds of tool a Spec names (what it
@@ -25,7 +25,10 @@
 // confirm_seams.go what each tool hands it right before paying or sending, secrets.go the
 // per-call secret collector, deps.go what handlers call
 // and how they load credentials, helpers.go the small helpers several tools share, and
-// all.go the list of tools this build serves.
+// all.go the list of tools this build serves. Each tool is tested through the wire, against
+// the sandbox, in test/e2e (one file per area: payments, purchases, writes, registry, publish,
+// confirmation, the agent's loop), and the shared machinery here (define_test.go, policy_test.go,
+// seams_test.go, the definitions); a tool with logic of its own besides has its own x_test.go.
 package tools
 
 //go:generate env UPDATE_DEFINITIONS=1 go test -count=1 -run ^TestGeneratedDefinitions$ .
