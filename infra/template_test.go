@@ -573,3 +573,12 @@ func TestTemplateLedgerTable(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateReservationIsOptIn: a default deploy reserves no concurrency, which a new
+// account (whose unreserved pool cannot drop below 100) needs to deploy at all.
+func TestTemplateReservationIsOptIn(t *testing.T) {
+	p, _ := loadTemplate(t).Section("Parameters")["ReservedConcurrency"].(map[string]any)
+	if d := fmt.Sprint(p["Default"]); d != "0" {
+		t.Fatalf("ReservedConcurrency defaults to %s, want 0 (opt-in)", d)
+	}
+}

@@ -256,9 +256,15 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, modern bo
 		}
 		res, ok := s.Tools.Call(ctx, c.name, c.args)
 		if !ok {
+			// The message names the suggestions too: some clients show only the message.
+			sug := suggest(bounded(c.name), s.Tools.Names())
+			hint := "tools/list names every tool"
+			if len(sug) > 0 {
+				hint = "did you mean " + strings.Join(sug, " or ") + "?"
+			}
 			return fail(http.StatusOK, CodeInvalidParams,
-				fmt.Sprintf("Invalid params: params.name: unknown tool %q (tools/list names every tool)", bounded(c.name)),
-				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), s.Tools.Names())})
+				fmt.Sprintf("Invalid params: params.name: unknown tool %q (%s)", bounded(c.name), hint),
+				map[string]any{"code": errmap.CodeUnknownName, "suggestions": sug})
 		}
 		e.outcome, e.code = res.Outcome, res.Code
 		if res.Reject != nil {

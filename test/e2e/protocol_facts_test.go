@@ -193,9 +193,9 @@ func TestProtocolErrorsCarryFacts(t *testing.T) {
 		msg                           string
 	}{
 		{"unknown tool", "tools/call", `"name":"mindvault_wallet","arguments":{}`, "mindvault_wallet", -32602,
-			"UNKNOWN_NAME", "not_found", "after_correction", []string{"mindvault_wallet_info", "mindvault_setup_wallet"}, `unknown tool "mindvault_wallet"`},
+			"UNKNOWN_NAME", "not_found", "after_correction", []string{"mindvault_wallet_info", "mindvault_setup_wallet"}, `unknown tool "mindvault_wallet" (did you mean mindvault_wallet_info or mindvault_setup_wallet?)`},
 		{"unknown tool without a prefix", "tools/call", `"name":"preview","arguments":{}`, "preview", -32602,
-			"UNKNOWN_NAME", "not_found", "after_correction", []string{"mindvault_preview"}, `unknown tool "preview"`},
+			"UNKNOWN_NAME", "not_found", "after_correction", []string{"mindvault_preview"}, `unknown tool "preview" (did you mean mindvault_preview?)`},
 		{"unknown tool nothing like any", "tools/call", `"name":"qq","arguments":{}`, "qq", -32602,
 			"UNKNOWN_NAME", "not_found", "after_correction", []string{}, `unknown tool "qq"`},
 		{"arguments not an object", "tools/call", `"name":"mindvault_preview","arguments":"x"`, "mindvault_preview", -32602,
