@@ -163,7 +163,7 @@ var buy = Spec[requests.Buy, BuyOutput]{
 				"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
 		}
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
-			return nil, alreadyPurchased(req, meta.ID, earlier)
+			return nil, alreadyPurchased(req, meta, earlier)
 		}
 		aboveCap := ""
 		if price.Cmp(capUnits) > 0 {
@@ -213,7 +213,7 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		}
 		if err != nil {
 			if intent != nil && (isCode(err, errmap.CodeDuplicatePayment) || x402.IsSentRefused(err)) {
-				return nil, d.settledElsewhere(ctx, kp.Address(), req, meta.ID, err)
+				return nil, d.settledElsewhere(ctx, kp.Address(), req, meta, err)
 			}
 			return nil, err
 		}
@@ -301,12 +301,13 @@ func buyIntent(ctx context.Context, d *Deps, req *requests.Buy, payer, id string
 // nonce was used: refused before sending, or by the seller after): the history, read once,
 // has the receipt (ALREADY_PURCHASED), or not yet (DUPLICATE_PAYMENT); a seller's refusal
 // that the history does not explain stays what it was. Either way this call paid nothing.
-func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests.Buy, id string, cause error) error {
+func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests.Buy, meta *mindvault.Meta, cause error) error {
+	id := meta.ID
 	history, err := d.API.Payments(ctx, payer)
 	if err == nil {
 		if earlier := lastPurchase(history, id, req.ResourceID); earlier != nil {
 			sent := x402.IsSentRefused(cause)
-			return errmap.With(alreadyPurchased(req, id, earlier), func(f *errmap.Facts) { f.ExecutionStarted = sent })
+			return errmap.With(alreadyPurchased(req, meta, earlier), func(f *errmap.Facts) { f.ExecutionStarted = sent })
 		}
 	}
 	if x402.IsSentRefused(cause) {
@@ -528,8 +529,11 @@ func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment
 }
 
 // alreadyPurchased refuses a second purchase of the same resource by the same wallet, with
-// the earlier receipt and the exact call that buys it again on purpose.
-func alreadyPurchased(req *requests.Buy, id string, p *mindvault.Payment) error {
+// the earlier receipt and the exact call that buys it again on purpose. A link can be used
+// again; a file's bytes were delivered with the earlier answer and nothing keeps them, so the
+// advice says that getting them again means paying again, and how much.
+func alreadyPurchased(req *requests.Buy, meta *mindvault.Meta, p *mindvault.Payment) error {
+	id := meta.ID
 	var parts []string
 	for _, f := range []struct{ label, v string }{{"payment ", p.PaymentID}, {"", amountPhrase(p)}, {"transaction ", p.TxHash}, {"paid ", p.PaidAt}} {
 		if f.v != "" {
@@ -543,6 +547,10 @@ func alreadyPurchased(req *requests.Buy, id string, p *mindvault.Payment) error 
 	again, _ := json.Marshal(repeatArguments(req))
 	next := fmt.Sprintf("Nothing was paid: use your earlier purchase (mindvault_purchase_history lists it), or, if the user wants to pay for %s again, "+
 		"call mindvault_buy with %s.", id, again)
+	if meta.ResourceType != "link" {
+		next = fmt.Sprintf("Nothing was paid. The file's bytes came with the earlier purchase and are kept nowhere here (the history holds only the receipt): "+
+			"getting them again means buying %s again for %s USDC; only if the user wants that, call mindvault_buy with %s.", id, string(meta.Price), again)
+	}
 	// The next action is a look: paying again is the user's decision, never a step to follow.
 	e := errmap.WithNextAction(refusal(errmap.CodeAlreadyPurchased, detail, next), historyAction(req))
 	return errmap.With(e, func(f *errmap.Facts) { f.StateChanged = errmap.StateNo })

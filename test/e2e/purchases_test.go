@@ -414,3 +414,16 @@ func TestPurchaseHistoryShapes(t *testing.T) {
 		}
 	})
 }
+
+// TestRepeatFilePurchaseSaysWhatItCosts: the history holds a file purchase's receipt, not its
+// bytes, so the refusal of a repeat says that getting them again means paying again, and how much.
+func TestRepeatFilePurchaseSaysWhatItCosts(t *testing.T) {
+	e := newEnv(t, nil)
+	e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"rustguide"}`))
+	r := e.call("mindvault_buy", `{"resourceId":"rustguide"}`)
+	e.fails("mindvault_buy", r, failure{category: "conflict", code: "ALREADY_PURCHASED", source: "x402", retry: "no",
+		next: `getting them again means buying rustguide again for 1.50 USDC`})
+	if strings.Contains(r.raw, `"nextAction":{"tool":"mindvault_buy"`) {
+		t.Fatalf("a repeat purchase offered as the next step: %s", r.raw)
+	}
+}
