@@ -10,7 +10,8 @@ TOOLS        := $(ROOT)/.tools
 BIN          := $(ROOT)/bin
 RIE_VERSION  := v0.0.0-20261030222936-bef5c4ba774d
 RIE          := $(TOOLS)/bin/aws-lambda-rie
-ADDR         ?= 127.0.0.1:8080
+# MINDVAULT_ADDR in the environment is honoured, as the README says; ADDR= on the command line wins.
+ADDR         ?= $(or $(MINDVAULT_ADDR),127.0.0.1:8080)
 FUZZTIME     ?= 30s
 # The deployed binary's flags (docs/operations.md "Binary size"). validator_novalidatefn drops
 # validator's one MethodByName call, which otherwise keeps every exported method of every type
@@ -25,6 +26,7 @@ LAMBDA_FLAGS := -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags='-s
 
 ## run: serve the endpoint on http://$(ADDR)/mcp (the local build, on the offline sandbox by default)
 run:
+	@echo "building bin/mindvault-local… (the first build compiles the Stellar SDK: about a minute)"
 	@$(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
 	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-sandbox})"
 	@echo "  Claude Code:    claude mcp add --transport http mindvault http://$(ADDR)/mcp"

@@ -184,3 +184,17 @@ func TestMakeTargetsCheckArgumentsFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestMakeRunHonoursTheAddress: make run serves on MINDVAULT_ADDR from the environment, as
+// the README lists it, ADDR= on the command line wins, and it says it is building first.
+func TestMakeRunHonoursTheAddress(t *testing.T) {
+	t.Setenv("MINDVAULT_ADDR", "127.0.0.1:9876")
+	out, code := runMake(t, repoRoot(t), "-n", "run")
+	if code != 0 || !strings.Contains(out, "MINDVAULT_ADDR=127.0.0.1:9876") || !strings.Contains(out, "building") {
+		t.Fatalf("make -n run with MINDVAULT_ADDR set (exit %d):\n%s", code, out)
+	}
+	out, _ = runMake(t, repoRoot(t), "-n", "run", "ADDR=127.0.0.1:9877")
+	if !strings.Contains(out, "MINDVAULT_ADDR=127.0.0.1:9877") {
+		t.Fatalf("ADDR= did not win:\n%s", out)
+	}
+}
