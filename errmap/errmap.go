@@ -71,6 +71,11 @@ func mapFacts(f *Facts) Failure {
 		detail = issuesLine(issues, len(f.Issues), MaxDetail-runes(op)-2)
 	} else {
 		detail = pickDetail(f, red, code, status)
+		if cat == CategoryServer && status >= 500 && timeoutWords.MatchString(detail) {
+			// A server that says "Request timeout" with a 503 failed; it did not time out on
+			// the way here: line 1 must not contradict line 2's category.
+			detail = src.Label() + " is unavailable (HTTP " + itoa(status) + ")"
+		}
 	}
 
 	retryAfterS := retryAfter(header(f.Header, "Retry-After"))
@@ -464,3 +469,6 @@ func (r *Redactor) budget(b *Budget) *Budget {
 	c := *b
 	return &c
 }
+
+// timeoutWords spot a detail that calls a failure a timeout.
+var timeoutWords = lazyre.New(`(?i)\btime[ -]?out\b|\btimed out\b`)

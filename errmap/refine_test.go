@@ -326,3 +326,17 @@ func TestDiagnosticJSONShape(t *testing.T) {
 }
 
 func intp(n int) *int { return &n }
+
+// TestServerFailureIsNotCalledATimeout: line 1 agrees with line 2; a 503 whose body says
+// "Request timeout" (the API's own middleware) is a server failure, not described as a timeout.
+func TestServerFailureIsNotCalledATimeout(t *testing.T) {
+	got := mapT(t, Facts{Source: SourceAPI, Operation: "Browse failed", Status: 503, UpstreamDetail: "Request timeout"})
+	line1, _, _ := strings.Cut(got.Text, "\n")
+	if got.Diagnostic.Category != string(CategoryServer) || strings.Contains(strings.ToLower(line1), "timeout") ||
+		!strings.Contains(line1, "MindVault API is unavailable (HTTP 503)") {
+		t.Fatalf("503 Request timeout: %q (%s)", line1, got.Diagnostic.Category)
+	}
+	if got := mapT(t, Facts{Source: SourceAPI, Operation: "Browse failed", Status: 504, UpstreamDetail: "Gateway timeout"}); got.Diagnostic.Category != string(CategoryTimeout) {
+		t.Fatalf("a 504 is a timeout: %s", got.Diagnostic.Category)
+	}
+}
