@@ -60,6 +60,9 @@ func (b *Booted) Close() {
 func Boot(getenv func(string) string, logw io.Writer) *Booted {
 	extra := server.Local{AWSConfig: awsshared.Load}
 	if Network != config.Network(strings.ToLower(strings.TrimSpace(getenv("STELLAR_NETWORK")))) {
+		// Not started, but a network of this build: a mistyped STELLAR_NETWORK is told the
+		// values valid here, the sandbox among them.
+		extra.Networks = []config.LocalNetwork{{Name: Network}}
 		return &Booted{Booted: server.BootWith(getenv, false, logw, extra)}
 	}
 	b := &Booted{}

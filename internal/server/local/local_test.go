@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -151,5 +152,18 @@ func TestLambdaBootOnTheSimulators(t *testing.T) {
 	_, _, out = call(t, b.Handler, "mindvault_wallet_info", `{}`)
 	if out["address"] != sb.Demo.Address {
 		t.Fatalf("the default profile is not the demo wallet: %v", out)
+	}
+}
+
+// TestMistypedNetworkNamesTheValidOnes: the local build answers a mistyped STELLAR_NETWORK with
+// the values valid for it, the sandbox among them, not with advice to use make run.
+func TestMistypedNetworkNamesTheValidOnes(t *testing.T) {
+	b := local.Boot(func(k string) string {
+		return map[string]string{"STELLAR_NETWORK": "testnett", "MINDVAULT_AUTH": "none"}[k]
+	}, io.Discard)
+	defer b.Close()
+	if b.Err == nil || !strings.Contains(b.Err.Error(), "sandbox") || strings.Contains(b.Err.Error(), "make run") ||
+		!strings.Contains(b.Err.Error(), `"testnett"`) {
+		t.Fatalf("startup problem %v", b.Err)
 	}
 }
