@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 )
@@ -357,7 +358,7 @@ func (q catalogQuery) matches(r *resource) bool {
 	price, _ := parseStroops(r.price)
 	p := float64(price) / stroops
 	switch {
-	case q.search != "" && !containsFold(r.title+"\n"+r.description, q.search),
+	case q.search != "" && !matchesWords(r.title+"\n"+r.description, q.search),
 		q.minPrice != nil && p < *q.minPrice,
 		q.maxPrice != nil && p > *q.maxPrice,
 		q.status != "" && r.status != q.status,
@@ -501,6 +502,19 @@ func nullable(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// matchesWords reports whether every word of query starts a word of text, case-insensitively:
+// a search for "rust" finds "Rust Ownership" and "rusty", not "trustlines".
+func matchesWords(text, query string) bool {
+	isSep := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+	words := strings.FieldsFunc(strings.ToLower(text), isSep)
+	for _, q := range strings.FieldsFunc(strings.ToLower(query), isSep) {
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, q) }) {
+			return false
+		}
+	}
+	return true
 }
 
 func containsFold(s, sub string) bool {

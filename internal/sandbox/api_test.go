@@ -253,3 +253,21 @@ func TestCatalogCarriesChainTags(t *testing.T) {
 		t.Errorf("after set_tags: %v", got)
 	}
 }
+
+// TestSearchMatchesWords: a search matches the starts of words, not substrings of words.
+func TestSearchMatchesWords(t *testing.T) {
+	for _, tc := range []struct {
+		text, query string
+		want        bool
+	}{
+		{"Rust Ownership Field Guide", "rust", true},
+		{"Stellar cheat sheet: trustlines, assets", "rust", false},
+		{"Rust Ownership Field Guide", "own guide", true},
+		{"Rust Ownership Field Guide", "rust zk", false},
+		{"LLM prompt patterns", "PROMPT", true},
+	} {
+		if got := matchesWords(tc.text, tc.query); got != tc.want {
+			t.Errorf("matchesWords(%q, %q) = %v, want %v", tc.text, tc.query, got, tc.want)
+		}
+	}
+}
