@@ -217,3 +217,23 @@ func TestDirDiscardOnlyWhatItWrote(t *testing.T) {
 		t.Fatalf("discarding a missing profile: %v %v", gone, err)
 	}
 }
+
+// TestDirStoreRefusesAMissingParent: a dir: path whose parent does not exist is refused, and
+// nothing is created; the last folder of an existing parent is created, mode 0700.
+func TestDirStoreRefusesAMissingParent(t *testing.T) {
+	base := t.TempDir()
+	deep := filepath.Join(base, "nonexistent", "deep")
+	if _, err := NewDir(deep); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("NewDir(%s) = %v, want a refusal naming the missing parent", deep, err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "nonexistent")); !os.IsNotExist(err) {
+		t.Fatal("the missing parent was created")
+	}
+	one := filepath.Join(base, "profiles")
+	if _, err := NewDir(one); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(one); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("the store folder: %v %v", st, err)
+	}
+}

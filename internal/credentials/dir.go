@@ -18,13 +18,22 @@ type Dir struct {
 	path string
 }
 
-// NewDir opens (creating, mode 0700) the directory store at path.
+// NewDir opens the directory store at path, creating the last folder (mode 0700) when its
+// parent exists. A parent that does not exist is refused rather than created: a mistyped path
+// must not silently grow a tree somewhere and put wallet secrets in it.
 func NewDir(path string) (*Dir, error) {
 	if path == "" {
 		return nil, fmt.Errorf("dir: store needs a path")
 	}
-	if err := os.MkdirAll(path, 0o700); err != nil {
+	parent := filepath.Dir(filepath.Clean(path))
+	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("dir store %s: its parent folder %s does not exist (create it, or use another path)", path, parent)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil && !os.IsExist(err) {
 		return nil, fmt.Errorf("dir store: %w", err)
+	}
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("dir store %s is not a folder", path)
 	}
 	return &Dir{path: path}, nil
 }
