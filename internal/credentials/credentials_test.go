@@ -237,3 +237,13 @@ func TestDirStoreRefusesAMissingParent(t *testing.T) {
 		t.Fatalf("the store folder: %v %v", st, err)
 	}
 }
+
+// TestOpenNamesTheAcceptedForms: a malformed MINDVAULT_CREDENTIALS says the forms accepted.
+func TestOpenNamesTheAcceptedForms(t *testing.T) {
+	for _, spec := range []string{"dir", "secretsmanager", "vault:x"} {
+		_, err := Open(spec, func(string) string { return "" }, "default")
+		if err == nil || !strings.Contains(err.Error(), "dir:<folder>") || !strings.Contains(err.Error(), "secretsmanager:<name prefix>") {
+			t.Errorf("Open(%q) = %v", spec, err)
+		}
+	}
+}
