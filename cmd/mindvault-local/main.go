@@ -39,6 +39,9 @@ func main() {
 		return
 	}
 	b := local.Boot(os.Getenv, os.Stderr)
+	if b.Sandbox == nil && b.Config != nil {
+		fmt.Fprintf(os.Stderr, "network %s; profiles in %s (MINDVAULT_CREDENTIALS)\n", b.Config.Network, b.Config.Credentials)
+	}
 	if b.Sandbox != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: MindVault API %s, Horizon %s, Stellar RPC %s; default profile %q (%s)\n",
 			b.Sandbox.APIURL, b.Sandbox.HorizonURL, b.Sandbox.RPCURL, b.Config.DefaultProfile, b.Sandbox.Demo.Address)

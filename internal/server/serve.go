@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -30,6 +31,9 @@ func Serve(addr string, h http.Handler, logger *slog.Logger) error {
 	logger.Info("serving MCP", "url", "http://"+addr+"/mcp")
 	select {
 	case err := <-errc:
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("%w: another process serves %s; pick another address, e.g. ADDR=127.0.0.1:8081 make run (or MINDVAULT_ADDR)", err, addr)
+		}
 		return err
 	case <-ctx.Done():
 	}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/config"
@@ -63,7 +64,7 @@ func Boot(getenv func(string) string, logw io.Writer) *Booted {
 		// Not started, but a network of this build: a mistyped STELLAR_NETWORK is told the
 		// values valid here, the sandbox among them.
 		extra.Networks = []config.LocalNetwork{{Name: Network}}
-		return &Booted{Booted: server.BootWith(getenv, false, logw, extra)}
+		return &Booted{Booted: server.BootWith(withDefaultStore(getenv), false, logw, extra)}
 	}
 	b := &Booted{}
 	env := map[string]string{}
@@ -127,5 +128,32 @@ func Env(sb *sandbox.Sandbox) map[string]string {
 		"MINDVAULT_DEFAULT_PROFILE":  DemoProfile,
 		"MINDVAULT_AGENT_SECRET":     sb.Demo.Secret,
 		"MINDVAULT_API_KEY":          sb.DemoAPIKey,
+	}
+}
+
+// withDefaultStore gives a local run on a public network a writable profile store when none is
+// configured: dir: under the user's configuration folder ($XDG_CONFIG_HOME, else
+// $HOME/.config), mindvault/profiles, mode 0700, so that mindvault_setup_wallet can create a
+// wallet (the env store is read-only). Without a home to put it in, the env store stays.
+func withDefaultStore(getenv func(string) string) func(string) string {
+	if strings.TrimSpace(getenv("MINDVAULT_CREDENTIALS")) != "" {
+		return getenv
+	}
+	base := getenv("XDG_CONFIG_HOME")
+	if base == "" && getenv("HOME") != "" {
+		base = filepath.Join(getenv("HOME"), ".config")
+	}
+	if base == "" || !filepath.IsAbs(base) {
+		return getenv
+	}
+	dir := filepath.Join(base, "mindvault", "profiles")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return getenv
+	}
+	return func(k string) string {
+		if k == "MINDVAULT_CREDENTIALS" {
+			return "dir:" + dir
+		}
+		return getenv(k)
 	}
 }

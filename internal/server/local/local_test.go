@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,6 +70,8 @@ func TestBootOnTheSandbox(t *testing.T) {
 		{"explicit profile and store", map[string]string{"STELLAR_NETWORK": "SANDBOX", "MINDVAULT_DEFAULT_PROFILE": "mine", "MINDVAULT_CREDENTIALS": "dir:" + dir}, true, "mine", "dir:" + dir, ""},
 		{"bad fault plan", map[string]string{"STELLAR_NETWORK": "sandbox", "MINDVAULT_SANDBOX_FAULTS": "service=moon,kind=drop"}, false, "demo", "temp", "MINDVAULT_SANDBOX_FAULTS"},
 		{"a public network starts nothing", map[string]string{"STELLAR_NETWORK": "testnet"}, false, "default", "env", ""},
+		{"a public network gets a writable store", map[string]string{"STELLAR_NETWORK": "testnet", "XDG_CONFIG_HOME": dir}, false, "default",
+			"dir:" + filepath.Join(dir, "mindvault", "profiles"), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,6 +104,9 @@ func TestBootOnTheSandbox(t *testing.T) {
 				t.Fatal(b.Err)
 			}
 			if !c.wantSandbox {
+				if strings.HasPrefix(c.wantStore, "dir:") && b.Deps.Store.ReadOnly() {
+					t.Fatal("the default store of a local run is read-only: mindvault_setup_wallet could not create a wallet")
+				}
 				return
 			}
 			sb := b.Sandbox
