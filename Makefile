@@ -39,8 +39,16 @@ sandbox:
 	@exec $(BIN)/mindvault-local -sandbox
 
 ## test: everything CI runs
-test: check unit test-lambda test-conformance
-	@echo "make test: all steps passed"
+# Each step says what it does and how long it took; the steps run in this order and stop at
+# the first failure.
+TEST_STEPS := check:formatting,vet,tidy unit:unit_and_integration_tests test-lambda:Lambda_events_through_the_emulator test-conformance:MCP_conformance_suite_and_client_smoke_tests
+test:
+	@start=$$(date +%s); for s in $(TEST_STEPS); do \
+	  target=$${s%%:*}; what=$${s#*:}; t0=$$(date +%s); \
+	  echo "== make test: $$target ($${what//_/ })"; \
+	  $(MAKE) --no-print-directory $$target || { echo "== make test: $$target FAILED after $$(( $$(date +%s) - t0 )) s"; exit 1; }; \
+	  echo "== make test: $$target done in $$(( $$(date +%s) - t0 )) s"; \
+	done; echo "make test: all steps passed in $$(( $$(date +%s) - start )) s"
 
 # gofmt, go vet, and go.mod/go.sum as `go mod tidy` would leave them.
 check:
@@ -50,6 +58,7 @@ check:
 
 # Unit and integration tests, fuzz seed corpora, the template check (infra) included.
 unit: dynalite
+	@echo "   (the longest package, test/e2e, runs the endpoint through the wire against the sandbox, with one and two processes: about 2-3 minutes; it reports near the end)"
 	$(GO) test -count=1 ./...
 
 ## dynalite: install the DynamoDB-compatible server the ledger tests start (internal/ledger)
