@@ -350,7 +350,15 @@ func TestClusterSharesOnlyTheSandbox(t *testing.T) {
 		c.ok("mindvault_browse", r)
 	}
 	for i, p := range c.procs {
-		if n := strings.Count(p.stderr.String(), `"tool":"mindvault_browse"`); n < 3 {
+		// A process writes its request's log line after the answer has gone, and the pipe
+		// carries it a moment later: wait for it, boundedly.
+		n := 0
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if n = strings.Count(p.stderr.String(), `"tool":"mindvault_browse"`); n >= 3 || time.Now().After(deadline) {
+				break
+			}
+		}
+		if n < 3 {
 			t.Errorf("process %d logged %d browse calls, want its 3", i, n)
 		}
 	}
