@@ -9,7 +9,7 @@ import (
 // The Next line is a function of the code, the failing tool, what changed and the facts
 // the tool knew (advise). The category gives the default; a code and the failing tool refine
 // it so the advice is right in context. Every sentence keeps four rules, which a table test
-// over every (code, tool) pair checks (endpoint/advice_test.go): it never sends the agent back
+// over every (code, tool) pair checks (test/e2e/advice_test.go): it never sends the agent back
 // to the tool that just failed unless something changes first (other arguments, a funded
 // wallet, a wait); it never tells a buyer to register a resource on chain; it says "no action
 // needed" only when the requested state already holds (ALREADY_REGISTERED, ALREADY_OWNER); and

@@ -52,7 +52,7 @@ func reserved(id string) []Issue {
 // TestEmbeddedGroupsAreFlat: a request built from embedded groups accepts the same arguments in
 // the same order, with the same rules, and reports the same issues at the same paths in the same
 // order as the same request written field by field, and decodes to the same values (that it
-// advertises the same schema is internal/schemagen's TestGroupsAdvertiseTheFlatSchema).
+// advertises the same schema is internal/gen/schemagen's TestGroupsAdvertiseTheFlatSchema).
 func TestEmbeddedGroupsAreFlat(t *testing.T) {
 	g, f := For[grouped](), For[flat]()
 	if !reflect.DeepEqual(g.Arguments(), f.Arguments()) {

@@ -6,7 +6,7 @@
 // `jsonschema:"default=..."` option document it. The advertised inputSchema is reflected by
 // invopop/jsonschema and then completed from the same `validate` tags (required, lengths,
 // ranges, enums, docs/tools.md "Shared argument shapes"), so what is advertised is what is
-// accepted. That happens at build time, in internal/schemagen, from what a Model exposes
+// accepted. That happens at build time, in internal/gen/schemagen, from what a Model exposes
 // (Arguments, Shape): this package does no schema reflection, so a process that starts
 // spends no time on it and the deployed binary carries no schema reflector. At run time it
 // compiles each request model when its tool is registered (refusing any rule it could not

@@ -22,7 +22,7 @@ type shape struct {
 
 // ShapeSchema is what the advertised inputSchema says of a shared shape: a string of
 // MinLength to MaxLength characters matching Pattern, with Format when one applies. The tool
-// definitions are generated from it at build time (internal/schemagen).
+// definitions are generated from it at build time (internal/gen/schemagen).
 type ShapeSchema struct {
 	Pattern              string
 	MinLength, MaxLength uint64

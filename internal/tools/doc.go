@@ -10,7 +10,7 @@
 // advertised outputSchema, and structuredContent is always the marshalled output struct.
 // The reflection happens at build time: definitions_gen.go holds every tool's encoded
 // tools/list entry, generated from its Spec, request model and output type by
-// `go generate ./internal/tools/` (internal/schemagen) and checked by TestGeneratedDefinitions, so a
+// `go generate ./internal/tools/` (internal/gen/schemagen) and checked by TestGeneratedDefinitions, so a
 // process starts without reflecting a schema and the deployed binary has no schema reflector.
 // Policy every state-changing tool shares (the mainnet confirmation, what a dry run may skip,
 // guards) is declared in the tool's Spec and enforced by Define before the handler runs.
