@@ -17,8 +17,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/stellar/go-stellar-sdk/amount"
-
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
@@ -272,8 +270,7 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 	if err != nil || !found {
 		return nil, "usdcBalanceAfter is not shown: the wallet could not be read after the payment; check mindvault_wallet_info."
 	}
-	units, _ := amount.ParseInt64(walletState(acct, true, d.Config.USDCIssuer).USDC.Balance)
-	now := big.NewInt(units)
+	now := usdcUnits(walletState(acct, true, d.Config.USDCIssuer))
 	selfPaid := res.Requirement != nil && res.Requirement.PayTo == payer
 	if !selfPaid && now.Cmp(new(big.Int).Sub(before, res.Amount)) > 0 {
 		return nil, "usdcBalanceAfter is not shown: Horizon did not yet show this payment when the wallet was read; check mindvault_wallet_info."

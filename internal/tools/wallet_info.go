@@ -120,12 +120,17 @@ func (d *Deps) usdcFor(acct *horizon.Account, found bool, price *big.Int) (*big.
 	if state.USDC.Status == "no_trustline" {
 		return nil, refusal(errmap.CodeTrustlineMissing, "the paying wallet has no USDC trustline for issuer "+d.Config.USDCIssuer, "")
 	}
-	units, _ := amount.ParseInt64(state.USDC.Balance)
-	bal := big.NewInt(units)
+	bal := usdcUnits(state)
 	if bal.Cmp(price) < 0 {
 		short := new(big.Int).Sub(price, bal)
 		return nil, refusal(errmap.CodeInsufficientUSDC, fmt.Sprintf("the wallet holds %s USDC, %s short of the price %s",
 			soroban.Decimal(bal), soroban.Decimal(short), soroban.Decimal(price)), "")
 	}
 	return bal, nil
+}
+
+// usdcUnits is a wallet state's USDC balance in 7-decimal units.
+func usdcUnits(state *WalletInfoOutput) *big.Int {
+	units, _ := amount.ParseInt64(state.USDC.Balance)
+	return big.NewInt(units)
 }

@@ -237,6 +237,8 @@ func TestExecutionStarted(t *testing.T) {
 		{"buy: the balance read fails", "mindvault_buy", `{"resourceId":"zkprimer"}`,
 			"service=horizon,target=GET /accounts/*,kind=status,status=500", "SERVER_ERROR", false},
 		{"buy refused before paying", "mindvault_buy", `{"resourceId":"zkprimer","maxPriceUsdc":"1"}`, "", "PRICE_ABOVE_CAP", false},
+		{"buy: signing the payment fails at the RPC", "mindvault_buy", `{"resourceId":"zkprimer"}`,
+			"service=rpc,target=simulateTransaction,kind=status,status=500", "SERVER_ERROR", false},
 		{"buy: the paid request times out", "mindvault_buy", `{"resourceId":"zkprimer"}`,
 			"service=api,target=GET /resources/*,paid=true,kind=delay,delay=10s", "TIMEOUT", true},
 		{"buy: the paid request answers 503", "mindvault_buy", `{"resourceId":"zkprimer"}`,
