@@ -3,7 +3,9 @@
 // Tags are the single source of truth for each argument (see package validate): `json` is
 // its name, `validate` its rules (including docs/tools.md "Shared argument shapes": resourceid,
 // profile, usdc, usdcpos, gaccount, txhash, metaptr, tag, httpurl), `jsonschema_description`
-// what an agent reads. Optional arguments are pointers (or carry a jsonschema default), so
+// what an agent reads. A USDC amount (usdc, usdcpos) is a string field that also takes a JSON
+// number, read exactly; its description says "at most 7 decimals", which the schema's number
+// form cannot. Optional arguments are pointers (or carry a jsonschema default), so
 // "absent" and "zero" never mix. Arguments several requests share word for word are declared
 // once, as embedded groups (groups.go), which also expose what the tools' declared policies
 // read: the mainnet confirmation (MainnetConfirmer), the dry run (DryRunner) and the target
@@ -16,8 +18,8 @@ type NetworkProfile struct{}
 // Browse is mindvault_browse: every catalog filter, none required.
 type Browse struct {
 	Query              *string  `json:"query,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Keyword matched against title and description (case-insensitive)."`
-	MinPrice           *string  `json:"minPrice,omitempty" validate:"omitnil,usdc" jsonschema_description:"Lowest price in USDC, e.g. \"0.5\"."`
-	MaxPrice           *string  `json:"maxPrice,omitempty" validate:"omitnil,usdc" jsonschema_description:"Highest price in USDC; must not be below minPrice."`
+	MinPrice           *string  `json:"minPrice,omitempty" validate:"omitnil,usdc" jsonschema_description:"Lowest price in USDC, a string or a number with at most 7 decimals, e.g. 0.5 or \"0.5\"."`
+	MaxPrice           *string  `json:"maxPrice,omitempty" validate:"omitnil,usdc" jsonschema_description:"Highest price in USDC, a string or a number with at most 7 decimals; must not be below minPrice."`
 	VerificationStatus *string  `json:"verificationStatus,omitempty" validate:"omitnil,oneof=pending verified rejected skipped" jsonschema_description:"Only resources with this verification status."`
 	ResourceType       *string  `json:"resourceType,omitempty" validate:"omitnil,oneof=file link" jsonschema_description:"Only files or only links."`
 	Owner              *string  `json:"owner,omitempty" validate:"omitnil,min=1,max=128" jsonschema_description:"Publisher name or wallet address (substring match)."`
@@ -96,7 +98,7 @@ type CheckConsistency struct {
 // SetPrice is mindvault_set_price.
 type SetPrice struct {
 	OnchainResource
-	Price string `json:"price" validate:"required,usdcpos" jsonschema_description:"New price in USDC, at most 7 decimals, e.g. \"2.5\"."`
+	Price string `json:"price" validate:"required,usdcpos" jsonschema_description:"New price in USDC, a string or a number above 0 with at most 7 decimals, e.g. 2.5 or \"2.5\"."`
 	Creator
 }
 
@@ -131,7 +133,7 @@ type TransferOwnership struct {
 // Buy is mindvault_buy.
 type Buy struct {
 	ResourceID   string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Catalog id of the resource to buy."`
-	MaxPriceUSDC *string `json:"maxPriceUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay, in USDC (default: the operator's MINDVAULT_MAX_AUTO_PAY_USDC, 10)."`
+	MaxPriceUSDC *string `json:"maxPriceUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay, in USDC: a string or a number with at most 7 decimals, e.g. 2.5 or \"2.5\" (default: the operator's MINDVAULT_MAX_AUTO_PAY_USDC, 10)."`
 	AllowRepeat  bool    `json:"allowRepeat,omitempty" jsonschema_description:"Buy again even though this wallet already bought the resource (refused by default with ALREADY_PURCHASED)."`
 	// IdempotencyKey names one purchase: the same key from the same wallet never pays twice.
 	IdempotencyKey *string `json:"idempotencyKey,omitempty" validate:"omitnil,idemkey" jsonschema_description:"Names this purchase so it is paid at most once: reuse the same key when you retry the same purchase (after a timeout or an unknown outcome), use a new key for a new purchase. 8-64 of A-Z a-z 0-9 _ -."`
@@ -156,7 +158,7 @@ type PurchaseHistory struct {
 type NewResource struct {
 	Title       *string `json:"title,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Title shown in the catalog. Required unless resourceId is given."`
 	Description *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get. Not with resourceId."`
-	Price       *string `json:"price,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Price in USDC, e.g. \"1.5\". Required unless resourceId is given."`
+	Price       *string `json:"price,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Price in USDC, a string or a number above 0 with at most 7 decimals, e.g. 1.5 or \"1.5\". Required unless resourceId is given."`
 	ExternalURL *string `json:"externalUrl,omitempty" validate:"omitnil,httpurl" jsonschema_description:"The http(s) link buyers receive after paying. Required unless resourceId is given."`
 }
 
@@ -165,7 +167,7 @@ type NewResource struct {
 type Publish struct {
 	NewResource
 	ResourceID     *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Resume a resource you created whose verification fee was never paid or whose on-chain registration failed: only the missing steps run. Instead of title, description, price and externalUrl."`
-	MaxFeeUSDC     *string `json:"maxFeeUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay for verification (default: MINDVAULT_MAX_AUTO_PAY_USDC)."`
+	MaxFeeUSDC     *string `json:"maxFeeUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay for verification, in USDC: a string or a number with at most 7 decimals (default: MINDVAULT_MAX_AUTO_PAY_USDC)."`
 	IdempotencyKey *string `json:"idempotencyKey,omitempty" validate:"omitnil,idemkey" jsonschema_description:"Names this publication so it creates one resource and pays one fee however often it is sent: reuse the same key when you retry the same publication, use a new key for a new one. 8-64 of A-Z a-z 0-9 _ -."`
 	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check everything the real call needs (API key, wallet, USDC for the current fee, maxFeeUsdc, mainnet confirmation) and show the steps; send nothing."`
 	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (needs a wallet and an API key from mindvault_register)."`

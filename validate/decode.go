@@ -168,7 +168,11 @@ func duplicateKeys(raw []byte) []Issue {
 // assign type-checks one argument's raw JSON and stores it; strings are trimmed.
 func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issue {
 	typeIssue := func(p string, k kind) []Issue {
-		return []Issue{{Path: p, Rule: "type", Expected: k.expected(), Message: "must be " + article(k.expected())}}
+		msg := "must be " + article(k.expected())
+		if k == kAmount {
+			msg = `must be a string or a number, a USDC amount like "1.5" or 1.5`
+		}
+		return []Issue{{Path: p, Rule: "type", Expected: k.expected(), Message: msg}}
 	}
 	target := fv
 	if f.ptr {
@@ -183,6 +187,21 @@ func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issu
 			return typeIssue(path, kString)
 		}
 		target.SetString(s)
+	case kAmount:
+		if s, ok := jsonString(val); ok {
+			target.SetString(s) // checked by the shape, as every string is
+			break
+		}
+		if len(val) == 0 || (val[0] != '-' && (val[0] < '0' || val[0] > '9')) {
+			return typeIssue(path, kAmount)
+		}
+		s, ok := amountNumber(val)
+		if !ok {
+			// The shape's own issue: the same refusal a string of that value gets.
+			sh := f.amountShape()
+			return []Issue{{Path: path, Rule: sh.tag, Expected: sh.expected, Message: sh.message}}
+		}
+		target.SetString(s) // within an amount's reach; the shape checks its bounds
 	case kBool:
 		switch string(val) {
 		case "true":
@@ -249,7 +268,7 @@ func jsonInt(val json.RawMessage) (int64, bool) {
 
 func setDefault(fv reflect.Value, f *field) {
 	switch f.kind {
-	case kString:
+	case kString, kAmount:
 		fv.SetString(f.def)
 	case kInt:
 		n, _ := strconv.ParseInt(f.def, 10, 64)

@@ -23,7 +23,11 @@
 // rule names — never the rejected value. Strings are trimmed before any check; an empty or
 // all-space string is rejected even where the argument is optional. JSON null is a wrong
 // type (the schemas do not advertise null), and numbers must be integral where an integer is
-// advertised (20.0 is accepted as 20).
+// advertised (20.0 is accepted as 20). A USDC amount (the usdc and usdcpos shapes) is a string
+// or a number: a number is read exactly from its literal text, never through a float64, and
+// stored as the plain decimal it writes (0.1 is "0.1", 5e-7 is "0.0000005", 2.50 is "2.5"),
+// which the string rules then check; a number whose value has more than 7 decimal places is
+// refused, not rounded.
 package validate
 
 import (
@@ -44,6 +48,7 @@ const (
 	kBool
 	kInt
 	kStrings
+	kAmount // a string, or a number read exactly as the decimal its literal writes
 )
 
 func (k kind) expected() string {
@@ -54,6 +59,8 @@ func (k kind) expected() string {
 		return "integer"
 	case kStrings:
 		return "array of strings"
+	case kAmount:
+		return "string or number"
 	}
 	return "string"
 }
@@ -78,6 +85,16 @@ type field struct {
 
 func (f *field) has(tag string) bool     { return hasRule(f.rules, tag) }
 func (f *field) diveHas(tag string) bool { return hasRule(f.dive, tag) }
+
+// amountShape is the (first) amount shape a kAmount field names.
+func (f *field) amountShape() shape {
+	for _, r := range f.rules {
+		if s, ok := shapeByTag[r.name]; ok && s.number {
+			return s
+		}
+	}
+	return shape{}
+}
 
 func hasRule(rs []rule, tag string) bool {
 	for _, r := range rs {
@@ -194,7 +211,7 @@ type Rule struct{ Name, Param string }
 // Argument is one accepted argument as the advertised schema describes it.
 type Argument struct {
 	Name     string
-	Kind     string // "string", "boolean", "integer" or "array of strings"
+	Kind     string // "string", "boolean", "integer", "array of strings" or "string or number" (an amount)
 	Required bool
 	Rules    []Rule // on the argument
 	Dive     []Rule // on each element of an array
@@ -303,6 +320,22 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 			f.dive = append(f.dive, rule{n, p})
 		default:
 			f.rules = append(f.rules, rule{n, p})
+		}
+	}
+	if f.kind == kString {
+		for _, r := range f.rules {
+			if sh, ok := shapeByTag[r.name]; ok && sh.number {
+				f.kind = kAmount
+			}
+		}
+	}
+	if f.kind == kAmount {
+		// The schema says only presence and the shape of an amount (a length or a second
+		// shape would bind its string form alone), so nothing else may be checked.
+		for _, r := range f.rules {
+			if sh, ok := shapeByTag[r.name]; !(ok && sh.number) && r.name != "required" && r.name != "omitnil" && r.name != "omitempty" {
+				return nil, fmt.Errorf("field %s: an amount takes no rule %s besides its shape", sf.Name, r.name)
+			}
 		}
 	}
 	f.required = f.has("required")

@@ -18,15 +18,27 @@ type shape struct {
 	schema   ShapeSchema
 	message  string // phrase after the path
 	expected string
+	number   bool // a JSON number is accepted too, read exactly from its literal (amountNumber)
 }
 
 // ShapeSchema is what the advertised inputSchema says of a shared shape: a string of
-// MinLength to MaxLength characters matching Pattern, with Format when one applies. The tool
+// MinLength to MaxLength characters matching Pattern, with Format when one applies. A shape
+// whose Number is set is also a JSON number within those bounds (a USDC amount). The tool
 // definitions are generated from it at build time (internal/gen/schemagen).
 type ShapeSchema struct {
 	Pattern              string
 	MinLength, MaxLength uint64
 	Format               string
+	Number               *NumberBounds
+}
+
+// NumberBounds is what the advertised inputSchema says of a shape's JSON number form:
+// minimum or exclusiveMinimum, and maximum, as decimal literals. The number form's at most 7
+// decimal places is not among them: JSON Schema's multipleOf 0.0000001 is evaluated in
+// floating point by common validators, which would refuse amounts such as 0.3 that are
+// accepted, so the argument's description says it instead.
+type NumberBounds struct {
+	Minimum, ExclusiveMinimum, Maximum string
 }
 
 // Shape returns the advertised schema of the shared shape tag (a validate rule name).
@@ -68,6 +80,15 @@ func pattern(p string, min, max uint64) ShapeSchema {
 	return ShapeSchema{Pattern: p, MinLength: min, MaxLength: max}
 }
 
+// maxAmount is the vault-registry contract's maximum price in USDC, 10^18 units of 7 decimals.
+const maxAmount = "100000000000"
+
+func amountSchema(p string, n NumberBounds) ShapeSchema {
+	s := pattern(p, 1, 32)
+	s.Number = &n
+	return s
+}
+
 var shapes = []shape{
 	{
 		tag:      "resourceid",
@@ -84,18 +105,22 @@ var shapes = []shape{
 		expected: "profile name",
 	},
 	{
+		// An amount is a string or a number (amountNumber reads a number's literal into the
+		// string this check sees), so the schema carries both forms.
 		tag:      "usdc",
 		check:    func(s string) bool { return len(s) <= 32 && usdcRe.MatchString(s) },
-		schema:   pattern(usdcRe.String(), 1, 32),
-		message:  `must be a decimal USDC amount of at most 100000000000 with at most 7 decimal places, like "1.5"`,
+		schema:   amountSchema(usdcRe.String(), NumberBounds{Minimum: "0", Maximum: maxAmount}),
+		message:  `must be a decimal USDC amount of at most 100000000000 with at most 7 decimal places, as a string or a number, like "1.5" or 1.5`,
 		expected: "USDC amount",
+		number:   true,
 	},
 	{
 		tag:      "usdcpos",
 		check:    func(s string) bool { return len(s) <= 32 && positiveUSDC.MatchString(s) },
-		schema:   pattern(positiveUSDC.String(), 1, 32),
-		message:  `must be a USDC amount greater than 0 and at most 100000000000 with at most 7 decimal places, like "1.5"`,
+		schema:   amountSchema(positiveUSDC.String(), NumberBounds{ExclusiveMinimum: "0", Maximum: maxAmount}),
+		message:  `must be a USDC amount greater than 0 and at most 100000000000 with at most 7 decimal places, as a string or a number, like "1.5" or 1.5`,
 		expected: "positive USDC amount",
+		number:   true,
 	},
 	{
 		tag:      "gaccount",

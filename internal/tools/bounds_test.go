@@ -2,8 +2,13 @@ package tools
 
 import (
 	"encoding/json"
+	"math/big"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/mindvault/mcp-endpoint/internal/testkit/schemacheck"
 )
 
 // maxExactInteger is the largest integer every party reads exactly: JSON numbers in
@@ -18,9 +23,9 @@ func TestEveryIntegerArgumentIsBounded(t *testing.T) {
 	for _, tool := range toolRegistry(t).Tools() {
 		var schema struct {
 			Properties map[string]struct {
-				Type    string       `json:"type"`
-				Minimum *json.Number `json:"minimum"`
-				Maximum *json.Number `json:"maximum"`
+				Type    json.RawMessage `json:"type"` // a name, or a list of names (an amount's)
+				Minimum *json.Number    `json:"minimum"`
+				Maximum *json.Number    `json:"maximum"`
 			} `json:"properties"`
 		}
 		if err := json.Unmarshal(tool.Definition().InputSchema, &schema); err != nil {
@@ -47,7 +52,7 @@ func TestEveryIntegerArgumentIsBounded(t *testing.T) {
 				continue
 			}
 			p := schema.Properties[a.Name]
-			if p.Type != "integer" || p.Minimum == nil || p.Maximum == nil || p.Minimum.String() != lo || p.Maximum.String() != hi {
+			if string(p.Type) != `"integer"` || p.Minimum == nil || p.Maximum == nil || p.Minimum.String() != lo || p.Maximum.String() != hi {
 				t.Errorf("%s: advertised %+v, checked [%s, %s]", name, p, lo, hi)
 			}
 			for _, c := range []struct {
@@ -106,5 +111,78 @@ func TestIDArgumentsRefuseDotSegments(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d id arguments found", n)
+	}
+}
+
+// amountSamples are argument values for an amount: strings and numbers in and out of range,
+// with exponents, more decimals than 7, beyond what a float64 holds, and other JSON types.
+var amountSamples = []string{`"2"`, `"2.5"`, `"0"`, `"0.0000001"`, `"0.12345678"`, `"1e2"`, `"-1"`, `"100000000000"`,
+	`"100000000000.0000001"`, `""`, `"abc"`, `"007.5"`, `2`, `2.5`, `0`, `-0`, `0.1`, `1e2`, `1E-7`, `5e-8`, `0.12345678`,
+	`-1`, `-0.0000001`, `1e400`, `1e-400`, `100000000000`, `1e11`, `100000000000.0000001`, `99999999999.9999999`,
+	`123456789012345678901234567890`, `2.50000000`, `null`, `true`, `{}`, `[]`}
+
+// overSeven reports a JSON number whose value has more than 7 decimal places: the one thing
+// about an amount the schema's number form cannot say (its description does).
+func overSeven(sample string) bool {
+	r, ok := new(big.Rat).SetString(sample)
+	return ok && !strings.HasPrefix(sample, `"`) && !new(big.Rat).Mul(r, big.NewRat(10_000_000, 1)).IsInt()
+}
+
+// TestAmountArgumentsTakeStringsAndNumbers: every USDC amount argument (maxPriceUsdc,
+// maxFeeUsdc, price, minPrice, maxPrice) is advertised as a string or a number with the
+// contract's bounds, and a JSON Schema validator given its advertised schema agrees with the
+// endpoint on every sample, except a number with more than 7 decimal places, which only the
+// endpoint refuses and the description names.
+func TestAmountArgumentsTakeStringsAndNumbers(t *testing.T) {
+	var names []string
+	for _, tool := range toolRegistry(t).Tools() {
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(tool.Definition().InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range tool.Model().Arguments() {
+			if a.Kind != "string or number" {
+				continue
+			}
+			if !slices.Contains(names, a.Name) {
+				names = append(names, a.Name)
+			}
+			name := tool.Name() + " " + a.Name
+			prop := schema.Properties[a.Name]
+			var p struct {
+				Type             []string     `json:"type"`
+				Minimum          *json.Number `json:"minimum"`
+				ExclusiveMinimum *json.Number `json:"exclusiveMinimum"`
+				Maximum          *json.Number `json:"maximum"`
+				Description      string       `json:"description"`
+			}
+			if err := json.Unmarshal(prop, &p); err != nil || strings.Join(p.Type, ",") != "string,number" ||
+				p.Maximum == nil || p.Maximum.String() != "100000000000" || (p.Minimum == nil) == (p.ExclusiveMinimum == nil) ||
+				!strings.Contains(p.Description, "a string or a number") || !strings.Contains(p.Description, "at most 7 decimals") {
+				t.Errorf("%s: advertised %s", name, prop)
+				continue
+			}
+			for _, v := range amountSamples {
+				advertised := schemacheck.Validate(prop, []byte(v)) == nil
+				accepted := true
+				for _, is := range tool.Model().Check(json.RawMessage(`{"` + a.Name + `":` + v + `}`)) {
+					if is.Path == "/"+a.Name {
+						accepted = false
+					}
+				}
+				if advertised != accepted && !(advertised && overSeven(v)) {
+					t.Errorf("%s = %s: advertised %v, accepted %v", name, v, advertised, accepted)
+				}
+				if overSeven(v) && accepted {
+					t.Errorf("%s = %s: more than 7 decimals accepted", name, v)
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	if got, want := strings.Join(names, ","), "maxFeeUsdc,maxPrice,maxPriceUsdc,minPrice,price"; got != want {
+		t.Fatalf("amount arguments %s, want %s", got, want)
 	}
 }

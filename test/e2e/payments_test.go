@@ -114,6 +114,39 @@ func TestBuyFileAndDryRun(t *testing.T) {
 	}
 }
 
+// TestBuyTakesANumberAmount: maxPriceUsdc sent as a JSON number, as agents and the MCP
+// Inspector's --tool-arg send it, caps a purchase as the same string does, read exactly: 5 is
+// refused before paying, 25.0000000 (the price itself, a number a float64 would hold only
+// approximately were it 24.9999999) buys the 25 USDC file and pays 25, and a boolean is -32602
+// at the path, saying a string or a number is taken.
+func TestBuyTakesANumberAmount(t *testing.T) {
+	e := newEnv(t, nil)
+	before := usdc(e, e.sb.Demo.Address)
+	r := e.call("mindvault_buy", `{"resourceId":"stellarcheatsheet","maxPriceUsdc":5}`)
+	e.fails("mindvault_buy", r, failure{category: "payment", code: "PRICE_ABOVE_CAP", source: "x402"})
+	if !strings.Contains(r.Content[0].Text, "above maxPriceUsdc 5.0000000") || e.sb.PaidRequests("*") != 0 {
+		t.Fatalf("a cap of 5 as a number: %s", r.raw)
+	}
+	r = e.call("mindvault_buy", `{"resourceId":"stellarcheatsheet","maxPriceUsdc":24.9999999}`)
+	e.fails("mindvault_buy", r, failure{category: "payment", code: "PRICE_ABOVE_CAP", source: "x402"})
+
+	out := e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"stellarcheatsheet","maxPriceUsdc":25.0000000}`))
+	if out["amountUsdc"] != "25.0000000" || out["settlement"] != "confirmed" {
+		t.Fatalf("buy with a number cap: %v", out)
+	}
+	paid := new(big.Rat).Sub(before, usdc(e, e.sb.Demo.Address))
+	if paid.Cmp(big.NewRat(25, 1)) != 0 || e.sb.PaidRequests("*") != 1 {
+		t.Fatalf("paid %s USDC in %d requests, want 25 in 1", paid.FloatString(7), e.sb.PaidRequests("*"))
+	}
+
+	r = e.call("mindvault_buy", `{"resourceId":"stellarcheatsheet","maxPriceUsdc":true}`)
+	if !r.IsError || r.Meta.Diag == nil || r.Meta.Diag.Code != "INVALID_ARGUMENTS" ||
+		!strings.Contains(r.Content[0].Text, "(-32602): ") || !strings.Contains(r.Content[0].Text, "/maxPriceUsdc must be") ||
+		!strings.Contains(r.Content[0].Text, "a string or a number") {
+		t.Fatalf("a boolean cap: %s", r.raw)
+	}
+}
+
 func TestBuyRefusesBeforePaying(t *testing.T) {
 	e := newEnv(t, nil)
 	addProfile(e, "broke", "zero", "")

@@ -106,6 +106,20 @@ func constrain(s *jsonschema.Schema, kind string, rules []validate.Rule) error {
 			if sh.Format != "" {
 				s.Format = sh.Format
 			}
+			if n := sh.Number; n != nil {
+				if kind != "string or number" {
+					return fmt.Errorf("rule %q is an amount shape on a %s", r.Name, kind)
+				}
+				// The string keywords bind strings only and the number keywords numbers only,
+				// so each form keeps its own bounds under one schema. The reflector's Type is a
+				// single name; the pair goes out as an extra keyword in its place.
+				s.Type = ""
+				if s.Extras == nil {
+					s.Extras = map[string]any{}
+				}
+				s.Extras["type"] = []string{"string", "number"}
+				s.Minimum, s.ExclusiveMinimum, s.Maximum = json.Number(n.Minimum), json.Number(n.ExclusiveMinimum), json.Number(n.Maximum)
+			}
 		}
 	}
 	return nil

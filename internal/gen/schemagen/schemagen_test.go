@@ -62,6 +62,10 @@ func TestInputFromTags(t *testing.T) {
 		"account":    `"pattern":"^G[A-Z2-7]{55}$"`,
 		"link":       `"format":"uri"`,
 		"txHash":     `"maxLength":71,"minLength":64`,
+		"price":      `"type":["string","number"]`,
+	}
+	if p := string(s.Properties["price"]); !strings.Contains(p, `"exclusiveMinimum":0`) || !strings.Contains(p, `"maximum":100000000000`) || !strings.Contains(p, `"pattern"`) {
+		t.Errorf("price must carry the bounds of both forms: %s", p)
 	}
 	for prop, frag := range want {
 		if !strings.Contains(string(s.Properties[prop]), frag) {
