@@ -22,7 +22,7 @@ FUZZTIME     ?= 30s
 LAMBDA_GCFLAGS := -gcflags='github.com/stellar/...=-l' -gcflags='github.com/aws/aws-sdk-go-v2/...=-l' -gcflags='github.com/aws/smithy-go/...=-l'
 LAMBDA_FLAGS := -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags='-s -w' $(LAMBDA_GCFLAGS)
 
-.PHONY: print-lambda-flags docs run sandbox test check unit dynalite test-lambda test-template test-conformance build build-host invoke bench fuzz deploy clean build-McpFunction
+.PHONY: print-lambda-flags docs run sandbox test check unit dynalite test-lambda test-template test-conformance build build-host invoke bench fuzz deploy deploy-check clean build-McpFunction
 
 ## run: serve the endpoint on http://$(ADDR)/mcp (the local build, on the offline sandbox by default)
 run:
@@ -142,6 +142,13 @@ fuzz:
 ## deploy: sam build && sam deploy (needs the sam CLI and AWS credentials; not run in CI)
 deploy:
 	sam build && sam deploy --guided
+
+## deploy-check: the post-deploy checks against a deployment (make deploy-check URL=https://…/mcp [TOKEN=…] [PROFILE=…] [RESOURCE=…]; docs/deploy.md)
+# The token reaches the checker through the environment (make exports command-line variables),
+# never in its arguments or in make's echo of the command.
+deploy-check:
+	@test -n "$(URL)" || { echo "usage: make deploy-check URL=https://<id>.lambda-url.<region>.on.aws/mcp [TOKEN=<bearer token>] [PROFILE=<profile>] [RESOURCE=<resource id>] (URL is the stack's McpUrl output)" >&2; exit 2; }
+	@$(GO) run ./infra/deploycheck -url '$(URL)'$(if $(PROFILE), -profile '$(PROFILE)')$(if $(RESOURCE), -resource '$(RESOURCE)')
 
 clean:
 	rm -rf $(BIN)

@@ -48,7 +48,7 @@ func runMake(t *testing.T, dir string, args ...string) (out string, code int) {
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES", "ARTIFACTS_DIR", "EVENT", "SANDBOX", "GO":
+		case "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEFILES", "ARTIFACTS_DIR", "EVENT", "SANDBOX", "GO", "URL", "TOKEN", "PROFILE", "RESOURCE":
 		default:
 			cmd.Env = append(cmd.Env, kv)
 		}
@@ -156,6 +156,9 @@ func TestMakeTargetsCheckArgumentsFirst(t *testing.T) {
 		{"invoke with a missing event", []string{"invoke", "EVENT=events/no-such-event.json"}, 2, "events/no-such-event.json does not exist", nil},
 		{"invoke with an event builds, then runs", []string{"invoke", "EVENT=events/tools-list-modern.json"}, 0, "",
 			[]string{" build -tags lambda.norpc,validator_novalidatefn ", " run ./infra/invoke ", "-events events/tools-list-modern.json -print"}},
+		{"deploy-check without URL", []string{"deploy-check"}, 2, "usage: make deploy-check URL=", nil},
+		{"deploy-check runs the checker", []string{"deploy-check", "URL=https://abc.lambda-url.us-east-1.on.aws/mcp", "TOKEN=secret-token", "PROFILE=alice"}, 0, "",
+			[]string{" run ./infra/deploycheck -url https://abc.lambda-url.us-east-1.on.aws/mcp -profile alice"}},
 		{"invoke on the simulators", []string{"invoke", "EVENT=events/tools-list-modern.json", "SANDBOX=1"}, 0, "",
 			[]string{" build -tags lambda.norpc,validator_novalidatefn ", " run ./infra/invoke ", "-events events/tools-list-modern.json -print -sandbox"}},
 	}
@@ -196,5 +199,27 @@ func TestMakeRunHonoursTheAddress(t *testing.T) {
 	out, _ = runMake(t, repoRoot(t), "-n", "run", "ADDR=127.0.0.1:9877")
 	if !strings.Contains(out, "MINDVAULT_ADDR=127.0.0.1:9877") {
 		t.Fatalf("ADDR= did not win:\n%s", out)
+	}
+}
+
+// TestMakeDeployCheckPassesTheTokenInTheEnvironment: the bearer token reaches the checker as
+// TOKEN in its environment, never among its arguments (which the process list shows) or in
+// make's output.
+func TestMakeDeployCheckPassesTheTokenInTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	goPath, logPath := filepath.Join(dir, "go"), filepath.Join(dir, "calls.log")
+	script := "#!/bin/sh\necho \"args=$* token=$TOKEN\" >> '" + logPath + "'\n"
+	if err := os.WriteFile(goPath, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const token = "tok-3f9a-deploy"
+	out, code := runMake(t, repoRoot(t), "deploy-check", "URL=https://abc.lambda-url.us-east-1.on.aws/mcp", "TOKEN="+token, "GO="+goPath)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	got := strings.Join(calls(t, logPath), "\n")
+	args, env, _ := strings.Cut(got, " token=")
+	if strings.Contains(args, token) || strings.Contains(out, token) || env != token {
+		t.Fatalf("go call %q, make output %q: want the token only in the environment", got, out)
 	}
 }

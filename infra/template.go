@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -544,4 +545,93 @@ func uniqueSorted(s []string) []string {
 		}
 	}
 	return out
+}
+
+// KnownProperties are the properties CloudFormation accepts for the template's resource types
+// that are not SAM's (from the CloudFormation resource reference). The SAM schema validates
+// only the AWS::Serverless types and lets every other type through with any properties, so a
+// misspelt alarm property (Treshold) would otherwise reach the deploy.
+var KnownProperties = map[string][]string{
+	"AWS::CloudWatch::Alarm": {"ActionsEnabled", "AlarmActions", "AlarmDescription", "AlarmName", "ComparisonOperator",
+		"DatapointsToAlarm", "Dimensions", "EvaluateLowSampleCountPercentile", "EvaluationPeriods", "ExtendedStatistic",
+		"InsufficientDataActions", "MetricName", "Metrics", "Namespace", "OKActions", "Period", "Statistic", "Tags",
+		"Threshold", "ThresholdMetricId", "TreatMissingData", "Unit"},
+	"AWS::SNS::Topic": {"ArchivePolicy", "ContentBasedDeduplication", "DataProtectionPolicy", "DeliveryStatusLogging",
+		"DisplayName", "FifoThroughputScope", "FifoTopic", "KmsMasterKeyId", "SignatureVersion", "Subscription", "Tags",
+		"TopicName", "TracingConfig"},
+	"AWS::Logs::LogGroup": {"DataProtectionPolicy", "DeletionProtectionEnabled", "FieldIndexPolicies", "KmsKeyId",
+		"LogGroupClass", "LogGroupName", "ResourcePolicyDocument", "RetentionInDays", "Tags"},
+	"AWS::SecretsManager::Secret": {"Description", "GenerateSecretString", "KmsKeyId", "Name", "ReplicaRegions",
+		"SecretString", "Tags"},
+	"AWS::DynamoDB::Table": {"AttributeDefinitions", "BillingMode", "ContributorInsightsSpecification",
+		"DeletionProtectionEnabled", "GlobalSecondaryIndexes", "ImportSourceSpecification", "KeySchema",
+		"KinesisStreamSpecification", "LocalSecondaryIndexes", "OnDemandThroughput", "PointInTimeRecoverySpecification",
+		"ProvisionedThroughput", "ResourcePolicy", "SSESpecification", "StreamSpecification", "TableClass", "TableName",
+		"Tags", "TimeToLiveSpecification", "WarmThroughput"},
+}
+
+// knownNested are the keys of the nested shapes an alarm's metric math uses: MetricDataQuery,
+// MetricStat, Metric and Dimension, and an SNS topic's Subscription.
+var knownNested = map[string][]string{
+	"MetricDataQuery": {"AccountId", "Expression", "Id", "Label", "MetricStat", "Period", "ReturnData"},
+	"MetricStat":      {"Metric", "Period", "Stat", "Unit"},
+	"Metric":          {"Dimensions", "MetricName", "Namespace"},
+	"Dimension":       {"Name", "Value"},
+	"Subscription":    {"Endpoint", "Protocol"},
+}
+
+// CheckProperties reports every resource of a non-SAM type without an entry in
+// KnownProperties, and every property (and alarm metric or subscription key) CloudFormation
+// does not know.
+func (t Template) CheckProperties() []string {
+	var problems []string
+	keys := func(path, shape string, v any) {
+		m, _ := v.(map[string]any)
+		for _, k := range sortedKeys(m) {
+			if !slices.Contains(knownNested[shape], k) {
+				problems = append(problems, fmt.Sprintf("%s: %s is not a property of %s", path, k, shape))
+			}
+		}
+	}
+	list := func(v any) []any { l, _ := v.([]any); return l }
+	for _, id := range sortedKeys(t.Section("Resources")) {
+		res := t.Resource(id)
+		typ, _ := res["Type"].(string)
+		if strings.HasPrefix(typ, "AWS::Serverless::") {
+			continue
+		}
+		known, ok := KnownProperties[typ]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("/Resources/%s: type %s has no entry in KnownProperties", id, typ))
+			continue
+		}
+		props, _ := res["Properties"].(map[string]any)
+		path := "/Resources/" + id + "/Properties"
+		for _, k := range sortedKeys(props) {
+			if !slices.Contains(known, k) {
+				problems = append(problems, fmt.Sprintf("%s: %s is not a property of %s", path, k, typ))
+			}
+		}
+		for i, d := range list(props["Dimensions"]) {
+			keys(fmt.Sprintf("%s/Dimensions/%d", path, i), "Dimension", d)
+		}
+		for i, q := range list(props["Metrics"]) {
+			p := fmt.Sprintf("%s/Metrics/%d", path, i)
+			keys(p, "MetricDataQuery", q)
+			stat, _ := q.(map[string]any)["MetricStat"].(map[string]any)
+			if stat == nil {
+				continue
+			}
+			keys(p+"/MetricStat", "MetricStat", stat)
+			keys(p+"/MetricStat/Metric", "Metric", stat["Metric"])
+			metric, _ := stat["Metric"].(map[string]any)
+			for j, d := range list(metric["Dimensions"]) {
+				keys(fmt.Sprintf("%s/MetricStat/Metric/Dimensions/%d", p, j), "Dimension", d)
+			}
+		}
+		for i, s := range list(props["Subscription"]) {
+			keys(fmt.Sprintf("%s/Subscription/%d", path, i), "Subscription", s)
+		}
+	}
+	return problems
 }
