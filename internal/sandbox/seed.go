@@ -76,7 +76,7 @@ type resource struct {
 	listed                        bool
 	owner                         string // seeded account name of the publisher ("" for resources created through the API)
 	wallet, publisher, pubID      string // the publisher's wallet (payTo), name and id
-	externalURL                   string // what a paid link resource answers ("" = its accessUrl)
+	externalURL                   string // what a paid link resource answers ("" = the page the sandbox hosts, links.go)
 	onchain                       string // none | pending | registered | failed
 	onchainTx                     string
 	created                       time.Time
