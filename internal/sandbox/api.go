@@ -39,6 +39,8 @@ var apiRoutes = []apiRoute{
 	{"GET", "/buyers/*/payments", (*Sandbox).apiBuyerPayments, `{"payments":"none"}`},
 	// A test control of the sandbox only (prices.go).
 	{"POST", "/sandbox/resources/*/price", (*Sandbox).apiSetPrice, `{}`},
+	// The pages the seeded link resources deliver (links.go), hosted by the sandbox.
+	{"GET", linkPath + "*", (*Sandbox).apiLinkTarget, `{"page":null}`},
 }
 
 func (s *Sandbox) apiService() *service {

@@ -70,11 +70,7 @@ func (s *Sandbox) apiBuy(w http.ResponseWriter, r *http.Request, params []string
 	paymentID := uuidFrom(st.Transaction)
 	s.recordPurchase(st.Payer, &cp, paymentID, st.Transaction)
 	if cp.kind == "link" {
-		url := cp.externalURL
-		if url == "" {
-			url = s.APIURL + "/resources/" + cp.id
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"url": url, "receipt": map[string]string{
+		writeJSON(w, http.StatusOK, map[string]any{"url": s.deliveredURL(&cp), "receipt": map[string]string{
 			"paymentId": paymentID, "amount": cp.price, "currency": "USDC", "paidTo": cp.wallet, "paidAt": jsTime(s.now()),
 		}})
 		return

@@ -534,9 +534,11 @@ func (s *Sandbox) registrationFailed(w http.ResponseWriter, id, detail, txHash s
 
 // apiRegister is POST /resources/{id}/register (x-api-key) {signedXdr?} (strict). With
 // signedXdr the transaction goes through sendTransaction's checks and is applied at once;
-// without, the server "signs" with the publisher's wallet (possible for sandbox keys only).
-// Either way /meta's onchainStatus and onchainTxHash follow, and the registry entry is
-// marked verified.
+// without, the server signs and submits register(creator = the publisher's wallet, ...)
+// itself, from its own registrar account, whose authorization the registry accepts for any
+// creator: so it registers for every publisher's wallet on the network, seeded or not (the
+// API never holds a publisher's key). Either way /meta's onchainStatus and onchainTxHash
+// follow, and the registry entry is marked verified.
 func (s *Sandbox) apiRegister(w http.ResponseWriter, r *http.Request, params []string) {
 	p := s.apiKeyPublisher(w, r)
 	if p == nil {
@@ -575,7 +577,8 @@ func (s *Sandbox) apiRegister(w http.ResponseWriter, r *http.Request, params []s
 	defer unlock()
 	wd := s.world
 	latest := s.LatestLedger()
-	source := res.wallet
+	registrar := wd.byName["registrar"]
+	source := registrar.Address
 	if withXDR {
 		source = env.SourceAccount().ToAccountId().Address()
 	}
@@ -603,13 +606,12 @@ func (s *Sandbox) apiRegister(w http.ResponseWriter, r *http.Request, params []s
 			return
 		}
 	} else {
-		acc := wd.byAddr[res.wallet]
-		if acc == nil || acc.kp == nil {
+		if wd.byAddr[res.wallet] == nil {
 			res.onchain = "failed"
 			s.registrationFailed(w, res.id, "the creator wallet "+res.wallet+" does not exist on the network", "")
 			return
 		}
-		if hash, err = wd.invokeTx(acc, "register", args, latest); err != nil {
+		if hash, err = wd.invokeTx(registrar, "register", args, latest); err != nil {
 			res.onchain = "failed"
 			s.registrationFailed(w, res.id, fmt.Sprintf("simulation failed: HostError: %v", err), "")
 			return

@@ -24,28 +24,175 @@ const (
 	KindDrop      = "drop"
 
 	// Chain kinds (service=rpc): they change what the simulated chain answers, not the transport.
-	KindTryAgain      = "tryagain"      // sendTransaction: TRY_AGAIN_LATER, not accepted
-	KindNoCommit      = "nocommit"      // sendTransaction: PENDING, never applied
-	KindArchived      = "archived"      // simulateTransaction: a restorePreamble
-	KindNoContract    = "nocontract"    // Error(Storage, MissingValue) for the contract instance
-	KindContractError = "contracterror" // Error(Contract, #code)
+	KindTryAgain      = "tryagain"
+	KindNoCommit      = "nocommit"
+	KindArchived      = "archived"
+	KindNoContract    = "nocontract"
+	KindContractError = "contracterror"
 
 	// Custody kinds (service=sponsor, POST /create): the service creates the account, but not
 	// one whose key only the caller holds.
-	KindOwnKey   = "ownkey"   // ignores the requested publicKey: its own key pair, {publicKey, secretKey}
-	KindCosigner = "cosigner" // the new account also has a signer the service keeps, weight 1
+	KindOwnKey   = "ownkey"
+	KindCosigner = "cosigner"
 )
 
-// chainKinds lists the RPC methods each chain kind applies to; the first is its default target.
-var chainKinds = map[string][]string{
-	KindTryAgain:      {"sendTransaction"},
-	KindNoCommit:      {"sendTransaction"},
-	KindArchived:      {"simulateTransaction"},
-	KindNoContract:    {"simulateTransaction", "sendTransaction"},
-	KindContractError: {"simulateTransaction", "sendTransaction"},
+// FaultKey is one key of a fault rule and the values it takes, in one line of Markdown.
+type FaultKey struct{ Name, Values string }
+
+// FaultKeys lists every key a rule may have, in the order the documentation shows them: the
+// parser knows exactly these, and docs/sandbox.md's table of keys is generated from it
+// (FaultKeysMarkdown). Which kind needs or accepts which key is in FaultKinds.
+var FaultKeys = []FaultKey{
+	{"service", "`api`, `horizon`, `rpc`, `sponsor` (required)"},
+	{"target", "HTTP: `METHOD /path`, where `*` matches one path segment (or any method); RPC: a JSON-RPC method; `*` (the default) matches everything"},
+	{"kind", "what happens (required, below)"},
+	{"count", "affect this many matching requests, then the rule is spent (default: all)"},
+	{"status", "the HTTP status"},
+	{"body", "a body sent as is instead of the usual one"},
+	{"retry-after", "a `Retry-After` header (seconds or an HTTP date)"},
+	{"header", "one extra response header, `Name:Value`; may repeat"},
+	{"delay", "a Go duration, for `kind=delay`"},
+	{"code", "the JSON-RPC error code (`rpcerror`), or the contract error number (`contracterror`)"},
+	{"message", "the JSON-RPC error message (`rpcerror`; default: the usual one for the code)"},
+	{"paid", "api only: `true` matches only requests carrying a payment, `false` only unpaid ones"},
+	{"after", "`true` (with `status` or `drop`): the real handler runs first, so what it does (a settlement, a creation) happens, then the fault answers instead, keeping a settlement's `PAYMENT-RESPONSE` on a status answer: a server that acted and failed to answer"},
 }
 
-const kindList = "status, html, empty, malformed, rpcerror, delay, drop, tryagain, nocommit, archived, nocontract, contracterror, ownkey or cosigner"
+// commonKeys are the keys any kind takes besides service, target and kind (within the limits
+// of each key: paid is for the api, after for status and drop), unless the kind forbids them.
+var commonKeys = []string{"count", "retry-after", "header", "paid", "after"}
+
+// FaultKeysMarkdown is the Markdown table of FaultKeys that docs/sandbox.md carries.
+func FaultKeysMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| key | values |\n|---|---|\n")
+	for _, k := range FaultKeys {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Name, strings.ReplaceAll(k.Values, "|", "\\|"))
+	}
+	return b.String()
+}
+
+// FaultKind describes one kind of fault: where it applies, which keys it takes and what it
+// does.
+type FaultKind struct {
+	Name string
+	// Services are the services it applies to; nil means every service.
+	Services []string
+	// Targets are the only targets it applies to, the first being the default; nil means any.
+	Targets []string
+	// Needs are the keys it requires; Allows the further keys it accepts besides service,
+	// target, kind and commonKeys; Forbids the common keys it refuses because no response is
+	// written for them to shape.
+	Needs, Allows, Forbids []string
+	// Effect is what happens, in one line of Markdown (the docs/sandbox.md table).
+	Effect string
+}
+
+// FaultKinds lists every fault kind, in the order the documentation shows them. It is the one
+// source of the kinds: the parser accepts exactly these, with these services, targets and
+// keys, and docs/sandbox.md's table of kinds is generated from it (FaultKindsMarkdown).
+var FaultKinds = []FaultKind{
+	{Name: KindStatus, Needs: []string{"status"}, Allows: []string{"body"},
+		Effect: "answer `status=N` with the service's usual error body for it (a problem document from Horizon, `{\"error\": ...}` from the API), or `body`"},
+	{Name: KindHTML, Needs: []string{"status"}, Allows: []string{"body"},
+		Effect: "an nginx-style HTML error page with `status=N`"},
+	{Name: KindEmpty, Needs: []string{"status"},
+		Effect: "`status=N` and no body"},
+	{Name: KindMalformed, Allows: []string{"body"},
+		Effect: "HTTP 200 with JSON of the wrong shape for that route (or method), or `body`"},
+	{Name: KindRPCError, Services: []string{ServiceRPC}, Needs: []string{"code"}, Allows: []string{"message"},
+		Effect: "a JSON-RPC error object with HTTP 200"},
+	{Name: KindDelay, Needs: []string{"delay"},
+		Effect: "stall, then answer normally; the stall ends early when the client gives up"},
+	{Name: KindDrop, Forbids: []string{"retry-after", "header"},
+		Effect: "close the connection without an answer"},
+	{Name: KindTryAgain, Services: []string{ServiceRPC}, Targets: []string{"sendTransaction"},
+		Effect: "`sendTransaction` answers `TRY_AGAIN_LATER` without accepting"},
+	{Name: KindNoCommit, Services: []string{ServiceRPC}, Targets: []string{"sendTransaction"},
+		Effect: "`sendTransaction` says `PENDING` but the transaction never lands"},
+	{Name: KindArchived, Services: []string{ServiceRPC}, Targets: []string{"simulateTransaction"},
+		Effect: "`simulateTransaction` answers with a `restorePreamble`"},
+	{Name: KindNoContract, Services: []string{ServiceRPC}, Targets: []string{"simulateTransaction", "sendTransaction"},
+		Effect: "the contract instance is missing (`Error(Storage, MissingValue)`)"},
+	{Name: KindContractError, Services: []string{ServiceRPC}, Targets: []string{"simulateTransaction", "sendTransaction"}, Needs: []string{"code"},
+		Effect: "`Error(Contract, #code)` in simulation, or as the applied transaction's failure"},
+	{Name: KindOwnKey, Services: []string{ServiceSponsor}, Targets: []string{"POST /create"},
+		Effect: "the service ignores the requested `publicKey`, generates the key pair itself and answers `{publicKey, secretKey}`: it knows the new wallet's key"},
+	{Name: KindCosigner, Services: []string{ServiceSponsor}, Targets: []string{"POST /create"},
+		Effect: "the service creates the account with a second signer of weight 1 that it keeps (Horizon lists it, with its sponsored reserve): the caller's key does not control the account alone"},
+}
+
+// faultKind looks a kind up by name.
+func faultKind(name string) (FaultKind, bool) {
+	i := slices.IndexFunc(FaultKinds, func(k FaultKind) bool { return k.Name == name })
+	if i < 0 {
+		return FaultKind{}, false
+	}
+	return FaultKinds[i], true
+}
+
+// isChainKind reports a kind that changes what the simulated chain answers (an rpc kind
+// bound to transaction methods) rather than the transport.
+func isChainKind(name string) bool {
+	k, ok := faultKind(name)
+	return ok && slices.Equal(k.Services, []string{ServiceRPC}) && k.Targets != nil
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// kindList is every kind's name, for error messages.
+func kindList() string {
+	names := make([]string, len(FaultKinds))
+	for i, k := range FaultKinds {
+		names[i] = k.Name
+	}
+	return orList(names)
+}
+
+// FaultKindsMarkdown is the Markdown table of FaultKinds that docs/sandbox.md carries.
+func FaultKindsMarkdown() string {
+	code := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = "`" + s + "`"
+		}
+		return out
+	}
+	var b strings.Builder
+	b.WriteString("| kind | services (targets) | keys | effect |\n|---|---|---|---|\n")
+	for _, k := range FaultKinds {
+		where := "any"
+		if k.Services != nil {
+			where = strings.Join(code(k.Services), ", ")
+		}
+		if k.Targets != nil {
+			where += " (" + strings.Join(code(k.Targets), ", ") + ")"
+		}
+		var keys []string
+		if k.Needs != nil {
+			keys = append(keys, strings.Join(code(k.Needs), ", "))
+		}
+		if k.Allows != nil {
+			keys = append(keys, "optional "+strings.Join(code(k.Allows), ", "))
+		}
+		if k.Forbids != nil {
+			keys = append(keys, "no "+strings.Join(code(k.Forbids), ", "))
+		}
+		if keys == nil {
+			keys = []string{"-"}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k.Name, where, strings.Join(keys, "; "), strings.ReplaceAll(k.Effect, "|", "\\|"))
+	}
+	fmt.Fprintf(&b, "\nA kind with targets applies to those only; a rule without a target takes the first.\n"+
+		"Besides its own keys, any kind takes %s, except those it says no to.\n", orList(code(commonKeys)))
+	return b.String()
+}
 
 // Service names, as used in fault plans and Count.
 const (
@@ -193,55 +340,39 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 	}
 	f.Target = target
 	f.Kind = strings.ToLower(kv["kind"])
+	kind, known := faultKind(f.Kind)
+	switch {
+	case f.Kind == "":
+		return f, "kind", fmt.Errorf("required (%s)", kindList())
+	case !known:
+		return f, "kind", fmt.Errorf("unknown kind %q (want %s)", f.Kind, kindList())
+	case kind.Services != nil && !slices.Contains(kind.Services, f.Service):
+		return f, "kind", fmt.Errorf("%s is only for service=%s", f.Kind, orList(kind.Services))
+	}
+	if kind.Targets != nil {
+		if f.Target == "*" {
+			f.Target = kind.Targets[0]
+		} else if !slices.Contains(kind.Targets, f.Target) {
+			return f, "target", fmt.Errorf("kind=%s applies to %s, got %q", f.Kind, orList(kind.Targets), f.Target)
+		}
+	}
 	needs := map[string]bool{} // keys the kind requires
-	allowed := map[string]bool{"service": true, "target": true, "kind": true, "count": true, "retry-after": true, "paid": true, "after": true}
-	switch f.Kind {
-	case KindStatus:
-		needs["status"], allowed["body"] = true, true
-	case KindHTML:
-		needs["status"], allowed["body"] = true, true
-	case KindEmpty:
-		needs["status"] = true
-	case KindMalformed:
-		allowed["body"] = true
-	case KindRPCError:
-		if f.Service != ServiceRPC {
-			return f, "kind", fmt.Errorf("rpcerror is only for service=rpc")
+	// header is checked apart, since it may repeat and so is not in kv.
+	allowed := map[string]bool{"service": true, "target": true, "kind": true}
+	for _, k := range commonKeys {
+		allowed[k] = true
+	}
+	for _, k := range kind.Needs {
+		needs[k] = true
+	}
+	for _, k := range kind.Allows {
+		allowed[k] = true
+	}
+	for _, k := range kind.Forbids {
+		delete(allowed, k)
+		if k == "header" && len(headers) > 0 { // header may repeat, so it is not in kv
+			return f, "header", fmt.Errorf("has no effect with kind=%s (no response is written)", f.Kind)
 		}
-		needs["code"], allowed["message"] = true, true
-	case KindDelay:
-		needs["delay"] = true
-	case KindDrop:
-		delete(allowed, "retry-after") // nothing is written, so headers cannot apply
-		if len(headers) > 0 {
-			return f, "header", fmt.Errorf("has no effect with kind=drop (no response is written)")
-		}
-	case KindTryAgain, KindNoCommit, KindArchived, KindNoContract, KindContractError:
-		if f.Service != ServiceRPC {
-			return f, "kind", fmt.Errorf("%s is only for service=rpc", f.Kind)
-		}
-		methods := chainKinds[f.Kind]
-		if f.Target == "*" {
-			f.Target = methods[0]
-		} else if !slices.Contains(methods, f.Target) {
-			return f, "target", fmt.Errorf("kind=%s applies to %s, got %q", f.Kind, strings.Join(methods, " or "), f.Target)
-		}
-		if f.Kind == KindContractError {
-			needs["code"] = true
-		}
-	case KindOwnKey, KindCosigner:
-		if f.Service != ServiceSponsor {
-			return f, "kind", fmt.Errorf("%s is only for service=sponsor", f.Kind)
-		}
-		if f.Target == "*" {
-			f.Target = "POST /create"
-		} else if f.Target != "POST /create" {
-			return f, "target", fmt.Errorf("kind=%s applies to POST /create, got %q", f.Kind, f.Target)
-		}
-	case "":
-		return f, "kind", fmt.Errorf("required (%s)", kindList)
-	default:
-		return f, "kind", fmt.Errorf("unknown kind %q (want %s)", f.Kind, kindList)
 	}
 	for k := range needs {
 		allowed[k] = true
@@ -335,11 +466,7 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 }
 
 func isKnownKey(k string) bool {
-	switch k {
-	case "service", "target", "kind", "status", "body", "code", "message", "delay", "count", "retry-after", "header", "paid", "after":
-		return true
-	}
-	return false
+	return slices.ContainsFunc(FaultKeys, func(f FaultKey) bool { return f.Name == k })
 }
 
 // normalizeTarget checks a target and gives it one canonical spelling (upper-case method,

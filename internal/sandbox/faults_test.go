@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +152,49 @@ func TestDocExamplesParse(t *testing.T) {
 		if _, err := ParseFaults(plan); err != nil {
 			t.Errorf("%s: %v", plan, err)
 		}
+	}
+}
+
+// Every kind of the table parses as the table describes it: with its required keys on each
+// service it names (its default target filled in), not without them, and not on another
+// service; every key it names is a key the parser knows.
+func TestFaultKindsTable(t *testing.T) {
+	values := map[string]string{"status": "503", "code": "6", "delay": "1s", "body": "x", "message": "m"}
+	services := []string{ServiceAPI, ServiceHorizon, ServiceRPC, ServiceSponsor}
+	for _, k := range FaultKinds {
+		t.Run(k.Name, func(t *testing.T) {
+			for _, key := range append(append(slices.Clone(k.Needs), k.Allows...), k.Forbids...) {
+				if !isKnownKey(key) {
+					t.Errorf("names the unknown key %q", key)
+				}
+			}
+			rule := func(service string, needs []string) string {
+				r := "service=" + service + ",kind=" + k.Name
+				for _, key := range needs {
+					r += "," + key + "=" + values[key]
+				}
+				return r
+			}
+			for _, sv := range services {
+				applies := k.Services == nil || slices.Contains(k.Services, sv)
+				got, err := ParseFaults(rule(sv, k.Needs))
+				switch {
+				case applies && err != nil:
+					t.Errorf("%s: %v", sv, err)
+				case applies && k.Targets != nil && got[0].Target != k.Targets[0]:
+					t.Errorf("%s: target %q, want the default %q", sv, got[0].Target, k.Targets[0])
+				case !applies && err == nil:
+					t.Errorf("accepted on service=%s", sv)
+				}
+				if applies && len(k.Needs) > 0 {
+					if _, err := ParseFaults(rule(sv, nil)); err == nil {
+						t.Errorf("%s: accepted without %v", sv, k.Needs)
+					}
+				}
+			}
+		})
+	}
+	if !strings.Contains(FaultKindsMarkdown(), "| `cosigner` | `sponsor` (`POST /create`) | - |") {
+		t.Fatalf("table:\n%s", FaultKindsMarkdown())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/protocols/horizon"
 	protocol "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
+	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 )
@@ -282,6 +283,33 @@ func TestPrepareSignRegister(t *testing.T) {
 	mustJSON(t, r.body, &reg)
 	if g := txStatus(t, sb, reg.TxHash); r.status != 200 || g.Status != protocol.TransactionStatusSuccess {
 		t.Fatalf("server-signed: %d %s", r.status, r.body)
+	}
+
+	// Without a body the server registers for a wallet it holds no key of, too: a wallet the
+	// sponsored-account service created for its own caller, registered as a publisher.
+	kp := keypair.MustRandom()
+	if r := post(t, sb.SponsorURL+"/create", `{"publicKey":"`+kp.Address()+`"}`, nil); r.status != 200 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	var pub struct{ APIKey string }
+	mustJSON(t, post(t, sb.APIURL+"/publishers", `{"name":"New","email":"new@example.org","walletAddress":"`+kp.Address()+`"}`, nil).body, &pub)
+	r = post(t, sb.APIURL+"/resources", `{"title":"Newcomer","price":"2","externalUrl":"https://example.org/newcomer"}`, withKey(pub.APIKey))
+	var res3 resourceBody
+	mustJSON(t, r.body, &res3)
+	verifyContent(t, sb, res3.ID, "newcomer's own words")
+	newSeq := sequence(t, sb, kp.Address())
+	r = post(t, sb.APIURL+"/resources/"+res3.ID+"/register", "", withKey(pub.APIKey))
+	mustJSON(t, r.body, &reg)
+	g := txStatus(t, sb, reg.TxHash)
+	var regEnv xdr.TransactionEnvelope
+	if r.status != 200 || g.Status != protocol.TransactionStatusSuccess || xdr.SafeUnmarshalBase64(g.EnvelopeXDR, &regEnv) != nil {
+		t.Fatalf("server-signed for a new wallet: %d %s %+v", r.status, r.body, g)
+	}
+	registrar, _ := sb.Account("registrar")
+	if e, ok := sb.RegistryResource(res3.ID); !ok || e.Creator != kp.Address() || !e.Verified ||
+		regEnv.SourceAccount().ToAccountId().Address() != registrar.Address || sequence(t, sb, kp.Address()) != newSeq {
+		t.Fatalf("registered %+v (%v) from %s, want creator %s from the registrar, the wallet's sequence untouched",
+			e, ok, regEnv.SourceAccount().ToAccountId().Address(), kp.Address())
 	}
 
 	// Seeded states: registered (409 with the hash), not found, not verified; a pending

@@ -127,13 +127,17 @@ func (e *regEntry) scVal() xdr.ScVal {
 type registry struct {
 	addr      xdr.ScAddress // the contract
 	networkID string        // hex sha256 of the passphrase
-	order     []string      // DataKey::Index(i): ids in registration order
+	// registrar is the MindVault API's own account: register accepts its authorization in
+	// place of the creator's, which is how the API registers on a publisher's behalf when
+	// POST /resources/{id}/register comes without a signed transaction.
+	registrar string
+	order     []string // DataKey::Index(i): ids in registration order
 	byID      map[string]*regEntry
 }
 
-func newRegistry(addr xdr.ScAddress, passphrase string) *registry {
+func newRegistry(addr xdr.ScAddress, passphrase, registrar string) *registry {
 	nid := sha256.Sum256([]byte(passphrase))
-	return &registry{addr: addr, networkID: hex.EncodeToString(nid[:]), byID: map[string]*regEntry{}}
+	return &registry{addr: addr, networkID: hex.EncodeToString(nid[:]), registrar: registrar, byID: map[string]*regEntry{}}
 }
 
 func (r *registry) clone() *registry {
@@ -387,7 +391,7 @@ func (r *registry) register(c *call) (xdr.ScVal, *hostError) {
 	if e != nil {
 		return xdr.ScVal{}, e
 	}
-	if creator != c.invoker {
+	if creator != c.invoker && c.invoker != r.registrar {
 		return xdr.ScVal{}, contractErr(errUnauthorized)
 	}
 	if err := checkID(id); err != nil {

@@ -385,3 +385,26 @@ func TestRegistryValidation(t *testing.T) {
 		t.Fatal("a simulation changed the state")
 	}
 }
+
+// The API's registrar may register a resource for any creator, which is how the API registers
+// without the publisher's signature; it is not the creator of anything it registered, so
+// every other write stays the creator's (#6 for the registrar).
+func TestRegistrarRegistersOnly(t *testing.T) {
+	sb, _ := start(t, "")
+	registrar, _ := sb.Account("registrar")
+	creator, _ := sb.Account("creator")
+	args := []xdr.ScVal{scAddress(creator.Address), soroban.Str("forcreator"), scI128(1), soroban.Str("ipfs://x"), soroban.StrVec(nil)}
+	if sim := simulate(t, sb, registrar.Address, "register", args...); sim.Error != "" {
+		t.Fatalf("register by the registrar: %s", sim.Error)
+	}
+	for _, tc := range []struct {
+		fn   string
+		args []xdr.ScVal
+	}{
+		{"set_price", []xdr.ScVal{soroban.Str("zkprimer"), scI128(1)}},
+		{"set_listed", []xdr.ScVal{soroban.Str("zkprimer"), soroban.Bool(false)}},
+		{"transfer_ownership", []xdr.ScVal{soroban.Str("zkprimer"), scAddress(registrar.Address)}},
+	} {
+		wantContractError(t, simError(t, sb, registrar.Address, tc.fn, tc.args...), errUnauthorized)
+	}
+}

@@ -208,7 +208,7 @@ func (s *Sandbox) rpcCall(raw json.RawMessage, f *Fault) *rpcResponse {
 		return fail(req.ID, codeMethodNotFound, "method not found")
 	}
 	var chainFault *Fault
-	if f != nil && chainKinds[f.Kind] != nil && matchTarget(f.Target, req.Method) {
+	if f != nil && isChainKind(f.Kind) && matchTarget(f.Target, req.Method) {
 		chainFault = f
 	}
 	result, rerr := m.handle(s, req.Params, chainFault)

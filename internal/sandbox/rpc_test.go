@@ -154,7 +154,7 @@ func TestRPCContractIDs(t *testing.T) {
 	if sb2.USDCContractID != sb.USDCContractID || sb2.RegistryContract != sb.RegistryContract || sb2.Demo != sb.Demo || s1 != s2 || f1 != f2 {
 		t.Fatal("seeding is not deterministic")
 	}
-	if len(sb.Accounts()) != 10 || sb.Accounts()[0] != sb.Demo || sb.Accounts()[9].Name != "missing" {
+	if len(sb.Accounts()) != 11 || sb.Accounts()[0] != sb.Demo || sb.Accounts()[10].Name != "missing" {
 		t.Fatalf("accounts %v", sb.Accounts())
 	}
 	if _, ok := sb.Account("nobody"); ok {

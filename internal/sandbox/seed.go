@@ -76,7 +76,7 @@ type resource struct {
 	listed                        bool
 	owner                         string // seeded account name of the publisher ("" for resources created through the API)
 	wallet, publisher, pubID      string // the publisher's wallet (payTo), name and id
-	externalURL                   string // what a paid link resource answers ("" = its accessUrl)
+	externalURL                   string // what a paid link resource answers ("" = the page the sandbox hosts, links.go)
 	onchain                       string // none | pending | registered | failed
 	onchainTx                     string
 	created                       time.Time
@@ -140,6 +140,7 @@ var accountSeed = []struct {
 	{"sponsor", 5000 * stroops, -1, "", ""},           // the sponsored-account service
 	{"issuer", 1000 * stroops, -1, "", ""},            // issuer of sandbox USDC
 	{"otherusdc", 1000 * stroops, -1, "", ""},         // issuer of a look-alike USDC
+	{"registrar", 500 * stroops, -1, "", ""},          // the MindVault API's own key (server-signed registrations)
 }
 
 // publisherNames maps the publishing accounts to their MindVault publisher names.
@@ -255,7 +256,7 @@ func newWorld(passphrase string, closeTime func(uint32) int64) (*world, error) {
 		return nil, err
 	}
 	w.regAddr = xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: (*xdr.ContractId)(&regID)}
-	w.reg = newRegistry(w.regAddr, passphrase)
+	w.reg = newRegistry(w.regAddr, passphrase, w.byName["registrar"].Address)
 
 	for i := range resourceSeed {
 		r := resourceSeed[i] // a copy: the seed table stays pristine across sandboxes

@@ -304,9 +304,12 @@ func TestBuyLinkWithTheProductClient(t *testing.T) {
 		st.Network != "stellar:testnet" || st.Payer != sb.Demo.Address || out.Amount.Int64() != 62500000 {
 		t.Fatalf("outcome %+v %+v", out, st)
 	}
-	if body.URL != sb.APIURL+"/resources/zkprimer" || body.Receipt.Amount != "6.25" || body.Receipt.Currency != "USDC" ||
+	if body.URL != sb.APIURL+"/sandbox/links/zkprimer" || body.Receipt.Amount != "6.25" || body.Receipt.Currency != "USDC" ||
 		body.Receipt.PaidTo != creator.Address || len(body.Receipt.PaymentID) != 36 || body.Receipt.PaidAt == "" {
 		t.Fatalf("body %s", out.Response.Body)
+	}
+	if page := get(t, body.URL); page.status != 200 || !strings.Contains(string(page.body), "Zero-Knowledge Primer") {
+		t.Fatalf("the delivered link answers %d %q", page.status, page.body)
 	}
 	if got := usdc(t, sb, sb.Demo.Address); got != "93.7500000" {
 		t.Errorf("payer %s, want 93.7500000", got)

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/sandbox"
 )
 
 // The mechanical agent: a program that reads only the diagnostic (retry, stateChanged,
@@ -172,6 +175,29 @@ var agentFaults = func() []string {
 	plans = append(plans, "service=api,target=*,paid=true,kind=status,status=402", "service=api,target=*,paid=true,kind=drop,after=true")
 	return plans
 }()
+
+// agentSkips are the fault kinds the agent's runs leave out, each for its reason: the runs
+// measure advice on failures, and these are covered where their outcome is the subject.
+var agentSkips = map[string]string{
+	sandbox.KindDelay:    "a timeout needs a stall longer than the call's deadline per run (failures_test.go, health_test.go)",
+	sandbox.KindOwnKey:   "a custody check of setup_wallet alone (setup_wallet_test.go)",
+	sandbox.KindCosigner: "a custody check of setup_wallet alone (setup_wallet_test.go)",
+}
+
+// TestAgentFaultsCoverEveryKind: the agent's fault plans use every kind the sandbox defines
+// (sandbox.FaultKinds), except the ones agentSkips names, so a new kind joins the runs or is
+// skipped on purpose.
+func TestAgentFaultsCoverEveryKind(t *testing.T) {
+	for _, k := range sandbox.FaultKinds {
+		used := slices.ContainsFunc(agentFaults, func(plan string) bool {
+			return strings.Contains(plan+",", "kind="+k.Name+",")
+		})
+		_, skipped := agentSkips[k.Name]
+		if used == skipped {
+			t.Errorf("kind %s: in the agent's plans %v, skipped %v: want exactly one", k.Name, used, skipped)
+		}
+	}
+}
 
 // TestMechanicalAgent runs the agent over every tool × every fault and fails on any harmful
 // run. UPDATE_AGENT_SCORE=1 writes the score table into docs/errors.md.

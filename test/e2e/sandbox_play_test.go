@@ -2,7 +2,9 @@ package e2e_test
 
 import (
 	"fmt"
+	"io"
 	"math/big"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -101,5 +103,69 @@ func TestSandboxDemoRegistersItsResources(t *testing.T) {
 		if look["found"] != true || look["creator"] != e.sb.Demo.Address {
 			t.Fatalf("%s not on chain as demo's: %v", id, look)
 		}
+	}
+}
+
+// play calls a tool on the modern era as a client with form elicitation does: when the tool
+// asks for the user's confirmation, the user accepts and the call is sent again with the
+// answer. It returns the completed result and the question asked ("" if none).
+func (e *env) play(tool, args string) (map[string]any, string) {
+	e.t.Helper()
+	a := e.modern(tool, args, capsForm, "")
+	var asked string
+	if a.Result.ResultType == "input_required" {
+		var state string
+		state, asked = e.asked(a)
+		a = e.modern(tool, args, capsForm, answer(state, accept))
+	}
+	return e.ok(tool, a.call), asked
+}
+
+// The sandbox is playable end to end for a wallet it did not seed: a wallet made by
+// setup_wallet registers as a publisher, its first publish (confirmed by the user) is
+// verified and registered on chain with the new wallet as creator, the seeded link it buys
+// opens on the sandbox's own address, and search matches words, not the insides of words.
+func TestSandboxNewWalletPlaysEndToEnd(t *testing.T) {
+	e := newEnv(t, nil)
+	wallet, _ := e.play("mindvault_setup_wallet", `{"profile":"newbie"}`)
+	addr := wallet["address"].(string)
+	e.play("mindvault_register", `{"profile":"newbie","name":"Newbie Labs","email":"newbie@example.org"}`)
+
+	pub, asked := e.play("mindvault_publish",
+		`{"profile":"newbie","title":"Newbie Notes","price":"1.25","externalUrl":"https://example.org/newbie-notes"}`)
+	id, _ := pub["resourceId"].(string)
+	if !strings.Contains(asked, "verification of \"Newbie Notes\"") {
+		t.Fatalf("publish asked %q, want the verification fee's approval", asked)
+	}
+	if pub["onchainStatus"] != "registered" || pub["verificationStatus"] != "verified" {
+		t.Fatalf("publish: %v", pub)
+	}
+	look, _ := e.play("mindvault_registry_lookup", fmt.Sprintf(`{"resourceId":%q}`, id))
+	if look["found"] != true || look["creator"] != addr {
+		t.Fatalf("%s not on chain as the new wallet's (%s): %v", id, addr, look)
+	}
+	if entry, ok := e.sb.RegistryResource(id); !ok || entry.Creator != addr {
+		t.Fatalf("the registry holds %+v (%v), want creator %s", entry, ok, addr)
+	}
+
+	buy, _ := e.play("mindvault_buy", `{"profile":"newbie","resourceId":"llmprompts"}`)
+	access, _ := buy["access"].(map[string]any)
+	link, _ := access["url"].(string)
+	if access["delivery"] != "link" || !strings.HasPrefix(link, e.sb.APIURL+"/") {
+		t.Fatalf("the link is %q, want one on the sandbox's address %s: %v", link, e.sb.APIURL, buy)
+	}
+	resp, err := http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "LLM Prompt Patterns") {
+		t.Fatalf("GET %s: %d %q", link, resp.StatusCode, page)
+	}
+
+	found, _ := e.play("mindvault_search", `{"query":"rust"}`)
+	if ids := catalogIDs(found); !slices.Contains(ids, "rustguide") || slices.Contains(ids, "stellarcheatsheet") {
+		t.Fatalf("search rust found %v: want rustguide, and not stellarcheatsheet (trustlines)", ids)
 	}
 }

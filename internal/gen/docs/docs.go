@@ -1,5 +1,6 @@
-// Package docs generates the tool table and the error-code list of the README and of docs/ from
-// the code, so the documentation cannot drift from what the endpoint serves. Its tests also keep
+// Package docs generates the tool table and the error-code list of the README and of docs/, and
+// the fault-plan tables of docs/sandbox.md, from the code, so the documentation cannot drift from
+// what the endpoint serves. Its tests also keep
 // the written docs honest: every doc a comment cites exists with the cited section, nothing cites
 // a file outside the repository, and the README's layout matches the tree.
 package docs
@@ -20,6 +21,15 @@ const (
 	ToolsEnd    = "<!-- END GENERATED TOOLS -->"
 	ErrorsBegin = "<!-- BEGIN GENERATED ERROR CODES -->"
 	ErrorsEnd   = "<!-- END GENERATED ERROR CODES -->"
+
+	// The sandbox's fault-plan keys and kinds (docs/sandbox.md). Their bodies come from
+	// package sandbox (FaultKeysMarkdown, FaultKindsMarkdown), which only local builds and
+	// tests may import, so the test that checks and rewrites the docs supplies them
+	// (RenderSection).
+	FaultKeysBegin  = "<!-- BEGIN GENERATED FAULT KEYS -->"
+	FaultKeysEnd    = "<!-- END GENERATED FAULT KEYS -->"
+	FaultKindsBegin = "<!-- BEGIN GENERATED FAULT KINDS -->"
+	FaultKindsEnd   = "<!-- END GENERATED FAULT KINDS -->"
 )
 
 // ToolTable is the Markdown table of every served tool.
@@ -99,6 +109,11 @@ func RenderDoc(doc string) (string, error) {
 		}
 	}
 	return doc, nil
+}
+
+// RenderSection replaces the generated section between begin and end, which doc must have.
+func RenderSection(doc, begin, end, body string) (string, error) {
+	return replace(doc, begin, end, body)
 }
 
 func replace(s, begin, end, body string) (string, error) {

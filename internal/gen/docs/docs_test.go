@@ -9,13 +9,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mindvault/mcp-endpoint/internal/sandbox"
 )
 
 // root is the repository root, seen from this package.
 const root = "../../.."
 
-// TestDocsAreCurrent fails when a generated section (tool table, error codes) of the README or of
-// docs/ differs from the code. Regenerate on purpose with make docs (UPDATE_README=1).
+// TestDocsAreCurrent fails when a generated section (tool table, error codes, the sandbox's fault
+// keys and kinds) of the README or of docs/ differs from the code. Regenerate on purpose with make docs (UPDATE_README=1).
 func TestDocsAreCurrent(t *testing.T) {
 	cases := []struct {
 		path   string
@@ -25,6 +27,7 @@ func TestDocsAreCurrent(t *testing.T) {
 		{"README.md", Render, []string{ToolsBegin, ErrorsBegin}},
 		{"docs/tools.md", RenderDoc, []string{ToolsBegin}},
 		{"docs/errors.md", RenderDoc, []string{ErrorsBegin}},
+		{"docs/sandbox.md", renderSandbox, []string{FaultKeysBegin, FaultKindsBegin}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
@@ -53,6 +56,16 @@ func TestDocsAreCurrent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// renderSandbox replaces docs/sandbox.md's fault-plan tables with package sandbox's own. It
+// lives in a test because only tests and local builds may import the sandbox.
+func renderSandbox(doc string) (string, error) {
+	doc, err := RenderSection(doc, FaultKeysBegin, FaultKeysEnd, sandbox.FaultKeysMarkdown())
+	if err != nil {
+		return "", err
+	}
+	return RenderSection(doc, FaultKindsBegin, FaultKindsEnd, sandbox.FaultKindsMarkdown())
 }
 
 // repoFiles lists the repository's own files (not installed tools, npm packages, build output),
