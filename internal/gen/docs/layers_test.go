@@ -10,7 +10,7 @@ import (
 const module = "github.com/mindvault/mcp-endpoint/"
 
 // layers ranks the product's packages from the bottom up: a package may import only packages
-// of its own layer or below (README "Layout"). A package in none of these is a
+// of its own layer or below (docs/architecture.md "Layers"). A package in none of these is a
 // main, a test suite or a tool, which may import any layer but gen/, testkit/ and sandbox/
 // unless allowed below.
 var layers = [][]string{
