@@ -10,7 +10,7 @@ TOOLS        := $(ROOT)/.tools
 BIN          := $(ROOT)/bin
 RIE_VERSION  := v0.0.0-20261030222936-bef5c4ba774d
 RIE          := $(TOOLS)/bin/aws-lambda-rie
-# MINDVAULT_ADDR in the environment is honoured, as the README says; ADDR= on the command line wins.
+# MINDVAULT_ADDR in the environment is honoured, as docs/operations.md says; ADDR= on the command line wins.
 ADDR         ?= $(or $(MINDVAULT_ADDR),127.0.0.1:8080)
 FUZZTIME     ?= 30s
 # The deployed binary's flags (docs/operations.md "Binary size"). validator_novalidatefn drops

@@ -189,7 +189,7 @@ func TestMakeTargetsCheckArgumentsFirst(t *testing.T) {
 }
 
 // TestMakeRunHonoursTheAddress: make run serves on MINDVAULT_ADDR from the environment, as
-// the README lists it, ADDR= on the command line wins, and it says it is building first.
+// docs/operations.md lists it, ADDR= on the command line wins, and it says it is building first.
 func TestMakeRunHonoursTheAddress(t *testing.T) {
 	t.Setenv("MINDVAULT_ADDR", "127.0.0.1:9876")
 	out, code := runMake(t, repoRoot(t), "-n", "run")
