@@ -173,23 +173,6 @@ func (s *Server) legacy(ctx context.Context, req request, header string, e *entr
 	return fail(http.StatusOK, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
 }
 
-// CalledTool returns the tool a request body calls: params.name of a tools/call, decoded by the
-// same envelope and params rules the server applies, so a layer in front of the server (inbound
-// auth choosing the scope a call needs) and the server cannot disagree about which tool runs.
-// ok is false for any other body: another method, a notification (accepted, never run) or a
-// body the server would refuse.
-func CalledTool(body []byte) (name string, ok bool) {
-	req, isResponse, bad := decodeEnvelope(body)
-	if bad != nil || isResponse || req.ID == nil || req.Method != "tools/call" {
-		return "", false
-	}
-	call, failed := parseCallParams(req.Params, req.Fields)
-	if failed != nil {
-		return "", false
-	}
-	return call.name, true
-}
-
 // callParams is a tools/call params object that passed the CallToolRequest schema.
 type callParams struct {
 	rawName string // params.name as sent ("" when absent or not a string)

@@ -96,7 +96,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	req, isResponse, bad := decodeEnvelope(body)
+	d := decodedFor(ctx, body)
+	req, isResponse, bad := d.req, d.isResponse, d.bad
 	if bad != nil {
 		e.status = http.StatusBadRequest
 		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)

@@ -152,7 +152,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 		if issues != nil {
 			return ErrorResult(errmap.Validation(c.name, issues, c.args, corrected(c.name, raw, issues, c.args, validates[Req])))
 		}
-		return c.invoke(ctx, req, func(ctx context.Context) (any, error) {
+		return c.invoke(ctx, d.Confirm, req, func(ctx context.Context) (any, error) {
 			if err := c.declared(ctx, req); err != nil {
 				return nil, err
 			}
@@ -248,13 +248,13 @@ func (c *callSpec) declared(ctx context.Context, req any) error {
 }
 
 // invoke runs a validated request: the user's confirmation steps around run (the declared
-// policies, the guards and Run), and the result or the mapped failure.
-func (c *callSpec) invoke(ctx context.Context, req any, run func(context.Context) (any, error)) mcp.ToolResult {
+// policies, the guards and Run) under keeper, and the result or the mapped failure.
+func (c *callSpec) invoke(ctx context.Context, keeper *confirm.Keeper, req any, run func(context.Context) (any, error)) mcp.ToolResult {
 	ctx, seen := withCallSecrets(ctx)
 	var human *humanCall
 	if c.mainnet == ConfirmRequired {
 		var stop *mcp.ToolResult
-		if ctx, human, stop = beginHuman(ctx, c.name, c.operation, c.config, req); stop != nil {
+		if ctx, human, stop = beginHuman(ctx, keeper, c.name, c.operation, c.config, req); stop != nil {
 			return *stop
 		}
 	}
@@ -342,8 +342,6 @@ type Registry struct {
 	defs   []json.RawMessage
 	joined json.RawMessage // defs as one JSON array
 	names  []string
-	// keeper holds the human-confirmation policy and key (nil: never ask); confirm.go.
-	keeper *confirm.Keeper
 }
 
 // NewRegistry orders tools by name so tools/list is stable whatever the registration order.
@@ -401,5 +399,5 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	if !ok {
 		return mcp.ToolResult{}, false
 	}
-	return t.call(withKeeper(ctx, r.keeper), args), true
+	return t.call(ctx, args), true
 }
