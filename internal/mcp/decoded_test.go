@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -44,6 +45,30 @@ func TestDecodedOnce(t *testing.T) {
 			}
 			if len(tools.ran) != 1 || tools.ran[0] != tc.ran {
 				t.Errorf("ran %v, want %s", tools.ran, tc.ran)
+			}
+		})
+	}
+}
+
+// BenchmarkFrontLayerDecoding is what the scope check's decoding costs the server: answering
+// from the front layer's decoding, against decoding the body a second time (before the
+// decoding travelled in the context).
+func BenchmarkFrontLayerDecoding(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"buy","arguments":{"resourceId":"` +
+		strings.Repeat("r", 64) + `","maxPriceUsdc":"1.5","note":"` + strings.Repeat("x", 2048) + `"}}}`)
+	srv := &Server{Info: ServerInfo{Name: "t", Version: "1"}, Tools: &recordingTools{}}
+	for _, reuse := range []bool{true, false} {
+		b.Run(map[bool]string{true: "reused", false: "decoded twice"}[reuse], func(b *testing.B) {
+			for range b.N {
+				srv.Tools = &recordingTools{}
+				req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+				req.Header.Set("Content-Type", "application/json")
+				req.Body = io.NopCloser(bytes.NewReader(body))
+				d := Decode(body)
+				if reuse {
+					req = req.WithContext(WithDecoded(req.Context(), d))
+				}
+				srv.ServeHTTP(httptest.NewRecorder(), req)
 			}
 		})
 	}

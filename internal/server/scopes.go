@@ -19,15 +19,15 @@ func ToolScopes(reg *tools.Registry) map[string]string {
 }
 
 // requiredScope returns the scope a request body needs: the called tool's, found with the
-// protocol layer's own decoder; "" for any other request (and for an unknown tool, which the
-// protocol layer answers without running anything). The decoding travels on in the context,
-// so the protocol layer does not decode the body again.
-func requiredScope(scopes map[string]string) func(r *http.Request, body []byte) (string, context.Context) {
+// protocol layer's own decoder; "" for any other request (and for an unknown tool, or one the
+// request's surface disables, which the protocol layer answers without running anything). The
+// decoding travels on in the context, so the protocol layer does not decode the body again.
+func requiredScope(scopes map[string]string, srv *mcp.Server) func(r *http.Request, body []byte) (string, context.Context) {
 	return func(r *http.Request, body []byte) (string, context.Context) {
 		d := mcp.Decode(body)
 		ctx := mcp.WithDecoded(r.Context(), d)
 		name, ok := d.CalledTool()
-		if !ok {
+		if !ok || !srv.Offers(r, name) {
 			return "", ctx
 		}
 		return scopes[name], ctx
