@@ -30,11 +30,6 @@ import (
 
 const deployDocPath = "../docs/deploy.md"
 
-// pendingEnv are variables the template and the walkthrough name before the code that reads
-// them has landed on this branch (toolsets and read-only mode come from a parallel change).
-// A name here is still checked against the template; delete it once the code reads it.
-var pendingEnv = map[string]bool{"MINDVAULT_TOOLSETS": true, "MINDVAULT_READ_ONLY": true}
-
 // shBlock is one ```sh fenced block of the walkthrough, under its section heading.
 type shBlock struct {
 	section, text string
@@ -141,7 +136,7 @@ func checkDeployDoc(doc string, f docFacts) []string {
 		}
 	}
 	for _, name := range uniqueSorted(envName.FindAllString(doc, -1)) {
-		if !f.env[name] && !pendingEnv[name] {
+		if !f.env[name] {
 			bad("docs/deploy.md: %s is not a variable the code reads", name)
 		}
 	}
@@ -337,7 +332,7 @@ func TestDeployDocTemplateVariablesAreRead(t *testing.T) {
 		t.Fatalf("only %d variables in the template", len(vars))
 	}
 	for _, name := range sortedKeys(vars) {
-		if !known[name] && !pendingEnv[name] {
+		if !known[name] {
 			t.Errorf("template.yaml sets %s, which no code reads", name)
 		}
 	}

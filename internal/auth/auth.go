@@ -375,7 +375,8 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 	if !m.registerToken(w, r, token) {
 		return
 	}
-	if need := m.requiredScope(r); need != "" && !slices.Contains(p.scopes, need) {
+	need, r := m.requiredScope(r)
+	if need != "" && !slices.Contains(p.scopes, need) {
 		m.forbid(w, r, need)
 		return
 	}
@@ -384,10 +385,11 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 
 // requiredScope finds the scope a POST needs by reading its body, then puts the bytes back in
 // front of the rest, so the protocol layer reads exactly what arrived (its own size limit and
-// read errors included).
-func (m *middleware) requiredScope(r *http.Request) string {
+// read errors included). The request returned carries the context the scope's hook chose
+// (what it decoded, for the protocol layer to reuse).
+func (m *middleware) requiredScope(r *http.Request) (string, *http.Request) {
 	if r.Method != http.MethodPost || r.Body == nil || m.cfg.OAuth.RequiredScope == nil {
-		return ""
+		return "", r
 	}
 	limit := m.cfg.OAuth.MaxBodyBytes
 	if limit <= 0 {
@@ -400,12 +402,16 @@ func (m *middleware) requiredScope(r *http.Request) string {
 	}
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), r.Body}
 	if err != nil || int64(len(body)) > limit {
-		return "" // the protocol layer refuses it (400 or 413) before any tool runs
+		return "", r // the protocol layer refuses it (400 or 413) before any tool runs
 	}
-	if s := m.cfg.OAuth.RequiredScope(body); s != "" {
-		return m.cfg.OAuth.ScopePrefix + s
+	s, ctx := m.cfg.OAuth.RequiredScope(r, body)
+	if ctx != nil && ctx != r.Context() {
+		r = r.WithContext(ctx)
 	}
-	return ""
+	if s != "" {
+		return m.cfg.OAuth.ScopePrefix + s, r
+	}
+	return "", r
 }
 
 type errReader struct{ err error }

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -55,14 +56,14 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // scopeByBody is the RequiredScope of these tests: a body naming "spend" needs the spend
 // scope, "write" the write scope, anything else nothing. (The endpoint's real mapping, from
 // the tool registry through the protocol decoder, is tested in package endpoint.)
-func scopeByBody(body []byte) string {
+func scopeByBody(r *http.Request, body []byte) (string, context.Context) {
 	switch {
 	case strings.Contains(string(body), `"spend"`):
-		return ScopeSpend
+		return ScopeSpend, r.Context()
 	case strings.Contains(string(body), `"write"`):
-		return ScopeWrite
+		return ScopeWrite, r.Context()
 	}
-	return ""
+	return "", r.Context()
 }
 
 type oauthFixture struct {
@@ -582,5 +583,24 @@ func TestOAuthMisconfiguredFailsClosed(t *testing.T) {
 				t.Fatal("a broken configuration fetched keys")
 			}
 		})
+	}
+}
+
+type hookKey struct{}
+
+// TestOAuthScopeHookContext: the context the scope hook returns (what it decoded) is the one
+// the protected handler sees, so the protocol layer can reuse the decoding instead of decoding
+// the body again.
+func TestOAuthScopeHookContext(t *testing.T) {
+	f := newOAuth(t, testissuer.Options{}, func(c *Config) {
+		c.OAuth.RequiredScope = func(r *http.Request, body []byte) (string, context.Context) {
+			return "", context.WithValue(r.Context(), hookKey{}, string(body))
+		}
+	})
+	var seen any
+	f.m.next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen = r.Context().Value(hookKey{}) })
+	tok := f.sign(t, f.iss.Standard("u", resourceURL, "mindvault:read"), testissuer.SignOptions{})
+	if w := f.post(tok, spendBody); w.Code != 200 || seen != spendBody {
+		t.Fatalf("HTTP %d; the handler saw %v, want the hook's context", w.Code, seen)
 	}
 }

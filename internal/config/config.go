@@ -83,6 +83,12 @@ type Config struct {
 	OAuthProfilesClaim string
 	OAuthScopePrefix   string
 
+	// Toolsets are the toolsets this deployment serves (MINDVAULT_TOOLSETS), in Toolsets
+	// order; nil serves every toolset.
+	Toolsets []string
+	// ReadOnly serves only the tools whose readOnlyHint is true (MINDVAULT_READ_ONLY).
+	ReadOnly bool
+
 	AllowedOrigins []string
 	MaxBodyBytes   int64
 	Addr           string
@@ -241,6 +247,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	if c.Auth == "oauth" {
 		c.loadOAuth(&l)
 	}
+	c.loadToolsets(&l)
 	c.AllowedOrigins = l.list("MINDVAULT_ALLOWED_ORIGINS")
 	c.MaxBodyBytes = int64(l.integer("MINDVAULT_MAX_BODY_BYTES", DefaultMaxBodyBytes, 1024, 64<<20))
 	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)

@@ -31,6 +31,9 @@ const (
 	numConstKinds
 )
 
+// constSet is the constant answers of one surface.
+type constSet [numConstKinds]lazyConstant
+
 // lazyConstant is one constant answer, encoded on first use: a process pays for encoding the
 // tool list only when a client asks for it, and only once.
 type lazyConstant struct {
@@ -39,47 +42,54 @@ type lazyConstant struct {
 }
 
 // constResult is the result object of a constant answer, as the generic path encodes it.
-func (s *Server) constResult(k constKind) map[string]any {
+func (s *Server) constResult(v *view, k constKind) map[string]any {
 	switch k {
 	case legacyToolsList:
-		return map[string]any{"tools": s.Tools.Definitions()}
+		return map[string]any{"tools": s.toolDefs(v)}
 	case modernToolsList:
 		return s.modernResult(map[string]any{
-			"tools":      s.Tools.Definitions(),
+			"tools":      s.toolDefs(v),
 			"ttlMs":      s.ListTTL.Milliseconds(),
-			"cacheScope": "public",
+			"cacheScope": v.cacheScope(),
 		})
 	case modernDiscover:
 		return s.modernResult(map[string]any{
 			"supportedVersions": SupportedVersions,
 			"capabilities":      s.capabilities(),
-			"instructions":      s.Instructions,
+			"instructions":      s.instructions(v),
 			"ttlMs":             s.ListTTL.Milliseconds(),
-			"cacheScope":        "public",
+			"cacheScope":        v.cacheScope(),
 		})
 	case legacyPromptsList:
-		return map[string]any{"prompts": s.Prompts.Definitions()}
+		return map[string]any{"prompts": s.promptDefs(v)}
 	case modernPromptsList:
 		return s.modernResult(map[string]any{
-			"prompts":    s.Prompts.Definitions(),
+			"prompts":    s.promptDefs(v),
 			"ttlMs":      s.ListTTL.Milliseconds(),
-			"cacheScope": "public",
+			"cacheScope": v.cacheScope(),
 		})
 	}
 	panic("protocol: unknown constant answer")
 }
 
-// constantOutcome answers with the pre-encoded result of k, or, when it could not be
-// pre-encoded, with the result object (writeJSON then reports the encoding failure).
-func (s *Server) constantOutcome(k constKind) outcome {
-	lc := &s.consts[k]
+// constantOutcome answers with the pre-encoded result of k for the surface v, or, when it
+// could not be pre-encoded, with the result object (writeJSON then reports the encoding
+// failure). A narrowed surface has answers of its own, as constant as the full one's: there
+// are at most a few hundred surfaces, and a process meets a handful.
+func (s *Server) constantOutcome(v *view, k constKind) outcome {
+	set := &s.consts
+	if v != fullView {
+		got, _ := s.narrowed.LoadOrStore(v.key(), new(constSet))
+		set = got.(*constSet)
+	}
+	lc := &set[k]
 	lc.once.Do(func() {
-		if doc, ok := s.encodeConstant(k); ok {
+		if doc, ok := s.encodeConstant(v, k); ok {
 			lc.c = redact.NewConstant(doc)
 		}
 	})
 	if lc.c == nil {
-		return outcome{result: s.constResult(k)}
+		return outcome{result: s.constResult(v, k)}
 	}
 	return outcome{constant: lc.c}
 }
@@ -90,11 +100,14 @@ const toolsPlaceholder = `"\u0000tools\u0000"`
 
 // encodeConstant encodes the result of k as writeJSON would. When the tools come encoded
 // (EncodedToolSet), the result is encoded around a placeholder that their bytes then replace.
-func (s *Server) encodeConstant(k constKind) ([]byte, bool) {
-	result := s.constResult(k)
+func (s *Server) encodeConstant(v *view, k constKind) ([]byte, bool) {
+	result := s.constResult(v, k)
 	var tools json.RawMessage
 	if ets, ok := s.Tools.(EncodedToolSet); ok && (k == legacyToolsList || k == modernToolsList) {
 		tools = ets.EncodedDefinitions()
+		if v != fullView {
+			tools = joinDefinitions(s.toolDefs(v))
+		}
 		result["tools"] = json.RawMessage(toolsPlaceholder)
 	}
 	var buf bytes.Buffer
@@ -111,6 +124,19 @@ func (s *Server) encodeConstant(k constKind) ([]byte, bool) {
 		return nil, false
 	}
 	return bytes.Replace(doc, []byte(toolsPlaceholder), tools, 1), true
+}
+
+// joinDefinitions is defs as one JSON array: what encoding/json writes for them, since an
+// EncodedToolSet's definitions are compact already.
+func joinDefinitions(defs []json.RawMessage) json.RawMessage {
+	out := json.RawMessage{'['}
+	for i, d := range defs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, d...)
+	}
+	return append(out, ']')
 }
 
 // writeConstant writes a constant answer under the request's id: the bytes writeJSON would

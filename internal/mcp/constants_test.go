@@ -63,7 +63,7 @@ func TestConstantAnswersAreTheGenericBytes(t *testing.T) {
 					}
 					body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + c.method + `"` + c.params + `}`
 					want := httptest.NewRecorder()
-					writeJSON(want, &entry{}, http.StatusOK, response{JSONRPC: "2.0", ID: []byte(strings.TrimSpace(id)), Result: s.constResult(c.kind)})
+					writeJSON(want, &entry{}, http.StatusOK, response{JSONRPC: "2.0", ID: []byte(strings.TrimSpace(id)), Result: s.constResult(fullView, c.kind)})
 					for i := 0; i < 2; i++ { // the first request encodes, the second reuses
 						got := serve(s, h, body)
 						if got.Code != http.StatusOK || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {

@@ -27,20 +27,20 @@ const (
 // legacyVersions are the initialize-based revisions served.
 var legacyVersions = []string{Version20251125, Version20250618}
 
-func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *entry) outcome {
+func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *entry, v *view) outcome {
 	header := headerValue(r, "Mcp-Protocol-Version")
 	_, metaVersion := req.Meta[metaProtocolVersion]
 	if metaVersion || (isRevision(header) && header >= Version20260728) {
 		e.era = Modern
-		return s.modern(ctx, r, req, header, e)
+		return s.modern(ctx, r, req, header, e, v)
 	}
 	e.era = Legacy
-	return s.legacy(ctx, req, header, e)
+	return s.legacy(ctx, req, header, e, v)
 }
 
 // modern applies the 2026-07-28 checks in the order of docs/protocol.md "Modern requests", then
 // dispatches.
-func (s *Server) modern(ctx context.Context, r *http.Request, req request, header string, e *entry) outcome {
+func (s *Server) modern(ctx context.Context, r *http.Request, req request, header string, e *entry, v *view) outcome {
 	var version string
 	pv, hasPV := req.Meta[metaProtocolVersion]
 	if !hasPV || json.Unmarshal(pv, &version) != nil || version == "" {
@@ -86,18 +86,18 @@ func (s *Server) modern(ctx context.Context, r *http.Request, req request, heade
 
 	switch req.Method {
 	case "server/discover":
-		return s.constantOutcome(modernDiscover)
+		return s.constantOutcome(v, modernDiscover)
 	case "tools/list":
-		return s.constantOutcome(modernToolsList)
+		return s.constantOutcome(v, modernToolsList)
 	case "tools/call":
-		return s.callTool(ctx, call, e, true)
+		return s.callTool(ctx, call, e, v, true)
 	}
 	if s.Prompts != nil {
 		switch req.Method {
 		case "prompts/list":
-			return s.constantOutcome(modernPromptsList)
+			return s.constantOutcome(v, modernPromptsList)
 		case "prompts/get":
-			out := s.getPrompt(ctx, call, e)
+			out := s.getPrompt(ctx, call, e, v)
 			if out.err == nil {
 				out.result = s.modernResult(out.result.(map[string]any))
 			}
@@ -125,7 +125,7 @@ func (s *Server) modernResult(fields map[string]any) map[string]any {
 
 // legacy serves the initialize-based revisions. No session exists, so a request without the
 // version header is served as 2025-11-25 rather than rejected.
-func (s *Server) legacy(ctx context.Context, req request, header string, e *entry) outcome {
+func (s *Server) legacy(ctx context.Context, req request, header string, e *entry, v *view) outcome {
 	if req.Method != "initialize" && header != "" && !slices.Contains(legacyVersions, header) {
 		return fail(http.StatusBadRequest, CodeInvalidRequest,
 			"Bad Request: unsupported MCP-Protocol-Version header",
@@ -145,49 +145,32 @@ func (s *Server) legacy(ctx context.Context, req request, header string, e *entr
 			"protocolVersion": version,
 			"capabilities":    s.capabilities(),
 			"serverInfo":      s.Info,
-			"instructions":    s.Instructions,
+			"instructions":    s.instructions(v),
 		}}
 	case "ping":
 		return outcome{result: map[string]any{}}
 	case "tools/list":
-		return s.constantOutcome(legacyToolsList)
+		return s.constantOutcome(v, legacyToolsList)
 	case "tools/call":
 		call, bad := parseCallParams(req.Params, req.Fields)
 		if bad != nil {
 			return *bad
 		}
-		return s.callTool(ctx, call, e, false)
+		return s.callTool(ctx, call, e, v, false)
 	}
 	if s.Prompts != nil {
 		switch req.Method {
 		case "prompts/list":
-			return s.constantOutcome(legacyPromptsList)
+			return s.constantOutcome(v, legacyPromptsList)
 		case "prompts/get":
 			call, bad := parseCallParams(req.Params, req.Fields)
 			if bad != nil {
 				return *bad
 			}
-			return s.getPrompt(ctx, call, e)
+			return s.getPrompt(ctx, call, e, v)
 		}
 	}
 	return fail(http.StatusOK, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
-}
-
-// CalledTool returns the tool a request body calls: params.name of a tools/call, decoded by the
-// same envelope and params rules the server applies, so a layer in front of the server (inbound
-// auth choosing the scope a call needs) and the server cannot disagree about which tool runs.
-// ok is false for any other body: another method, a notification (accepted, never run) or a
-// body the server would refuse.
-func CalledTool(body []byte) (name string, ok bool) {
-	req, isResponse, bad := decodeEnvelope(body)
-	if bad != nil || isResponse || req.ID == nil || req.Method != "tools/call" {
-		return "", false
-	}
-	call, failed := parseCallParams(req.Params, req.Fields)
-	if failed != nil {
-		return "", false
-	}
-	return call.name, true
 }
 
 // callParams is a tools/call params object that passed the CallToolRequest schema.
@@ -238,13 +221,16 @@ func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) 
 	return c, nil
 }
 
-func (s *Server) callTool(ctx context.Context, c callParams, e *entry, modern bool) outcome {
+func (s *Server) callTool(ctx context.Context, c callParams, e *entry, v *view, modern bool) outcome {
 	e.tool = c.name
 	// The metric dimension is closed: a registered name, or "unknown" for anything else the
 	// caller sent, so a caller cannot mint metrics.
 	e.metric = obs.Unknown
 	if slices.Contains(s.Tools.Names(), c.name) {
 		e.metric = c.name
+		if !s.enabled(v, c.name) {
+			return s.disabledTool(v, c.name) // never "unknown tool": it exists, elsewhere
+		}
 	}
 	return s.safely(ctx, e, func() outcome {
 		if s.CallTimeout > 0 {
@@ -257,7 +243,7 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, modern bo
 		res, ok := s.Tools.Call(ctx, c.name, c.args)
 		if !ok {
 			// The message names the suggestions too: some clients show only the message.
-			sug := suggest(bounded(c.name), s.Tools.Names())
+			sug := suggest(bounded(c.name), s.toolNames(v))
 			hint := "tools/list names every tool"
 			if len(sug) > 0 {
 				hint = "did you mean " + strings.Join(sug, " or ") + "?"

@@ -14,7 +14,7 @@ func TestRequirePath(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, reached, _ := runGuard(t, requirePath("/mcp"), tc)
+			rec, reached, _ := runGuard(t, requirePath("/mcp", false), tc)
 			checkGuard(t, tc, rec, reached)
 		})
 	}

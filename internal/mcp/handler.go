@@ -10,7 +10,7 @@ import "net/http"
 func Handler(s *Server) http.Handler {
 	return chain(
 		s.observe,
-		requirePath(s.path()),
+		requirePath(s.path(), s.Surface != nil),
 		requirePOST,
 		checkOrigin(s.AllowedOrigins, s.AllowLoopbackOrigins),
 		requireJSON,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,17 +17,24 @@ import (
 // getPrompt serves prompts/get on either era once params passed the name/arguments shape
 // check. An unknown prompt and an argument problem are -32602 naming what failed (a prompt is
 // not a tool call, so there is no isError result to carry them).
-func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry) outcome {
+func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry, v *view) outcome {
 	return s.safely(ctx, e, func() outcome {
 		args, bad := promptArguments(c.args)
 		if bad != nil {
 			return *bad
 		}
+		if slices.Contains(s.Prompts.Names(), c.name) {
+			if ok, tool := s.promptEnabled(v, c.name); !ok {
+				return fail(http.StatusOK, CodeInvalidParams,
+					fmt.Sprintf("Invalid params: params.name: prompt %q is disabled here: it names %s, which is disabled here (prompts/list names the prompts enabled here)", c.name, tool),
+					map[string]any{"code": errmap.CodeForbidden, "disabled": true, "prompt": c.name, "tool": tool})
+			}
+		}
 		res, ok, err := s.Prompts.Get(c.name, args)
 		if !ok {
 			return fail(http.StatusOK, CodeInvalidParams,
 				fmt.Sprintf("Invalid params: params.name: unknown prompt %q (prompts/list names every prompt)", bounded(c.name)),
-				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), s.Prompts.Names())})
+				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), s.promptNames(v))})
 		}
 		var pe *PromptArgumentError
 		if errors.As(err, &pe) {

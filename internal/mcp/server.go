@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/internal/obs"
@@ -31,6 +32,9 @@ type Server struct {
 	Prompts PromptSet
 	// Path is the endpoint path, "/mcp" when empty.
 	Path string
+	// Surface, when set, is the tool surface the operator chose and the narrowing a request
+	// may add (surface.go); nil serves every tool on Path alone.
+	Surface *Surface
 	// MaxBodyBytes bounds a request body (413 above it).
 	MaxBodyBytes int64
 	// AllowedOrigins are the Origin values accepted besides loopback ones (when allowed).
@@ -53,7 +57,8 @@ type Server struct {
 	// nil or "" adds nothing. It must never return a credential.
 	Caller func(context.Context) string
 
-	consts [numConstKinds]lazyConstant // the answers that never change, encoded on first use
+	consts   constSet // the answers that never change, encoded on first use
+	narrowed sync.Map // viewKey → *constSet: the same answers for a narrowed surface
 }
 
 // entry records what one request did, for its log line.
@@ -64,6 +69,7 @@ type entry struct {
 	metric   string // the Tool metric dimension: a registered tool name or obs.Unknown
 	version  string // the MCP-Protocol-Version header as sent
 	era      Era
+	surface  string // the narrowed surface the request saw ("" for every tool), e.g. "catalog,ops;read-only"
 	status   int
 	outcome  string
 	code     string // the failure's code (error.data or the tool diagnostic), e.g. CANCELLED
@@ -96,7 +102,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	req, isResponse, bad := decodeEnvelope(body)
+	d := decodedFor(ctx, body)
+	req, isResponse, bad := d.req, d.isResponse, d.bad
 	if bad != nil {
 		e.status = http.StatusBadRequest
 		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)
@@ -117,7 +124,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	out := s.dispatch(ctx, r, req, e)
+	v, problem := s.viewOf(r)
+	if problem != "" {
+		s.writeError(w, e, req.ID, http.StatusBadRequest, CodeInvalidRequest, "Bad Request: "+problem, nil)
+		return
+	}
+	e.surface = v.String()
+	out := s.dispatch(ctx, r, req, e, v)
 	if out.constant != nil {
 		e.status = http.StatusOK
 		writeConstant(w, e, req.ID, out.constant)
@@ -237,6 +250,9 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	}
 	if e.tool != "" {
 		attrs = append(attrs, slog.String("tool", obs.Field(e.tool)))
+	}
+	if e.surface != "" {
+		attrs = append(attrs, slog.String("surface", e.surface))
 	}
 	if s.Caller != nil {
 		if c := s.Caller(ctx); c != "" {

@@ -35,10 +35,10 @@ const (
 )
 
 // Instructions is the short orientation sent with initialize and server/discover.
+// A surface narrowed by toolsets or read-only gets instructions of its own (surface.go).
 const Instructions = "MindVault marketplace tools: browse and buy paid knowledge resources, publish your own, pay in USDC " +
 	"over x402 on Stellar, and read or update the on-chain vault registry. Call mindvault_network_profile first to " +
-	"see the network. Failures are isError results whose second line names the Source, Category and Code and whose third " +
-	"line says what to do next."
+	"see the network. " + failuresLine
 
 // ListTTL is how long clients may cache tools/list, prompts/list and server/discover: the
 // lists change only with a deployment.
@@ -121,11 +121,13 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		metrics = os.Stdout // EMF: Lambda's log pipeline extracts the metrics
 	}
 	reg := tools.All(d)
+	ps := prompts.New()
 	srv := &mcp.Server{
 		Info:                 mcp.ServerInfo{Name: Name, Title: "MindVault", Version: Version},
 		Instructions:         Instructions,
 		Tools:                reg,
-		Prompts:              prompts.New(),
+		Prompts:              ps,
+		Surface:              surface(d.Config, reg, ps),
 		MaxBodyBytes:         d.Config.MaxBodyBytes,
 		AllowedOrigins:       d.Config.AllowedOrigins,
 		AllowLoopbackOrigins: !d.Config.Lambda,
@@ -145,7 +147,7 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		OAuth: auth.OAuth{
 			Issuer: d.Config.OAuthIssuer, Audience: d.Config.OAuthAudience,
 			ProfilesClaim: d.Config.OAuthProfilesClaim, ScopePrefix: d.Config.OAuthScopePrefix,
-			RequiredScope: requiredScope(ToolScopes(reg)), MaxBodyBytes: d.Config.MaxBodyBytes,
+			RequiredScope: requiredScope(ToolScopes(reg), srv), MaxBodyBytes: d.Config.MaxBodyBytes,
 		},
 	}, mcp.Handler(srv), logger)
 }

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+	"net/http"
+
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 	"github.com/mindvault/mcp-endpoint/internal/tools"
 )
@@ -16,14 +19,17 @@ func ToolScopes(reg *tools.Registry) map[string]string {
 }
 
 // requiredScope returns the scope a request body needs: the called tool's, found with the
-// protocol layer's own decoder; "" for any other request (and for an unknown tool, which the
-// protocol layer answers without running anything).
-func requiredScope(scopes map[string]string) func(body []byte) string {
-	return func(body []byte) string {
-		name, ok := mcp.CalledTool(body)
-		if !ok {
-			return ""
+// protocol layer's own decoder; "" for any other request (and for an unknown tool, or one the
+// request's surface disables, which the protocol layer answers without running anything). The
+// decoding travels on in the context, so the protocol layer does not decode the body again.
+func requiredScope(scopes map[string]string, srv *mcp.Server) func(r *http.Request, body []byte) (string, context.Context) {
+	return func(r *http.Request, body []byte) (string, context.Context) {
+		d := mcp.Decode(body)
+		ctx := mcp.WithDecoded(r.Context(), d)
+		name, ok := d.CalledTool()
+		if !ok || !srv.Offers(r, name) {
+			return "", ctx
 		}
-		return scopes[name]
+		return scopes[name], ctx
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -24,6 +25,7 @@ type AgentStatusOutput struct {
 // agentStatus is mindvault_agent_status.
 var agentStatus = Spec[requests.AgentStatus, AgentStatusOutput]{
 	Name:      "mindvault_agent_status",
+	Toolset:   config.ToolsetPublishing,
 	Title:     "Verification agent status",
 	Operation: "Agent status failed",
 	Description: `Shows the MindVault verification agent's fee per verification (paid in USDC when

@@ -2,7 +2,7 @@ package tools
 
 // All builds the registry of every tool this build serves, each Spec bound to d.
 func All(d *Deps) *Registry {
-	r := NewRegistry(
+	return NewRegistry(
 		Define(d, networkProfile),
 		Define(d, browse),
 		Define(d, search),
@@ -29,6 +29,4 @@ func All(d *Deps) *Registry {
 		Define(d, setTags),
 		Define(d, transferOwnership),
 	)
-	r.keeper = d.Confirm
-	return r
 }

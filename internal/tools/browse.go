@@ -11,6 +11,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -40,6 +41,7 @@ type CatalogOutput struct {
 // browse is mindvault_browse.
 var browse = Spec[requests.Browse, CatalogOutput]{
 	Name:      "mindvault_browse",
+	Toolset:   config.ToolsetCatalog,
 	Title:     "Browse the catalog",
 	Operation: "Browse failed",
 	Description: `Lists paid knowledge resources in the MindVault catalog with optional filters (keyword,
@@ -54,6 +56,7 @@ var browse = Spec[requests.Browse, CatalogOutput]{
 // search is mindvault_search.
 var search = Spec[requests.Search, CatalogOutput]{
 	Name:      "mindvault_search",
+	Toolset:   config.ToolsetCatalog,
 	Title:     "Search the catalog",
 	Operation: "Search failed",
 	Description: `Searches the MindVault catalog by keyword and/or filters (at least one criterion). Free.

@@ -102,6 +102,7 @@ const smallText = 64 << 10
 // buy is mindvault_buy.
 var buy = Spec[requests.Buy, BuyOutput]{
 	Name:      "mindvault_buy",
+	Toolset:   config.ToolsetPayments,
 	Title:     "Buy a resource",
 	Operation: "Buy failed",
 	Description: `Pays a resource's price in USDC over x402 on Stellar and delivers it: the access link, a

@@ -10,6 +10,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -32,6 +33,7 @@ type ConsistencyOutput struct {
 // checkConsistency is mindvault_check_consistency.
 var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
 	Name:      "mindvault_check_consistency",
+	Toolset:   config.ToolsetRegistry,
 	Title:     "Check API vs chain",
 	Operation: "Consistency check failed",
 	Description: `Compares what the MindVault API says about a resource with the vault-registry contract

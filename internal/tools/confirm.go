@@ -28,32 +28,19 @@ import (
 //  3. Run; a seam that must ask stops it with confirm.Needed, and the call is answered with
 //     an InputRequiredResult whose requestState binds this call.
 
-// keeperKey carries the registry's confirm.Keeper to the tools it calls.
-type keeperKey struct{}
-
-func withKeeper(ctx context.Context, k *confirm.Keeper) context.Context {
-	return context.WithValue(ctx, keeperKey{}, k)
-}
-
-func keeperFrom(ctx context.Context) *confirm.Keeper {
-	k, _ := ctx.Value(keeperKey{}).(*confirm.Keeper)
-	return k
-}
-
 // humanCall is a call that may ask: what its requestState will bind.
 type humanCall struct {
 	keeper  *confirm.Keeper
 	binding confirm.Binding
 }
 
-// beginHuman applies steps 1 and 2 to a validated request. stop, when set, is the call's
-// answer and Run must not start.
-func beginHuman(ctx context.Context, tool, operation string, cfg *config.Config, req any) (_ context.Context, h *humanCall, stop *mcp.ToolResult) {
+// beginHuman applies steps 1 and 2 to a validated request under k, the Deps' keeper (nil:
+// never ask). stop, when set, is the call's answer and Run must not start.
+func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, cfg *config.Config, req any) (_ context.Context, h *humanCall, stop *mcp.ToolResult) {
 	rt, modern := mcp.RoundTripOf(ctx)
 	if !modern {
 		return ctx, nil, nil // the legacy era has no way to ask: the argument guards decide
 	}
-	k := keeperFrom(ctx)
 	canonical, err := json.Marshal(req)
 	if err != nil {
 		panic("request does not marshal: " + err.Error()) // a bug: becomes -32603

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,6 +57,9 @@ type Spec[Req, Out any] struct {
 	// Description is what agents read to choose the tool: prose, wrapped in the source like a
 	// paragraph; Define folds its white space into single spaces.
 	Description string
+	// Toolset is the one toolset (config.Toolsets) the tool belongs to: the unit an operator
+	// enables with MINDVAULT_TOOLSETS and a client narrows to by URL path or header.
+	Toolset string
 	// Kind is what the tool reads and what it may change: its failures' default source, its
 	// hints and its mainnet policy.
 	Kind
@@ -90,11 +94,15 @@ type Tool struct {
 	model   *validate.Model
 	policy  policy
 	scope   string
+	toolset string
 	call    func(ctx context.Context, args json.RawMessage) mcp.ToolResult
 }
 
 // Scope is the OAuth scope a call of the tool needs.
 func (t *Tool) Scope() string { return t.scope }
+
+// Toolset is the toolset the tool belongs to.
+func (t *Tool) Toolset() string { return t.toolset }
 
 // Definition returns the public definition, schemas included. They are decoded from the
 // encoded entry on each call: this is for docs and tests, never for a request.
@@ -144,7 +152,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	t, c := define(decl{
 		name: s.Name, title: s.Title, description: strings.Join(strings.Fields(s.Description), " "),
 		operation: s.Operation, source: s.Source, hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun,
-		scope: s.Scope, config: d.Config,
+		scope: s.Scope, toolset: s.Toolset, config: d.Config,
 	}, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
 	guards, run := s.Guards, s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
@@ -152,7 +160,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 		if issues != nil {
 			return ErrorResult(errmap.Validation(c.name, issues, c.args, corrected(c.name, raw, issues, c.args, validates[Req])))
 		}
-		return c.invoke(ctx, req, func(ctx context.Context) (any, error) {
+		return c.invoke(ctx, d.Confirm, req, func(ctx context.Context) (any, error) {
 			if err := c.declared(ctx, req); err != nil {
 				return nil, err
 			}
@@ -175,7 +183,7 @@ type decl struct {
 	hints                               Hints
 	mainnet                             Mainnet
 	dryRun                              DryRun
-	scope                               string
+	scope, toolset                      string
 	config                              *config.Config
 }
 
@@ -201,11 +209,12 @@ func define(d decl, model *validate.Model, out reflect.Type, confirmer, dryRunne
 				OpenWorldHint:   d.hints.OpenWorld,
 			},
 		},
-		out:    out,
-		args:   c.args,
-		model:  model,
-		policy: policy{mainnet: d.mainnet, dryRun: d.dryRun},
-		scope:  d.scope,
+		out:     out,
+		args:    c.args,
+		model:   model,
+		policy:  policy{mainnet: d.mainnet, dryRun: d.dryRun},
+		scope:   d.scope,
+		toolset: d.toolset,
 	}
 	if gen := generatedDefinition(d.name); gen != "" {
 		t.encoded = json.RawMessage(gen)
@@ -224,6 +233,9 @@ func define(d decl, model *validate.Model, out reflect.Type, confirmer, dryRunne
 	}
 	if err := checkPolicy(d.mainnet, d.dryRun, d.config, c.args, confirmer, dryRunner); err != nil {
 		panic(fmt.Sprintf("tool %s: %v", d.name, err))
+	}
+	if !slices.Contains(config.Toolsets, d.toolset) {
+		panic(fmt.Sprintf("tool %s: toolset %q is not one of %v", d.name, d.toolset, config.Toolsets))
 	}
 	return t, c
 }
@@ -248,13 +260,13 @@ func (c *callSpec) declared(ctx context.Context, req any) error {
 }
 
 // invoke runs a validated request: the user's confirmation steps around run (the declared
-// policies, the guards and Run), and the result or the mapped failure.
-func (c *callSpec) invoke(ctx context.Context, req any, run func(context.Context) (any, error)) mcp.ToolResult {
+// policies, the guards and Run) under keeper, and the result or the mapped failure.
+func (c *callSpec) invoke(ctx context.Context, keeper *confirm.Keeper, req any, run func(context.Context) (any, error)) mcp.ToolResult {
 	ctx, seen := withCallSecrets(ctx)
 	var human *humanCall
 	if c.mainnet == ConfirmRequired {
 		var stop *mcp.ToolResult
-		if ctx, human, stop = beginHuman(ctx, c.name, c.operation, c.config, req); stop != nil {
+		if ctx, human, stop = beginHuman(ctx, keeper, c.name, c.operation, c.config, req); stop != nil {
 			return *stop
 		}
 	}
@@ -342,8 +354,6 @@ type Registry struct {
 	defs   []json.RawMessage
 	joined json.RawMessage // defs as one JSON array
 	names  []string
-	// keeper holds the human-confirmation policy and key (nil: never ask); confirm.go.
-	keeper *confirm.Keeper
 }
 
 // NewRegistry orders tools by name so tools/list is stable whatever the registration order.
@@ -401,5 +411,5 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	if !ok {
 		return mcp.ToolResult{}, false
 	}
-	return t.call(withKeeper(ctx, r.keeper), args), true
+	return t.call(ctx, args), true
 }

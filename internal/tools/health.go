@@ -41,6 +41,7 @@ type HealthOutput struct {
 // when configured, the sponsored-account service. All run in parallel.
 var health = Spec[requests.Health, HealthOutput]{
 	Name:      "mindvault_health",
+	Toolset:   config.ToolsetOps,
 	Title:     "Health",
 	Operation: "Health check failed",
 	Description: `Probes, in parallel, the MindVault API (catalog), Horizon (an account read and the network),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/auth"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -27,6 +28,7 @@ type ListProfilesOutput struct {
 // listProfiles is mindvault_list_profiles.
 var listProfiles = Spec[requests.ListProfiles, ListProfilesOutput]{
 	Name:      "mindvault_list_profiles",
+	Toolset:   config.ToolsetWallet,
 	Title:     "List profiles",
 	Operation: "List profiles failed",
 	Description: `Lists the credential profiles this caller may use, with each wallet address and whether it

@@ -75,6 +75,7 @@ type OverrideEntry struct {
 // is read, so the store named here is the one mindvault_list_profiles reads.
 var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
 	Name:      "mindvault_network_profile",
+	Toolset:   config.ToolsetOps,
 	Title:     "Network profile",
 	Operation: "Network profile failed",
 	Description: `Shows the Stellar network, service URLs, contract ids, timeouts, retry policy and spend cap

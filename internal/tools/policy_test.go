@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -153,7 +154,7 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 			var trail []string
 			mark := func(step string, req *confirmable) { trail = append(trail, step+"("+req.Name+")") }
 			tool := Define(&Deps{Config: mainnet}, Spec[confirmable, guardOut]{
-				Name: "test_guarded", Operation: "Test failed",
+				Name: "test_guarded", Operation: "Test failed", Toolset: config.ToolsetOps,
 				Kind: Kind{Source: errmap.SourceRequest, Mainnet: ConfirmRequired},
 				Guards: []Guard[confirmable]{
 					func(_ context.Context, req *confirmable) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -24,6 +25,7 @@ type PreviewOutput struct {
 // preview is mindvault_preview.
 var preview = Spec[requests.Preview, PreviewOutput]{
 	Name:      "mindvault_preview",
+	Toolset:   config.ToolsetCatalog,
 	Title:     "Preview a resource",
 	Operation: "Preview failed",
 	Description: `Shows one resource's title, description, price in USDC, type, verification and on-chain

@@ -19,6 +19,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
 	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -73,6 +74,7 @@ type PublishOutput struct {
 // publish is mindvault_publish.
 var publish = Spec[requests.Publish, PublishOutput]{
 	Name:      "mindvault_publish",
+	Toolset:   config.ToolsetPublishing,
 	Title:     "Publish a resource",
 	Operation: "Publish failed",
 	Description: `Publishes a link resource: creates it in the catalog, pays the AI verification fee in USDC

@@ -8,6 +8,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -40,6 +41,7 @@ const PollInterval = 2 * time.Second
 // publishStatus is mindvault_publish_status.
 var publishStatus = Spec[requests.PublishStatus, PublishStatusOutput]{
 	Name:      "mindvault_publish_status",
+	Toolset:   config.ToolsetPublishing,
 	Title:     "Publish status",
 	Operation: "Publish status failed",
 	Description: `Reports a published resource's verification status, listing and on-chain registration, and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -34,6 +35,7 @@ type PurchaseHistoryOutput struct {
 // purchaseHistory is mindvault_purchase_history.
 var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 	Name:      "mindvault_purchase_history",
+	Toolset:   config.ToolsetPayments,
 	Title:     "Purchase history",
 	Operation: "Purchase history failed",
 	Description: `Lists the resources a profile's wallet bought, as the MindVault API recorded them (resource,

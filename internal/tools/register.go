@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/requests"
@@ -21,6 +22,7 @@ type RegisterOutput struct {
 // register is mindvault_register.
 var register = Spec[requests.Register, RegisterOutput]{
 	Name:      "mindvault_register",
+	Toolset:   config.ToolsetPublishing,
 	Title:     "Register as publisher",
 	Operation: "Register failed",
 	Description: `Registers the profile's wallet as a MindVault publisher and stores the returned API key in

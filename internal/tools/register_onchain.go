@@ -17,6 +17,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/clients/txcheck"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -36,6 +37,7 @@ type RegisterOnchainOutput struct {
 // UNEXPECTED_TRANSACTION with nothing signed or sent.
 var registerOnchain = Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
 	Name:      "mindvault_register_onchain",
+	Toolset:   config.ToolsetPublishing,
 	Title:     "Register on chain",
 	Operation: "On-chain registration failed",
 	Description: `Registers one of your verified resources in the vault-registry contract: fetches the

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -29,6 +30,7 @@ type RegistryInfoOutput struct {
 // registryInfo is mindvault_registry_info.
 var registryInfo = Spec[requests.RegistryInfo, RegistryInfoOutput]{
 	Name:      "mindvault_registry_info",
+	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry info",
 	Operation: "Registry info failed",
 	Description: `Shows the vault-registry contract id, network, passphrase, RPC URL and USDC contract in use,

@@ -7,6 +7,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -42,6 +43,7 @@ type RegistryListOutput struct {
 // registryList is mindvault_registry_list.
 var registryList = Spec[requests.RegistryList, RegistryListOutput]{
 	Name:      "mindvault_registry_list",
+	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry list",
 	Operation: "Registry list failed",
 	Description: `Lists vault-registry entries straight from the contract in registration order, up to 20 per

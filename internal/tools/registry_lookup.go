@@ -6,6 +6,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -33,6 +34,7 @@ const notOnchainNext = "Confirm the id with mindvault_browse or mindvault_search
 // registryLookup is mindvault_registry_lookup.
 var registryLookup = Spec[requests.RegistryLookup, LookupOutput]{
 	Name:      "mindvault_registry_lookup",
+	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry lookup",
 	Operation: "Registry lookup failed",
 	Description: `Reads one resource straight from the vault-registry contract on Stellar (creator, price,

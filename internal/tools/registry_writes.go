@@ -11,6 +11,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -163,7 +164,7 @@ func writeSpec[Req any, P interface {
 	requests.RegistryWrite
 }](w registryWrite[Req]) Spec[Req, WriteOutput] {
 	return Spec[Req, WriteOutput]{
-		Name: w.name, Title: w.title, Description: w.does + " " + writeCost,
+		Name: w.name, Title: w.title, Description: w.does + " " + writeCost, Toolset: config.ToolsetRegistryWrites,
 		Operation: w.operation, Kind: action(errmap.SourceRegistry).withHints(w.hints),
 		Run: func(ctx context.Context, d *Deps, req *Req) (*WriteOutput, error) {
 			c, err := w.change(req)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/requests"
@@ -23,7 +24,7 @@ func TestCallSecretsReachDefine(t *testing.T) {
 	const learned = "LearnedInChildCtx7q2w9e"
 	for _, fail := range []bool{false, true} {
 		tool := Define(&Deps{}, Spec[requests.ListProfiles, secretOut]{
-			Name: "test_secret", Operation: "Test failed", Kind: Kind{Source: errmap.SourceAPI},
+			Name: "test_secret", Operation: "Test failed", Toolset: config.ToolsetOps, Kind: Kind{Source: errmap.SourceAPI},
 			Run: func(ctx context.Context, _ *Deps, _ *requests.ListProfiles) (*secretOut, error) {
 				child := WithSecrets(context.WithValue(ctx, struct{}{}, 1), learned)
 				if len(SecretsFrom(child)) != 1 {

@@ -12,6 +12,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/auth"
 	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/requests"
@@ -48,6 +49,7 @@ const (
 // an unused key, and the failure says so. A read-only store refuses before a key exists.
 var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 	Name:      "mindvault_setup_wallet",
+	Toolset:   config.ToolsetWallet,
 	Title:     "Set up a wallet",
 	Operation: "Wallet setup failed",
 	Description: `Creates a new Stellar wallet through the sponsored-account service (reserves sponsored, USDC

@@ -10,6 +10,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -31,6 +32,7 @@ type TxStatusOutput struct {
 // txStatus is mindvault_tx_status.
 var txStatus = Spec[requests.TxStatus, TxStatusOutput]{
 	Name:      "mindvault_tx_status",
+	Toolset:   config.ToolsetOps,
 	Title:     "Transaction status",
 	Operation: "Transaction status failed",
 	Description: `Looks up a Stellar transaction by hash on the configured Stellar RPC: SUCCESS, FAILED (with

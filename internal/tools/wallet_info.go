@@ -10,6 +10,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -43,6 +44,7 @@ const baseReserve = 5_000_000
 // walletInfo is mindvault_wallet_info.
 var walletInfo = Spec[requests.WalletInfo, WalletInfoOutput]{
 	Name:      "mindvault_wallet_info",
+	Toolset:   config.ToolsetWallet,
 	Title:     "Wallet info",
 	Operation: "Wallet info failed",
 	Description: `Shows a profile's Stellar address, XLM balance (reserved and available) and USDC balance and

@@ -1,0 +1,68 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The toolsets an operator enables (MINDVAULT_TOOLSETS): every tool belongs to exactly one.
+const (
+	ToolsetCatalog        = "catalog"
+	ToolsetWallet         = "wallet"
+	ToolsetPayments       = "payments"
+	ToolsetPublishing     = "publishing"
+	ToolsetRegistry       = "registry"
+	ToolsetRegistryWrites = "registry-writes"
+	ToolsetOps            = "ops"
+)
+
+// Toolsets lists every toolset in the documented order (docs/operations.md "Toolsets and
+// read-only"); lists of toolsets are kept in this order.
+var Toolsets = []string{ToolsetCatalog, ToolsetWallet, ToolsetPayments, ToolsetPublishing,
+	ToolsetRegistry, ToolsetRegistryWrites, ToolsetOps}
+
+// ParseToolsets reads a comma-separated list of toolset names (any case, spaces around names
+// ignored, a name given twice counted once) into Toolsets order. An unknown name, or a list
+// that names none, is an error that names the valid ones.
+func ParseToolsets(s string) ([]string, error) {
+	want := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		name := strings.ToLower(strings.TrimSpace(part))
+		if name == "" {
+			continue
+		}
+		known := false
+		for _, t := range Toolsets {
+			known = known || t == name
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown toolset %q; the toolsets are %s", bounded(name), strings.Join(Toolsets, ", "))
+		}
+		want[name] = true
+	}
+	if len(want) == 0 {
+		return nil, fmt.Errorf("names no toolset; list one or more of %s", strings.Join(Toolsets, ", "))
+	}
+	var out []string
+	for _, t := range Toolsets {
+		if want[t] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// loadToolsets reads MINDVAULT_TOOLSETS and MINDVAULT_READ_ONLY. A list that does not parse
+// is a problem (so every request reports it) rather than a fallback to every toolset: an
+// operator who meant to narrow the surface never gets the whole of it.
+func (c *Config) loadToolsets(l *loader) {
+	if raw, ok := l.raw("MINDVAULT_TOOLSETS"); ok {
+		ts, err := ParseToolsets(raw)
+		if err != nil {
+			l.bad("MINDVAULT_TOOLSETS", err.Error())
+			ts = []string{} // nothing rather than everything; the problem is reported anyway
+		}
+		c.Toolsets = ts
+	}
+	c.ReadOnly = l.boolean("MINDVAULT_READ_ONLY", false)
+}

@@ -1,0 +1,408 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/config"
+)
+
+// Surface is the tool surface an operator chose, and the facts it is cut from
+// (docs/operations.md "Toolsets and read-only"). The deployment enables toolsets
+// (MINDVAULT_TOOLSETS) and may serve only read-only tools (MINDVAULT_READ_ONLY); a request
+// narrows that further, never wider, by URL path (<path>/readonly, <path>/x/<toolset>[,…],
+// <path>/x/<toolset>[,…]/readonly: for remote connectors that send no custom headers) or by
+// the headers X-MindVault-Toolsets and X-MindVault-Read-Only. tools/list, prompts/list,
+// server/discover and the instructions show only what a request may use; calling a disabled
+// tool is -32602 naming the setting that disabled it. A Server without a Surface serves every
+// tool on its one path.
+type Surface struct {
+	// ToolsetOf is each tool's toolset (one of config.Toolsets).
+	ToolsetOf map[string]string
+	// ReadOnly holds the tools whose readOnlyHint is true.
+	ReadOnly map[string]bool
+	// PromptTools are the tools each prompt names: a prompt is offered only when all of them are.
+	PromptTools map[string][]string
+	// Enabled are the deployment's toolsets (config.Config.Toolsets); nil enables all.
+	Enabled []string
+	// OnlyReadOnly is config.Config.ReadOnly.
+	OnlyReadOnly bool
+	// Instructions describes a narrowed surface: the toolsets that have a tool enabled, in
+	// config.Toolsets order, and whether only read-only tools are. nil: Server.Instructions.
+	Instructions func(toolsets []string, readOnly bool) string
+}
+
+// The settings that narrow a surface, as a disabled tool's error names them.
+const (
+	settingToolsets       = "MINDVAULT_TOOLSETS"
+	settingReadOnly       = "MINDVAULT_READ_ONLY"
+	settingPath           = "URL path"
+	headerToolsets        = "X-MindVault-Toolsets"
+	headerReadOnly        = "X-MindVault-Read-Only"
+	layerDeployment       = 0
+	layerPath             = 1
+	layerHeaders          = 2
+	numLayers             = 3
+	readOnlyPathSegment   = "readonly"
+	toolsetsPathSegment   = "x"
+	maxToolsetsForTheMask = 64
+)
+
+// allToolsets is the mask of every toolset.
+var allToolsets = func() uint64 {
+	if len(config.Toolsets) > maxToolsetsForTheMask {
+		panic("mcp: more toolsets than a view's mask holds")
+	}
+	return 1<<len(config.Toolsets) - 1
+}()
+
+// layer is what one setting allows: the toolsets (a mask over config.Toolsets) and whether
+// only read-only tools.
+type layer struct {
+	mask     uint64
+	readOnly bool
+}
+
+var openLayer = layer{mask: allToolsets}
+
+// view is the surface one request sees: each layer (deployment, URL path, headers) and their
+// intersection.
+type view struct {
+	layers   [numLayers]layer
+	path     string // the URL path, for the messages that name it
+	mask     uint64
+	readOnly bool
+	// private: the headers narrowed what the deployment and the URL allow, so the lists depend
+	// on the request and not only on its URL (their cacheScope is "private").
+	private bool
+}
+
+// fullView is every tool: a Server without a Surface, or one nothing narrows.
+var fullView = &view{layers: [numLayers]layer{openLayer, openLayer, openLayer}, mask: allToolsets}
+
+// full reports the view that offers every tool (viewOf returns no other view that does).
+func (v *view) full() bool { return v == fullView }
+
+// viewKey identifies the answers a view shares with every other view of the same surface.
+type viewKey struct {
+	mask              uint64
+	readOnly, private bool
+}
+
+func (v *view) key() viewKey { return viewKey{v.mask, v.readOnly, v.private} }
+
+func maskOf(toolsets []string) uint64 {
+	var m uint64
+	for i, t := range config.Toolsets {
+		if slices.Contains(toolsets, t) {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+func toolsetBit(ts string) (uint64, bool) {
+	i := slices.Index(config.Toolsets, ts)
+	if i < 0 {
+		return 0, false
+	}
+	return 1 << i, true
+}
+
+// pathLayer reads the URL path: the endpoint's own path, <base>/readonly, <base>/x/<toolsets>
+// or <base>/x/<toolsets>/readonly. ok is false for any other path; problem names a toolset
+// list that does not parse.
+func pathLayer(base, p string) (l layer, problem string, ok bool) {
+	if p == base {
+		return openLayer, "", true
+	}
+	rest, found := strings.CutPrefix(p, base+"/")
+	if !found {
+		return layer{}, "", false
+	}
+	if rest == readOnlyPathSegment {
+		return layer{mask: allToolsets, readOnly: true}, "", true
+	}
+	list, found := strings.CutPrefix(rest, toolsetsPathSegment+"/")
+	if !found {
+		return layer{}, "", false
+	}
+	list, readOnly := strings.CutSuffix(list, "/"+readOnlyPathSegment)
+	if list == "" || strings.Contains(list, "/") {
+		return layer{}, "", false
+	}
+	ts, err := config.ParseToolsets(list)
+	if err != nil {
+		return layer{}, "the URL path " + bounded(p) + ": " + err.Error(), true
+	}
+	return layer{mask: maskOf(ts), readOnly: readOnly}, "", true
+}
+
+// headerLayer reads X-MindVault-Toolsets (repeated headers join as one list) and
+// X-MindVault-Read-Only.
+func headerLayer(r *http.Request) (layer, string) {
+	l := openLayer
+	if vals := r.Header.Values(headerToolsets); len(vals) > 0 {
+		ts, err := config.ParseToolsets(strings.Join(vals, ","))
+		if err != nil {
+			return l, headerToolsets + ": " + err.Error()
+		}
+		l.mask = maskOf(ts)
+	}
+	if v := headerValue(r, headerReadOnly); v != "" {
+		switch strings.ToLower(v) {
+		case "true", "1", "yes", "on":
+			l.readOnly = true
+		case "false", "0", "no", "off":
+			// false narrows nothing: a header never widens what the deployment or the URL allow
+		default:
+			return l, headerReadOnly + ": must be true or false"
+		}
+	}
+	return l, ""
+}
+
+// viewOf is the surface r sees, or the problem with the settings it sent (a toolset name not
+// known, a read-only value that is not a boolean), which is answered instead.
+func (s *Server) viewOf(r *http.Request) (*view, string) {
+	if s.Surface == nil {
+		return fullView, ""
+	}
+	v := &view{path: r.URL.Path}
+	v.layers[layerDeployment] = layer{mask: allToolsets, readOnly: s.Surface.OnlyReadOnly}
+	if s.Surface.Enabled != nil {
+		v.layers[layerDeployment].mask = maskOf(s.Surface.Enabled)
+	}
+	pl, problem, ok := pathLayer(s.path(), r.URL.Path)
+	if !ok {
+		return nil, "not found: the MCP endpoint is POST " + s.path()
+	}
+	if problem != "" {
+		return nil, problem
+	}
+	v.layers[layerPath] = pl
+	hl, problem := headerLayer(r)
+	if problem != "" {
+		return nil, problem
+	}
+	v.layers[layerHeaders] = hl
+	before := layer{mask: v.layers[layerDeployment].mask & pl.mask, readOnly: v.layers[layerDeployment].readOnly || pl.readOnly}
+	v.mask = before.mask & hl.mask
+	v.readOnly = before.readOnly || hl.readOnly
+	if v.mask == allToolsets && !v.readOnly {
+		return fullView, "" // the common case: nothing narrows
+	}
+	// What counts is the tools: a narrowing that leaves every tool (toolsets without tools,
+	// read-only where every tool is) narrows nothing, and the headers make the lists private
+	// only when they take a tool away.
+	all := true
+	for _, n := range s.Tools.Names() {
+		was, is := s.offered(before, n), s.offered(layer{v.mask, v.readOnly}, n)
+		all = all && is
+		v.private = v.private || (was && !is)
+	}
+	if all {
+		return fullView, ""
+	}
+	return v, ""
+}
+
+// offered reports whether the tool name is in what l allows.
+func (s *Server) offered(l layer, name string) bool {
+	if ts, ok := s.Surface.ToolsetOf[name]; ok {
+		bit, _ := toolsetBit(ts)
+		if l.mask&bit == 0 {
+			return false
+		}
+	}
+	return !l.readOnly || s.Surface.ReadOnly[name]
+}
+
+// enabled reports whether v offers the tool name.
+func (s *Server) enabled(v *view, name string) bool {
+	return v == fullView || s.offered(layer{v.mask, v.readOnly}, name)
+}
+
+// Offers reports whether a request like r may call the tool name: it is registered and its
+// surface (deployment, URL path, headers) enables it. Inbound auth asks, so that a disabled
+// tool, which never runs, needs no scope (the protocol layer answers it with -32602).
+func (s *Server) Offers(r *http.Request, name string) bool {
+	if !slices.Contains(s.Tools.Names(), name) {
+		return false
+	}
+	v, problem := s.viewOf(r)
+	return problem == "" && s.enabled(v, name)
+}
+
+// disabledTool is the -32602 of a call of a registered tool that v does not offer: the message
+// and error.data say it is disabled here and by which setting, the first (deployment, URL
+// path, headers) that leaves it out.
+func (s *Server) disabledTool(v *view, name string) outcome {
+	ts := s.Surface.ToolsetOf[name]
+	bit, known := toolsetBit(ts)
+	data := map[string]any{"code": errmap.CodeForbidden, "disabled": true, "tool": name}
+	if ts != "" {
+		data["toolset"] = ts
+	}
+	var why, setting string
+	for i, l := range v.layers {
+		if known && l.mask&bit == 0 {
+			setting = [...]string{settingToolsets, settingPath, headerToolsets}[i]
+			why = fmt.Sprintf("its toolset %s is not enabled by %s", ts, s.settingPhrase(v, i, setting))
+			break
+		}
+		if l.readOnly && !s.Surface.ReadOnly[name] {
+			setting = [...]string{settingReadOnly, settingPath, headerReadOnly}[i]
+			why = fmt.Sprintf("it is not read-only, and %s serves only read-only tools", s.settingPhrase(v, i, setting))
+			break
+		}
+	}
+	data["setting"] = setting
+	if setting == settingPath {
+		data["path"] = bounded(v.path)
+	}
+	next := "Call a tool that tools/list names here"
+	switch setting {
+	case settingToolsets, settingReadOnly:
+		next += "; only the endpoint's operator can enable more (" + setting + ")"
+	case settingPath:
+		next += ", or connect at " + s.path() + ", which serves every tool the deployment enables"
+	default:
+		next += ", or send the request without the " + setting + " header"
+	}
+	data["next"] = next + "."
+	return fail(http.StatusOK, CodeInvalidParams,
+		fmt.Sprintf("Invalid params: params.name: tool %q is disabled here: %s (tools/list names the tools enabled here)", name, why), data)
+}
+
+// settingPhrase names a layer's setting in a sentence.
+func (s *Server) settingPhrase(v *view, layer int, setting string) string {
+	switch layer {
+	case layerDeployment:
+		if setting == settingReadOnly {
+			return settingReadOnly + "=true"
+		}
+		return setting + "=" + strings.Join(s.Surface.Enabled, ",")
+	case layerPath:
+		return "the URL path " + bounded(v.path)
+	}
+	return "the " + setting + " header"
+}
+
+// promptEnabled reports whether v offers every tool the prompt names, and the first it does not.
+func (s *Server) promptEnabled(v *view, name string) (bool, string) {
+	if v.full() {
+		return true, ""
+	}
+	for _, t := range s.Surface.PromptTools[name] {
+		if !s.enabled(v, t) {
+			return false, t
+		}
+	}
+	return true, ""
+}
+
+// toolNames and toolDefs are the tools v offers, in the registry's order.
+func (s *Server) toolNames(v *view) []string {
+	if v.full() {
+		return s.Tools.Names()
+	}
+	var out []string
+	for _, n := range s.Tools.Names() {
+		if s.enabled(v, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (s *Server) toolDefs(v *view) []json.RawMessage {
+	defs := s.Tools.Definitions()
+	if v.full() {
+		return defs
+	}
+	out := []json.RawMessage{}
+	for i, n := range s.Tools.Names() {
+		if i < len(defs) && s.enabled(v, n) {
+			out = append(out, defs[i])
+		}
+	}
+	return out
+}
+
+// promptNames and promptDefs are the prompts v offers, in the prompt set's order.
+func (s *Server) promptNames(v *view) []string {
+	if v.full() {
+		return s.Prompts.Names()
+	}
+	var out []string
+	for _, n := range s.Prompts.Names() {
+		if ok, _ := s.promptEnabled(v, n); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (s *Server) promptDefs(v *view) []json.RawMessage {
+	defs := s.Prompts.Definitions()
+	if v.full() {
+		return defs
+	}
+	out := []json.RawMessage{}
+	for i, n := range s.Prompts.Names() {
+		if ok, _ := s.promptEnabled(v, n); ok && i < len(defs) {
+			out = append(out, defs[i])
+		}
+	}
+	return out
+}
+
+// instructions describes what v offers.
+func (s *Server) instructions(v *view) string {
+	if v.full() || s.Surface.Instructions == nil {
+		return s.Instructions
+	}
+	var toolsets []string
+	for _, ts := range config.Toolsets {
+		for _, n := range s.toolNames(v) {
+			if s.Surface.ToolsetOf[n] == ts {
+				toolsets = append(toolsets, ts)
+				break
+			}
+		}
+	}
+	return s.Surface.Instructions(toolsets, v.readOnly)
+}
+
+// String names the toolsets v enables and whether only read-only tools, for the request's log
+// line; "" for the full surface.
+func (v *view) String() string {
+	if v.full() {
+		return ""
+	}
+	var ts []string
+	for i, t := range config.Toolsets {
+		if v.mask&(1<<i) != 0 {
+			ts = append(ts, t)
+		}
+	}
+	out := strings.Join(ts, ",")
+	if v.readOnly {
+		out += ";read-only"
+	}
+	return out
+}
+
+// cacheScope is "public" for lists that depend on the URL at most, "private" for lists the
+// request's headers narrowed.
+func (v *view) cacheScope() string {
+	if v.private {
+		return "private"
+	}
+	return "public"
+}

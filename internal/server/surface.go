@@ -1,0 +1,77 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/mcp"
+	"github.com/mindvault/mcp-endpoint/internal/mcp/prompts"
+	"github.com/mindvault/mcp-endpoint/internal/tools"
+)
+
+// surface is the tool surface of cfg over the registry and the prompts: each tool's toolset
+// and read-only hint, the tools each prompt names, and what the deployment enabled.
+func surface(cfg *config.Config, reg *tools.Registry, ps *prompts.Set) *mcp.Surface {
+	s := &mcp.Surface{
+		ToolsetOf: map[string]string{}, ReadOnly: map[string]bool{}, PromptTools: map[string][]string{},
+		Enabled: cfg.Toolsets, OnlyReadOnly: cfg.ReadOnly, Instructions: narrowedInstructions,
+	}
+	for _, t := range reg.Tools() {
+		s.ToolsetOf[t.Name()] = t.Toolset()
+		s.ReadOnly[t.Name()] = t.Hints().ReadOnly
+	}
+	for _, p := range ps.Prompts() {
+		s.PromptTools[p.Def.Name] = p.Tools
+	}
+	return s
+}
+
+// toolsetPhrases say what each toolset lets an agent do, all of it and read-only.
+var toolsetPhrases = map[string][2]string{
+	config.ToolsetCatalog:        {"browse, search and preview paid knowledge resources", "browse, search and preview paid knowledge resources"},
+	config.ToolsetWallet:         {"see and set up wallets and credential profiles", "see wallets and credential profiles"},
+	config.ToolsetPayments:       {"buy resources, paying in USDC over x402 on Stellar, and see past purchases", "see past purchases"},
+	config.ToolsetPublishing:     {"publish your own resources and follow their status", "follow the status of published resources and publishers"},
+	config.ToolsetRegistry:       {"read the on-chain vault registry", "read the on-chain vault registry"},
+	config.ToolsetRegistryWrites: {"update entries of the on-chain vault registry", "update entries of the on-chain vault registry"},
+	config.ToolsetOps:            {"check the endpoint's health, network and transactions", "check the endpoint's health, network and transactions"},
+}
+
+// failuresLine ends the instructions, narrowed or not.
+const failuresLine = "Failures are isError results whose second line names the Source, Category and Code and whose third " +
+	"line says what to do next."
+
+// narrowedInstructions are the instructions of a surface narrowed to toolsets (those with a
+// tool enabled), read-only or not: only what the agent can call here.
+func narrowedInstructions(toolsets []string, readOnly bool) string {
+	var b strings.Builder
+	b.WriteString("MindVault marketplace tools, narrowed on this endpoint")
+	if readOnly {
+		b.WriteString(" to read-only tools (nothing here pays or changes state)")
+	}
+	if len(toolsets) == 0 {
+		b.WriteString(": no tool is enabled here. ")
+	} else {
+		b.WriteString(": ")
+		for i, ts := range toolsets {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			p := toolsetPhrases[ts]
+			if readOnly {
+				b.WriteString(p[1])
+			} else {
+				b.WriteString(p[0])
+			}
+		}
+		b.WriteString(" (toolsets " + strings.Join(toolsets, ", ") + "). ")
+	}
+	for _, ts := range toolsets {
+		if ts == config.ToolsetOps {
+			b.WriteString("Call mindvault_network_profile first to see the network. ")
+		}
+	}
+	b.WriteString(failuresLine)
+	b.WriteString(" Other MindVault tools are disabled here; tools/list names the enabled ones.")
+	return b.String()
+}
