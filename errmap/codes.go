@@ -114,7 +114,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch)."}, "API and on-chain prices disagree"},
 	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},
 	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again."}, "already purchased by this wallet"},
-	{CodeDoc{CodeDuplicatePayment, CategoryConflict, "A payment for the same intent (the same purchase, approval, idempotency key or verification fee) already settled, so nothing was paid or sent; mindvault_purchase_history shows it."}, "payment for this intent already made"},
+	{CodeDoc{CodeDuplicatePayment, CategoryConflict, "A payment for the same intent (the same purchase, approval, idempotency key or verification fee) already settled, so nothing was paid or sent; the purchase history shows it."}, "payment for this intent already made"},
 	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait)."}, "rate limited"},
 	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error"},
 	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names."}, "internal error"},

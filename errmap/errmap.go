@@ -15,7 +15,8 @@ var recoverPanics = true
 
 // Map turns the facts of one failure into its three-line text and diagnostic. It is pure: no I/O,
 // no clock, no environment, the same facts always give the same failure (once the secrets they
-// mention are known to package redact), and it never panics.
+// mention are known to package redact, and the tools have declared their Guides), and it never
+// panics.
 func Map(f Facts) (out Failure) {
 	if recoverPanics {
 		defer func() {
@@ -101,10 +102,12 @@ func mapFacts(f *Facts) Failure {
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
 			tv = ""
 		}
+		guide, guides := guideOf(tool)
 		next = bound(red.contextFree(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
 			contractName: red.contractName(f.Upstream), creator: red.account(f.Advice.Creator),
+			guide: guide, guides: guides,
 		})), maxNext)
 	}
 

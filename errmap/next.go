@@ -15,58 +15,20 @@ import (
 // needed" only when the requested state already holds (ALREADY_REGISTERED, ALREADY_OWNER); and
 // it names a setting only the operator can change only as "ask the operator to ...". It is
 // always one imperative sentence.
-
-// The tools the advice tells apart.
-const (
-	toolBuy             = "mindvault_buy"
-	toolPreview         = "mindvault_preview"
-	toolBrowse          = "mindvault_browse"
-	toolSearch          = "mindvault_search"
-	toolPurchaseHistory = "mindvault_purchase_history"
-	toolWalletInfo      = "mindvault_wallet_info"
-	toolListProfiles    = "mindvault_list_profiles"
-	toolSetupWallet     = "mindvault_setup_wallet"
-	toolRegister        = "mindvault_register"
-	toolRegisterOnchain = "mindvault_register_onchain"
-	toolPublish         = "mindvault_publish"
-	toolPublishStatus   = "mindvault_publish_status"
-	toolAgentStatus     = "mindvault_agent_status"
-	toolRegistryInfo    = "mindvault_registry_info"
-	toolRegistryLookup  = "mindvault_registry_lookup"
-	toolNetworkProfile  = "mindvault_network_profile"
-	toolHealth          = "mindvault_health"
-	toolCheck           = "mindvault_check_consistency"
-	toolTxStatus        = "mindvault_tx_status"
-)
-
-// buyerTools are the tools of someone buying: advice never sends them to publishing or
-// registering resources.
-var buyerTools = map[string]bool{
-	toolBuy: true, toolPreview: true, toolBrowse: true, toolSearch: true, toolPurchaseHistory: true, toolWalletInfo: true,
-}
-
-// creatorWrites sign a registry write with the creator's wallet.
-var creatorWrites = map[string]bool{
-	"mindvault_set_price": true, "mindvault_set_listed": true, "mindvault_set_tags": true,
-	"mindvault_update_metadata": true, "mindvault_transfer_ownership": true,
-}
-
-// withProfile are the tools that take a profile argument.
-var withProfile = map[string]bool{
-	toolBuy: true, toolPurchaseHistory: true, toolWalletInfo: true, toolSetupWallet: true, toolRegister: true,
-	toolRegisterOnchain: true, toolPublish: true,
-	"mindvault_set_price": true, "mindvault_set_listed": true, "mindvault_set_tags": true,
-	"mindvault_update_metadata": true, "mindvault_transfer_ownership": true,
-}
+//
+// errmap knows no tool (TestNoToolNames): the sentences here are the ones every tool shares,
+// refined by the failing tool's declared traits, and they name other tools only by the role
+// those tools declared (Guide, Declare). A tool whose failure needs other words declares its
+// own sentence, per code or per category, in its Guide. A clause that would name a role no
+// declared tool plays, or the tool that just failed, is left out.
 
 // MaxPriceUSDC is the vault-registry contract's price ceiling in USDC: 10^18 units of 7 decimals.
 const MaxPriceUSDC = "100000000000"
 
 // The fixed sentences of the categories that need no context.
 const (
-	nextServer   = "Retry shortly; if it persists the service is down."
-	nextContract = "Verify the contract ID and network with mindvault_registry_info."
-	nextUnknown  = "Retry once; if it persists, report the summary above with the tool name."
+	nextServer  = "Retry shortly; if it persists the service is down."
+	nextUnknown = "Retry once; if it persists, report the summary above with the tool name."
 )
 
 var envVarRE = lazyre.New(`^[A-Z][A-Z0-9_]{0,63}$`)
@@ -85,13 +47,16 @@ type nextInput struct {
 	state        State
 	txHash       string
 	expiresAt    string
-	contractName string // the contract error's name, when a contract refused the call
-	creator      string // the resource's creator (a G... address), when the tool knew it
+	contractName string      // the contract error's name, when a contract refused the call
+	creator      string      // the resource's creator (a G... address), when the tool knew it
+	guide        Guide       // what the failing tool declared
+	guides       *guideTable // every declared tool, for the roles a sentence names
 }
 
 // advise picks the recovery sentence from (code, tool, state, facts): an unknown outcome
 // first (a blind retry could pay or write twice), then a partial effect, then the code as
-// refined for the tool, then the category as refined for the tool.
+// the tool declared it, then the code as refined for the tool, then the category as the tool
+// declared it, then the category as refined for the tool.
 func advise(in nextInput) string {
 	switch in.state {
 	case StateUnknown:
@@ -99,7 +64,13 @@ func advise(in nextInput) string {
 	case StateYes:
 		return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again: the call changed something before it failed (the detail says what)."
 	}
+	if s := in.guide.Codes[in.code]; s != "" {
+		return s
+	}
 	if s := codeNext(in); s != "" {
+		return s
+	}
+	if s := in.guide.Categories[in.cat]; s != "" {
 		return s
 	}
 	return categoryNext(in)
@@ -121,26 +92,43 @@ func (in nextInput) again() string {
 	return "call " + in.tool + " again"
 }
 
-func (in nextInput) is(tools ...string) bool {
-	for _, t := range tools {
-		if in.tool == t {
-			return true
+// named is the tools that play role, "a or b", or "" when none does or the failing tool is
+// one of them: advice never points the agent back at the tool that just failed.
+func (in nextInput) named(role Role) string {
+	names := in.guides.playing(role)
+	for _, n := range names {
+		if n == in.tool {
+			return ""
 		}
 	}
-	return false
+	return strings.Join(names, " or ")
 }
 
-// mention is clause unless it would send the agent to the tool that just failed.
-func (in nextInput) mention(tool, clause string) string {
-	if in.tool == tool {
+// clause is before + the tools of role + after, or "" when named is "".
+func (in nextInput) clause(role Role, before, after string) string {
+	if n := in.named(role); n != "" {
+		return before + n + after
+	}
+	return ""
+}
+
+// parens is the clauses that are not "", joined by "; " and wrapped in " (" and ")".
+func parens(clauses ...string) string {
+	var kept []string
+	for _, c := range clauses {
+		if c != "" {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == 0 {
 		return ""
 	}
-	return clause
+	return " (" + strings.Join(kept, "; ") + ")"
 }
 
 func unknownStateNext(in nextInput) string {
-	lookup := in.mention(toolTxStatus, " with "+toolTxStatus)
-	wallet := in.mention(toolWalletInfo, " with "+toolWalletInfo)
+	lookup := in.clause(RoleTxStatus, " with ", "")
+	wallet := in.clause(RoleWallet, " with ", "")
 	switch {
 	case in.txHash != "" && in.expiresAt != "":
 		return "Check transaction " + in.txHash + lookup + ", and do not pay again before " + in.expiresAt + ": the outcome is unknown."
@@ -152,8 +140,8 @@ func unknownStateNext(in nextInput) string {
 	return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again, and do not repeat it blindly: the outcome is unknown."
 }
 
-// codeNext is the sentence of a code whose category sentence would mislead, refined per tool;
-// "" falls back to the category.
+// codeNext is the sentence of a code whose category sentence would mislead, refined by the
+// tool's traits; "" falls back to the category.
 func codeNext(in nextInput) string {
 	switch in.code {
 	case CodeCancelled:
@@ -162,50 +150,20 @@ func codeNext(in nextInput) string {
 		}
 		return "Call " + in.tool + " again if you still need it: the request was cancelled before it finished (the caller went away or cancelled it)."
 	case CodeInsufficientUSDC:
-		if in.is(toolWalletInfo) {
-			return "Fund the wallet with USDC, then retry."
-		}
-		return "Fund the wallet with USDC (mindvault_wallet_info shows its balance), then " + in.again() + "."
+		return "Fund the wallet with USDC" + in.clause(RoleWallet, " (", " shows its balance)") + ", then " + in.again() + "."
 	case CodeTrustlineMissing:
-		if in.is(toolWalletInfo) {
-			return "Add a USDC trustline to the wallet, then retry."
-		}
-		return "Add a USDC trustline to the wallet (mindvault_wallet_info shows its state), then " + in.again() + "."
+		return "Add a USDC trustline to the wallet" + in.clause(RoleWallet, " (", " shows its state)") + ", then " + in.again() + "."
 	case CodeInsufficientBalance:
-		if in.is(toolWalletInfo) {
-			return "Fund the wallet with XLM for network fees, then retry."
-		}
-		return "Fund the wallet with XLM for network fees (mindvault_wallet_info shows its balances), then " + in.again() + "."
+		return "Fund the wallet with XLM for network fees" + in.clause(RoleWallet, " (", " shows its balances)") + ", then " + in.again() + "."
 	case CodePriceAboveCap:
-		switch {
-		case in.is(toolPublish):
-			return "Raise maxFeeUsdc to at least the verification fee (mindvault_agent_status shows it) and call " + toolPublish + " again."
-		case in.is(toolBuy):
-			return "Raise maxPriceUsdc to at least the price and call " + toolBuy + " again, or choose a cheaper resource."
-		}
 		return "Raise the spend cap to at least the price and " + in.again() + "."
 	case CodePriceChanged:
-		if in.is(toolPublish) {
-			return "Check the verification fee with mindvault_agent_status, then call " + toolPublish + " again."
-		}
-		if in.is(toolPreview) {
-			return "Call " + toolPreview + " again after a moment: the price changed while it was read."
-		}
-		return "Check the new price with mindvault_preview, then " + in.again() + "."
+		return "Check the new price" + in.clause(RolePrice, " with ", "") + ", then " + in.again() + "."
 	case CodePriceMismatch:
-		if in.is(toolCheck) {
-			return "Call " + toolCheck + " again once the publisher has synced the API and on-chain prices."
-		}
-		return "Compare the API and on-chain prices with mindvault_check_consistency, then " + in.again() + " once the publisher has synced them."
+		return "Compare the API and on-chain prices" + in.clause(RoleCompare, " with ", "") + ", then " + in.again() + " once the publisher has synced them."
 	case CodeUnsupportedRequirement:
-		if in.is(toolBuy) {
-			return "Choose another resource: this seller asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid."
-		}
 		return "Report it to the service's operator: it asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid."
 	case CodeFeesNotSponsored:
-		if in.is(toolBuy) {
-			return "Choose another resource: this seller does not sponsor network fees, which this endpoint requires, and nothing was paid."
-		}
 		return "Report it to the service's operator: its payment requirement does not sponsor network fees, which this endpoint requires, and nothing was paid."
 	case CodeMainnetNotConfirmed:
 		return "Call " + toolOr(in.tool, "the tool") + " again with confirmMainnet: true if you intend to change state on mainnet."
@@ -220,53 +178,33 @@ func codeNext(in nextInput) string {
 	case CodeCredentialsMissing:
 		return credentialsNext(in)
 	case CodeReadOnlyStore:
-		if in.is(toolSetupWallet, toolRegister) {
-			return "Use an existing profile (mindvault_list_profiles lists them), or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store."
-		}
 		return "Use an existing profile, or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store."
 	case CodeProfileNotAllowed:
-		if in.is(toolListProfiles) {
-			return "Use a profile your access token may use, or ask the operator to bind this one."
-		}
-		return "Use a profile your access token may use (mindvault_list_profiles lists them), or ask the operator to bind this one."
+		return "Use a profile your access token may use" + in.clause(RoleProfiles, " (", " lists them)") + ", or ask the operator to bind this one."
 	case CodeContractUnauthorized:
 		return creatorNext(in)
 	case CodeTxBadAuth:
-		if in.is(toolListProfiles) {
-			return "Use the profile whose wallet signs for this account, then retry."
-		}
-		return "Pass the profile whose wallet signs for this account (mindvault_list_profiles shows each address), then " + in.again() + "."
+		return "Pass the profile whose wallet signs for this account" + in.clause(RoleProfiles, " (", " shows each address)") + ", then " + in.again() + "."
 	case CodeAccountMissing:
-		switch {
-		case in.is(toolSetupWallet):
-			return "Fund the new account's address with XLM so it exists on the network, then check it with mindvault_wallet_info."
-		case in.is(toolWalletInfo):
-			return "Create a funded wallet with mindvault_setup_wallet, or fund the address, then call " + toolWalletInfo + " again."
-		}
-		return "Create a funded wallet with mindvault_setup_wallet, or fund the address, then " + in.again() + "."
+		return "Create a funded wallet" + in.clause(RoleNewWallet, " with ", "") + ", or fund the address, then " + in.again() + "."
 	case CodeUnknownName:
 		return "Use a name that tools/list or prompts/list shows; error.data.suggestions offers the closest ones."
 	case CodeAlreadyRegistered:
-		return "Treat it as done: the resource is already registered on chain, so no action needed" + in.mention(toolRegistryLookup, " (mindvault_registry_lookup shows the entry)") + "."
+		return "Treat it as done: the resource is already registered on chain, so no action needed" + in.clause(RoleEntry, " (", " shows the entry)") + "."
 	case CodeAlreadyOwner:
 		return "Treat it as done: that account already owns the resource, so no action needed."
 	case CodeProfileExists:
 		return "Use the existing profile, or call " + toolOr(in.tool, "the tool") + " again with another profile name."
 	case CodeAlreadyPurchased:
-		if in.is(toolPurchaseHistory) {
-			return "Use your earlier purchase, or call mindvault_buy with allowRepeat: true to pay for it again."
+		again := "buy it again with allowRepeat: true."
+		if buy := in.named(RoleBuy); buy != "" {
+			again = "call " + buy + " with allowRepeat: true to pay for it again."
 		}
-		if in.is(toolBuy) {
-			return "Use your earlier purchase (mindvault_purchase_history lists it), or call " + toolBuy + " again with allowRepeat: true to pay for it again."
-		}
-		return "Use your earlier purchase (mindvault_purchase_history lists it), or call mindvault_buy with allowRepeat: true to pay for it again."
+		return "Use your earlier purchase" + in.clause(RoleHistory, " (", " lists it)") + ", or " + again
 	case CodeBudgetExceeded:
 		return "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid."
 	case CodeDuplicatePayment:
-		if in.is(toolPurchaseHistory) {
-			return "Do not pay again: the payment for this intent already settled once."
-		}
-		return "Do not pay again: the payment for this intent already settled once; mindvault_purchase_history shows it."
+		return "Do not pay again: the payment for this intent already settled once" + in.clause(RoleHistory, "; ", " shows it") + "."
 	case CodeTxBadSequence:
 		return "Retry once: a new call rebuilds the transaction with a fresh sequence number."
 	case CodeTxExpired:
@@ -299,44 +237,35 @@ func creatorNext(in nextInput) string {
 	then := ", then " + in.again() + "."
 	if in.creator != "" {
 		return "Pass the profile whose wallet is " + in.creator + ", the resource's creator (the wallet that registered it" +
-			in.mention(toolListProfiles, "; mindvault_list_profiles shows each profile's address") + ")" + then
+			in.clause(RoleProfiles, "; ", " shows each profile's address") + ")" + then
 	}
-	if in.is(toolRegistryLookup) {
-		return "Pass the profile of the resource's creator, the wallet that registered it" + then
-	}
-	return "Pass the profile of the resource's creator, the wallet that registered it (check it with mindvault_registry_lookup)" + then
+	return "Pass the profile of the resource's creator, the wallet that registered it" + in.clause(RoleEntry, " (check it with ", ")") + then
 }
 
 // credentialsNext answers a profile without the wallet or API key the tool needs.
 func credentialsNext(in nextInput) string {
-	switch {
-	case in.is(toolPublish, toolRegisterOnchain):
-		return "Give the profile what it lacks (mindvault_setup_wallet creates a wallet, mindvault_register stores a publisher API key), or pass another profile (mindvault_list_profiles shows them), then " + in.again() + "."
-	case in.is(toolRegister):
-		return "Pass walletAddress, or a profile with a wallet (mindvault_list_profiles shows them; mindvault_setup_wallet creates one), and call " + toolRegister + " again."
-	case in.is(toolSetupWallet):
-		return "Call " + toolSetupWallet + " again with another profile name (mindvault_list_profiles shows the existing ones)."
-	case in.is(toolListProfiles):
-		return "Ask the operator to check the credential store: its profiles could not be read."
-	case creatorWrites[in.tool]:
-		return "Pass the profile whose wallet created the resource (mindvault_registry_lookup shows its creator, mindvault_list_profiles each profile's address), then " + in.again() + "."
+	then := ", then " + in.again() + "."
+	if in.guide.CreatorWrite {
+		entry, profiles := in.named(RoleEntry), in.named(RoleProfiles)
+		switch {
+		case entry != "" && profiles != "":
+			return "Pass the profile whose wallet created the resource (" + entry + " shows its creator, " + profiles + " each profile's address)" + then
+		case entry != "":
+			return "Pass the profile whose wallet created the resource (" + entry + " shows its creator)" + then
+		}
+		return "Pass the profile whose wallet created the resource" + in.clause(RoleProfiles, " (", " shows each profile's address)") + then
 	}
-	return "Pass a profile that exists and has a wallet (mindvault_list_profiles lists them; mindvault_setup_wallet creates one), then " + in.again() + "."
+	return "Pass a profile that exists and has a wallet" +
+		parens(in.clause(RoleProfiles, "", " lists them"), in.clause(RoleNewWallet, "", " creates one")) + then
 }
 
 // authNext answers a service that refused the credentials (HTTP 401, 403).
 func authNext(in nextInput) string {
 	switch {
-	case in.is(toolPublish, toolRegisterOnchain):
-		return "Register the profile as a publisher with mindvault_register, or pass a profile that is one (mindvault_list_profiles shows which), then " + in.again() + "."
-	case in.is(toolRegister):
-		return "Call " + toolRegister + " again with another profile (mindvault_list_profiles lists them), or ask the operator why the MindVault API refused the registration."
-	case in.is(toolSetupWallet):
-		return "Ask the operator to check this endpoint's access to the sponsored-account service: it refused to create the wallet."
-	case creatorWrites[in.tool]:
+	case in.guide.CreatorWrite:
 		return creatorNext(in)
-	case withProfile[in.tool]:
-		return "Pass a profile your access token may use (mindvault_list_profiles lists them), then " + in.again() + "."
+	case in.guide.Profile:
+		return "Pass a profile your access token may use" + in.clause(RoleProfiles, " (", " lists them)") + ", then " + in.again() + "."
 	}
 	return "Ask the operator to check this endpoint's access to the " + in.src.Label() + ": it refused the request."
 }
@@ -344,32 +273,16 @@ func authNext(in nextInput) string {
 // notFoundNext answers an id the service does not know.
 func notFoundNext(in nextInput) string {
 	switch {
-	case in.is(toolBrowse, toolSearch, toolAgentStatus, toolHealth, toolNetworkProfile, toolRegistryInfo, toolListProfiles):
-		// These name no id: the route itself is missing.
-		return "Ask the operator to check the service URLs this endpoint uses" + in.mention(toolNetworkProfile, " (mindvault_network_profile shows them)") + ": the route was not found."
-	case creatorWrites[in.tool]:
-		return "Confirm the id with mindvault_registry_lookup (the resource must be registered on chain; mindvault_register_onchain registers your verified one), then call " + in.tool + " with it."
-	case in.is(toolRegisterOnchain):
-		return "Confirm the id of your resource with mindvault_publish_status, then call " + toolRegisterOnchain + " with it."
-	case in.is(toolPublish, toolPublishStatus):
-		return "Confirm the id of your resource with mindvault_browse or mindvault_search, then call " + in.tool + " with it."
+	case in.guide.NoID:
+		// The tool names no id: the route itself is missing.
+		return "Ask the operator to check the service URLs this endpoint uses" + in.clause(RoleServices, " (", " shows them)") + ": the route was not found."
+	case in.guide.CreatorWrite:
+		return "Confirm the id" + in.clause(RoleEntry, " with ", "") + " (the resource must be registered on chain" +
+			in.clause(RoleRegisterOnchain, "; ", " registers your verified one") + "), then call " + in.tool + " with it."
 	case in.tool == "":
-		return "Confirm the id with mindvault_browse or mindvault_search, then retry with it."
+		return "Confirm the id" + in.clause(RoleFind, " with ", "") + ", then retry with it."
 	}
-	return "Confirm the id with mindvault_browse or mindvault_search, then call " + in.tool + " with it."
-}
-
-// conflictNext answers a service that says the request conflicts with the current state.
-func conflictNext(in nextInput) string {
-	switch {
-	case in.is(toolRegister):
-		return "Call " + toolRegister + " again with another email, or, if this email is yours, use the profile already registered with it (mindvault_list_profiles shows which profiles are publishers)."
-	case in.is(toolPublish):
-		return "Call " + toolPublish + " again with another title or externalUrl, or resume the resource you already created with its resourceId."
-	case in.is(toolRegisterOnchain):
-		return "Check the resource with mindvault_registry_lookup: the service reports it already registered on chain."
-	}
-	return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again: the service says the request conflicts with it."
+	return "Confirm the id" + in.clause(RoleFind, " with ", "") + ", then call " + in.tool + " with it."
 }
 
 func categoryNext(in nextInput) string {
@@ -383,10 +296,7 @@ func categoryNext(in nextInput) string {
 		}
 		return "Retry in a moment; if it keeps timing out, ask the operator to raise " + in.timeoutVar + "."
 	case CategoryPayment:
-		if in.is(toolWalletInfo) {
-			return "Fund the wallet with USDC, then retry."
-		}
-		return "Check the wallet with mindvault_wallet_info and fund it with USDC, then " + in.again() + "."
+		return "Check the wallet" + in.clause(RoleWallet, " with ", "") + " and fund it with USDC, then " + in.again() + "."
 	case CategoryValidation:
 		return "Correct the invalid arguments and call " + toolOr(in.tool, "the tool") + " again" + allowedClause(in) + "."
 	case CategoryAuth:
@@ -394,7 +304,7 @@ func categoryNext(in nextInput) string {
 	case CategoryNotFound:
 		return notFoundNext(in)
 	case CategoryConflict:
-		return conflictNext(in)
+		return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again: the service says the request conflicts with it."
 	case CategoryRateLimit:
 		if in.defaultWait {
 			return "Wait " + itoa(*in.retryAfter) + " s (the service did not say how long), then retry."
@@ -406,10 +316,7 @@ func categoryNext(in nextInput) string {
 	case CategoryServer:
 		return nextServer
 	case CategoryContract:
-		if in.is(toolRegistryInfo) {
-			return "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: the contract did not answer as the vault registry."
-		}
-		return nextContract
+		return "Verify the contract ID and network" + in.clause(RoleContract, " with ", "") + "."
 	}
 	return nextUnknown
 }

@@ -206,20 +206,16 @@ func TestCategoryNext(t *testing.T) {
 	}
 }
 
-// TestCodeNext pins the codes whose category sentence would mislead.
+// TestCodeNext pins the codes whose category sentence would mislead. The sentences a tool
+// declares for itself are pinned with its Guide (internal/tools, TestToolAdvice).
 func TestCodeNext(t *testing.T) {
 	cases := []struct {
 		code, tool, next string
 		retry            Retry
 	}{
-		{CodePriceAboveCap, "mindvault_buy", "Raise maxPriceUsdc to at least the price and call mindvault_buy again, or choose a cheaper resource.", RetryAfterAction},
-		{CodePriceAboveCap, "mindvault_publish", "Raise maxFeeUsdc to at least the verification fee (mindvault_agent_status shows it) and call mindvault_publish again.", RetryAfterAction},
 		{CodePriceChanged, "mindvault_buy", "Check the new price with mindvault_preview, then call mindvault_buy again.", RetryAfterAction},
 		{CodePriceMismatch, "mindvault_buy", "Compare the API and on-chain prices with mindvault_check_consistency, then call mindvault_buy again once the publisher has synced them.", RetryNo},
-		{CodeUnsupportedRequirement, "mindvault_buy", "Choose another resource: this seller asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid.", RetryNo},
-		{CodeFeesNotSponsored, "mindvault_buy", "Choose another resource: this seller does not sponsor network fees, which this endpoint requires, and nothing was paid.", RetryNo},
 		{CodeMainnetNotConfirmed, "mindvault_set_price", "Call mindvault_set_price again with confirmMainnet: true if you intend to change state on mainnet.", RetryAfterCorrection},
-		{CodeReadOnlyStore, "mindvault_setup_wallet", "Use an existing profile (mindvault_list_profiles lists them), or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.", RetryAfterAction},
 		{CodeProfileExists, "mindvault_setup_wallet", "Use the existing profile, or call mindvault_setup_wallet again with another profile name.", RetryNo},
 		{CodeProfileNotAllowed, "mindvault_wallet_info", "Use a profile your access token may use (mindvault_list_profiles lists them), or ask the operator to bind this one.", RetryAfterAction},
 		{CodeAccountMissing, "mindvault_buy", "Create a funded wallet with mindvault_setup_wallet, or fund the address, then call mindvault_buy again.", RetryAfterCorrection},

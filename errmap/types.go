@@ -154,7 +154,7 @@ type Issue struct {
 type Facts struct {
 	Source    Source // which service; empty or unknown is treated as SourceRequest
 	Operation string // line-1 label (the endpoint's own), e.g. "Browse failed", "Buy failed [402]"
-	Tool      string // tool name: the Next line is chosen per code and per tool
+	Tool      string // tool name: the Next line is chosen per code and per tool, as the tool's Guide declares
 
 	Status     int         // HTTP status, 0 when none
 	Header     http.Header // response headers (Retry-After, X-RateLimit-*, RateLimit-*)
@@ -214,11 +214,6 @@ func (u Upstream) empty() bool {
 type NextAction struct {
 	Tool      string         `json:"tool"`
 	Arguments map[string]any `json:"arguments"` // strings, booleans and whole numbers only
-}
-
-// TxStatusAction is the step that settles an unknown transaction outcome: look the hash up.
-func TxStatusAction(hash string) *NextAction {
-	return &NextAction{Tool: "mindvault_tx_status", Arguments: map[string]any{"txHash": hash}}
 }
 
 // Diagnostic is the machine-readable failure placed in _meta["io.mindvault/error"].

@@ -31,7 +31,8 @@ var agentStatus = Spec[requests.AgentStatus, AgentStatusOutput]{
 	Description: `Shows the MindVault verification agent's fee per verification (paid in USDC when
 		publishing), its network, status and statistics. Free. Check the fee before
 		mindvault_publish.`,
-	Kind: lookup(errmap.SourceAPI),
+	Kind:  lookup(errmap.SourceAPI),
+	Guide: errmap.Guide{NoID: true},
 	Run: func(ctx context.Context, d *Deps, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
 		a, err := d.API.AgentStatus(ctx)
 		if err != nil {

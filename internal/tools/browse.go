@@ -47,7 +47,8 @@ var browse = Spec[requests.Browse, CatalogOutput]{
 	Description: `Lists paid knowledge resources in the MindVault catalog with optional filters (keyword,
 		price range, verification status, type, owner, tags, listed), sort and paging. Free. Follow
 		with mindvault_preview for one resource's details and price, then mindvault_buy.`,
-	Kind: lookup(errmap.SourceAPI),
+	Kind:  lookup(errmap.SourceAPI),
+	Guide: errmap.Guide{Role: errmap.RoleFind, NoID: true},
 	Run: func(ctx context.Context, d *Deps, req *requests.Browse) (*CatalogOutput, error) {
 		return catalog(ctx, d, req, false)
 	},
@@ -62,7 +63,8 @@ var search = Spec[requests.Search, CatalogOutput]{
 	Description: `Searches the MindVault catalog by keyword and/or filters (at least one criterion). Free.
 		Returns count 0 with a message when nothing matches. Follow with mindvault_preview, then
 		mindvault_buy.`,
-	Kind: lookup(errmap.SourceAPI),
+	Kind:  lookup(errmap.SourceAPI),
+	Guide: errmap.Guide{Role: errmap.RoleFind, NoID: true},
 	Run: func(ctx context.Context, d *Deps, req *requests.Search) (*CatalogOutput, error) {
 		return catalog(ctx, d, (*requests.Browse)(req), true)
 	},

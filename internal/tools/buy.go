@@ -114,6 +114,14 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		or the file is too large to deliver. Use dryRun first; call mindvault_preview for the price
 		and mindvault_wallet_info for funds.`,
 	Kind: paying(errmap.SourceX402),
+	Guide: errmap.Guide{Role: errmap.RoleBuy,
+		Codes: map[string]string{
+			errmap.CodePriceAboveCap:          "Raise maxPriceUsdc to at least the price and call mindvault_buy again, or choose a cheaper resource.",
+			errmap.CodeUnsupportedRequirement: "Choose another resource: this seller asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid.",
+			errmap.CodeFeesNotSponsored:       "Choose another resource: this seller does not sponsor network fees, which this endpoint requires, and nothing was paid.",
+			errmap.CodeAlreadyPurchased:       "Use your earlier purchase (mindvault_purchase_history lists it), or call mindvault_buy again with allowRepeat: true to pay for it again.",
+		},
+	},
 	// A dry run signs and sends nothing: it needs no mainnet confirmation.
 	DryRun: DryRunExempt,
 	Run: func(ctx context.Context, d *Deps, req *requests.Buy) (_ *BuyOutput, err error) {

@@ -40,6 +40,9 @@ var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
 		(price in 7-decimal units, listed, creator wallet), reading both in parallel. Free. Use it
 		before buying to confirm the price and owner on chain.`,
 	Kind: lookup(errmap.SourceRegistry),
+	Guide: errmap.Guide{Role: errmap.RoleCompare,
+		Codes: map[string]string{errmap.CodePriceMismatch: "Call mindvault_check_consistency again once the publisher has synced the API and on-chain prices."},
+	},
 	Run: func(ctx context.Context, d *Deps, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
 		var (
 			meta         *mindvault.Meta

@@ -63,6 +63,10 @@ type Spec[Req, Out any] struct {
 	// Kind is what the tool reads and what it may change: its failures' default source, its
 	// hints and its mainnet policy.
 	Kind
+	// Guide is what the Next line of the tool's failures needs: the role it plays for other
+	// tools' advice, its traits and its own sentences (errmap.Guide). Its Profile trait is not
+	// declared: it is read from the request model (a profile argument).
+	Guide errmap.Guide
 	// DryRun and Guards are the call's other policies, which Define enforces with the mainnet
 	// policy after validation and before Run (policy.go).
 	DryRun DryRun

@@ -13,7 +13,10 @@
 // `go generate ./internal/tools/` (internal/gen/schemagen) and checked by TestGeneratedDefinitions, so a
 // process starts without reflecting a schema and the deployed binary has no schema reflector.
 // Policy every state-changing tool shares (the mainnet confirmation, what a dry run may skip,
-// guards) is declared in the tool's Spec and enforced by Define before the handler runs.
+// guards) is declared in the tool's Spec and enforced by Define before the handler runs. So is
+// what the advice of its failures needs (Spec.Guide: the role it plays for other tools' advice,
+// its traits, its own Next sentences), which all.go declares to errmap when the process starts:
+// errmap, the layer below, names no tool.
 //
 // Where things are: tool mindvault_x lives in x.go, except that
 // browse.go holds mindvault_search too (they share the catalog code) and registry_writes.go
@@ -25,7 +28,7 @@
 // confirm_seams.go what each tool hands it right before paying or sending, secrets.go the
 // per-call secret collector, deps.go what handlers call
 // and how they load credentials, helpers.go the small helpers several tools share, and
-// all.go the list of tools this build serves. Each tool is tested through the wire, against
+// all.go the list of tools this build serves (and declares to errmap). Each tool is tested through the wire, against
 // the sandbox, in test/e2e (one file per area: payments, purchases, writes, registry, publish,
 // confirmation, the agent's loop), and the shared machinery here (define_test.go, policy_test.go,
 // seams_test.go, the definitions); a tool with logic of its own besides has its own x_test.go.

@@ -50,7 +50,8 @@ var health = Spec[requests.Health, HealthOutput]{
 		consistency. healthy is true only when every check passed. Free. An unhealthy dependency is
 		reported in checks, never as an error; call it when other tools fail with network, server or
 		contract errors.`,
-	Kind: lookup(errmap.SourceRequest),
+	Kind:  lookup(errmap.SourceRequest),
+	Guide: errmap.Guide{NoID: true},
 	Run: func(ctx context.Context, d *Deps, _ *requests.Health) (*HealthOutput, error) {
 		probes := []func() HealthCheck{
 			func() HealthCheck { return timed("MindVault API", func() (string, error) { return d.probeAPI(ctx) }) },

@@ -35,6 +35,12 @@ var listProfiles = Spec[requests.ListProfiles, ListProfilesOutput]{
 		is a registered publisher; never shows secrets. Free, no network calls beyond the credential
 		store.`,
 	Kind: introspection(errmap.SourceCredentials),
+	Guide: errmap.Guide{Role: errmap.RoleProfiles, NoID: true,
+		Codes: map[string]string{
+			errmap.CodeTxBadAuth:          "Use the profile whose wallet signs for this account, then retry.",
+			errmap.CodeCredentialsMissing: "Ask the operator to check the credential store: its profiles could not be read.",
+		},
+	},
 	Run: func(ctx context.Context, d *Deps, _ *requests.ListProfiles) (*ListProfilesOutput, error) {
 		out := &ListProfilesOutput{DefaultProfile: d.Config.DefaultProfile, Store: d.Store.Kind()}
 		withheld, err := d.usableProfiles(ctx, out)

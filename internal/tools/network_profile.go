@@ -82,7 +82,8 @@ var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
 		this endpoint uses, with warnings for settings that differ from the network preset. Free,
 		reads configuration only (no network calls). Call it first to confirm testnet vs mainnet
 		before buying or writing on-chain.`,
-	Kind: introspection(errmap.SourceRequest),
+	Kind:  introspection(errmap.SourceRequest),
+	Guide: errmap.Guide{Role: errmap.RoleServices, NoID: true},
 	Run: func(_ context.Context, d *Deps, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
 		return describeNetwork(d.Config), nil
 	},

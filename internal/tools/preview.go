@@ -31,6 +31,9 @@ var preview = Spec[requests.Preview, PreviewOutput]{
 	Description: `Shows one resource's title, description, price in USDC, type, verification and on-chain
 		status before buying. Free. Call it before mindvault_buy to know the exact price.`,
 	Kind: lookup(errmap.SourceAPI),
+	Guide: errmap.Guide{Role: errmap.RolePrice,
+		Codes: map[string]string{errmap.CodePriceChanged: "Call mindvault_preview again after a moment: the price changed while it was read."},
+	},
 	Run: func(ctx context.Context, d *Deps, req *requests.Preview) (*PreviewOutput, error) {
 		m, err := d.API.Meta(ctx, req.ResourceID)
 		if err != nil {

@@ -86,6 +86,18 @@ var publish = Spec[requests.Publish, PublishOutput]{
 		reported; a failure after creation says what exists and gives the resume call. Use dryRun
 		first.`,
 	Kind: paying(errmap.SourceAPI),
+	Guide: errmap.Guide{
+		Codes: map[string]string{
+			errmap.CodePriceAboveCap:      "Raise maxFeeUsdc to at least the verification fee (mindvault_agent_status shows it) and call mindvault_publish again.",
+			errmap.CodePriceChanged:       "Check the verification fee with mindvault_agent_status, then call mindvault_publish again.",
+			errmap.CodeCredentialsMissing: "Give the profile what it lacks (mindvault_setup_wallet creates a wallet, mindvault_register stores a publisher API key), or pass another profile (mindvault_list_profiles shows them), then call mindvault_publish again.",
+		},
+		Categories: map[errmap.Category]string{
+			errmap.CategoryAuth:     "Register the profile as a publisher with mindvault_register, or pass a profile that is one (mindvault_list_profiles shows which), then call mindvault_publish again.",
+			errmap.CategoryNotFound: "Confirm the id of your resource with mindvault_browse or mindvault_search, then call mindvault_publish with it.",
+			errmap.CategoryConflict: "Call mindvault_publish again with another title or externalUrl, or resume the resource you already created with its resourceId.",
+		},
+	},
 	// A dry run checks the confirmation too: it passes only when the real call would.
 	DryRun: DryRunChecked,
 	Run: func(ctx context.Context, d *Deps, req *requests.Publish) (*PublishOutput, error) {

@@ -50,6 +50,11 @@ var publishStatus = Spec[requests.PublishStatus, PublishStatusOutput]{
 		waitSeconds it polls every 2 s until verification settles or the time is up. Call it after
 		mindvault_publish.`,
 	Kind: lookup(errmap.SourceAPI),
+	Guide: errmap.Guide{
+		Categories: map[errmap.Category]string{
+			errmap.CategoryNotFound: "Confirm the id of your resource with mindvault_browse or mindvault_search, then call mindvault_publish_status with it.",
+		},
+	},
 	Run: func(ctx context.Context, d *Deps, req *requests.PublishStatus) (*PublishStatusOutput, error) {
 		until := time.Now().Add(time.Duration(req.WaitSeconds) * time.Second)
 		if dl, ok := ctx.Deadline(); ok && dl.Add(-transport.Margin-PollInterval).Before(until) {

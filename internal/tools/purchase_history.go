@@ -42,7 +42,8 @@ var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 		title, amount, settlement transaction, time, payment id), newest first, optionally for one
 		resourceId. Free. mindvault_buy refuses to buy a listed resource again unless allowRepeat is
 		true. No record is a normal result with count 0 and a message.`,
-	Kind: lookup(errmap.SourceAPI),
+	Kind:  lookup(errmap.SourceAPI),
+	Guide: errmap.Guide{Role: errmap.RoleHistory},
 	Run: func(ctx context.Context, d *Deps, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
 		ctx, p, addr, err := d.address(ctx, req.Profile)
 		if err != nil {

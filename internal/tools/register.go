@@ -29,6 +29,16 @@ var register = Spec[requests.Register, RegisterOutput]{
 		the credential profile (never shown). Free. Needed once before mindvault_publish. An email
 		already registered is a conflict.`,
 	Kind: action(errmap.SourceAPI),
+	Guide: errmap.Guide{
+		Codes: map[string]string{
+			errmap.CodeReadOnlyStore:      "Use an existing profile (mindvault_list_profiles lists them), or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.",
+			errmap.CodeCredentialsMissing: "Pass walletAddress, or a profile with a wallet (mindvault_list_profiles shows them; mindvault_setup_wallet creates one), and call mindvault_register again.",
+		},
+		Categories: map[errmap.Category]string{
+			errmap.CategoryAuth:     "Call mindvault_register again with another profile (mindvault_list_profiles lists them), or ask the operator why the MindVault API refused the registration.",
+			errmap.CategoryConflict: "Call mindvault_register again with another email, or, if this email is yours, use the profile already registered with it (mindvault_list_profiles shows which profiles are publishers).",
+		},
+	},
 	Run: func(ctx context.Context, d *Deps, req *requests.Register) (*RegisterOutput, error) {
 		// The key is shown once: a store that cannot keep it must refuse before asking.
 		if d.Store.ReadOnly() {

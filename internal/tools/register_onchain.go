@@ -44,6 +44,16 @@ var registerOnchain = Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
 		prepared transaction, signs it with the profile's wallet and submits it through the API.
 		Needs a wallet and an API key. Already registered is a conflict (no action needed).`,
 	Kind: action(errmap.SourceAPI),
+	Guide: errmap.Guide{Role: errmap.RoleRegisterOnchain,
+		Codes: map[string]string{
+			errmap.CodeCredentialsMissing: "Give the profile what it lacks (mindvault_setup_wallet creates a wallet, mindvault_register stores a publisher API key), or pass another profile (mindvault_list_profiles shows them), then call mindvault_register_onchain again.",
+		},
+		Categories: map[errmap.Category]string{
+			errmap.CategoryAuth:     "Register the profile as a publisher with mindvault_register, or pass a profile that is one (mindvault_list_profiles shows which), then call mindvault_register_onchain again.",
+			errmap.CategoryNotFound: "Confirm the id of your resource with mindvault_publish_status, then call mindvault_register_onchain with it.",
+			errmap.CategoryConflict: "Check the resource with mindvault_registry_lookup: the service reports it already registered on chain.",
+		},
+	},
 	Run: func(ctx context.Context, d *Deps, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
 		ctx, p, kp, err := d.publisher(ctx, req.Profile)
 		if err != nil {

@@ -37,6 +37,11 @@ var registryInfo = Spec[requests.RegistryInfo, RegistryInfoOutput]{
 		plus the contract's own registry_info when it is reachable (liveError otherwise; this tool
 		always answers). Free. Call it when registry tools fail with contract errors.`,
 	Kind: lookup(errmap.SourceRegistry),
+	Guide: errmap.Guide{Role: errmap.RoleContract, NoID: true,
+		Categories: map[errmap.Category]string{
+			errmap.CategoryContract: "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: the contract did not answer as the vault registry.",
+		},
+	},
 	Run: func(ctx context.Context, d *Deps, _ *requests.RegistryInfo) (*RegistryInfoOutput, error) {
 		c := d.Config
 		out := &RegistryInfoOutput{

@@ -41,7 +41,8 @@ var registryLookup = Spec[requests.RegistryLookup, LookupOutput]{
 		metadata, listed, tags) without trusting the MindVault API. Free (a simulation, nothing is
 		submitted). A resource that is not on chain is a normal result with found: false and what to
 		do next.`,
-	Kind: lookup(errmap.SourceRegistry),
+	Kind:  lookup(errmap.SourceRegistry),
+	Guide: errmap.Guide{Role: errmap.RoleEntry},
 	Run: func(ctx context.Context, d *Deps, req *requests.RegistryLookup) (*LookupOutput, error) {
 		out := &LookupOutput{ResourceID: req.ResourceID, ContractID: d.Config.RegistryContract, Network: string(d.Config.Network)}
 		if !registry.OnchainID(req.ResourceID) {

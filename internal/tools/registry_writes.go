@@ -166,6 +166,7 @@ func writeSpec[Req any, P interface {
 	return Spec[Req, WriteOutput]{
 		Name: w.name, Title: w.title, Description: w.does + " " + writeCost, Toolset: config.ToolsetRegistryWrites,
 		Operation: w.operation, Kind: action(errmap.SourceRegistry).withHints(w.hints),
+		Guide: errmap.Guide{CreatorWrite: true},
 		Run: func(ctx context.Context, d *Deps, req *Req) (*WriteOutput, error) {
 			c, err := w.change(req)
 			if err != nil {

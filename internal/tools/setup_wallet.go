@@ -59,6 +59,16 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 		warning); a new account with any signer besides that key is reported as an error. Fund it
 		with USDC, then check mindvault_wallet_info.`,
 	Kind: action(errmap.SourceSponsor),
+	Guide: errmap.Guide{Role: errmap.RoleNewWallet,
+		Codes: map[string]string{
+			errmap.CodeReadOnlyStore:      "Use an existing profile (mindvault_list_profiles lists them), or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.",
+			errmap.CodeAccountMissing:     "Fund the new account's address with XLM so it exists on the network, then check it with mindvault_wallet_info.",
+			errmap.CodeCredentialsMissing: "Call mindvault_setup_wallet again with another profile name (mindvault_list_profiles shows the existing ones).",
+		},
+		Categories: map[errmap.Category]string{
+			errmap.CategoryAuth: "Ask the operator to check this endpoint's access to the sponsored-account service: it refused to create the wallet.",
+		},
+	},
 	Run: func(ctx context.Context, d *Deps, req *requests.SetupWallet) (*SetupWalletOutput, error) {
 		if !auth.Permits(ctx, req.Profile) {
 			return nil, credentials.NotAllowed(req.Profile)

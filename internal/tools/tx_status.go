@@ -38,7 +38,8 @@ var txStatus = Spec[requests.TxStatus, TxStatusOutput]{
 	Description: `Looks up a Stellar transaction by hash on the configured Stellar RPC: SUCCESS, FAILED (with
 		the result code) or NOT_FOUND (not applied yet, another network, or outside the RPC's
 		retention window). Free. Use it after a payment or on-chain write whose outcome is unknown.`,
-	Kind: lookup(errmap.SourceRPC),
+	Kind:  lookup(errmap.SourceRPC),
+	Guide: errmap.Guide{Role: errmap.RoleTxStatus},
 	Run: func(ctx context.Context, d *Deps, req *requests.TxStatus) (*TxStatusOutput, error) {
 		tx, err := d.RPC.GetTransaction(ctx, req.TxHash)
 		if err != nil {

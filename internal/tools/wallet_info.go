@@ -52,6 +52,15 @@ var walletInfo = Spec[requests.WalletInfo, WalletInfoOutput]{
 		registered publisher. Free; never shows secrets. Call it before mindvault_buy or when a
 		payment fails.`,
 	Kind: lookup(errmap.SourceHorizon),
+	// The wallet is the one the advice would point to: fund it and retry.
+	Guide: errmap.Guide{Role: errmap.RoleWallet,
+		Codes: map[string]string{
+			errmap.CodeInsufficientUSDC:    "Fund the wallet with USDC, then retry.",
+			errmap.CodeTrustlineMissing:    "Add a USDC trustline to the wallet, then retry.",
+			errmap.CodeInsufficientBalance: "Fund the wallet with XLM for network fees, then retry.",
+		},
+		Categories: map[errmap.Category]string{errmap.CategoryPayment: "Fund the wallet with USDC, then retry."},
+	},
 	Run: func(ctx context.Context, d *Deps, req *requests.WalletInfo) (*WalletInfoOutput, error) {
 		ctx, p, addr, err := d.address(ctx, req.Profile)
 		if err != nil {
