@@ -301,6 +301,24 @@ func (c *checker) call(ctx context.Context, check, tool string, args map[string]
 	return &res, true
 }
 
+// tryTool calls tool for check when the endpoint offers it, and reports a skip, a failed call
+// or a tool error itself; ok is true only for a successful result.
+func (c *checker) tryTool(ctx context.Context, tools map[string]bool, check, tool string, args map[string]any) (*callResult, bool) {
+	if !tools[tool] {
+		c.skip(check, tool+" is not enabled here")
+		return nil, false
+	}
+	res, ok := c.call(ctx, check, tool, args)
+	if !ok {
+		return nil, false
+	}
+	if res.IsError {
+		c.toolFailed(check, res)
+		return nil, false
+	}
+	return res, true
+}
+
 // toolFailed reports a tool error with its code and the endpoint's own next step, plus the
 // operator's hint for the codes a fresh deployment meets.
 func (c *checker) toolFailed(check string, res *callResult) {
@@ -337,16 +355,8 @@ var codeHints = map[string]string{
 
 func (c *checker) networkProfile(ctx context.Context, tools map[string]bool) {
 	const name, tool = "network profile", "mindvault_network_profile"
-	if !tools[tool] {
-		c.skip(name, tool+" is not enabled here")
-		return
-	}
-	res, ok := c.call(ctx, name, tool, map[string]any{})
+	res, ok := c.tryTool(ctx, tools, name, tool, map[string]any{})
 	if !ok {
-		return
-	}
-	if res.IsError {
-		c.toolFailed(name, res)
 		return
 	}
 	var p struct {
@@ -378,16 +388,8 @@ func (c *checker) profileArgs() map[string]any {
 
 func (c *checker) walletInfo(ctx context.Context, tools map[string]bool) {
 	const name, tool = "wallet", "mindvault_wallet_info"
-	if !tools[tool] {
-		c.skip(name, tool+" is not enabled here")
-		return
-	}
-	res, ok := c.call(ctx, name, tool, c.profileArgs())
+	res, ok := c.tryTool(ctx, tools, name, tool, c.profileArgs())
 	if !ok {
-		return
-	}
-	if res.IsError {
-		c.toolFailed(name, res)
 		return
 	}
 	var w struct {
@@ -416,16 +418,8 @@ func (c *checker) walletInfo(ctx context.Context, tools map[string]bool) {
 
 func (c *checker) health(ctx context.Context, tools map[string]bool) {
 	const name, tool = "health", "mindvault_health"
-	if !tools[tool] {
-		c.skip(name, tool+" is not enabled here")
-		return
-	}
-	res, ok := c.call(ctx, name, tool, map[string]any{})
+	res, ok := c.tryTool(ctx, tools, name, tool, map[string]any{})
 	if !ok {
-		return
-	}
-	if res.IsError {
-		c.toolFailed(name, res)
 		return
 	}
 	var h struct {
@@ -453,16 +447,8 @@ func (c *checker) health(ctx context.Context, tools map[string]bool) {
 // browse lists the cheapest resources and returns the id the dry run buys.
 func (c *checker) browse(ctx context.Context, tools map[string]bool) string {
 	const name, tool = "browse", "mindvault_browse"
-	if !tools[tool] {
-		c.skip(name, tool+" is not enabled here")
-		return c.o.Resource
-	}
-	res, ok := c.call(ctx, name, tool, map[string]any{"sort": "price_asc", "limit": 5})
+	res, ok := c.tryTool(ctx, tools, name, tool, map[string]any{"sort": "price_asc", "limit": 5})
 	if !ok {
-		return c.o.Resource
-	}
-	if res.IsError {
-		c.toolFailed(name, res)
 		return c.o.Resource
 	}
 	var cat struct {
