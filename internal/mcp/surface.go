@@ -308,55 +308,32 @@ func (s *Server) promptEnabled(v *view, name string) (bool, string) {
 
 // toolNames and toolDefs are the tools v offers, in the registry's order.
 func (s *Server) toolNames(v *view) []string {
-	if v.full() {
-		return s.Tools.Names()
-	}
-	var out []string
-	for _, n := range s.Tools.Names() {
-		if s.enabled(v, n) {
-			out = append(out, n)
-		}
-	}
-	return out
+	return offered(v, s.Tools.Names(), s.Tools.Names(), func(n string) bool { return s.enabled(v, n) })
 }
 
 func (s *Server) toolDefs(v *view) []json.RawMessage {
-	defs := s.Tools.Definitions()
-	if v.full() {
-		return defs
-	}
-	out := []json.RawMessage{}
-	for i, n := range s.Tools.Names() {
-		if i < len(defs) && s.enabled(v, n) {
-			out = append(out, defs[i])
-		}
-	}
-	return out
+	return offered(v, s.Tools.Names(), s.Tools.Definitions(), func(n string) bool { return s.enabled(v, n) })
 }
 
 // promptNames and promptDefs are the prompts v offers, in the prompt set's order.
 func (s *Server) promptNames(v *view) []string {
-	if v.full() {
-		return s.Prompts.Names()
-	}
-	var out []string
-	for _, n := range s.Prompts.Names() {
-		if ok, _ := s.promptEnabled(v, n); ok {
-			out = append(out, n)
-		}
-	}
-	return out
+	return offered(v, s.Prompts.Names(), s.Prompts.Names(), func(n string) bool { ok, _ := s.promptEnabled(v, n); return ok })
 }
 
 func (s *Server) promptDefs(v *view) []json.RawMessage {
-	defs := s.Prompts.Definitions()
+	return offered(v, s.Prompts.Names(), s.Prompts.Definitions(), func(n string) bool { ok, _ := s.promptEnabled(v, n); return ok })
+}
+
+// offered keeps the items (listed in the order of names) whose name v enables; the full
+// surface keeps the list as it is, without a copy.
+func offered[T any](v *view, names []string, items []T, enabled func(string) bool) []T {
 	if v.full() {
-		return defs
+		return items
 	}
-	out := []json.RawMessage{}
-	for i, n := range s.Prompts.Names() {
-		if ok, _ := s.promptEnabled(v, n); ok && i < len(defs) {
-			out = append(out, defs[i])
+	out := []T{}
+	for i, n := range names {
+		if i < len(items) && enabled(n) {
+			out = append(out, items[i])
 		}
 	}
 	return out
