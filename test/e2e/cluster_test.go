@@ -62,7 +62,7 @@ type clusterProc struct {
 func newCluster(t *testing.T, n int, vars map[string]string) *cluster {
 	t.Helper()
 	bin := deployedBinary(t)
-	sb, err := sandbox.Start(sandbox.Options{})
+	sb, err := sandbox.Start(sandbox.Options{ApplyDelay: fastApply})
 	if err != nil {
 		t.Fatal(err)
 	}

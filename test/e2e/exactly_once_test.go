@@ -68,16 +68,6 @@ type onceRoute struct {
 // "yes" when something was provably created before), never "no". The count comes from the
 // sandbox, not from the product.
 func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
-	// Short service timeouts keep the timeout cells quick; loopback answers far faster.
-	e := newEnv(t, map[string]string{
-		"MINDVAULT_HTTP_TIMEOUT_MS": "3000", "MINDVAULT_PAYMENT_TIMEOUT_MS": "3000", "MINDVAULT_RPC_TIMEOUT_MS": "3000",
-	})
-	demo, _ := e.b.Deps.Store.Get(context.Background(), "demo")
-	demo.APIKey = e.sb.DemoAPIKey
-	if err := e.b.Deps.Store.Update(context.Background(), demo); err != nil {
-		t.Fatal(err)
-	}
-	demoID := ownedBy(e, e.sb.Demo.Address)
 	publish := func(e *env, n int) result {
 		return e.call("mindvault_publish", fmt.Sprintf(`{"title":"Once %d","price":"1","externalUrl":"https://example.org/once/%d"}`, n, n))
 	}
@@ -109,7 +99,7 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 		{name: "set_price sendTransaction", service: "rpc", target: "sendTransaction", tx: true,
 			location: func(string) string { return "/" },
 			call: func(e *env, n int, _ string) result {
-				return e.call("mindvault_set_price", fmt.Sprintf(`{"resourceId":"%s","price":"%d.5"}`, demoID, n+1))
+				return e.call("mindvault_set_price", fmt.Sprintf(`{"resourceId":"%s","price":"%d.5"}`, ownedBy(e, e.sb.Demo.Address), n+1))
 			},
 			sent: func(e *env) int { return e.sb.Count("rpc", "sendTransaction") }},
 		{name: "register_onchain POST register", service: "api", target: "POST /resources/*/register",
@@ -152,11 +142,25 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 		// The stall outlasts the 3 s service timeout; the sandbox frees it when the client gives up.
 		cell{name: "timeout", rule: func(onceRoute, string) string { return "kind=delay,delay=20s" }},
 	)
-	n := 0
-	for _, rt := range routes {
-		for _, c := range cells {
-			n++
-			t.Run(rt.name+"/"+c.name, func(t *testing.T) {
+	// Each route has an env of its own and the routes run at once: every route has a timeout
+	// cell, which waits out the service timeout.
+	names := make([]string, len(routes))
+	for i, rt := range routes {
+		names[i] = rt.name
+	}
+	concurrently(t, names, func(t *testing.T, i int) {
+		rt := routes[i]
+		// Short service timeouts keep the timeout cells quick; loopback answers far faster.
+		e := newEnv(t, map[string]string{
+			"MINDVAULT_HTTP_TIMEOUT_MS": "3000", "MINDVAULT_PAYMENT_TIMEOUT_MS": "3000", "MINDVAULT_RPC_TIMEOUT_MS": "3000",
+		})
+		demo, _ := e.b.Deps.Store.Get(context.Background(), "demo")
+		demo.APIKey = e.sb.DemoAPIKey
+		if err := e.b.Deps.Store.Update(context.Background(), demo); err != nil {
+			t.Fatal(err)
+		}
+		for n, c := range cells {
+			t.Run(c.name, func(t *testing.T) {
 				e := e.in(t)
 				id := ""
 				if rt.setup != nil {
@@ -205,7 +209,7 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 				}
 			})
 		}
-	}
+	})
 }
 
 // TestWriteWaitIsBounded: a write whose confirmation never comes answers after
