@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -390,15 +389,6 @@ func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			sv.fault(rec, r, f)
 		}
 		return
-	}
-	if f.Kind == KindDelay {
-		// net/http notices a client that gave up (r.Context ends) only once the request body
-		// has been read: read it before stalling, so a POST is freed as soon as a GET is.
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return // the client is gone already
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if f.Kind == KindDelay && sv.stallsInside {
 		sv.serve(rec, r.WithContext(context.WithValue(r.Context(), stallKey{}, f.Delay)))
