@@ -164,6 +164,8 @@ func servedTools(t *testing.T) []string {
 // can emit, in every situation (and from every source, which the advice may name), against
 // the rules of the taxonomy.
 func TestAdviceFitsEveryCodeAndTool(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	tools := servedTools(t)
 	checked := 0
 	// Many situations give the same line; the rules depend on code, tool and line only.

@@ -68,6 +68,8 @@ type onceRoute struct {
 // "yes" when something was provably created before), never "no". The count comes from the
 // sandbox, not from the product.
 func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	publish := func(e *env, n int) result {
 		return e.call("mindvault_publish", fmt.Sprintf(`{"title":"Once %d","price":"1","externalUrl":"https://example.org/once/%d"}`, n, n))
 	}
@@ -219,6 +221,8 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 // MINDVAULT_WRITE_WAIT_MS, not at the invocation deadline; a getTransaction the RPC refuses
 // for good ends the wait at once; transient getTransaction failures keep it polling.
 func TestWriteWaitIsBounded(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e := newEnv(t, map[string]string{"MINDVAULT_WRITE_WAIT_MS": "2500"})
 	demoID := ownedBy(e, e.sb.Demo.Address)
 	cases := []struct {

@@ -90,6 +90,13 @@ func newEnv(t *testing.T, vars map[string]string) *env {
 	return e
 }
 
+// Which tests run in parallel: the longest ones (a few seconds each, mostly waiting on a
+// timeout, a write wait or a cluster) that own everything they touch — their own env or
+// cluster, no t.Setenv, no os.Stdout swap, no package variable — call t.Parallel, so go test
+// runs them two at a time (-parallel is the CPU count) after the quick sequential ones. A test
+// that sets the process environment (the Secrets Manager stand-in) or times itself against a
+// tight bound stays sequential.
+
 // concurrently runs f(t, i) as the subtests named names, all at once, and returns when every
 // one has ended. It is for subtests that spend their time waiting on a clock (a service
 // timeout, a write wait), not on the CPU: t.Parallel would run at most -parallel of them (the

@@ -107,6 +107,8 @@ func TestHealthProbesEveryDependency(t *testing.T) {
 
 // A dependency that does not answer in time fails its check (timeout) and the others pass.
 func TestHealthTimeouts(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	cases := []struct{ plan, check string }{
 		{"service=api,target=GET /resources,kind=delay,delay=30s", "MindVault API"},
 		{"service=horizon,target=GET /accounts/*,kind=delay,delay=30s", "Horizon"},

@@ -126,6 +126,8 @@ func TestRegistryReads(t *testing.T) {
 }
 
 func TestRegistryWrites(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e := newEnv(t, nil)
 	demoID := ownedBy(e, e.sb.Demo.Address)
 	creator, _ := e.sb.Account("creator")
