@@ -55,8 +55,10 @@ func TestReadFailureClasses(t *testing.T) {
 	concurrently(t, names, func(t *testing.T, i int) {
 		d := reads[i]
 		e := newEnv(t, map[string]string{
-			// Short timeouts so the delay faults stay fast; retries stay on.
-			"MINDVAULT_HTTP_TIMEOUT_MS": "300", "MINDVAULT_HORIZON_TIMEOUT_MS": "300", "MINDVAULT_RPC_TIMEOUT_MS": "300",
+			// Short timeouts so the delay faults stay fast (three attempts, 3 s); retries stay
+			// on. Not shorter: the other cells' answers must arrive within it while seven
+			// tools run at once on a loaded machine.
+			"MINDVAULT_HTTP_TIMEOUT_MS": "1000", "MINDVAULT_HORIZON_TIMEOUT_MS": "1000", "MINDVAULT_RPC_TIMEOUT_MS": "1000",
 		})
 		for _, c := range classes {
 			t.Run(c.name, func(t *testing.T) {
