@@ -58,7 +58,7 @@ check:
 
 # Unit and integration tests, fuzz seed corpora, the template check (infra) included.
 unit: dynalite
-	@echo "   (the longest package, test/e2e, runs the endpoint through the wire against the sandbox, with one and two processes: about 2-3 minutes; it reports near the end)"
+	@echo "   (the longest package, test/e2e, runs the endpoint through the wire against the sandbox, with one and two processes: about a minute; it reports near the end)"
 	$(GO) test -count=1 ./...
 
 ## dynalite: install the DynamoDB-compatible server the ledger tests start (internal/ledger)

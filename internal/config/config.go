@@ -63,6 +63,8 @@ type Config struct {
 	PaymentTimeout time.Duration
 	// WriteWait bounds how long an on-chain write waits for its confirmation after sending.
 	WriteWait time.Duration
+	// WritePoll is the pause between getTransaction polls of a sent write (MINDVAULT_WRITE_POLL_MS).
+	WritePoll time.Duration
 
 	RetryAttempts  int
 	RetryBaseDelay time.Duration
@@ -219,6 +221,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c.RPCTimeout = l.millis("MINDVAULT_RPC_TIMEOUT_MS", 20000, 1)
 	c.PaymentTimeout = l.millis("MINDVAULT_PAYMENT_TIMEOUT_MS", 45000, 1)
 	c.WriteWait = l.millis("MINDVAULT_WRITE_WAIT_MS", 20000, 1)
+	c.WritePoll = l.millis("MINDVAULT_WRITE_POLL_MS", 1000, 10)
 	c.RetryAttempts = l.integer("MINDVAULT_RETRY_ATTEMPTS", 3, 1, 10)
 	c.RetryBaseDelay = l.millis("MINDVAULT_RETRY_BASE_DELAY_MS", 250, 0)
 	c.RetryMaxDelay = l.millis("MINDVAULT_RETRY_MAX_DELAY_MS", 4000, 0)

@@ -19,7 +19,7 @@ func TestDefaults(t *testing.T) {
 	if c.Network != Testnet || c.X402Network != "stellar:testnet" || c.Passphrase != TestnetPassphrase {
 		t.Errorf("network defaults wrong: %+v", c)
 	}
-	if c.HTTPTimeout != 15*time.Second || c.RPCTimeout != 20*time.Second || c.PaymentTimeout != 45*time.Second || c.WriteWait != 20*time.Second {
+	if c.HTTPTimeout != 15*time.Second || c.RPCTimeout != 20*time.Second || c.PaymentTimeout != 45*time.Second || c.WriteWait != 20*time.Second || c.WritePoll != time.Second {
 		t.Errorf("timeouts wrong")
 	}
 	if c.RetryAttempts != 3 || c.RetryBaseDelay != 250*time.Millisecond || c.RetryMaxDelay != 4*time.Second {
@@ -81,6 +81,7 @@ func TestProblemsNameTheVariables(t *testing.T) {
 		{"bad numbers", map[string]string{"MINDVAULT_RETRY_ATTEMPTS": "0", "MINDVAULT_HTTP_TIMEOUT_MS": "-5", "MINDVAULT_MAX_BODY_BYTES": "lots"}, []string{"MINDVAULT_HTTP_TIMEOUT_MS", "MINDVAULT_RETRY_ATTEMPTS", "MINDVAULT_MAX_BODY_BYTES"}},
 		{"bad write wait", map[string]string{"MINDVAULT_WRITE_WAIT_MS": "0"}, []string{"MINDVAULT_WRITE_WAIT_MS"}},
 		{"write wait not a number", map[string]string{"MINDVAULT_WRITE_WAIT_MS": "20s"}, []string{"MINDVAULT_WRITE_WAIT_MS"}},
+		{"write poll too short", map[string]string{"MINDVAULT_WRITE_POLL_MS": "1"}, []string{"MINDVAULT_WRITE_POLL_MS"}},
 		{"bad cap", map[string]string{"MINDVAULT_MAX_AUTO_PAY_USDC": "1.123456789"}, []string{"MINDVAULT_MAX_AUTO_PAY_USDC"}},
 		{"zero cap", map[string]string{"MINDVAULT_MAX_AUTO_PAY_USDC": "0.0"}, []string{"MINDVAULT_MAX_AUTO_PAY_USDC"}},
 		{"bad bool", map[string]string{"MINDVAULT_ALLOW_MAINNET": "maybe"}, []string{"MINDVAULT_ALLOW_MAINNET"}},

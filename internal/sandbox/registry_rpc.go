@@ -19,9 +19,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 )
 
-// applyDelay is how long after sendTransaction accepts a transaction the sandbox applies it
-// (measured on Options.Now); until then getTransaction answers NOT_FOUND.
-const applyDelay = time.Second
+// DefaultApplyDelay is how long after sendTransaction accepts a transaction the sandbox applies
+// it (measured on Options.Now) unless Options.ApplyDelay says otherwise; until then
+// getTransaction answers NOT_FOUND.
+const DefaultApplyDelay = time.Second
 
 // baseFee is the inclusion fee per operation the sandbox network asks.
 const baseFee = 100
@@ -455,7 +456,7 @@ func (s *Sandbox) rpcSendTransaction(params json.RawMessage, f *Fault) (any, *rp
 		resp.Status = sendTryAgain
 		return resp, nil
 	}
-	p := &pendingTx{hash: resp.Hash, env: env, inv: inv, due: s.now().Add(applyDelay)}
+	p := &pendingTx{hash: resp.Hash, env: env, inv: inv, due: s.now().Add(s.applyDelay)}
 	if f != nil {
 		switch f.Kind {
 		case KindContractError:

@@ -408,3 +408,32 @@ func TestRegistrarRegistersOnly(t *testing.T) {
 		wantContractError(t, simError(t, sb, registrar.Address, tc.fn, tc.args...), errUnauthorized)
 	}
 }
+
+// TestApplyDelay: an accepted transaction stays NOT_FOUND until Options.ApplyDelay has passed
+// on the sandbox's clock (DefaultApplyDelay when unset), then applies.
+func TestApplyDelay(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration // Options.ApplyDelay
+		want  time.Duration // when the transaction applies
+	}{{"default", 0, DefaultApplyDelay}, {"shortened", 50 * time.Millisecond, 50 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+			sb, err := Start(Options{Now: clk.now, ApplyDelay: tc.delay})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(sb.Close)
+			creator, _ := sb.Account("creator")
+			r := send(t, sb, b64(t, assemble(t, sb, creator, "set_price", soroban.Str("rustguide"), scI128(4_0000000))))
+			clk.advance(tc.want - time.Millisecond)
+			if g := txStatus(t, sb, r.Hash); g.Status != protocol.TransactionStatusNotFound {
+				t.Fatalf("applied before %v: %+v", tc.want, g)
+			}
+			clk.advance(time.Millisecond)
+			if g := txStatus(t, sb, r.Hash); g.Status != protocol.TransactionStatusSuccess {
+				t.Fatalf("not applied after %v: %+v", tc.want, g)
+			}
+		})
+	}
+}

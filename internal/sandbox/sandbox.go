@@ -19,6 +19,9 @@ type Options struct {
 	Faults string               // a fault plan (see the package doc); "" = none
 	Logf   func(string, ...any) // optional request log
 	Now    func() time.Time     // optional clock for the ledger sequence; default time.Now
+	// ApplyDelay is how long after sendTransaction accepts a transaction it is applied (on
+	// Now's clock); 0 is DefaultApplyDelay. Tests that write on chain shorten it.
+	ApplyDelay time.Duration
 }
 
 // Sandbox is a running set of simulators, one loopback listener per downstream.
@@ -35,10 +38,11 @@ type Sandbox struct {
 	// "Demo Publisher", so tests can publish without registering first.
 	DemoAPIKey string
 
-	logf  func(string, ...any)
-	now   func() time.Time
-	t0    time.Time // when ledger firstLedger closed
-	world *world
+	logf       func(string, ...any)
+	now        func() time.Time
+	applyDelay time.Duration // Options.ApplyDelay, or DefaultApplyDelay
+	t0         time.Time     // when ledger firstLedger closed
+	world      *world
 
 	mu       sync.Mutex
 	plan     *plan
@@ -79,12 +83,16 @@ func Start(opts Options) (*Sandbox, error) {
 		X402Network: x402Network,
 		logf:        opts.Logf,
 		now:         opts.Now,
+		applyDelay:  opts.ApplyDelay,
 		plan:        newPlan(rules),
 		counts:      map[string]map[string]int{},
 		paid:        map[string]int{},
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.applyDelay <= 0 {
+		s.applyDelay = DefaultApplyDelay
 	}
 	s.t0 = s.now().Truncate(time.Second)
 	if s.world, err = newWorld(s.Passphrase, s.closeTime); err != nil {

@@ -73,7 +73,7 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 		RPC:     rpc,
 		Registry: &registry.Client{
 			RPC: rpc, Contract: cfg.RegistryContract, Passphrase: cfg.Passphrase,
-			Sequence: hz.Sequence, WriteWait: cfg.WriteWait, MaxFee: cfg.MaxTxFeeStroops,
+			Sequence: hz.Sequence, WriteWait: cfg.WriteWait, PollInterval: cfg.WritePoll, MaxFee: cfg.MaxTxFeeStroops,
 		},
 		Sponsor: sponsor.New(svc(errmap.SourceSponsor, cfg.SponsorURL, cfg.HTTPTimeout, "MINDVAULT_HTTP_TIMEOUT_MS")),
 		X402: &x402.Client{

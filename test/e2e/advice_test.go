@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -34,6 +35,23 @@ var (
 	sentenceBreakRE = regexp.MustCompile(`[.!?] [A-Z]`)
 )
 
+// toolRE is a tool's patterns for adviceRules, compiled once per tool: the rules run tens of
+// thousands of times, and compiling them on every run was most of the advice tests' time.
+type toolRE struct {
+	name *regexp.Regexp   // the tool's name as a word
+	back []*regexp.Regexp // backToTool's
+}
+
+var toolREs sync.Map // tool -> *toolRE
+
+func toolPatterns(tool string) *toolRE {
+	if re, ok := toolREs.Load(tool); ok {
+		return re.(*toolRE)
+	}
+	re, _ := toolREs.LoadOrStore(tool, &toolRE{name: regexp.MustCompile(regexp.QuoteMeta(tool) + `\b`), back: backToTool(tool)})
+	return re.(*toolRE)
+}
+
 // backToTool lists how a Next line may name the tool that just failed: only with what changes
 // first (other arguments, a correction, a funded wallet, a check of the current state, a wait).
 func backToTool(tool string) []*regexp.Regexp {
@@ -56,8 +74,9 @@ func adviceRules(code, tool, next string) []string {
 		broken = append(broken, "not imperative (starts with "+first+")")
 	}
 	// Never back to the tool that just failed with nothing changed.
-	allowed := backToTool(tool)
-	for _, at := range regexp.MustCompile(regexp.QuoteMeta(tool)+`\b`).FindAllStringIndex(next, -1) {
+	re := toolPatterns(tool)
+	allowed := re.back
+	for _, at := range re.name.FindAllStringIndex(next, -1) {
 		ok := false
 		for _, re := range allowed {
 			for _, m := range re.FindAllStringIndex(next, -1) {
@@ -145,13 +164,24 @@ func servedTools(t *testing.T) []string {
 // can emit, in every situation (and from every source, which the advice may name), against
 // the rules of the taxonomy.
 func TestAdviceFitsEveryCodeAndTool(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	tools := servedTools(t)
 	checked := 0
+	// Many situations give the same line; the rules depend on code, tool and line only.
+	type line struct{ code, tool, next string }
+	verdicts := map[line][]string{}
 	check := func(code, tool string, src errmap.Source, variant string, f errmap.Facts) {
 		f.Code, f.Tool, f.Source, f.Operation = code, tool, src, "Op failed"
 		d := errmap.Map(f).Diagnostic
 		checked++
-		if broken := adviceRules(code, tool, d.Next); len(broken) > 0 {
+		k := line{code, tool, d.Next}
+		broken, seen := verdicts[k]
+		if !seen {
+			broken = adviceRules(code, tool, d.Next)
+			verdicts[k] = broken
+		}
+		if len(broken) > 0 {
 			t.Errorf("%s × %s (%s, %s): %s\n  Next: %s", code, tool, src, variant, strings.Join(broken, "; "), d.Next)
 		}
 	}
@@ -165,7 +195,7 @@ func TestAdviceFitsEveryCodeAndTool(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d Next lines checked", checked)
+	t.Logf("%d Next lines checked (%d distinct)", checked, len(verdicts))
 }
 
 // TestAdviceRulesCatchBadAdvice: the rules reject the advice the endpoint used to give.

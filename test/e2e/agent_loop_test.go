@@ -202,6 +202,8 @@ func TestAgentFaultsCoverEveryKind(t *testing.T) {
 // TestMechanicalAgent runs the agent over every tool × every fault and fails on any harmful
 // run. UPDATE_AGENT_SCORE=1 writes the score table into docs/errors.md.
 func TestMechanicalAgent(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long: every tool × every fault")
 	}

@@ -49,6 +49,8 @@ func ledgerTotal(t *testing.T, db *dynamodb.Client, table, wallet string) int64 
 // ledger table, with a budget for exactly 3 of them: 3 settle, 17 are BUDGET_EXCEEDED with
 // nothing paid, and the table holds exactly the 3 payments' sum.
 func TestBudgetHoldsAcrossInstances(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	c, db, table := budgetCluster(t, "1.5") // datasetcard costs 0.50
 	payer := c.sb.Demo.Address
 	before := c.balance(t, payer)
@@ -88,6 +90,8 @@ func TestBudgetHoldsAcrossInstances(t *testing.T) {
 // TestBudgetReleasesWhatDidNotHappen: a payment refused by the seller after reserving frees its
 // reservation; one whose answer was lost after settling (unknown) keeps it.
 func TestBudgetReleasesWhatDidNotHappen(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	c, db, table := budgetCluster(t, "5")
 	payer := c.sb.Demo.Address
 	if err := c.sb.SetFaults("service=api,target=GET /resources/datasetcard,paid=true,kind=status,status=402,count=1"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -62,7 +63,7 @@ type clusterProc struct {
 func newCluster(t *testing.T, n int, vars map[string]string) *cluster {
 	t.Helper()
 	bin := deployedBinary(t)
-	sb, err := sandbox.Start(sandbox.Options{})
+	sb, err := sandbox.Start(sandbox.Options{ApplyDelay: fastApply})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,31 +296,41 @@ var deployed struct {
 // not use, and the plain build reuses what the build cache holds from compiling this test.
 func deployedBinary(t *testing.T) string {
 	t.Helper()
-	deployed.once.Do(func() {
-		deployed.dir, deployed.err = os.MkdirTemp("", "mindvault-cluster-")
-		if deployed.err != nil {
-			return
-		}
-		deployed.path = filepath.Join(deployed.dir, "mcp")
-		if runtime.GOOS == "windows" {
-			deployed.path += ".exe"
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		// go test puts its own toolchain's bin first on PATH, so this is the same go.
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", deployed.path, "github.com/mindvault/mcp-endpoint/functions/mcp").CombinedOutput()
-		if err != nil {
-			deployed.err = fmt.Errorf("go build ./functions/mcp: %v\n%s", err, out)
-		}
-	})
+	deployed.once.Do(buildDeployed)
 	if deployed.err != nil {
 		t.Fatal(deployed.err)
 	}
 	return deployed.path
 }
 
+func buildDeployed() {
+	deployed.dir, deployed.err = os.MkdirTemp("", "mindvault-cluster-")
+	if deployed.err != nil {
+		return
+	}
+	deployed.path = filepath.Join(deployed.dir, "mcp")
+	if runtime.GOOS == "windows" {
+		deployed.path += ".exe"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	// go test puts its own toolchain's bin first on PATH, so this is the same go.
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", deployed.path, "github.com/mindvault/mcp-endpoint/functions/mcp").CombinedOutput()
+	if err != nil {
+		deployed.err = fmt.Errorf("go build ./functions/mcp: %v\n%s", err, out)
+	}
+}
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// A run of the whole package starts building the deployed binary at once, so that the
+	// build (seconds of linking) overlaps the in-process tests instead of holding up the first
+	// cluster test; a run narrowed with -run builds it only when a cluster test asks.
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "" {
+		go deployed.once.Do(buildDeployed)
+	}
 	code := m.Run()
+	deployed.once.Do(func() {}) // waits for a build still under way
 	ledgertest.Stop()
 	if deployed.dir != "" {
 		os.RemoveAll(deployed.dir)

@@ -68,16 +68,8 @@ type onceRoute struct {
 // "yes" when something was provably created before), never "no". The count comes from the
 // sandbox, not from the product.
 func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
-	// Short service timeouts keep the timeout cells quick; loopback answers far faster.
-	e := newEnv(t, map[string]string{
-		"MINDVAULT_HTTP_TIMEOUT_MS": "3000", "MINDVAULT_PAYMENT_TIMEOUT_MS": "3000", "MINDVAULT_RPC_TIMEOUT_MS": "3000",
-	})
-	demo, _ := e.b.Deps.Store.Get(context.Background(), "demo")
-	demo.APIKey = e.sb.DemoAPIKey
-	if err := e.b.Deps.Store.Update(context.Background(), demo); err != nil {
-		t.Fatal(err)
-	}
-	demoID := ownedBy(e, e.sb.Demo.Address)
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	publish := func(e *env, n int) result {
 		return e.call("mindvault_publish", fmt.Sprintf(`{"title":"Once %d","price":"1","externalUrl":"https://example.org/once/%d"}`, n, n))
 	}
@@ -109,7 +101,7 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 		{name: "set_price sendTransaction", service: "rpc", target: "sendTransaction", tx: true,
 			location: func(string) string { return "/" },
 			call: func(e *env, n int, _ string) result {
-				return e.call("mindvault_set_price", fmt.Sprintf(`{"resourceId":"%s","price":"%d.5"}`, demoID, n+1))
+				return e.call("mindvault_set_price", fmt.Sprintf(`{"resourceId":"%s","price":"%d.5"}`, ownedBy(e, e.sb.Demo.Address), n+1))
 			},
 			sent: func(e *env) int { return e.sb.Count("rpc", "sendTransaction") }},
 		{name: "register_onchain POST register", service: "api", target: "POST /resources/*/register",
@@ -149,14 +141,31 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 		cell{name: "malformed 2xx", malformed: true, rule: func(onceRoute, string) string { return "kind=malformed" }},
 		cell{name: "empty 2xx", malformed: true, rule: func(onceRoute, string) string { return "kind=empty,status=200" }},
 		cell{name: "5xx", rule: func(onceRoute, string) string { return "kind=status,status=502" }},
-		// The stall outlasts the 3 s service timeout; the sandbox frees it when the client gives up.
-		cell{name: "timeout", rule: func(onceRoute, string) string { return "kind=delay,delay=20s" }},
+		// The stall outlasts the 3 s service timeout, which starts before the stall does. The
+		// sandbox frees a stalled read when the client gives up, but a POST whose body it has
+		// not read runs its stall out (then does its work, as a slow server would) and the
+		// sandbox's Close waits for it: 2 s of margin, not 17.
+		cell{name: "timeout", rule: func(onceRoute, string) string { return "kind=delay,delay=5s" }},
 	)
-	n := 0
-	for _, rt := range routes {
-		for _, c := range cells {
-			n++
-			t.Run(rt.name+"/"+c.name, func(t *testing.T) {
+	// Each route has an env of its own and the routes run at once: every route has a timeout
+	// cell, which waits out the service timeout.
+	names := make([]string, len(routes))
+	for i, rt := range routes {
+		names[i] = rt.name
+	}
+	concurrently(t, names, func(t *testing.T, i int) {
+		rt := routes[i]
+		// Short service timeouts keep the timeout cells quick; loopback answers far faster.
+		e := newEnv(t, map[string]string{
+			"MINDVAULT_HTTP_TIMEOUT_MS": "3000", "MINDVAULT_PAYMENT_TIMEOUT_MS": "3000", "MINDVAULT_RPC_TIMEOUT_MS": "3000",
+		})
+		demo, _ := e.b.Deps.Store.Get(context.Background(), "demo")
+		demo.APIKey = e.sb.DemoAPIKey
+		if err := e.b.Deps.Store.Update(context.Background(), demo); err != nil {
+			t.Fatal(err)
+		}
+		for n, c := range cells {
+			t.Run(c.name, func(t *testing.T) {
 				e := e.in(t)
 				id := ""
 				if rt.setup != nil {
@@ -205,13 +214,15 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 				}
 			})
 		}
-	}
+	})
 }
 
 // TestWriteWaitIsBounded: a write whose confirmation never comes answers after
 // MINDVAULT_WRITE_WAIT_MS, not at the invocation deadline; a getTransaction the RPC refuses
 // for good ends the wait at once; transient getTransaction failures keep it polling.
 func TestWriteWaitIsBounded(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e := newEnv(t, map[string]string{"MINDVAULT_WRITE_WAIT_MS": "2500"})
 	demoID := ownedBy(e, e.sb.Demo.Address)
 	cases := []struct {

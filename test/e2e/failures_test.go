@@ -24,10 +24,8 @@ var reads = []downstream{
 // TestReadFailureClasses drives every row of docs/errors.md "HTTP status table" through the fault plan
 // into every read tool and checks the mapped result.
 func TestReadFailureClasses(t *testing.T) {
-	e := newEnv(t, map[string]string{
-		// Short timeouts so the delay faults stay fast; retries stay on.
-		"MINDVAULT_HTTP_TIMEOUT_MS": "300", "MINDVAULT_HORIZON_TIMEOUT_MS": "300", "MINDVAULT_RPC_TIMEOUT_MS": "300",
-	})
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	type class struct {
 		name  string
 		fault string // kind and its options
@@ -48,9 +46,22 @@ func TestReadFailureClasses(t *testing.T) {
 		{"empty 504", "kind=empty,status=504", failure{category: "timeout", code: "TIMEOUT", status: 504}},
 		{"malformed 2xx", "kind=malformed", failure{category: "server", code: "MALFORMED_RESPONSE", status: 200, retry: "safe"}},
 	}
-	for _, d := range reads {
+	names := make([]string, len(reads))
+	for i, d := range reads {
+		names[i] = d.tool
+	}
+	// The tools run at once, each on its own sandbox: each has a timeout cell, which waits out
+	// three attempts.
+	concurrently(t, names, func(t *testing.T, i int) {
+		d := reads[i]
+		e := newEnv(t, map[string]string{
+			// Short timeouts so the delay faults stay fast (three attempts, 3 s); retries stay
+			// on. Not shorter: the other cells' answers must arrive within it while seven
+			// tools run at once on a loaded machine.
+			"MINDVAULT_HTTP_TIMEOUT_MS": "1000", "MINDVAULT_HORIZON_TIMEOUT_MS": "1000", "MINDVAULT_RPC_TIMEOUT_MS": "1000",
+		})
 		for _, c := range classes {
-			t.Run(d.tool+"/"+c.name, func(t *testing.T) {
+			t.Run(c.name, func(t *testing.T) {
 				e := e.in(t)
 				e.faults("service=" + d.service + ",target=" + d.target + "," + c.fault)
 				want := c.want
@@ -68,7 +79,7 @@ func TestReadFailureClasses(t *testing.T) {
 				}
 			})
 		}
-		t.Run(d.tool+"/404", func(t *testing.T) {
+		t.Run("404", func(t *testing.T) {
 			e := e.in(t)
 			e.faults("service=" + d.service + ",target=" + d.target + ",kind=status,status=404")
 			r := e.call(d.tool, d.args)
@@ -80,7 +91,7 @@ func TestReadFailureClasses(t *testing.T) {
 			e.fails(d.tool, r, failure{category: "not_found", source: d.source, status: 404, retry: "after_correction",
 				code: map[bool]string{true: "NOT_FOUND", false: "NOT_FOUND"}[true]})
 		})
-	}
+	})
 }
 
 // TestReadRetries: a persistent failure surfaces after exactly MINDVAULT_RETRY_ATTEMPTS

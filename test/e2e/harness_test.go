@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mindvault/mcp-endpoint/internal/sandbox"
 	"github.com/mindvault/mcp-endpoint/internal/server/local"
@@ -43,14 +45,23 @@ func (s *syncBuffer) String() string {
 }
 
 // fastRetries keeps retry tests quick; timeouts stay long enough for a slow 2-core machine.
+// It also shortens the wait for a write's confirmation: the endpoint polls getTransaction every
+// 20 ms instead of every second (the sandbox applies a write after fastApply, see below).
 var fastRetries = map[string]string{
 	"MINDVAULT_RETRY_BASE_DELAY_MS": "1",
 	"MINDVAULT_RETRY_MAX_DELAY_MS":  "40",
+	"MINDVAULT_WRITE_POLL_MS":       "20",
 }
+
+// fastApply is how long the tests' sandboxes take to apply an accepted transaction (1 s by
+// default): long enough that the first getTransaction still sees it pending, short enough that
+// the dozens of writes the tests make do not add up to a minute. A test that needs a write to
+// stay pending says so with a fault (kind=nocommit) rather than with a clock.
+const fastApply = 50 * time.Millisecond
 
 func newEnv(t *testing.T, vars map[string]string) *env {
 	t.Helper()
-	all := map[string]string{"STELLAR_NETWORK": "sandbox"}
+	all := map[string]string{"STELLAR_NETWORK": "sandbox", local.ApplyDelayVar: strconv.Itoa(int(fastApply.Milliseconds()))}
 	for k, v := range fastRetries {
 		all[k] = v
 	}
@@ -77,6 +88,31 @@ func newEnv(t *testing.T, vars map[string]string) *env {
 		e.schemas[tl.Name] = tl.OutputSchema
 	}
 	return e
+}
+
+// Which tests run in parallel: the longest ones (a few seconds each, mostly waiting on a
+// timeout, a write wait or a cluster) that own everything they touch — their own env or
+// cluster, no t.Setenv, no os.Stdout swap, no package variable — call t.Parallel, so go test
+// runs them two at a time (-parallel is the CPU count) after the quick sequential ones. A test
+// that sets the process environment (the Secrets Manager stand-in) or times itself against a
+// tight bound stays sequential.
+
+// concurrently runs f(t, i) as the subtests named names, all at once, and returns when every
+// one has ended. It is for subtests that spend their time waiting on a clock (a service
+// timeout, a write wait), not on the CPU: t.Parallel would run at most -parallel of them (the
+// CPU count, 2 here) at a time for no gain. Each subtest must use state of its own, an env of
+// its own in particular (fault plans and request counts are per sandbox).
+func concurrently(t *testing.T, names []string, f func(t *testing.T, i int)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(name, func(t *testing.T) { f(t, i) })
+		}()
+	}
+	wg.Wait()
 }
 
 // in returns the environment bound to a subtest, so its failures stop the subtest only.

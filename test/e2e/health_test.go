@@ -107,23 +107,28 @@ func TestHealthProbesEveryDependency(t *testing.T) {
 
 // A dependency that does not answer in time fails its check (timeout) and the others pass.
 func TestHealthTimeouts(t *testing.T) {
-	e := newEnv(t, map[string]string{
-		"MINDVAULT_HTTP_TIMEOUT_MS": "2000", "MINDVAULT_HORIZON_TIMEOUT_MS": "2000", "MINDVAULT_RPC_TIMEOUT_MS": "2000",
-		"MINDVAULT_RETRY_ATTEMPTS": "1",
-	})
-	for _, tc := range []struct{ plan, check string }{
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
+	cases := []struct{ plan, check string }{
 		{"service=api,target=GET /resources,kind=delay,delay=30s", "MindVault API"},
 		{"service=horizon,target=GET /accounts/*,kind=delay,delay=30s", "Horizon"},
 		{"service=rpc,target=getHealth,kind=delay,delay=30s", "Stellar RPC"},
 		{"service=rpc,target=simulateTransaction,kind=delay,delay=30s", "Registry contract"},
 		{"service=sponsor,target=GET /health,kind=delay,delay=30s", "Sponsored-account service"},
-	} {
-		t.Run(tc.check, func(t *testing.T) {
-			e := e.in(t)
-			e.faults(tc.plan)
-			expectHealth(e, map[string]string{tc.check: "(timeout)"})
-		})
 	}
+	names := make([]string, len(cases))
+	for i, tc := range cases {
+		names[i] = tc.check
+	}
+	// Each case waits out a 2 s timeout: they run at once, each on its own sandbox.
+	concurrently(t, names, func(t *testing.T, i int) {
+		e := newEnv(t, map[string]string{
+			"MINDVAULT_HTTP_TIMEOUT_MS": "2000", "MINDVAULT_HORIZON_TIMEOUT_MS": "2000", "MINDVAULT_RPC_TIMEOUT_MS": "2000",
+			"MINDVAULT_RETRY_ATTEMPTS": "1",
+		})
+		e.faults(cases[i].plan)
+		expectHealth(e, map[string]string{cases[i].check: "(timeout)"})
+	})
 }
 
 // A contract id with no instance and settings that contradict each other fail the registry

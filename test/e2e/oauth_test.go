@@ -148,6 +148,8 @@ func TestToolScopesCoverEveryTool(t *testing.T) {
 // challenge to a token holding the two other scopes, and admitted with a token holding only
 // its scope.
 func TestOAuthScopePerTool(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e, iss := oauthEnv(t)
 	scopes := server.ToolScopes(tools.All(e.b.Deps))
 	names := make([]string, 0, len(scopes))

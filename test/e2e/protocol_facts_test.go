@@ -113,6 +113,8 @@ func TestRateLimitStatesAWait(t *testing.T) {
 // line, never TIMEOUT; a write whose outcome is unknown still says how to find out. A real
 // deadline stays TIMEOUT.
 func TestCancelledIsNotTimeout(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e := newEnv(t, map[string]string{"MINDVAULT_HTTP_TIMEOUT_MS": "20000", "MINDVAULT_HORIZON_TIMEOUT_MS": "20000"})
 	demoID := ownedBy(e, e.sb.Demo.Address)
 	cases := []struct {

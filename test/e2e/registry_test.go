@@ -126,6 +126,8 @@ func TestRegistryReads(t *testing.T) {
 }
 
 func TestRegistryWrites(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e := newEnv(t, nil)
 	demoID := ownedBy(e, e.sb.Demo.Address)
 	creator, _ := e.sb.Account("creator")
@@ -229,4 +231,16 @@ func TestRegistryWrites(t *testing.T) {
 			t.Fatal("something was sent before the mainnet check")
 		}
 	})
+}
+
+// TestWritePollIsConfigured: MINDVAULT_WRITE_POLL_MS sets the pause between a sent write's
+// getTransaction polls. A sandbox that applies the write after 800 ms is polled dozens of
+// times at 20 ms; at the default 1 s it would be polled twice.
+func TestWritePollIsConfigured(t *testing.T) {
+	e := newEnv(t, map[string]string{"MINDVAULT_SANDBOX_APPLY_MS": "800"})
+	e.sb.ResetCounts()
+	e.ok("mindvault_set_price", e.call("mindvault_set_price", `{"resourceId":"`+ownedBy(e, e.sb.Demo.Address)+`","price":"6.5"}`))
+	if n := e.sb.Count("rpc", "getTransaction"); n < 5 {
+		t.Fatalf("getTransaction polled %d times in 800 ms, want at least 5 at MINDVAULT_WRITE_POLL_MS=20", n)
+	}
 }

@@ -41,7 +41,7 @@ func spellings(s string) []string {
 // dir: store holding the funded demo profile.
 func bootLambda(t *testing.T, vars map[string]string) (*env, func() string) {
 	t.Helper()
-	sb, err := sandbox.Start(sandbox.Options{})
+	sb, err := sandbox.Start(sandbox.Options{ApplyDelay: fastApply})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,16 +18,20 @@ func writableStores(t *testing.T, vars map[string]string, run func(t *testing.T,
 	sm := smtest.New()
 	t.Cleanup(sm.Close)
 	sm.Setenv(t)
-	for _, store := range []string{"dir:" + t.TempDir(), "secretsmanager:mindvault/test/"} {
-		kind, _, _ := strings.Cut(store, ":")
-		t.Run(kind, func(t *testing.T) {
-			all := map[string]string{"MINDVAULT_CREDENTIALS": store}
-			for k, v := range vars {
-				all[k] = v
-			}
-			run(t, newEnv(t, all), kind)
-		})
+	stores := []string{"dir:" + t.TempDir(), "secretsmanager:mindvault/test/"}
+	kinds := make([]string, len(stores))
+	for i, store := range stores {
+		kinds[i], _, _ = strings.Cut(store, ":")
 	}
+	// Each store has an env of its own (and its own names in the one Secrets Manager stand-in),
+	// so the two run at once: their cases wait on the sponsor's stalls.
+	concurrently(t, kinds, func(t *testing.T, i int) {
+		all := map[string]string{"MINDVAULT_CREDENTIALS": stores[i]}
+		for k, v := range vars {
+			all[k] = v
+		}
+		run(t, newEnv(t, all), kinds[i])
+	})
 }
 
 // storedWallet returns the address whose secret profile name holds, failing if none.

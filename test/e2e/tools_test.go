@@ -133,6 +133,8 @@ func TestCatalogTools(t *testing.T) {
 // waiting cannot bring, so a wait answers at once; a verdict still being recorded is polled
 // until the wait runs out.
 func TestPublishStatusPendingWaits(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e := newEnv(t, nil)
 	out := e.ok("mindvault_browse", e.call("mindvault_browse", `{"verificationStatus":"pending","limit":100}`))
 	var pending string

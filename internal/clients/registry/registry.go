@@ -43,6 +43,9 @@ type Client struct {
 	// sendTransaction (MINDVAULT_WRITE_WAIT_MS); 0 means DefaultWriteWait. The invocation
 	// deadline still applies.
 	WriteWait time.Duration
+	// PollInterval is the pause between getTransaction polls of a sent write
+	// (MINDVAULT_WRITE_POLL_MS); 0 means DefaultPollInterval.
+	PollInterval time.Duration
 	// MaxFee caps the total fee (inclusion plus simulated resource fee, in stroops) of a
 	// write the wallet signs (MINDVAULT_MAX_TX_FEE_STROOPS); 0 means DefaultMaxFee. A write
 	// above it is refused before signing.

@@ -22,8 +22,9 @@ import (
 // WriteWaitVar is the setting that bounds the wait for a sent write's confirmation.
 const WriteWaitVar = "MINDVAULT_WRITE_WAIT_MS"
 
-// PollInterval is the pause between getTransaction polls of a sent write.
-var PollInterval = time.Second
+// DefaultPollInterval is the pause between getTransaction polls of a sent write when the
+// Client sets none (MINDVAULT_WRITE_POLL_MS defaults to it).
+const DefaultPollInterval = time.Second
 
 // DefaultWriteWait is the confirmation wait of a Client without WriteWait: long enough for a
 // few ledgers, short enough that the answer arrives well inside the minute most MCP clients
@@ -187,7 +188,7 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 			err = errmap.WithDetail(err, "the transaction was sent, but Stellar RPC refused to report its status (HTTP "+strconv.Itoa(status)+" to getTransaction)")
 			return nil, errmap.MarkPending(err, hash)
 		}
-		if !transport.Sleep(waitCtx, PollInterval) {
+		if !transport.Sleep(waitCtx, c.pollInterval()) {
 			limit := "within " + WriteWaitVar + " (" + strconv.FormatInt(wait.Milliseconds(), 10) + " ms)"
 			if dl, ok := ctx.Deadline(); ok {
 				if wdl, _ := waitCtx.Deadline(); !wdl.Before(dl) {
@@ -201,6 +202,13 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 			}), hash)
 		}
 	}
+}
+
+func (c *Client) pollInterval() time.Duration {
+	if c.PollInterval > 0 {
+		return c.PollInterval
+	}
+	return DefaultPollInterval
 }
 
 // refused reports a getTransaction failure that will not go away by asking again: an HTTP

@@ -3,8 +3,8 @@
 // benchmarks.
 //
 // It owns the offline sandbox network. With STELLAR_NETWORK=sandbox, Boot starts the
-// simulators of package sandbox on loopback (MINDVAULT_SANDBOX_FAULTS is their fault plan)
-// and hands the endpoint their network preset, so every URL, contract id, issuer and the
+// simulators of package sandbox on loopback (MINDVAULT_SANDBOX_FAULTS is their fault plan,
+// MINDVAULT_SANDBOX_APPLY_MS how long an accepted transaction takes to apply) and hands the endpoint their network preset, so every URL, contract id, issuer and the
 // passphrase point at them unless set explicitly in the environment. Profiles then go to a
 // fresh temporary dir: store unless MINDVAULT_CREDENTIALS is set; the funded demo profile is
 // added to whichever store is used (when it is writable) and is the default profile unless
@@ -21,7 +21,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
@@ -68,9 +70,15 @@ func Boot(getenv func(string) string, logw io.Writer) *Booted {
 	}
 	b := &Booted{}
 	env := map[string]string{}
-	sb, err := sandbox.Start(sandbox.Options{Faults: getenv("MINDVAULT_SANDBOX_FAULTS")})
+	apply, err := applyDelay(getenv(ApplyDelayVar))
+	var sb *sandbox.Sandbox
+	if err == nil {
+		if sb, err = sandbox.Start(sandbox.Options{Faults: getenv("MINDVAULT_SANDBOX_FAULTS"), ApplyDelay: apply}); err != nil {
+			err = fmt.Errorf("MINDVAULT_SANDBOX_FAULTS or sandbox start: %w", err)
+		}
+	}
 	if err != nil {
-		extra.Err = fmt.Errorf("MINDVAULT_SANDBOX_FAULTS or sandbox start: %w", err)
+		extra.Err = err
 		extra.Networks = []config.LocalNetwork{{Name: Network}}
 	} else {
 		b.Sandbox = sb
@@ -96,6 +104,23 @@ func Boot(getenv func(string) string, logw io.Writer) *Booted {
 		return getenv(k)
 	}, false, logw, extra)
 	return b
+}
+
+// ApplyDelayVar is the milliseconds the sandbox takes to apply an accepted transaction
+// (sandbox.DefaultApplyDelay when unset): longer plays a slow network, shorter speeds up tests
+// that write on chain.
+const ApplyDelayVar = "MINDVAULT_SANDBOX_APPLY_MS"
+
+// applyDelay parses ApplyDelayVar's value; "" is the sandbox's default.
+func applyDelay(v string) (time.Duration, error) {
+	if v = strings.TrimSpace(v); v == "" {
+		return 0, nil
+	}
+	ms, err := strconv.Atoi(v)
+	if err != nil || ms < 1 || ms > 60000 {
+		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to 60000", ApplyDelayVar)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // Preset is the sandbox network's preset: the simulators' loopback URLs and contract ids,

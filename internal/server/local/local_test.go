@@ -69,6 +69,8 @@ func TestBootOnTheSandbox(t *testing.T) {
 		{"sandbox defaults", map[string]string{"STELLAR_NETWORK": "sandbox"}, true, "demo", "temp", ""},
 		{"explicit profile and store", map[string]string{"STELLAR_NETWORK": "SANDBOX", "MINDVAULT_DEFAULT_PROFILE": "mine", "MINDVAULT_CREDENTIALS": "dir:" + dir}, true, "mine", "dir:" + dir, ""},
 		{"bad fault plan", map[string]string{"STELLAR_NETWORK": "sandbox", "MINDVAULT_SANDBOX_FAULTS": "service=moon,kind=drop"}, false, "demo", "temp", "MINDVAULT_SANDBOX_FAULTS"},
+		{"short apply delay", map[string]string{"STELLAR_NETWORK": "sandbox", "MINDVAULT_SANDBOX_APPLY_MS": "50"}, true, "demo", "temp", ""},
+		{"bad apply delay", map[string]string{"STELLAR_NETWORK": "sandbox", "MINDVAULT_SANDBOX_APPLY_MS": "1s"}, false, "demo", "temp", "MINDVAULT_SANDBOX_APPLY_MS"},
 		{"a public network starts nothing", map[string]string{"STELLAR_NETWORK": "testnet"}, false, "default", "env", ""},
 		{"a public network gets a writable store", map[string]string{"STELLAR_NETWORK": "testnet", "XDG_CONFIG_HOME": dir}, false, "default",
 			"dir:" + filepath.Join(dir, "mindvault", "profiles"), ""},
