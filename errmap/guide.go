@@ -73,7 +73,7 @@ var guides atomic.Pointer[guideTable]
 // starts, before any failure is mapped. A second Guide for one tool, a name that is not a tool
 // name, or a sentence for an undocumented code or category is a bug, and panics.
 func Declare(tool string, g Guide) {
-	if !toolRE.MatchString(tool) {
+	if !isToolName(tool) {
 		panic("errmap: not a tool name: " + tool)
 	}
 	for code, s := range g.Codes {
@@ -137,4 +137,19 @@ func TxStatusAction(hash string) *NextAction {
 		return nil
 	}
 	return &NextAction{Tool: names[0], Arguments: map[string]any{"txHash": hash}}
+}
+
+// isToolName is toolRE's rule without the pattern: Declare runs at process start, where no
+// pattern may be compiled (cold start; functions/mcp TestFirstAnswersCompileNoPattern).
+func isToolName(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

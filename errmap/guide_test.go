@@ -152,3 +152,13 @@ func TestRolesListsEveryRole(t *testing.T) {
 		t.Errorf("%d roles declared, Roles() has %d", declared, len(Roles()))
 	}
 }
+
+// TestIsToolNameIsToolRE: Declare's check without a pattern accepts exactly what toolRE does.
+func TestIsToolNameIsToolRE(t *testing.T) {
+	long := strings.Repeat("a", 128)
+	for _, s := range []string{"", "mindvault_buy", "a.b-c_D9", "bad name", "tool/x", "ü", long, long + "a", "-", "x\n"} {
+		if got, want := isToolName(s), toolRE.MatchString(s); got != want {
+			t.Errorf("isToolName(%q) = %v, toolRE says %v", s, got, want)
+		}
+	}
+}
