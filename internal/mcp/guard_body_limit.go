@@ -34,8 +34,27 @@ func limitBody(max int64) func(http.Handler) http.Handler {
 				return
 			}
 			r2 := *r // a middleware must not modify the request it was given
-			r2.Body = io.NopCloser(bytes.NewReader(body))
+			r2.Body = &memBody{Reader: bytes.NewReader(body), b: body}
 			next.ServeHTTP(w, &r2)
 		})
 	}
+}
+
+// memBody is a body limitBody read into memory. The server takes its bytes as they are
+// (bodyBytes) instead of reading them into a second buffer.
+type memBody struct {
+	*bytes.Reader
+	b []byte
+}
+
+// Close implements io.Closer.
+func (*memBody) Close() error { return nil }
+
+// bodyBytes returns the request's body: the bytes limitBody read when no one has read from it
+// since, else whatever is left to read.
+func bodyBytes(r *http.Request) ([]byte, error) {
+	if mb, ok := r.Body.(*memBody); ok && mb.Len() == len(mb.b) {
+		return mb.b, nil
+	}
+	return io.ReadAll(r.Body)
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"sync"
+
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 	"github.com/mindvault/mcp-endpoint/internal/tools"
 )
@@ -17,13 +19,15 @@ func ToolScopes(reg *tools.Registry) map[string]string {
 
 // requiredScope returns the scope a request body needs: the called tool's, found with the
 // protocol layer's own decoder; "" for any other request (and for an unknown tool, which the
-// protocol layer answers without running anything).
-func requiredScope(scopes map[string]string) func(body []byte) string {
+// protocol layer answers without running anything). The scopes are read from the registry on
+// the first tool call, which defines the tools (tools.All): a start and a tools/list define none.
+func requiredScope(reg *tools.Registry) func(body []byte) string {
+	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
 	return func(body []byte) string {
 		name, ok := mcp.CalledTool(body)
 		if !ok {
 			return ""
 		}
-		return scopes[name]
+		return scopes()[name]
 	}
 }

@@ -1,8 +1,17 @@
 package tools
 
-// All builds the registry of every tool this build serves, each Spec bound to d.
+// All builds the registry of every tool this build serves, each Spec bound to d. It lists them
+// from their generated definitions and defines them (Define) on the first call of one, so that
+// a start, and a tools/list, pay for none of it.
 func All(d *Deps) *Registry {
-	r := NewRegistry(
+	r := newGeneratedRegistry(func() []*Tool { return allTools(d) })
+	r.keeper = d.Confirm
+	return r
+}
+
+// allTools defines every tool this build serves, each Spec bound to d.
+func allTools(d *Deps) []*Tool {
+	return []*Tool{
 		Define(d, networkProfile),
 		Define(d, browse),
 		Define(d, search),
@@ -28,7 +37,5 @@ func All(d *Deps) *Registry {
 		Define(d, setListed),
 		Define(d, setTags),
 		Define(d, transferOwnership),
-	)
-	r.keeper = d.Confirm
-	return r
+	}
 }
