@@ -224,12 +224,14 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 		return
 	}
 	// Every value the request chose goes through obs.Field (bounded, no control characters).
-	attrs := []slog.Attr{
+	// Room for every attribute below, so the slice is allocated once.
+	attrs := make([]slog.Attr, 0, 14)
+	attrs = append(attrs,
 		slog.String("requestId", obs.Field(e.id)),
 		slog.String("method", obs.Field(e.method)),
 		slog.Int("status", e.status),
 		slog.Float64("durationMs", float64(d.Microseconds())/1000),
-	}
+	)
 	if e.era != "" {
 		attrs = append(attrs, slog.String("era", string(e.era)))
 	}
