@@ -3,6 +3,7 @@ package errmap
 import (
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -69,8 +70,8 @@ type guideTable struct {
 
 var guides atomic.Pointer[guideTable]
 
-// Declare records tool's Guide; the tools layer declares each tool once, when the process
-// starts, before any failure is mapped. A second Guide for one tool, a name that is not a tool
+// Declare records tool's Guide; the tools layer declares each tool once (through DeclareLater),
+// before any failure is mapped. A second Guide for one tool, a name that is not a tool
 // name, or a sentence for an undocumented code or category is a bug, and panics.
 func Declare(tool string, g Guide) {
 	if !isToolName(tool) {
@@ -112,8 +113,43 @@ func Declare(tool string, g Guide) {
 	}
 }
 
+// Deferred declarations (DeclareLater) and whether they have all run.
+var (
+	laterMu   sync.Mutex
+	later     []func()
+	laterDone atomic.Bool
+)
+
+// DeclareLater registers f, which declares Guides with Declare; f runs once, before the first
+// Guide is looked up, so a process that starts and answers without mapping a failure (a cold
+// start's tools/list) declares none.
+func DeclareLater(f func()) {
+	laterMu.Lock()
+	defer laterMu.Unlock()
+	later = append(later, f)
+	laterDone.Store(false)
+}
+
+// declarePending runs the deferred declarations; a concurrent lookup waits for them.
+func declarePending() {
+	if laterDone.Load() {
+		return
+	}
+	laterMu.Lock()
+	defer laterMu.Unlock()
+	for len(later) > 0 {
+		fs := later
+		later = nil
+		for _, f := range fs {
+			f()
+		}
+	}
+	laterDone.Store(true)
+}
+
 // guideOf is the declared Guide of tool, and the table it came from (nil: nothing declared).
 func guideOf(tool string) (Guide, *guideTable) {
+	declarePending()
 	t := guides.Load()
 	if t == nil {
 		return Guide{}, nil

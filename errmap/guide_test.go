@@ -162,3 +162,19 @@ func TestIsToolNameIsToolRE(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclareLaterRunsOnceOnLookup: a deferred declaration waits for the first lookup of a
+// Guide, then runs once, so a start that maps no failure pays for no declaration.
+func TestDeclareLaterRunsOnceOnLookup(t *testing.T) {
+	declarePending()
+	runs := 0
+	DeclareLater(func() { runs++ })
+	if runs != 0 {
+		t.Fatalf("ran %d times before any lookup", runs)
+	}
+	Players(RoleWallet)
+	Players(RoleWallet)
+	if runs != 1 {
+		t.Fatalf("ran %d times after two lookups, want 1", runs)
+	}
+}

@@ -89,6 +89,8 @@ func TestDuplicateKeys(t *testing.T) {
 		{"unknown key twice", `{"zz":1,"zz":2}`, []string{"/zz unknown", "/zz duplicate"}},
 		{"same key in sibling objects is fine", `{"tags":[{"a":1},{"a":2}]}`, []string{"/tags/0 type", "/tags/1 type"}},
 		{"no duplicates", `{"price":"1","profile":"a"}`, nil},
+		{"colons, quotes and braces inside values", `{"price":"1","profile":"a:\"b\":{c}","price":"2"}`, []string{"/price duplicate", "/profile profile"}},
+		{"escaped spelling after a value with escapes", `{"profile":"a\\","\u0070rofile":"b"}`, []string{"/profile duplicate"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,6 +106,29 @@ func TestDuplicateKeys(t *testing.T) {
 				t.Fatalf("issues = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestMayRepeatKeys: the pre-check that lets a flat object of distinct keys skip the full
+// scan counts the members of the top-level object only, outside strings, and sends every
+// object that holds another object to the full scan.
+func TestMayRepeatKeys(t *testing.T) {
+	cases := []struct {
+		raw  string
+		n    int
+		want bool
+	}{
+		{`{}`, 0, false},
+		{`{"a":1,"b":"x:y"}`, 2, false},
+		{`{"a":"\":\"","b":[1,"{",2]}`, 2, false},
+		{`{"a":1,"a":2}`, 1, true},
+		{`{"a":["x"],"b":{"c":1}}`, 2, true},
+		{`{"a":[{"c":1}]}`, 1, true},
+	}
+	for _, c := range cases {
+		if got := mayRepeatKeys([]byte(c.raw), c.n); got != c.want {
+			t.Errorf("mayRepeatKeys(%s, %d) = %v, want %v", c.raw, c.n, got, c.want)
+		}
 	}
 }
 

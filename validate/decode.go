@@ -49,7 +49,10 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	// A key given twice is rejected, never resolved: the caller and this endpoint could
 	// otherwise read two different requests out of one text (the last value wins here,
 	// the first in another parser).
-	issues := duplicateKeys(raw)
+	var issues []Issue
+	if mayRepeatKeys(raw, len(args)) {
+		issues = duplicateKeys(raw)
+	}
 	var unknown []Issue
 	for key := range args {
 		if _, ok := m.byName[key]; !ok {
@@ -114,6 +117,37 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	}
 	sort.SliceStable(issues, func(i, j int) bool { return order(issues[i].Path) < order(issues[j].Path) })
 	return append(unknown, issues...)
+}
+
+// mayRepeatKeys reports whether raw, a JSON object that decoded into n distinct keys, could
+// name a key twice: it has more members than n, or an object inside it, whose keys the decoded
+// map does not show. For the arguments clients send (flat, each key once) it is false, and
+// duplicateKeys, which allocates a decoder and every token, does not run.
+func mayRepeatKeys(raw []byte, n int) bool {
+	members, depth := 0, 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		case '{':
+			if depth++; depth > 1 {
+				return true
+			}
+		case '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ':':
+			if depth == 1 {
+				members++
+			}
+		}
+	}
+	return members != n
 }
 
 // duplicateKeys names every key that appears more than once in one object, at any depth,

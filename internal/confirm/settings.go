@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
@@ -38,6 +39,9 @@ const MinKeyBytes = 32
 type Keeper struct {
 	mode Mode
 	key  []byte
+	// generated, when set, is the process's own key, made on first use: a start (and every
+	// request that never reaches a confirmation) does not pay for drawing and registering it.
+	generated *generatedKey
 	// Source says where the key came from (a variable name, or "generated"); "" without one.
 	Source string
 	// Note, when set, is why the endpoint will not ask although the policy says it may; the
@@ -61,7 +65,38 @@ func (k *Keeper) Mode() Mode {
 
 // CanAsk reports whether the policy allows asking and a key can sign the state.
 func (k *Keeper) CanAsk() bool {
-	return k != nil && k.mode != Off && len(k.key) >= MinKeyBytes
+	return k != nil && k.mode != Off && (k.generated != nil || len(k.key) >= MinKeyBytes)
+}
+
+// signingKey is the key that signs and verifies requestState: the configured one, or the
+// process's own, drawn and registered with package redact on the first call. nil when there is
+// none; a generated key that could not be registered is never used, so Seal then fails rather
+// than letting the call proceed unasked.
+func (k *Keeper) signingKey() []byte {
+	if k.generated == nil {
+		return k.key
+	}
+	return k.generated.get()
+}
+
+// generatedKey is a key made once, on first use.
+type generatedKey struct {
+	once sync.Once
+	key  []byte
+}
+
+func (g *generatedKey) get() []byte {
+	g.once.Do(func() {
+		key := make([]byte, MinKeyBytes)
+		if _, err := rand.Read(key); err != nil {
+			return
+		}
+		if registerKey(key) != nil {
+			return
+		}
+		g.key = key
+	})
+	return g.key
 }
 
 // WithClock returns a copy of k reading time from now (tests of the expiry).
@@ -73,7 +108,7 @@ func (k *Keeper) WithClock(now func() time.Time) *Keeper {
 
 // Load reads the policy and the key once per process. lambda says whether the process runs
 // under Lambda, where instances cannot share a generated key: there a missing key turns the
-// confirmation off (Note says so); elsewhere one is generated for the process. Errors name the
+// confirmation off (Note says so); elsewhere one is generated for the process, on first use. Errors name the
 // variable and never its value; with an error the Keeper is still returned, never asking. load
 // is the AWS configuration MINDVAULT_CONFIRM_KEY_SECRET is read with (nil: the environment, as
 // Lambda sets it).
@@ -116,13 +151,10 @@ func Load(ctx context.Context, getenv func(string) string, lambda bool, load cre
 			"the argument guards (maxPriceUsdc, maxFeeUsdc, confirmMainnet, dryRun) apply", EnvMode, k.mode, EnvKey, EnvKeySecret)
 		return k, nil
 	default:
-		key := make([]byte, MinKeyBytes)
-		if _, err := rand.Read(key); err != nil {
-			k.mode = Off
-			return k, fmt.Errorf("%s: generate a key: %w", EnvKey, err)
-		}
-		k.key, k.Source = key, "generated"
-		return k, registerKey(key)
+		// Drawn on first use (signingKey): most processes never ask, and the start of every
+		// one would otherwise pay for the draw and for registering its spellings.
+		k.generated, k.Source = &generatedKey{}, "generated"
+		return k, nil
 	}
 	key, err := decodeKey(text)
 	if err != nil {

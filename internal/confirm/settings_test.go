@@ -48,10 +48,43 @@ func TestLoad(t *testing.T) {
 			if !strings.Contains(k.Note, tc.noteHas) || (tc.noteHas == "" && k.Note != "") {
 				t.Errorf("note %q, want %q", k.Note, tc.noteHas)
 			}
-			if k.CanAsk() && !redact.Known(base64.StdEncoding.EncodeToString(k.key)) {
+			if k.generated != nil && k.generated.key != nil {
+				t.Error("the process's own key was drawn at Load; it is made on first use")
+			}
+			if k.CanAsk() && !redact.Known(base64.StdEncoding.EncodeToString(k.signingKey())) {
 				t.Error("the key is not registered for redaction")
 			}
 		})
+	}
+}
+
+// TestGeneratedKeySignsOnFirstUse: a local process's own key is drawn when a requestState is
+// first sealed, registered for redaction before it signs anything, and the same key then
+// opens what it sealed.
+func TestGeneratedKeySignsOnFirstUse(t *testing.T) {
+	k, err := Load(context.Background(), func(string) string { return "" }, false, nil)
+	if err != nil || !k.CanAsk() || k.Source != "generated" {
+		t.Fatalf("err %v, canAsk %v, source %q", err, k.CanAsk(), k.Source)
+	}
+	b := Binding{Tool: "mindvault_buy", ArgsHash: "h", Network: "testnet"}
+	a := Approval{Kind: Payment, Network: "testnet", Amount: "10000000"}
+	state, err := k.Seal(b, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := k.generated.key
+	if len(key) < MinKeyBytes || !redact.Known(base64.RawURLEncoding.EncodeToString(key)) {
+		t.Fatalf("the generated key (%d bytes) is not registered for redaction", len(key))
+	}
+	if got, err := k.Open(state, b); err != nil || got.Amount != a.Amount {
+		t.Fatalf("Open of its own state: %+v, %v", got, err)
+	}
+	if _, err := k.WithClock(k.now).Open(state, b); err != nil {
+		t.Fatalf("a copy of the keeper uses another key: %v", err)
+	}
+	other, _ := Load(context.Background(), func(string) string { return "" }, false, nil)
+	if _, err := other.Open(state, b); err == nil {
+		t.Fatal("another process's generated key opened this state")
 	}
 }
 

@@ -86,7 +86,11 @@ func (e *InvalidState) Error() string { return "requestState is not valid: " + s
 
 // Seal signs the approval of a call into a requestState.
 func (k *Keeper) Seal(b Binding, a Approval) (string, error) {
-	if !k.CanAsk() {
+	var key []byte
+	if k.CanAsk() {
+		key = k.signingKey()
+	}
+	if len(key) < MinKeyBytes {
 		return "", errors.New("no confirmation key")
 	}
 	var nonce [16]byte
@@ -101,11 +105,11 @@ func (k *Keeper) Seal(b Binding, a Approval) (string, error) {
 		return "", err
 	}
 	signed := prefix + b64.EncodeToString(body)
-	return signed + "." + b64.EncodeToString(k.mac(signed)), nil
+	return signed + "." + b64.EncodeToString(mac(key, signed)), nil
 }
 
-func (k *Keeper) mac(signed string) []byte {
-	m := hmac.New(sha256.New, k.key)
+func mac(key []byte, signed string) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(signed))
 	return m.Sum(nil)
 }
@@ -113,7 +117,11 @@ func (k *Keeper) mac(signed string) []byte {
 // Open verifies a requestState for the call b and returns what the user was asked to approve.
 // The MAC is checked before anything in the payload is read, in constant time.
 func (k *Keeper) Open(state string, b Binding) (Approval, error) {
-	if k == nil || len(k.key) < MinKeyBytes {
+	var key []byte
+	if k != nil {
+		key = k.signingKey()
+	}
+	if len(key) < MinKeyBytes {
 		return Approval{}, &InvalidState{ReasonNoKey}
 	}
 	if len(state) > MaxStateBytes || !strings.HasPrefix(state, prefix) {
@@ -128,7 +136,7 @@ func (k *Keeper) Open(state string, b Binding) (Approval, error) {
 	if err != nil || len(got) != sha256.Size || b64.EncodeToString(got) != sig {
 		return Approval{}, &InvalidState{ReasonSignature}
 	}
-	if !hmac.Equal(got, k.mac(signed)) {
+	if !hmac.Equal(got, mac(key, signed)) {
 		return Approval{}, &InvalidState{ReasonSignature}
 	}
 	// Signed by this key: from here on the content is this endpoint's own.

@@ -158,7 +158,7 @@ func TestOpenRefusesSignedNonsense(t *testing.T) {
 		Network: bound.Network, Approved: approval, Issued: t0.Unix(), Expires: t0.Add(TTL).Unix(), Nonce: "n"}
 	sign := func(body string) string {
 		signed := prefix + b64.EncodeToString([]byte(body))
-		return signed + "." + b64.EncodeToString(k.mac(signed))
+		return signed + "." + b64.EncodeToString(mac(k.signingKey(), signed))
 	}
 	enc := func(p payload) string { b, _ := json.Marshal(p); return string(b) }
 	if _, err := k.Open(sign(enc(good)), bound); err != nil {

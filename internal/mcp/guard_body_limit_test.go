@@ -46,3 +46,19 @@ func TestLimitBody(t *testing.T) {
 		})
 	}
 }
+
+// TestReadBody: the declared length only sizes the buffer; the body read is whatever the
+// reader holds, shorter or longer than declared.
+func TestReadBody(t *testing.T) {
+	for _, c := range []struct {
+		body     string
+		declared int64
+	}{
+		{"", 0}, {"0123456789", 10}, {"0123456789", 4}, {"0123456789", 64}, {"0123456789", -1}, {strings.Repeat("x", 5000), 5000},
+	} {
+		got, err := readBody(strings.NewReader(c.body), c.declared, 1<<20)
+		if err != nil || string(got) != c.body {
+			t.Errorf("declared %d: read %q, %v; want %q", c.declared, got, err, c.body)
+		}
+	}
+}

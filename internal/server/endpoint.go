@@ -147,7 +147,7 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		OAuth: auth.OAuth{
 			Issuer: d.Config.OAuthIssuer, Audience: d.Config.OAuthAudience,
 			ProfilesClaim: d.Config.OAuthProfilesClaim, ScopePrefix: d.Config.OAuthScopePrefix,
-			RequiredScope: requiredScope(ToolScopes(reg), srv), MaxBodyBytes: d.Config.MaxBodyBytes,
+			RequiredScope: requiredScope(reg, srv), MaxBodyBytes: d.Config.MaxBodyBytes,
 		},
 	}, mcp.Handler(srv), logger)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"sync"
 
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 	"github.com/mindvault/mcp-endpoint/internal/tools"
@@ -22,7 +23,10 @@ func ToolScopes(reg *tools.Registry) map[string]string {
 // protocol layer's own decoder; "" for any other request (and for an unknown tool, or one the
 // request's surface disables, which the protocol layer answers without running anything). The
 // decoding travels on in the context, so the protocol layer does not decode the body again.
-func requiredScope(scopes map[string]string, srv *mcp.Server) func(r *http.Request, body []byte) (string, context.Context) {
+// The scopes are read from the registry on the first tool call, which defines the tools
+// (tools.All): a start and a tools/list define none.
+func requiredScope(reg *tools.Registry, srv *mcp.Server) func(r *http.Request, body []byte) (string, context.Context) {
+	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
 	return func(r *http.Request, body []byte) (string, context.Context) {
 		d := mcp.Decode(body)
 		ctx := mcp.WithDecoded(r.Context(), d)
@@ -30,6 +34,6 @@ func requiredScope(scopes map[string]string, srv *mcp.Server) func(r *http.Reque
 		if !ok || !srv.Offers(r, name) {
 			return "", ctx
 		}
-		return scopes[name], ctx
+		return scopes()[name], ctx
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// served is every tool this build serves. All binds each to the Deps; init declares each
-// one's Guide to errmap when the process starts, so a failure mapped anywhere, before All or
-// without it, gets the tool's advice.
+// served is every tool this build serves. All binds each to the Deps; each one's Guide is
+// declared to errmap before the first failure is mapped, so a failure mapped anywhere, before
+// All or without it, gets the tool's advice, and a start that maps none pays for none.
 var served = []spec{
 	networkProfile, browse, search, preview, publishStatus, agentStatus, walletInfo, txStatus,
 	health, registryInfo, registryLookup, registryList, checkConsistency, buy, purchaseHistory,
@@ -18,19 +18,28 @@ var served = []spec{
 }
 
 func init() {
-	for _, s := range served {
-		name, g := s.guide()
-		errmap.Declare(name, g)
-	}
+	errmap.DeclareLater(func() {
+		for _, s := range served {
+			name, g := s.guide()
+			errmap.Declare(name, g)
+		}
+	})
 }
 
-// All builds the registry of every tool this build serves, each Spec bound to d.
+// All builds the registry of every tool this build serves, each Spec bound to d. It lists them
+// from their generated definitions and defines them (Define) on the first call of one, so that
+// a start, and a tools/list, pay for none of it.
 func All(d *Deps) *Registry {
+	return newGeneratedRegistry(func() []*Tool { return allTools(d) })
+}
+
+// allTools defines every tool this build serves, each Spec bound to d.
+func allTools(d *Deps) []*Tool {
 	ts := make([]*Tool, len(served))
 	for i, s := range served {
 		ts[i] = s.define(d)
 	}
-	return NewRegistry(ts...)
+	return ts
 }
 
 // spec is a Spec of any request and output types, as served lists it.

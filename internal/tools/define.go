@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
@@ -146,7 +147,9 @@ var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json
 // (definitions_gen.go, `go generate ./internal/tools/`): reflecting every tool's schemas at start would
 // cost each cold start milliseconds and the binary a schema reflector. A test regenerates the
 // file and fails when the committed one differs. The request model is still compiled here,
-// at registration, so a rule validate cannot serve fails now rather than on a call.
+// when the tool is defined (for All, on the process's first tool call, which defines every
+// tool at once), so a rule validate cannot serve fails then, and in the registry tests,
+// rather than on a call of that one tool.
 //
 // Only decoding the request and calling its guards and Run depend on the tool's types; the
 // rest is shared code (define, callSpec.invoke), so each tool adds little to the binary.
@@ -353,65 +356,121 @@ func ErrorResult(f errmap.Failure) mcp.ToolResult {
 
 // Registry is the ordered set of tools; it implements mcp.EncodedToolSet.
 type Registry struct {
+	names []string
+	list  func() toolList     // the definitions tools/list sends
+	built func() definedTools // the tools a call runs
+}
+
+// toolList is what tools/list needs: the definitions, and the same as one JSON array.
+type toolList struct {
+	defs   []json.RawMessage
+	joined json.RawMessage
+}
+
+// definedTools is what a call needs: the defined tools, in order and by name.
+type definedTools struct {
 	tools  []*Tool
 	byName map[string]*Tool
-	defs   []json.RawMessage
-	joined json.RawMessage // defs as one JSON array
-	names  []string
 }
 
 // NewRegistry orders tools by name so tools/list is stable whatever the registration order.
 func NewRegistry(ts ...*Tool) *Registry {
 	sorted := append([]*Tool(nil), ts...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].def.Name < sorted[j].def.Name })
-	r := &Registry{byName: map[string]*Tool{}}
+	bt := definedTools{byName: map[string]*Tool{}}
+	var names []string
+	var defs []json.RawMessage
 	for _, t := range sorted {
-		if _, dup := r.byName[t.def.Name]; dup {
+		if _, dup := bt.byName[t.def.Name]; dup {
 			panic("duplicate tool " + t.def.Name)
 		}
-		r.tools = append(r.tools, t)
-		r.byName[t.def.Name] = t
-		r.defs = append(r.defs, t.encoded)
-		r.names = append(r.names, t.def.Name)
+		bt.tools = append(bt.tools, t)
+		bt.byName[t.def.Name] = t
+		defs = append(defs, t.encoded)
+		names = append(names, t.def.Name)
 	}
-	// The definitions are json.Marshal output, compact already, so joined is what
-	// encoding/json writes for defs (a test holds it to that).
-	size := 2 + len(r.defs)
-	for _, d := range r.defs {
-		size += len(d)
-	}
-	r.joined = append(make(json.RawMessage, 0, size), '[')
-	for i, d := range r.defs {
-		if i > 0 {
-			r.joined = append(r.joined, ',')
+	list := joinDefinitions(defs)
+	return &Registry{names: names, list: func() toolList { return list }, built: func() definedTools { return bt }}
+}
+
+// newGeneratedRegistry is the registry of the tools that have a generated definition, listed
+// from those definitions alone: a process whose first request lists tools (a cold start)
+// defines none of them. define, which builds every tool with its Spec and compiles its request
+// model, runs once, on the first call of a tool (or Tools, Lookup); its tools must be exactly
+// the generated ones (TestAllIsGenerated), or that first call panics, which the protocol layer
+// answers -32603.
+func newGeneratedRegistry(define func() []*Tool) *Registry {
+	names := generatedNames
+	r := &Registry{names: names}
+	r.list = sync.OnceValue(func() toolList {
+		// One copy of the definitions: the array, each definition a slice of it.
+		size := 2 + len(names)
+		for _, n := range names {
+			size += len(generatedDefinition(n))
 		}
-		r.joined = append(r.joined, d...)
-	}
-	r.joined = append(r.joined, ']')
+		joined := append(make(json.RawMessage, 0, size), '[')
+		defs := make([]json.RawMessage, len(names))
+		for i, n := range names {
+			if i > 0 {
+				joined = append(joined, ',')
+			}
+			start := len(joined)
+			joined = append(joined, generatedDefinition(n)...)
+			defs[i] = joined[start:len(joined):len(joined)]
+		}
+		return toolList{defs: defs, joined: append(joined, ']')}
+	})
+	r.built = sync.OnceValue(func() definedTools {
+		b := NewRegistry(define()...)
+		if !slices.Equal(b.names, names) {
+			panic(fmt.Sprintf("the tools defined (%v) are not the generated ones (%v): run go generate ./internal/tools/", b.names, names))
+		}
+		return b.built()
+	})
 	return r
 }
 
+// joinDefinitions writes defs as one JSON array. The definitions are json.Marshal output,
+// compact already, so the array is what encoding/json writes for defs (a test holds it to that).
+func joinDefinitions(defs []json.RawMessage) toolList {
+	size := 2 + len(defs)
+	for _, d := range defs {
+		size += len(d)
+	}
+	joined := append(make(json.RawMessage, 0, size), '[')
+	for i, d := range defs {
+		if i > 0 {
+			joined = append(joined, ',')
+		}
+		joined = append(joined, d...)
+	}
+	return toolList{defs: defs, joined: append(joined, ']')}
+}
+
 // Tools returns the registered tools in order.
-func (r *Registry) Tools() []*Tool { return r.tools }
+func (r *Registry) Tools() []*Tool { return r.built().tools }
 
 // Lookup finds a tool by name.
 func (r *Registry) Lookup(name string) (*Tool, bool) {
-	t, ok := r.byName[name]
+	if !slices.Contains(r.names, name) {
+		return nil, false
+	}
+	t, ok := r.built().byName[name]
 	return t, ok
 }
 
 // Definitions implements mcp.ToolSet.
-func (r *Registry) Definitions() []json.RawMessage { return r.defs }
+func (r *Registry) Definitions() []json.RawMessage { return r.list().defs }
 
 // EncodedDefinitions implements mcp.EncodedToolSet.
-func (r *Registry) EncodedDefinitions() json.RawMessage { return r.joined }
+func (r *Registry) EncodedDefinitions() json.RawMessage { return r.list().joined }
 
 // Names implements mcp.ToolSet.
 func (r *Registry) Names() []string { return r.names }
 
 // Call implements mcp.ToolSet.
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (mcp.ToolResult, bool) {
-	t, ok := r.byName[name]
+	t, ok := r.Lookup(name)
 	if !ok {
 		return mcp.ToolResult{}, false
 	}

@@ -59,3 +59,32 @@ func generatedDefinition(name string) string {
 	}
 	return ""
 }
+
+// generatedNames are the tools with a generated definition, in tools/list order (by name).
+var generatedNames = []string{
+	"mindvault_agent_status",
+	"mindvault_browse",
+	"mindvault_buy",
+	"mindvault_check_consistency",
+	"mindvault_health",
+	"mindvault_list_profiles",
+	"mindvault_network_profile",
+	"mindvault_preview",
+	"mindvault_publish",
+	"mindvault_publish_status",
+	"mindvault_purchase_history",
+	"mindvault_register",
+	"mindvault_register_onchain",
+	"mindvault_registry_info",
+	"mindvault_registry_list",
+	"mindvault_registry_lookup",
+	"mindvault_search",
+	"mindvault_set_listed",
+	"mindvault_set_price",
+	"mindvault_set_tags",
+	"mindvault_setup_wallet",
+	"mindvault_transfer_ownership",
+	"mindvault_tx_status",
+	"mindvault_update_metadata",
+	"mindvault_wallet_info",
+}

@@ -2,11 +2,13 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"go/format"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,7 +61,13 @@ func generateDefinitions(reg *Registry) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "\tcase %q:\n\t\treturn %s\n", tool.Name(), lit)
 	}
-	b.WriteString("\t}\n\treturn \"\"\n}\n")
+	b.WriteString("\t}\n\treturn \"\"\n}\n\n")
+	b.WriteString("// generatedNames are the tools with a generated definition, in tools/list order (by name).\n")
+	b.WriteString("var generatedNames = []string{\n")
+	for _, tool := range reg.Tools() {
+		fmt.Fprintf(&b, "\t%q,\n", tool.Name())
+	}
+	b.WriteString("}\n")
 	return format.Source(b.Bytes())
 }
 
@@ -68,7 +76,9 @@ func generateDefinitions(reg *Registry) ([]byte, error) {
 // Regenerate on purpose with `go generate ./internal/tools/` (UPDATE_DEFINITIONS=1), then read the diff;
 // TestToolSnapshots shows what clients will see change.
 func TestGeneratedDefinitions(t *testing.T) {
-	reg := toolRegistry(t)
+	// Every tool as defined now, not as the generated file lists them (All): the file is
+	// what is being checked, or written.
+	reg := NewRegistry(allTools(&Deps{Config: testConfig(t, nil)})...)
 	want, err := generateDefinitions(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -126,4 +136,46 @@ func TestEncodedDefinitionsAreWhatEncodingJSONWrites(t *testing.T) {
 	if want := bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(reg.EncodedDefinitions(), want) {
 		t.Fatalf("joined definitions differ from encoding/json's:\n got  %.200s\n want %.200s", reg.EncodedDefinitions(), want)
 	}
+}
+
+// TestAllListsWithoutDefining: All lists, from the generated definitions alone, exactly what
+// the defined tools list, defines no tool for a listing or an unknown name, and defines them
+// all once, on the first call of a tool.
+func TestAllListsWithoutDefining(t *testing.T) {
+	d := &Deps{Config: testConfig(t, nil)}
+	eager := NewRegistry(allTools(d)...)
+	defined := 0
+	reg := newGeneratedRegistry(func() []*Tool { defined++; return allTools(d) })
+	if !slices.Equal(reg.Names(), eager.Names()) {
+		t.Errorf("names %v, the defined tools' %v", reg.Names(), eager.Names())
+	}
+	if !bytes.Equal(reg.EncodedDefinitions(), eager.EncodedDefinitions()) || len(reg.Definitions()) != len(eager.Definitions()) {
+		t.Error("the listed definitions are not the defined tools' own")
+	}
+	if _, ok := reg.Call(context.Background(), "mindvault_previews", nil); ok {
+		t.Error("an unknown name was called")
+	}
+	if defined != 0 {
+		t.Fatalf("listing (or an unknown name) defined the tools %d times", defined)
+	}
+	if res, ok := reg.Call(context.Background(), "mindvault_network_profile", nil); !ok || res.IsError {
+		t.Fatalf("mindvault_network_profile: ok %v, %+v", ok, res)
+	}
+	if len(reg.Tools()) != len(eager.Tools()) || defined != 1 {
+		t.Errorf("%d tools, defined %d times; want %d, once", len(reg.Tools()), defined, len(eager.Tools()))
+	}
+}
+
+// TestAllRefusesToolsNotGenerated: a registry whose defined tools are not the generated ones
+// (a tool added without go generate) panics on its first call instead of calling a tool that
+// tools/list does not show.
+func TestAllRefusesToolsNotGenerated(t *testing.T) {
+	d := &Deps{Config: testConfig(t, nil)}
+	reg := newGeneratedRegistry(func() []*Tool { return allTools(d)[1:] })
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "go generate") {
+			t.Fatalf("panic %v, want one saying to run go generate", r)
+		}
+	}()
+	reg.Call(context.Background(), "mindvault_network_profile", nil)
 }

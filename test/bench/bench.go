@@ -1,4 +1,4 @@
-// Package bench measures the endpoint (`make bench`, see scripts/bench.sh and RESULTS.md):
+// Package bench measures the endpoint (`make bench`, see test/bench/run.sh and RESULTS.md):
 // the in-process handler cost beside two peers, cold start under the Lambda emulator,
 // downstream round trips per tool, and a bounded loopback load. Nothing here is asserted by
 // `go test ./...`: the package has Benchmark functions and fast Tests that hold the peers to
@@ -335,8 +335,8 @@ func getMeta(ctx context.Context, httpc *http.Client, apiURL, id string) (*apiMe
 // --- the null handler ------------------------------------------------------------------------
 
 // Null is the floor of the handler benchmarks: nullrpc's handler answering response (the
-// very bytes our handler wrote for the request) under each request's id. bench/cmd/floor and
-// bench/cmd/null serve the same answer as processes.
+// very bytes our handler wrote for the request) under each request's id. test/bench/cmd/floor and
+// test/bench/cmd/null serve the same answer as processes.
 func Null(response []byte) (http.Handler, error) {
 	a, err := nullrpc.New(response)
 	if err != nil {

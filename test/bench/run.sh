@@ -3,7 +3,8 @@
 # SDK peer and a null handler) into test/bench/out.txt, benchstat when it installs, then
 # test/bench/cmd/benchreport for cold start (beside a trivial handler on the same runtime path,
 # test/bench/cmd/floor, and locally the Go SDK peer and the null net/http handler), binary size by
-# package, downstream round trips and a bounded loopback load (ours, the Go SDK peer and the
+# package (and the peer's arm64 size), what ours and the peer answer on the 2026-07-28 era,
+# downstream round trips and a bounded loopback load (ours, the Go SDK peer and the
 # null handler, each its own process), and writes test/bench/RESULTS.md with the targets in its
 # headline and test/bench/notes.md appended. Every binary is built with the Makefile's LAMBDA_FLAGS.
 # Everything binds 127.0.0.1 and stops by itself; the whole run takes about 4-5 minutes on 2
@@ -82,6 +83,8 @@ done
 # list, for the size by package.
 CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO build "${lambda_flags[@]}" -o "$work/bootstrap-arm64" ./functions/mcp
 CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO build "${symbol_flags[@]}" -o "$work/bootstrap-arm64-syms" ./functions/mcp
+# The Go SDK peer for the same target with the same flags: what a server on the SDK alone weighs.
+CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO build "${lambda_flags[@]}" -o "$work/peer-arm64" ./test/bench/cmd/peer
 CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $GO list -deps "${lambda_flags[@]}" \
 	-f '{{.ImportPath}}{{"\t"}}{{if .Module}}{{.Module.Path}}{{else}}std{{end}}' ./functions/mcp > "$work/arm64-packages.txt"
 $GO build -o "$work/benchreport" ./test/bench/cmd/benchreport
@@ -102,7 +105,7 @@ step "cold start, sizes, round trips, load"
 	-bench-out test/bench/out.txt "${stat_args[@]}" -out test/bench/RESULTS.md -loadavg-before "$loadavg_before" \
 	-command "make bench  →  $BENCH_CMD; test/bench/cmd/benchreport -cold-n $COLD_N -clients $LOAD_CLIENTS -load-duration $LOAD_DURATION -load-max $LOAD_MAX" \
 	-rie "$RIE" -bootstrap "$work/bootstrap" -arm64 "$work/bootstrap-arm64" -arm64-syms "$work/bootstrap-arm64-syms" \
-	-floor "$work/floor" -null "$work/null" -peer "$work/peer" -go "$GO" -event events/tools-list-legacy.json \
+	-floor "$work/floor" -null "$work/null" -peer "$work/peer" -peer-arm64 "$work/peer-arm64" -go "$GO" -event events/tools-list-legacy.json \
 	-pkg-list "$work/arm64-packages.txt" -lambda-flags "$LAMBDA_FLAGS" \
 	-cold-n "$COLD_N" -clients "$LOAD_CLIENTS" -load-duration "$LOAD_DURATION" -load-max "$LOAD_MAX" \
 	2> >(tee test/bench/measure.txt >&2)

@@ -12,6 +12,10 @@
 #
 # Output: one line per scenario / smoke script, details under conformance/results/ (gitignored),
 # and a closing line `conformance: N passed, N failed`. Exit status 0 iff nothing failed.
+#
+# CONFORMANCE_URL=http://127.0.0.1:PORT/mcp runs the suite's scenarios alone against a server
+# that is already running there (no build, no smoke scripts, which need this endpoint's own
+# tools): how docs/mcp-sdk.md ran it against the Go SDK peer of `make bench` (test/bench/cmd/peer).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -60,9 +64,11 @@ fi
 # --- 2. build the servers ---------------------------------------------------------------------
 # The Lambda binary (served as plain HTTP) for the suite; the local build for the sandbox, which
 # the Lambda binary does not contain.
-mkdir -p bin
-"$GO" build -o bin/mcp ./functions/mcp
-"$GO" build -o bin/mindvault-local ./cmd/mindvault-local
+if [[ -z "${CONFORMANCE_URL:-}" ]]; then
+  mkdir -p bin
+  "$GO" build -o bin/mcp ./functions/mcp
+  "$GO" build -o bin/mindvault-local ./cmd/mindvault-local
+fi
 
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
@@ -122,16 +128,22 @@ start_server() {
   die "$network server did not answer within 10 s"
 }
 
-start_server testnet "$RESULTS/server.log" bin/mcp
-URL="$STARTED_URL"
-start_server sandbox "$RESULTS/server-sandbox.log" bin/mindvault-local
-SANDBOX_URL="$STARTED_URL"
-# The doc snippets' own instance: a fresh sandbox (their purchase must be the demo wallet's
-# first) with a bearer token required, so the header each snippet sends is tested too.
-SNIPPET_TOKEN="snippets-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
-READY_TOKEN="$SNIPPET_TOKEN" start_server sandbox "$RESULTS/server-snippets.log" bin/mindvault-local \
-  MINDVAULT_AUTH=tokens MINDVAULT_ACCESS_TOKENS="$(printf %s "$SNIPPET_TOKEN" | sha256sum | cut -d' ' -f1):*"
-SNIPPET_URL="$STARTED_URL"
+if [[ -n "${CONFORMANCE_URL:-}" ]]; then
+  URL="$CONFORMANCE_URL"
+  ready "$URL" || die "nothing answers a ping at CONFORMANCE_URL=$URL"
+  log "suite only, against $URL"
+else
+  start_server testnet "$RESULTS/server.log" bin/mcp
+  URL="$STARTED_URL"
+  start_server sandbox "$RESULTS/server-sandbox.log" bin/mindvault-local
+  SANDBOX_URL="$STARTED_URL"
+  # The doc snippets' own instance: a fresh sandbox (their purchase must be the demo wallet's
+  # first) with a bearer token required, so the header each snippet sends is tested too.
+  SNIPPET_TOKEN="snippets-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+  READY_TOKEN="$SNIPPET_TOKEN" start_server sandbox "$RESULTS/server-snippets.log" bin/mindvault-local \
+    MINDVAULT_AUTH=tokens MINDVAULT_ACCESS_TOKENS="$(printf %s "$SNIPPET_TOKEN" | sha256sum | cut -d' ' -f1):*"
+  SNIPPET_URL="$STARTED_URL"
+fi
 
 # --- 4. the suite and the smoke scripts --------------------------------------------------------
 passed=0
@@ -175,12 +187,14 @@ log "suite @modelcontextprotocol/conformance $("$NODE" -p "require('./$MODULES/@
 # 2025-11-25 wire for scenarios that apply to both eras (e.g. tools-list).
 for s in "${MODERN_SCENARIOS[@]}"; do scenario 2026-07-28 "$s"; done
 for s in "${LEGACY_SCENARIOS[@]}"; do scenario 2025-11-25 "$s"; done
-smoke smoke-legacy
-smoke smoke-modern
-smoke smoke-confirm
-snippets_log="$RESULTS/snippets.log" rc=0
-timeout $((SMOKE_WALL_S * 3)) "$NODE" "$CONF_DIR/snippets.mjs" "$SNIPPET_URL" "$SNIPPET_TOKEN" >"$snippets_log" 2>&1 || rc=$?
-record "docs/clients.md snippets" "$snippets_log" "$rc"
+if [[ -z "${CONFORMANCE_URL:-}" ]]; then
+  smoke smoke-legacy
+  smoke smoke-modern
+  smoke smoke-confirm
+  snippets_log="$RESULTS/snippets.log" rc=0
+  timeout $((SMOKE_WALL_S * 3)) "$NODE" "$CONF_DIR/snippets.mjs" "$SNIPPET_URL" "$SNIPPET_TOKEN" >"$snippets_log" 2>&1 || rc=$?
+  record "docs/clients.md snippets" "$snippets_log" "$rc"
+fi
 
 stop_server
 

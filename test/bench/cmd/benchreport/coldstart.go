@@ -48,10 +48,11 @@ type target struct {
 
 type sizes struct {
 	arm64, arm64Zip, host int64
+	peerArm64             int64 // the Go SDK peer, same flags
 }
 
 // binarySizes stats the built binaries and deflates the arm64 one as the deploy zip would.
-func binarySizes(arm64, host string) (sizes, error) {
+func binarySizes(arm64, host, peerArm64 string) (sizes, error) {
 	var s sizes
 	if arm64 == "" {
 		return s, errors.New("no -arm64 binary given")
@@ -81,6 +82,11 @@ func binarySizes(arm64, host string) (sizes, error) {
 	if host != "" {
 		if st, err := os.Stat(host); err == nil {
 			s.host = st.Size()
+		}
+	}
+	if peerArm64 != "" {
+		if st, err := os.Stat(peerArm64); err == nil {
+			s.peerArm64 = st.Size()
 		}
 	}
 	return s, nil

@@ -1,12 +1,13 @@
-// Command benchreport is the second half of `make bench` (scripts/bench.sh): it runs the
+// Command benchreport is the second half of `make bench` (test/bench/run.sh): it runs the
 // measurements that are not Go benchmarks — cold start under the Lambda Runtime Interface
 // Emulator and as a local server, each beside a trivial handler on the same runtime path
-// (bench/cmd/floor) and, locally, the Go SDK peer (bench/cmd/peer) and the null net/http
-// handler (bench/cmd/null); binary sizes with the size by package; downstream round trips per
+// (test/bench/cmd/floor) and, locally, the Go SDK peer (test/bench/cmd/peer) and the null
+// net/http handler (test/bench/cmd/null); binary sizes (the peer's too) with the size by
+// package; what ours and the peer answer on the 2026-07-28 era; downstream round trips per
 // tool, sequential against parallel wall time; and a bounded loopback load of the endpoint,
 // the peer and the null handler, each its own process, with their peak RSS — then writes
-// bench/RESULTS.md together with the handler benchmarks that `go test -bench` wrote to
-// bench/out.txt. The targets of the results file's headline are compared, never asserted.
+// test/bench/RESULTS.md together with the handler benchmarks that `go test -bench` wrote to
+// test/bench/out.txt. The targets of the results file's headline are compared, never asserted.
 //
 // Everything binds 127.0.0.1, every process it starts is stopped by its id before it
 // returns, and every loop is bounded in count and time. It exits 1 when a measurement failed
@@ -28,6 +29,7 @@ type options struct {
 	rie, bootstrap, event             string
 	arm64, arm64Syms, hostBin         string
 	floor, null, peer, goCmd, notes   string
+	peerArm64                         string
 	pkgList, lambdaFlags              string
 	coldN                             int
 	loadDur                           time.Duration
@@ -48,9 +50,10 @@ func main() {
 	flag.StringVar(&o.arm64Syms, "arm64-syms", "", "the same build with its symbol table, for the size by package")
 	flag.StringVar(&o.pkgList, "pkg-list", "", "the build's packages, \"import/path<TAB>module\" lines (go list -deps)")
 	flag.StringVar(&o.lambdaFlags, "lambda-flags", "", "the Makefile's LAMBDA_FLAGS the binaries were built with, for the record")
-	flag.StringVar(&o.floor, "floor", "", "the trivial handler (bench/cmd/floor) built with the Lambda flags")
-	flag.StringVar(&o.null, "null", "", "the null net/http handler (bench/cmd/null)")
-	flag.StringVar(&o.peer, "peer", "", "the Go SDK peer as a server (bench/cmd/peer)")
+	flag.StringVar(&o.floor, "floor", "", "the trivial handler (test/bench/cmd/floor) built with the Lambda flags")
+	flag.StringVar(&o.null, "null", "", "the null net/http handler (test/bench/cmd/null)")
+	flag.StringVar(&o.peer, "peer", "", "the Go SDK peer as a server (test/bench/cmd/peer)")
+	flag.StringVar(&o.peerArm64, "peer-arm64", "", "the Go SDK peer built for linux/arm64 with the same flags, for its size")
 	flag.StringVar(&o.goCmd, "go", "go", "the go command, for go tool nm and go version -m")
 	flag.StringVar(&o.notes, "notes", "test/bench/notes.md", "hand-written notes appended to the report as they are (optional)")
 	flag.IntVar(&o.coldN, "cold-n", 15, "cold starts to time, of each binary")
@@ -90,7 +93,7 @@ func run(o options) int {
 			r.benchstat = strings.TrimRight(string(b), "\n")
 		}
 	}
-	section("binary sizes", func() (err error) { r.sizes, err = binarySizes(o.arm64, o.hostBin); return err })
+	section("binary sizes", func() (err error) { r.sizes, err = binarySizes(o.arm64, o.hostBin, o.peerArm64); return err })
 	section("size by package (go tool nm)", func() (err error) { r.bySize, err = sizeByPackage(o.goCmd, o.arm64Syms, o.pkgList); return err })
 	work, err := os.MkdirTemp("", "benchreport-")
 	if err != nil {
@@ -110,6 +113,10 @@ func run(o options) int {
 		r.coldLocal, err = coldStartsLocal([]target{{"ours", o.bootstrap, nil}, {"floor", o.floor, floorEnv},
 			{"gosdk", o.peer, []string{"PEER_TOOLS=" + listFile, "PEER_API_URL=http://127.0.0.1:9"}},
 			{"null", o.null, []string{"NULL_RESPONSE=" + listFile}}}, o.coldN)
+		return err
+	})
+	section("the 2026-07-28 era, ours and the Go SDK peer", func() (err error) {
+		r.era, err = eraProbes(o.bootstrap, o.peer, listFile, work)
 		return err
 	})
 	section("package init trace (GODEBUG=inittrace=1)", func() (err error) { r.inits, err = initTrace(o.bootstrap); return err })

@@ -51,7 +51,7 @@ type pkgTable map[string]string
 // symbol prefix: no symbol starts with a space).
 const mainPkg = " main"
 
-// readPkgList reads the lines "import/path<TAB>module" that scripts/bench.sh writes with
+// readPkgList reads the lines "import/path<TAB>module" that test/bench/run.sh writes with
 // go list -deps, with the same flags, GOOS and GOARCH as the binary.
 func readPkgList(path string) (pkgTable, error) {
 	raw, err := os.ReadFile(path)

@@ -45,7 +45,7 @@ func TestSymbolPackage(t *testing.T) {
 	}
 }
 
-// TestSizeByPackageAddsUp reads a small binary of this tree (bench/cmd/null, built with its
+// TestSizeByPackageAddsUp reads a small binary of this tree (test/bench/cmd/null, built with its
 // symbol table) the way make bench reads the arm64 build: the rows must add up to the loaded
 // sections, and the packages it is made of must show.
 func TestSizeByPackageAddsUp(t *testing.T) {

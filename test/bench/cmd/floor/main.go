@@ -7,7 +7,7 @@
 // FLOOR_RESPONSE names a file holding the endpoint's JSON-RPC response to the measured
 // request; every request gets those bytes under its own id (package nullrpc). No
 // configuration, validation or logging, and nothing of the endpoint is imported, so its
-// start-up is Go's and aws-lambda-go's alone. bench/cmd/null is the same answer without
+// start-up is Go's and aws-lambda-go's alone. test/bench/cmd/null is the same answer without
 // aws-lambda-go linked in.
 package main
 
