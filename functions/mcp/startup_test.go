@@ -11,6 +11,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 	"github.com/mindvault/mcp-endpoint/internal/server"
+	"github.com/mindvault/mcp-endpoint/internal/tools"
 )
 
 // startupChild marks the fresh process TestFirstAnswersCompileNoPattern runs its check in.
@@ -18,8 +19,8 @@ const startupChild = "MINDVAULT_TEST_STARTUP_CHILD"
 
 // TestFirstAnswersCompileNoPattern: booting the deployed configuration and answering the
 // constant requests a client starts with (initialize, tools/list on both eras, server/discover,
-// prompts/list, ping) compiles no regular expression: every pattern waits for the request that
-// needs it. It runs in a fresh process, since other tests compile patterns.
+// prompts/list, ping) compiles no regular expression and defines no tool: every pattern and the
+// tools wait for the request that needs them. It runs in a fresh process, since other tests compile patterns.
 func TestFirstAnswersCompileNoPattern(t *testing.T) {
 	if os.Getenv(startupChild) == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestFirstAnswersCompileNoPattern$", "-test.count=1")
@@ -61,5 +62,8 @@ func TestFirstAnswersCompileNoPattern(t *testing.T) {
 	}
 	if n := lazyre.Compiled(); n != 0 {
 		t.Fatalf("booting and answering the constant requests compiled %d patterns", n)
+	}
+	if n := tools.Defines(); n != 0 {
+		t.Fatalf("booting and answering the constant requests defined %d tools; they wait for the first tool call", n)
 	}
 }

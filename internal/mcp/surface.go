@@ -21,10 +21,9 @@ import (
 // tool is -32602 naming the setting that disabled it. A Server without a Surface serves every
 // tool on its one path.
 type Surface struct {
-	// ToolsetOf is each tool's toolset (one of config.Toolsets).
-	ToolsetOf map[string]string
-	// ReadOnly holds the tools whose readOnlyHint is true.
-	ReadOnly map[string]bool
+	// Tools returns the tools' toolsets and read-only hints. It is called only for a narrowed
+	// surface, so a start and a full tools/list (a cold start's first answers) define no tool.
+	Tools func() ToolFacts
 	// PromptTools are the tools each prompt names: a prompt is offered only when all of them are.
 	PromptTools map[string][]string
 	// Enabled are the deployment's toolsets (config.Config.Toolsets); nil enables all.
@@ -34,6 +33,14 @@ type Surface struct {
 	// Instructions describes a narrowed surface: the toolsets that have a tool enabled, in
 	// config.Toolsets order, and whether only read-only tools are. nil: Server.Instructions.
 	Instructions func(toolsets []string, readOnly bool) string
+}
+
+// ToolFacts are what a surface needs to know of each tool.
+type ToolFacts struct {
+	// ToolsetOf is each tool's toolset (one of config.Toolsets).
+	ToolsetOf map[string]string
+	// ReadOnly holds the tools whose readOnlyHint is true.
+	ReadOnly map[string]bool
 }
 
 // The settings that narrow a surface, as a disabled tool's error names them.
@@ -213,13 +220,13 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 
 // offered reports whether the tool name is in what l allows.
 func (s *Server) offered(l layer, name string) bool {
-	if ts, ok := s.Surface.ToolsetOf[name]; ok {
+	if ts, ok := s.Surface.Tools().ToolsetOf[name]; ok {
 		bit, _ := toolsetBit(ts)
 		if l.mask&bit == 0 {
 			return false
 		}
 	}
-	return !l.readOnly || s.Surface.ReadOnly[name]
+	return !l.readOnly || s.Surface.Tools().ReadOnly[name]
 }
 
 // enabled reports whether v offers the tool name.
@@ -242,7 +249,7 @@ func (s *Server) Offers(r *http.Request, name string) bool {
 // and error.data say it is disabled here and by which setting, the first (deployment, URL
 // path, headers) that leaves it out.
 func (s *Server) disabledTool(v *view, name string) outcome {
-	ts := s.Surface.ToolsetOf[name]
+	ts := s.Surface.Tools().ToolsetOf[name]
 	bit, known := toolsetBit(ts)
 	data := map[string]any{"code": errmap.CodeForbidden, "disabled": true, "tool": name}
 	if ts != "" {
@@ -255,7 +262,7 @@ func (s *Server) disabledTool(v *view, name string) outcome {
 			why = fmt.Sprintf("its toolset %s is not enabled by %s", ts, s.settingPhrase(v, i, setting))
 			break
 		}
-		if l.readOnly && !s.Surface.ReadOnly[name] {
+		if l.readOnly && !s.Surface.Tools().ReadOnly[name] {
 			setting = [...]string{settingReadOnly, settingPath, headerReadOnly}[i]
 			why = fmt.Sprintf("it is not read-only, and %s serves only read-only tools", s.settingPhrase(v, i, setting))
 			break
@@ -347,7 +354,7 @@ func (s *Server) instructions(v *view) string {
 	var toolsets []string
 	for _, ts := range config.Toolsets {
 		for _, n := range s.toolNames(v) {
-			if s.Surface.ToolsetOf[n] == ts {
+			if s.Surface.Tools().ToolsetOf[n] == ts {
 				toolsets = append(toolsets, ts)
 				break
 			}

@@ -15,8 +15,9 @@ import (
 func surfaceServer(enabled []string, readOnly bool) *Server {
 	s := newTestServer(io.Discard)
 	s.Surface = &Surface{
-		ToolsetOf:   map[string]string{"echo": "catalog", "boom": "payments"},
-		ReadOnly:    map[string]bool{"echo": true},
+		Tools: func() ToolFacts {
+			return ToolFacts{ToolsetOf: map[string]string{"echo": "catalog", "boom": "payments"}, ReadOnly: map[string]bool{"echo": true}}
+		},
 		PromptTools: map[string][]string{"greet": {"echo"}, "broken": {"boom"}},
 		Enabled:     enabled, OnlyReadOnly: readOnly,
 		Instructions: func(ts []string, ro bool) string {

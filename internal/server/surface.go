@@ -2,6 +2,7 @@ package server
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
@@ -13,12 +14,18 @@ import (
 // and read-only hint, the tools each prompt names, and what the deployment enabled.
 func surface(cfg *config.Config, reg *tools.Registry, ps *prompts.Set) *mcp.Surface {
 	s := &mcp.Surface{
-		ToolsetOf: map[string]string{}, ReadOnly: map[string]bool{}, PromptTools: map[string][]string{},
-		Enabled: cfg.Toolsets, OnlyReadOnly: cfg.ReadOnly, Instructions: narrowedInstructions,
-	}
-	for _, t := range reg.Tools() {
-		s.ToolsetOf[t.Name()] = t.Toolset()
-		s.ReadOnly[t.Name()] = t.Hints().ReadOnly
+		PromptTools: map[string][]string{},
+		Enabled:     cfg.Toolsets, OnlyReadOnly: cfg.ReadOnly, Instructions: narrowedInstructions,
+		// Read from the defined tools, which reg defines on first use; only a narrowed
+		// surface asks.
+		Tools: sync.OnceValue(func() mcp.ToolFacts {
+			f := mcp.ToolFacts{ToolsetOf: map[string]string{}, ReadOnly: map[string]bool{}}
+			for _, t := range reg.Tools() {
+				f.ToolsetOf[t.Name()] = t.Toolset()
+				f.ReadOnly[t.Name()] = t.Hints().ReadOnly
+			}
+			return f
+		}),
 	}
 	for _, p := range ps.Prompts() {
 		s.PromptTools[p.Def.Name] = p.Tools

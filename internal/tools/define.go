@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
@@ -154,6 +155,7 @@ var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json
 // Only decoding the request and calling its guards and Run depend on the tool's types; the
 // rest is shared code (define, callSpec.invoke), so each tool adds little to the binary.
 func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
+	defines.Add(1)
 	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
 	_, dryRunner := any(new(Req)).(requests.DryRunner)
 	t, c := define(decl{
@@ -353,6 +355,13 @@ func ErrorResult(f errmap.Failure) mcp.ToolResult {
 		Code:    f.Diagnostic.Code,
 	}
 }
+
+// defines counts the Define calls of this process.
+var defines atomic.Int64
+
+// Defines counts the tools defined so far in this process, for tests of what a cold start
+// does (a start and its first answers define none).
+func Defines() int { return int(defines.Load()) }
 
 // Registry is the ordered set of tools; it implements mcp.EncodedToolSet.
 type Registry struct {
