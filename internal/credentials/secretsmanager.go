@@ -353,6 +353,12 @@ func isThrottle(code string) bool {
 // transportKind classifies an SDK error that got no service response. The SDK wraps the
 // net/http error in RequestSendError (and retries in MaxAttemptsError), all unwrappable.
 func transportKind(err error) errmap.Transport {
+	// An answer that arrived but does not decode is not the network's failure, even when the
+	// decoder's error is an unexpected EOF (a truncated JSON body): the service answered.
+	var de *smithy.DeserializationError
+	if errors.As(err, &de) {
+		return errmap.TransportNone
+	}
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
