@@ -103,7 +103,7 @@ var FaultKinds = []FaultKind{
 	{Name: KindRPCError, Services: []string{ServiceRPC}, Needs: []string{"code"}, Allows: []string{"message"},
 		Effect: "a JSON-RPC error object with HTTP 200"},
 	{Name: KindDelay, Needs: []string{"delay"},
-		Effect: "stall, then answer normally; the stall ends early when the client gives up"},
+		Effect: "stall, then answer normally; the stall ends early when the client gives up, which the server notices only once it has read the request body: a POST stalled before its body is read waits out its delay, then does its work, as a write that lands after its caller timed out"},
 	{Name: KindDrop, Forbids: []string{"retry-after", "header"},
 		Effect: "close the connection without an answer"},
 	{Name: KindTryAgain, Services: []string{ServiceRPC}, Targets: []string{"sendTransaction"},

@@ -10,7 +10,7 @@
 # Everything binds 127.0.0.1 and stops by itself; the whole run takes about 4-5 minutes on 2
 # cores.
 #
-# Knobs (environment): BENCH_COUNT (5), BENCH_TIME (1s), COLD_N (15), LOAD_DURATION (5s),
+# Knobs (environment): BENCH_COUNT (5), BENCH_TIME (1s), COLD_N (31), LOAD_DURATION (5s),
 # LOAD_MAX (20000), LOAD_CLIENTS (2).
 set -euo pipefail
 
@@ -23,7 +23,7 @@ RIE_VERSION=v0.0.0-20261030222936-bef5c4ba774d                     # as in the M
 BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da               # golang.org/x/perf
 BENCH_COUNT=${BENCH_COUNT:-5}
 BENCH_TIME=${BENCH_TIME:-1s}
-COLD_N=${COLD_N:-15}
+COLD_N=${COLD_N:-31}
 LOAD_DURATION=${LOAD_DURATION:-5s}
 LOAD_MAX=${LOAD_MAX:-20000}
 LOAD_CLIENTS=${LOAD_CLIENTS:-2}
