@@ -239,6 +239,9 @@ func TestMechanicalAgent(t *testing.T) {
 		tools = append(tools, name)
 	}
 	sort.Strings(tools)
+	// The runs share one sandbox, and a transfer hands the resource the other registry writes
+	// use to another wallet: it goes last, or every later write would meet a creator it is not.
+	tools = append(slices.DeleteFunc(tools, func(n string) bool { return n == "mindvault_transfer_ownership" }), "mindvault_transfer_ownership")
 	extra := []struct{ tool, args string }{{"mindvault_preveiw", `{"resourceId":"rustguide"}`}, {"mindvault_preview", `{"resourceID":"rustguide"}`},
 		{"mindvault_buy", `{"resourceId":"stellarcheatsheet"}`}, {"mindvault_buy", `{"resourceId":"rustguide","profile":"broke"}`}}
 	// typo'd tool, typo'd argument, above the cap, an empty wallet
