@@ -7,14 +7,18 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// served is every tool this build serves. All binds each to the Deps; each one's Guide is
-// declared to errmap before the first failure is mapped, so a failure mapped anywhere, before
-// All or without it, gets the tool's advice, and a start that maps none pays for none.
-var served = []spec{
-	networkProfile, browse, search, preview, publishStatus, agentStatus, walletInfo, txStatus,
-	health, registryInfo, registryLookup, registryList, checkConsistency, buy, purchaseHistory,
-	publish, register, registerOnchain, setupWallet, listProfiles,
-	setPrice, updateMetadata, setListed, setTags, transferOwnership,
+// served is every tool this build serves: each tool's file declares its Spec through serve, so
+// adding a tool touches its own file (and the generated definitions, whose list of names is
+// the one checked list of what the build serves: TestAllIsGenerated). All binds each to the
+// Deps; each one's Guide is declared to errmap before the first failure is mapped, so a failure
+// mapped anywhere, before All or without it, gets the tool's advice, and a start that maps
+// none pays for none.
+var served []spec
+
+// serve adds s to the tools this build serves.
+func serve[Req, Out any](s Spec[Req, Out]) Spec[Req, Out] {
+	served = append(served, s)
+	return s
 }
 
 func init() {

@@ -39,7 +39,7 @@ type CatalogOutput struct {
 }
 
 // browse is mindvault_browse.
-var browse = Spec[requests.Browse, CatalogOutput]{
+var browse = serve(Spec[requests.Browse, CatalogOutput]{
 	Name:      "mindvault_browse",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Browse the catalog",
@@ -52,10 +52,10 @@ var browse = Spec[requests.Browse, CatalogOutput]{
 	Run: func(ctx context.Context, d *Deps, req *requests.Browse) (*CatalogOutput, error) {
 		return catalog(ctx, d, req, false)
 	},
-}
+})
 
 // search is mindvault_search.
-var search = Spec[requests.Search, CatalogOutput]{
+var search = serve(Spec[requests.Search, CatalogOutput]{
 	Name:      "mindvault_search",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Search the catalog",
@@ -68,7 +68,7 @@ var search = Spec[requests.Search, CatalogOutput]{
 	Run: func(ctx context.Context, d *Deps, req *requests.Search) (*CatalogOutput, error) {
 		return catalog(ctx, d, (*requests.Browse)(req), true)
 	},
-}
+})
 
 // catalog sends the server-supported filters, then applies locally what the API cannot
 // (keyword on title+description, the skipped status, tags, listed) and re-applies the order.

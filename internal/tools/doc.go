@@ -15,7 +15,7 @@
 // Policy every state-changing tool shares (the mainnet confirmation, what a dry run may skip,
 // guards) is declared in the tool's Spec and enforced by Define before the handler runs. So is
 // what the advice of its failures needs (Spec.Guide: the role it plays for other tools' advice,
-// its traits, its own Next sentences), which all.go declares to errmap when the process starts:
+// its traits, its own Next sentences), which all.go declares to errmap before the first failure is mapped:
 // errmap, the layer below, names no tool.
 //
 // Where things are: tool mindvault_x lives in x.go, except that
@@ -28,7 +28,8 @@
 // confirm_seams.go what each tool hands it right before paying or sending, secrets.go the
 // per-call secret collector, deps.go what handlers call
 // and how they load credentials, helpers.go the small helpers several tools share, and
-// all.go the list of tools this build serves (and declares to errmap). Each tool is tested through the wire, against
+// all.go what collects the tools this build serves (each file declares its Spec through serve, so a
+// new tool touches its own file and the generated definitions) and declares their Guides to errmap. Each tool is tested through the wire, against
 // the sandbox, in test/e2e (one file per area: payments, purchases, writes, registry, publish,
 // confirmation, the agent's loop), and the shared machinery here (define_test.go, policy_test.go,
 // seams_test.go, the definitions); a tool with logic of its own besides has its own x_test.go.

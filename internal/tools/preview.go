@@ -23,7 +23,7 @@ type PreviewOutput struct {
 }
 
 // preview is mindvault_preview.
-var preview = Spec[requests.Preview, PreviewOutput]{
+var preview = serve(Spec[requests.Preview, PreviewOutput]{
 	Name:      "mindvault_preview",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Preview a resource",
@@ -46,4 +46,4 @@ var preview = Spec[requests.Preview, PreviewOutput]{
 			OnchainStatus: m.OnchainStatus, PublisherWallet: m.PublisherWallet,
 		}, nil
 	},
-}
+})

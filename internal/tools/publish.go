@@ -72,7 +72,7 @@ type PublishOutput struct {
 }
 
 // publish is mindvault_publish.
-var publish = Spec[requests.Publish, PublishOutput]{
+var publish = serve(Spec[requests.Publish, PublishOutput]{
 	Name:      "mindvault_publish",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Publish a resource",
@@ -117,7 +117,7 @@ var publish = Spec[requests.Publish, PublishOutput]{
 		}
 		return r.create(ctx)
 	},
-}
+})
 
 // publishRun is one mindvault_publish call.
 type publishRun struct {

@@ -20,7 +20,7 @@ type RegisterOutput struct {
 }
 
 // register is mindvault_register.
-var register = Spec[requests.Register, RegisterOutput]{
+var register = serve(Spec[requests.Register, RegisterOutput]{
 	Name:      "mindvault_register",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Register as publisher",
@@ -80,4 +80,4 @@ var register = Spec[requests.Register, RegisterOutput]{
 		}
 		return &RegisterOutput{PublisherID: pub.ID, Profile: p.Name, WalletAddress: wallet, APIKeyStored: true}, nil
 	},
-}
+})
