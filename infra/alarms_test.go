@@ -135,10 +135,16 @@ func TestTemplateFailedPaymentsAlarm(t *testing.T) {
 			} `json:"_aws"`
 		}
 		var values map[string]any
-		if json.Unmarshal([]byte(line), &emf) != nil || json.Unmarshal([]byte(line), &values) != nil || len(emf.AWS.CloudWatchMetrics) != 1 {
+		if json.Unmarshal([]byte(line), &emf) != nil || json.Unmarshal([]byte(line), &values) != nil || len(emf.AWS.CloudWatchMetrics) == 0 {
 			t.Fatalf("EMF line: %s", line)
 		}
+		// The directive that carries the alarm's dimension set.
 		cw := emf.AWS.CloudWatchMetrics[0]
+		for _, d := range emf.AWS.CloudWatchMetrics {
+			if slices.ContainsFunc(d.Dimensions, func(set []string) bool { return slices.Equal(set, names) }) {
+				cw = d
+			}
+		}
 		if m.Namespace != obs.Namespace || cw.Namespace != obs.Namespace {
 			t.Errorf("%s: namespace %q, the endpoint emits %q", q.Id, m.Namespace, cw.Namespace)
 		}

@@ -33,19 +33,28 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	if outcome != "ok" && outcome != InputRequired {
 		errCount = 1
 	}
-	lines := []map[string]any{{
-		"_aws": map[string]any{
-			"Timestamp": now.UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  Namespace,
-				"Dimensions": [][]string{{"Tool"}, {"Tool", "Category"}},
-				"Metrics": []any{
-					map[string]string{"Name": "ToolCalls", "Unit": "Count"},
-					map[string]string{"Name": "ToolErrors", "Unit": "Count"},
-					map[string]string{"Name": "ToolLatency", "Unit": "Milliseconds"},
-				},
-			}},
+	// Each distinct (metric, dimension values) is a custom metric billed by the hour, so the
+	// calls, errors and latency are per tool, and only a failure adds the errors by (tool,
+	// category): the pair a failed-payment alarm reads, with no always-zero "ok" pairs and no
+	// per-category copies of the calls and the latency (docs/deploy.md "What it costs").
+	directives := []any{map[string]any{
+		"Namespace":  Namespace,
+		"Dimensions": [][]string{{"Tool"}},
+		"Metrics": []any{
+			map[string]string{"Name": "ToolCalls", "Unit": "Count"},
+			map[string]string{"Name": "ToolErrors", "Unit": "Count"},
+			map[string]string{"Name": "ToolLatency", "Unit": "Milliseconds"},
 		},
+	}}
+	if errCount > 0 {
+		directives = append(directives, map[string]any{
+			"Namespace":  Namespace,
+			"Dimensions": [][]string{{"Tool", "Category"}},
+			"Metrics":    []any{map[string]string{"Name": "ToolErrors", "Unit": "Count"}},
+		})
+	}
+	lines := []map[string]any{{
+		"_aws": map[string]any{"Timestamp": now.UnixMilli(), "CloudWatchMetrics": directives},
 		"Tool": dimTool(tool), "Category": dimCategory(outcome),
 		"ToolCalls": 1, "ToolErrors": errCount, "ToolLatency": float64(d.Microseconds()) / 1000,
 	}}

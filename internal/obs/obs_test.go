@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -52,5 +53,47 @@ func TestEMF(t *testing.T) {
 	WriteEMF(&buf, time.Now(), "", "ok", 0, nil)
 	if buf.Len() != 0 {
 		t.Fatal("no metric without a tool")
+	}
+}
+
+// TestEMFDimensionSets: the calls, errors and latency are per tool, and only a failure adds
+// its errors by (tool, category): each distinct set of dimension values is a billed metric, so
+// a success must create no pair, and no pair carries the calls or the latency.
+func TestEMFDimensionSets(t *testing.T) {
+	type directive struct {
+		Dimensions [][]string
+		Metrics    []struct{ Name string }
+	}
+	sets := func(outcome string) map[string][]string {
+		var buf bytes.Buffer
+		WriteEMF(&buf, time.Now(), "mindvault_buy", outcome, time.Millisecond, nil)
+		var line struct {
+			AWS struct{ CloudWatchMetrics []directive } `json:"_aws"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]string{}
+		for _, d := range line.AWS.CloudWatchMetrics {
+			for _, set := range d.Dimensions {
+				for _, m := range d.Metrics {
+					k := strings.Join(set, "+")
+					out[k] = append(out[k], m.Name)
+				}
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		outcome string
+		want    map[string][]string
+	}{
+		{"ok", map[string][]string{"Tool": {"ToolCalls", "ToolErrors", "ToolLatency"}}},
+		{InputRequired, map[string][]string{"Tool": {"ToolCalls", "ToolErrors", "ToolLatency"}}},
+		{"payment", map[string][]string{"Tool": {"ToolCalls", "ToolErrors", "ToolLatency"}, "Tool+Category": {"ToolErrors"}}},
+	} {
+		if got := sets(tc.outcome); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: metrics by dimension set %v, want %v", tc.outcome, got, tc.want)
+		}
 	}
 }
