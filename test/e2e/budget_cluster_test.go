@@ -119,6 +119,8 @@ func TestBudgetReleasesWhatDidNotHappen(t *testing.T) {
 // TestBudgetFailsClosed: a ledger that refuses connections refuses the payment; nothing is
 // paid and the failure names the ledger.
 func TestBudgetFailsClosed(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	c := newCluster(t, 1, map[string]string{
 		"MINDVAULT_BUDGET_USDC": "5", "MINDVAULT_LEDGER": "dynamodb:nowhere", "MINDVAULT_LEDGER_ENDPOINT": "http://127.0.0.1:1",
 		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_REGION": "us-east-1",

@@ -351,6 +351,8 @@ func tail(s string, n int) string {
 // history the other reads from the API, and a confirmation one asked for (its requestState
 // signed with the cluster's one key) is accepted by the other and pays once.
 func TestClusterSharesOnlyTheSandbox(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	c := newCluster(t, 2, nil)
 
 	// A free read on each process, then four at once, spread over both.

@@ -214,6 +214,8 @@ func TestPublishFeeClaimsOnlyWhatIsProven(t *testing.T) {
 // payment or a write only the paid request or the submission does, never a preparatory
 // read, a simulation, the unpaid request or a refusal.
 func TestExecutionStarted(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e := newEnv(t, map[string]string{"MINDVAULT_PAYMENT_TIMEOUT_MS": "1500"})
 	demo, _ := e.b.Deps.Store.Get(context.Background(), "demo")
 	demo.APIKey = e.sb.DemoAPIKey

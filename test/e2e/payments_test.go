@@ -221,6 +221,8 @@ func paymentRequired(t *testing.T, e *env, sponsored bool) string {
 // TestPaidRequestSentOnce: a paid request that fails is never resent, and a timeout after
 // paying reports an unknown outcome with the payment's expiry.
 func TestPaidRequestSentOnce(t *testing.T) {
+	// Long and self-contained: harness_test.go, "Which tests run in parallel".
+	t.Parallel()
 	e := newEnv(t, map[string]string{"MINDVAULT_PAYMENT_TIMEOUT_MS": "1500"})
 	cases := []struct {
 		name, plan string
