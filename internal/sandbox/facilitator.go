@@ -95,7 +95,13 @@ func (o offer) header(errText string) string {
 }
 
 // rejection is a failed verification or settlement: an x402 reason code and a message.
-type rejection struct{ reason, message string }
+// settling marks a failure after verification passed: the paywall then answers with
+// PAYMENT-RESPONSE {success: false} and no PAYMENT-REQUIRED, as @x402/express does; a
+// verification failure carries its reason only in PAYMENT-REQUIRED.error.
+type rejection struct {
+	reason, message string
+	settling        bool
+}
 
 // payment is a verified PAYMENT-SIGNATURE.
 type payment struct {
@@ -128,8 +134,16 @@ func write402(w http.ResponseWriter, o offer, errText string, failed *x402.Settl
 }
 
 func (s *Sandbox) refuse(w http.ResponseWriter, o offer, payer string, rej *rejection) {
-	write402(w, o, rej.reason, &x402.Settlement{Success: false, ErrorReason: rej.reason, ErrorMessage: rej.message,
-		Transaction: "", Network: x402Network, Payer: payer})
+	if !rej.settling {
+		write402(w, o, rej.reason, nil)
+		return
+	}
+	h := w.Header()
+	h.Set("PAYMENT-RESPONSE", x402.EncodeSettlement(x402.Settlement{Success: false, ErrorReason: rej.reason, ErrorMessage: rej.message,
+		Transaction: "", Network: x402Network, Payer: payer}))
+	h.Set("Access-Control-Expose-Headers", "PAYMENT-RESPONSE")
+	h.Set("Cache-Control", "no-store")
+	writeJSONRaw(w, http.StatusPaymentRequired, `{}`)
 }
 
 // checkPayment verifies a payment without settling it; on failure it answers the 402.
@@ -203,7 +217,7 @@ func jsonEqual(a, b []byte) bool {
 func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*payment, *rejection) {
 	w := s.world
 	fac := w.pay.facilitator.Address
-	bad := func(reason, msg string) *rejection { return &rejection{reason, msg} }
+	bad := func(reason, msg string) *rejection { return &rejection{reason: reason, message: msg} }
 	var req x402.Requirement
 	if err := json.Unmarshal(reqJSON, &req); err != nil {
 		return nil, bad(reasonInvalidRequirements, "the payment requirements are not a JSON object")
@@ -350,7 +364,7 @@ func (s *Sandbox) settle(header string, reqJSON []byte) (*x402.Settlement, strin
 	_ = json.Unmarshal(reqJSON, &req)
 	fac := w.pay.facilitator
 	if w.queued(fac.Address) { // as sendTransaction answers while the account has one queued
-		return nil, payer, &rejection{reasonSubmissionFailed, "sendTransaction: TRY_AGAIN_LATER (another transaction from the facilitator account is pending)"}
+		return nil, payer, &rejection{reason: reasonSubmissionFailed, message: "sendTransaction: TRY_AGAIN_LATER (another transaction from the facilitator account is pending)", settling: true}
 	}
 	tx := p.env.V1.Tx
 	op := tx.Operations[0]
@@ -367,21 +381,21 @@ func (s *Sandbox) settle(header string, reqJSON []byte) (*x402.Settlement, strin
 	env := xdr.TransactionEnvelope{Type: xdr.EnvelopeTypeEnvelopeTypeTx, V1: &xdr.TransactionV1Envelope{Tx: tx}}
 	h, err := network.HashTransactionInEnvelope(env, w.passphrase)
 	if err != nil {
-		return nil, payer, &rejection{reasonUnexpectedSettleFail, err.Error()}
+		return nil, payer, &rejection{reason: reasonUnexpectedSettleFail, message: err.Error(), settling: true}
 	}
 	sig, err := fac.kp.SignDecorated(h[:])
 	if err != nil {
-		return nil, payer, &rejection{reasonUnexpectedSettleFail, err.Error()}
+		return nil, payer, &rejection{reason: reasonUnexpectedSettleFail, message: err.Error(), settling: true}
 	}
 	env.V1.Signatures = []xdr.DecoratedSignature{sig}
 	inv, code := w.admit(env, h)
 	if code != xdr.TransactionResultCodeTxSuccess {
-		return nil, payer, &rejection{reasonSubmissionFailed, "sendTransaction: ERROR " + resultName(code)}
+		return nil, payer, &rejection{reason: reasonSubmissionFailed, message: "sendTransaction: ERROR " + resultName(code), settling: true}
 	}
 	hash := hex.EncodeToString(h[:])
 	s.apply(&pendingTx{hash: hash, env: env, inv: inv, due: s.now()})
 	if t := w.txs[hash]; t == nil || !t.success {
-		return nil, payer, &rejection{reasonTransactionFailed, "the settlement transaction " + hash + " failed"}
+		return nil, payer, &rejection{reason: reasonTransactionFailed, message: "the settlement transaction " + hash + " failed", settling: true}
 	}
 	return &x402.Settlement{Success: true, Transaction: hash, Network: x402Network, Payer: payer}, payer, nil
 }

@@ -1,0 +1,61 @@
+package x402
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/stellar/go-stellar-sdk/txnbuild"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+)
+
+// Verdict is what the chain says of a signed payment whose answer did not prove it.
+type Verdict int
+
+// The chain's verdicts.
+const (
+	// Consumed: the payment's nonce is used, so the payment settled.
+	Consumed Verdict = iota + 1
+	// Open: the nonce is not used and the signature can still settle: nothing is known yet.
+	Open
+	// Expired: the signature can no longer settle; whether it did is not in the nonce any more.
+	Expired
+)
+
+// Chain asks the network about a signed payment: past its expiration ledger it is Expired;
+// otherwise an enforcing simulation of the signed transfer says Consumed (Error(Auth,
+// ExistingValue)) or Open (the authorization passed, whatever the transfer would do next).
+// Any other failure is returned: the chain did not answer.
+func (s *Signer) Chain(ctx context.Context, envelope string, expiration uint32) (Verdict, error) {
+	latest, err := s.RPC.GetLatestLedger(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if latest.Sequence > expiration {
+		return Expired, nil
+	}
+	gen, err := txnbuild.TransactionFromXDR(envelope)
+	if err != nil {
+		return 0, fmt.Errorf("the journaled payment does not decode: %w", err)
+	}
+	tx, ok := gen.Transaction()
+	if !ok {
+		return 0, fmt.Errorf("the journaled payment is not a transaction")
+	}
+	_, err = soroban.Simulate(ctx, s.RPC, tx, errmap.SourceX402, TokenErrors)
+	switch {
+	case err == nil:
+		return Open, nil
+	case soroban.NonceUsed(err):
+		return Consumed, nil
+	case soroban.ContractError(err) != 0:
+		return Open, nil // the token's own error: the authorization, nonce included, passed first
+	}
+	return 0, err
+}
+
+// Chain asks the network about a signed payment (Signer.Chain).
+func (c *Client) Chain(ctx context.Context, envelope string, expiration uint32) (Verdict, error) {
+	return c.Signer.Chain(ctx, envelope, expiration)
+}
