@@ -79,11 +79,10 @@ func (m *MemoryJournal) live(id string, now time.Time) (Entry, bool) {
 func (m *MemoryJournal) AddReceipt(_ context.Context, r Receipt, _ time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rs := m.receipts[r.Payer]
-	for i := range rs {
-		if rs[i].ID == r.ID {
-			rs[i] = r
-			return nil
+	rs := m.receipts[r.Payer][:0:0]
+	for _, old := range m.receipts[r.Payer] {
+		if old.ID != r.ID { // the same receipt again replaces the earlier copy
+			rs = append(rs, old)
 		}
 	}
 	m.receipts[r.Payer] = newestFirst(append(rs, r), time.Now(), 0)
