@@ -100,7 +100,7 @@ func (d *Deps) begin(ctx context.Context, tool, payer string, intent *x402.Inten
 		return a, nil
 	}
 	a.seen = true
-	if e.Fingerprint != fp && intent.Kind == "key" {
+	if e.Fingerprint != fp && keyed(intent) {
 		return nil, keyReused(tool)
 	}
 	return a, a.judge(ctx, &e)
@@ -190,9 +190,13 @@ func (a *attempt) claim(ctx context.Context, q x402.Quote, resource string) erro
 	if err != nil {
 		return err
 	}
-	e := ledger.Entry{ID: intentEntry(a.intent), Fingerprint: a.fp, Attempt: a.id,
-		Payment: ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer, Payee: q.PayTo, Asset: q.Asset, Network: q.Network,
-			Resource: resource, Amount: q.Amount.Int64(), Nonce: a.intent.Nonce()}}
+	return a.claimEntry(ctx, j, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer, Payee: q.PayTo, Asset: q.Asset, Network: q.Network,
+		Resource: resource, Amount: q.Amount.Int64(), Nonce: a.intent.Nonce()})
+}
+
+// claimEntry claims the intent's entry for p (see claim).
+func (a *attempt) claimEntry(ctx context.Context, j ledger.Journal, p ledger.Payment) error {
+	e := ledger.Entry{ID: intentEntry(a.intent), Fingerprint: a.fp, Attempt: a.id, Payment: p}
 	stored, ok, err := j.Claim(ctx, e, time.Now())
 	if err != nil {
 		return ledgerFailure(err)
@@ -201,7 +205,7 @@ func (a *attempt) claim(ctx context.Context, q x402.Quote, resource string) erro
 		a.entry, a.owned = &stored, true
 		return nil
 	}
-	if stored.Fingerprint != a.fp && a.intent.Kind == "key" {
+	if stored.Fingerprint != a.fp && keyed(a.intent) {
 		return keyReused(a.tool)
 	}
 	if err := a.judge(ctx, &stored); err != nil {
@@ -211,6 +215,36 @@ func (a *attempt) claim(ctx context.Context, q x402.Quote, resource string) erro
 		return alreadySettled(a.prior)
 	}
 	return inProgress(&stored) // freed by the chain just now: the caller's next call pays
+}
+
+// claimCall claims a keyed call that is not itself a payment (a publish: its creation and its
+// fee, whose own intent guards the money), so that a replay answers the first outcome.
+func (a *attempt) claimCall(ctx context.Context) error {
+	if a.intent == nil {
+		return nil
+	}
+	j, err := a.d.journal()
+	if err != nil {
+		return err
+	}
+	return a.claimEntry(ctx, j, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer})
+}
+
+// done records a claimed call's outcome: its result, answered again to a replay.
+func (a *attempt) done(ctx context.Context, result any) {
+	if !a.owned {
+		return
+	}
+	j, err := a.d.journal()
+	if err != nil {
+		return
+	}
+	e := *a.entry
+	e.State, e.Keep, e.LeaseUntil = ledger.Settled, a.receiptKeep(), time.Now()
+	e.Result, _ = json.Marshal(result)
+	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
+		a.entry = &e
+	}
 }
 
 // record writes the signed payment into the entry before it is sent; a store that cannot
@@ -447,3 +481,6 @@ func alreadySettled(e *ledger.Entry) error {
 	e2.Facts.Detail = detail + "; nothing was paid by this call"
 	return e2
 }
+
+// keyed reports an intent named by the caller's idempotencyKey, whose arguments must not change.
+func keyed(in *x402.Intent) bool { return in.Kind == "key" || in.Kind == "publish" }

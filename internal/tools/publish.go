@@ -71,6 +71,7 @@ type PublishOutput struct {
 	Message            string        `json:"message"`
 	Budget             *BudgetView   `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget after the verification fee, when one is set"`
 	Warnings           []string      `json:"warnings,omitempty"`
+	Replay             bool          `json:"replay,omitempty" jsonschema_description:"true when this answer repeats the first outcome of the same idempotencyKey, from the journal: nothing was created or paid now"`
 }
 
 // feeAlreadyPaid answers a publish whose resource's verification fee the journal shows paid:
@@ -135,7 +136,27 @@ var publish = serve(Spec[requests.Publish, PublishOutput]{
 		if req.ResourceID != nil {
 			return r.resume(ctx, *req.ResourceID)
 		}
-		return r.create(ctx)
+		if req.DryRun || req.IdempotencyKey == nil {
+			return r.create(ctx)
+		}
+		// A keyed publish is one publication: a call that finds it done answers its first
+		// outcome (docs/once.md "The journal"); the same key with other arguments is refused.
+		key := &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
+		at, err := d.begin(ctx, "mindvault_publish", kp.Address(), key, fingerprint("mindvault_publish", req))
+		if err != nil {
+			return nil, err
+		}
+		if at.prior != nil {
+			return replayPublish(at.prior)
+		}
+		r.call = at
+		out, err := r.create(ctx)
+		if err == nil && out != nil {
+			at.done(ctx, out)
+		} else if !isNeeded(err) {
+			at.close(ctx, ledger.Failed)
+		}
+		return out, err
 	},
 })
 
@@ -155,6 +176,25 @@ type publishRun struct {
 	// listed is the price the registration must carry: the user's for a resource this call
 	// creates, the listing's for a resumed one.
 	listed string
+	// call is a keyed publish's own journal entry, claimed before the resource is created.
+	call *attempt
+}
+
+// replayPublish answers a keyed publish whose first call finished, from the journal.
+func replayPublish(e *ledger.Entry) (*PublishOutput, error) {
+	var out PublishOutput
+	if len(e.Result) == 0 || json.Unmarshal(e.Result, &out) != nil {
+		return nil, inProgress(e)
+	}
+	out.Replay = true
+	out.Message = "Replay: this idempotencyKey's publish already ran; this is its first answer, and nothing was created or paid now. " + out.Message
+	return &out, nil
+}
+
+// isNeeded reports the user's confirmation being asked for (round 1), which ends nothing.
+func isNeeded(err error) bool {
+	_, asked := confirm.AsNeeded(err)
+	return asked
 }
 
 // create publishes a new resource. The wallet is checked against the current fee before
@@ -179,6 +219,11 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	// the paid request checks them again against this approval).
 	if err := r.d.approve(ctx, r.fee(fee, r.agentWallet, "")); err != nil {
 		return nil, err
+	}
+	if r.call != nil {
+		if err := r.call.claimCall(ctx); err != nil {
+			return nil, err
+		}
 	}
 	desc := deref(req.Description)
 	created, err := r.d.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{

@@ -207,3 +207,30 @@ func TestJournalHungLedgerRefuses(t *testing.T) {
 		t.Fatalf("the refusal took %s", took)
 	}
 }
+
+// TestJournalKeyedPublishAfterTheWindow: a keyed publish creates one resource and pays one fee
+// on process 0; past the window the same call on process 1 answers the first outcome as a
+// replay, creating and paying nothing; the same key with another body is refused.
+func TestJournalKeyedPublishAfterTheWindow(t *testing.T) {
+	t.Parallel()
+	c := journalCluster(t, nil)
+	payer := c.sb.Demo.Address
+	args := `{"title":"Journal Once","price":"1.25","externalUrl":"https://example.org/journal-once","idempotencyKey":"pub-key-0001"}`
+	before, created := c.balance(t, payer), c.sb.CreatedResources()
+	first := c.ok("mindvault_publish", c.call(0, "mindvault_publish", args))
+	spent := before - c.balance(t, payer)
+	c.sb.AdvanceLedgers(pastTheWindow)
+	r := c.call(1, "mindvault_publish", args)
+	again := c.ok("mindvault_publish", r)
+	if again["replay"] != true || again["resourceId"] != first["resourceId"] || first["resourceId"] == nil {
+		t.Fatalf("the replay must answer the first outcome (%v): %s", first["resourceId"], tail(r.raw, 600))
+	}
+	if c.sb.CreatedResources() != created+1 || c.sb.PaidRequests("POST /verify-content") != 1 || before-c.balance(t, payer) != spent {
+		t.Fatalf("after the window: %d resources created, %d fees sent, %d units spent (first call %d)",
+			c.sb.CreatedResources()-created, c.sb.PaidRequests("POST /verify-content"), before-c.balance(t, payer), spent)
+	}
+	r = c.call(0, "mindvault_publish", `{"title":"Another One","price":"2","externalUrl":"https://example.org/another","idempotencyKey":"pub-key-0001"}`)
+	if d := r.Meta.Diag; !r.IsError || d == nil || d.Code != "IDEMPOTENCY_KEY_REUSED" || c.sb.CreatedResources() != created+1 {
+		t.Fatalf("the same key with another body: %s", tail(r.raw, 500))
+	}
+}
