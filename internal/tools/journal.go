@@ -146,13 +146,25 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 			next.Receipt = a.receipt(e.Payment, "chain")
 		}
 	case x402.Expired:
-		// The signature can no longer settle, and the nonce entry that would show a settlement
-		// is gone with it: the ledger no longer says which. Nothing new is signed on a guess.
-		return errmap.With(undecided(e, "its signature expired before anyone asked the chain whether it settled"), func(f *errmap.Facts) {
-			f.Needs, f.RetryAfter = errmap.NeedsOperator, nil
-			f.Next = "Do not pay again for this intent: check the wallet's USDC history (mindvault_wallet_info shows the balance) for a payment of " +
-				soroban.Decimal(big.NewInt(e.Payment.Amount)) + " USDC to " + e.Payment.Payee + "; ask the operator if it is not there."
-		})
+		// The nonce entry went with the signature: the chain's history decides instead, the
+		// asset's transfer events in the ledgers the signature was valid.
+		hash, settled, err := a.d.settledEvent(ctx, e)
+		if err != nil {
+			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+oneLine(ctx, err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
+				f.Needs, f.RetryAfter = errmap.NeedsOperator, nil
+				f.Next = "Do not pay again for this intent: check the wallet's USDC history for a payment of " +
+					soroban.Decimal(big.NewInt(e.Payment.Amount)) + " USDC to " + e.Payment.Payee + "; ask the operator if it is not there."
+			})
+		}
+		if !settled {
+			next.State = ledger.Failed // the whole window is in the history, without this payment
+			break
+		}
+		next.State, next.Keep = ledger.Settled, a.receiptKeep()
+		if next.Receipt == nil {
+			next.Receipt = a.receipt(e.Payment, "chain")
+		}
+		next.Receipt.TxHash = hash
 	default:
 		return undecided(e, "its payment was sent, has not settled, and can still settle until "+e.Payment.ExpiresAt.UTC().Format(time.RFC3339))
 	}
@@ -167,6 +179,37 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 		a.prior = &next
 	}
 	return nil
+}
+
+// settledEvent looks for an expired payment's settlement in the chain's history: a transfer
+// of its amount from its payer to its payee in the ledgers its signature was valid, that no
+// other receipt of the wallet already names.
+func (d *Deps) settledEvent(ctx context.Context, e *ledger.Entry) (hash string, settled bool, err error) {
+	c, ok := d.X402.(interface {
+		Settled(context.Context, string, string, string, int64, uint32, uint32) ([]string, error)
+	})
+	if !ok {
+		return "", false, errors.New("this payer cannot read the chain's history")
+	}
+	p := e.Payment
+	hashes, err := c.Settled(ctx, p.Asset, p.Payer, p.Payee, p.Amount, p.SignedLedger, p.ExpirationLedger)
+	if err != nil || len(hashes) == 0 {
+		return "", false, err
+	}
+	taken := map[string]bool{}
+	if rs, err := d.receipts(ctx, p.Payer); err == nil {
+		for _, r := range rs {
+			if r.ID != e.ID && r.TxHash != "" {
+				taken[r.TxHash] = true
+			}
+		}
+	}
+	for _, h := range hashes {
+		if !taken[h] {
+			return h, true, nil
+		}
+	}
+	return "", false, nil
 }
 
 // chain is the x402 signer's view of the chain, when the payer is the real client.

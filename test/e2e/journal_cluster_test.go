@@ -1,12 +1,14 @@
 package e2e_test
 
 import (
+	"context"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/ledger/ledgertest"
 )
 
@@ -232,5 +234,68 @@ func TestJournalKeyedPublishAfterTheWindow(t *testing.T) {
 	r = c.call(0, "mindvault_publish", `{"title":"Another One","price":"2","externalUrl":"https://example.org/another","idempotencyKey":"pub-key-0001"}`)
 	if d := r.Meta.Diag; !r.IsError || d == nil || d.Code != "IDEMPOTENCY_KEY_REUSED" || c.sb.CreatedResources() != created+1 {
 		t.Fatalf("the same key with another body: %s", tail(r.raw, 500))
+	}
+}
+
+// TestJournalUnknownDecidedAfterTheWindow: a payment whose answer proved nothing and which the
+// chain shows open stays unknown, and nothing new is signed for its intent; past its
+// expiration the chain's history decides: no transfer in the window → failed, and the next
+// call pays once.
+func TestJournalUnknownDecidedAfterTheWindow(t *testing.T) {
+	t.Parallel()
+	c := journalCluster(t, map[string]string{"MINDVAULT_PAYMENT_TIMEOUT_MS": "1500"})
+	payer := c.sb.Demo.Address
+	const id, price = "datasetcard", 5_000_000
+	args := `{"resourceId":"` + id + `","allowRepeat":true,"idempotencyKey":"unknown-then-expired"}`
+	before := c.balance(t, payer)
+	if err := c.sb.SetFaults("service=api,target=GET /resources/" + id + ",paid=true,kind=status,status=502,count=1"); err != nil {
+		t.Fatal(err)
+	}
+	r := c.call(0, "mindvault_buy", args)
+	if d := r.Meta.Diag; !r.IsError || d == nil || d.StateChanged != "unknown" {
+		t.Fatalf("a 502 after sending: %s", tail(r.raw, 500))
+	}
+	r = c.call(1, "mindvault_buy", args)
+	if d := r.Meta.Diag; !r.IsError || d == nil || d.Code != "IN_PROGRESS" || c.sb.PaidRequests("*") != 1 {
+		t.Fatalf("while the first payment can still settle, nothing new is signed: %s", tail(r.raw, 500))
+	}
+	c.sb.AdvanceLedgers(pastTheWindow)
+	c.ok("mindvault_buy", c.call(1, "mindvault_buy", args))
+	if got := c.settledFor(t, payer, id, before); got.records != 1 || got.spent != price {
+		t.Fatalf("after the window the intent pays once: %+v", got)
+	}
+}
+
+// TestChainHistoryShowsASettlement: what the journal asks once a signature expired, through
+// Stellar RPC's getEvents: the transfer of a settled purchase is found in the ledgers its
+// signature was valid, with its transaction; another amount, another payee or ledgers before
+// it are not.
+func TestChainHistoryShowsASettlement(t *testing.T) {
+	e := newEnv(t, nil)
+	out := e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"rustguide"}`))
+	hash, _ := out["txHash"].(string)
+	creator, _ := e.sb.Account("creator")
+	payer, latest := e.sb.Demo.Address, e.sb.LatestLedger()
+	c, ok := e.b.Deps.X402.(*x402.Client)
+	if !ok {
+		t.Fatalf("the payer is a %T", e.b.Deps.X402)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		payee    string
+		amount   int64
+		from, to uint32
+		want     []string
+	}{
+		{"the settlement", creator.Address, 15_000_000, latest - 5, latest + 50, []string{hash}},
+		{"another amount", creator.Address, 15_000_001, latest - 5, latest + 50, nil},
+		{"another payee", payer, 15_000_000, latest - 5, latest + 50, nil},
+		{"ledgers before it", creator.Address, 15_000_000, latest - 50, latest - 10, nil},
+	} {
+		got, err := c.Settled(ctx, e.sb.USDCContractID, payer, tc.payee, tc.amount, tc.from, tc.to)
+		if err != nil || strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: %v %v, want %v", tc.name, got, err, tc.want)
+		}
 	}
 }

@@ -3,8 +3,11 @@ package x402
 import (
 	"context"
 	"fmt"
+	"math/big"
 
+	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
+	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
@@ -58,4 +61,47 @@ func (s *Signer) Chain(ctx context.Context, envelope string, expiration uint32) 
 // Chain asks the network about a signed payment (Signer.Chain).
 func (c *Client) Chain(ctx context.Context, envelope string, expiration uint32) (Verdict, error) {
 	return c.Signer.Chain(ctx, envelope, expiration)
+}
+
+// Settled looks, in the ledgers in which a signed payment could settle (signed through
+// expiration), for the asset's transfers of exactly amount from payer to payee: the settlement
+// that the nonce entry no longer shows once the signature expired. It returns the hashes of
+// the transactions that made one (none: nothing settled); an error when the node cannot say
+// (the ledgers are outside its retention, or it failed).
+func (s *Signer) Settled(ctx context.Context, asset, payer, payee string, amount int64, signed, expiration uint32) ([]string, error) {
+	from, err := soroban.Account(payer)
+	if err != nil {
+		return nil, err
+	}
+	to, err := soroban.AddressOf(payee)
+	if err != nil {
+		return nil, err
+	}
+	seg := func(v xdr.ScVal) rpc.SegmentFilter { return rpc.SegmentFilter{ScVal: &v} }
+	wild := "*"
+	req := rpc.GetEventsRequest{StartLedger: signed, EndLedger: expiration + 1,
+		Filters: []rpc.EventFilter{{EventType: rpc.EventTypeSet{rpc.EventTypeContract: nil}, ContractIDs: []string{asset},
+			Topics: []rpc.TopicFilter{{seg(soroban.Sym("transfer")), seg(from), seg(to), {Wildcard: &wild}}}}},
+		Pagination: &rpc.PaginationOptions{Limit: 1000}}
+	resp, err := s.RPC.GetEvents(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	want, err := soroban.I128(big.NewInt(amount))
+	if err != nil {
+		return nil, err
+	}
+	var hashes []string
+	for _, ev := range resp.Events {
+		var v xdr.ScVal
+		if xdr.SafeUnmarshalBase64(ev.ValueXDR, &v) == nil && v.Equals(want) {
+			hashes = append(hashes, ev.TransactionHash)
+		}
+	}
+	return hashes, nil
+}
+
+// Settled asks the network for a signed payment's settlement (Signer.Settled).
+func (c *Client) Settled(ctx context.Context, asset, payer, payee string, amount int64, signed, expiration uint32) ([]string, error) {
+	return c.Signer.Settled(ctx, asset, payer, payee, amount, signed, expiration)
 }
