@@ -75,6 +75,12 @@ func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transactio
 	if err != nil {
 		return nil, fmt.Errorf("encode transaction: %w", err)
 	}
+	return SimulateEnvelope(ctx, c, env, source, errs)
+}
+
+// SimulateEnvelope is Simulate of a transaction already encoded (base64 XDR), such as one the
+// payment journal kept.
+func SimulateEnvelope(ctx context.Context, c *stellarrpc.Client, env string, source errmap.Source, errs ContractErrors) (*rpc.SimulateTransactionResponse, error) {
 	var sim rpc.SimulateTransactionResponse
 	if err := c.Call(ctx, "simulateTransaction", rpc.SimulateTransactionRequest{Transaction: env}, &sim); err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"math/big"
 
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
-	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -38,15 +37,11 @@ func (s *Signer) Chain(ctx context.Context, envelope string, expiration uint32) 
 	if latest.Sequence > expiration {
 		return Expired, nil
 	}
-	gen, err := txnbuild.TransactionFromXDR(envelope)
-	if err != nil {
+	var env xdr.TransactionEnvelope
+	if err := xdr.SafeUnmarshalBase64(envelope, &env); err != nil {
 		return 0, fmt.Errorf("the journaled payment does not decode: %w", err)
 	}
-	tx, ok := gen.Transaction()
-	if !ok {
-		return 0, fmt.Errorf("the journaled payment is not a transaction")
-	}
-	_, err = soroban.Simulate(ctx, s.RPC, tx, errmap.SourceX402, TokenErrors)
+	_, err = soroban.SimulateEnvelope(ctx, s.RPC, envelope, errmap.SourceX402, TokenErrors)
 	switch {
 	case err == nil:
 		return Open, nil
