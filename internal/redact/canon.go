@@ -1,6 +1,9 @@
 package redact
 
-import "unicode/utf8"
+import (
+	"unicode"
+	"unicode/utf8"
+)
 
 // This file reads a text the way Replace compares it: each character is decoded from whatever
 // escape spells it and emitted in canonical form (fold), with the span of text it came from,
@@ -50,9 +53,21 @@ func decode(s string, i int) (rune, int) {
 	if end > i {
 		return r, end
 	}
+	return literal(s, i)
+}
+
+// literal reads the character at s[i] as it is. An invalid byte b reads as the rune
+// invalidBase+b, past Unicode: each keeps its identity, so a secret of random bytes matches
+// its own bytes and not any run of invalid ones.
+func literal(s string, i int) (rune, int) {
 	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && size == 1 {
+		r = invalidBase + rune(s[i])
+	}
 	return r, i + size
 }
+
+const invalidBase = unicode.MaxRune + 1
 
 // percentByte decodes %XX at s[i], encoded up to maxReps times over ("%2541").
 func percentByte(s string, i int) (byte, int) {
@@ -80,16 +95,19 @@ func percentRune(s string, i int) (rune, int) {
 	if end < 0 || x < utf8.RuneSelf {
 		return rune(x), end
 	}
-	buf := []byte{x}
+	buf, ends := []byte{x}, []int{end}
 	for len(buf) < utf8.UTFMax && !utf8.FullRune(buf) {
-		y, e := percentByte(s, end)
+		y, e := percentByte(s, ends[len(ends)-1])
 		if e < 0 {
 			break
 		}
-		buf, end = append(buf, y), e
+		buf, ends = append(buf, y), append(ends, e)
 	}
-	r, _ := utf8.DecodeRune(buf)
-	return r, end
+	r, size := utf8.DecodeRune(buf)
+	if r == utf8.RuneError && size == 1 {
+		return invalidBase + rune(x), end // a byte of no character, as literal reads it
+	}
+	return r, ends[size-1]
 }
 
 // entityNames are the HTML named references a downstream plausibly writes for ASCII.

@@ -140,8 +140,10 @@ func needles(s string) [][]rune {
 
 // foldText emits the canonical runes of s read literally (no escape decoded).
 func foldText(s string, emit func(r rune, start, end int)) {
-	for i, r := range s {
-		fold(r, i, i+utf8.RuneLen(max(r, 0)), emit)
+	for i := 0; i < len(s); {
+		r, end := literal(s, i)
+		fold(r, i, end, emit)
+		i = end
 	}
 }
 
@@ -281,7 +283,7 @@ func fold(r rune, start, end int, emit func(r rune, start, end int)) {
 		}
 		return
 	}
-	if r == utf8.RuneError || r > unicode.MaxRune {
+	if r > unicode.MaxRune {
 		emit(r, start, end)
 		return
 	}
