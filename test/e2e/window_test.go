@@ -44,10 +44,12 @@ var windowForms = map[string]func(s string) echoText{
 	"percent":       func(s string) echoText { return charwise(s, sprintf("%%%02X"), "") },
 	"percent lower": func(s string) echoText { return charwise(s, sprintf("%%%02x"), "") },
 	"percent twice": func(s string) echoText { return charwise(s, sprintf("%%25%02X"), "") },
-	"form":          func(s string) echoText { return charwise(s, func(c byte) string { return url.QueryEscape(string(c)) }, "") },
-	"html decimal":  func(s string) echoText { return charwise(s, sprintf("&#%d;"), "") },
-	"html hex":      func(s string) echoText { return charwise(s, sprintf("&#x%x;"), "") },
-	"json escapes":  func(s string) echoText { return charwise(s, sprintf(`\u%04x`), "") },
+	"form": func(s string) echoText {
+		return charwise(s, func(c byte) string { return url.QueryEscape(string(c)) }, "")
+	},
+	"html decimal": func(s string) echoText { return charwise(s, sprintf("&#%d;"), "") },
+	"html hex":     func(s string) echoText { return charwise(s, sprintf("&#x%x;"), "") },
+	"json escapes": func(s string) echoText { return charwise(s, sprintf(`\u%04x`), "") },
 	"full width": func(s string) echoText {
 		return charwise(s, func(c byte) string {
 			if c > ' ' && c < 0x7F {
@@ -56,13 +58,17 @@ var windowForms = map[string]func(s string) echoText{
 			return string(c)
 		}, "")
 	},
-	"spaces":    func(s string) echoText { return charwise(s, sprintf("%c"), " ") },
-	"dashes":    func(s string) echoText { return charwise(s, sprintf("%c"), "-") },
-	"dots":      func(s string) echoText { return charwise(s, sprintf("%c"), ".") },
-	"base64":    func(s string) echoText { return echoText{text: base64.StdEncoding.EncodeToString([]byte(s))} },
-	"base64 +1": func(s string) echoText { return echoText{text: base64.StdEncoding.EncodeToString([]byte("u:" + s))[4:]} },
-	"base64url": func(s string) echoText { return echoText{text: base64.RawURLEncoding.EncodeToString([]byte("x" + s))[4:]} },
-	"hex":       func(s string) echoText { return echoText{text: hex.EncodeToString([]byte(s))} },
+	"spaces": func(s string) echoText { return charwise(s, sprintf("%c"), " ") },
+	"dashes": func(s string) echoText { return charwise(s, sprintf("%c"), "-") },
+	"dots":   func(s string) echoText { return charwise(s, sprintf("%c"), ".") },
+	"base64": func(s string) echoText { return echoText{text: base64.StdEncoding.EncodeToString([]byte(s))} },
+	"base64 +1": func(s string) echoText {
+		return echoText{text: base64.StdEncoding.EncodeToString([]byte("u:" + s))[4:]}
+	},
+	"base64url": func(s string) echoText {
+		return echoText{text: base64.RawURLEncoding.EncodeToString([]byte("x" + s))[4:]}
+	},
+	"hex": func(s string) echoText { return echoText{text: hex.EncodeToString([]byte(s))} },
 }
 
 // windowBodies place an echo in a downstream's 400 body: at its start, in its middle, at its
