@@ -5,7 +5,7 @@
 // secret the process holds leaves it, in any form a downstream plausibly echoes it: as is, in
 // any letter case, percent-encoded (once or twice, either hex case), form-encoded, as HTML
 // entities or JSON escapes, as base64, base64url or hex of the secret at any byte alignment,
-// in Unicode compatibility forms (NFKC) or with spaces, dashes or dots between its characters.
+// in full-width form (as NFKC reads it) or with spaces, dashes or dots between its characters.
 // A secret shorter than Window is matched whole; one shorter than MinLength is not registered.
 //
 // Exact values. The process-wide registry (Register) holds every secret value the process

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // Window is how many consecutive characters of a secret (separators not counted) are enough
@@ -21,8 +19,8 @@ var window = Window
 
 // Values is a fixed set of secret values compiled for replacement; nil replaces nothing.
 //
-// Text and secrets are compared in one canonical form: escapes decoded, NFKC applied, letters
-// lower-cased and separators dropped (canon.go). A secret contributes every window of its
+// Text and secrets are compared in one canonical form: escapes decoded, full-width forms
+// narrowed, letters lower-cased and separators dropped (canon.go). A secret contributes every window of its
 // canonical text and of its base64, base64url and hex texts, as hashes; Replace rolls the same
 // hash along the canonical text and replaces every span whose window hits.
 type Values struct {
@@ -274,29 +272,22 @@ func addRegion(found []region, g region) []region {
 	return append(found, g)
 }
 
-// fold emits the canonical runes of one decoded character r spelled by s[start:end]: none
-// for a separator, its NFKC form lower-cased otherwise.
+// fold emits the canonical rune of one decoded character r spelled by s[start:end]: none for
+// a separator, its compatibility form lower-cased otherwise.
 func fold(r rune, start, end int, emit func(r rune, start, end int)) {
-	if r < utf8.RuneSelf {
+	if r >= 0xFF01 && r <= 0xFF5E {
+		r -= 0xFEE0 // NFKC of a full-width ASCII character (see compat_test.go)
+	}
+	switch {
+	case r < utf8.RuneSelf:
 		if c := asciiFold[r]; c != 0 {
 			emit(rune(c), start, end)
 		}
-		return
-	}
-	if r > unicode.MaxRune {
+	case r > unicode.MaxRune: // an invalid byte (literal)
 		emit(r, start, end)
-		return
-	}
-	for _, c := range norm.NFKC.String(string(r)) {
-		switch {
-		case c < utf8.RuneSelf:
-			if a := asciiFold[c]; a != 0 {
-				emit(rune(a), start, end)
-			}
-		case unicode.IsSpace(c) || unicode.Is(unicode.Pd, c) || unicode.Is(unicode.Cf, c):
-		default:
-			emit(unicode.ToLower(c), start, end)
-		}
+	case unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Cf, r):
+	default:
+		emit(unicode.ToLower(r), start, end)
 	}
 }
 
