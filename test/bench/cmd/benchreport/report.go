@@ -656,5 +656,6 @@ func (r *report) redactSection(p printer) {
 }
 
 // redactBefore is the pass's cost as a multiple of the floor before issue 31, without and
-// with an echo: the reference the table above is read against.
-var redactBefore = [2]string{"REF_NONE", "REF_ECHO"}
+// with an echo: the reference the table above is read against (2026-12-05, 2 cores, medians
+// of 8 runs alternating the two implementations; this one was 0.75× and 2.2×).
+var redactBefore = [2]string{"1.0×", "8.8×"}
