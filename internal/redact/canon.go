@@ -6,9 +6,8 @@ import (
 )
 
 // This file reads a text the way Replace compares it: each character is decoded from whatever
-// escape spells it and emitted in canonical form (fold), with the span of text it came from,
-// so a match is replaced from the first byte of its first escape to the last byte of its last
-// one and never cuts an escape in half.
+// escape spells it, with the span of text it came from, so a match is replaced from the first
+// byte of its first escape to the last byte of its last one and never cuts an escape in half.
 //
 // Escapes decoded: %XX in either hex case ("%25" in front once or twice more for double and
 // triple encoding; a character's UTF-8 bytes one escape each), HTML entities (&name;, &#D;,
@@ -20,23 +19,6 @@ const maxSpell = 48
 
 // maxReps bounds how many times an escape may be escaped again ("%25", "&amp;").
 const maxReps = 3
-
-// scan emits the canonical runes of s.
-func scan(s string, emit func(r rune, start, end int)) {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf && c != '%' && c != '&' && c != '\\' {
-			if f := asciiFold[c]; f != 0 {
-				emit(rune(f), i, i+1)
-			}
-			i++
-			continue
-		}
-		r, end := decode(s, i)
-		fold(r, i, end, emit)
-		i = end
-	}
-}
 
 // decode reads the character at s[i]: an escape's decoding, or the character itself.
 func decode(s string, i int) (rune, int) {

@@ -19,10 +19,10 @@ var window = Window
 
 // Values is a fixed set of secret values compiled for replacement; nil replaces nothing.
 //
-// Text and secrets are compared in one canonical form: escapes decoded, full-width forms
-// narrowed, letters lower-cased and separators dropped (canon.go). A secret contributes every window of its
-// canonical text and of its base64, base64url and hex texts, as hashes; Replace rolls the same
-// hash along the canonical text and replaces every span whose window hits.
+// Text and secrets are compared in one canonical form: escapes decoded (canon.go), full-width
+// forms narrowed, letters lower-cased and separators dropped (fold). A secret contributes every
+// window of its canonical text and of its encoded texts (needles), as hashes; Replace rolls the
+// same hash along the canonical text and replaces every span whose window hits.
 type Values struct {
 	keys    []uint64 // sorted hashes of every window, each salted with its length
 	filter  []uint64 // two bits per hash (filterBits), to skip almost every position
@@ -123,26 +123,25 @@ func needles(s string) [][]rune {
 	}
 	var out [][]rune
 	for i, t := range texts {
-		var r []rune
-		emit := func(c rune, _, _ int) { r = append(r, c) }
-		foldText(t, emit)
-		out = append(out, r)
+		out = append(out, canonical(t, literal))
 		if i == 0 && strings.ContainsAny(t, "%&\\") {
-			var d []rune
-			scan(t, func(c rune, _, _ int) { d = append(d, c) })
-			out = append(out, d)
+			out = append(out, canonical(t, decode))
 		}
 	}
 	return out
 }
 
-// foldText emits the canonical runes of s read literally (no escape decoded).
-func foldText(s string, emit func(r rune, start, end int)) {
+// canonical is s in canonical form, each character read by next (literal or decode).
+func canonical(s string, next func(s string, i int) (rune, int)) []rune {
+	var out []rune
 	for i := 0; i < len(s); {
-		r, end := literal(s, i)
-		fold(r, i, end, emit)
+		r, end := next(s, i)
+		if f := fold(r); f != 0 {
+			out = append(out, f)
+		}
 		i = end
 	}
+	return out
 }
 
 // region is a span of text to replace.
@@ -185,10 +184,12 @@ func replaceAll(s string, sets ...*Values) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= utf8.RuneSelf || c == '%' || c == '&' || c == '\\' {
-			st.hashes[0], st.t = h, t
 			r, end := decode(s, i)
-			fold(r, i, end, st.push)
-			h, t = st.hashes[0], st.t
+			if f := fold(r); f != 0 {
+				st.hashes[0], st.t = h, t
+				st.push(f, i, end)
+				h, t = st.hashes[0], st.t
+			}
 			i = end
 			continue
 		}
@@ -272,23 +273,21 @@ func addRegion(found []region, g region) []region {
 	return append(found, g)
 }
 
-// fold emits the canonical rune of one decoded character r spelled by s[start:end]: none for
-// a separator, its compatibility form lower-cased otherwise.
-func fold(r rune, start, end int, emit func(r rune, start, end int)) {
+// fold is the canonical form of one decoded character: 0 for a separator, else the character
+// in its compatibility form, lower-cased.
+func fold(r rune) rune {
 	if r >= 0xFF01 && r <= 0xFF5E {
 		r -= 0xFEE0 // NFKC of a full-width ASCII character (see compat_test.go)
 	}
 	switch {
 	case r < utf8.RuneSelf:
-		if c := asciiFold[r]; c != 0 {
-			emit(rune(c), start, end)
-		}
+		return rune(asciiFold[r])
 	case r > unicode.MaxRune: // an invalid byte (literal)
-		emit(r, start, end)
+		return r
 	case unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Cf, r):
-	default:
-		emit(unicode.ToLower(r), start, end)
+		return 0
 	}
+	return unicode.ToLower(r)
 }
 
 // asciiFold lower-cases an ASCII byte, and maps the separators (white space, "-", "." and "+",
