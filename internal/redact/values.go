@@ -46,7 +46,7 @@ func NewValues(values []string) *Values {
 		if utf8.RuneCountInString(s) < MinLength {
 			continue
 		}
-		for _, needle := range needles(s) {
+		for _, needle := range needles(secretPart(s)) {
 			n := min(window, len(needle))
 			if len(needle) < MinLength {
 				continue
@@ -97,6 +97,24 @@ func (v *Values) hit(k uint64) bool {
 	}
 	_, found := slices.BinarySearch(v.keys, k)
 	return found
+}
+
+// secretPart is the part of s that is secret: of a JWT (JWS compact form), its signature.
+// The header and the payload are readable by anyone holding the token, and as base64url JSON
+// their windows are those of any other such text issued the same minute (a requestState).
+func secretPart(s string) string {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 || len(parts[2]) < Window {
+		return s
+	}
+	head, err := base64.RawURLEncoding.DecodeString(parts[0])
+	if err != nil || len(head) == 0 || head[0] != '{' {
+		return s
+	}
+	if _, err := base64.RawURLEncoding.DecodeString(parts[1]); err != nil {
+		return s
+	}
+	return parts[2]
 }
 
 // needles are the canonical texts whose windows redact s: s itself (and s as the text decoder

@@ -13,7 +13,8 @@ import (
 var secretKinds = map[string]string{
 	"api key":             "mv_3c1f9a0b7e2d4c6a8f1e3b5d7c9a0e2f4b6d8c0a1e3f5b7d9c2a4e6f8b0d1c3e",
 	"wallet secret":       "SBU2RRGLXH3E5CQHTD3ODLDF2BWDCYUSSBLLZ5GNW7JXHDIYKXZWHOKR",
-	"bearer token":        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZ2VudCJ9.Qx7_Lm-Tz9Rk4PwA8vB2nC5dE1fG3hJ6kL0",
+	"bearer token":        "Qx7_Lm-Tz9Rk4PwA8vB2nC5dE1fG3hJ6kL0zY",
+	"jwt signature":       "Kp2_Lm-Tz9Rk4PwA8vB2nC5dE1fG3hJ6kL0mN8qR4sT7uV1wX3yZ5aB7cD9eF0gH",
 	"confirmation key":    "q8Zt+3mV/xK1pL9sR2wN7yB4cF6hJ0dG5eA+uI3oT8k=",
 	"oauth client secret": "Wk3pQ9vZ2mX7bN4cR8tY1uL6sD0fH5jG",
 }
@@ -179,5 +180,22 @@ func TestWindowKeepsText(t *testing.T) {
 	}
 	if got := v.Replace("k=" + secretKinds["api key"] + "!"); got != "k="+Marker+"!" {
 		t.Errorf("the whole key must go, nothing around it: %q", got)
+	}
+}
+
+// TestJWTKeepsItsPublicParts: of a JWT only the signature is secret. Its header and payload,
+// which anyone holding the token reads, stay, and so does another base64url JSON text that
+// shares their windows (a requestState issued the same minute); the signature goes.
+func TestJWTKeepsItsPublicParts(t *testing.T) {
+	enc := base64.RawURLEncoding.EncodeToString
+	jwt := enc([]byte(`{"alg":"RS256","typ":"JWT"}`)) + "." + enc([]byte(`{"sub":"agent","iat":1796457256,"exp":1796460856}`)) + "." + secretKinds["jwt signature"]
+	v := NewValues([]string{jwt})
+	state := "mv1." + enc([]byte(`{"v":1,"tool":"mindvault_buy","iat":1796457256,"exp":1796457556}`)) + ".AV0fhbAFSfi7cXnA6Q9BbB1Nnki9t7aFLodEBXXecmM"
+	if got := v.Replace(state); got != state {
+		t.Errorf("a requestState lost a window it shares with the token's payload: %s", got)
+	}
+	got := v.Replace("Authorization: Bearer " + jwt)
+	if strings.Contains(got, secretKinds["jwt signature"][:Window]) || !strings.Contains(got, jwt[:40]) {
+		t.Errorf("want the signature gone and the header kept: %s", got)
 	}
 }
