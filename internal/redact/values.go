@@ -198,34 +198,31 @@ func replaceAll(s string, sets ...*Values) string {
 	// in locals: this loop is most of the cost of an answer.
 	one := len(st.lengths) == 1 && len(st.sets) == 1
 	n, pw, v := st.lengths[0], st.pow[0], st.sets[0]
+	sl, filter, shift := salt(0, n), v.filter, v.shift
 	h, t := uint64(0), 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf || c == '%' || c == '&' || c == '\\' {
+	for i := 0; i < len(s); i++ {
+		f := uint64(byteFold[s[i]])
+		switch {
+		case f == 0: // a separator
+		case f == slow:
 			r, end := decode(s, i)
 			if f := fold(r); f != 0 {
 				st.hashes[0], st.t = h, t
 				st.push(f, i, end)
 				h, t = st.hashes[0], st.t
 			}
-			i = end
-			continue
-		}
-		f := uint64(asciiFold[c])
-		i++
-		switch {
-		case f == 0:
+			i = end - 1
 		case one:
 			k := t & (ring - 1)
-			st.runes[k], st.starts[k] = f, i-1
+			st.runes[k], st.starts[k] = f, i
 			t++
 			h = h*rollBase + f - st.runes[(t-1-n)&(ring-1)]*pw
-			if key := salt(h, n); v.filter[key>>v.shift/64]&(1<<(key>>v.shift%64)) != 0 && t >= n && v.hit(key) {
-				st.found = addRegion(st.found, region{st.starts[(t-n)&(ring-1)], i})
+			if b := (h ^ sl) >> shift; filter[b/64]&(1<<(b%64)) != 0 && t >= n && v.hit(h^sl) {
+				st.found = addRegion(st.found, region{st.starts[(t-n)&(ring-1)], i + 1})
 			}
 		default:
 			st.hashes[0], st.t = h, t
-			st.push(rune(f), i-1, i)
+			st.push(rune(f), i, i+1)
 			h, t = st.hashes[0], st.t
 		}
 	}
@@ -307,6 +304,22 @@ func fold(r rune) rune {
 	}
 	return unicode.ToLower(r)
 }
+
+// byteFold is asciiFold for a byte of text, and slow for a byte that starts an escape or a
+// character of more than one byte: decode reads those.
+var byteFold = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c >= utf8.RuneSelf || c == '%' || c == '&' || c == '\\':
+			t[c] = slow
+		default:
+			t[c] = asciiFold[c]
+		}
+	}
+	return t
+}()
+
+const slow = 0xFF
 
 // asciiFold lower-cases an ASCII byte, and maps the separators (white space, "-", "." and "+",
 // which form encoding writes for a space) and NUL to 0, which drops them.
