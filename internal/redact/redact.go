@@ -90,15 +90,11 @@ func Register(values ...string) error {
 	if len(registry.values)+len(add) > maxValues {
 		return ErrFull
 	}
-	all := make([]string, 0, len(registry.values)+len(add))
-	for v := range registry.values {
-		all = append(all, v)
-	}
 	for _, v := range add {
 		registry.values[v] = struct{}{}
-		all = append(all, v)
 	}
-	registry.exact.Store(NewValues(all))
+	// Only the new values are hashed; their windows are merged into the sorted set.
+	registry.exact.Store(registry.exact.Load().with(NewValues(add)))
 	return nil
 }
 

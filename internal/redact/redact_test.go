@@ -202,3 +202,24 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestRegisterMergesWindows: values registered one at a time (each merged into the set
+// without hashing the earlier ones again) redact what the same values compiled at once do.
+func TestRegisterMergesWindows(t *testing.T) {
+	withRegistry(t, 10)
+	all := []string{secretKinds["api key"], secretKinds["wallet secret"], "short1", secretKinds["confirmation key"]}
+	for _, v := range all {
+		if err := Register(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole := NewValues(all)
+	for _, s := range []string{
+		"a " + all[0] + " b " + all[1][10:40] + " c short1 d " + base64.StdEncoding.EncodeToString([]byte(all[3])),
+		"nothing here but " + all[0][:15],
+	} {
+		if got, want := Exact(s), whole.Replace(s); got != want || !strings.Contains(whole.Replace(all[0]), Marker) {
+			t.Errorf("merged %q, compiled at once %q", got, want)
+		}
+	}
+}

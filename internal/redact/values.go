@@ -68,6 +68,36 @@ func NewValues(values []string) *Values {
 		return nil
 	}
 	slices.Sort(v.keys)
+	return v.index()
+}
+
+// with is the union of v and w (either may be nil), without hashing v's values again.
+func (v *Values) with(w *Values) *Values {
+	switch {
+	case v == nil:
+		return w
+	case w == nil:
+		return v
+	}
+	u := &Values{keys: make([]uint64, 0, len(v.keys)+len(w.keys)), lengths: slices.Clone(v.lengths)}
+	i, j := 0, 0
+	for i < len(v.keys) || j < len(w.keys) {
+		if j == len(w.keys) || i < len(v.keys) && v.keys[i] < w.keys[j] {
+			u.keys, i = append(u.keys, v.keys[i]), i+1
+		} else {
+			u.keys, j = append(u.keys, w.keys[j]), j+1
+		}
+	}
+	for _, n := range w.lengths {
+		if !slices.Contains(u.lengths, n) {
+			u.lengths = append(u.lengths, n)
+		}
+	}
+	return u.index()
+}
+
+// index drops duplicate keys (sorted) and builds the filter.
+func (v *Values) index() *Values {
 	v.keys = slices.Compact(v.keys)
 	v.shift = 64 - 10
 	for 1<<(64-v.shift) < 32*len(v.keys) {
