@@ -243,7 +243,7 @@ func echoedForms() map[string]string {
 }
 
 // assertNoKeyForm fails when the failure shows the key in the given form, or any eight
-// characters of it as they are.
+// characters of it as they are (the key is as long as the rule's window: it goes whole).
 func assertNoKeyForm(t *testing.T, got Failure, form string) {
 	t.Helper()
 	assertAbsent(t, got, form)
@@ -279,33 +279,33 @@ func TestRedactEchoedKeyEveryForm(t *testing.T) {
 	}
 }
 
-// TestRedactSplitKey: a 422 whose messages carry the key in two pieces shows neither the first
-// piece (the key's first eight characters or more) in any form.
+// TestRedactSplitKey: a 422 whose messages carry a key in two pieces shows neither piece in
+// any form: each holds Window (16) characters of the key or more. Fifteen stay.
 func TestRedactSplitKey(t *testing.T) {
-	k := echoedKey
-	for name, head := range map[string]string{
-		"as is":           k[:8],
-		"longer":          k[:12],
-		"percent-encoded": url.QueryEscape(k[:10]),
-		"HTML escaped":    html.EscapeString(k[:12]),
+	k := echoedKey + "/aB3&dE6<gH9>jK2"
+	for name, spell := range map[string]func(string) string{
+		"as is":           func(s string) string { return s },
+		"percent-encoded": url.QueryEscape,
+		"HTML escaped":    html.EscapeString,
 	} {
 		t.Run(name, func(t *testing.T) {
+			head, tail := spell(k[:17]), spell(k[17:])
 			body, _ := json.Marshal(map[string]any{"errors": []any{
 				map[string]any{"message": "api key " + head + " is malformed"},
-				map[string]any{"message": "rest of the key: " + k[len(k)-6:]},
+				map[string]any{"message": "rest of the key: " + tail},
 			}})
 			got := mapT(t, Facts{Source: SourceAPI, Operation: "Prepare registration failed", Status: 422, Body: body, Secrets: []string{k}})
 			assertAbsent(t, got, head)
-			assertAbsent(t, got, k[:8])
+			assertAbsent(t, got, tail)
 			if !strings.Contains(got.Text, "api key [REDACTED] is malformed") {
 				t.Errorf("the key's head should show as [REDACTED]:\n%s", got.Text)
 			}
 		})
 	}
-	// Seven characters are too few to tell a key from any text: they stay.
+	// Fifteen characters are fewer than the rule's window: they stay.
 	got := mapT(t, Facts{Source: SourceAPI, Operation: "Prepare registration failed", Status: 422,
-		Body: []byte(`{"error":"api key ` + k[:7] + ` is malformed"}`), Secrets: []string{k}})
-	if !strings.Contains(got.Text, k[:7]) {
-		t.Errorf("seven characters of a key should stay:\n%s", got.Text)
+		Body: []byte(`{"error":"api key ` + k[18:] + ` is malformed"}`), Secrets: []string{k}})
+	if !strings.Contains(got.Text, k[18:]) {
+		t.Errorf("fifteen characters of a key should stay:\n%s", got.Text)
 	}
 }

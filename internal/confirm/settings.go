@@ -38,7 +38,7 @@ const MinKeyBytes = 32
 // verifies requestState. A nil Keeper never asks and verifies nothing.
 type Keeper struct {
 	mode Mode
-	key  []byte
+	key  redact.Secret // never formatted or logged by accident
 	// generated, when set, is the process's own key, made on first use: a start (and every
 	// request that never reaches a confirmation) does not pay for drawing and registering it.
 	generated *generatedKey
@@ -52,7 +52,7 @@ type Keeper struct {
 
 // NewKeeper is a Keeper with an explicit policy and key (tests, and Load).
 func NewKeeper(mode Mode, key []byte) *Keeper {
-	return &Keeper{mode: mode, key: key, now: time.Now}
+	return &Keeper{mode: mode, key: redact.NewSecret(string(key)), now: time.Now}
 }
 
 // Mode returns the policy; a nil Keeper is Off.
@@ -65,7 +65,7 @@ func (k *Keeper) Mode() Mode {
 
 // CanAsk reports whether the policy allows asking and a key can sign the state.
 func (k *Keeper) CanAsk() bool {
-	return k != nil && k.mode != Off && (k.generated != nil || len(k.key) >= MinKeyBytes)
+	return k != nil && k.mode != Off && (k.generated != nil || len(k.key.Reveal()) >= MinKeyBytes)
 }
 
 // signingKey is the key that signs and verifies requestState: the configured one, or the
@@ -74,7 +74,10 @@ func (k *Keeper) CanAsk() bool {
 // than letting the call proceed unasked.
 func (k *Keeper) signingKey() []byte {
 	if k.generated == nil {
-		return k.key
+		if k.key.IsZero() {
+			return nil
+		}
+		return []byte(k.key.Reveal())
 	}
 	return k.generated.get()
 }
@@ -82,7 +85,7 @@ func (k *Keeper) signingKey() []byte {
 // generatedKey is a key made once, on first use.
 type generatedKey struct {
 	once sync.Once
-	key  []byte
+	key  redact.Secret
 }
 
 func (g *generatedKey) get() []byte {
@@ -94,9 +97,12 @@ func (g *generatedKey) get() []byte {
 		if registerKey(key) != nil {
 			return
 		}
-		g.key = key
+		g.key = redact.NewSecret(string(key))
 	})
-	return g.key
+	if g.key.IsZero() {
+		return nil
+	}
+	return []byte(g.key.Reveal())
 }
 
 // WithClock returns a copy of k reading time from now (tests of the expiry).
@@ -161,7 +167,7 @@ func Load(ctx context.Context, getenv func(string) string, lambda bool, load cre
 		k.mode = Off
 		return k, fmt.Errorf("%s: %w", from, err)
 	}
-	k.key, k.Source = key, from
+	k.key, k.Source = redact.NewSecret(string(key)), from
 	return k, registerKey(key)
 }
 

@@ -3,6 +3,7 @@ package confirm
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestLoad(t *testing.T) {
 			if !strings.Contains(k.Note, tc.noteHas) || (tc.noteHas == "" && k.Note != "") {
 				t.Errorf("note %q, want %q", k.Note, tc.noteHas)
 			}
-			if k.generated != nil && k.generated.key != nil {
+			if k.generated != nil && !k.generated.key.IsZero() {
 				t.Error("the process's own key was drawn at Load; it is made on first use")
 			}
 			if k.CanAsk() && !redact.Known(base64.StdEncoding.EncodeToString(k.signingKey())) {
@@ -72,7 +73,7 @@ func TestGeneratedKeySignsOnFirstUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := k.generated.key
+	key := []byte(k.generated.key.Reveal())
 	if len(key) < MinKeyBytes || !redact.Known(base64.RawURLEncoding.EncodeToString(key)) {
 		t.Fatalf("the generated key (%d bytes) is not registered for redaction", len(key))
 	}
@@ -106,5 +107,16 @@ func TestLoadKeySecret(t *testing.T) {
 	k, err = Load(context.Background(), func(v string) string { return map[string]string{EnvKeySecret: "missing"}[v] }, true, nil)
 	if err == nil || !strings.Contains(err.Error(), EnvKeySecret) || k.CanAsk() {
 		t.Fatalf("a missing secret: err %v, canAsk %v", err, k.CanAsk())
+	}
+}
+
+// TestKeeperNeverFormatsItsKey: a Keeper printed or logged whole shows no byte of its key.
+func TestKeeperNeverFormatsItsKey(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	k := NewKeeper(Always, key)
+	for _, out := range []string{fmt.Sprintf("%v %+v %#v", *k, *k, *k), fmt.Sprintf("%+v", k)} {
+		if strings.Contains(out, string(key)) || strings.Contains(out, fmt.Sprintf("%x", key[:8])) || strings.Contains(out, fmt.Sprint(key[:8])[1:12]) {
+			t.Errorf("the key was formatted: %s", out)
+		}
 	}
 }

@@ -22,11 +22,13 @@ package credentials
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
@@ -47,6 +49,18 @@ func (p Profile) Address() (string, error) {
 		return "", fmt.Errorf("profile %q holds an invalid wallet secret", p.Name)
 	}
 	return kp.Address(), nil
+}
+
+// Format prints the profile with its secrets as [REDACTED] for every verb, and LogValue logs
+// it so, so a profile cannot reach a log line or an answer by formatting. (Its JSON is what
+// the stores write, so it keeps the values; no answer encodes a Profile.)
+func (p Profile) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "{Name:%s SecretKey:%s APIKey:%s}", p.Name, redact.NewSecret(p.SecretKey), redact.NewSecret(p.APIKey))
+}
+
+// LogValue logs the profile's name and whether it holds each secret.
+func (p Profile) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("name", p.Name), slog.Bool("wallet", p.SecretKey != ""), slog.Bool("apiKey", p.APIKey != ""))
 }
 
 // Secrets lists the profile's secret values, for exact redaction.

@@ -1,6 +1,11 @@
 package redact
 
-import "sync/atomic"
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"sync/atomic"
+)
 
 // Constant is an encoded JSON document built from the code alone (a tool list, a discovery
 // answer) that the protocol layer sends many times. No request, downstream or credential
@@ -39,8 +44,8 @@ func (c *Constant) JSON() (out []byte, ok bool) {
 // envelope around the document, with the request's id) are cleaned on every call, the
 // document's cleaned bytes are reused, and a registered value that spans a seam between them,
 // which cleaning the parts apart cannot see, makes ok false so the answer is withheld. Only the
-// seams are scanned (as far as a registered value's spelling can reach: the part of it that
-// is enough to redact, in the longest spelling of each character), never the document again.
+// seams are scanned (as far as a window of a registered value can reach in the longest
+// spelling of each character), never the document again.
 // doc must not be modified.
 func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok bool) {
 	if doc, ok = c.JSON(); !ok {
@@ -57,6 +62,11 @@ func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok boo
 		if seamHolds(reg, head, doc, n) || seamHolds(reg, doc, tail, n) {
 			return nil, nil, nil, false
 		}
+	}
+	// A marker in the envelope may stand where a token was (a value across the id and the
+	// key after it): the answer must still be JSON.
+	if (!bytes.Equal(head, prefix) || !bytes.Equal(tail, suffix)) && !json.Valid(slices.Concat(head, doc, tail)) {
+		return nil, nil, nil, false
 	}
 	return head, doc, tail, true
 }

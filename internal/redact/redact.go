@@ -1,46 +1,28 @@
 // Package redact keeps secrets out of everything the endpoint writes: results, errors, log
 // lines and metrics.
 //
-// It has two kinds of rules.
+// The rule (docs/security.md): no stretch of Window (16) or more consecutive characters of a
+// secret the process holds leaves it, in any form a downstream plausibly echoes it: as is, in
+// any letter case, percent-encoded (once or twice, either hex case), form-encoded, as HTML
+// entities or JSON escapes, as base64, base64url or hex of the secret at any byte alignment,
+// in full-width form (as NFKC reads it) or with spaces, dashes or dots between its characters.
+// A secret shorter than Window is matched whole; one shorter than MinLength is not registered.
 //
 // Exact values. The process-wide registry (Register) holds every secret value the process
-// knows: the environment's wallet secret and API key from boot on, every profile's wallet
-// secret and API key as soon as a store hands the profile out, every bearer token that passed
-// inbound auth, and whatever a tool learns (a new wallet's secret, a new publisher key). Values
-// are added and never removed, so a secret cannot come back once a later call forgot to pass
-// it on. Each value is matched in every form a downstream or an encoder can give it: its text
-// (as is, or lower- or upper-cased whole), its base64 (standard and URL alphabets, padded or
-// not, and the inner characters that stay fixed when the value sits inside a longer base64
-// text at any byte alignment), its base32 (the same, in either case) and its hex (any case,
-// mixed too), each found whatever escapes spell its characters, one by one and in any mix:
-// percent-encoding (upper- or lower-case hex, every character or only some, "+" or %20 for a
-// space, encoded twice or three times), HTML entities (named, decimal, hex, escaped twice),
-// JSON and JavaScript escapes (\uXXXX, \/, \xHH, escaped twice), and those escapes
-// percent-encoded in turn. A text that holds the first eight characters of a value or more (a
-// key split across two messages, or cut short) loses that run too, as is or escaped, and so
-// does an encoding of it lose the characters those eight determine. Values shorter than
-// MinLength runes are not registered: replacing a five-letter value everywhere would shred
-// ordinary text, and no credential the endpoint handles is that short. The set is bounded
-// (MaxValues values of at most MaxValueBytes each); Register refuses beyond that, and the
-// credential stores then refuse to hand out the profile, so an unredactable secret is never
-// used.
+// knows (the environment's and every profile's wallet secret and API key, every bearer token
+// that passed inbound auth, the confirmation key, what a tool learns). Values are added and
+// never removed. Exact applies them; it runs once per answer at the protocol layer's output
+// boundary, on every log line and on every metric line. The set is bounded (MaxValues values
+// of at most MaxValueBytes each) and Register refuses beyond that.
 //
-// Exact redaction is applied at the output boundaries, so no call site can forget it: the
-// protocol layer's final response bytes (JSON), the log handler's output and the EMF metric
-// lines. errmap also applies it before it cuts any text to length, so a cut never leaves half
-// a secret behind that the boundary could no longer recognise.
+// Shapes. Text from outside may carry secrets the process never saw: Stellar secret seeds,
+// mv_ keys, "Bearer <token>", authorization values, URL passwords and secret-named pairs.
+// External applies them all; Own, for the endpoint's own sentences, only the two shapes that
+// never occur in prose (seeds and mv_ keys). Public identifiers (G, C and M addresses,
+// transaction hashes) stay visible.
 //
-// Shapes. Text that came from outside — a downstream's body, message or header, a thrown
-// error's text — may carry secrets the process never saw: Stellar secret seeds ("S" + 55
-// base32 characters), MindVault API keys ("mv_" + hex), "Bearer <token>", "authorization:
-// <value>", passwords in URLs, and values of key=value / "key": "value" pairs whose key names
-// a secret (api_key, x-api-key, secret, token, password, ...). External applies them all. The
-// endpoint's own sentences (Own) get only the exact values and the two shapes that never occur
-// in prose (seeds and mv_ keys): the pair rule would otherwise turn the product's own advice,
-// such as "configure MINDVAULT_CREDENTIALS=dir:<path>", into "=[REDACTED]".
-//
-// Public identifiers — G account ids, C contract ids, muxed M addresses, 64-hex transaction
-// hashes — are not secrets and stay visible.
+// Typed secrets. Secret holds a value that prints as a placeholder however it is formatted,
+// logged or encoded, so it cannot reach an answer or a log line by accident.
 package redact
 
 import (
@@ -108,15 +90,11 @@ func Register(values ...string) error {
 	if len(registry.values)+len(add) > maxValues {
 		return ErrFull
 	}
-	all := make([]string, 0, len(registry.values)+len(add))
-	for v := range registry.values {
-		all = append(all, v)
-	}
 	for _, v := range add {
 		registry.values[v] = struct{}{}
-		all = append(all, v)
 	}
-	registry.exact.Store(NewValues(all))
+	// Only the new values are hashed; their windows are merged into the sorted set.
+	registry.exact.Store(registry.exact.Load().with(NewValues(add)))
 	return nil
 }
 
@@ -126,6 +104,20 @@ func Known(v string) bool {
 	defer registry.mu.Unlock()
 	_, ok := registry.values[v]
 	return ok
+}
+
+// Unregistered compiles the values the registry does not hold (it refused them when full), or
+// returns nil when it holds them all: only those need a pass of their own.
+func Unregistered(values []string) *Values {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	var out []string
+	for _, v := range values {
+		if _, known := registry.values[v]; !known {
+			out = append(out, v)
+		}
+	}
+	return NewValues(out)
 }
 
 // Exact replaces every registered value, in every form, with Marker.

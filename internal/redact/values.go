@@ -1,311 +1,367 @@
 package redact
 
 import (
-	"bytes"
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
+// Window is how many consecutive characters of a secret (separators not counted) are enough
+// to redact them; a secret shorter than that is matched whole.
+const Window = 16
+
+// window is Window; a test raises it to prove the rule is what catches a fragment.
+var window = Window
+
 // Values is a fixed set of secret values compiled for replacement; nil replaces nothing.
+//
+// Text and secrets are compared in one canonical form: escapes decoded (canon.go), full-width
+// forms narrowed, letters lower-cased and separators dropped (fold). A secret contributes every
+// window of its canonical text and of its encoded texts (needles), as hashes; Replace rolls the
+// same hash along the canonical text and replaces every span whose window hits.
 type Values struct {
-	seqs []seq
-	// reach bounds the bytes of text that the part of a match it needs (seq.min characters)
-	// covers: a match that crosses a point of a text starts, and reaches its min characters,
-	// within reach bytes of it.
-	reach int
-	// keys has a bit set for the hash of every sequence's folded bytes 0-3 (keys[0]) and 2-5
-	// (keys[1]), first2 for bytes 0-1 and first for byte 0. A position of the text whose next
-	// six bytes hold no escape can only spell a sequence literally, so it is skipped unless
-	// both keys hit: that is almost every position of almost every log field, id and answer.
-	// Near an escape the shorter literal run before it is checked the same way.
-	keys   [2][keyBits / 64]uint64
-	first2 [first2Bits / 64]uint64
-	first  [256 / 64]uint64
-	// bytes has a bit set for every folded byte of every sequence.
-	bytes [256 / 64]uint64
-	// inertAfter[0][c] is true when the escape \c is inert (c a letter of a one-letter
-	// escape), inertAfter[1][x] when %XX decoding to x is.
-	inertAfter [2][256]bool
-	// byHash lists the sequences by the hash of their folded bytes 0-3, byFirst by their
-	// folded first byte: the only ones worth trying at a position that passed the keys.
-	byHash  map[uint32][]int32
-	byFirst [256][]int32
+	keys    []uint64 // sorted hashes of every window, each salted with its length
+	filter  []uint64 // two bits per hash (filterBits), to skip almost every position
+	shift   uint     // 64 - log2(bits in filter)
+	lengths []int    // the distinct window lengths, at most window each
+	reach   int      // the most bytes of text a window can span
 }
 
-// keyBits is the size of each Values.keys table: with a few hundred sequences, a position of
-// an unrelated text hits both tables about once in a hundred thousand.
-const (
-	keyBits    = 1 << 16
-	first2Bits = 1 << 12
-)
+// rollBase is the rolling hash's multiplier (odd, so no information is lost mod 2^64).
+const rollBase = 0x9E3779B97F4A7C15
 
-// The keys hash bytes folded by setting bit 5, which lower-cases ASCII letters in one
-// instruction for four bytes (and folds a few other pairs together, which only costs a rare
-// extra look). A space and a "+" stay apart, so a sequence holding either in its first six
-// bytes is entered with each of them in each place.
+// salt keeps the hashes of windows of different lengths apart.
+func salt(h uint64, n int) uint64 { return h ^ uint64(n)*0xC2B2AE3D27D4EB4F }
 
-// load4 is s[i:i+4] folded, little-endian.
-func load4(s string, i int) uint32 {
-	b := s[i : i+4]
-	return (uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24) | 0x20202020
-}
-
-// keyHash maps four folded bytes onto keyBits (Fibonacci hashing).
-func keyHash(x uint32) uint32 { return (x * 2654435761) >> 16 }
-
-func first2Hash(s string, i int) uint32 { return pairHash(s[i], s[i+1]) }
-
-func pairHash(a, b byte) uint32 {
-	x := (uint32(a) | uint32(b)<<8) | 0x2020
-	return (x * 2654435761) >> 20
-}
-
-func has(bits []uint64, h uint32) bool { return bits[h/64]&(1<<(h%64)) != 0 }
-func set(bits []uint64, h uint32)      { bits[h/64] |= 1 << (h % 64) }
-
-// minMatch is the fewest bytes any match covers: every sequence has at least MinLength
-// characters, each spelled by one byte or more.
-const minMatch = MinLength
-
-// NewValues compiles values (with all their forms) for Replace; values shorter than MinLength
-// runes are ignored. It returns nil when nothing is left.
+// NewValues compiles values for Replace; values shorter than MinLength runes are ignored. It
+// returns nil when nothing is left.
 func NewValues(values []string) *Values {
-	seqs := sequences(values)
-	if len(seqs) == 0 {
+	v := &Values{}
+	seen := map[int]bool{}
+	for _, s := range values {
+		if utf8.RuneCountInString(s) < MinLength {
+			continue
+		}
+		for _, needle := range needles(secretPart(s)) {
+			n := min(window, len(needle))
+			if len(needle) < MinLength {
+				continue
+			}
+			if !seen[n] {
+				seen[n] = true
+				v.lengths = append(v.lengths, n)
+			}
+			for i := 0; i+n <= len(needle); i++ {
+				var h uint64
+				for _, r := range needle[i : i+n] {
+					h = h*rollBase + uint64(r)
+				}
+				v.keys = append(v.keys, salt(h, n))
+			}
+		}
+	}
+	if len(v.keys) == 0 {
 		return nil
 	}
-	v := &Values{seqs: seqs, byHash: make(map[uint32][]int32, len(seqs))}
-	for i, q := range seqs {
-		v.reach = max(v.reach, q.min*maxSpell)
-		c := canon[q.s[0]]
-		v.first[c/64] |= 1 << (c % 64)
-		for k := 0; k < len(q.s); k++ {
-			c := canon[q.s[k]]
-			v.bytes[c/64] |= 1 << (c % 64)
-		}
-		v.byFirst[c] = append(v.byFirst[c], int32(i))
-		spaces(q.s[:6], func(w string) {
-			h := keyHash(load4(w, 0))
-			set(v.keys[0][:], h)
-			set(v.keys[1][:], keyHash(load4(w, 2)))
-			set(v.first2[:], first2Hash(w, 0))
-			if l := v.byHash[h]; len(l) == 0 || l[len(l)-1] != int32(i) {
-				v.byHash[h] = append(l, int32(i))
-			}
-		})
+	slices.Sort(v.keys)
+	return v.index()
+}
+
+// with is the union of v and w (either may be nil), without hashing v's values again.
+func (v *Values) with(w *Values) *Values {
+	switch {
+	case v == nil:
+		return w
+	case w == nil:
+		return v
 	}
-	for c := 0; c < 256; c++ {
-		if d, ok := oneLetter(byte(c)); ok {
-			v.inertAfter[0][c] = !v.occurs('\\') && !v.occurs(canon[d])
+	u := &Values{keys: make([]uint64, 0, len(v.keys)+len(w.keys)), lengths: slices.Clone(v.lengths)}
+	i, j := 0, 0
+	for i < len(v.keys) || j < len(w.keys) {
+		if j == len(w.keys) || i < len(v.keys) && v.keys[i] < w.keys[j] {
+			u.keys, i = append(u.keys, v.keys[i]), i+1
+		} else {
+			u.keys, j = append(u.keys, w.keys[j]), j+1
 		}
-		v.inertAfter[1][c] = c != '%' && c != '&' && c != '\\' && !v.occurs('%') && !v.occurs(canon[c])
 	}
+	for _, n := range w.lengths {
+		if !slices.Contains(u.lengths, n) {
+			u.lengths = append(u.lengths, n)
+		}
+	}
+	return u.index()
+}
+
+// index drops duplicate keys (sorted) and builds the filter.
+func (v *Values) index() *Values {
+	v.keys = slices.Compact(v.keys)
+	v.shift = 64 - 10
+	for 1<<(64-v.shift) < 32*len(v.keys) {
+		v.shift--
+	}
+	v.filter = make([]uint64, 1<<(64-v.shift)/64)
+	for _, k := range v.keys {
+		a, b := v.filterBits(k)
+		v.filter[a/64] |= 1 << (a % 64)
+		v.filter[b/64] |= 1 << (b % 64)
+	}
+	slices.Sort(v.lengths)
+	v.reach = window * maxSpell
 	return v
 }
 
-// spaces calls f with w and with every spelling of it that swaps spaces and "+" signs.
-func spaces(w string, f func(string)) {
-	b := []byte(w)
-	var at []int
-	for i, c := range b {
-		if c == ' ' || c == '+' {
-			at = append(at, i)
-		}
-	}
-	for m := 0; m < 1<<len(at); m++ {
-		for k, i := range at {
-			b[i] = " +"[m>>k&1]
-		}
-		f(string(b))
-	}
+// filterBits are the filter's bits for a hash: its top bits, and the bits below the top 20
+// (a polynomial hash's high bits depend on every character, its low bits do not).
+func (v *Values) filterBits(k uint64) (uint64, uint64) {
+	return k >> v.shift, (k << 20) >> v.shift
 }
 
-// Replace returns s with every form of every value replaced by Marker.
-func (v *Values) Replace(s string) string {
-	if v == nil || len(s) < minMatch {
+func (v *Values) hit(k uint64) bool {
+	a, b := v.filterBits(k)
+	if v.filter[a/64]&(1<<(a%64)) == 0 || v.filter[b/64]&(1<<(b%64)) == 0 {
+		return false
+	}
+	_, found := slices.BinarySearch(v.keys, k)
+	return found
+}
+
+// secretPart is the part of s that is secret: of a JWT (JWS compact form), its signature.
+// The header and the payload are readable by anyone holding the token, and as base64url JSON
+// their windows are those of any other such text issued the same minute (a requestState).
+func secretPart(s string) string {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 || len(parts[2]) < Window {
+		return s
+	}
+	head, err := base64.RawURLEncoding.DecodeString(parts[0])
+	if err != nil || len(head) == 0 || head[0] != '{' {
+		return s
+	}
+	if _, err := base64.RawURLEncoding.DecodeString(parts[1]); err != nil {
+		return s
+	}
+	return parts[2]
+}
+
+// needles are the canonical texts whose windows redact s: s itself (and s as the text decoder
+// reads it, when it holds what looks like an escape), and its hex, base64 (standard and URL
+// alphabets) and base32 texts, the last two at each byte alignment s can have inside a longer
+// encoded text (only the characters that depend on s alone).
+func needles(s string) [][]rune {
+	b := []byte(s)
+	texts := []string{s, hex.EncodeToString(b)}
+	for _, e := range []struct {
+		encode      func([]byte) string
+		bits, group int
+	}{
+		{base64.RawStdEncoding.EncodeToString, 6, 3},
+		{base64.RawURLEncoding.EncodeToString, 6, 3},
+		{base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString, 5, 5},
+	} {
+		for shift := 0; shift < e.group; shift++ {
+			buf := make([]byte, shift+len(b)+e.group)
+			copy(buf[shift:], b)
+			// Character j holds bits [bits*j, bits*j+bits); keep those inside the bits of s.
+			texts = append(texts, e.encode(buf)[(8*shift+e.bits-1)/e.bits:(8*(shift+len(b)))/e.bits])
+		}
+	}
+	var out [][]rune
+	for i, t := range texts {
+		out = append(out, canonical(t, literal))
+		if i == 0 && strings.ContainsAny(t, "%&\\") {
+			out = append(out, canonical(t, decode))
+		}
+	}
+	return out
+}
+
+// canonical is s in canonical form, each character read by next (literal or decode).
+func canonical(s string, next func(s string, i int) (rune, int)) []rune {
+	var out []rune
+	for i := 0; i < len(s); {
+		r, end := next(s, i)
+		if f := fold(r); f != 0 {
+			out = append(out, f)
+		}
+		i = end
+	}
+	return out
+}
+
+// region is a span of text to replace.
+type region struct{ start, end int }
+
+// Replace returns s with every span that spells Window consecutive characters of a value, in
+// any form, replaced by Marker.
+func (v *Values) Replace(s string) string { return replaceAll(s, v) }
+
+// replaceAll replaces the matches of every set in one pass over s.
+func replaceAll(s string, sets ...*Values) string {
+	if len(s) < MinLength {
+		return s
+	}
+	st := roller{}
+	for _, v := range sets {
+		if v == nil {
+			continue
+		}
+		st.sets = append(st.sets, v)
+		for _, n := range v.lengths {
+			if !slices.Contains(st.lengths, n) {
+				st.lengths = append(st.lengths, n)
+				p := uint64(1)
+				for range n {
+					p *= rollBase
+				}
+				st.pow = append(st.pow, p)
+			}
+		}
+	}
+	if len(st.sets) == 0 {
+		return s
+	}
+	// The usual case (one window length, one set) pushes inline, with the hash and the count
+	// in locals: this loop is most of the cost of an answer.
+	one := len(st.lengths) == 1 && len(st.sets) == 1
+	n, pw, v := st.lengths[0], st.pow[0], st.sets[0]
+	sl, filter, shift := salt(0, n), v.filter, v.shift
+	h, t := uint64(0), 0
+	for i := 0; i < len(s); i++ {
+		f := uint64(byteFold[s[i]])
+		switch {
+		case f == 0: // a separator
+		case f == slow:
+			r, end := decode(s, i)
+			if f := fold(r); f != 0 {
+				st.hashes[0], st.t = h, t
+				st.push(f, i, end)
+				h, t = st.hashes[0], st.t
+			}
+			i = end - 1
+		case one:
+			k := t & (ring - 1)
+			st.runes[k], st.starts[k] = f, i
+			t++
+			h = h*rollBase + f - st.runes[(t-1-n)&(ring-1)]*pw
+			if b := (h ^ sl) >> shift; filter[b/64]&(1<<(b%64)) != 0 && t >= n && v.hit(h^sl) {
+				st.found = addRegion(st.found, region{st.starts[(t-n)&(ring-1)], i + 1})
+			}
+		default:
+			st.hashes[0], st.t = h, t
+			st.push(rune(f), i, i+1)
+			h, t = st.hashes[0], st.t
+		}
+	}
+	if len(st.found) == 0 {
 		return s
 	}
 	var b strings.Builder
+	b.Grow(len(s))
 	last := 0
-	sc := escapes{dec: -1}
-	esc := -1
-	for i := 0; i+minMatch <= len(s); {
-		if esc < i {
-			esc = sc.find(v, s, i)
-		}
-		end := -1
-		if stop := min(esc, len(s)) - 6; i <= stop {
-			// The fast path: no escape within six bytes, so only a literal spelling can start.
-			for ; i <= stop; i++ {
-				h := keyHash(load4(s, i))
-				if has(v.keys[0][:], h) && has(v.keys[1][:], keyHash(load4(s, i+2))) {
-					if end = v.try(s, i, v.byHash[h]); end >= 0 {
-						break
-					}
-				}
-			}
-			if end < 0 {
-				continue
-			}
-		} else if end = v.matchNear(s, i, esc-i, &sc); end < 0 {
-			i++
-			continue
-		}
-		if b.Len() == 0 {
-			b.Grow(len(s))
-		}
-		b.WriteString(s[last:i])
+	for _, g := range st.found {
+		b.WriteString(s[last:g.start])
 		b.WriteString(Marker)
-		last, i = end, end
-	}
-	if last == 0 {
-		return s
+		last = g.end
 	}
 	b.WriteString(s[last:])
 	return b.String()
 }
 
-// escapes finds the next escape that can be part of a match and keeps the decodings of the
-// last escape decoded. An escape is inert when neither its first byte nor any of its
-// decodings occurs in any sequence (the \" of a JSON text inside JSON, when no secret holds a
-// quote or a backslash): no match can cover it, so the text around it is scanned as literal
-// text, the fast way.
-type escapes struct {
-	buf [8]unit // the decodings of the escape at dec: buf[:n]
-	n   int
-	dec int // where buf was decoded, or -1
+// ring holds the last canonical runes, more than the longest window (a test raises it to 40).
+const ring = 64
+
+// roller rolls one hash per window length along the canonical text and records the spans
+// whose windows hit a set.
+type roller struct {
+	sets    []*Values
+	lengths []int
+	pow     []uint64 // rollBase^n per length, to drop the rune leaving the window
+	hashes  [ring]uint64
+	runes   [ring]uint64
+	starts  [ring]int
+	t       int
+	found   []region
 }
 
-// find returns the position of the first escape at or after i that is not inert, or len(s).
-// The common escapes are decided by table (Values.inertAfter); the others are decoded.
-func (e *escapes) find(v *Values, s string, i int) int {
-	for ; i < len(s); i++ {
-		c := s[i]
-		if !intro[c] {
+func (st *roller) push(r rune, start, end int) {
+	k := st.t & (ring - 1)
+	st.runes[k], st.starts[k] = uint64(r), start
+	st.t++
+	for li, n := range st.lengths {
+		// Before n runes the leaving slot has not been written yet and holds 0.
+		h := st.hashes[li]*rollBase + uint64(r) - st.runes[(st.t-1-n)&(ring-1)]*st.pow[li]
+		st.hashes[li] = h
+		if st.t < n {
 			continue
 		}
-		if i+1 < len(s) {
-			switch c {
-			case '\\':
-				if v.inertAfter[0][s[i+1]] {
-					i++ // the escaped letter is no escape byte: skip it too
-					continue
-				}
-			case '%':
-				if x, ok := hexByte(s[i+1], s[min(i+2, len(s)-1)]); ok && i+2 < len(s) {
-					if v.inertAfter[1][x] {
-						continue
-					}
-				} else if !v.occurs('%') {
-					continue
-				}
-			case '&':
-				if n := s[i+1]; !isAlnum(n) && n != '#' && !v.occurs('&') {
-					continue
-				}
-			}
-		} else if !v.occurs(canon[c]) {
-			continue
-		}
-		if !v.inert(c, e.decoded(s, i)) {
-			return i
-		}
-	}
-	return len(s)
-}
-
-// inert reports whether an escape whose first byte is c and whose decodings are units can be
-// no part of a match.
-func (v *Values) inert(c byte, units []unit) bool {
-	if v.occurs(canon[c]) {
-		return false
-	}
-	for _, u := range units {
-		if v.occurs(canon[firstByte(u)]) {
-			return false
-		}
-	}
-	return true
-}
-
-func (v *Values) occurs(c byte) bool { return v.bytes[c/64]&(1<<(c%64)) != 0 }
-
-// decoded returns the decodings of the escape at s[j] (the next one).
-func (e *escapes) decoded(s string, j int) []unit {
-	if e.dec != j {
-		e.n, e.dec = len(decodeAt(s, j, e.buf[:0])), j
-	}
-	return e.buf[:e.n]
-}
-
-// firstByte is the first byte of a decoded character's UTF-8 encoding.
-func firstByte(u unit) byte {
-	if !u.bytes && u.v >= 0x80 {
-		var rb [utf8.UTFMax]byte
-		utf8.EncodeRune(rb[:], u.v)
-		return rb[0]
-	}
-	return byte(u.v)
-}
-
-// matchNear is the end of the longest match starting at s[i], or -1, when an escape starts
-// within six bytes: lit bytes of s[i:] come before it.
-func (v *Values) matchNear(s string, i, lit int, e *escapes) int {
-	switch {
-	case lit >= 4:
-		h := keyHash(load4(s, i))
-		if !has(v.keys[0][:], h) {
-			return -1
-		}
-		return v.try(s, i, v.byHash[h])
-	case lit >= 2:
-		if !has(v.first2[:], first2Hash(s, i)) {
-			return -1
-		}
-	case lit == 1:
-		// The second character is the escape (or its first byte taken literally).
-		hit := has(v.first2[:], first2Hash(s, i))
-		for _, u := range e.decoded(s, i+1) {
-			if hit {
+		key := salt(h, n)
+		for _, v := range st.sets {
+			if v.hit(key) {
+				st.found = addRegion(st.found, region{st.starts[(st.t-n)&(ring-1)], end})
 				break
 			}
-			hit = has(v.first2[:], pairHash(s[i], firstByte(u)))
 		}
-		if !hit {
-			return -1
-		}
-	default:
-		return v.matchEscape(s, i, e.decoded(s, i))
 	}
-	return v.try(s, i, v.byFirst[canon[s[i]]])
 }
 
-// try is the end of the longest match of the listed sequences at s[i], or -1.
-func (v *Values) try(s string, i int, seqs []int32) int {
-	best := -1
-	for _, n := range seqs {
-		best = max(best, v.seqs[n].match(s, i))
+// addRegion appends g, merging it with the regions it overlaps or touches.
+func addRegion(found []region, g region) []region {
+	for len(found) > 0 && found[len(found)-1].end >= g.start {
+		last := found[len(found)-1]
+		g = region{min(last.start, g.start), max(last.end, g.end)}
+		found = found[:len(found)-1]
 	}
-	return best
+	return append(found, g)
 }
 
-// matchEscape tries, at an escape, the sequences whose first byte it (decoded as units) or
-// its literal first byte can be.
-func (v *Values) matchEscape(s string, i int, units []unit) int {
-	best := -1
-	if c := canon[s[i]]; v.first[c/64]&(1<<(c%64)) != 0 {
-		best = v.try(s, i, v.byFirst[c])
+// fold is the canonical form of one decoded character: 0 for a separator, else the character
+// in its compatibility form, lower-cased.
+func fold(r rune) rune {
+	if r >= 0xFF01 && r <= 0xFF5E {
+		r -= 0xFEE0 // NFKC of a full-width ASCII character (see compat_test.go)
 	}
-	var tried [8]byte
-	n := 0
-	for _, u := range units {
-		c := canon[firstByte(u)]
-		if c == canon[s[i]] || bytes.IndexByte(tried[:n], c) >= 0 || v.first[c/64]&(1<<(c%64)) == 0 {
-			continue
-		}
-		tried[n] = c
-		n++
-		best = max(best, v.try(s, i, v.byFirst[c]))
+	switch {
+	case r < utf8.RuneSelf:
+		return rune(asciiFold[r])
+	case r > unicode.MaxRune: // an invalid byte (literal)
+		return r
+	case unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Cf, r):
+		return 0
 	}
-	return best
+	return unicode.ToLower(r)
 }
+
+// byteFold is asciiFold for a byte of text, and slow for a byte that starts an escape or a
+// character of more than one byte: decode reads those.
+var byteFold = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c >= utf8.RuneSelf || c == '%' || c == '&' || c == '\\':
+			t[c] = slow
+		default:
+			t[c] = asciiFold[c]
+		}
+	}
+	return t
+}()
+
+const slow = 0xFF
+
+// asciiFold lower-cases an ASCII byte, and maps the separators (white space, "-", "." and "+",
+// which form encoding writes for a space) and NUL to 0, which drops them.
+var asciiFold = func() (t [128]byte) {
+	for i := range t {
+		t[i] = byte(i)
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = byte(c) + 'a' - 'A'
+	}
+	for _, c := range " \t\n\r\v\f-.+" {
+		t[c] = 0
+	}
+	return t
+}()

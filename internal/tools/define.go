@@ -294,7 +294,7 @@ func (c *callSpec) invoke(ctx context.Context, keeper *confirm.Keeper, req any, 
 			Cancelled: errors.Is(ctx.Err(), context.Canceled),
 		}))
 	}
-	out := successResult(res, redact.NewValues(seen.values()), c.operation, c.name)
+	out := successResult(res, redact.Unregistered(seen.values()), c.operation, c.name)
 	if x, ok := res.(extraContent); ok && !out.IsError {
 		out.Content = append(out.Content, x.extraContent()...)
 	}
@@ -319,9 +319,11 @@ func readStarted(err error) error {
 	return err
 }
 
-// successResult encodes out once for both blocks, with every known secret (and extra, the
-// call's own) removed from the encoded JSON. A result that cannot be cleaned without breaking
-// it is not sent; since the tool did run, the failure says its effect is unknown.
+// successResult encodes out once for both blocks. The registered secrets are removed where
+// the whole answer leaves (the protocol layer's output boundary, once per answer); only the
+// call's own secrets that the bounded registry refused (extra) are removed here. A result that
+// cannot be cleaned without breaking it is not sent; since the tool did run, the failure says
+// its effect is unknown.
 func successResult(out any, extra *redact.Values, operation, tool string) mcp.ToolResult {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -329,7 +331,10 @@ func successResult(out any, extra *redact.Values, operation, tool string) mcp.To
 	if err := enc.Encode(out); err != nil {
 		panic(fmt.Sprintf("tool output does not marshal: %v", err)) // a bug: becomes -32603
 	}
-	text, ok := redact.JSON(bytes.TrimRight(buf.Bytes(), "\n"), extra)
+	text, ok := bytes.TrimRight(buf.Bytes(), "\n"), true
+	if extra != nil {
+		text, ok = redact.JSON(text, extra)
+	}
 	if !ok {
 		return ErrorResult(errmap.Map(errmap.Facts{
 			Source: errmap.SourceRequest, Operation: operation, Tool: tool, Code: errmap.CodeUnknown,

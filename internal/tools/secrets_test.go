@@ -19,7 +19,8 @@ type secretOut struct {
 }
 
 // TestCallSecretsReachDefine: a secret a handler learns in a context derived from its own
-// (as Deps.profile does) is redacted from the call's success and failure alike.
+// (as Deps.profile does) is redacted from the call's success and failure alike, once the
+// answer passes the output boundary (redact.JSON against the registry).
 func TestCallSecretsReachDefine(t *testing.T) {
 	const learned = "LearnedInChildCtx7q2w9e"
 	for _, fail := range []bool{false, true} {
@@ -38,6 +39,7 @@ func TestCallSecretsReachDefine(t *testing.T) {
 		})
 		res := tool.call(context.Background(), json.RawMessage(`{}`))
 		b, _ := json.Marshal(res)
+		b, _ = redact.JSON(b, nil)
 		if strings.Contains(string(b), learned) || !strings.Contains(string(b), redact.Marker) {
 			t.Fatalf("fail=%v: %s", fail, b)
 		}
@@ -47,19 +49,36 @@ func TestCallSecretsReachDefine(t *testing.T) {
 	}
 }
 
-// TestUnredactableSuccessIsNotClaimed: a success that cannot be cleaned is not sent, and the
-// failure that replaces it does not pretend nothing happened.
+// TestUnredactableSuccessIsNotClaimed: a success that cannot be cleaned (a call's own secret,
+// which the registry refused, inside a number) is not sent, and the failure that replaces it
+// does not pretend nothing happened.
 func TestUnredactableSuccessIsNotClaimed(t *testing.T) {
-	if err := redact.Register("2028qwertyuiop"); err != nil {
-		t.Fatal(err)
+	type numberOut struct {
+		N int64 `json:"n"`
 	}
-	res := successResult(&secretOut{Note: "\u2028qwertyuiop"}, nil, "Buy failed", "mindvault_buy")
+	res := successResult(&numberOut{N: 1234567890123456789}, redact.NewValues([]string{"1234567890123456789"}), "Buy failed", "mindvault_buy")
 	d, _ := res.Meta[errmap.MetaKey].(errmap.Diagnostic)
 	if !res.IsError || d.StateChanged != string(errmap.StateUnknown) || !d.ExecutionStarted {
 		t.Fatalf("want an error with stateChanged unknown: %+v", res)
 	}
-	if b, _ := json.Marshal(res); strings.Contains(string(b), "2028qwertyuiop") {
+	if b, _ := json.Marshal(res); strings.Contains(string(b), "1234567890123456789") {
 		t.Fatalf("leaked: %s", b)
+	}
+}
+
+// TestRegisteredSecretsLeaveOnce: a success whose secrets the registry holds is not scanned
+// here; the output boundary scans the whole answer once.
+func TestRegisteredSecretsLeaveOnce(t *testing.T) {
+	const known = "RegisteredOnce5t8y1u4i7o"
+	if err := redact.Register(known); err != nil {
+		t.Fatal(err)
+	}
+	if redact.Unregistered([]string{known}) != nil {
+		t.Fatal("a registered value needs no pass of its own")
+	}
+	res := successResult(&secretOut{Note: known}, redact.Unregistered([]string{known}), "Op failed", "test_secret")
+	if res.IsError || !strings.Contains(res.Content[0].Text, known) {
+		t.Fatalf("the result was scanned before the boundary: %+v", res)
 	}
 }
 

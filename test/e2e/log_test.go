@@ -49,8 +49,8 @@ func TestLoggerOutputBoundary(t *testing.T) {
 
 // TestLoggerRedactsEncodedForms: a known key echoed by a downstream percent-encoded (lower
 // case, every character, twice), form-encoded, HTML-escaped, JSON-escaped, in base32 or
-// mixed-case hex, or only its first eight characters, reaches the log in none of them,
-// whether it sits in the message, an attribute or an error.
+// mixed-case hex, full-width or spaced out, reaches the log in none of them, whether it sits
+// in the message, an attribute or an error.
 func TestLoggerRedactsEncodedForms(t *testing.T) {
 	const key = "Qx7/Lm+Tz&Rk<9>Pw"
 	forms := []string{
@@ -62,7 +62,8 @@ func TestLoggerRedactsEncodedForms(t *testing.T) {
 		`Qx7\/Lm+Tz\u0026Rk\u003c9\u003ePw`,
 		"KF4DOL2MNUVVI6RGKJVTYOJ6KB3Q====",
 		"5178372f4C6d2B547a26526B3c393E5077",
-		"Qx7/Lm+T",
+		"Ｑｘ７／Ｌｍ＋Ｔｚ＆Ｒｋ＜９＞Ｐｗ",
+		"Q x 7 / L m + T z & R k < 9 > P w",
 	}
 	var out syncBuffer
 	log := server.NewLogger(false, slog.LevelInfo, &out, []string{key})
