@@ -136,15 +136,26 @@ var publish = serve(Spec[requests.Publish, PublishOutput]{
 		if req.ResourceID != nil {
 			return r.resume(ctx, *req.ResourceID)
 		}
-		if req.DryRun || req.IdempotencyKey == nil {
+		// A keyed publish, or an approved one (round 2), is one publication: a call that finds it
+		// done answers its first outcome, or for an approval CONFIRMATION_STALE (docs/once.md "The
+		// journal"); the same key with other arguments is refused.
+		var intent *x402.Intent
+		switch {
+		case req.DryRun:
+		case req.IdempotencyKey != nil:
+			intent = &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
+		case confirm.ApprovalNonce(ctx) != "":
+			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), confirm.ApprovalNonce(ctx)}}
+		}
+		if intent == nil {
 			return r.create(ctx)
 		}
-		// A keyed publish is one publication: a call that finds it done answers its first
-		// outcome (docs/once.md "The journal"); the same key with other arguments is refused.
-		key := &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
-		at, err := d.begin(ctx, "mindvault_publish", kp.Address(), key, fingerprint("mindvault_publish", req))
+		at, err := d.begin(ctx, "mindvault_publish", kp.Address(), intent, fingerprint("mindvault_publish", req))
 		if err != nil {
 			return nil, err
+		}
+		if at.prior != nil && intent.Kind == "approval" {
+			return nil, approvalCarriedOut(at.prior)
 		}
 		if at.prior != nil {
 			return replayPublish(at.prior)
@@ -189,6 +200,28 @@ func replayPublish(e *ledger.Entry) (*PublishOutput, error) {
 	out.Replay = true
 	out.Message = "Replay: this idempotencyKey's publish already ran; this is its first answer, and nothing was created or paid now. " + out.Message
 	return &out, nil
+}
+
+// approvalCarriedOut refuses a publish approval used again: its publication is done.
+func approvalCarriedOut(e *ledger.Entry) error {
+	var out PublishOutput
+	_ = json.Unmarshal(e.Result, &out)
+	detail := "this approval was already carried out"
+	if out.ResourceID != "" {
+		detail += ": it published resource " + out.ResourceID
+		if out.PaymentTxHash != "" {
+			detail += " and paid its verification fee in transaction " + out.PaymentTxHash
+		}
+	}
+	detail += "; nothing was created or paid now"
+	next := "The approved publication is done; ask the user before publishing again."
+	if out.ResourceID != "" {
+		next = "The approved publication is done: check mindvault_publish_status " + out.ResourceID + "; ask the user before publishing again."
+	}
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale, Category: errmap.CategoryPayment, Detail: detail,
+		StateChanged: errmap.StateNo, Next: next,
+	}}
 }
 
 // isNeeded reports the user's confirmation being asked for (round 1), which ends nothing.

@@ -299,3 +299,26 @@ func TestChainHistoryShowsASettlement(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalPublishApprovalAfterTheWindow: an approved publish creates and pays once; its
+// round 2 replayed on the other process after the window is CONFIRMATION_STALE naming the
+// resource, and nothing more is created or paid.
+func TestJournalPublishApprovalAfterTheWindow(t *testing.T) {
+	t.Parallel()
+	c := journalCluster(t, nil)
+	args := `{"title":"Approved Once","price":"1.25","externalUrl":"https://example.org/approved-once"}`
+	created := c.sb.CreatedResources()
+	state, _ := c.asked(c.modern(0, "mindvault_publish", args, capsForm, ""))
+	first := c.modern(0, "mindvault_publish", args, capsForm, answer(state, accept))
+	if first.call.IsError {
+		t.Fatalf("round 2: %s", tail(first.raw, 500))
+	}
+	c.sb.AdvanceLedgers(pastTheWindow)
+	a := c.modern(1, "mindvault_publish", args, capsForm, answer(state, accept))
+	if d := a.call.Meta.Diag; !a.call.IsError || d == nil || d.Code != "CONFIRMATION_STALE" || !strings.Contains(a.call.Content[0].Text, "published resource") {
+		t.Fatalf("a replayed publish approval after the window: %s", tail(a.raw, 600))
+	}
+	if c.sb.CreatedResources() != created+1 || c.sb.PaidRequests("POST /verify-content") != 1 {
+		t.Fatalf("%d resources, %d fees after the replay", c.sb.CreatedResources()-created, c.sb.PaidRequests("POST /verify-content"))
+	}
+}
