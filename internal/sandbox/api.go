@@ -459,8 +459,11 @@ func (s *Sandbox) apiAgentStatus(w http.ResponseWriter, _ *http.Request, _ []str
 	fee, _ := parseStroops(verificationFee)
 	avg := 0.0
 	if total > 0 {
-		avg = float64(int(sum/float64(total)*1000+0.5)) / 1000
+		avg = sum / float64(total)
 	}
+	// The real server sends the statistics as strings: avgConfidence toFixed(2), totalEarned
+	// toFixed(4), estimatedCostUsd toFixed(6).
+	earned := fee * int64(total)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"agent": map[string]any{
 			"name": "MindVault Verification Agent", "walletAddress": s.world.byName["agent"].Address,
@@ -469,11 +472,12 @@ func (s *Sandbox) apiAgentStatus(w http.ResponseWriter, _ *http.Request, _ []str
 		},
 		"stats": map[string]any{
 			"totalVerifications": total, "verified": verified, "rejected": rejected,
-			"totalEarned": usdcDecimal(fee * int64(total)), "avgConfidence": avg,
+			"totalEarned":   fmt.Sprintf("%d.%04d", earned/stroops, earned%stroops/1000),
+			"avgConfidence": fmt.Sprintf("%.2f", avg),
 		},
 		"usage": map[string]any{
-			"totalPromptTokens": 1480 * total, "totalCompletionTokens": 212 * total, "totalTokens": 1692 * total,
-			"estimatedCostUsd": 0.0004 * float64(total), "model": "gpt-4o-mini",
+			"totalPromptTokens": 400 * total, "totalCompletionTokens": 40 * total, "totalTokens": 440 * total,
+			"estimatedCostUsd": fmt.Sprintf("%.6f", 0.0018*float64(total)), "model": "anthropic/claude-sonnet-4",
 		},
 		"recentActivity": recent,
 	})

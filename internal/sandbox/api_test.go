@@ -173,8 +173,7 @@ func TestResourceMetaVerificationAndAgent(t *testing.T) {
 		}
 		Stats struct {
 			TotalVerifications, Verified, Rejected int
-			TotalEarned                            string
-			AvgConfidence                          float64
+			TotalEarned, AvgConfidence             string
 		}
 		Usage          map[string]any
 		RecentActivity []struct{ ID, ResourceTitle string }
@@ -184,7 +183,7 @@ func TestResourceMetaVerificationAndAgent(t *testing.T) {
 	agent, _ := sb.Account("agent")
 	if a.Agent.PricePerVerification != "0.10" || a.Agent.Currency != "USDC" || a.Agent.Status != "active" ||
 		a.Agent.WalletAddress != agent.Address || a.Stats.TotalVerifications != 9 || a.Stats.Rejected != 1 ||
-		a.Stats.TotalEarned != "0.90" || len(a.RecentActivity) != 9 || a.RecentActivity[0].ID != "vrf_copiedessay" {
+		a.Stats.TotalEarned != "0.9000" || !regexp.MustCompile(`^0\.[0-9]{2}$`).MatchString(a.Stats.AvgConfidence) || len(a.RecentActivity) != 9 || a.RecentActivity[0].ID != "vrf_copiedessay" {
 		t.Fatalf("agent status: %s", r.body)
 	}
 

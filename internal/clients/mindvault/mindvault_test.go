@@ -54,7 +54,7 @@ func TestRequestsSent(t *testing.T) {
 		{name: "verification", answer: dt.JSON(`{"resourceId":"r1","status":"verified"}`),
 			call:   func(c *mindvault.Client) error { _, err := c.Verification(ctx, "r1"); return err },
 			method: "GET", path: "/resources/r1/verification"},
-		{name: "agent status", answer: dt.JSON(`{"agent":{"status":"active"}}`),
+		{name: "agent status", answer: dt.JSON(`{"agent":{"status":"active","pricePerVerification":"0.10","walletAddress":"`+wallet+`"}}`),
 			call:   func(c *mindvault.Client) error { _, err := c.AgentStatus(ctx); return err },
 			method: "GET", path: "/agent/status"},
 		{name: "ping reads one row", answer: dt.JSON(`[]`),
@@ -284,11 +284,49 @@ func TestWriteDecoding(t *testing.T) {
 	if err != nil || p.APIKey != "secret-key" || p.ID != "p1" {
 		t.Fatalf("publisher = %+v, %v", p, err)
 	}
-	a, err := client(dt.New(t, dt.JSON(`{"agent":{"status":"active","pricePerVerification":0.25,"currency":"USDC"},"stats":{"verified":3}}`)).URL).AgentStatus(ctx)
-	if err != nil || a.Agent.PricePerVerification != "0.25" || a.Stats.Verified != 3 {
+	a, err := client(dt.New(t, dt.JSON(`{"agent":{"status":"active","pricePerVerification":0.25,"currency":"USDC","walletAddress":"`+wallet+`"},"stats":{"verified":3}}`)).URL).AgentStatus(ctx)
+	if err != nil || a.Agent.PricePerVerification != "0.25" || a.Stats.Verified.Int() != 3 {
 		t.Fatalf("agent status = %+v, %v", a, err)
 	}
 }
+
+// TestAgentStatusAsTheRealServerSends reads the real server's answer: statistics as strings
+// (avgConfidence "0.93", totalEarned "1.1000"), usage and recentActivity beside them; a
+// statistic nobody can read is unknown, never a failed answer.
+func TestAgentStatusAsTheRealServerSends(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, stats string
+		avg         *float64
+	}{
+		{"string", `{"totalVerifications":11,"verified":11,"rejected":0,"totalEarned":"1.1000","avgConfidence":"0.93"}`, ptrTo(0.93)},
+		{"number", `{"totalVerifications":"11","verified":11,"rejected":0,"totalEarned":1.1,"avgConfidence":0.93}`, ptrTo(0.93)},
+		{"unreadable", `{"totalVerifications":11,"avgConfidence":{"x":1}}`, nil},
+		{"null", `{"avgConfidence":null}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"agent":{"name":"MindVault Verification Agent","walletAddress":"` + wallet + `","network":"stellar:testnet","pricePerVerification":"0.10","currency":"USDC","status":"active"},` +
+				`"stats":` + tc.stats + `,"usage":{"totalTokens":4840,"estimatedCostUsd":"0.019800"},"recentActivity":[{"id":"v1","confidence":0.93}]}`
+			a, err := client(dt.New(t, dt.JSON(body)).URL).AgentStatus(ctx)
+			if err != nil {
+				t.Fatalf("agent status: %v", err)
+			}
+			if got := a.Stats.AvgConfidence.Ptr(); (got == nil) != (tc.avg == nil) || (got != nil && *got != *tc.avg) {
+				t.Errorf("avgConfidence = %v, want %v", got, tc.avg)
+			}
+			if a.Agent.PricePerVerification != "0.10" {
+				t.Errorf("fee = %q", a.Agent.PricePerVerification)
+			}
+		})
+	}
+	// The fee decides a payment: without it the answer is unusable, and the failure names it.
+	_, err := client(dt.New(t, dt.JSON(`{"agent":{"status":"active"},"stats":{}}`)).URL).AgentStatus(ctx)
+	if f, ok := errmap.FactsOf(err); !ok || f.Code != errmap.CodeMalformedResponse || !strings.Contains(f.Detail, "pricePerVerification") {
+		t.Fatalf("an answer without the fee = %v, want MALFORMED_RESPONSE naming the field", err)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // A 2xx whose body is not what the route promises is MALFORMED_RESPONSE, never a zero value;
 // after a write it leaves the outcome unknown, since the service accepted the request.
