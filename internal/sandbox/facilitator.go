@@ -95,7 +95,14 @@ func (o offer) header(errText string) string {
 }
 
 // rejection is a failed verification or settlement: an x402 reason code and a message.
-type rejection struct{ reason, message string }
+// settling marks a failure after verification passed, which the real paywall reports in
+// PAYMENT-RESPONSE (errorReason, with the transaction's hash once one was submitted); a
+// failed verification it reports in PAYMENT-REQUIRED.error alone.
+type rejection struct {
+	reason, message string
+	settling        bool
+	tx              string
+}
 
 // payment is a verified PAYMENT-SIGNATURE.
 type payment struct {
@@ -114,22 +121,35 @@ func (s *Sandbox) paymentSignature(w http.ResponseWriter, r *http.Request, o off
 	return "", false
 }
 
-// write402 is the paywall's 402: body {}, PAYMENT-REQUIRED, and PAYMENT-RESPONSE
-// {success: false} when a payment was tried and refused.
+// write402 is the paywall's 402 as @x402/express answers it: body {} and either
+// PAYMENT-REQUIRED (whose error is "Payment required", or the facilitator's reason when a
+// payment failed verification) or, when a verified payment failed to settle, PAYMENT-RESPONSE
+// {success: false, errorReason} alone.
 func write402(w http.ResponseWriter, o offer, errText string, failed *x402.Settlement) {
 	h := w.Header()
-	h.Set("PAYMENT-REQUIRED", o.header(errText))
-	h.Set("Cache-Control", "no-store")
 	if failed != nil {
 		h.Set("PAYMENT-RESPONSE", x402.EncodeSettlement(*failed))
-		h.Set("Access-Control-Expose-Headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE")
+		h.Set("Access-Control-Expose-Headers", "PAYMENT-RESPONSE")
+	} else {
+		h.Set("PAYMENT-REQUIRED", o.header(errText))
 	}
+	h.Set("Cache-Control", "no-store")
 	writeJSONRaw(w, http.StatusPaymentRequired, `{}`)
 }
 
+// FacilitatorMessageHeader carries the sandbox facilitator's own words for a refusal (a host
+// error, a sendTransaction status), for the sandbox's tests and a person reading the
+// answer; the real paywall sends no such header and the product never reads it.
+const FacilitatorMessageHeader = "X-Sandbox-Facilitator-Message"
+
 func (s *Sandbox) refuse(w http.ResponseWriter, o offer, payer string, rej *rejection) {
-	write402(w, o, rej.reason, &x402.Settlement{Success: false, ErrorReason: rej.reason, ErrorMessage: rej.message,
-		Transaction: "", Network: x402Network, Payer: payer})
+	w.Header().Set(FacilitatorMessageHeader, strings.Join(strings.Fields(rej.message), " "))
+	if !rej.settling {
+		write402(w, o, rej.reason, nil)
+		return
+	}
+	write402(w, o, "", &x402.Settlement{Success: false, ErrorReason: rej.reason,
+		Transaction: rej.tx, Network: x402Network, Payer: payer})
 }
 
 // checkPayment verifies a payment without settling it; on failure it answers the 402.
@@ -203,7 +223,7 @@ func jsonEqual(a, b []byte) bool {
 func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*payment, *rejection) {
 	w := s.world
 	fac := w.pay.facilitator.Address
-	bad := func(reason, msg string) *rejection { return &rejection{reason, msg} }
+	bad := func(reason, msg string) *rejection { return &rejection{reason: reason, message: msg} }
 	var req x402.Requirement
 	if err := json.Unmarshal(reqJSON, &req); err != nil {
 		return nil, bad(reasonInvalidRequirements, "the payment requirements are not a JSON object")
@@ -313,6 +333,8 @@ func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*p
 	if herr != nil {
 		msg := "simulation failed: HostError: " + herr.String() + " (" + scText(herr.data) + ")"
 		if herr.err.Type == xdr.ScErrorTypeSceContract && herr.err.ContractCode != nil && *herr.err.ContractCode == sacErrBalance {
+			// The real @x402/stellar facilitator says simulation_failed for this too (it
+			// does not read the host error); the sandbox names it, which a payer can act on.
 			return p, bad(reasonInsufficientFunds, msg)
 		}
 		return p, bad(reasonSimulationFailed, msg)
@@ -350,7 +372,7 @@ func (s *Sandbox) settle(header string, reqJSON []byte) (*x402.Settlement, strin
 	_ = json.Unmarshal(reqJSON, &req)
 	fac := w.pay.facilitator
 	if w.queued(fac.Address) { // as sendTransaction answers while the account has one queued
-		return nil, payer, &rejection{reasonSubmissionFailed, "sendTransaction: TRY_AGAIN_LATER (another transaction from the facilitator account is pending)"}
+		return nil, payer, &rejection{reason: reasonSubmissionFailed, message: "sendTransaction: TRY_AGAIN_LATER (another transaction from the facilitator account is pending)", settling: true}
 	}
 	tx := p.env.V1.Tx
 	op := tx.Operations[0]
@@ -367,21 +389,21 @@ func (s *Sandbox) settle(header string, reqJSON []byte) (*x402.Settlement, strin
 	env := xdr.TransactionEnvelope{Type: xdr.EnvelopeTypeEnvelopeTypeTx, V1: &xdr.TransactionV1Envelope{Tx: tx}}
 	h, err := network.HashTransactionInEnvelope(env, w.passphrase)
 	if err != nil {
-		return nil, payer, &rejection{reasonUnexpectedSettleFail, err.Error()}
+		return nil, payer, &rejection{reason: reasonUnexpectedSettleFail, message: err.Error(), settling: true}
 	}
 	sig, err := fac.kp.SignDecorated(h[:])
 	if err != nil {
-		return nil, payer, &rejection{reasonUnexpectedSettleFail, err.Error()}
+		return nil, payer, &rejection{reason: reasonUnexpectedSettleFail, message: err.Error(), settling: true}
 	}
 	env.V1.Signatures = []xdr.DecoratedSignature{sig}
 	inv, code := w.admit(env, h)
 	if code != xdr.TransactionResultCodeTxSuccess {
-		return nil, payer, &rejection{reasonSubmissionFailed, "sendTransaction: ERROR " + resultName(code)}
+		return nil, payer, &rejection{reason: reasonSubmissionFailed, message: "sendTransaction: ERROR " + resultName(code), settling: true}
 	}
 	hash := hex.EncodeToString(h[:])
 	s.apply(&pendingTx{hash: hash, env: env, inv: inv, due: s.now()})
 	if t := w.txs[hash]; t == nil || !t.success {
-		return nil, payer, &rejection{reasonTransactionFailed, "the settlement transaction " + hash + " failed"}
+		return nil, payer, &rejection{reason: reasonTransactionFailed, message: "the settlement transaction " + hash + " failed", settling: true, tx: hash}
 	}
 	return &x402.Settlement{Success: true, Transaction: hash, Network: x402Network, Payer: payer}, payer, nil
 }

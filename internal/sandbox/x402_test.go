@@ -83,9 +83,18 @@ func paid(t *testing.T, sb *Sandbox, method, path string, body []byte, header st
 
 func settlement(t *testing.T, r reply) *x402.Settlement {
 	t.Helper()
+	msg := r.header.Get(FacilitatorMessageHeader)
 	st, ok := x402.DecodeSettlement(r.header)
 	if !ok {
-		t.Fatalf("no PAYMENT-RESPONSE: %d %v %s", r.status, r.header, r.body)
+		// A refusal at verification carries its reason in PAYMENT-REQUIRED.error alone.
+		pr, err := x402.ParseRequired(r.header, r.body)
+		if r.status != 402 || err != nil || pr.Error == "" || pr.Error == "Payment required" {
+			t.Fatalf("no PAYMENT-RESPONSE and no refusal reason: %d %v %s", r.status, r.header, r.body)
+		}
+		return &x402.Settlement{ErrorReason: pr.Error, ErrorMessage: msg, Network: x402Network}
+	}
+	if st.ErrorMessage == "" {
+		st.ErrorMessage = msg
 	}
 	return st
 }
@@ -268,7 +277,7 @@ func TestVerifyAcceptsTheProductPaymentAndRejectsTampering(t *testing.T) {
 	}
 	r = paid(t, sb, "GET", "/resources/zkprimer", nil, header)
 	if st := settlement(t, r); r.status != 402 || st.Success || st.ErrorReason != reasonSimulationFailed ||
-		!strings.Contains(st.ErrorMessage, "nonce already exists") || st.Transaction != "" || st.Payer != sb.Demo.Address {
+		!strings.Contains(st.ErrorMessage, "nonce already exists") || st.Transaction != "" || r.header.Get("PAYMENT-RESPONSE") != "" {
 		t.Fatalf("replay: %d %+v", r.status, st)
 	}
 	if usdc(t, sb, sb.Demo.Address) != "93.7500000" {

@@ -1,0 +1,101 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The tests of this file hold the endpoint to the answers of the real MindVault server
+// (internal/sandbox/testdata/realapi): each drives one of its quirks through the wire, from
+// the sandbox answering as that server does or from a fault that replays its recorded answer.
+
+// withAPIKey gives the demo profile the sandbox's publisher key.
+func withAPIKey(t *testing.T, e *env) {
+	t.Helper()
+	demo, _ := e.b.Deps.Store.Get(context.Background(), "demo")
+	demo.APIKey = e.sb.DemoAPIKey
+	if err := e.b.Deps.Store.Update(context.Background(), demo); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func b64JSON(v any) string {
+	b, _ := json.Marshal(v)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// TestRealAgentStatusStrings: the real server sends avgConfidence "0.93" and totalEarned
+// "1.1000"; the agent status and a publish dry run read it (the dry run failed on it).
+func TestRealAgentStatusStrings(t *testing.T) {
+	e := newEnv(t, nil)
+	withAPIKey(t, e)
+	out := e.ok("mindvault_agent_status", e.call("mindvault_agent_status", `{}`))
+	if _, ok := out["avgConfidence"].(float64); !ok || out["pricePerVerification"] != "0.10" {
+		t.Fatalf("agent status: %v", out)
+	}
+	real := `{"agent":{"name":"MindVault Verification Agent","walletAddress":"` + e.sb.Demo.Address +
+		`","network":"stellar:testnet","pricePerVerification":"0.10","currency":"USDC","status":"active"},` +
+		`"stats":{"totalVerifications":11,"verified":11,"rejected":0,"totalEarned":"1.1000","avgConfidence":"0.93"},"usage":{"estimatedCostUsd":"0.019800"},"recentActivity":[]}`
+	e.faults(jsonPlan(map[string]any{"service": "api", "target": "GET /agent/status", "kind": "status", "status": 200, "body": real}))
+	out = e.ok("mindvault_agent_status", e.call("mindvault_agent_status", `{}`))
+	if out["avgConfidence"] != 0.93 {
+		t.Fatalf("avgConfidence = %v, want 0.93", out["avgConfidence"])
+	}
+	args := `{"title":"Shim Guide","description":"d","price":"2.5","externalUrl":"https://example.org/shim","dryRun":true}`
+	if out := e.ok("mindvault_publish", e.call("mindvault_publish", args)); out["dryRun"] != true {
+		t.Fatalf("dry run: %v", out)
+	}
+}
+
+// TestRealPaymentRefusalReasons: the real paywall answers a refused payment with body {} and
+// the facilitator's reason in a header, PAYMENT-REQUIRED.error at verify and
+// PAYMENT-RESPONSE.errorReason at settlement; line 1 and the diagnostic carry it, and each
+// reason has its own code and advice.
+func TestRealPaymentRefusalReasons(t *testing.T) {
+	e := newEnv(t, nil)
+	creator, _ := e.sb.Account("creator")
+	required := func(reason string) string {
+		return b64JSON(map[string]any{"x402Version": 2, "error": reason,
+			"resource": map[string]any{"url": e.sb.APIURL + "/resources/llmprompts", "description": "d", "mimeType": ""},
+			"accepts": []any{map[string]any{"scheme": "exact", "network": "stellar:testnet", "amount": "15000000", "asset": e.sb.USDCContractID,
+				"payTo": creator.Address, "maxTimeoutSeconds": 300, "extra": map[string]any{"areFeesSponsored": true}}}})
+	}
+	settle := func(reason, tx string) string {
+		return b64JSON(map[string]any{"success": false, "errorReason": reason, "payer": e.sb.Demo.Address, "transaction": tx, "network": "stellar:testnet"})
+	}
+	cases := []struct {
+		name, header string
+		want         failure
+		line1        string
+	}{
+		{"simulation failed at verify", "PAYMENT-REQUIRED:" + required("invalid_exact_stellar_payload_simulation_failed"),
+			failure{category: "payment", code: "PAYMENT_SIMULATION_FAILED", source: "x402", status: 402, retry: "after_action", next: "USDC balance and trustline"},
+			"simulation of the transfer failed (too little USDC, no USDC trustline, or an authorization already used or expired) (invalid_exact_stellar_payload_simulation_failed)"},
+		{"submission failed at settlement", "PAYMENT-RESPONSE:" + settle("settle_exact_stellar_transaction_submission_failed", ""),
+			failure{category: "server", code: "SETTLEMENT_FAILED", source: "x402", status: 402, retry: "safe", next: "could not submit the payment"},
+			"refused by the network (settle_exact_stellar_transaction_submission_failed)"},
+		{"wrong amount at verify", "PAYMENT-REQUIRED:" + required("invalid_exact_stellar_payload_wrong_amount"),
+			failure{category: "payment", code: "UNSUPPORTED_REQUIREMENT", source: "x402", status: 402, retry: "no", next: "nothing was paid"},
+			"does not accept this payment's form (invalid_exact_stellar_payload_wrong_amount)"},
+		{"transaction failed after submission", "PAYMENT-RESPONSE:" + settle("settle_exact_stellar_transaction_failed", strings.Repeat("ab", 32)),
+			failure{category: "payment", code: "PAYMENT_REJECTED", source: "x402", status: 402, retry: "no", state: "unknown", next: strings.Repeat("ab", 32)},
+			"did not see it succeed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := e.in(t)
+			e.faults("service=api,target=GET /resources/*,paid=true,kind=status,status=402,body={},header=" + tc.header)
+			r := e.call("mindvault_buy", `{"resourceId":"llmprompts","allowRepeat":true}`)
+			e.fails("mindvault_buy", r, tc.want)
+			if line1 := strings.Split(r.Content[0].Text, "\n")[0]; !strings.Contains(line1, tc.line1) {
+				t.Errorf("line 1 %q lacks %q", line1, tc.line1)
+			}
+			if strings.Contains(r.Content[0].Text, "fund it with USDC") {
+				t.Errorf("advice guesses funds: %s", r.Content[0].Text)
+			}
+		})
+	}
+}
