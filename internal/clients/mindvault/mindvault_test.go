@@ -54,7 +54,7 @@ func TestRequestsSent(t *testing.T) {
 		{name: "verification", answer: dt.JSON(`{"resourceId":"r1","status":"verified"}`),
 			call:   func(c *mindvault.Client) error { _, err := c.Verification(ctx, "r1"); return err },
 			method: "GET", path: "/resources/r1/verification"},
-		{name: "agent status", answer: dt.JSON(`{"agent":{"status":"active","pricePerVerification":"0.10","walletAddress":"`+wallet+`"}}`),
+		{name: "agent status", answer: dt.JSON(`{"agent":{"status":"active","pricePerVerification":"0.10","walletAddress":"` + wallet + `"}}`),
 			call:   func(c *mindvault.Client) error { _, err := c.AgentStatus(ctx); return err },
 			method: "GET", path: "/agent/status"},
 		{name: "ping reads one row", answer: dt.JSON(`[]`),
