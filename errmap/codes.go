@@ -112,7 +112,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeUnknownName, CategoryNotFound, "No method, tool or prompt of this endpoint has the name the request used (JSON-RPC -32601, or -32602 for a tool or prompt); error.data.suggestions offers up to three close names."}, "unknown method, tool or prompt"},
 	{CodeDoc{CodeAccountMissing, CategoryNotFound, "The Stellar account does not exist on the network (Horizon 404, tx_no_source_account, USDC token error #6)."}, "Stellar account not found"},
 	{CodeDoc{CodeConflict, CategoryConflict, "The service answered HTTP 409: the target is already in a conflicting state."}, "conflict with the current state"},
-	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1)."}, "already registered"},
+	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1, or the API's 409 \"already registered on-chain\"); for mindvault_register, the profile already holds a publisher API key, so nothing was sent."}, "already registered"},
 	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14)."}, "already the owner"},
 	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch): after an on-chain price change the catalog catches up within about 30 s (retryAfterSeconds)."}, "API and on-chain prices disagree"},
 	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},

@@ -99,3 +99,63 @@ func TestRealPaymentRefusalReasons(t *testing.T) {
 		})
 	}
 }
+
+// TestRealRegisterKeepsTheKey: a profile that already holds a publisher API key is refused
+// before the API is called (the API shows a key once; a second registration would overwrite
+// it), and the stored key stays.
+func TestRealRegisterKeepsTheKey(t *testing.T) {
+	e := newEnv(t, nil)
+	withAPIKey(t, e)
+	r := e.call("mindvault_register", `{"name":"Demo Again","email":"again@example.org"}`)
+	e.fails("mindvault_register", r, failure{category: "conflict", code: "ALREADY_REGISTERED", source: "credentials", retry: "no", next: "mindvault_setup_wallet"})
+	if n := e.sb.Count("api", "POST /publishers"); n != 0 {
+		t.Fatalf("the API was called %d times", n)
+	}
+	demo, _ := e.b.Deps.Store.Get(context.Background(), "demo")
+	if demo.APIKey != e.sb.DemoAPIKey {
+		t.Fatal("the stored key changed")
+	}
+}
+
+// TestRealRegisterOnchainAdvice: the real server's refusals of register/prepare each get
+// their own true next step, and a 500's detail is kept.
+func TestRealRegisterOnchainAdvice(t *testing.T) {
+	e := newEnv(t, nil)
+	withAPIKey(t, e)
+	// draftnotes is the demo publisher's, pending: its fee is unpaid.
+	r := e.call("mindvault_register_onchain", `{"resourceId":"draftnotes"}`)
+	e.fails("mindvault_register_onchain", r, failure{category: "payment", code: "PAYMENT_REQUIRED", source: "api", status: 400, retry: "after_action",
+		next: `call mindvault_publish with resourceId draftnotes`})
+	// rustguide is another publisher's.
+	r = e.call("mindvault_register_onchain", `{"resourceId":"rustguide"}`)
+	e.fails("mindvault_register_onchain", r, failure{category: "auth", code: "FORBIDDEN", source: "api", status: 403, next: "publisher that created this resource"})
+	// vectordbbench is the demo publisher's, already on chain.
+	r = e.call("mindvault_register_onchain", `{"resourceId":"vectordbbench"}`)
+	e.fails("mindvault_register_onchain", r, failure{category: "conflict", code: "ALREADY_REGISTERED", source: "api", status: 409, retry: "no", next: "no action needed"})
+
+	cases := []struct {
+		name, body string
+		status     int
+		want       failure
+		line1      string
+	}{
+		{"wrong key", `{"error":"Invalid API key"}`, 401,
+			failure{category: "auth", code: "UNAUTHORIZED", source: "api", status: 401, next: "refused this profile's key"}, "Invalid API key"},
+		{"server defect", `{"error":"Failed to build register transaction","detail":"Transaction has not yet been simulated; call AssembledTransaction.simulate first."}`, 500,
+			failure{category: "server", code: "SERVER_ERROR", source: "api", status: 500}, "has not yet been simulated"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := e.in(t)
+			e.faults(jsonPlan(map[string]any{"service": "api", "target": "GET /resources/*/register/prepare", "kind": "status", "status": tc.status, "body": tc.body}))
+			r := e.call("mindvault_register_onchain", `{"resourceId":"vectordbbench"}`)
+			e.fails("mindvault_register_onchain", r, tc.want)
+			if line1 := strings.Split(r.Content[0].Text, "\n")[0]; !strings.Contains(line1, tc.line1) {
+				t.Errorf("line 1 %q lacks %q", line1, tc.line1)
+			}
+			if strings.Contains(r.Content[0].Text, "Register the profile as a publisher") {
+				t.Errorf("advice sends a publisher to register again: %s", r.Content[0].Text)
+			}
+		})
+	}
+}
