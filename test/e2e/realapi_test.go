@@ -159,3 +159,26 @@ func TestRealRegisterOnchainAdvice(t *testing.T) {
 		})
 	}
 }
+
+// TestRealConsistencyListed: /meta has no listed; the verification record has it (false once
+// the publisher delisted the resource), and an API that says nothing leaves it unknown.
+func TestRealConsistencyListed(t *testing.T) {
+	e := newEnv(t, nil)
+	delisted := `{"resourceId":"rustguide","title":"Rust Ownership Field Guide","status":"verified","listed":false,"publishedAt":"2026-12-05T06:34:47.953Z","verification":null}`
+	e.faults(jsonPlan(map[string]any{"service": "api", "target": "GET /resources/*/verification", "kind": "status", "status": 200, "body": delisted}))
+	out := e.ok("mindvault_check_consistency", e.call("mindvault_check_consistency", `{"resourceId":"rustguide"}`))
+	mm, _ := out["mismatches"].(map[string]any)
+	if l, _ := mm["listed"].(map[string]any); l["api"] != "false" || l["onchain"] != "true" || strings.Contains(out["summary"].(string), "agree on price, listing") {
+		t.Fatalf("a delisted resource: %v", out)
+	}
+	e.faults("service=api,target=GET /resources/*/verification,kind=status,status=503")
+	out = e.ok("mindvault_check_consistency", e.call("mindvault_check_consistency", `{"resourceId":"rustguide"}`))
+	if u, _ := out["unknown"].(map[string]any); u["listed"] == nil || strings.Contains(out["summary"].(string), "listing") {
+		t.Fatalf("listed unknown: %v", out)
+	}
+	e.faults("")
+	out = e.ok("mindvault_check_consistency", e.call("mindvault_check_consistency", `{"resourceId":"rustguide"}`))
+	if out["summary"] != "API and chain agree on price, listing and creator." {
+		t.Fatalf("a listed resource: %v", out)
+	}
+}
