@@ -468,14 +468,32 @@ func (r *publishRun) afterCreation(err error, id string) error {
 		action = r.resumeCall("mindvault_publish_status", id).action()
 	default:
 		fee = "its verification fee was not paid"
-		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then call mindvault_publish "+
-			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, id)
+		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. %s, then call mindvault_publish "+
+			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, feeFix(f), id)
 		// Something exists now: the next step is a look at it; the resume pays, so it stays prose.
 		action = r.resumeCall("mindvault_publish_status", id).action()
 	}
 	// The detail below carries the body's message (cause), so WithDetail may drop the body.
 	err = errmap.WithDetail(err, fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause))
 	return errmap.WithNextAction(errmap.WithNext(err, next), action)
+}
+
+// feeFix is what to do about an unpaid fee before resuming, by what refused it: a wait the
+// service named, a moment for a failing service, the wallet for a payment refusal.
+func feeFix(f errmap.Facts) string {
+	d := errmap.Map(f).Diagnostic
+	switch errmap.Category(d.Category) {
+	case errmap.CategoryRateLimit:
+		if d.RetryAfterSeconds != nil {
+			return fmt.Sprintf("Wait %d s (the verification service is rate limited)", *d.RetryAfterSeconds)
+		}
+		return "Wait a minute (the verification service is rate limited)"
+	case errmap.CategoryPayment:
+		return "Fix the payment's cause above (mindvault_wallet_info shows the wallet's funds)"
+	case errmap.CategoryServer, errmap.CategoryNetwork, errmap.CategoryTimeout:
+		return "Wait a moment (the verification service failed)"
+	}
+	return "Fix the cause above"
 }
 
 // fee is the verification fee as the user approves it. A resource this call creates has no

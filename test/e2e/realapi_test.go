@@ -182,3 +182,26 @@ func TestRealConsistencyListed(t *testing.T) {
 		t.Fatalf("a listed resource: %v", out)
 	}
 }
+
+// TestRealVerifyRateLimited: POST /verify-content answers 429 {"code":"RATE_LIMITED",
+// "retryAfterSeconds":54} with Retry-After: 54; the endpoint says to wait 54 s, not to fix
+// the wallet, and a resume is retry after_wait.
+func TestRealVerifyRateLimited(t *testing.T) {
+	e := newEnv(t, nil)
+	withAPIKey(t, e)
+	limited := jsonPlan(map[string]any{"service": "api", "target": "POST /verify-content", "paid": "false", "kind": "status", "status": 429,
+		"retry-after": "54", "header": []string{"RateLimit-Limit:10", "RateLimit-Remaining:0"},
+		"body": `{"error":"Too many requests","code":"RATE_LIMITED","retryAfterSeconds":54}`})
+	e.faults(limited)
+	r := e.call("mindvault_publish", `{"resourceId":"draftnotes"}`)
+	e.fails("mindvault_publish", r, failure{category: "rate_limit", code: "RATE_LIMITED", source: "x402", status: 429, retry: "after_wait", retryAfter: 54, next: "Wait 54 s"})
+	if strings.Contains(r.Content[0].Text, "wallet_info for funds") {
+		t.Errorf("advice blames the wallet: %s", r.Content[0].Text)
+	}
+	e.faults(limited)
+	r = e.call("mindvault_publish", `{"title":"Rate Limited Guide","description":"d","price":"1","externalUrl":"https://example.org/rl"}`)
+	e.fails("mindvault_publish", r, failure{category: "rate_limit", code: "RATE_LIMITED", source: "x402", status: 429, retry: "no", retryAfter: 54, state: "yes", next: "Wait 54 s"})
+	if strings.Contains(r.Content[0].Text, "wallet_info for funds") {
+		t.Errorf("advice blames the wallet: %s", r.Content[0].Text)
+	}
+}
