@@ -272,9 +272,7 @@ type listingBody struct {
 	PublisherName      string  `json:"publisherName"`
 	CreatedAt          string  `json:"createdAt"`
 	AccessURL          string  `json:"accessUrl"`
-	// Tags are the registry's tags for the resource ([] when it is not on chain): the real
-	// API's rows have none, so tag filters could never match in the sandbox without them.
-	Tags []string `json:"tags"`
+	// The real API's rows and /meta carry no tags: they live on chain only.
 }
 
 func (s *Sandbox) listing(r *resource) listingBody {
@@ -290,26 +288,13 @@ type catalogRow struct {
 	WalletAddress string `json:"walletAddress"`
 }
 
-// chainTags reads the registry's tags of each id, after applying what is due; the caller
-// holds cat (cat before chain is the lock order).
-func (s *Sandbox) chainTags(ids ...string) map[string][]string {
-	defer s.lockChain()()
-	out := make(map[string][]string, len(ids))
-	for _, id := range ids {
-		out[id] = []string{}
-		if e, ok := s.world.reg.byID[id]; ok {
-			out[id] = slices.Clone(e.Tags)
-		}
-	}
-	return out
-}
-
 func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string) {
 	q, msg := parseCatalogQuery(r.URL.Query())
 	if msg != "" {
 		apiError(w, http.StatusBadRequest, msg)
 		return
 	}
+	s.syncCatalog()
 	s.world.cat.RLock()
 	defer s.world.cat.RUnlock()
 	var rows []*resource
@@ -336,14 +321,6 @@ func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string)
 	page := []catalogRow{}
 	for i := q.offset; i < total && i < q.offset+q.limit; i++ {
 		page = append(page, catalogRow{s.listing(rows[i]), rows[i].wallet})
-	}
-	ids := make([]string, len(page))
-	for i := range page {
-		ids[i] = page[i].ID
-	}
-	tags := s.chainTags(ids...)
-	for i := range page {
-		page[i].Tags = tags[page[i].ID]
 	}
 	h := w.Header()
 	h.Set("X-Total-Count", strconv.Itoa(total))
@@ -382,6 +359,7 @@ type metaBody struct {
 }
 
 func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []string) {
+	s.syncCatalog()
 	s.world.cat.RLock()
 	defer s.world.cat.RUnlock()
 	res, ok := s.world.byID[params[0]]
@@ -391,7 +369,6 @@ func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []strin
 	}
 	m := metaBody{listingBody: s.listing(res), PublisherWallet: res.wallet,
 		OnchainStatus: res.onchain, OnchainTxHash: nullable(res.onchainTx), ContentHash: contentHash(res)}
-	m.Tags = s.chainTags(res.id)[res.id]
 	if strings.HasPrefix(res.mime, "image/") {
 		m.ThumbnailURL = s.APIURL + "/resources/" + res.id + "/thumbnail"
 	}

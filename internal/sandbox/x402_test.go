@@ -693,7 +693,7 @@ func TestPurchaseLedger(t *testing.T) {
 		if r.status != 200 || !bytes.Equal(r.body, want) || meta.Size == nil || *meta.Size != len(r.body) {
 			t.Fatalf("%s: %d, %d bytes, meta size %v", id, r.status, len(r.body), meta.Size)
 		}
-		receipts = append([]paymentRow{{PaymentID: r.header.Get("X-Payment-Id"), ResourceID: id, Amount: r.header.Get("X-Payment-Amount"),
+		receipts = append([]paymentRow{{PaymentID: r.header.Get("X-Payment-Id"), ResourceID: id, Amount: strings.TrimSuffix(r.header.Get("X-Payment-Amount"), " USDC"),
 			Currency: "USDC", TxHash: st.Transaction}}, receipts...)
 	}
 	// A refused payment (a replay of a consumed authorization) is not recorded.

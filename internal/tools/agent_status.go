@@ -14,7 +14,7 @@ type AgentStatusOutput struct {
 	WalletAddress        string   `json:"walletAddress"`
 	Network              string   `json:"network"`
 	Status               string   `json:"status"`
-	PricePerVerification string   `json:"pricePerVerification" jsonschema_description:"verification fee in USDC"`
+	PricePerVerification string   `json:"pricePerVerification" jsonschema_description:"verification fee, USDC with exactly 7 decimals"`
 	Currency             string   `json:"currency"`
 	TotalVerifications   int      `json:"totalVerifications"`
 	Verified             int      `json:"verified"`
@@ -40,7 +40,7 @@ var agentStatus = serve(Spec[requests.AgentStatus, AgentStatusOutput]{
 		}
 		return &AgentStatusOutput{
 			Name: a.Agent.Name, WalletAddress: a.Agent.WalletAddress, Network: a.Agent.Network,
-			Status: a.Agent.Status, PricePerVerification: string(a.Agent.PricePerVerification),
+			Status: a.Agent.Status, PricePerVerification: usdc7(string(a.Agent.PricePerVerification)),
 			Currency: a.Agent.Currency, TotalVerifications: a.Stats.TotalVerifications.Int(),
 			Verified: a.Stats.Verified.Int(), Rejected: a.Stats.Rejected.Int(), AvgConfidence: a.Stats.AvgConfidence.Ptr(),
 		}, nil

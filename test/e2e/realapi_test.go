@@ -33,7 +33,7 @@ func TestRealAgentStatusStrings(t *testing.T) {
 	e := newEnv(t, nil)
 	withAPIKey(t, e)
 	out := e.ok("mindvault_agent_status", e.call("mindvault_agent_status", `{}`))
-	if _, ok := out["avgConfidence"].(float64); !ok || out["pricePerVerification"] != "0.10" {
+	if _, ok := out["avgConfidence"].(float64); !ok || out["pricePerVerification"] != "0.1000000" {
 		t.Fatalf("agent status: %v", out)
 	}
 	real := `{"agent":{"name":"MindVault Verification Agent","walletAddress":"` + e.sb.Demo.Address +
@@ -203,5 +203,75 @@ func TestRealVerifyRateLimited(t *testing.T) {
 	e.fails("mindvault_publish", r, failure{category: "rate_limit", code: "RATE_LIMITED", source: "x402", status: 429, retry: "no", retryAfter: 54, state: "yes", next: "Wait 54 s"})
 	if strings.Contains(r.Content[0].Text, "wallet_info for funds") {
 		t.Errorf("advice blames the wallet: %s", r.Content[0].Text)
+	}
+}
+
+// TestRealNotOnchain: the paywall answers 503 chain_unavailable for a resource whose /meta
+// says onchainStatus "none": it is not registered, so no wait helps; the buyer is told to
+// choose another resource, never to register it.
+func TestRealNotOnchain(t *testing.T) {
+	e := newEnv(t, nil)
+	// sorobanaudit is listed with onchainStatus "none"; the real paywall cannot price it.
+	e.faults(jsonPlan(map[string]any{"service": "api", "target": "GET /resources/*", "paid": "false", "kind": "status", "status": 503,
+		"body": `{"error":"chain_unavailable","message":"Unable to verify resource price. Please try again later.","resourceId":"sorobanaudit"}`}))
+	r := e.call("mindvault_buy", `{"resourceId":"sorobanaudit"}`)
+	e.fails("mindvault_buy", r, failure{category: "conflict", code: "CONFLICT", source: "x402", status: 503, retry: "no", next: "Choose another resource"})
+	if strings.Contains(r.Content[0].Text, "Retry shortly") || !strings.Contains(r.Content[0].Text, "not registered on chain") {
+		t.Errorf("advice: %s", r.Content[0].Text)
+	}
+	// A registered resource's 503 stays a server failure worth retrying.
+	r = e.call("mindvault_buy", `{"resourceId":"llmprompts","allowRepeat":true}`)
+	e.fails("mindvault_buy", r, failure{category: "server", code: "CHAIN_UNAVAILABLE", source: "x402", status: 503, retry: "safe"})
+}
+
+// TestRealAmounts: every structured amount is a 7-decimal string; a file's receipt parses
+// X-Payment-Amount "0.75 USDC" into amount and currency.
+func TestRealAmounts(t *testing.T) {
+	e := newEnv(t, nil)
+	out := e.ok("mindvault_preview", e.call("mindvault_preview", `{"resourceId":"rustguide"}`))
+	if out["price"] != "1.5000000" || out["priceUsdc"] != "1.5000000" {
+		t.Errorf("preview prices %v %v", out["price"], out["priceUsdc"])
+	}
+	cat := e.ok("mindvault_browse", e.call("mindvault_browse", `{"limit":100}`))
+	for _, row := range cat["resources"].([]any) {
+		if p := row.(map[string]any)["price"].(string); len(p) < 9 || p[len(p)-8] != '.' {
+			t.Errorf("catalog price %q", p)
+		}
+	}
+	if a := e.ok("mindvault_agent_status", e.call("mindvault_agent_status", `{}`)); a["pricePerVerification"] != "0.1000000" {
+		t.Errorf("fee %v", a["pricePerVerification"])
+	}
+	buy := e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"rustguide","allowRepeat":true}`))
+	rc, _ := buy["receipt"].(map[string]any)
+	if rc["amount"] != "1.5000000" || rc["currency"] != "USDC" || buy["amountUsdc"] != "1.5000000" {
+		t.Errorf("file receipt %v, amountUsdc %v", rc, buy["amountUsdc"])
+	}
+	buy = e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"zkprimer","allowRepeat":true}`))
+	if rc, _ := buy["receipt"].(map[string]any); rc["amount"] != "6.2500000" {
+		t.Errorf("link receipt %v", rc)
+	}
+}
+
+// TestRealTagsFromChain: catalog rows carry no tags (the real API keeps them on chain and
+// refuses ?tags=), so a tag filter reads the registry instead of matching nothing.
+func TestRealTagsFromChain(t *testing.T) {
+	e := newEnv(t, nil)
+	out := e.ok("mindvault_search", e.call("mindvault_search", `{"tags":["rust"]}`))
+	rows, _ := out["resources"].([]any)
+	if len(rows) != 1 || rows[0].(map[string]any)["id"] != "rustguide" {
+		t.Fatalf("tags [rust]: %v", out)
+	}
+	if n := e.sb.Count("api", "GET /resources"); n == 0 {
+		t.Fatal("no catalog read")
+	}
+}
+
+// TestRealPreviewFields: the preview keeps what the API returns and a buyer needs: the media
+// type, the publisher and, when announced, the size.
+func TestRealPreviewFields(t *testing.T) {
+	e := newEnv(t, nil)
+	out := e.ok("mindvault_preview", e.call("mindvault_preview", `{"resourceId":"rustguide"}`))
+	if out["mimeType"] != "application/pdf" || out["publisherName"] == nil || out["publisherName"] == "" || out["sizeBytes"] == nil {
+		t.Fatalf("preview %v", out)
 	}
 }

@@ -58,7 +58,7 @@ var (
 	tokenRE = lazyre.New(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 	// alreadyRegistered is the API's 409 for a resource already on chain ("Resource is
 	// already registered on-chain").
-	alreadyRegistered = lazyre.New(`(?i)already registered`)
+	alreadyRegistered = lazyre.New(`(?i)already registered on[- ]?chain`)
 )
 
 // errorToken is the machine token of a body ("error" or "code", lower-cased), or "".

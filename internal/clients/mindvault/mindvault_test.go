@@ -123,7 +123,7 @@ func TestCreateResourceIdempotencyKey(t *testing.T) {
 	srv := dt.New(t, dt.JSON(metaJSON))
 	c := client(srv.URL)
 	for range 2 {
-		if _, err := c.CreateResource(context.Background(), "k", mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example"}); err != nil {
+		if _, err := c.CreateResource(context.Background(), "k", mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,7 +140,7 @@ func TestCreateResourceIdempotencyKey(t *testing.T) {
 // 422 (the key came with another request) created nothing.
 func TestCreateResourceCallerIdempotencyKey(t *testing.T) {
 	ctx := context.Background()
-	nr := mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example", IdempotencyKey: "publish-intent-0123"}
+	nr := mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example", IdempotencyKey: "publish-intent-0123"}
 	srv := dt.New(t, dt.JSON(metaJSON))
 	if _, err := client(srv.URL).CreateResource(ctx, "k", nr); err != nil {
 		t.Fatal(err)
@@ -349,7 +349,7 @@ func TestMalformedAnswers(t *testing.T) {
 		{"payment without resource", `[{"paymentId":"p"}]`, func(c *mindvault.Client) error { _, err := c.Payments(ctx, wallet); return err }, "no"},
 		{"prepare without XDR", `{}`, func(c *mindvault.Client) error { _, err := c.PrepareRegistration(ctx, "k", "r"); return err }, "no"},
 		{"created resource without id", `{}`, func(c *mindvault.Client) error {
-			_, err := c.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example"})
+			_, err := c.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example"})
 			return err
 		}, "unknown"},
 		{"publisher without API key", `{"id":"p1"}`, func(c *mindvault.Client) error {
@@ -377,7 +377,7 @@ func TestMalformedAnswers(t *testing.T) {
 func TestStatusFailures(t *testing.T) {
 	ctx := context.Background()
 	create := func(c *mindvault.Client) error {
-		_, err := c.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example"})
+		_, err := c.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example"})
 		return err
 	}
 	cases := []struct {
@@ -428,7 +428,7 @@ func TestTransportFailures(t *testing.T) {
 	if _, err := refused.Meta(ctx, "r"); dt.Diagnostic(err).Code != "NETWORK_ERROR" {
 		t.Fatalf("refused read: %+v", dt.Diagnostic(err))
 	}
-	_, err := refused.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example"})
+	_, err := refused.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example"})
 	if d := dt.Diagnostic(err); d.Code != "NETWORK_ERROR" || d.StateChanged != "no" {
 		t.Fatalf("refused write: %s state %s", d.Code, d.StateChanged)
 	}
