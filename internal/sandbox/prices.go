@@ -66,7 +66,7 @@ func (s *Sandbox) syncCatalog() {
 			continue
 		}
 		e, ok := s.world.reg.byID[res.id]
-		if !ok || int64(e.UpdatedAt) <= s.t0.Unix() || now.Before(time.Unix(int64(e.UpdatedAt), 0).Add(s.syncDelay)) {
+		if !ok || int64(e.UpdatedAt) < s.t0.Unix() || now.Before(time.Unix(int64(e.UpdatedAt), 0).Add(s.syncDelay)) {
 			continue
 		}
 		if p, err := parseStroops(res.price); err == nil && p != e.Price {

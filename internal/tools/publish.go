@@ -165,6 +165,11 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL),
 		IdempotencyKey: creationKey(ctx, r.kp.Address(), req)})
 	if err != nil {
+		if isCode(err, errmap.CodeConflict) && !isStatus(err, http.StatusConflict) {
+			// The API answered a resource created earlier under this key with other content
+			// (the real server does not compare bodies): it is not this publication.
+			return nil, errmap.WithNext(err, "Call mindvault_publish again with another idempotencyKey: this one already named the resource the detail gives (resume that one with its resourceId if you meant it); nothing was created or paid.")
+		}
 		if isCode(err, errmap.CodeConflict) {
 			// Another call carrying this publication is creating it: the same call, a little
 			// later, answers that call's resource (the key is the same), and pays no second fee.

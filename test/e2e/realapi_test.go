@@ -275,3 +275,47 @@ func TestRealPreviewFields(t *testing.T) {
 		t.Fatalf("preview %v", out)
 	}
 }
+
+// TestRealReusedIdempotencyKey: the real API answers a reused Idempotency-Key with another
+// body by 201 and the first resource; publish refuses that resource as not its own and pays
+// no fee for it (it used to verify the second content under the first id).
+func TestRealReusedIdempotencyKey(t *testing.T) {
+	e := newEnv(t, nil)
+	withAPIKey(t, e)
+	first := e.ok("mindvault_publish", e.call("mindvault_publish", `{"title":"Idem First","description":"first body","price":"1.1","externalUrl":"https://example.org/idem1","idempotencyKey":"idem-key-1"}`))
+	fees := e.sb.PaidRequests("POST /verify-content")
+	r := e.call("mindvault_publish", `{"title":"Idem Second","description":"second body","price":"2.2","externalUrl":"https://example.org/idem2","idempotencyKey":"idem-key-1"}`)
+	e.fails("mindvault_publish", r, failure{category: "conflict", code: "CONFLICT", source: "api", status: 201, retry: "no", next: "another idempotencyKey"})
+	if !strings.Contains(r.Content[0].Text, first["resourceId"].(string)) {
+		t.Errorf("the failure does not name the first resource: %s", r.Content[0].Text)
+	}
+	if n := e.sb.PaidRequests("POST /verify-content"); n != fees {
+		t.Fatalf("a fee was paid for another resource's content (%d -> %d)", fees, n)
+	}
+}
+
+// TestRealPriceChangeSync: after mindvault_set_price the catalog keeps the old price until
+// the API's listener catches up (30 s): the write says so, and a purchase refused with
+// price_mismatch meanwhile is retry after_wait.
+func TestRealPriceChangeSync(t *testing.T) {
+	e := newEnv(t, nil)
+	out := e.ok("mindvault_set_price", e.call("mindvault_set_price", `{"resourceId":"llmprompts","price":"0.2"}`))
+	if s, _ := out["catalogSync"].(string); !strings.Contains(s, "30 s") {
+		t.Fatalf("set_price says nothing about the catalog: %v", out)
+	}
+	r := e.call("mindvault_buy", `{"resourceId":"llmprompts","allowRepeat":true,"maxPriceUsdc":"1"}`)
+	e.fails("mindvault_buy", r, failure{category: "conflict", code: "PRICE_MISMATCH", source: "x402", status: 409, retry: "after_wait", retryAfter: 30, next: "Wait 30 s"})
+}
+
+// TestRealPriceChangeCatchesUp: with the sandbox's catalog sync shortened, the catalog
+// takes the new on-chain price and the purchase goes through at it.
+func TestRealPriceChangeCatchesUp(t *testing.T) {
+	e := newEnv(t, map[string]string{"MINDVAULT_SANDBOX_CATALOG_SYNC_MS": "1"})
+	e.ok("mindvault_set_price", e.call("mindvault_set_price", `{"resourceId":"llmprompts","price":"0.2"}`))
+	if p := e.ok("mindvault_preview", e.call("mindvault_preview", `{"resourceId":"llmprompts"}`)); p["price"] != "0.2000000" {
+		t.Fatalf("preview after the sync: %v", p["price"])
+	}
+	if b := e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"llmprompts","allowRepeat":true,"maxPriceUsdc":"1"}`)); b["amountUsdc"] != "0.2000000" {
+		t.Fatalf("buy after the sync: %v", b)
+	}
+}
