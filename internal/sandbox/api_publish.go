@@ -293,7 +293,8 @@ type resourceBody struct {
 	OnchainTxHash      *string `json:"onchainTxHash"`
 	ContentHash        string  `json:"contentHash"`
 	PublisherID        string  `json:"publisherId"`
-	PublisherName      string  `json:"publisherName"`
+	StoragePath        *string `json:"storagePath"`    // a file's upload path; null for a link
+	VerificationID     *string `json:"verificationId"` // null until verified
 	WalletAddress      string  `json:"walletAddress"`
 	CreatedAt          string  `json:"createdAt"`
 	AccessURL          string  `json:"accessUrl"`
@@ -303,7 +304,7 @@ func (s *Sandbox) resourceJSON(r *resource) resourceBody {
 	return resourceBody{ID: r.id, Title: r.title, Description: r.description, Price: r.price, ResourceType: r.kind,
 		MimeType: nullable(r.mime), ExternalURL: nullable(r.externalURL), ThumbnailPath: nullable(r.thumbnail),
 		VerificationStatus: r.status, Listed: r.listed, OnchainStatus: r.onchain, OnchainTxHash: nullable(r.onchainTx),
-		ContentHash: contentHash(r), PublisherID: r.pubID, PublisherName: r.publisher, WalletAddress: r.wallet,
+		ContentHash: contentHash(r), PublisherID: r.pubID, WalletAddress: r.wallet,
 		CreatedAt: jsTime(r.created), AccessURL: s.APIURL + "/resources/" + r.id}
 }
 
@@ -417,7 +418,7 @@ func (s *Sandbox) ownedForRegistration(w http.ResponseWriter, p *publisher, id s
 	case res.status != "verified":
 		apiError(w, http.StatusBadRequest, "Resource must be verified before registering on-chain")
 	case res.onchain == "registered":
-		writeJSON(w, http.StatusConflict, map[string]any{"error": "Resource is already registered on-chain", "onchainTxHash": nullable(res.onchainTx)})
+		writeJSON(w, http.StatusConflict, map[string]any{"error": "Resource is already registered on-chain"})
 	case res.onchain == "pending":
 		writeJSON(w, http.StatusConflict, map[string]any{"error": "Registration already in progress",
 			"message":   "A registration transaction for this resource was submitted and has not completed yet.",
@@ -483,7 +484,7 @@ func (s *Sandbox) apiPrepareRegistration(w http.ResponseWriter, r *http.Request,
 	readOnly, readWrite := wd.reg.footprint(c)
 	if _, herr := wd.reg.clone().invoke(c); herr != nil {
 		if herr.err.ContractCode != nil && *herr.err.ContractCode == errAlreadyRegistered {
-			writeJSON(w, http.StatusConflict, map[string]any{"error": "Resource is already registered on-chain", "onchainTxHash": nil})
+			writeJSON(w, http.StatusConflict, map[string]any{"error": "Resource is already registered on-chain"})
 			return
 		}
 		buildFailed("simulation failed: HostError: " + herr.String())

@@ -55,7 +55,8 @@ func (s *Sandbox) apiSetPrice(w http.ResponseWriter, r *http.Request, params []s
 // registered resource whose entry changed since the sandbox started (a direct set_price)
 // once CatalogSync has passed since that change. Before that, /meta and the catalog show the
 // old price and the paywall answers 409 price_mismatch, as the real API does for up to 30 s.
-// A price the seed made differ on purpose (vectordbbench) stays until its entry changes.
+// An entry the seed wrote (before the first ledger) is left alone: a test that sets its chain
+// price directly keeps the mismatch it made.
 func (s *Sandbox) syncCatalog() {
 	now := s.now()
 	s.world.cat.Lock()
