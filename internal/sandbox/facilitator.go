@@ -194,8 +194,8 @@ func (s *Sandbox) settlePayment(w http.ResponseWriter, o offer, header string) (
 // + ceil(maxTimeoutSeconds/5) + 2; then the transfer re-simulated as the facilitator would
 // submit it, which checks the ed25519 signature over the recomputed preimage with the key
 // in the signature map (it must be the payer's), the expiration (not before the latest
-// ledger), that the nonce was never consumed, and the balances: Error(Contract, #10) is
-// insufficient_funds, any other failure invalid_exact_stellar_payload_simulation_failed;
+// ledger), that the nonce was never consumed, and the balances: any failure, a balance too
+// low (Error(Contract, #10)) included, is invalid_exact_stellar_payload_simulation_failed;
 // last, the fee at least the simulated minimum resource fee (and 100). There is no fee cap.
 func (s *Sandbox) Verify(payloadHeader string, requirementJSON []byte) (reason string, ok bool) {
 	defer s.lockChain()()
@@ -332,11 +332,8 @@ func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*p
 	})
 	if herr != nil {
 		msg := "simulation failed: HostError: " + herr.String() + " (" + scText(herr.data) + ")"
-		if herr.err.Type == xdr.ScErrorTypeSceContract && herr.err.ContractCode != nil && *herr.err.ContractCode == sacErrBalance {
-			// The real @x402/stellar facilitator says simulation_failed for this too (it
-			// does not read the host error); the sandbox names it, which a payer can act on.
-			return p, bad(reasonInsufficientFunds, msg)
-		}
+		// The real @x402/stellar facilitator does not read the host error: a balance too
+		// low (Error(Contract, #10)) is simulation_failed like any other failure.
 		return p, bad(reasonSimulationFailed, msg)
 	}
 	ro, rw := w.tokenFootprint(c, nonces)

@@ -412,7 +412,8 @@ func TestBuyPrechecks(t *testing.T) {
 }
 
 // A payer who signed two payments but can cover only one: the second settles as
-// insufficient_funds (#10) and nothing moves. A sponsored wallet funded with Fund pays.
+// simulation_failed (Error(Contract, #10), which the real facilitator does not name) and
+// nothing moves. A sponsored wallet funded with Fund pays.
 func TestBuyInsufficientFunds(t *testing.T) {
 	sb, _ := start(t, "")
 	sb.SetFaucet(0) // the wallet holds exactly what Fund gives it
@@ -428,12 +429,12 @@ func TestBuyInsufficientFunds(t *testing.T) {
 	if r := paid(t, sb, "GET", "/resources/stellarcheatsheet", nil, h1); r.status != 200 {
 		t.Fatalf("first: %d %s", r.status, r.body)
 	}
-	if reason, ok := sb.Verify(h2, req2); ok || reason != reasonInsufficientFunds {
+	if reason, ok := sb.Verify(h2, req2); ok || reason != reasonSimulationFailed {
 		t.Fatalf("Verify %q", reason)
 	}
 	r := paid(t, sb, "GET", "/resources/stellarcheatsheet", nil, h2)
 	st := settlement(t, r)
-	if r.status != 402 || st.Success || st.ErrorReason != reasonInsufficientFunds || !strings.Contains(st.ErrorMessage, "Error(Contract, #10)") ||
+	if r.status != 402 || st.Success || st.ErrorReason != reasonSimulationFailed || !strings.Contains(st.ErrorMessage, "Error(Contract, #10)") ||
 		r.header.Get("PAYMENT-REQUIRED") == "" {
 		t.Fatalf("%d %+v", r.status, st)
 	}
