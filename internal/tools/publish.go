@@ -427,14 +427,16 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 // isOriginal proves no verdict, so it is not read as a rejection.
 func verificationOf(body []byte) (*Verification, bool) {
 	var raw struct {
-		IsOriginal *bool    `json:"isOriginal"`
-		Confidence float64  `json:"confidence"`
-		Flags      []string `json:"flags"`
+		IsOriginal *bool `json:"isOriginal"`
+		// Read leniently (a number or a numeric string): the verdict is isOriginal, and the
+		// fee is already paid when this is read.
+		Confidence mindvault.Number `json:"confidence"`
+		Flags      []string         `json:"flags"`
 	}
 	if json.Unmarshal(body, &raw) != nil || raw.IsOriginal == nil {
 		return nil, false
 	}
-	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence, Flags: nonNil(raw.Flags)}, true
+	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence.V, Flags: nonNil(raw.Flags)}, true
 }
 
 // afterCreation reports a failure of the fee step once the resource exists: which steps are
