@@ -56,6 +56,8 @@ var agentLoop = map[string]struct {
 	CodeProfileExists:          {RetryNo, ""},
 	CodeAlreadyPurchased:       {RetryNo, ""},
 	CodeDuplicatePayment:       {RetryNo, ""},
+	CodeInProgress:             {RetryAfterWait, ""},
+	CodeIdempotencyKeyReused:   {RetryAfterCorrection, ""},
 	CodeRateLimited:            {RetryAfterWait, ""},
 	CodeServerError:            {RetrySafe, ""},
 	CodeSettlementFailed:       {RetrySafe, ""},

@@ -46,6 +46,8 @@ const (
 	CodeProfileExists          = "PROFILE_EXISTS"
 	CodeAlreadyPurchased       = "ALREADY_PURCHASED"
 	CodeDuplicatePayment       = "DUPLICATE_PAYMENT"
+	CodeInProgress             = "IN_PROGRESS"
+	CodeIdempotencyKeyReused   = "IDEMPOTENCY_KEY_REUSED"
 	CodeBudgetExceeded         = "BUDGET_EXCEEDED"
 	CodeRateLimited            = "RATE_LIMITED"
 	CodeServerError            = "SERVER_ERROR"
@@ -100,6 +102,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid"},
 	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input"},
 	{CodeDoc{CodeUnexpectedTransaction, CategoryValidation, "A transaction prepared by a service does more than the call asked (network, sequence number, preconditions, memo, operations, contract call or any of its arguments, authorization, fee or time bounds), so nothing was signed or sent."}, "transaction refused before signing"},
+	{CodeDoc{CodeIdempotencyKeyReused, CategoryValidation, "The idempotencyKey was already used by this wallet for the same tool with other arguments, so nothing was signed or paid; a new call needs a new key."}, "idempotency key reused with other arguments"},
 	{CodeDoc{CodeDeliveryTooLarge, CategoryValidation, "The bought file is larger than this endpoint returns inline (MINDVAULT_MAX_INLINE_BYTES); when the preview announces the size it is refused before paying."}, "file too large to deliver inline"},
 	{CodeDoc{CodeUnauthorized, CategoryAuth, "The service answered HTTP 401: credentials are missing or not accepted."}, "not authenticated"},
 	{CodeDoc{CodeForbidden, CategoryAuth, "The service answered HTTP 403: these credentials may not do this."}, "not allowed"},
@@ -118,6 +121,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},
 	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again."}, "already purchased by this wallet"},
 	{CodeDoc{CodeDuplicatePayment, CategoryConflict, "A payment for the same intent (the same purchase, approval, idempotency key or verification fee) already settled, so nothing was paid or sent; the purchase history shows it."}, "payment for this intent already made"},
+	{CodeDoc{CodeInProgress, CategoryConflict, "Another call is paying for the same intent right now, or an earlier payment of it has no known outcome yet, so nothing was signed; retryAfterSeconds says when the same call can answer the outcome (the journal, docs/once.md)."}, "a payment for this intent is in progress"},
 	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait)."}, "rate limited"},
 	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error"},
 	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names."}, "internal error"},

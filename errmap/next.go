@@ -218,7 +218,11 @@ func codeNext(in nextInput) string {
 	case CodeBudgetExceeded:
 		return "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid."
 	case CodeDuplicatePayment:
-		return "Do not pay again: the payment for this intent already settled once" + in.clause(RoleHistory, "; ", " shows it") + "."
+		return "Do not pay again: the payment for this intent already settled once" + in.clause(RoleHistory, "; ", " lists its receipt") + "."
+	case CodeInProgress:
+		return "Wait retryAfterSeconds, then send this same call again: it answers the other payment's outcome and pays nothing twice."
+	case CodeIdempotencyKeyReused:
+		return "Use a new idempotencyKey for a new call; reuse a key only to retry the very same call."
 	case CodeTxBadSequence:
 		return "Retry once: a new call rebuilds the transaction with a fresh sequence number."
 	case CodeTxExpired:

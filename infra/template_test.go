@@ -566,7 +566,8 @@ func TestTemplateLedgerTable(t *testing.T) {
 	for name, want := range map[string]any{
 		"MINDVAULT_BUDGET_USDC":        ifSet("HasWalletBudget", "BudgetUsdc"),
 		"MINDVAULT_BUDGET_CALLER_USDC": ifSet("HasCallerBudget", "BudgetCallerUsdc"),
-		"MINDVAULT_LEDGER":             map[string]any{"Fn::If": []any{"HasBudget", map[string]any{"Fn::Sub": "dynamodb:${LedgerTable}"}, map[string]any{"Ref": "AWS::NoValue"}}},
+		// Always: the payment journal lives in the table, budget or not.
+		"MINDVAULT_LEDGER": map[string]any{"Fn::Sub": "dynamodb:${LedgerTable}"},
 	} {
 		if canonical(t, vars[name]) != canonical(t, want) {
 			t.Errorf("%s = %s, want %s", name, canonical(t, vars[name]), canonical(t, want))

@@ -56,6 +56,10 @@ type Config struct {
 	// "dynamodb:<table>"; LedgerEndpoint is a DynamoDB-compatible endpoint URL, for tests.
 	Ledger         string
 	LedgerEndpoint string
+	// LedgerTimeout bounds every ledger call (MINDVAULT_LEDGER_TIMEOUT_MS); ReceiptDays is how
+	// long the journal keeps a settled payment's receipt (MINDVAULT_RECEIPT_DAYS).
+	LedgerTimeout time.Duration
+	ReceiptDays   int
 
 	HTTPTimeout    time.Duration
 	HorizonTimeout time.Duration
@@ -215,6 +219,8 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 		l.bad("MINDVAULT_LEDGER", "must be memory or dynamodb:<table> (a DynamoDB table name: 3-255 of A-Z a-z 0-9 _ - .)")
 	}
 	c.LedgerEndpoint = l.url("MINDVAULT_LEDGER_ENDPOINT", "")
+	c.LedgerTimeout = l.millis("MINDVAULT_LEDGER_TIMEOUT_MS", 2000, 1)
+	c.ReceiptDays = l.integer("MINDVAULT_RECEIPT_DAYS", 90, 1, 3650)
 
 	c.HTTPTimeout = l.millis("MINDVAULT_HTTP_TIMEOUT_MS", 15000, 1)
 	c.HorizonTimeout = l.millis("MINDVAULT_HORIZON_TIMEOUT_MS", 15000, 1)

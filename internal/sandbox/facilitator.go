@@ -148,7 +148,7 @@ func (s *Sandbox) refuse(w http.ResponseWriter, o offer, payer string, rej *reje
 		write402(w, o, rej.reason, nil)
 		return
 	}
-	write402(w, o, "", &x402.Settlement{Success: false, ErrorReason: rej.reason,
+	write402(w, o, "", &x402.Settlement{Success: false, ErrorReason: rej.reason, ErrorMessage: rej.message,
 		Transaction: rej.tx, Network: x402Network, Payer: payer})
 }
 

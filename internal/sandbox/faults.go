@@ -56,11 +56,12 @@ var FaultKeys = []FaultKey{
 	{"message", "the JSON-RPC error message (`rpcerror`; default: the usual one for the code)"},
 	{"paid", "api only: `true` matches only requests carrying a payment, `false` only unpaid ones"},
 	{"after", "`true` (with `status` or `drop`): the real handler runs first, so what it does (a settlement, a creation) happens, then the fault answers instead, keeping a settlement's `PAYMENT-RESPONSE` on a status answer: a server that acted and failed to answer"},
+	{"proof", "`drop` (with `after=true` and `status`): the settlement's `PAYMENT-RESPONSE` is not kept either, as a seller that settled and then refused without saying so; `keep` (the default) keeps it"},
 }
 
 // commonKeys are the keys any kind takes besides service, target and kind (within the limits
 // of each key: paid is for the api, after for status and drop), unless the kind forbids them.
-var commonKeys = []string{"count", "retry-after", "header", "paid", "after"}
+var commonKeys = []string{"count", "retry-after", "header", "paid", "after", "proof"}
 
 // FaultKeysMarkdown is the Markdown table of FaultKeys that docs/sandbox.md carries.
 func FaultKeysMarkdown() string {
@@ -222,6 +223,8 @@ type Fault struct {
 	// happens, and then answers with the fault instead; a settlement's PAYMENT-RESPONSE is
 	// kept on a status answer. It models a server that acted and then failed to answer.
 	After bool
+	// DropProof, with After on a status answer, drops the settlement's PAYMENT-RESPONSE too.
+	DropProof bool
 }
 
 // Header is one extra response header of a fault.
@@ -407,6 +410,15 @@ func buildFault(kv map[string]string, headers []string) (Fault, string, error) {
 			return f, "after", fmt.Errorf("only with kind=status or kind=drop")
 		}
 		f.After = b
+	}
+	if v, ok := kv["proof"]; ok {
+		if v != "keep" && v != "drop" {
+			return f, "proof", fmt.Errorf("want keep or drop, got %q", v)
+		}
+		if !f.After || f.Kind != KindStatus {
+			return f, "proof", fmt.Errorf("only with kind=status and after=true")
+		}
+		f.DropProof = v == "drop"
 	}
 	if v, ok := kv["status"]; ok {
 		n, err := strconv.Atoi(v)

@@ -240,7 +240,7 @@ func (s *Sandbox) lockChain() func() {
 
 // ledgerAt is the ledger current at t.
 func (s *Sandbox) ledgerAt(t time.Time) uint32 {
-	el := t.Sub(s.t0)
+	el := t.Sub(s.t0) + time.Duration(s.skew.Load())*time.Second
 	if el < 0 {
 		el = 0
 	}

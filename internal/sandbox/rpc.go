@@ -9,10 +9,13 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	protocol "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
 )
 
@@ -48,6 +51,7 @@ var rpcMethods = map[string]rpcMethod{
 	protocol.SimulateTransactionMethodName: {(*Sandbox).rpcSimulateTransaction, `{"latestLedger":"soon","results":{"xdr":42},"minResourceFee":[]}`},
 	protocol.SendTransactionMethodName:     {(*Sandbox).rpcSendTransaction, `{"status":202,"hash":["pending"],"latestLedger":"now"}`},
 	protocol.GetLedgerEntriesMethodName:    {plain((*Sandbox).rpcGetLedgerEntries), `{"entries":{"xdr":42},"latestLedger":"soon"}`},
+	protocol.GetEventsMethodName:           {plain((*Sandbox).rpcGetEvents), `{"events":{"type":7},"latestLedger":"soon"}`},
 }
 
 type rpcError struct {
@@ -372,5 +376,81 @@ func (s *Sandbox) rpcGetTransaction(params json.RawMessage) (any, *rpcError) {
 	resp.DiagnosticEventsXDR = tx.events
 	resp.Ledger = tx.ledger
 	resp.LedgerCloseTime = s.closeTime(tx.ledger)
+	return resp, nil
+}
+
+// maxEventsLimit is getEvents' largest page, as stellar-rpc's default configuration has it.
+const maxEventsLimit = 10000
+
+// rpcGetEvents answers getEvents over the applied transactions' contract events: startLedger
+// within retention (else the error stellar-rpc gives), endLedger exclusive, the request's
+// filters matched as stellar-rpc matches them, oldest first, at most limit (default 100).
+func (s *Sandbox) rpcGetEvents(params json.RawMessage) (any, *rpcError) {
+	var req protocol.GetEventsRequest
+	if e := decodeParams(params, &req); e != nil {
+		return nil, e
+	}
+	if err := req.Valid(maxEventsLimit); err != nil {
+		return nil, &rpcError{Code: codeInvalidParams, Message: err.Error()}
+	}
+	latest := s.LatestLedger()
+	oldest := s.oldestLedger(latest)
+	if req.StartLedger < oldest || req.StartLedger > latest {
+		return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("startLedger must be between the oldest ledger: %d and the latest ledger: %d for this rpc instance", oldest, latest)}
+	}
+	end := latest + 1
+	if req.EndLedger != 0 && req.EndLedger < end {
+		end = req.EndLedger
+	}
+	limit := uint(100)
+	if req.Pagination != nil && req.Pagination.Limit > 0 {
+		limit = req.Pagination.Limit
+	}
+	unlock := s.lockChain()
+	var txs []*seededTx
+	for _, t := range s.world.txs {
+		if t.ledger >= req.StartLedger && t.ledger < end && len(t.contract) > 0 {
+			txs = append(txs, t)
+		}
+	}
+	unlock()
+	slices.SortFunc(txs, func(a, b *seededTx) int {
+		if a.ledger != b.ledger {
+			return int(a.ledger) - int(b.ledger)
+		}
+		return int(a.order) - int(b.order)
+	})
+	resp := protocol.GetEventsResponse{Events: []protocol.EventInfo{}, LatestLedger: latest, OldestLedger: oldest,
+		LatestLedgerCloseTime: s.closeTime(latest), OldestLedgerCloseTime: s.closeTime(oldest)}
+	for _, t := range txs {
+		for i, ev := range t.contract {
+			diag := xdr.DiagnosticEvent{InSuccessfulContractCall: true, Event: ev}
+			match := len(req.Filters) == 0
+			for _, f := range req.Filters {
+				if f.Matches(diag) {
+					match = true
+					break
+				}
+			}
+			if !match || uint(len(resp.Events)) >= limit {
+				continue
+			}
+			info := protocol.EventInfo{EventType: protocol.EventTypeContract, Ledger: int32(t.ledger),
+				LedgerClosedAt: time.Unix(s.closeTime(t.ledger), 0).UTC().Format(time.RFC3339),
+				ID:             fmt.Sprintf("%019d-%010d", uint64(t.ledger)<<32|uint64(t.order)<<12, i), TxIndex: uint32(t.order),
+				TransactionHash: t.hash, InSuccessfulContractCall: true}
+			if ev.ContractId != nil {
+				info.ContractID = strkey.MustEncode(strkey.VersionByteContract, ev.ContractId[:])
+			}
+			if ev.Body.V0 != nil {
+				for _, topic := range ev.Body.V0.Topics {
+					b, _ := xdr.MarshalBase64(topic)
+					info.TopicXDR = append(info.TopicXDR, b)
+				}
+				info.ValueXDR, _ = xdr.MarshalBase64(ev.Body.V0.Data)
+			}
+			resp.Events = append(resp.Events, info)
+		}
+	}
 	return resp, nil
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +52,7 @@ type Sandbox struct {
 	applyDelay time.Duration // Options.ApplyDelay, or DefaultApplyDelay
 	syncDelay  time.Duration // Options.CatalogSync, or DefaultCatalogSync
 	t0         time.Time     // when ledger firstLedger closed
+	skew       atomic.Int64  // seconds of ledgers closed instantly (AdvanceLedgers)
 	world      *world
 
 	mu       sync.Mutex
@@ -288,7 +290,14 @@ func (s *Sandbox) Now() time.Time { return s.now() }
 
 // closeTime is the unix time at which a ledger closed (or will close).
 func (s *Sandbox) closeTime(seq uint32) int64 {
-	return s.t0.Unix() + (int64(seq)-firstLedger)*ledgerSeconds
+	return s.t0.Unix() - s.skew.Load() + (int64(seq)-firstLedger)*ledgerSeconds
+}
+
+// AdvanceLedgers closes n ledgers at once, as if the network had run that long while the clock
+// stood still: signatures and nonce entries expire by ledger, so a test can go past a signed
+// payment's expiration without waiting for it. The latest ledger still closes about now.
+func (s *Sandbox) AdvanceLedgers(n uint32) {
+	s.skew.Add(int64(n) * ledgerSeconds)
 }
 
 // service is one simulator behind the shared fault and counting layer.
@@ -360,7 +369,7 @@ func (sv *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The handler acts for real; only its answer is replaced.
 		done := httptest.NewRecorder()
 		sv.serve(done, r)
-		if f.Kind == KindStatus {
+		if f.Kind == KindStatus && !f.DropProof {
 			if pr := done.Header().Get("PAYMENT-RESPONSE"); pr != "" {
 				w.Header().Set("PAYMENT-RESPONSE", pr)
 			}

@@ -62,7 +62,8 @@ type trustLine struct {
 // one or one sendTransaction accepted and the sandbox applied.
 type seededTx struct {
 	hash, envelope, result, meta string
-	events                       []string // base64 DiagnosticEvents (failed invocations)
+	events                       []string            // base64 DiagnosticEvents (failed invocations)
+	contract                     []xdr.ContractEvent // the events of a successful call (getEvents)
 	ledger                       uint32
 	order                        int32
 	success                      bool
@@ -422,6 +423,11 @@ func (w *world) record(hash string, env xdr.TransactionEnvelope, res xdr.Transac
 			return err
 		}
 		t.events = append(t.events, b)
+	}
+	if t.success && meta.V == 4 && meta.V4 != nil {
+		for _, op := range meta.V4.Operations {
+			t.contract = append(t.contract, op.Events...)
+		}
 	}
 	w.txs[hash] = t
 	return nil

@@ -141,29 +141,31 @@ func authProblem(mode string, cfgErr, tokenErr error) error {
 	return tokenErr
 }
 
-// openLedger is the spend ledger of the daily budgets, nil when no budget is set (then no
-// ledger work happens at all, and the DynamoDB client is never built). Under Lambda a memory
-// ledger would count per instance, so with a budget it is refused as a configuration problem
-// every payment reports (and mindvault_health shows) rather than a budget that does not hold.
-func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Ledger, error) {
-	if cfg.BudgetUSDC == "" && cfg.BudgetCallerUSDC == "" {
-		return nil, nil
-	}
+// openLedger is the ledger store: the daily budgets' reservations and the payment journal
+// (docs/once.md "The journal"), every call bounded by MINDVAULT_LEDGER_TIMEOUT_MS. Under Lambda
+// a memory store would remember per instance, so it is refused as a configuration problem that
+// every paying call reports (and mindvault_health shows), rather than promises that do not
+// hold; reads never touch the store. The DynamoDB client is built on first use.
+func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
 	spec, err := ledger.Parse(cfg.Ledger)
 	if err != nil {
 		return nil, err
 	}
 	if spec.Kind == ledger.KindMemory {
 		if cfg.Lambda {
-			return nil, errors.New("MINDVAULT_LEDGER is memory, which counts per Lambda instance; set MINDVAULT_LEDGER=dynamodb:<table> for MINDVAULT_BUDGET_USDC/MINDVAULT_BUDGET_CALLER_USDC to hold")
+			return nil, errors.New("MINDVAULT_LEDGER is memory, which remembers per Lambda instance; set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table) for payments to be journaled and budgets to hold")
 		}
-		return ledger.NewMemory(), nil
+		return ledger.Bounded{S: ledger.NewMemoryStore(), Timeout: cfg.LedgerTimeout}, nil
 	}
 	awsCfg, err := loadAWS.Load(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("the ledger's AWS configuration: %w", err)
 	}
-	return ledger.NewDynamo(awsCfg, spec.Table, cfg.LedgerEndpoint)
+	d, err := ledger.NewDynamo(awsCfg, spec.Table, cfg.LedgerEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	return ledger.Bounded{S: d, Timeout: cfg.LedgerTimeout}, nil
 }
 
 // openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is

@@ -8,9 +8,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// TestOpenLedger: no budget, no ledger (and no ledger work at all); a budget under Lambda with
-// the memory ledger is refused (each instance would count alone); outside Lambda memory is the
-// process's own ledger; a DynamoDB ledger is built without touching the network.
+// TestOpenLedger: the ledger holds the journal as well as the budgets, so it is always opened;
+// under Lambda the memory ledger is refused (each instance would remember alone), budget or
+// not; outside Lambda memory is the process's own ledger; a DynamoDB ledger is built without
+// touching the network. Every store is bounded by MINDVAULT_LEDGER_TIMEOUT_MS.
 func TestOpenLedger(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -18,8 +19,9 @@ func TestOpenLedger(t *testing.T) {
 		want   string // "", "memory", "dynamodb"
 		errHas string
 	}{
-		{"no budget", config.Config{Ledger: "memory", Lambda: true}, "", ""},
-		{"lambda with memory", config.Config{BudgetUSDC: "5", Ledger: "memory", Lambda: true}, "", "counts per Lambda instance"},
+		{"no budget under lambda with memory", config.Config{Ledger: "memory", Lambda: true}, "", "remembers per Lambda instance"},
+		{"lambda with memory", config.Config{BudgetUSDC: "5", Ledger: "memory", Lambda: true}, "", "remembers per Lambda instance"},
+		{"local memory without budget", config.Config{Ledger: "memory"}, "memory", ""},
 		{"caller budget under lambda with memory", config.Config{BudgetCallerUSDC: "5", Ledger: "memory", Lambda: true}, "", "MINDVAULT_LEDGER=dynamodb"},
 		{"local memory", config.Config{BudgetUSDC: "5", Ledger: "memory"}, "memory", ""},
 		{"dynamodb", config.Config{BudgetUSDC: "5", Ledger: "dynamodb:mv-ledger", Lambda: true, LedgerEndpoint: "http://127.0.0.1:1"}, "dynamodb", ""},
@@ -37,12 +39,12 @@ func TestOpenLedger(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch l.(type) {
-			case nil:
-				if tc.want != "" {
-					t.Fatalf("no ledger, want %s", tc.want)
-				}
-			case *ledger.Memory:
+			b, ok := l.(ledger.Bounded)
+			if !ok {
+				t.Fatalf("the ledger %T is not bounded by MINDVAULT_LEDGER_TIMEOUT_MS", l)
+			}
+			switch b.S.(type) {
+			case ledger.MemoryStore:
 				if tc.want != "memory" {
 					t.Fatalf("memory ledger, want %q", tc.want)
 				}

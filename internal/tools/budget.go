@@ -2,26 +2,24 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
-	"strconv"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/auth"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
-	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
 // Daily budgets (docs/budgets.md): before a payment is signed its amount is reserved in the
-// spend ledger under the payment's intent, for the paying wallet and, when set, for the
-// caller; a payment that certainly did not happen releases it, one that settled or whose
-// outcome is unknown keeps it. The ledger is shared by every instance, so the budget holds
-// across them; it fails closed: a ledger that cannot be read refuses the payment.
+// spend ledger by the attempt that will sign it, for the paying wallet and, when set, for the
+// caller; a payment that certainly did not happen releases that attempt's reservation, one
+// that settled or whose outcome is unknown keeps it. The ledger is shared by every instance,
+// so the budget holds across them; it fails closed: a ledger that cannot be read refuses the
+// payment.
 
 // BudgetView is a daily budget as results show it.
 type BudgetView struct {
@@ -53,19 +51,6 @@ func (d *Deps) budgetsFor(ctx context.Context, payer string) []budget {
 	return out
 }
 
-// ledgerReady is the ledger to hold payments in, or the configuration failure that stops every
-// payment while a budget is set (a budget without a shared ledger under Lambda is not one).
-func (d *Deps) ledgerReady() (ledger.Ledger, error) {
-	if d.LedgerErr != nil {
-		return nil, &errmap.Error{Err: d.LedgerErr, Facts: errmap.Facts{
-			Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
-			Detail: "a daily budget is set but the spend ledger is not usable: " + d.LedgerErr.Error() + "; nothing was paid",
-			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table), or to unset MINDVAULT_BUDGET_USDC and MINDVAULT_BUDGET_CALLER_USDC.",
-		}}
-	}
-	return d.Ledger, nil
-}
-
 // view is a budget's state after a reservation (or a read) as results show it.
 func view(b budget, u ledger.Usage) *BudgetView {
 	left := max(b.limit-u.Reserved, 0)
@@ -79,7 +64,7 @@ func (d *Deps) budgeted(ctx context.Context, payer string) ([]budget, ledger.Led
 	if len(bs) == 0 {
 		return nil, nil, nil
 	}
-	l, err := d.ledgerReady()
+	l, err := d.journal()
 	return bs, l, err
 }
 
@@ -97,53 +82,50 @@ func (d *Deps) budgetRead(ctx context.Context, payer string) (*BudgetView, error
 }
 
 // checkBudget refuses, without reserving anything, a payment of amount that would take a
-// budget past its limit today (a dry run, round 1 of a confirmation); the wallet's view is
-// returned for the result and the question.
-func (d *Deps) checkBudget(ctx context.Context, payer string, amount *big.Int) (*BudgetView, error) {
+// budget past its limit today (a dry run, round 1 of a confirmation). It returns the wallet's
+// budget as it stands (the payment not counted: nothing was spent) and what it would leave.
+func (d *Deps) checkBudget(ctx context.Context, payer string, amount *big.Int) (now *BudgetView, leftAfter string, err error) {
 	bs, l, err := d.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {
-		return nil, err
+		return nil, "", err
 	}
-	var first *BudgetView
 	for _, b := range bs {
 		u, err := l.Usage(ctx, b.key, time.Now())
 		if err != nil {
-			return nil, ledgerFailure(err)
+			return nil, "", ledgerFailure(err)
 		}
 		if u.Reserved+amount.Int64() > b.limit {
-			return nil, exceeded(b, u.Reserved, amount.Int64(), u.ResetsAt)
+			return nil, "", exceeded(b, u.Reserved, amount.Int64(), u.ResetsAt)
 		}
-		if first == nil {
-			after := u
-			after.Reserved += amount.Int64()
-			first = view(b, after)
+		if now == nil {
+			now = view(b, u)
+			leftAfter = soroban.Decimal(big.NewInt(max(b.limit-u.Reserved-amount.Int64(), 0)))
 		}
 	}
-	return first, nil
+	return now, leftAfter, nil
 }
 
-// hold is one payment's reservations; a nil hold holds nothing (no budget).
+// hold is one attempt's reservations; a nil hold holds nothing (no budget).
 type hold struct {
-	l      ledger.Ledger
-	day    time.Time
-	intent string
-	random bool // the intent is this call's own (a new payment on purpose)
-	held   []budget
+	l       ledger.Ledger
+	day     time.Time
+	attempt string // the reservations' owner: only this attempt ever releases them
+	held    []budget
 	// View is the wallet's budget with this payment counted.
 	View *BudgetView
 }
 
-// reserve holds amount against every budget of payer under the payment's intent (a random
-// one for a payment without an intent, which is a new payment on purpose), in turn; when a
-// later budget refuses, the earlier reservations are released. Over a limit: BUDGET_EXCEEDED.
-func (d *Deps) reserve(ctx context.Context, payer string, intent *x402.Intent, amount *big.Int) (*hold, error) {
+// reserve holds amount against every budget of payer for this attempt, in turn; when a later
+// budget refuses, the earlier reservations (this attempt's own) are released. Over a limit:
+// BUDGET_EXCEEDED.
+func (d *Deps) reserve(ctx context.Context, payer, attempt string, amount *big.Int) (*hold, error) {
 	bs, l, err := d.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {
 		return nil, err
 	}
-	h := &hold{l: l, day: time.Now(), intent: intentKey(intent), random: intent == nil}
+	h := &hold{l: l, day: time.Now(), attempt: attempt}
 	for _, b := range bs {
-		u, err := l.Reserve(ctx, b.key, h.day, h.intent, amount.Int64(), b.limit)
+		u, err := l.Reserve(ctx, b.key, h.day, h.attempt, amount.Int64(), b.limit)
 		if err != nil {
 			h.release(ctx)
 			var ex *ledger.ExceededError
@@ -160,52 +142,26 @@ func (d *Deps) reserve(ctx context.Context, payer string, intent *x402.Intent, a
 	return h, nil
 }
 
-// release gives back what the hold reserved: the payment certainly did not happen. It is best
-// effort (a failure keeps the amount counted, erring towards spending less).
+// release gives back what this attempt reserved: its payment certainly did not happen. It is
+// best effort (a failure keeps the amount counted, erring towards spending less).
 func (h *hold) release(ctx context.Context) {
 	if h == nil {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
 	for _, b := range h.held {
-		_, _ = h.l.Release(ctx, b.key, h.day, h.intent)
+		_, _ = h.l.Release(ctx, b.key, h.day, h.attempt)
 	}
 	h.held = nil
 }
 
-// settle releases the hold when err proves that this payment did not happen and kept it
-// otherwise: a settled payment, or one whose outcome is unknown, stays counted. It reports
-// whether the amount stays counted.
-//
-// A reservation belongs to the payment's intent, which concurrent calls share: a call told
-// that its intent already settled (DUPLICATE_PAYMENT, ALREADY_PURCHASED) holds the winner's
-// reservation and must not free it, and a seller's refusal after an intent's payment was sent
-// may be the refusal of a nonce another call just used. Only a payment refused before it was
-// sent, for another reason, or one without an intent refused by the seller, is released.
-func (h *hold) settle(ctx context.Context, err error) (kept bool) {
-	if h == nil || err == nil {
-		return h != nil
+// keys are the ledger keys the hold reserved under.
+func (h *hold) keys() []string {
+	out := make([]string, len(h.held))
+	for i, b := range h.held {
+		out[i] = b.key
 	}
-	f, ok := errmap.FactsOf(err)
-	if !ok || f.StateChanged == errmap.StateUnknown || f.StateChanged == errmap.StateYes ||
-		f.Code == errmap.CodeDuplicatePayment || f.Code == errmap.CodeAlreadyPurchased {
-		return true
-	}
-	if !f.ExecutionStarted || (h.random && x402.IsSentRefused(err)) {
-		h.release(ctx)
-		return false
-	}
-	return true
-}
-
-// intentKey names a reservation: the intent's nonce, or a fresh random name.
-func intentKey(in *x402.Intent) string {
-	if in != nil {
-		return "n" + strconv.FormatInt(in.Nonce(), 36)
-	}
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return "r" + hex.EncodeToString(b)
+	return out
 }
 
 // exceeded is the refusal of a payment over a daily budget: nothing signed, retry after the
@@ -234,24 +190,4 @@ func ledgerFailure(err error) error {
 		Detail:           "the spend ledger could not be reached or read, so the daily budget cannot be checked; nothing was paid",
 		ExecutionStarted: false, StateChanged: errmap.StateNo,
 	}}
-}
-
-// settle ends the payment's hold once Do returned err (see hold.settle): released when
-// nothing was paid; kept otherwise, and an unknown outcome says that it stays counted.
-func (s *spending) settle(ctx context.Context, err error) error {
-	if !s.hold.settle(ctx, err) || err == nil {
-		return err
-	}
-	if f, ok := errmap.FactsOf(err); ok && f.StateChanged == errmap.StateUnknown {
-		return errmap.WithDetail(err, errmap.FromError(err, errmap.Call{}).Diagnostic.Detail+"; the amount stays counted against today's budget until it is known")
-	}
-	return err
-}
-
-// view is the wallet's budget after the payment, nil without a budget.
-func (s *spending) view() *BudgetView {
-	if s.hold == nil {
-		return nil
-	}
-	return s.hold.View
 }

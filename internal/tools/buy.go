@@ -25,6 +25,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -69,7 +70,8 @@ type BuyOutput struct {
 	ExplorerURL      string      `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
 	USDCBalanceAfter string      `json:"usdcBalanceAfter,omitempty" jsonschema_description:"the wallet's USDC balance read from Horizon after the settlement was proven; omitted when the charge is not proven or the read does not show it yet (message or warnings say why)"`
 	Warnings         []string    `json:"warnings,omitempty" jsonschema_description:"checks that could not run, e.g. the purchase history read that guards against buying twice"`
-	Budget           *BudgetView `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget, when one is set: this payment counted (a dry run: as if made)"`
+	Budget           *BudgetView `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget, when one is set: this payment counted (a dry run: as it stands, the message says what the payment would leave)"`
+	Replay           bool        `json:"replay,omitempty" jsonschema_description:"true when this answer repeats the first outcome of the same idempotencyKey, from the journal: nothing was paid now, and a file's bytes are not repeated (access keeps its size and sha256)"`
 	// Dry-run facts.
 	Endpoint    string `json:"endpoint,omitempty"`
 	USDCBalance string `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now"`
@@ -135,7 +137,9 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 			acct             *horizon.Account
 			found            bool
 			history          []mindvault.Payment
+			receipts         []ledger.Receipt
 			mErr, aErr, hErr error
+			rErr             error
 		)
 		reads := []func(){
 			func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
@@ -145,6 +149,9 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 			// The repeat-purchase guard: read at the same time as the preview and the
 			// balance, so it costs no extra latency, and never fatal.
 			reads = append(reads, func() { history, hErr = d.API.Payments(ctx, kp.Address()) })
+			// The journal's receipts first: the wallet's own record of what it paid, which
+			// the API may not keep (it records x402 v2 payers as unknown).
+			reads = append(reads, func() { receipts, rErr = d.receipts(ctx, kp.Address()) })
 		}
 		parallel(reads...)
 		if mErr != nil {
@@ -169,8 +176,22 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+oneLine(ctx, hErr, "Purchase history unreadable")+
 				"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
 		}
+		if rErr != nil {
+			return nil, rErr // the journal is the guard that must hold: fail closed
+		}
+		intent := buyIntent(ctx, d, req, kp.Address(), meta.ID)
+		at, err := d.begin(ctx, "mindvault_buy", kp.Address(), intent, fingerprint("mindvault_buy", req))
+		if err != nil {
+			return nil, err
+		}
+		if at.prior != nil {
+			return d.answerSettled(ctx, req, meta, at.prior)
+		}
+		if r := lastReceipt(receipts, meta.ID, req.ResourceID); r != nil {
+			return nil, alreadyPurchasedReceipt(req, meta, r)
+		}
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
-			return nil, alreadyPurchased(req, meta, earlier)
+			return nil, alreadyPurchased(req, meta, earlier, "")
 		}
 		aboveCap := ""
 		if price.Cmp(capUnits) > 0 {
@@ -199,30 +220,40 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 			return nil, errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_wallet_info", Arguments: profileArgs(req.Profile)})
 		}
 		if req.DryRun {
-			if out.Budget, err = d.checkBudget(ctx, kp.Address(), price); err != nil {
+			left := ""
+			if out.Budget, left, err = d.checkBudget(ctx, kp.Address(), price); err != nil {
 				return nil, err
+			}
+			if left != "" {
+				out.Message = " The daily budget would have " + left + " USDC left after it."
 			}
 			out.USDCBalance = soroban.Decimal(balance)
 			out.Endpoint = d.Config.MindVaultURL + "/resources/" + url.PathEscape(meta.ID)
 			out.Message = fmt.Sprintf("Dry run: would pay %s USDC from %s on %s (x402 network %s) to %s; nothing was sent.",
-				soroban.Decimal(price), kp.Address(), d.Config.Network, d.Config.X402Network, meta.PublisherWallet)
+				soroban.Decimal(price), kp.Address(), d.Config.Network, d.Config.X402Network, meta.PublisherWallet) + out.Message
 			return out, nil
 		}
-		intent := buyIntent(ctx, d, req, kp.Address(), meta.ID)
-		spend := &spending{intent: intent}
 		res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
 			Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
-			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap}, spend),
-			Intent:  intent})
-		defer func() { err = spend.settle(ctx, err) }()
-		if err == nil && res.Paid {
-			out.Budget = spend.view()
-		}
+			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap}, at),
+			Intent:  intent, Record: at.record})
 		if err != nil {
-			if intent != nil && (isCode(err, errmap.CodeDuplicatePayment) || x402.IsSentRefused(err)) {
+			err = at.failed(ctx, err, meta.ID)
+			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {
+				if e, found, _ := d.Ledger.Get(ctx, intentEntry(intent)); found && e.State == ledger.Settled {
+					return d.answerSettled(ctx, req, meta, &e)
+				}
+			}
+			// Only a used nonce says the intent settled elsewhere; a seller's refusal of this
+			// call's own payment is what it says (the journal's claim means no other call of
+			// the intent was sending at the same time).
+			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {
 				return nil, d.settledElsewhere(ctx, kp.Address(), req, meta, err)
 			}
 			return nil, err
+		}
+		if res.Paid {
+			out.Budget = at.view()
 		}
 		if !res.Response.OK() {
 			return nil, notOnchain(d.X402.Service().StatusError(res.Response), meta)
@@ -250,12 +281,15 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 			out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
 		}
 		if got.access == nil {
-			return nil, undelivered(d.X402.Service(), res, meta.ID, got.missing)
+			return nil, at.failed(ctx, undelivered(d.X402.Service(), res, meta.ID, got.missing), meta.ID)
 		}
 		if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
-			return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
+			return nil, at.failed(ctx, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes), meta.ID)
 		}
 		out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
+		defer func() {
+			out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, buyReceipt(at, out, res), out.replayable()))
+		}()
 		if !res.Confirmed {
 			out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+
 				"and may have settled, so usdcBalanceAfter is not shown. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
@@ -313,7 +347,7 @@ func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests
 	if err == nil {
 		if earlier := lastPurchase(history, id, req.ResourceID); earlier != nil {
 			sent := x402.IsSentRefused(cause)
-			return errmap.With(alreadyPurchased(req, meta, earlier), func(f *errmap.Facts) { f.ExecutionStarted = sent })
+			return errmap.With(alreadyPurchased(req, meta, earlier, ""), func(f *errmap.Facts) { f.ExecutionStarted = sent })
 		}
 	}
 	if x402.IsSentRefused(cause) {
@@ -555,7 +589,7 @@ func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment
 // the earlier receipt and the exact call that buys it again on purpose. A link can be used
 // again; a file's bytes were delivered with the earlier answer and nothing keeps them, so the
 // advice says that getting them again means paying again, and how much.
-func alreadyPurchased(req *requests.Buy, meta *mindvault.Meta, p *mindvault.Payment) error {
+func alreadyPurchased(req *requests.Buy, meta *mindvault.Meta, p *mindvault.Payment, link string) error {
 	id := meta.ID
 	var parts []string
 	for _, f := range []struct{ label, v string }{{"payment ", p.PaymentID}, {"", amountPhrase(p)}, {"transaction ", p.TxHash}, {"paid ", p.PaidAt}} {
@@ -570,6 +604,10 @@ func alreadyPurchased(req *requests.Buy, meta *mindvault.Meta, p *mindvault.Paym
 	again, _ := json.Marshal(repeatArguments(req))
 	next := fmt.Sprintf("Nothing was paid: use your earlier purchase (mindvault_purchase_history lists it), or, if the user wants to pay for %s again, "+
 		"call mindvault_buy with %s.", id, again)
+	if link != "" {
+		next = fmt.Sprintf("Nothing was paid: use your earlier purchase, whose access link is %s, or, if the user wants to pay for %s again, "+
+			"call mindvault_buy with %s.", link, id, again)
+	}
 	if meta.ResourceType != "link" {
 		next = fmt.Sprintf("Nothing was paid. The file's bytes came with the earlier purchase and are kept nowhere here (the history holds only the receipt): "+
 			"getting them again means buying %s again for %s USDC; only if the user wants that, call mindvault_buy with %s.", id, string(meta.Price), again)
@@ -590,6 +628,9 @@ func amountPhrase(p *mindvault.Payment) string {
 // arguments (all known) with allowRepeat true.
 func repeatArguments(req *requests.Buy) map[string]any {
 	args := map[string]any{"resourceId": req.ResourceID, "allowRepeat": true}
+	if req.IdempotencyKey != nil {
+		args["idempotencyKey"] = *req.IdempotencyKey
+	}
 	if req.MaxPriceUSDC != nil {
 		args["maxPriceUsdc"] = *req.MaxPriceUSDC
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
 // The seams: what each state-changing tool hands confirm.Approve right before it signs or
@@ -26,9 +27,9 @@ type payment struct {
 	payer    string
 	balance  *big.Int
 	resource string
-	what     string      // e.g. `"Rust guide" (rustguide)`
-	aboveCap string      // the caller's cap in USDC when the price is above it ("" when not)
-	budget   *BudgetView // the daily budget with this payment counted, when one is set
+	what     string // e.g. `"Rust guide" (rustguide)`
+	aboveCap string // the caller's cap in USDC when the price is above it ("" when not)
+	left     string // what the daily budget leaves after this payment, when one is set
 }
 
 // request words a payment for the user.
@@ -49,10 +50,10 @@ func (p payment) request(network string) confirm.Request {
 
 // budgetNote names what the daily budget leaves after the payment, when one is set.
 func (p payment) budgetNote() string {
-	if p.budget == nil {
+	if p.left == "" {
 		return ""
 	}
-	return " Daily budget left after it: " + p.budget.RemainingUSDC + " USDC."
+	return " Daily budget left after it: " + p.left + " USDC."
 }
 
 // capNote says that the amount is above the caller's cap, when it is.
@@ -67,34 +68,43 @@ func (p payment) capNote() string {
 // question can say what it leaves), or checks p against what the user approved (round 2).
 func (d *Deps) approve(ctx context.Context, p payment) error {
 	if confirm.WillAsk(ctx, confirm.Payment) {
-		b, err := d.checkBudget(ctx, p.payer, p.quote.Amount)
+		_, left, err := d.checkBudget(ctx, p.payer, p.quote.Amount)
 		if err != nil {
 			return err
 		}
-		p.budget = b
+		p.left = left
 	}
 	return confirm.Approve(ctx, p.request(string(d.Config.Network)))
 }
 
-// spending is what a payment's Approve leaves for the call: its hold on the daily budgets.
-type spending struct {
-	intent *x402.Intent
-	hold   *hold
-}
-
 // approvePayment is an x402.Policy.Approve for p, completed with the quote: the user's
-// approval, then the payment's reservation against the daily budgets under its intent
-// (before anything is signed), kept in s for the call to settle once the outcome is known.
-func (d *Deps) approvePayment(p payment, s *spending) func(context.Context, x402.Quote) error {
+// approval, then the attempt's claim on its intent in the journal and its reservation against
+// the daily budgets (before anything is signed), kept in a for the call to end once the
+// outcome is known.
+func (d *Deps) approvePayment(p payment, a *attempt) func(context.Context, x402.Quote) error {
 	return func(ctx context.Context, q x402.Quote) error {
 		p.quote = q
 		if err := d.approve(ctx, p); err != nil {
 			return err
 		}
-		h, err := d.reserve(ctx, p.payer, s.intent, q.Amount)
-		s.hold = h
+		if err := a.claim(ctx, q, p.resource); err != nil {
+			return err
+		}
+		h, err := d.reserve(ctx, p.payer, a.id, q.Amount)
+		a.hold = h
+		if err != nil {
+			a.close(ctx, ledger.Failed)
+		}
 		return err
 	}
+}
+
+// view is the wallet's budget after the attempt's payment, nil without a budget.
+func (a *attempt) view() *BudgetView {
+	if a == nil || a.hold == nil {
+		return nil
+	}
+	return a.hold.View
 }
 
 // approveWrite is a registry.InvokeApproved hook for a creator write of resource id.

@@ -117,9 +117,9 @@ type Deps struct {
 	Sponsor Sponsor
 	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
 	Confirm *confirm.Keeper
-	// Ledger holds the daily budgets' reservations; nil when no budget is set. LedgerErr, when
-	// set, is why a configured budget cannot be kept (every payment is then refused).
-	Ledger    ledger.Ledger
+	// Ledger holds the daily budgets' reservations and the payment journal. LedgerErr, when
+	// set, is why there is no usable one (every payment is then refused).
+	Ledger    ledger.Store
 	LedgerErr error
 }
 

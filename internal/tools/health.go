@@ -186,7 +186,7 @@ func (d *Deps) probeSponsor(ctx context.Context) (string, error) {
 func configCheck(c *config.Config, ledgerErr error) HealthCheck {
 	var problems []string
 	if ledgerErr != nil {
-		problems = append(problems, "daily budget: "+ledgerErr.Error())
+		problems = append(problems, "ledger (payments refused): "+ledgerErr.Error())
 	}
 	if c.Preset.X402Network != "" && c.X402Network != c.Preset.X402Network {
 		problems = append(problems, fmt.Sprintf("x402 network %q differs from the %s preset's %q", c.X402Network, c.Network, c.Preset.X402Network))

@@ -21,6 +21,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -69,6 +70,26 @@ type PublishOutput struct {
 	NextAction         *ResumeCall   `json:"nextAction,omitempty" jsonschema_description:"the call that finishes what is left, when a step failed"`
 	Message            string        `json:"message"`
 	Budget             *BudgetView   `json:"budget,omitempty" jsonschema_description:"the wallet's daily budget after the verification fee, when one is set"`
+	Warnings           []string      `json:"warnings,omitempty"`
+	Replay             bool          `json:"replay,omitempty" jsonschema_description:"true when this answer repeats the first outcome of the same idempotencyKey, from the journal: nothing was created or paid now"`
+}
+
+// feeAlreadyPaid answers a publish whose resource's verification fee the journal shows paid:
+// nothing is paid again; the verdict is for mindvault_publish_status.
+func (r *publishRun) feeAlreadyPaid(id string, e *ledger.Entry) *PublishOutput {
+	out := r.out
+	detail := "the verification fee was already paid by an earlier call"
+	if rc := e.Receipt; rc != nil {
+		detail += " (" + receiptPhrase(rc) + ")"
+		out.PaymentTxHash = rc.TxHash
+	}
+	out.Steps = append(out.Steps, Step{Name: "verify", Status: "skipped", Detail: detail + "; nothing was paid now"},
+		Step{Name: "register", Status: "skipped", Detail: "waits for the verdict of the paid verification"})
+	out.FeeSettlement = SettlementNone
+	out.NextAction = r.resumeCall("mindvault_publish_status", id)
+	out.Message = "Resource " + id + "'s verification fee was already paid, so nothing was paid now; check mindvault_publish_status " + id +
+		" for the verdict, then register it with mindvault_publish and resourceId " + id + " if it is verified."
+	return out
 }
 
 // publish is mindvault_publish.
@@ -115,7 +136,27 @@ var publish = serve(Spec[requests.Publish, PublishOutput]{
 		if req.ResourceID != nil {
 			return r.resume(ctx, *req.ResourceID)
 		}
-		return r.create(ctx)
+		if req.DryRun || req.IdempotencyKey == nil {
+			return r.create(ctx)
+		}
+		// A keyed publish is one publication: a call that finds it done answers its first
+		// outcome (docs/once.md "The journal"); the same key with other arguments is refused.
+		key := &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
+		at, err := d.begin(ctx, "mindvault_publish", kp.Address(), key, fingerprint("mindvault_publish", req))
+		if err != nil {
+			return nil, err
+		}
+		if at.prior != nil {
+			return replayPublish(at.prior)
+		}
+		r.call = at
+		out, err := r.create(ctx)
+		if err == nil && out != nil {
+			at.done(ctx, out)
+		} else if !isNeeded(err) {
+			at.close(ctx, ledger.Failed)
+		}
+		return out, err
 	},
 })
 
@@ -135,6 +176,25 @@ type publishRun struct {
 	// listed is the price the registration must carry: the user's for a resource this call
 	// creates, the listing's for a resumed one.
 	listed string
+	// call is a keyed publish's own journal entry, claimed before the resource is created.
+	call *attempt
+}
+
+// replayPublish answers a keyed publish whose first call finished, from the journal.
+func replayPublish(e *ledger.Entry) (*PublishOutput, error) {
+	var out PublishOutput
+	if len(e.Result) == 0 || json.Unmarshal(e.Result, &out) != nil {
+		return nil, inProgress(e)
+	}
+	out.Replay = true
+	out.Message = "Replay: this idempotencyKey's publish already ran; this is its first answer, and nothing was created or paid now. " + out.Message
+	return &out, nil
+}
+
+// isNeeded reports the user's confirmation being asked for (round 1), which ends nothing.
+func isNeeded(err error) bool {
+	_, asked := confirm.AsNeeded(err)
+	return asked
 }
 
 // create publishes a new resource. The wallet is checked against the current fee before
@@ -159,6 +219,11 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	// the paid request checks them again against this approval).
 	if err := r.d.approve(ctx, r.fee(fee, r.agentWallet, "")); err != nil {
 		return nil, err
+	}
+	if r.call != nil {
+		if err := r.call.claimCall(ctx); err != nil {
+			return nil, err
+		}
 	}
 	desc := deref(req.Description)
 	created, err := r.d.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{
@@ -335,18 +400,48 @@ func (r *publishRun) resumeCall(tool, id string) *ResumeCall {
 func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, fee *big.Int) (*PublishOutput, error) {
 	out := r.out
 	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
-	// One fee per resource, whichever call, instance or resume pays it.
-	spend := &spending{intent: &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.d.Config.X402Network, id}}}
+	// One fee per resource, whichever call, instance or resume pays it, whatever the time
+	// between them: the journal holds the fee's intent.
+	intent := &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.d.Config.X402Network, id}}
+	at, err := r.d.begin(ctx, "mindvault_publish", r.kp.Address(), intent, "fee")
+	if at != nil && at.seen && !r.resumed {
+		// An earlier call carried this resource's fee: the API answered this call's
+		// Idempotency-Key with the resource that call created, and this call created nothing.
+		r.resumed = true
+		for i := range out.Steps {
+			if out.Steps[i].Name == "create" {
+				out.Steps[i] = Step{Name: "create", Status: "skipped", Detail: "resource " + id + " already existed: an earlier call with the same idempotencyKey or approval created it"}
+			}
+		}
+	}
+	if err != nil {
+		return nil, r.afterCreation(err, id)
+	}
+	if at.prior != nil {
+		return r.feeAlreadyPaid(id, at.prior), nil
+	}
 	res, err := r.d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
 		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
-			Approve: r.d.approvePayment(r.fee(fee, "", id), spend), Intent: spend.intent})
+			Approve: r.d.approvePayment(r.fee(fee, "", id), at), Intent: intent, Record: at.record})
 	if err == nil && !res.Response.OK() {
 		err = r.d.X402.Service().StatusError(res.Response)
 	}
-	err = spend.settle(ctx, err)
-	out.Budget = spend.view()
+	err = at.failed(ctx, err, id)
+	out.Budget = at.view()
 	if err != nil {
+		if e, found, _ := r.d.Ledger.Get(ctx, intentEntry(intent)); isCode(err, errmap.CodeDuplicatePayment) && found && e.State == ledger.Settled {
+			return r.feeAlreadyPaid(id, &e), nil
+		}
 		return nil, r.afterCreation(err, id)
+	}
+	if res.Paid {
+		settlement, hash := "unconfirmed", ""
+		if res.Confirmed {
+			settlement, hash = "confirmed", res.Settlement.Transaction
+		}
+		rc := at.receiptFor(settlement, "verification fee", hash)
+		rc.Resource = id
+		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, rc, nil))
 	}
 	feeStep := "no fee was asked"
 	if res.Paid {

@@ -3,12 +3,15 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"sort"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -21,13 +24,17 @@ type Purchase struct {
 	TxHash     string `json:"txHash,omitempty" jsonschema_description:"the settlement transaction"`
 	PaidAt     string `json:"paidAt,omitempty"`
 	PaymentID  string `json:"paymentId,omitempty"`
+	Source     string `json:"source" jsonschema:"enum=journal,enum=api" jsonschema_description:"journal: this endpoint's own receipt of a payment it made and saw settle; api: the MindVault API's record"`
+	AccessURL  string `json:"accessUrl,omitempty" jsonschema_description:"journal receipts of link purchases: the access link delivered, to use again"`
+	Settlement string `json:"settlement,omitempty" jsonschema_description:"journal receipts: confirmed (the seller's proof), chain (the chain shows the nonce used), unconfirmed (delivered without proof)"`
+	Note       string `json:"note,omitempty"`
 }
 
 // PurchaseHistoryOutput is the result of mindvault_purchase_history.
 type PurchaseHistoryOutput struct {
 	ProfileWallet
 	Count     int        `json:"count" jsonschema_description:"purchases returned"`
-	Total     int        `json:"total" jsonschema_description:"purchases the API holds for this wallet (and resource, when filtered)"`
+	Total     int        `json:"total" jsonschema_description:"purchases the journal and the API hold for this wallet (and resource, when filtered); a payment both hold counts once"`
 	Purchases []Purchase `json:"purchases" jsonschema_description:"newest first"`
 	Message   string     `json:"message,omitempty"`
 }
@@ -38,10 +45,12 @@ var purchaseHistory = serve(Spec[requests.PurchaseHistory, PurchaseHistoryOutput
 	Toolset:   config.ToolsetPayments,
 	Title:     "Purchase history",
 	Operation: "Purchase history failed",
-	Description: `Lists the resources a profile's wallet bought, as the MindVault API recorded them (resource,
-		title, amount, settlement transaction, time, payment id), newest first, optionally for one
-		resourceId. Free. mindvault_buy refuses to buy a listed resource again unless allowRepeat is
-		true. No record is a normal result with count 0 and a message.`,
+	Description: `Lists the resources a profile's wallet bought, from this endpoint's own payment journal
+		(receipts of the payments it made, with the access link of a link purchase) and the MindVault
+		API's records, each row naming its source (resource, title, amount, settlement transaction,
+		time, payment id), newest first, optionally for one resourceId. Free. mindvault_buy refuses
+		to buy a listed resource again unless allowRepeat is true. No record is a normal result with
+		count 0 and a message.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{Role: errmap.RoleHistory},
 	Run: func(ctx context.Context, d *Deps, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
@@ -49,20 +58,59 @@ var purchaseHistory = serve(Spec[requests.PurchaseHistory, PurchaseHistoryOutput
 		if err != nil {
 			return nil, err
 		}
-		history, err := d.API.Payments(ctx, addr)
-		if err != nil {
-			return nil, err
+		var (
+			history    []mindvault.Payment
+			receipts   []ledger.Receipt
+			hErr, rErr error
+		)
+		parallel(func() { history, hErr = d.API.Payments(ctx, addr) }, func() { receipts, rErr = d.receipts(ctx, addr) })
+		switch {
+		case rErr != nil && hErr != nil:
+			return nil, hErr
+		case hErr != nil && len(receipts) == 0:
+			return nil, hErr
 		}
 		out := &PurchaseHistoryOutput{ProfileWallet: d.profileWallet(p.Name, addr), Purchases: []Purchase{}}
-		for _, pay := range newestFirst(history) {
-			if req.ResourceID != nil && pay.ResourceID != *req.ResourceID {
+		var rows []Purchase
+		seen := map[string]bool{}
+		for _, r := range receipts {
+			if r.Tool != "mindvault_buy" {
+				continue
+			}
+			row := Purchase{ResourceID: r.Resource, Title: r.Title, Amount: soroban.Decimal(big.NewInt(r.Amount)), Currency: "USDC", TxHash: r.TxHash,
+				PaidAt: r.PaidAt.UTC().Format(time.RFC3339), PaymentID: r.PaymentID, Source: "journal", Settlement: r.Settlement, Note: r.Note}
+			if r.Delivered != nil {
+				row.AccessURL = r.Delivered.URL
+			}
+			rows = append(rows, row)
+			seen[r.TxHash] = r.TxHash != ""
+		}
+		for _, pay := range history {
+			if pay.TxHash != "" && seen[pay.TxHash] {
+				continue
+			}
+			rows = append(rows, Purchase{ResourceID: pay.ResourceID, Title: pay.Title, Amount: string(pay.Amount),
+				Currency: pay.Currency, TxHash: pay.TxHash, PaidAt: pay.PaidAt, PaymentID: pay.PaymentID, Source: "api"})
+		}
+		at := func(p Purchase) time.Time {
+			t, _ := time.Parse(time.RFC3339, p.PaidAt)
+			return t
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return at(rows[i]).After(at(rows[j])) })
+		for _, row := range rows {
+			if req.ResourceID != nil && row.ResourceID != *req.ResourceID {
 				continue
 			}
 			out.Total++
 			if len(out.Purchases) < req.Limit {
-				out.Purchases = append(out.Purchases, Purchase{ResourceID: pay.ResourceID, Title: pay.Title, Amount: string(pay.Amount),
-					Currency: pay.Currency, TxHash: pay.TxHash, PaidAt: pay.PaidAt, PaymentID: pay.PaymentID})
+				out.Purchases = append(out.Purchases, row)
 			}
+		}
+		if rErr != nil {
+			out.Message = "This endpoint's payment journal could not be read (" + oneLine(ctx, rErr, "Journal unreadable") + "); only the MindVault API's records are listed. "
+		}
+		if hErr != nil {
+			out.Message = "The MindVault API's records could not be read (" + oneLine(ctx, hErr, "Purchase history unreadable") + "); only this endpoint's own receipts are listed. "
 		}
 		out.Count = len(out.Purchases)
 		switch {
@@ -72,10 +120,10 @@ var purchaseHistory = serve(Spec[requests.PurchaseHistory, PurchaseHistoryOutput
 			if req.ResourceID != nil {
 				what = " of " + *req.ResourceID
 			}
-			out.Message = fmt.Sprintf("The MindVault API holds no record of a purchase%s by %s on %s. It records only the payments it could "+
-				"attribute to a buyer, so this does not prove the wallet never paid; check the wallet's USDC history if in doubt.", what, addr, d.Config.Network)
+			out.Message += fmt.Sprintf("Neither this endpoint's journal nor the MindVault API holds a record of a purchase%s by %s on %s. The API records only "+
+				"the payments it could attribute to a buyer and the journal only this endpoint's, so this does not prove the wallet never paid; check the wallet's USDC history if in doubt.", what, addr, d.Config.Network)
 		case out.Total > out.Count:
-			out.Message = fmt.Sprintf("Showing the newest %d of %d purchases; raise limit (up to 100) to see more.", out.Count, out.Total)
+			out.Message += fmt.Sprintf("Showing the newest %d of %d purchases; raise limit (up to 100) to see more.", out.Count, out.Total)
 		}
 		return out, nil
 	},

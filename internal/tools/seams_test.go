@@ -20,6 +20,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
 	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -141,7 +142,7 @@ func fakeDeps(t *testing.T) (*Deps, *keypair.Full) {
 	store := credentials.NewEnv(func(k string) string {
 		return map[string]string{"MINDVAULT_AGENT_SECRET": kp.Seed()}[k]
 	}, cfg.DefaultProfile)
-	return &Deps{Config: cfg, Store: store}, kp
+	return &Deps{Config: cfg, Store: store, Ledger: ledger.NewMemoryStore()}, kp
 }
 
 func callTool(t *testing.T, tool *Tool, args string) mcp.ToolResult {
@@ -279,7 +280,7 @@ func TestPublishRefusesBeforeCreating(t *testing.T) {
 			}, cfg.DefaultProfile)
 			api := &fakeAPI{fee: "1"}
 			payer := &fakePayer{}
-			d := &Deps{Config: cfg, Store: store, API: api, X402: payer,
+			d := &Deps{Config: cfg, Store: store, API: api, X402: payer, Ledger: ledger.NewMemoryStore(),
 				Horizon: &fakeHorizon{issuer: cfg.USDCIssuer, usdc: tc.usdc}}
 			res := callTool(t, Define(d, publish), tc.args)
 			if api.creates != tc.creates || payer.calls != 0 {

@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,14 +89,15 @@ func TestBudgetHoldsAcrossInstances(t *testing.T) {
 	}
 }
 
-// TestBudgetReleasesWhatDidNotHappen: a payment refused by the seller after reserving frees its
-// reservation; one whose answer was lost after settling (unknown) keeps it.
+// TestBudgetReleasesWhatDidNotHappen: a payment refused at verification after reserving frees
+// its reservation; one whose answer was lost after settling keeps it (the chain shows it settled).
 func TestBudgetReleasesWhatDidNotHappen(t *testing.T) {
 	// Long and self-contained: harness_test.go, "Which tests run in parallel".
 	t.Parallel()
 	c, db, table := budgetCluster(t, "5")
 	payer := c.sb.Demo.Address
-	if err := c.sb.SetFaults("service=api,target=GET /resources/datasetcard,paid=true,kind=status,status=402,count=1"); err != nil {
+	// Refused at verification (the reason in PAYMENT-REQUIRED.error): proven before settlement.
+	if err := c.sb.SetFaults("service=api,target=GET /resources/datasetcard,paid=true,kind=status,status=402,count=1,header=PAYMENT-REQUIRED:" + verifyRefused("invalid_exact_stellar_payload_simulation_failed")); err != nil {
 		t.Fatal(err)
 	}
 	r := c.call(0, "mindvault_buy", `{"resourceId":"datasetcard","allowRepeat":true}`)
@@ -108,12 +111,20 @@ func TestBudgetReleasesWhatDidNotHappen(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = c.call(1, "mindvault_buy", `{"resourceId":"datasetcard","allowRepeat":true}`)
-	if !r.IsError || r.Meta.Diag.StateChanged != "unknown" || !strings.Contains(r.Content[0].Text, "stays counted") {
+	// The chain decides the lost answer: the nonce is consumed, so the payment settled.
+	if !r.IsError || r.Meta.Diag.StateChanged != "yes" {
 		t.Fatalf("a lost answer after settling: %s", tail(r.raw, 400))
 	}
 	if got := ledgerTotal(t, db, table, payer); got != 5_000_000 {
 		t.Fatalf("an unknown outcome holds %d units, want the payment's 5000000", got)
 	}
+}
+
+// verifyRefused is a paid 402's PAYMENT-REQUIRED as the facilitator's verification refusal
+// sends it: the reason in error.
+func verifyRefused(reason string) string {
+	b, _ := json.Marshal(map[string]any{"x402Version": 2, "error": reason, "accepts": []any{}})
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // TestBudgetFailsClosed: a ledger that refuses connections refuses the payment; nothing is
@@ -137,8 +148,10 @@ func TestBudgetFailsClosed(t *testing.T) {
 func TestBudgetInTheQuestionAndDryRun(t *testing.T) {
 	e := newEnv(t, map[string]string{"MINDVAULT_BUDGET_USDC": "2"}) // the local build's memory ledger
 	dry := e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"rustguide","dryRun":true}`))
-	if b, _ := dry["budget"].(map[string]any); b["remainingUsdc"] != "0.5000000" || b["spentUsdc"] != "1.5000000" {
-		t.Fatalf("a dry run's budget (as if paid) %v", dry["budget"])
+	// A dry run spends nothing: the budget as it stands, and the message says what the payment would leave.
+	if b, _ := dry["budget"].(map[string]any); b["remainingUsdc"] != "2.0000000" || b["spentUsdc"] != "0.0000000" ||
+		!strings.Contains(dry["message"].(string), "0.5000000 USDC left after it") {
+		t.Fatalf("a dry run's budget %v, message %v", dry["budget"], dry["message"])
 	}
 	_, msg := e.asked(e.modern("mindvault_buy", `{"resourceId":"rustguide"}`, capsForm, ""))
 	if !strings.Contains(msg, "Daily budget left after it: 0.5000000 USDC") {

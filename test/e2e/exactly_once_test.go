@@ -78,8 +78,12 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 	routes := []onceRoute{
 		{name: "buy paid GET resource", service: "api", target: "GET /resources/*", paid: true,
 			location: func(string) string { return "/resources/llmprompts" },
-			call:     func(e *env, _ int, _ string) result { return e.call("mindvault_buy", `{"resourceId":"llmprompts"}`) },
-			sent:     func(e *env) int { return e.sb.PaidRequests("GET /resources/*") }},
+			// Each case its own purchase (allowRepeat, a key of its own): an unknown outcome
+			// left by one case blocks its intent until the chain decides (docs/once.md).
+			call: func(e *env, n int, _ string) result {
+				return e.call("mindvault_buy", fmt.Sprintf(`{"resourceId":"llmprompts","allowRepeat":true,"idempotencyKey":"leave-once-%d"}`, n))
+			},
+			sent: func(e *env) int { return e.sb.PaidRequests("GET /resources/*") }},
 		{name: "publish paid POST verify-content", service: "api", target: "POST /verify-content", paid: true, created: true,
 			location: func(string) string { return "/verify-content" },
 			call:     func(e *env, n int, _ string) result { return publish(e, n) },

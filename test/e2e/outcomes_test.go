@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -106,11 +107,12 @@ func TestBuyClaimsOnlyWhatIsProven(t *testing.T) {
 		{"a real purchase is confirmed", "zkprimer", "",
 			want{paid: 1, settle: "confirmed", amount: "6.2500000", txHash: "any"}},
 	}
-	for _, tc := range cases {
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := e.in(t)
 			e.faults(tc.plan)
-			r := e.call("mindvault_buy", `{"resourceId":"`+tc.id+`"}`)
+			// Each case its own purchase: an unknown outcome blocks its intent until the chain decides.
+			r := e.call("mindvault_buy", fmt.Sprintf(`{"resourceId":"%s","allowRepeat":true,"idempotencyKey":"outcome-case-%d"}`, tc.id, i))
 			if n := e.sb.PaidRequests("GET /resources/*"); n != tc.want.paid {
 				t.Fatalf("paid requests = %d, want %d", n, tc.want.paid)
 			}
@@ -269,11 +271,16 @@ func TestExecutionStarted(t *testing.T) {
 		{"read: wallet info, Horizon 5xx", "mindvault_wallet_info", ``,
 			"service=horizon,target=GET /accounts/*,kind=status,status=500", "SERVER_ERROR", true},
 	}
-	for _, tc := range cases {
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := e.in(t)
 			e.faults(tc.plan)
-			r := e.call(tc.tool, tc.args)
+			args := tc.args
+			if tc.tool == "mindvault_buy" {
+				// Each case its own purchase: an unknown outcome blocks its intent until the chain decides.
+				args = strings.Replace(args, "{", fmt.Sprintf(`{"allowRepeat":true,"idempotencyKey":"started-case-%d",`, i), 1)
+			}
+			r := e.call(tc.tool, args)
 			if !r.IsError || r.Meta.Diag == nil {
 				t.Fatalf("want a failure: %s", r.raw)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"strings"
 	"sync"
@@ -238,12 +239,13 @@ func TestPaidRequestSentOnce(t *testing.T) {
 		{"timeout after paying", "service=api,target=GET /resources/*,paid=true,kind=delay,delay=10s",
 			failure{category: "timeout", code: "TIMEOUT", source: "x402", state: "unknown", retry: "no", next: "expire"}},
 	}
-	for _, tc := range cases {
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := e.in(t)
 			e.faults(tc.plan)
 			before := usdc(e, e.sb.Demo.Address)
-			r := e.call("mindvault_buy", `{"resourceId":"llmprompts"}`)
+			// Each case its own purchase: an unknown outcome blocks its intent until the chain decides.
+			r := e.call("mindvault_buy", fmt.Sprintf(`{"resourceId":"llmprompts","allowRepeat":true,"idempotencyKey":"sent-once-%d"}`, i))
 			e.fails("mindvault_buy", r, tc.want)
 			if n := e.sb.PaidRequests("GET /resources/*"); n != 1 {
 				t.Fatalf("the paid request was sent %d times, want exactly 1", n)
@@ -298,7 +300,9 @@ func TestPublishFlow(t *testing.T) {
 		e := e.in(t)
 		e.faults("service=api,target=POST /verify-content,paid=true,kind=status,status=400")
 		r := e.call("mindvault_publish", `{"title":"Half Done","price":"1","externalUrl":"https://example.org/half"}`)
-		e.fails("mindvault_publish", r, failure{category: "validation", code: "BAD_REQUEST", source: "x402", status: 400, state: "yes"})
+		// A 400 after the fee was sent, without proof: the chain shows it not settled yet, so the
+		// fee's outcome is unknown until its signature expires (docs/once.md "The journal").
+		e.fails("mindvault_publish", r, failure{category: "validation", code: "BAD_REQUEST", source: "x402", status: 400, state: "unknown"})
 		if !strings.Contains(r.Content[0].Text, "was created") || !strings.Contains(r.Content[0].Text, "do not publish it again") {
 			t.Fatalf("no resume guidance: %s", r.Content[0].Text)
 		}

@@ -195,7 +195,7 @@ func TestRepeatPurchase(t *testing.T) {
 		r := e.call("mindvault_buy", args)
 		e.fails("mindvault_buy", r, failure{category: "conflict", code: "ALREADY_PURCHASED", source: "x402", retry: "no",
 			next: `call mindvault_buy with {"allowRepeat":true,"resourceId":"zkprimer"}`})
-		for _, want := range []string{firstReceipt["paymentId"].(string), first["txHash"].(string), "6.25 USDC"} {
+		for _, want := range []string{firstReceipt["paymentId"].(string), first["txHash"].(string), "6.2500000 USDC"} {
 			if !strings.Contains(r.Content[0].Text, want) {
 				t.Errorf("the refusal lacks the earlier receipt's %q: %s", want, r.Content[0].Text)
 			}
@@ -229,7 +229,7 @@ func TestRepeatPurchase(t *testing.T) {
 	}
 	newest := ps[0].(map[string]any)
 	if newest["txHash"] != again["txHash"] || newest["paymentId"] != again["receipt"].(map[string]any)["paymentId"] ||
-		newest["title"] != "Zero-Knowledge Primer" || newest["amount"] != "6.25" || newest["paidAt"] == nil {
+		newest["title"] != "Zero-Knowledge Primer" || newest["amount"] != "6.2500000" || newest["paidAt"] == nil || newest["source"] != "journal" {
 		t.Fatalf("newest purchase %v, want the second buy %v", newest, again)
 	}
 	limited := e.ok("mindvault_purchase_history", e.call("mindvault_purchase_history", `{"limit":1}`))
@@ -237,15 +237,15 @@ func TestRepeatPurchase(t *testing.T) {
 		t.Fatalf("limit 1: %v", limited)
 	}
 	other := e.ok("mindvault_purchase_history", e.call("mindvault_purchase_history", `{"resourceId":"rustguide"}`))
-	if other["count"] != 0.0 || len(other["purchases"].([]any)) != 0 || !strings.Contains(other["message"].(string), "holds no record of a purchase of rustguide") {
+	if other["count"] != 0.0 || len(other["purchases"].([]any)) != 0 || !strings.Contains(other["message"].(string), "record of a purchase of rustguide") {
 		t.Fatalf("no purchase of rustguide: %v", other)
 	}
 }
 
-// TestPurchaseHistoryNeverBlocksABuy: when the history cannot be read the purchase goes
+// TestPurchaseHistoryNeverBlocksABuy: when the API's history cannot be read the purchase goes
 // ahead with a warning; an API without the route (404) means no record, not a failure. A
-// repeat purchase the history guard cannot see is still refused, by the payment rail: its
-// intent's nonce is already used, so nothing is sent (DUPLICATE_PAYMENT).
+// repeat purchase the API cannot show is still refused before anything is sent: the journal
+// holds the earlier receipt (ALREADY_PURCHASED).
 func TestPurchaseHistoryNeverBlocksABuy(t *testing.T) {
 	e := newEnv(t, nil)
 	e.ok("mindvault_buy", e.call("mindvault_buy", `{"resourceId":"llmprompts"}`))
@@ -253,7 +253,7 @@ func TestPurchaseHistoryNeverBlocksABuy(t *testing.T) {
 		e := e.in(t)
 		e.faults("service=api,target=GET /buyers/*/payments,kind=status,status=500")
 		r := e.call("mindvault_buy", `{"resourceId":"llmprompts"}`)
-		e.fails("mindvault_buy", r, failure{category: "conflict", code: "DUPLICATE_PAYMENT", source: "x402", retry: "no"})
+		e.fails("mindvault_buy", r, failure{category: "conflict", code: "ALREADY_PURCHASED", source: "x402", retry: "no"})
 		if e.sb.PaidRequests("GET /resources/*") != 0 || r.Meta.Diag.ExecutionStarted || r.Meta.Diag.StateChanged != "no" {
 			t.Fatalf("the repeat purchase was sent: %s", r.raw)
 		}
@@ -287,18 +287,29 @@ func TestPurchaseHistoryNeverBlocksABuy(t *testing.T) {
 			}
 		})
 	}
-	t.Run("the history tool reports the failure", func(t *testing.T) {
+	t.Run("the history tool lists the journal and names the API's failure", func(t *testing.T) {
 		e := e.in(t)
 		e.faults("service=api,target=GET /buyers/*/payments,kind=status,status=500")
-		e.fails("mindvault_purchase_history", e.call("mindvault_purchase_history", ""),
-			failure{category: "server", code: "SERVER_ERROR", source: "api", status: 500})
+		out := e.ok("mindvault_purchase_history", e.call("mindvault_purchase_history", ""))
+		rows, _ := out["purchases"].([]any)
+		if len(rows) != 4 || rows[0].(map[string]any)["source"] != "journal" || !strings.Contains(out["message"].(string), "could not be read") {
+			t.Fatalf("API 500: %v", out)
+		}
 	})
-	t.Run("404 is no record", func(t *testing.T) {
+	t.Run("404 is no record of the API's", func(t *testing.T) {
 		e := e.in(t)
 		e.faults("service=api,target=GET /buyers/*/payments,kind=status,status=404")
 		out := e.ok("mindvault_purchase_history", e.call("mindvault_purchase_history", ""))
-		if out["count"] != 0.0 || !strings.Contains(out["message"].(string), "does not prove the wallet never paid") {
+		if out["count"] != 4.0 {
 			t.Fatalf("404: %v", out)
+		}
+	})
+	t.Run("no record anywhere", func(t *testing.T) {
+		e := e.in(t)
+		e.faults("service=api,target=GET /buyers/*/payments,kind=status,status=404")
+		out := e.ok("mindvault_purchase_history", e.call("mindvault_purchase_history", `{"resourceId":"zkprimer"}`))
+		if out["count"] != 0.0 || !strings.Contains(out["message"].(string), "does not prove the wallet never paid") {
+			t.Fatalf("no record: %v", out)
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awscreds "github.com/aws/aws-sdk-go-v2/credentials"
 	"io"
 	"net/http"
 	"os"
@@ -61,6 +63,10 @@ func bootLambda(t *testing.T, vars map[string]string) (*env, func() string) {
 	for k, v := range fastRetries {
 		all[k] = v
 	}
+	// Under Lambda payments need the shared ledger (docs/once.md "The journal").
+	for k, v := range lambdaLedger(t) {
+		all[k] = v
+	}
 	for k, v := range vars {
 		all[k] = v
 	}
@@ -74,7 +80,11 @@ func bootLambda(t *testing.T, vars map[string]string) (*env, func() string) {
 	stdout := os.Stdout
 	os.Stdout = w // the handler picks its EMF writer up at construction
 	logs := &syncBuffer{}
-	b := server.Boot(func(k string) string { return all[k] }, true, logs)
+	// The ledger's AWS credentials come from the test, not the process environment.
+	static := func(context.Context) (aws.Config, error) {
+		return aws.Config{Region: "us-east-1", Credentials: awscreds.NewStaticCredentialsProvider("test", "test", "")}, nil
+	}
+	b := server.BootWith(func(k string) string { return all[k] }, true, logs, server.Local{AWSConfig: static})
 	os.Stdout = stdout
 	var once sync.Once
 	drain := func() string { // every request has returned, so its metric lines are in the pipe

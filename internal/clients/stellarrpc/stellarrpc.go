@@ -119,6 +119,15 @@ func (c *Client) GetLatestLedger(ctx context.Context) (*rpc.GetLatestLedgerRespo
 	return &out, nil
 }
 
+// GetEvents reads contract events; the request's filters are the caller's.
+func (c *Client) GetEvents(ctx context.Context, req rpc.GetEventsRequest) (*rpc.GetEventsResponse, error) {
+	var out rpc.GetEventsResponse
+	if err := c.Call(ctx, "getEvents", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // serverCodes are the JSON-RPC codes with which the node says it is itself failing (internal
 // error and Stellar RPC's own -32001, -32003, -32098); any other code is the node refusing the
 // request, reported as RPC_ERROR (category contract) with the code in upstream.

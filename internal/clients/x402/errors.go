@@ -47,7 +47,7 @@ var reasons = map[string]reason{
 	"insufficient_funds": {errmap.CodeInsufficientUSDC, "the wallet holds less USDC than the price"},
 	"payment_required":   {errmap.CodePaymentRequired, "the seller still asks for a payment"},
 	"invalid_exact_stellar_payload_simulation_failed": {errmap.CodePaymentSimFailed,
-		"the facilitator's simulation of the transfer failed (too little USDC, no USDC trustline, or an authorization already used or expired)"},
+		"the facilitator's simulation of the transfer failed (too little USDC, no trustline, or a used or expired authorization)"},
 	"payment_expired": {errmap.CodeTxExpired, "the signed payment expired before the facilitator checked it"},
 	"invalid_exact_stellar_signature_expiration_too_far": {errmap.CodeUnsupportedRequirement,
 		"the payment's authorization stays valid longer than the facilitator accepts"},

@@ -46,7 +46,7 @@ func TestReasons(t *testing.T) {
 	}{
 		{"insufficient_funds", errmap.CodeInsufficientUSDC, "the wallet holds less USDC than the price (insufficient_funds)", "insufficient_funds"},
 		{"payment_required", errmap.CodePaymentRequired, "the seller still asks for a payment (payment_required)", "payment_required"},
-		{"invalid_exact_stellar_payload_simulation_failed", errmap.CodePaymentSimFailed, "the facilitator's simulation of the transfer failed (too little USDC, no USDC trustline, or an authorization already used or expired) (invalid_exact_stellar_payload_simulation_failed)", "invalid_exact_stellar_payload_simulation_failed"},
+		{"invalid_exact_stellar_payload_simulation_failed", errmap.CodePaymentSimFailed, "the facilitator's simulation of the transfer failed (too little USDC, no trustline, or a used or expired authorization) (invalid_exact_stellar_payload_simulation_failed)", "invalid_exact_stellar_payload_simulation_failed"},
 		{"settle_exact_stellar_transaction_submission_failed", errmap.CodeSettlementFailed, "the facilitator's submission of the transaction was refused by the network (settle_exact_stellar_transaction_submission_failed)", "settle_exact_stellar_transaction_submission_failed"},
 		{"settle_exact_stellar_transaction_failed", errmap.CodePaymentRejected, "the submitted transaction failed or was not confirmed in time (settle_exact_stellar_transaction_failed)", "settle_exact_stellar_transaction_failed"},
 		{"unexpected_settle_error", errmap.CodeSettlementFailed, "the facilitator failed while settling (unexpected_settle_error)", "unexpected_settle_error"},

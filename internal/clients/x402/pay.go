@@ -69,6 +69,11 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	if err != nil {
 		return nil, err
 	}
+	if policy.Record != nil {
+		if err := policy.Record(ctx, signed); err != nil {
+			return nil, err
+		}
+	}
 	paid := req
 	paid.Header = req.Header.Clone()
 	if paid.Header == nil {
@@ -113,7 +118,12 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 				f.ExecutionStarted, f.StateChanged, f.TxHash, f.PaymentExpiresAt = true, errmap.StateUnknown, hash, expires
 			})
 		}
-		return nil, SentRefused{errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+		verified := VerifyReason(resp.Header)
+		proven := verified
+		if s := out.Settlement; proven == "" && s != nil && beforeSettlement(s.ErrorReason) {
+			proven = s.ErrorReason // a verification reason, reported by the settle step's own check
+		}
+		return nil, SentRefused{Verify: proven, error: errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
 			said := f.UpstreamDetail
 			if said == "" {
 				said = errmap.ReadBody(f.Body).Message
@@ -124,14 +134,15 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 				f.Code = ""
 				*f = reasonFacts(*f, why)
 				if f.UpstreamDetail != "" {
-					said = "the facilitator refused the payment " + stage + ": " + f.UpstreamDetail
+					said = "refused " + stage + ": " + f.UpstreamDetail
 				}
 			}
 			// What the seller said, when it said something, tells more than this sentence.
 			f.UpstreamDetail = said
 			f.Detail = "the seller refused the payment, so this answer settled nothing; the signed authorization stays valid until " + expires
 			if said != "" {
-				f.Detail = said + "; this answer settled nothing, and the signed authorization stays valid until " + expires
+				// Bounded by MaxDetail: the expiry must survive, so the sentence stays short.
+				f.Detail = said + "; nothing settled, the signed authorization stays valid until " + expires
 			}
 			f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateNo, expires
 		})}
@@ -158,10 +169,51 @@ func refusalReason(resp *transport.Response, st *Settlement) (why, stage string)
 	return "", ""
 }
 
-// SentRefused is a payment the seller refused with a 402 after it was sent: that answer
-// settled nothing. A caller whose payment carries an intent looks whether the intent's
-// payment settled elsewhere (a concurrent call that won the nonce).
-type SentRefused struct{ error }
+// SentRefused is a payment the seller refused with a 402 after it was sent. Verify is the
+// facilitator's verification reason when the refusal came at verification (PAYMENT-REQUIRED
+// error), which proves nothing settled; without it the chain decides (docs/once.md).
+type SentRefused struct {
+	error
+	Verify string
+}
+
+// VerifyReason is the x402 reason code a paid 402's PAYMENT-REQUIRED carries when the
+// facilitator refused the payment at verification ("" for none, or for prose such as the
+// unpaid 402's "Payment required").
+func VerifyReason(h http.Header) string {
+	pr, err := ParseRequired(h, nil)
+	if err != nil || !beforeSettlement(pr.Error) {
+		return ""
+	}
+	return pr.Error
+}
+
+// beforeSettlement reports an x402 reason that refuses a payment before anything is submitted
+// (a verification reason: invalid_*, insufficient_funds, ...), as against one of the settle
+// step itself (settle_*, unexpected_settle_error), after which the chain must be asked.
+func beforeSettlement(reason string) bool {
+	return reasonToken(reason) && !strings.Contains(reason, "settle")
+}
+
+// reasonToken is an x402 reason code: lower-case letters, digits and underscores.
+func reasonToken(s string) bool {
+	if s == "" || len(s) > 100 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Refusal is the SentRefused in err's chain, if any.
+func Refusal(err error) (SentRefused, bool) {
+	var s SentRefused
+	ok := errors.As(err, &s)
+	return s, ok
+}
 
 func (e SentRefused) Unwrap() error { return e.error }
 

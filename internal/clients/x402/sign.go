@@ -87,11 +87,20 @@ func (s *Signer) now() time.Time {
 	return time.Now()
 }
 
-// Signed is a payment ready to send.
+// Signed is a payment ready to send, with what the chain needs to be asked about it later.
 type Signed struct {
 	Header    string    // PAYMENT-SIGNATURE value
 	ExpiresAt time.Time // after this the signed auth entry can no longer settle
 	Payer     string
+	PayTo     string
+	Asset     string
+	Amount    *big.Int
+	Nonce     int64
+	// SignedLedger is the latest ledger it was signed against; ExpirationLedger the last one
+	// in which it can settle.
+	SignedLedger, ExpirationLedger uint32
+	// Envelope is the signed transfer (base64 XDR) that an enforcing simulation re-runs.
+	Envelope string
 }
 
 // Sign builds the `transfer(payer, payTo, amount)` invocation on the asset with the all-zero
@@ -201,7 +210,8 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 		return nil, err
 	}
 	expires := ExpiresAt(latest.LedgerCloseTime, readAt, latest.Sequence, expiration)
-	return &Signed{Header: header, ExpiresAt: expires, Payer: kp.Address()}, nil
+	return &Signed{Header: header, ExpiresAt: expires, Payer: kp.Address(), PayTo: r.PayTo, Asset: r.Asset, Amount: new(big.Int).Set(amount),
+		Nonce: int64(entry.Credentials.Address.Nonce), SignedLedger: latest.Sequence, ExpirationLedger: expiration, Envelope: env}, nil
 }
 
 // Bounds on the latest ledger a payment's expiry is counted from: its close time must be

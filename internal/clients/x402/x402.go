@@ -67,6 +67,9 @@ type Policy struct {
 	// many calls, instances or replays carry the intent, the network settles at most one of
 	// them. nil is a new payment on purpose (allowRepeat without an idempotency key).
 	Intent *Intent
+	// Record, when set, is called with the signed payment before it is sent; an error stops
+	// the call with nothing sent (the journal must hold what the chain will be asked later).
+	Record func(ctx context.Context, s *Signed) error
 }
 
 // Intent is what a payment is for, as its nonce is derived from: a kind and its parts

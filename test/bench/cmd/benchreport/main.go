@@ -121,6 +121,7 @@ func run(o options) int {
 	})
 	section("package init trace (GODEBUG=inittrace=1)", func() (err error) { r.inits, err = initTrace(o.bootstrap); return err })
 	section("downstream round trips and parallelism", func() (err error) { r.down, err = downstream(); return err })
+	section("ledger round trips per paid call", func() (err error) { r.ledger, err = ledgerTrips(); return err })
 	section("sustained loopback load", func() (err error) {
 		r.load, r.rss, err = loads(o, work, o.clients, o.loadDur, o.loadMax)
 		if err == nil {

@@ -95,6 +95,7 @@ type report struct {
 	coldLocal []localRun
 	inits     []pkgInit
 	down      *downResult
+	ledger    []ledgerTrip
 	load      []loadResult
 	era       []eraProbe
 }
@@ -194,6 +195,7 @@ func (r *report) markdown() string {
 	r.coldSection(p)
 	r.eraSection(p)
 	r.downSection(p)
+	r.ledgerSection(p)
 	r.loadSection(p)
 	if r.opts.notes != "" {
 		if b, err := os.ReadFile(r.opts.notes); err == nil {
@@ -530,6 +532,22 @@ func (r *report) eraSection(p printer) {
 		p("| %s | %s | %d | %s |\n", e.request, e.impl, e.status, strings.ReplaceAll(e.answer, "|", "\\|"))
 	}
 	p("\nThe conformance suite against the peer is a one-off run recorded in `docs/mcp-sdk.md` (it needs Node; `make bench` does not run it).\n\n")
+}
+
+// ledgerSection prints the ledger calls of paid calls (inside the downstream section).
+func (r *report) ledgerSection(p printer) {
+	p("### Ledger round trips per paid call\n\n")
+	if r.ledger == nil {
+		p("_Not measured._\n\n")
+		return
+	}
+	p("Calls that reached the ledger (a DynamoDB round trip each, two for a wallet's first receipt or a day's first\n")
+	p("reservation), with a wallet budget set. *budget* is what a paid call cost before the journal; *journal* is the\n")
+	p("journal's own (docs/once.md \"The journal\").\n\n| call | budget (before) | journal | total (after) | note |\n|---|---:|---:|---:|---|\n")
+	for _, t := range r.ledger {
+		p("| %s | %d | %d | %d | %s |\n", t.what, t.budget, t.journal, t.budget+t.journal, strings.ReplaceAll(t.failure, "|", "\\|"))
+	}
+	p("\n")
 }
 
 func (r *report) downSection(p printer) {

@@ -1,0 +1,118 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Store is what a deployment keeps in its ledger table: the budgets and the journal.
+type Store interface {
+	Ledger
+	Journal
+}
+
+// MemoryStore is a Store in this process's memory.
+type MemoryStore struct {
+	*Memory
+	*MemoryJournal
+}
+
+// NewMemoryStore returns an empty MemoryStore.
+func NewMemoryStore() MemoryStore { return MemoryStore{NewMemory(), NewMemoryJournal()} }
+
+var _ Store = (*Dynamo)(nil)
+
+// Bounded is a Store whose every call is bounded by Timeout (MINDVAULT_LEDGER_TIMEOUT_MS): a
+// store that does not answer in time is unavailable, and the caller refuses before it signs.
+type Bounded struct {
+	S       Store
+	Timeout time.Duration
+}
+
+var _ Store = Bounded{}
+
+// DefaultTimeout bounds every ledger call unless MINDVAULT_LEDGER_TIMEOUT_MS says otherwise.
+const DefaultTimeout = 2 * time.Second
+
+func bounded[T any](ctx context.Context, b Bounded, f func(context.Context) (T, error)) (T, error) {
+	timeout := b.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err := f(ctx)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, ErrUnavailable) {
+		err = fmt.Errorf("%w: no answer within %s (MINDVAULT_LEDGER_TIMEOUT_MS): %w", ErrUnavailable, timeout, err)
+	}
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = &TimeoutError{err: err, After: timeout}
+	}
+	return v, err
+}
+
+// TimeoutError is a ledger call that did not answer within the bound.
+type TimeoutError struct {
+	err   error
+	After time.Duration
+}
+
+func (e *TimeoutError) Error() string { return e.err.Error() }
+func (e *TimeoutError) Unwrap() error { return e.err }
+
+// Reserve implements Ledger.
+func (b Bounded) Reserve(ctx context.Context, key string, day time.Time, intent string, amount, limit int64) (Usage, error) {
+	return bounded(ctx, b, func(ctx context.Context) (Usage, error) { return b.S.Reserve(ctx, key, day, intent, amount, limit) })
+}
+
+// Release implements Ledger.
+func (b Bounded) Release(ctx context.Context, key string, day time.Time, intent string) (Usage, error) {
+	return bounded(ctx, b, func(ctx context.Context) (Usage, error) { return b.S.Release(ctx, key, day, intent) })
+}
+
+// Usage implements Ledger.
+func (b Bounded) Usage(ctx context.Context, key string, day time.Time) (Usage, error) {
+	return bounded(ctx, b, func(ctx context.Context) (Usage, error) { return b.S.Usage(ctx, key, day) })
+}
+
+type claimed struct {
+	e  Entry
+	ok bool
+}
+
+// Claim implements Journal.
+func (b Bounded) Claim(ctx context.Context, e Entry, now time.Time) (Entry, bool, error) {
+	c, err := bounded(ctx, b, func(ctx context.Context) (claimed, error) {
+		e, ok, err := b.S.Claim(ctx, e, now)
+		return claimed{e, ok}, err
+	})
+	return c.e, c.ok, err
+}
+
+// Save implements Journal.
+func (b Bounded) Save(ctx context.Context, e Entry, prev string, now time.Time) error {
+	_, err := bounded(ctx, b, func(ctx context.Context) (struct{}, error) { return struct{}{}, b.S.Save(ctx, e, prev, now) })
+	return err
+}
+
+// Get implements Journal.
+func (b Bounded) Get(ctx context.Context, id string) (Entry, bool, error) {
+	c, err := bounded(ctx, b, func(ctx context.Context) (claimed, error) {
+		e, ok, err := b.S.Get(ctx, id)
+		return claimed{e, ok}, err
+	})
+	return c.e, c.ok, err
+}
+
+// AddReceipt implements Journal.
+func (b Bounded) AddReceipt(ctx context.Context, r Receipt, keep time.Duration) error {
+	_, err := bounded(ctx, b, func(ctx context.Context) (struct{}, error) { return struct{}{}, b.S.AddReceipt(ctx, r, keep) })
+	return err
+}
+
+// Receipts implements Journal.
+func (b Bounded) Receipts(ctx context.Context, payer string) ([]Receipt, error) {
+	return bounded(ctx, b, func(ctx context.Context) ([]Receipt, error) { return b.S.Receipts(ctx, payer) })
+}

@@ -1,0 +1,253 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The journal's items in the budgets' table (docs/once.md "The journal"): an intent is
+// "intent#<id>" with its state, owner, lease and fingerprint as attributes of their own (the
+// conditions read them) and the rest as one JSON document; a wallet's receipts are one item,
+// "receipts#<address>", holding a map of receipt id to JSON. Every write is one conditional
+// UpdateItem on one item, so the function's role needs nothing beyond GetItem and UpdateItem.
+const (
+	attrState   = "st"
+	attrAttempt = "att"
+	attrLease   = "lease" // unix milliseconds
+	attrFP      = "fp"
+	attrDoc     = "doc"
+	attrRcpts   = "rc"
+)
+
+const (
+	claimExpr = "SET #st = :pending, #att = :att, #lease = :lease, #fp = :fp, #doc = :doc, #exp = :exp"
+	// An absent entry, one the TTL should have removed, or one that certainly paid nothing
+	// under the same fingerprint (failed, or pending with a dead owner) may be claimed.
+	claimCond = "attribute_not_exists(#pk) OR #exp < :nowsec OR (#fp = :fp AND (#st = :failed OR (#st = :pending AND #lease < :now)))"
+	saveExpr  = "SET #st = :st, #att = :att, #lease = :lease, #doc = :doc, #exp = :exp"
+	saveCond  = "#att = :prev AND #exp >= :nowsec"
+
+	receiptExpr   = "SET #rc.#id = :doc, #exp = :exp"
+	receiptCond   = "attribute_exists(#rc)"
+	receiptsExpr  = "SET #rc = :map, #exp = :exp"
+	receiptsCond  = "attribute_not_exists(#rc)"
+	receiptsPrune = "REMOVE "
+)
+
+// Claim implements Journal.
+func (d *Dynamo) Claim(ctx context.Context, e Entry, now time.Time) (Entry, bool, error) {
+	if err := checkEntry(e); err != nil {
+		return Entry{}, false, err
+	}
+	e.State, e.LeaseUntil, e.Updated = Pending, now.Add(Lease), now
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("%w: entry: %v", ErrInvalid, err)
+	}
+	names := map[string]string{"#pk": attrPK, "#st": attrState, "#att": attrAttempt, "#lease": attrLease, "#fp": attrFP, "#doc": attrDoc, "#exp": attrExpiresAt}
+	values := map[string]types.AttributeValue{
+		":pending": str(string(Pending)), ":failed": str(string(Failed)), ":att": str(e.Attempt),
+		":lease": number(e.LeaseUntil.UnixMilli()), ":fp": str(e.Fingerprint), ":doc": str(string(doc)),
+		":exp": number(e.expiry(now).Unix()), ":now": number(now.UnixMilli()), ":nowsec": number(now.Unix()),
+	}
+	_, err = d.updateKey(ctx, "intent#"+e.ID, claimExpr, claimCond, names, values)
+	switch {
+	case err == nil:
+		return e, true, nil
+	case !conditionFailed(err):
+		return Entry{}, false, d.journalUnavailable("claim", e.ID, err)
+	}
+	cur, ok, err := d.Get(ctx, e.ID)
+	if err != nil {
+		return Entry{}, false, err
+	}
+	if !ok { // removed between the write and the read: the caller tries again as a new call would
+		return Entry{}, false, d.journalUnavailable("claim", e.ID, fmt.Errorf("the entry changed under the claim"))
+	}
+	return cur, false, nil
+}
+
+// Save implements Journal.
+func (d *Dynamo) Save(ctx context.Context, e Entry, prev string, now time.Time) error {
+	if err := checkEntry(e); err != nil {
+		return err
+	}
+	e.Updated = now
+	if e.LeaseUntil.IsZero() {
+		e.LeaseUntil = now
+	}
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("%w: entry: %v", ErrInvalid, err)
+	}
+	names := map[string]string{"#st": attrState, "#att": attrAttempt, "#lease": attrLease, "#doc": attrDoc, "#exp": attrExpiresAt}
+	values := map[string]types.AttributeValue{
+		":st": str(string(e.State)), ":att": str(e.Attempt), ":lease": number(e.LeaseUntil.UnixMilli()), ":doc": str(string(doc)),
+		":exp": number(e.expiry(now).Unix()), ":prev": str(prev), ":nowsec": number(now.Unix()),
+	}
+	_, err = d.updateKey(ctx, "intent#"+e.ID, saveExpr, saveCond, names, values)
+	switch {
+	case err == nil:
+		return nil
+	case conditionFailed(err):
+		return ErrNotOwner
+	}
+	return d.journalUnavailable("save", e.ID, err)
+}
+
+// Get implements Journal with one strongly consistent GetItem.
+func (d *Dynamo) Get(ctx context.Context, id string) (Entry, bool, error) {
+	it, err := d.getKey(ctx, "intent#"+id)
+	if err != nil {
+		return Entry{}, false, d.journalUnavailable("read", id, err)
+	}
+	if len(it) == 0 {
+		return Entry{}, false, nil
+	}
+	if exp, err := parseNumber(it[attrExpiresAt]); err == nil && exp < time.Now().Unix() {
+		return Entry{}, false, nil // past its TTL: the table removes it lazily
+	}
+	var e Entry
+	doc, _ := it[attrDoc].(*types.AttributeValueMemberS)
+	if doc == nil || json.Unmarshal([]byte(doc.Value), &e) != nil {
+		return Entry{}, false, d.journalUnavailable("read", id, fmt.Errorf("attribute %s is not an entry", attrDoc))
+	}
+	e.ID = id
+	e.State = State(strValue(it[attrState]))
+	e.Attempt = strValue(it[attrAttempt])
+	e.Fingerprint = strValue(it[attrFP])
+	if ms, err := parseNumber(it[attrLease]); err == nil {
+		e.LeaseUntil = time.UnixMilli(ms)
+	}
+	return e, true, nil
+}
+
+// AddReceipt implements Journal: one UpdateItem on the wallet's receipts item (two for its first).
+func (d *Dynamo) AddReceipt(ctx context.Context, r Receipt, keep time.Duration) error {
+	doc, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("%w: receipt: %v", ErrInvalid, err)
+	}
+	pk := "receipts#" + r.Payer
+	exp := number(time.Now().Add(keep).Unix())
+	for range maxAttempts {
+		_, err := d.updateKey(ctx, pk, receiptExpr, receiptCond,
+			map[string]string{"#rc": attrRcpts, "#id": r.ID, "#exp": attrExpiresAt},
+			map[string]types.AttributeValue{":doc": str(string(doc)), ":exp": exp})
+		if err == nil {
+			return nil
+		}
+		if !conditionFailed(err) {
+			return d.journalUnavailable("receipt", r.Payer, err)
+		}
+		_, err = d.updateKey(ctx, pk, receiptsExpr, receiptsCond,
+			map[string]string{"#rc": attrRcpts, "#exp": attrExpiresAt},
+			map[string]types.AttributeValue{":map": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{r.ID: str(string(doc))}}, ":exp": exp})
+		if err == nil {
+			return nil
+		}
+		if !conditionFailed(err) {
+			return d.journalUnavailable("receipt", r.Payer, err)
+		}
+		// Another instance wrote the wallet's first receipt in between: add to it.
+	}
+	return d.journalUnavailable("receipt", r.Payer, fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
+}
+
+// Receipts implements Journal; past MaxReceipts it removes the oldest (best effort).
+func (d *Dynamo) Receipts(ctx context.Context, payer string) ([]Receipt, error) {
+	it, err := d.getKey(ctx, "receipts#"+payer)
+	if err != nil {
+		return nil, d.journalUnavailable("read receipts", payer, err)
+	}
+	m, _ := it[attrRcpts].(*types.AttributeValueMemberM)
+	if m == nil {
+		return nil, nil
+	}
+	rs := make([]Receipt, 0, len(m.Value))
+	for _, v := range m.Value {
+		var r Receipt
+		if s, ok := v.(*types.AttributeValueMemberS); ok && json.Unmarshal([]byte(s.Value), &r) == nil {
+			rs = append(rs, r)
+		}
+	}
+	all := len(rs)
+	rs = newestFirst(rs, time.Now(), 0)
+	if all > MaxReceipts {
+		d.prune(ctx, payer, m.Value, rs)
+	}
+	return rs, nil
+}
+
+// prune removes the receipts that newestFirst dropped.
+func (d *Dynamo) prune(ctx context.Context, payer string, stored map[string]types.AttributeValue, kept []Receipt) {
+	keep := make(map[string]bool, len(kept))
+	for _, r := range kept {
+		keep[r.ID] = true
+	}
+	names := map[string]string{"#rc": attrRcpts}
+	expr := receiptsPrune
+	n := 0
+	for id := range stored {
+		if keep[id] || n == 50 {
+			continue
+		}
+		ref := "#r" + strconv.Itoa(n)
+		names[ref] = id
+		if n > 0 {
+			expr += ", "
+		}
+		expr += "#rc." + ref
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	_, _ = d.client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(d.table), Key: map[string]types.AttributeValue{attrPK: str("receipts#" + payer)},
+		UpdateExpression: aws.String(expr), ExpressionAttributeNames: names,
+	})
+}
+
+func (d *Dynamo) updateKey(ctx context.Context, pk, expr, cond string, names map[string]string, values map[string]types.AttributeValue) (*dynamodb.UpdateItemOutput, error) {
+	return d.client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(d.table),
+		Key:                       map[string]types.AttributeValue{attrPK: str(pk)},
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+}
+
+func (d *Dynamo) getKey(ctx context.Context, pk string) (map[string]types.AttributeValue, error) {
+	out, err := d.client().GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(d.table),
+		Key:            map[string]types.AttributeValue{attrPK: str(pk)},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out.Item, nil
+}
+
+func (d *Dynamo) journalUnavailable(op, id string, err error) error {
+	return fmt.Errorf("%w: dynamodb journal %s %s in table %s: %w", ErrUnavailable, op, id, d.table, err)
+}
+
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func strValue(v types.AttributeValue) string {
+	if s, ok := v.(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}

@@ -1,0 +1,164 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
+	"github.com/mindvault/mcp-endpoint/requests"
+)
+
+// What a purchase leaves in the journal, and how a later call of the same intent is answered
+// from it (docs/once.md "The journal").
+
+// receipts reads the wallet's journal receipts within MINDVAULT_RECEIPT_DAYS.
+func (d *Deps) receipts(ctx context.Context, payer string) ([]ledger.Receipt, error) {
+	j, err := d.journal()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := j.Receipts(ctx, payer)
+	if err != nil {
+		return nil, ledgerFailure(err)
+	}
+	days := d.Config.ReceiptDays
+	if days <= 0 {
+		days = ledger.DefaultReceiptDays
+	}
+	since := time.Now().Add(-time.Duration(days) * 24 * time.Hour)
+	out := rs[:0]
+	for _, r := range rs {
+		if r.PaidAt.After(since) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// lastReceipt is the newest purchase receipt of the resource (by catalog id or the id asked for).
+func lastReceipt(rs []ledger.Receipt, ids ...string) *ledger.Receipt {
+	for i := range rs {
+		if rs[i].Tool != "mindvault_buy" {
+			continue
+		}
+		for _, id := range ids {
+			if id != "" && rs[i].Resource == id {
+				return &rs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// asPayment shows a journal receipt as the purchase history's row.
+func asPayment(r *ledger.Receipt) *mindvault.Payment {
+	return &mindvault.Payment{PaymentID: r.PaymentID, ResourceID: r.Resource, Title: r.Title,
+		Amount: mindvault.Decimal(soroban.Decimal(big.NewInt(r.Amount))), Currency: "USDC", TxHash: r.TxHash,
+		PaidAt: r.PaidAt.UTC().Format(time.RFC3339)}
+}
+
+// alreadyPurchasedReceipt is ALREADY_PURCHASED from the journal's receipt, whose link (when
+// the purchase delivered one) is the earlier purchase to use.
+func alreadyPurchasedReceipt(req *requests.Buy, meta *mindvault.Meta, r *ledger.Receipt) error {
+	link := ""
+	if r.Delivered != nil {
+		link = r.Delivered.URL
+	}
+	return alreadyPurchased(req, meta, asPayment(r), link)
+}
+
+// answerSettled answers a call whose intent already settled, from the journal: a purchase is
+// ALREADY_PURCHASED with its receipt, a keyed call its first result again (marked as a
+// replay), an approval CONFIRMATION_STALE naming the payment it made.
+func (d *Deps) answerSettled(ctx context.Context, req *requests.Buy, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
+	r := e.Receipt
+	if r == nil {
+		r = &ledger.Receipt{Resource: meta.ID, Amount: e.Payment.Amount, Settlement: "chain"}
+	}
+	switch e.Payment.Kind {
+	case "key":
+		var out BuyOutput
+		if len(e.Result) > 0 && json.Unmarshal(e.Result, &out) == nil {
+			out.Replay = true
+			out.Message = "Replay: this idempotencyKey's purchase already settled; this is its first answer, and nothing was paid now." + fileNote(&out) + " " + out.Message
+			return &out, nil
+		}
+		return nil, errmap.With(alreadyPurchasedReceipt(req, meta, r), func(f *errmap.Facts) {
+			f.Detail = "this idempotencyKey's purchase already settled (" + receiptPhrase(r) + "); nothing was paid now"
+		})
+	case "approval":
+		detail := "this approval was already carried out: its payment settled (" + receiptPhrase(r) + "); nothing was paid now"
+		return nil, errmap.WithNextAction(&errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+			Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale, Category: errmap.CategoryPayment, Detail: detail,
+			StateChanged: errmap.StateNo,
+			Next:         "The approved purchase is done: mindvault_purchase_history lists its receipt; ask the user before buying again.",
+		}}, historyAction(req))
+	}
+	return nil, alreadyPurchasedReceipt(req, meta, r)
+}
+
+// fileNote says what a replay cannot give back: a file's bytes, which are never kept.
+func fileNote(out *BuyOutput) string {
+	if out.Access == nil || out.Access.Delivery == DeliveryLink {
+		return ""
+	}
+	return fmt.Sprintf(" The file's bytes are not kept (%d bytes, sha256 %s): they came with the first answer.", out.Access.Size, out.Access.SHA256)
+}
+
+// receiptPhrase is a receipt in a few words.
+func receiptPhrase(r *ledger.Receipt) string {
+	parts := []string{soroban.Decimal(big.NewInt(r.Amount)) + " USDC"}
+	if r.TxHash != "" {
+		parts = append(parts, "transaction "+r.TxHash)
+	}
+	if !r.PaidAt.IsZero() {
+		parts = append(parts, "paid "+r.PaidAt.UTC().Format(time.RFC3339))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// replayable is the result a replay answers: everything but the delivered bytes.
+func (o *BuyOutput) replayable() *BuyOutput {
+	c := *o
+	c.blocks = nil
+	if c.Access != nil {
+		a := *c.Access
+		a.Content = ""
+		c.Access = &a
+	}
+	return &c
+}
+
+// buyReceipt is the journal's receipt of a delivered purchase.
+func buyReceipt(a *attempt, out *BuyOutput, res *x402.Outcome) *ledger.Receipt {
+	settlement := "unconfirmed"
+	if res.Confirmed {
+		settlement = "confirmed"
+	}
+	r := a.receiptFor(settlement, out.Title, out.TxHash)
+	r.Resource = out.ResourceID
+	if out.Receipt != nil {
+		r.PaymentID = out.Receipt.PaymentID
+	}
+	if acc := out.Access; acc != nil {
+		r.Delivered = &ledger.Delivered{URL: acc.URL, ContentType: acc.ContentType, Size: acc.Size, SHA256: acc.SHA256}
+	}
+	return r
+}
+
+// appendNonEmpty appends s unless it is empty.
+func appendNonEmpty(list []string, s string) []string {
+	if s == "" {
+		return list
+	}
+	return append(list, s)
+}

@@ -1,0 +1,529 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
+)
+
+// The journal (docs/once.md "The journal") is the endpoint's own record of every payment
+// intent: a paying call reads its intent's entry before anything else, claims it right before
+// signing, records the signed payment before sending it, and records the outcome. A settled
+// intent never pays again whatever the nonce window; an outcome nobody knows is decided by the
+// chain before anything new is signed; and every reservation belongs to the attempt that made
+// it, so no call frees another's.
+
+// attempt is one paying call's part in the journal and the budgets.
+type attempt struct {
+	d      *Deps
+	id     string // this attempt's own name: it owns its claim and its reservations
+	tool   string
+	payer  string
+	intent *x402.Intent // nil: a payment without identity (allowRepeat, no key, no approval)
+	entry  *ledger.Entry
+	fp     string // the request's fingerprint: the same key with other arguments is a reuse
+	// prior is the intent's entry as found by begin when it already settled.
+	prior  *ledger.Entry
+	owned  bool // this attempt claimed the entry
+	seen   bool // begin found an entry: an earlier call carried this intent
+	signed *x402.Signed
+	hold   *hold
+}
+
+// newAttemptID names an attempt.
+func newAttemptID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "a" + hex.EncodeToString(b)
+}
+
+// journal is the store of intents, or the configuration failure that stops every payment.
+func (d *Deps) journal() (ledger.Store, error) {
+	if d.LedgerErr != nil || d.Ledger == nil {
+		cause := d.LedgerErr
+		if cause == nil {
+			cause = errors.New("no ledger is configured")
+		}
+		return nil, &errmap.Error{Err: cause, Facts: errmap.Facts{
+			Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
+			Detail: "payments are journaled in the ledger, which is not usable: " + cause.Error() + "; nothing was paid",
+			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table); reads keep working meanwhile.",
+		}}
+	}
+	return d.Ledger, nil
+}
+
+// fingerprint is what a keyed call asks for: the tool and its canonical arguments, without
+// the parts that do not change the payment (a dry run, the mainnet confirmation).
+func fingerprint(tool string, req any) string {
+	raw, _ := json.Marshal(req)
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	delete(m, "dryRun")
+	delete(m, "confirmMainnet")
+	canon, _ := json.Marshal(m) // map keys marshal sorted
+	return ledger.IntentID("fingerprint", tool, string(canon))
+}
+
+// intentEntry is the journal id of an intent.
+func intentEntry(in *x402.Intent) string { return ledger.IntentID(in.Kind, in.Parts...) }
+
+// begin reads the intent's entry before anything is asked, reserved or signed. It refuses a
+// reused key, an intent in progress elsewhere and an outcome the chain cannot decide yet; a
+// settled intent is left in a.prior for the tool to answer with its first outcome.
+func (d *Deps) begin(ctx context.Context, tool, payer string, intent *x402.Intent, fp string) (*attempt, error) {
+	a := &attempt{d: d, id: newAttemptID(), tool: tool, payer: payer, intent: intent, fp: fp}
+	j, err := d.journal()
+	if err != nil {
+		return nil, err
+	}
+	if intent == nil {
+		return a, nil
+	}
+	e, found, err := j.Get(ctx, intentEntry(intent))
+	if err != nil {
+		return nil, ledgerFailure(err)
+	}
+	if !found {
+		return a, nil
+	}
+	a.seen = true
+	if e.Fingerprint != fp && keyed(intent) {
+		return nil, keyReused(tool)
+	}
+	return a, a.judge(ctx, &e)
+}
+
+// judge decides what a found entry leaves this attempt: settled (a.prior), free to pay (nil),
+// or a refusal.
+func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
+	now := time.Now()
+	switch {
+	case e.State == ledger.Settled:
+		a.prior = e
+		return nil
+	case e.State == ledger.Failed, e.State == ledger.Pending && !e.Live(now):
+		return nil
+	case e.Live(now):
+		return inProgress(e)
+	}
+	// Unknown, or sent by an owner that is gone: the chain decides before anything new is signed.
+	return a.resolve(ctx, e)
+}
+
+// resolve asks the chain about an entry whose payment was sent with an outcome nobody
+// recorded: consumed is settled (recorded, a.prior), expired without a sign of settlement is
+// failed (recorded, this attempt may pay), open is still unknown (refused).
+func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
+	j, _ := a.d.journal()
+	if e.Payment.Envelope == "" {
+		return undecided(e, "the journal holds no signed payment to ask the chain about")
+	}
+	verdict, err := a.d.chain(ctx, e.Payment.Envelope, e.Payment.ExpirationLedger)
+	if err != nil {
+		return undecided(e, "Stellar RPC could not be asked ("+oneLine(ctx, err, "Chain check failed")+")")
+	}
+	prev := e.Attempt
+	next := *e
+	next.Attempt = a.id
+	switch verdict {
+	case x402.Consumed:
+		next.State = ledger.Settled
+		next.Keep = a.receiptKeep()
+		if next.Receipt == nil {
+			next.Receipt = a.receipt(e.Payment, "chain")
+		}
+	case x402.Expired:
+		// The nonce entry went with the signature: the chain's history decides instead, the
+		// asset's transfer events in the ledgers the signature was valid.
+		hash, settled, err := a.d.settledEvent(ctx, e)
+		if err != nil {
+			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+oneLine(ctx, err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
+				f.Needs, f.RetryAfter = errmap.NeedsOperator, nil
+				f.Next = "Do not pay again for this intent: check the wallet's USDC history for a payment of " +
+					soroban.Decimal(big.NewInt(e.Payment.Amount)) + " USDC to " + e.Payment.Payee + "; ask the operator if it is not there."
+			})
+		}
+		if !settled {
+			next.State = ledger.Failed // the whole window is in the history, without this payment
+			break
+		}
+		next.State, next.Keep = ledger.Settled, a.receiptKeep()
+		if next.Receipt == nil {
+			next.Receipt = a.receipt(e.Payment, "chain")
+		}
+		next.Receipt.TxHash = hash
+	default:
+		return undecided(e, "its payment was sent, has not settled, and can still settle until "+e.Payment.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	if err := j.Save(ctx, next, prev, time.Now()); err != nil {
+		if errors.Is(err, ledger.ErrNotOwner) {
+			return inProgress(e) // another call decided it at the same moment: look again later
+		}
+		return ledgerFailure(err)
+	}
+	if next.State == ledger.Settled {
+		_ = j.AddReceipt(ctx, *next.Receipt, a.receiptKeep())
+		a.prior = &next
+	}
+	return nil
+}
+
+// settledEvent looks for an expired payment's settlement in the chain's history: a transfer
+// of its amount from its payer to its payee in the ledgers its signature was valid, that no
+// other receipt of the wallet already names.
+func (d *Deps) settledEvent(ctx context.Context, e *ledger.Entry) (hash string, settled bool, err error) {
+	c, ok := d.X402.(interface {
+		Settled(context.Context, string, string, string, int64, uint32, uint32) ([]string, error)
+	})
+	if !ok {
+		return "", false, errors.New("this payer cannot read the chain's history")
+	}
+	p := e.Payment
+	hashes, err := c.Settled(ctx, p.Asset, p.Payer, p.Payee, p.Amount, p.SignedLedger, p.ExpirationLedger)
+	if err != nil || len(hashes) == 0 {
+		return "", false, err
+	}
+	taken := map[string]bool{}
+	if rs, err := d.receipts(ctx, p.Payer); err == nil {
+		for _, r := range rs {
+			if r.ID != e.ID && r.TxHash != "" {
+				taken[r.TxHash] = true
+			}
+		}
+	}
+	for _, h := range hashes {
+		if !taken[h] {
+			return h, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// chain is the x402 signer's view of the chain, when the payer is the real client.
+func (d *Deps) chain(ctx context.Context, envelope string, expiration uint32) (x402.Verdict, error) {
+	c, ok := d.X402.(interface {
+		Chain(context.Context, string, uint32) (x402.Verdict, error)
+	})
+	if !ok {
+		return 0, errors.New("this payer cannot ask the chain")
+	}
+	return c.Chain(ctx, envelope, expiration)
+}
+
+// claim makes this attempt the owner of its intent's entry right before signing. A call that
+// loses the claim to another is refused as begin would refuse it.
+func (a *attempt) claim(ctx context.Context, q x402.Quote, resource string) error {
+	if a.intent == nil {
+		return nil
+	}
+	j, err := a.d.journal()
+	if err != nil {
+		return err
+	}
+	return a.claimEntry(ctx, j, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer, Payee: q.PayTo, Asset: q.Asset, Network: q.Network,
+		Resource: resource, Amount: q.Amount.Int64(), Nonce: a.intent.Nonce()})
+}
+
+// claimEntry claims the intent's entry for p (see claim).
+func (a *attempt) claimEntry(ctx context.Context, j ledger.Journal, p ledger.Payment) error {
+	e := ledger.Entry{ID: intentEntry(a.intent), Fingerprint: a.fp, Attempt: a.id, Payment: p}
+	stored, ok, err := j.Claim(ctx, e, time.Now())
+	if err != nil {
+		return ledgerFailure(err)
+	}
+	if ok {
+		a.entry, a.owned = &stored, true
+		return nil
+	}
+	if stored.Fingerprint != a.fp && keyed(a.intent) {
+		return keyReused(a.tool)
+	}
+	if err := a.judge(ctx, &stored); err != nil {
+		return err
+	}
+	if a.prior != nil {
+		return alreadySettled(a.prior)
+	}
+	return inProgress(&stored) // freed by the chain just now: the caller's next call pays
+}
+
+// claimCall claims a keyed call that is not itself a payment (a publish: its creation and its
+// fee, whose own intent guards the money), so that a replay answers the first outcome.
+func (a *attempt) claimCall(ctx context.Context) error {
+	if a.intent == nil {
+		return nil
+	}
+	j, err := a.d.journal()
+	if err != nil {
+		return err
+	}
+	return a.claimEntry(ctx, j, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer})
+}
+
+// done records a claimed call's outcome: its result, answered again to a replay.
+func (a *attempt) done(ctx context.Context, result any) {
+	if !a.owned {
+		return
+	}
+	j, err := a.d.journal()
+	if err != nil {
+		return
+	}
+	e := *a.entry
+	e.State, e.Keep, e.LeaseUntil = ledger.Settled, a.receiptKeep(), time.Now()
+	e.Result, _ = json.Marshal(result)
+	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
+		a.entry = &e
+	}
+}
+
+// record writes the signed payment into the entry before it is sent; a store that cannot
+// take it stops the payment, so nothing leaves that the journal does not hold.
+func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
+	a.signed = s
+	if !a.owned {
+		return nil
+	}
+	j, _ := a.d.journal()
+	e := *a.entry
+	e.State, e.LeaseUntil = ledger.Sending, time.Now().Add(ledger.Lease)
+	e.Payment.Payee, e.Payment.Asset, e.Payment.Amount = s.PayTo, s.Asset, s.Amount.Int64()
+	e.Payment.Nonce, e.Payment.SignedLedger, e.Payment.ExpirationLedger = s.Nonce, s.SignedLedger, s.ExpirationLedger
+	e.Payment.ExpiresAt, e.Payment.Envelope = s.ExpiresAt, s.Envelope
+	if a.hold != nil {
+		e.Reservation = &ledger.Reservation{Attempt: a.id, Day: a.hold.day, Keys: a.hold.keys(), Amount: s.Amount.Int64()}
+	}
+	if err := j.Save(ctx, e, a.id, time.Now()); err != nil {
+		a.signed = nil // not sent: the failure below says nothing left
+		if errors.Is(err, ledger.ErrNotOwner) {
+			return inProgress(a.entry)
+		}
+		return ledgerFailure(err)
+	}
+	a.entry = &e
+	return nil
+}
+
+// receiptKeep is how long receipts (and settled entries) are kept.
+func (a *attempt) receiptKeep() time.Duration {
+	days := a.d.Config.ReceiptDays
+	if days <= 0 {
+		days = ledger.DefaultReceiptDays
+	}
+	return time.Duration(days) * 24 * time.Hour
+}
+
+// receipt is the journal's receipt of a settled payment.
+func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
+	id := a.id
+	if a.intent != nil {
+		id = intentEntry(a.intent)
+	} else if p.Nonce != 0 {
+		id = "n" + strconv.FormatInt(p.Nonce, 36)
+	}
+	return &ledger.Receipt{ID: id, Tool: firstNonEmpty(p.Tool, a.tool), Payer: p.Payer, Payee: p.Payee, Resource: p.Resource, Amount: p.Amount,
+		Network: p.Network, Settlement: settlement, PaidAt: time.Now().UTC()}
+}
+
+// settled records a settled payment: the entry (with the result a replay answers) and the
+// wallet's receipt. The payment happened: a failure to record it is reported as a warning,
+// never as the call's failure.
+func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) string {
+	j, err := a.d.journal()
+	if err != nil {
+		return ""
+	}
+	var warn string
+	if a.owned {
+		e := *a.entry
+		e.State, e.Receipt, e.Keep = ledger.Settled, r, a.receiptKeep()
+		if result != nil {
+			e.Result, _ = json.Marshal(result)
+		}
+		if err := j.Save(ctx, e, a.id, time.Now()); err != nil {
+			warn = "The payment settled but the journal could not record it (" + err.Error() + "); a repeat of this call is still refused while its signature is valid."
+		}
+		a.entry = &e
+	}
+	if err := j.AddReceipt(ctx, *r, a.receiptKeep()); err != nil && warn == "" {
+		warn = "The payment settled but its receipt could not be added to the wallet's history (" + err.Error() + ")."
+	}
+	return warn
+}
+
+// receiptFor builds the receipt of this attempt's signed payment.
+func (a *attempt) receiptFor(settlement, title, txHash string) *ledger.Receipt {
+	p := ledger.Payment{Tool: a.tool, Payer: a.payer}
+	if a.entry != nil {
+		p = a.entry.Payment
+	}
+	if s := a.signed; s != nil {
+		p.Payee, p.Amount, p.Nonce = s.PayTo, s.Amount.Int64(), s.Nonce
+	}
+	p.Network = firstNonEmpty(p.Network, a.d.Config.X402Network)
+	r := a.receipt(p, settlement)
+	r.Title, r.TxHash = title, txHash
+	return r
+}
+
+// failed ends the attempt after err: what certainly paid nothing frees its entry and its
+// reservation; what may have paid is decided by the chain when the answer proved nothing
+// (docs/once.md): consumed is settled (stateChanged yes, kept in the budget and the
+// receipts), open is unknown until the signature expires. It returns err, rewritten to what
+// the chain said.
+func (a *attempt) failed(ctx context.Context, err error, resource string) error {
+	if err == nil {
+		return nil
+	}
+	if _, asked := confirm.AsNeeded(err); asked {
+		return err // round 1: nothing claimed, reserved or signed
+	}
+	f, _ := errmap.FactsOf(err)
+	if a.signed == nil || !f.ExecutionStarted && f.StateChanged == errmap.StateNo && !x402.IsSentRefused(err) {
+		if isCode(err, errmap.CodeDuplicatePayment) && a.owned {
+			// The intent's nonce is consumed on chain although the journal had no settlement:
+			// the intent settled (the journal learns it now).
+			p := a.entry.Payment
+			a.settled(ctx, a.receipt(p, "chain"), nil)
+			return err
+		}
+		a.release(ctx)
+		a.close(ctx, ledger.Failed)
+		return err
+	}
+	if f.StateChanged == errmap.StateYes {
+		r := a.receiptFor("confirmed", "", f.TxHash)
+		r.Note = "the seller did not deliver after the payment settled"
+		a.settled(ctx, r, nil)
+		return err
+	}
+	if ref, ok := x402.Refusal(err); ok && ref.Verify != "" {
+		a.release(ctx)
+		a.close(ctx, ledger.Failed)
+		return err // refused at verification: proven before any settlement
+	}
+	verdict, cerr := a.d.chain(ctx, a.signed.Envelope, a.signed.ExpirationLedger)
+	if cerr == nil && verdict == x402.Consumed {
+		r := a.receiptFor("chain", "", "")
+		r.Note = "the seller answered without delivering after the payment settled"
+		r.Resource = firstNonEmpty(r.Resource, resource)
+		a.settled(ctx, r, nil)
+		return sellerRefusedAfterSettling(err, resource, a.signed)
+	}
+	// Sent and not (yet) consumed: unknown until the signature expires; the reservation stays.
+	a.close(ctx, ledger.Unknown)
+	expires := a.signed.ExpiresAt.UTC().Format(time.RFC3339)
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateUnknown, expires
+		f.Detail = firstNonEmpty(f.Detail, errmap.Map(*f).Diagnostic.Detail) +
+			"; the payment was sent and the chain shows it not settled yet: it can still settle until " + expires
+		if a.hold != nil {
+			f.Detail += "; the amount stays counted against today's budget until it is known"
+		}
+	})
+}
+
+// close writes the entry's final state for this attempt (best effort: an entry left Sending
+// is decided by the chain on the next call).
+func (a *attempt) close(ctx context.Context, st ledger.State) {
+	if !a.owned {
+		return
+	}
+	j, err := a.d.journal()
+	if err != nil {
+		return
+	}
+	e := *a.entry
+	e.State, e.LeaseUntil = st, time.Now()
+	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
+		a.entry = &e
+	}
+}
+
+// release frees this attempt's own reservations.
+func (a *attempt) release(ctx context.Context) {
+	a.hold.release(ctx)
+}
+
+// sellerRefusedAfterSettling is a paid answer without proof whose payment the chain shows
+// settled: the money left, the seller did not deliver.
+func sellerRefusedAfterSettling(err error, resource string, s *x402.Signed) error {
+	return errmap.With(err, func(f *errmap.Facts) {
+		status := "an error"
+		if f.Status != 0 {
+			status = "HTTP " + strconv.Itoa(f.Status)
+		}
+		f.ExecutionStarted, f.StateChanged, f.Code, f.Category = true, errmap.StateYes, errmap.CodePaymentRejected, errmap.CategoryPayment
+		f.PaymentExpiresAt = ""
+		f.Needs = errmap.NeedsOperator
+		f.Detail = fmt.Sprintf("the seller answered %s without a settlement proof, but the chain shows the payment of %s USDC settled (its nonce is consumed); nothing was delivered",
+			status, soroban.Decimal(s.Amount))
+		f.Next = "Do not pay again: the payment settled and mindvault_purchase_history lists its receipt; ask the seller or the operator to deliver " +
+			firstNonEmpty(resource, "what was paid for") + "."
+	})
+}
+
+// keyReused refuses an idempotencyKey already used with other arguments.
+func keyReused(tool string) error {
+	detail := "this idempotencyKey was already used by this wallet for a " + tool + " call with other arguments; nothing was paid"
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceRequest, Code: errmap.CodeIdempotencyKeyReused, Detail: detail,
+		ExecutionStarted: false, StateChanged: errmap.StateNo,
+		Next: "Use a new idempotencyKey for a new " + tool + " call; reuse a key only to retry the very same call.",
+	}}
+}
+
+// inProgress refuses an intent another call is paying right now.
+func inProgress(e *ledger.Entry) error {
+	wait := max(int(time.Until(e.LeaseUntil).Seconds())+1, 1)
+	detail := "another call is paying for the same intent right now; nothing was paid by this call"
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait,
+		ExecutionStarted: false, StateChanged: errmap.StateNo,
+		Next: fmt.Sprintf("Wait %d seconds, then send this same call again: it answers the other call's outcome and pays nothing twice.", wait),
+	}}
+}
+
+// undecided refuses to sign anything new for an intent whose earlier payment has no known
+// outcome yet.
+func undecided(e *ledger.Entry, why string) error {
+	wait := max(int(time.Until(e.Payment.ExpiresAt).Seconds())+1, 5)
+	detail := "an earlier call's payment for the same intent has no known outcome: " + why + "; nothing was paid by this call"
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait,
+		ExecutionStarted: false, StateChanged: errmap.StateNo,
+		Next: fmt.Sprintf("Wait %d seconds, then send this same call again: by then the chain can say whether the earlier payment settled, and nothing is paid twice.", wait),
+	}}
+}
+
+// alreadySettled is a settled intent met at the claim (a concurrent call settled it between
+// this call's read and its claim): nothing was paid by this call.
+func alreadySettled(e *ledger.Entry) error {
+	detail := "a payment for the same intent already settled"
+	if r := e.Receipt; r != nil {
+		detail += fmt.Sprintf(" (%s USDC", soroban.Decimal(big.NewInt(r.Amount)))
+		if r.TxHash != "" {
+			detail += ", transaction " + r.TxHash
+		}
+		detail += ")"
+	}
+	e2 := x402.Duplicate()
+	e2.Facts.Detail = detail + "; nothing was paid by this call"
+	return e2
+}
+
+// keyed reports an intent named by the caller's idempotencyKey, whose arguments must not change.
+func keyed(in *x402.Intent) bool { return in.Kind == "key" || in.Kind == "publish" }
