@@ -80,6 +80,8 @@ func retryVerdict(cat Category, code string, state State) Retry {
 		return RetryNo // the user said no: only the user can change that
 	case CodeBudgetExceeded:
 		return RetryAfterWait // the day's budget resets; no call raises it
+	case CodePriceMismatch:
+		return RetryAfterWait // the catalog catches up with an on-chain price change by itself
 	case CodeInProgress:
 		return RetryAfterWait // the other call ends, or the chain decides, within its window
 	}

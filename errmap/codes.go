@@ -21,6 +21,8 @@ const (
 	CodeTimeout                = "TIMEOUT"
 	CodePaymentRequired        = "PAYMENT_REQUIRED"
 	CodePaymentRejected        = "PAYMENT_REJECTED"
+	CodePaymentSimFailed       = "PAYMENT_SIMULATION_FAILED"
+	CodeSettlementFailed       = "SETTLEMENT_FAILED"
 	CodeInsufficientUSDC       = "INSUFFICIENT_USDC"
 	CodeInsufficientBalance    = "INSUFFICIENT_BALANCE"
 	CodeTrustlineMissing       = "TRUSTLINE_MISSING"
@@ -82,6 +84,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeTimeout, CategoryTimeout, "The deadline passed before the service answered, or it answered HTTP 408 or 504."}, "request timed out"},
 	{CodeDoc{CodePaymentRequired, CategoryPayment, "The service answered HTTP 402: the resource needs an x402 payment."}, "payment required"},
 	{CodeDoc{CodePaymentRejected, CategoryPayment, "The payment was refused by the seller or its facilitator; upstream.x402Reason says why when known."}, "payment rejected"},
+	{CodeDoc{CodePaymentSimFailed, CategoryPayment, "The seller's facilitator simulated the payment and the simulation failed (x402 invalid_exact_stellar_payload_simulation_failed): most often too little USDC or no USDC trustline, else an authorization already used or expired; nothing was paid."}, "the facilitator's simulation of the payment failed"},
 	{CodeDoc{CodeInsufficientUSDC, CategoryPayment, "The paying wallet holds less USDC than the price (USDC token error #10 or x402 insufficient_funds)."}, "insufficient USDC balance"},
 	{CodeDoc{CodeInsufficientBalance, CategoryPayment, "A classic transaction lacked funds (Horizon op_underfunded or tx_insufficient_balance)."}, "insufficient balance"},
 	{CodeDoc{CodeTrustlineMissing, CategoryPayment, "The account has no USDC trustline (USDC token error #13 or Horizon op_no_trust)."}, "USDC trustline missing"},
@@ -111,10 +114,10 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeNotFound, CategoryNotFound, "The resource does not exist (HTTP 404, or contract error #2 NotFound)."}, "not found"},
 	{CodeDoc{CodeUnknownName, CategoryNotFound, "No method, tool or prompt of this endpoint has the name the request used (JSON-RPC -32601, or -32602 for a tool or prompt); error.data.suggestions offers up to three close names."}, "unknown method, tool or prompt"},
 	{CodeDoc{CodeAccountMissing, CategoryNotFound, "The Stellar account does not exist on the network (Horizon 404, tx_no_source_account, USDC token error #6)."}, "Stellar account not found"},
-	{CodeDoc{CodeConflict, CategoryConflict, "The service answered HTTP 409: the target is already in a conflicting state."}, "conflict with the current state"},
-	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1)."}, "already registered"},
+	{CodeDoc{CodeConflict, CategoryConflict, "The target is already in a conflicting state: the service answered HTTP 409, or its answer shows it (a resource created earlier under the same Idempotency-Key with other content, a resource the paywall cannot sell because it is not on chain)."}, "conflict with the current state"},
+	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1, or the API's 409 \"already registered on-chain\"); for a publisher registration, the profile already holds a publisher API key, so nothing was sent."}, "already registered"},
 	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14)."}, "already the owner"},
-	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch)."}, "API and on-chain prices disagree"},
+	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch): after an on-chain price change the catalog catches up within about 30 s (retryAfterSeconds)."}, "API and on-chain prices disagree"},
 	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},
 	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again."}, "already purchased by this wallet"},
 	{CodeDoc{CodeDuplicatePayment, CategoryConflict, "A payment for the same intent (the same purchase, approval, idempotency key or verification fee) already settled, so nothing was paid or sent; the purchase history shows it."}, "payment for this intent already made"},
@@ -122,6 +125,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait)."}, "rate limited"},
 	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error"},
 	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names."}, "internal error"},
+	{CodeDoc{CodeSettlementFailed, CategoryServer, "The seller's facilitator accepted the payment but could not sign or submit its transaction (x402 settle_exact_stellar_* or unexpected_settle_error before a transaction hash), so nothing settled."}, "the facilitator could not submit the payment"},
 	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable)."}, "chain unavailable"},
 	{CodeDoc{CodeMalformedResponse, CategoryServer, "The service answered success with a body of the wrong shape."}, "malformed response"},
 	{CodeDoc{CodeTxBadSequence, CategoryServer, "The transaction's sequence number was stale (Horizon tx_bad_seq); a rebuilt transaction succeeds."}, "stale transaction sequence"},

@@ -18,6 +18,7 @@ const (
 var codeNeeds = map[string]Needs{
 	CodePaymentRequired:        NeedsUser,
 	CodePaymentRejected:        NeedsUser,
+	CodePaymentSimFailed:       NeedsUser,
 	CodeInsufficientUSDC:       NeedsUser,
 	CodeInsufficientBalance:    NeedsUser,
 	CodeTrustlineMissing:       NeedsUser,
@@ -38,7 +39,6 @@ var codeNeeds = map[string]Needs{
 	CodeProfileNotAllowed:      NeedsOperator,
 	CodeUnsupportedRequirement: NeedsOperator,
 	CodeFeesNotSponsored:       NeedsOperator,
-	CodePriceMismatch:          NeedsOperator,
 	CodeContractError:          NeedsOperator,
 	CodeContractMissing:        NeedsOperator,
 	CodeStateArchived:          NeedsOperator,

@@ -22,6 +22,10 @@ import (
 // own sentence, per code or per category, in its Guide. A clause that would name a role no
 // declared tool plays, or the tool that just failed, is left out.
 
+// DefaultPriceSyncSeconds is how long the MindVault API takes at most to copy an on-chain
+// price change into its catalog: its event listener polls the contract every 30 s.
+const DefaultPriceSyncSeconds = 30
+
 // MaxPriceUSDC is the vault-registry contract's price ceiling in USDC: 10^18 units of 7 decimals.
 const MaxPriceUSDC = "100000000000"
 
@@ -151,6 +155,11 @@ func codeNext(in nextInput) string {
 		return "Call " + in.tool + " again if you still need it: the request was cancelled before it finished (the caller went away or cancelled it)."
 	case CodeInsufficientUSDC:
 		return "Fund the wallet with USDC" + in.clause(RoleWallet, " (", " shows its balance)") + ", then " + in.again() + "."
+	case CodePaymentSimFailed:
+		return "Check the wallet's USDC balance and trustline" + in.clause(RoleWallet, " with ", "") + ", then " + in.again() +
+			" once they cover the price (it signs a fresh authorization): the facilitator's simulation of the payment failed, and nothing was paid."
+	case CodeSettlementFailed:
+		return "Wait a moment, then " + in.again() + ": the seller's facilitator could not submit the payment, so nothing settled."
 	case CodeTrustlineMissing:
 		return "Add a USDC trustline to the wallet" + in.clause(RoleWallet, " (", " shows its state)") + ", then " + in.again() + "."
 	case CodeInsufficientBalance:
@@ -160,7 +169,12 @@ func codeNext(in nextInput) string {
 	case CodePriceChanged:
 		return "Check the new price" + in.clause(RolePrice, " with ", "") + ", then " + in.again() + "."
 	case CodePriceMismatch:
-		return "Compare the API and on-chain prices" + in.clause(RoleCompare, " with ", "") + ", then " + in.again() + " once the publisher has synced them."
+		wait := DefaultPriceSyncSeconds
+		if in.retryAfter != nil {
+			wait = *in.retryAfter
+		}
+		return "Wait " + itoa(wait) + " s for the catalog to catch up with the on-chain price, then " + in.again() +
+			"; if it persists, compare the API and on-chain prices" + in.clause(RoleCompare, " with ", "") + "."
 	case CodeUnsupportedRequirement:
 		return "Report it to the service's operator: it asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid."
 	case CodeFeesNotSponsored:

@@ -214,7 +214,7 @@ func TestCodeNext(t *testing.T) {
 		retry            Retry
 	}{
 		{CodePriceChanged, "mindvault_buy", "Check the new price with mindvault_preview, then call mindvault_buy again.", RetryAfterAction},
-		{CodePriceMismatch, "mindvault_buy", "Compare the API and on-chain prices with mindvault_check_consistency, then call mindvault_buy again once the publisher has synced them.", RetryNo},
+		{CodePriceMismatch, "mindvault_buy", "Wait 30 s for the catalog to catch up with the on-chain price, then call mindvault_buy again; if it persists, compare the API and on-chain prices with mindvault_check_consistency.", RetryAfterWait},
 		{CodeMainnetNotConfirmed, "mindvault_set_price", "Call mindvault_set_price again with confirmMainnet: true if you intend to change state on mainnet.", RetryAfterCorrection},
 		{CodeProfileExists, "mindvault_setup_wallet", "Use the existing profile, or call mindvault_setup_wallet again with another profile name.", RetryNo},
 		{CodeProfileNotAllowed, "mindvault_wallet_info", "Use a profile your access token may use (mindvault_list_profiles lists them), or ask the operator to bind this one.", RetryAfterAction},

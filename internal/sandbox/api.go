@@ -272,9 +272,7 @@ type listingBody struct {
 	PublisherName      string  `json:"publisherName"`
 	CreatedAt          string  `json:"createdAt"`
 	AccessURL          string  `json:"accessUrl"`
-	// Tags are the registry's tags for the resource ([] when it is not on chain): the real
-	// API's rows have none, so tag filters could never match in the sandbox without them.
-	Tags []string `json:"tags"`
+	// The real API's rows and /meta carry no tags: they live on chain only.
 }
 
 func (s *Sandbox) listing(r *resource) listingBody {
@@ -290,26 +288,13 @@ type catalogRow struct {
 	WalletAddress string `json:"walletAddress"`
 }
 
-// chainTags reads the registry's tags of each id, after applying what is due; the caller
-// holds cat (cat before chain is the lock order).
-func (s *Sandbox) chainTags(ids ...string) map[string][]string {
-	defer s.lockChain()()
-	out := make(map[string][]string, len(ids))
-	for _, id := range ids {
-		out[id] = []string{}
-		if e, ok := s.world.reg.byID[id]; ok {
-			out[id] = slices.Clone(e.Tags)
-		}
-	}
-	return out
-}
-
 func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string) {
 	q, msg := parseCatalogQuery(r.URL.Query())
 	if msg != "" {
 		apiError(w, http.StatusBadRequest, msg)
 		return
 	}
+	s.syncCatalog()
 	s.world.cat.RLock()
 	defer s.world.cat.RUnlock()
 	var rows []*resource
@@ -336,14 +321,6 @@ func (s *Sandbox) apiCatalog(w http.ResponseWriter, r *http.Request, _ []string)
 	page := []catalogRow{}
 	for i := q.offset; i < total && i < q.offset+q.limit; i++ {
 		page = append(page, catalogRow{s.listing(rows[i]), rows[i].wallet})
-	}
-	ids := make([]string, len(page))
-	for i := range page {
-		ids[i] = page[i].ID
-	}
-	tags := s.chainTags(ids...)
-	for i := range page {
-		page[i].Tags = tags[page[i].ID]
 	}
 	h := w.Header()
 	h.Set("X-Total-Count", strconv.Itoa(total))
@@ -382,6 +359,7 @@ type metaBody struct {
 }
 
 func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []string) {
+	s.syncCatalog()
 	s.world.cat.RLock()
 	defer s.world.cat.RUnlock()
 	res, ok := s.world.byID[params[0]]
@@ -391,7 +369,6 @@ func (s *Sandbox) apiMeta(w http.ResponseWriter, _ *http.Request, params []strin
 	}
 	m := metaBody{listingBody: s.listing(res), PublisherWallet: res.wallet,
 		OnchainStatus: res.onchain, OnchainTxHash: nullable(res.onchainTx), ContentHash: contentHash(res)}
-	m.Tags = s.chainTags(res.id)[res.id]
 	if strings.HasPrefix(res.mime, "image/") {
 		m.ThumbnailURL = s.APIURL + "/resources/" + res.id + "/thumbnail"
 	}
@@ -459,8 +436,11 @@ func (s *Sandbox) apiAgentStatus(w http.ResponseWriter, _ *http.Request, _ []str
 	fee, _ := parseStroops(verificationFee)
 	avg := 0.0
 	if total > 0 {
-		avg = float64(int(sum/float64(total)*1000+0.5)) / 1000
+		avg = sum / float64(total)
 	}
+	// The real server sends the statistics as strings: avgConfidence toFixed(2), totalEarned
+	// toFixed(4), estimatedCostUsd toFixed(6).
+	earned := fee * int64(total)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"agent": map[string]any{
 			"name": "MindVault Verification Agent", "walletAddress": s.world.byName["agent"].Address,
@@ -469,11 +449,12 @@ func (s *Sandbox) apiAgentStatus(w http.ResponseWriter, _ *http.Request, _ []str
 		},
 		"stats": map[string]any{
 			"totalVerifications": total, "verified": verified, "rejected": rejected,
-			"totalEarned": usdcDecimal(fee * int64(total)), "avgConfidence": avg,
+			"totalEarned":   fmt.Sprintf("%d.%04d", earned/stroops, earned%stroops/1000),
+			"avgConfidence": fmt.Sprintf("%.2f", avg),
 		},
 		"usage": map[string]any{
-			"totalPromptTokens": 1480 * total, "totalCompletionTokens": 212 * total, "totalTokens": 1692 * total,
-			"estimatedCostUsd": 0.0004 * float64(total), "model": "gpt-4o-mini",
+			"totalPromptTokens": 400 * total, "totalCompletionTokens": 40 * total, "totalTokens": 440 * total,
+			"estimatedCostUsd": fmt.Sprintf("%.6f", 0.0018*float64(total)), "model": "anthropic/claude-sonnet-4",
 		},
 		"recentActivity": recent,
 	})

@@ -20,6 +20,7 @@ import (
 // for a resource the API says is registered, 503 chain_unavailable when the registry does
 // not have it and 409 price_mismatch when the on-chain price differs from the API's.
 func (s *Sandbox) apiBuy(w http.ResponseWriter, r *http.Request, params []string) {
+	s.syncCatalog()
 	s.world.cat.RLock()
 	res, ok := s.world.byID[params[0]]
 	var cp resource
@@ -81,7 +82,7 @@ func (s *Sandbox) apiBuy(w http.ResponseWriter, r *http.Request, params []string
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("Content-Disposition", `attachment; filename="`+cp.id+ext+`"`)
 	h.Set("X-Payment-Id", paymentID)
-	h.Set("X-Payment-Amount", cp.price)
+	h.Set("X-Payment-Amount", cp.price+" USDC") // amount and currency in one value, as the real server sends it
 	h.Set("X-Payment-Recipient", cp.wallet)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)

@@ -293,7 +293,8 @@ type resourceBody struct {
 	OnchainTxHash      *string `json:"onchainTxHash"`
 	ContentHash        string  `json:"contentHash"`
 	PublisherID        string  `json:"publisherId"`
-	PublisherName      string  `json:"publisherName"`
+	StoragePath        *string `json:"storagePath"`    // a file's upload path; null for a link
+	VerificationID     *string `json:"verificationId"` // null until verified
 	WalletAddress      string  `json:"walletAddress"`
 	CreatedAt          string  `json:"createdAt"`
 	AccessURL          string  `json:"accessUrl"`
@@ -303,7 +304,7 @@ func (s *Sandbox) resourceJSON(r *resource) resourceBody {
 	return resourceBody{ID: r.id, Title: r.title, Description: r.description, Price: r.price, ResourceType: r.kind,
 		MimeType: nullable(r.mime), ExternalURL: nullable(r.externalURL), ThumbnailPath: nullable(r.thumbnail),
 		VerificationStatus: r.status, Listed: r.listed, OnchainStatus: r.onchain, OnchainTxHash: nullable(r.onchainTx),
-		ContentHash: contentHash(r), PublisherID: r.pubID, PublisherName: r.publisher, WalletAddress: r.wallet,
+		ContentHash: contentHash(r), PublisherID: r.pubID, WalletAddress: r.wallet,
 		CreatedAt: jsTime(r.created), AccessURL: s.APIURL + "/resources/" + r.id}
 }
 
@@ -313,11 +314,11 @@ func (s *Sandbox) resourceJSON(r *resource) resourceBody {
 // With an Idempotency-Key, as the API's idempotency layer keeps them: per publisher, for 24 h
 // from the key's first use. Authentication and body validation come first (a 401 or 400 is
 // not kept, and claims nothing). Then the key: unused (or older than 24 h), this request
-// claims it and creates; used with a different request (other validated fields), 422
-// {"error":"Idempotency-Key reused with a different request"}; claimed by a request still in
-// progress, 409 {"error":"Idempotent request already in progress"}; completed, the first
-// answer again, byte for byte (same status, same body, same resource id), and nothing is
-// created. A delay fault stalls a keyed request after it claimed the key, while it creates,
+// claims it and creates; claimed by a request still in progress, 409 {"error":"Idempotent
+// request already in progress"}; completed, the first answer again, byte for byte (same
+// status, same body, same resource id), and nothing is created — with a different request
+// (other fields) too: the real server at 6c433d96 does not compare the bodies, so a reused key
+// answers 201 with the first resource, not a 422. A delay fault stalls a keyed request after it claimed the key, while it creates,
 // so the key is in progress for the length of the stall; the creation then completes even
 // when the client gave up (as a real server's does), so a retry with the key gets the
 // resource. Without the header a delay fault stalls before the route and every request
@@ -356,10 +357,6 @@ func (s *Sandbox) apiCreateResource(w http.ResponseWriter, r *http.Request, _ []
 	case e == nil:
 		e = &idemEntry{request: string(canon), at: s.now()}
 		s.world.pubs.idem[slot] = e
-	case e.request != string(canon):
-		s.world.cat.Unlock()
-		apiError(w, http.StatusUnprocessableEntity, "Idempotency-Key reused with a different request")
-		return
 	case !e.done:
 		s.world.cat.Unlock()
 		apiError(w, http.StatusConflict, "Idempotent request already in progress")
@@ -421,7 +418,7 @@ func (s *Sandbox) ownedForRegistration(w http.ResponseWriter, p *publisher, id s
 	case res.status != "verified":
 		apiError(w, http.StatusBadRequest, "Resource must be verified before registering on-chain")
 	case res.onchain == "registered":
-		writeJSON(w, http.StatusConflict, map[string]any{"error": "Resource is already registered on-chain", "onchainTxHash": nullable(res.onchainTx)})
+		writeJSON(w, http.StatusConflict, map[string]any{"error": "Resource is already registered on-chain"})
 	case res.onchain == "pending":
 		writeJSON(w, http.StatusConflict, map[string]any{"error": "Registration already in progress",
 			"message":   "A registration transaction for this resource was submitted and has not completed yet.",
@@ -487,7 +484,7 @@ func (s *Sandbox) apiPrepareRegistration(w http.ResponseWriter, r *http.Request,
 	readOnly, readWrite := wd.reg.footprint(c)
 	if _, herr := wd.reg.clone().invoke(c); herr != nil {
 		if herr.err.ContractCode != nil && *herr.err.ContractCode == errAlreadyRegistered {
-			writeJSON(w, http.StatusConflict, map[string]any{"error": "Resource is already registered on-chain", "onchainTxHash": nil})
+			writeJSON(w, http.StatusConflict, map[string]any{"error": "Resource is already registered on-chain"})
 			return
 		}
 		buildFailed("simulation failed: HostError: " + herr.String())

@@ -454,10 +454,10 @@ func TestCreateResourceIdempotencyKey(t *testing.T) {
 	if n := sb.CreatedResources(); n != 1 {
 		t.Fatalf("replays created resources: %d", n)
 	}
-	// The same key with another request.
+	// The same key with another request: the real server answers the first resource again
+	// (201, its title and price), not a 422, and creates nothing.
 	other := strings.Replace(evalBody, `"1.50"`, `"2.00"`, 1)
-	if r := post(t, sb.APIURL+"/resources", other, keyed(sb.DemoAPIKey, "k1")); r.status != 422 ||
-		string(r.body) != `{"error":"Idempotency-Key reused with a different request"}` {
+	if r := post(t, sb.APIURL+"/resources", other, keyed(sb.DemoAPIKey, "k1")); r.status != 201 || !bytes.Equal(r.body, first.body) || sb.CreatedResources() != 1 {
 		t.Fatalf("reused with another body: %d %s", r.status, r.body)
 	}
 	// Keys are per publisher: another publisher's k1 is its own.
@@ -520,7 +520,7 @@ func TestCreateResourceIdempotencyInProgress(t *testing.T) {
 			t.Errorf("duplicate %d while the first is in flight: %d %s", i, r.status, r.body)
 		}
 	}
-	if r := post(t, sb.APIURL+"/resources", strings.Replace(evalBody, "Notes", "Drafts", 1), h); r.status != 422 {
+	if r := post(t, sb.APIURL+"/resources", strings.Replace(evalBody, "Notes", "Drafts", 1), h); r.status != 409 {
 		t.Errorf("another request on the key in flight: %d %s", r.status, r.body)
 	}
 	if n := sb.CreatedResources(); n != 0 {

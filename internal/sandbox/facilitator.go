@@ -95,12 +95,13 @@ func (o offer) header(errText string) string {
 }
 
 // rejection is a failed verification or settlement: an x402 reason code and a message.
-// settling marks a failure after verification passed: the paywall then answers with
-// PAYMENT-RESPONSE {success: false} and no PAYMENT-REQUIRED, as @x402/express does; a
-// verification failure carries its reason only in PAYMENT-REQUIRED.error.
+// settling marks a failure after verification passed, which the real paywall reports in
+// PAYMENT-RESPONSE (errorReason, with the transaction's hash once one was submitted); a
+// failed verification it reports in PAYMENT-REQUIRED.error alone.
 type rejection struct {
 	reason, message string
 	settling        bool
+	tx              string
 }
 
 // payment is a verified PAYMENT-SIGNATURE.
@@ -120,30 +121,35 @@ func (s *Sandbox) paymentSignature(w http.ResponseWriter, r *http.Request, o off
 	return "", false
 }
 
-// write402 is the paywall's 402: body {}, PAYMENT-REQUIRED, and PAYMENT-RESPONSE
-// {success: false} when a payment was tried and refused.
+// write402 is the paywall's 402 as @x402/express answers it: body {} and either
+// PAYMENT-REQUIRED (whose error is "Payment required", or the facilitator's reason when a
+// payment failed verification) or, when a verified payment failed to settle, PAYMENT-RESPONSE
+// {success: false, errorReason} alone.
 func write402(w http.ResponseWriter, o offer, errText string, failed *x402.Settlement) {
 	h := w.Header()
-	h.Set("PAYMENT-REQUIRED", o.header(errText))
-	h.Set("Cache-Control", "no-store")
 	if failed != nil {
 		h.Set("PAYMENT-RESPONSE", x402.EncodeSettlement(*failed))
-		h.Set("Access-Control-Expose-Headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE")
+		h.Set("Access-Control-Expose-Headers", "PAYMENT-RESPONSE")
+	} else {
+		h.Set("PAYMENT-REQUIRED", o.header(errText))
 	}
+	h.Set("Cache-Control", "no-store")
 	writeJSONRaw(w, http.StatusPaymentRequired, `{}`)
 }
 
+// FacilitatorMessageHeader carries the sandbox facilitator's own words for a refusal (a host
+// error, a sendTransaction status), for the sandbox's tests and a person reading the
+// answer; the real paywall sends no such header and the product never reads it.
+const FacilitatorMessageHeader = "X-Sandbox-Facilitator-Message"
+
 func (s *Sandbox) refuse(w http.ResponseWriter, o offer, payer string, rej *rejection) {
+	w.Header().Set(FacilitatorMessageHeader, strings.Join(strings.Fields(rej.message), " "))
 	if !rej.settling {
 		write402(w, o, rej.reason, nil)
 		return
 	}
-	h := w.Header()
-	h.Set("PAYMENT-RESPONSE", x402.EncodeSettlement(x402.Settlement{Success: false, ErrorReason: rej.reason, ErrorMessage: rej.message,
-		Transaction: "", Network: x402Network, Payer: payer}))
-	h.Set("Access-Control-Expose-Headers", "PAYMENT-RESPONSE")
-	h.Set("Cache-Control", "no-store")
-	writeJSONRaw(w, http.StatusPaymentRequired, `{}`)
+	write402(w, o, "", &x402.Settlement{Success: false, ErrorReason: rej.reason, ErrorMessage: rej.message,
+		Transaction: rej.tx, Network: x402Network, Payer: payer})
 }
 
 // checkPayment verifies a payment without settling it; on failure it answers the 402.
@@ -188,8 +194,8 @@ func (s *Sandbox) settlePayment(w http.ResponseWriter, o offer, header string) (
 // + ceil(maxTimeoutSeconds/5) + 2; then the transfer re-simulated as the facilitator would
 // submit it, which checks the ed25519 signature over the recomputed preimage with the key
 // in the signature map (it must be the payer's), the expiration (not before the latest
-// ledger), that the nonce was never consumed, and the balances: Error(Contract, #10) is
-// insufficient_funds, any other failure invalid_exact_stellar_payload_simulation_failed;
+// ledger), that the nonce was never consumed, and the balances: any failure, a balance too
+// low (Error(Contract, #10)) included, is invalid_exact_stellar_payload_simulation_failed;
 // last, the fee at least the simulated minimum resource fee (and 100). There is no fee cap.
 func (s *Sandbox) Verify(payloadHeader string, requirementJSON []byte) (reason string, ok bool) {
 	defer s.lockChain()()
@@ -326,9 +332,8 @@ func (s *Sandbox) verifyLocked(header string, reqJSON []byte, latest uint32) (*p
 	})
 	if herr != nil {
 		msg := "simulation failed: HostError: " + herr.String() + " (" + scText(herr.data) + ")"
-		if herr.err.Type == xdr.ScErrorTypeSceContract && herr.err.ContractCode != nil && *herr.err.ContractCode == sacErrBalance {
-			return p, bad(reasonInsufficientFunds, msg)
-		}
+		// The real @x402/stellar facilitator does not read the host error: a balance too
+		// low (Error(Contract, #10)) is simulation_failed like any other failure.
 		return p, bad(reasonSimulationFailed, msg)
 	}
 	ro, rw := w.tokenFootprint(c, nonces)
@@ -395,7 +400,7 @@ func (s *Sandbox) settle(header string, reqJSON []byte) (*x402.Settlement, strin
 	hash := hex.EncodeToString(h[:])
 	s.apply(&pendingTx{hash: hash, env: env, inv: inv, due: s.now()})
 	if t := w.txs[hash]; t == nil || !t.success {
-		return nil, payer, &rejection{reason: reasonTransactionFailed, message: "the settlement transaction " + hash + " failed", settling: true}
+		return nil, payer, &rejection{reason: reasonTransactionFailed, message: "the settlement transaction " + hash + " failed", settling: true, tx: hash}
 	}
 	return &x402.Settlement{Success: true, Transaction: hash, Network: x402Network, Payer: payer}, payer, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 )
 
 // SetPrice changes a resource's price the way its publisher would: the API's listed price
@@ -48,4 +49,29 @@ func (s *Sandbox) apiSetPrice(w http.ResponseWriter, r *http.Request, params []s
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"id": params[0], "price": body.Price})
+}
+
+// syncCatalog plays the API's event listener: the catalog takes the on-chain price of a
+// registered resource whose entry changed since the sandbox started (a direct set_price)
+// once CatalogSync has passed since that change. Before that, /meta and the catalog show the
+// old price and the paywall answers 409 price_mismatch, as the real API does for up to 30 s.
+// An entry the seed wrote (before the first ledger) is left alone: a test that sets its chain
+// price directly keeps the mismatch it made.
+func (s *Sandbox) syncCatalog() {
+	now := s.now()
+	s.world.cat.Lock()
+	defer s.world.cat.Unlock()
+	defer s.lockChain()()
+	for _, res := range s.world.resources {
+		if res.onchain != "registered" {
+			continue
+		}
+		e, ok := s.world.reg.byID[res.id]
+		if !ok || int64(e.UpdatedAt) < s.t0.Unix() || now.Before(time.Unix(int64(e.UpdatedAt), 0).Add(s.syncDelay)) {
+			continue
+		}
+		if p, err := parseStroops(res.price); err == nil && p != e.Price {
+			res.price = usdcDecimal(e.Price)
+		}
+	}
 }

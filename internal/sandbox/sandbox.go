@@ -23,7 +23,15 @@ type Options struct {
 	// ApplyDelay is how long after sendTransaction accepts a transaction it is applied (on
 	// Now's clock); 0 is DefaultApplyDelay. Tests that write on chain shorten it.
 	ApplyDelay time.Duration
+	// CatalogSync is how long after an on-chain price change (a direct set_price) the API's
+	// catalog shows the new price; 0 is DefaultCatalogSync. Tests shorten it.
+	CatalogSync time.Duration
 }
+
+// DefaultCatalogSync is the real API's lag behind an on-chain price change: its event
+// listener polls the vault-registry contract every 30 s. Until it catches up the paywall
+// answers 409 price_mismatch.
+const DefaultCatalogSync = 30 * time.Second
 
 // Sandbox is a running set of simulators, one loopback listener per downstream.
 type Sandbox struct {
@@ -42,6 +50,7 @@ type Sandbox struct {
 	logf       func(string, ...any)
 	now        func() time.Time
 	applyDelay time.Duration // Options.ApplyDelay, or DefaultApplyDelay
+	syncDelay  time.Duration // Options.CatalogSync, or DefaultCatalogSync
 	t0         time.Time     // when ledger firstLedger closed
 	skew       atomic.Int64  // seconds of ledgers closed instantly (AdvanceLedgers)
 	world      *world
@@ -92,6 +101,9 @@ func Start(opts Options) (*Sandbox, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.syncDelay = opts.CatalogSync; s.syncDelay <= 0 {
+		s.syncDelay = DefaultCatalogSync
 	}
 	if s.applyDelay <= 0 {
 		s.applyDelay = DefaultApplyDelay

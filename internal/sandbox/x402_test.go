@@ -83,16 +83,18 @@ func paid(t *testing.T, sb *Sandbox, method, path string, body []byte, header st
 
 func settlement(t *testing.T, r reply) *x402.Settlement {
 	t.Helper()
+	msg := r.header.Get(FacilitatorMessageHeader)
 	st, ok := x402.DecodeSettlement(r.header)
-	if !ok && r.status == 402 {
-		// A refusal at verification carries its reason only in PAYMENT-REQUIRED.error, as the
-		// real paywall sends it; read it as the failed settlement it stands for.
-		if pr, err := x402.ParseRequired(r.header, nil); err == nil && pr.Error != "" && pr.Error != "Payment required" {
-			return &x402.Settlement{Success: false, ErrorReason: pr.Error}
-		}
-	}
 	if !ok {
-		t.Fatalf("no PAYMENT-RESPONSE: %d %v %s", r.status, r.header, r.body)
+		// A refusal at verification carries its reason in PAYMENT-REQUIRED.error alone.
+		pr, err := x402.ParseRequired(r.header, r.body)
+		if r.status != 402 || err != nil || pr.Error == "" || pr.Error == "Payment required" {
+			t.Fatalf("no PAYMENT-RESPONSE and no refusal reason: %d %v %s", r.status, r.header, r.body)
+		}
+		return &x402.Settlement{ErrorReason: pr.Error, ErrorMessage: msg, Network: x402Network}
+	}
+	if st.ErrorMessage == "" {
+		st.ErrorMessage = msg
 	}
 	return st
 }
@@ -276,7 +278,7 @@ func TestVerifyAcceptsTheProductPaymentAndRejectsTampering(t *testing.T) {
 	r = paid(t, sb, "GET", "/resources/zkprimer", nil, header)
 	// A refusal at verification: the reason only in PAYMENT-REQUIRED.error, no PAYMENT-RESPONSE.
 	if st := settlement(t, r); r.status != 402 || st.Success || st.ErrorReason != reasonSimulationFailed ||
-		r.header.Get("PAYMENT-RESPONSE") != "" {
+		!strings.Contains(st.ErrorMessage, "nonce already exists") || st.Transaction != "" || r.header.Get("PAYMENT-RESPONSE") != "" {
 		t.Fatalf("replay: %d %+v", r.status, st)
 	}
 	if usdc(t, sb, sb.Demo.Address) != "93.7500000" {
@@ -411,7 +413,8 @@ func TestBuyPrechecks(t *testing.T) {
 }
 
 // A payer who signed two payments but can cover only one: the second settles as
-// insufficient_funds (#10) and nothing moves. A sponsored wallet funded with Fund pays.
+// simulation_failed (Error(Contract, #10), which the real facilitator does not name) and
+// nothing moves. A sponsored wallet funded with Fund pays.
 func TestBuyInsufficientFunds(t *testing.T) {
 	sb, _ := start(t, "")
 	sb.SetFaucet(0) // the wallet holds exactly what Fund gives it
@@ -427,13 +430,13 @@ func TestBuyInsufficientFunds(t *testing.T) {
 	if r := paid(t, sb, "GET", "/resources/stellarcheatsheet", nil, h1); r.status != 200 {
 		t.Fatalf("first: %d %s", r.status, r.body)
 	}
-	if reason, ok := sb.Verify(h2, req2); ok || reason != reasonInsufficientFunds {
+	if reason, ok := sb.Verify(h2, req2); ok || reason != reasonSimulationFailed {
 		t.Fatalf("Verify %q", reason)
 	}
 	r := paid(t, sb, "GET", "/resources/stellarcheatsheet", nil, h2)
 	st := settlement(t, r)
-	if r.status != 402 || st.Success || st.ErrorReason != reasonInsufficientFunds || r.header.Get("PAYMENT-RESPONSE") != "" ||
-		r.header.Get("PAYMENT-REQUIRED") == "" {
+	if r.status != 402 || st.Success || st.ErrorReason != reasonSimulationFailed || !strings.Contains(st.ErrorMessage, "Error(Contract, #10)") ||
+		r.header.Get("PAYMENT-RESPONSE") != "" || r.header.Get("PAYMENT-REQUIRED") == "" {
 		t.Fatalf("%d %+v", r.status, st)
 	}
 	if usdc(t, sb, wallet.Address) != "5.0000000" || usdc(t, sb, creator.Address) != "67.5000000" {
@@ -692,7 +695,7 @@ func TestPurchaseLedger(t *testing.T) {
 		if r.status != 200 || !bytes.Equal(r.body, want) || meta.Size == nil || *meta.Size != len(r.body) {
 			t.Fatalf("%s: %d, %d bytes, meta size %v", id, r.status, len(r.body), meta.Size)
 		}
-		receipts = append([]paymentRow{{PaymentID: r.header.Get("X-Payment-Id"), ResourceID: id, Amount: r.header.Get("X-Payment-Amount"),
+		receipts = append([]paymentRow{{PaymentID: r.header.Get("X-Payment-Id"), ResourceID: id, Amount: strings.TrimSuffix(r.header.Get("X-Payment-Amount"), " USDC"),
 			Currency: "USDC", TxHash: st.Transaction}}, receipts...)
 	}
 	// A refused payment (a replay of a consumed authorization) is not recorded.

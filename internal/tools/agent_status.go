@@ -10,16 +10,16 @@ import (
 
 // AgentStatusOutput is the result of mindvault_agent_status.
 type AgentStatusOutput struct {
-	Name                 string  `json:"name"`
-	WalletAddress        string  `json:"walletAddress"`
-	Network              string  `json:"network"`
-	Status               string  `json:"status"`
-	PricePerVerification string  `json:"pricePerVerification" jsonschema_description:"verification fee in USDC"`
-	Currency             string  `json:"currency"`
-	TotalVerifications   int     `json:"totalVerifications"`
-	Verified             int     `json:"verified"`
-	Rejected             int     `json:"rejected"`
-	AvgConfidence        float64 `json:"avgConfidence"`
+	Name                 string   `json:"name"`
+	WalletAddress        string   `json:"walletAddress"`
+	Network              string   `json:"network"`
+	Status               string   `json:"status"`
+	PricePerVerification string   `json:"pricePerVerification" jsonschema_description:"verification fee, USDC with exactly 7 decimals"`
+	Currency             string   `json:"currency"`
+	TotalVerifications   int      `json:"totalVerifications"`
+	Verified             int      `json:"verified"`
+	Rejected             int      `json:"rejected"`
+	AvgConfidence        *float64 `json:"avgConfidence,omitempty" jsonschema_description:"absent when the API's value is unreadable"`
 }
 
 // agentStatus is mindvault_agent_status.
@@ -40,9 +40,9 @@ var agentStatus = serve(Spec[requests.AgentStatus, AgentStatusOutput]{
 		}
 		return &AgentStatusOutput{
 			Name: a.Agent.Name, WalletAddress: a.Agent.WalletAddress, Network: a.Agent.Network,
-			Status: a.Agent.Status, PricePerVerification: string(a.Agent.PricePerVerification),
-			Currency: a.Agent.Currency, TotalVerifications: a.Stats.TotalVerifications,
-			Verified: a.Stats.Verified, Rejected: a.Stats.Rejected, AvgConfidence: a.Stats.AvgConfidence,
+			Status: a.Agent.Status, PricePerVerification: usdc7(string(a.Agent.PricePerVerification)),
+			Currency: a.Agent.Currency, TotalVerifications: a.Stats.TotalVerifications.Int(),
+			Verified: a.Stats.Verified.Int(), Rejected: a.Stats.Rejected.Int(), AvgConfidence: a.Stats.AvgConfidence.Ptr(),
 		}, nil
 	},
 })

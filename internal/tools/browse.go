@@ -11,6 +11,8 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
+	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
@@ -20,12 +22,63 @@ type CatalogItem struct {
 	ID                 string `json:"id"`
 	Title              string `json:"title"`
 	Description        string `json:"description"`
-	Price              string `json:"price" jsonschema_description:"USDC, decimal string"`
+	Price              string `json:"price" jsonschema_description:"USDC with exactly 7 decimals (\"unknown\" when the API's price is unreadable)"`
 	ResourceType       string `json:"resourceType"`
 	VerificationStatus string `json:"verificationStatus"`
 	PublisherName      string `json:"publisherName"`
 	AccessURL          string `json:"accessUrl"`
 	CreatedAt          string `json:"createdAt"`
+}
+
+// maxTagReads bounds the registry reads one tag-filtered page makes at once.
+const maxTagReads = 8
+
+// chainTags fills in the tags of the rows that carry none from the vault registry: the real
+// API keeps tags on chain only (its rows have no tags, and it refuses ?tags=), so a tag filter
+// applied to the rows alone would match nothing. A row not on chain has no tags; a failed
+// read fails the call rather than dropping a row that may match.
+func chainTags(ctx context.Context, d *Deps, rows []mindvault.Resource) error {
+	errs := make([]error, len(rows))
+	sem := make(chan struct{}, maxTagReads)
+	var fns []func()
+	for i := range rows {
+		if rows[i].Tags != nil {
+			continue
+		}
+		fns = append(fns, func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows[i].Tags = []string{}
+			if !registry.OnchainID(rows[i].ID) {
+				return
+			}
+			e, found, err := d.Registry.Get(ctx, rows[i].ID)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			if found {
+				rows[i].Tags = e.Tags
+			}
+		})
+	}
+	parallel(fns...)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usdc7 is a USDC amount as every structured result states it: a decimal string with exactly
+// 7 places ("1.5000000"), from the API's "1.50", "1.5" or 1.5; "unknown" when it is not one.
+func usdc7(s string) string {
+	u, err := soroban.Units(strings.TrimSpace(s))
+	if err != nil {
+		return "unknown"
+	}
+	return soroban.Decimal(u)
 }
 
 // CatalogOutput is the result of mindvault_browse and mindvault_search.
@@ -85,10 +138,15 @@ func catalog(ctx context.Context, d *Deps, req *requests.Browse, search bool) (*
 		return nil, err
 	}
 	out := &CatalogOutput{Resources: []CatalogItem{}, Total: page.Total, NextOffset: page.NextOffset}
+	if len(req.Tags) > 0 {
+		if err := chainTags(ctx, d, page.Resources); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range page.Resources {
 		if keep(r, req) {
 			out.Resources = append(out.Resources, CatalogItem{
-				ID: r.ID, Title: r.Title, Description: r.Description, Price: string(r.Price),
+				ID: r.ID, Title: r.Title, Description: r.Description, Price: usdc7(string(r.Price)),
 				ResourceType: r.ResourceType, VerificationStatus: r.VerificationStatus,
 				PublisherName: r.PublisherName, AccessURL: r.AccessURL, CreatedAt: r.CreatedAt,
 			})

@@ -256,7 +256,7 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 			out.Budget = at.view()
 		}
 		if !res.Response.OK() {
-			return nil, d.X402.Service().StatusError(res.Response)
+			return nil, notOnchain(d.X402.Service().StatusError(res.Response), meta)
 		}
 		got := delivered(res.Response, meta)
 		if !res.Paid {
@@ -417,6 +417,7 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 			var g delivery
 			var r Receipt
 			if raw, ok := body["receipt"]; ok && json.Unmarshal(raw, &r) == nil && r.PaymentID != "" {
+				r.Amount, r.Currency = paymentAmount(r.Amount + " " + firstNonEmpty(r.Currency, "USDC"))
 				g.receipt = &r
 			}
 			g.access = &Access{URL: link, Delivery: DeliveryLink}
@@ -485,12 +486,28 @@ func headerReceipt(h http.Header) *Receipt {
 	if id == "" {
 		return nil
 	}
-	r := &Receipt{PaymentID: id, Amount: strings.TrimSpace(h.Get("X-Payment-Amount")), Currency: "USDC",
+	amount, currency := paymentAmount(h.Get("X-Payment-Amount"))
+	r := &Receipt{PaymentID: id, Amount: amount, Currency: currency,
 		PaidTo: strings.TrimSpace(h.Get("X-Payment-Recipient"))}
 	if t, err := http.ParseTime(h.Get("Date")); err == nil {
 		r.PaidAt = t.UTC().Format(time.RFC3339)
 	}
 	return r
+}
+
+// paymentAmount reads X-Payment-Amount, which the real server sends as amount and currency in
+// one value ("0.75 USDC"; a bare "0.75" is USDC too): the amount with 7 decimals, or
+// "unknown" when it is not one.
+func paymentAmount(v string) (amount, currency string) {
+	f := strings.Fields(v)
+	currency = "USDC"
+	if len(f) == 2 {
+		currency = strings.ToUpper(f[1])
+	}
+	if len(f) == 0 || len(f) > 2 {
+		return "unknown", currency
+	}
+	return usdc7(strings.TrimPrefix(f[0], "$")), currency
 }
 
 // inlineLimitNote says what the operator could change, or that nothing can: the limit has a
@@ -659,4 +676,18 @@ func profileArgs(profile *string) map[string]any {
 		args["profile"] = *profile
 	}
 	return args
+}
+
+// notOnchain reads the paywall's 503 chain_unavailable for a resource whose metadata says it
+// is not registered on chain: the paywall prices a purchase from the chain, so it cannot sell
+// it at all, and no wait changes that until its publisher registers it.
+func notOnchain(err error, meta *mindvault.Meta) error {
+	if !isCode(err, errmap.CodeChainUnavailable) || meta.OnchainStatus == "" || meta.OnchainStatus == "registered" {
+		return err
+	}
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.Code, f.Category = errmap.CodeConflict, errmap.CategoryConflict
+		f.Detail = fmt.Sprintf("resource %s is not registered on chain (onchainStatus %s), so the paywall cannot read its price and cannot sell it; nothing was paid", meta.ID, quoted(meta.OnchainStatus))
+		f.Next = "Choose another resource (mindvault_search or mindvault_browse find one): this one cannot be bought until its publisher registers it on chain."
+	})
 }

@@ -27,6 +27,7 @@ type ConsistencyOutput struct {
 	OnchainFound bool                `json:"onchainFound"`
 	Matches      map[string]Compared `json:"matches"`
 	Mismatches   map[string]Compared `json:"mismatches"`
+	Unknown      map[string]Compared `json:"unknown,omitempty" jsonschema_description:"fields one side did not say (the API's listed comes from its verification record), neither match nor mismatch"`
 	Summary      string              `json:"summary"`
 }
 
@@ -37,7 +38,9 @@ var checkConsistency = serve(Spec[requests.CheckConsistency, ConsistencyOutput]{
 	Title:     "Check API vs chain",
 	Operation: "Consistency check failed",
 	Description: `Compares what the MindVault API says about a resource with the vault-registry contract
-		(price in 7-decimal units, listed, creator wallet), reading both in parallel. Free. Use it
+		(price in 7-decimal units, listed, creator wallet), reading both in parallel; the API's
+		listed comes from its verification record, and a field one side does not say is reported
+		as unknown, never guessed. Free. Use it
 		before buying to confirm the price and owner on chain.`,
 	Kind: lookup(errmap.SourceRegistry),
 	Guide: errmap.Guide{Role: errmap.RoleCompare,
@@ -46,6 +49,7 @@ var checkConsistency = serve(Spec[requests.CheckConsistency, ConsistencyOutput]{
 	Run: func(ctx context.Context, d *Deps, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
 		var (
 			meta         *mindvault.Meta
+			ver          *mindvault.Verification
 			onchain      *registry.Resource
 			found        bool
 			mErr, oErr   error
@@ -53,6 +57,8 @@ var checkConsistency = serve(Spec[requests.CheckConsistency, ConsistencyOutput]{
 		)
 		parallel(
 			func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
+			// /meta has no listed; the verification record does (false once delisted).
+			func() { ver, _ = d.API.Verification(ctx, req.ResourceID) },
 			func() {
 				if canBeOnchain {
 					onchain, found, oErr = d.Registry.Get(ctx, req.ResourceID)
@@ -69,11 +75,14 @@ var checkConsistency = serve(Spec[requests.CheckConsistency, ConsistencyOutput]{
 			Matches: map[string]Compared{}, Mismatches: map[string]Compared{}}
 		if out.APIFound && out.OnchainFound {
 			compare(out, "price", apiPrice(string(meta.Price)), soroban.Decimal(onchain.Price))
-			listed := meta.VerificationStatus == "verified"
-			if meta.Listed != nil {
-				listed = *meta.Listed
+			listed := "unknown"
+			switch {
+			case ver != nil && ver.Listed != nil:
+				listed = fmt.Sprint(*ver.Listed)
+			case meta.Listed != nil:
+				listed = fmt.Sprint(*meta.Listed)
 			}
-			compare(out, "listed", fmt.Sprint(listed), fmt.Sprint(onchain.Listed))
+			compare(out, "listed", listed, fmt.Sprint(onchain.Listed))
 			compare(out, "creator", meta.PublisherWallet, onchain.Creator)
 		}
 		out.Summary = consistencySummary(out)
@@ -92,6 +101,13 @@ func apiPrice(p string) string {
 
 func compare(out *ConsistencyOutput, field, api, onchain string) {
 	c := Compared{API: api, Onchain: onchain}
+	if api == "unknown" || api == "" && onchain != "" {
+		if out.Unknown == nil {
+			out.Unknown = map[string]Compared{}
+		}
+		out.Unknown[field] = c
+		return
+	}
 	if api == onchain {
 		out.Matches[field] = c
 	} else {
@@ -107,13 +123,20 @@ func consistencySummary(o *ConsistencyOutput) string {
 		return "Listed in the API but not registered on chain; the creator can run mindvault_register_onchain."
 	case !o.APIFound:
 		return "Registered on chain but unknown to the API."
-	case len(o.Mismatches) == 0:
+	case len(o.Mismatches) == 0 && len(o.Unknown) == 0:
 		return "API and chain agree on price, listing and creator."
+	case len(o.Mismatches) == 0:
+		return fmt.Sprintf("API and chain agree on %s; the API did not say %s, so that is unknown.", strings.Join(sortedKeys(o.Matches), ", "), strings.Join(sortedKeys(o.Unknown), ", "))
 	}
-	var names []string
-	for k := range o.Mismatches {
+	names := sortedKeys(o.Mismatches)
+	return fmt.Sprintf("Found %d mismatched field(s): %s. The chain is authoritative.", len(names), strings.Join(names, ", "))
+}
+
+func sortedKeys(m map[string]Compared) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return fmt.Sprintf("Found %d mismatched field(s): %s. The chain is authoritative.", len(names), strings.Join(names, ", "))
+	return names
 }

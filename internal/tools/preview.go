@@ -13,9 +13,12 @@ type PreviewOutput struct {
 	ID                 string `json:"id"`
 	Title              string `json:"title"`
 	Description        string `json:"description"`
-	Price              string `json:"price" jsonschema_description:"the API's decimal string, e.g. \"1.50\""`
-	PriceUSDC          string `json:"priceUsdc" jsonschema_description:"display form, e.g. \"$1.50 USDC\""`
+	Price              string `json:"price" jsonschema_description:"USDC with exactly 7 decimals, e.g. \"1.5000000\""`
+	PriceUSDC          string `json:"priceUsdc" jsonschema_description:"the same price, USDC with exactly 7 decimals"`
 	ResourceType       string `json:"resourceType"`
+	MimeType           string `json:"mimeType,omitempty" jsonschema_description:"a file's media type, when the API names one"`
+	SizeBytes          *int64 `json:"sizeBytes,omitempty" jsonschema_description:"a file's length in bytes, when the API announces it (the real API does not: then absent, unknown)"`
+	PublisherName      string `json:"publisherName,omitempty"`
 	VerificationStatus string `json:"verificationStatus"`
 	AccessURL          string `json:"accessUrl"`
 	OnchainStatus      string `json:"onchainStatus"`
@@ -28,8 +31,8 @@ var preview = serve(Spec[requests.Preview, PreviewOutput]{
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Preview a resource",
 	Operation: "Preview failed",
-	Description: `Shows one resource's title, description, price in USDC, type, verification and on-chain
-		status before buying. Free. Call it before mindvault_buy to know the exact price.`,
+	Description: `Shows one resource's title, description, price in USDC, type, media type and size (when
+		announced), publisher, verification and on-chain status before buying. Free. Call it before mindvault_buy to know the exact price.`,
 	Kind: lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{Role: errmap.RolePrice,
 		Codes: map[string]string{errmap.CodePriceChanged: "Call mindvault_preview again after a moment: the price changed while it was read."},
@@ -39,11 +42,15 @@ var preview = serve(Spec[requests.Preview, PreviewOutput]{
 		if err != nil {
 			return nil, err
 		}
-		return &PreviewOutput{
-			ID: m.ID, Title: m.Title, Description: m.Description, Price: string(m.Price),
-			PriceUSDC: "$" + string(m.Price) + " USDC", ResourceType: m.ResourceType,
-			VerificationStatus: m.VerificationStatus, AccessURL: m.AccessURL,
+		out := &PreviewOutput{
+			ID: m.ID, Title: m.Title, Description: m.Description, Price: usdc7(string(m.Price)),
+			PriceUSDC: usdc7(string(m.Price)), ResourceType: m.ResourceType, MimeType: m.MimeType,
+			PublisherName: m.PublisherName, VerificationStatus: m.VerificationStatus, AccessURL: m.AccessURL,
 			OnchainStatus: m.OnchainStatus, PublisherWallet: m.PublisherWallet,
-		}, nil
+		}
+		if n, ok := m.KnownSize(); ok {
+			out.SizeBytes = &n
+		}
+		return out, nil
 	},
 })

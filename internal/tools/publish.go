@@ -263,6 +263,11 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL),
 		IdempotencyKey: creationKey(ctx, r.kp.Address(), req)})
 	if err != nil {
+		if isCode(err, errmap.CodeConflict) && !isStatus(err, http.StatusConflict) {
+			// The API answered a resource created earlier under this key with other content
+			// (the real server does not compare bodies): it is not this publication.
+			return nil, errmap.WithNext(err, "Call mindvault_publish again with another idempotencyKey: this one already named the resource the detail gives (resume that one with its resourceId if you meant it); nothing was created or paid.")
+		}
 		if isCode(err, errmap.CodeConflict) {
 			// Another call carrying this publication is creating it: the same call, a little
 			// later, answers that call's resource (the key is the same), and pays no second fee.
@@ -550,14 +555,16 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 // isOriginal proves no verdict, so it is not read as a rejection.
 func verificationOf(body []byte) (*Verification, bool) {
 	var raw struct {
-		IsOriginal *bool    `json:"isOriginal"`
-		Confidence float64  `json:"confidence"`
-		Flags      []string `json:"flags"`
+		IsOriginal *bool `json:"isOriginal"`
+		// Read leniently (a number or a numeric string): the verdict is isOriginal, and the
+		// fee is already paid when this is read.
+		Confidence mindvault.Number `json:"confidence"`
+		Flags      []string         `json:"flags"`
 	}
 	if json.Unmarshal(body, &raw) != nil || raw.IsOriginal == nil {
 		return nil, false
 	}
-	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence, Flags: nonNil(raw.Flags)}, true
+	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence.V, Flags: nonNil(raw.Flags)}, true
 }
 
 // afterCreation reports a failure of the fee step once the resource exists: which steps are
@@ -596,14 +603,32 @@ func (r *publishRun) afterCreation(err error, id string) error {
 		action = r.resumeCall("mindvault_publish_status", id).action()
 	default:
 		fee = "its verification fee was not paid"
-		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. Fix the cause (mindvault_wallet_info for funds), then call mindvault_publish "+
-			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, id)
+		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. %s, then call mindvault_publish "+
+			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, feeFix(f), id)
 		// Something exists now: the next step is a look at it; the resume pays, so it stays prose.
 		action = r.resumeCall("mindvault_publish_status", id).action()
 	}
 	// The detail below carries the body's message (cause), so WithDetail may drop the body.
 	err = errmap.WithDetail(err, fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause))
 	return errmap.WithNextAction(errmap.WithNext(err, next), action)
+}
+
+// feeFix is what to do about an unpaid fee before resuming, by what refused it: a wait the
+// service named, a moment for a failing service, the wallet for a payment refusal.
+func feeFix(f errmap.Facts) string {
+	d := errmap.Map(f).Diagnostic
+	switch errmap.Category(d.Category) {
+	case errmap.CategoryRateLimit:
+		if d.RetryAfterSeconds != nil {
+			return fmt.Sprintf("Wait %d s (the verification service is rate limited)", *d.RetryAfterSeconds)
+		}
+		return "Wait a minute (the verification service is rate limited)"
+	case errmap.CategoryPayment:
+		return "Fix the payment's cause above (mindvault_wallet_info shows the wallet's funds)"
+	case errmap.CategoryServer, errmap.CategoryNetwork, errmap.CategoryTimeout:
+		return "Wait a moment (the verification service failed)"
+	}
+	return "Fix the cause above"
 }
 
 // fee is the verification fee as the user approves it. A resource this call creates has no

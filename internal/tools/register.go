@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -27,10 +28,12 @@ var register = serve(Spec[requests.Register, RegisterOutput]{
 	Operation: "Register failed",
 	Description: `Registers the profile's wallet as a MindVault publisher and stores the returned API key in
 		the credential profile (never shown). Free. Needed once before mindvault_publish. An email
-		already registered is a conflict.`,
+		already registered is a conflict; a profile that already holds an API key is refused
+		before anything is sent (ALREADY_REGISTERED), so no key is ever replaced.`,
 	Kind: action(errmap.SourceAPI),
 	Guide: errmap.Guide{
 		Codes: map[string]string{
+			errmap.CodeAlreadyRegistered:  "Use the profile as it is (it is a publisher already), or create a new profile with mindvault_setup_wallet and call mindvault_register with that profile.",
 			errmap.CodeReadOnlyStore:      "Use an existing profile (mindvault_list_profiles lists them), or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.",
 			errmap.CodeCredentialsMissing: "Pass walletAddress, or a profile with a wallet (mindvault_list_profiles shows them; mindvault_setup_wallet creates one), and call mindvault_register again.",
 		},
@@ -47,6 +50,11 @@ var register = serve(Spec[requests.Register, RegisterOutput]{
 		ctx, p, err := d.profile(ctx, req.Profile)
 		if err != nil {
 			return nil, err
+		}
+		// The API shows a key once: registering again would replace the stored key with a
+		// second publisher's and lose the first for good.
+		if p.APIKey != "" {
+			return nil, alreadyPublisher(p.Name)
 		}
 		wallet := deref(req.WalletAddress)
 		if wallet == "" {
@@ -68,6 +76,11 @@ var register = serve(Spec[requests.Register, RegisterOutput]{
 			return nil, err
 		}
 		ctx = WithSecrets(ctx, pub.APIKey)
+		// Another call may have stored a key in this profile meanwhile: keep it, and put this
+		// publisher's key in a profile of its own rather than over it.
+		if now, err := d.Store.Get(ctx, p.Name); err == nil && now.APIKey != "" {
+			return keepBoth(ctx, d, now, pub.ID, pub.APIKey, wallet)
+		}
 		p.APIKey = pub.APIKey
 		if err := d.Store.Update(ctx, p); err != nil {
 			if _, ok := errmap.FactsOf(err); ok {
@@ -81,3 +94,31 @@ var register = serve(Spec[requests.Register, RegisterOutput]{
 		return &RegisterOutput{PublisherID: pub.ID, Profile: p.Name, WalletAddress: wallet, APIKeyStored: true}, nil
 	},
 })
+
+// alreadyPublisher refuses to register a profile that already holds a publisher API key.
+func alreadyPublisher(profile string) error {
+	detail := "profile " + quoted(profile) + " already holds a publisher API key; registering again would replace it, and the API shows a key only once, so nothing was sent"
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+		Source: errmap.SourceCredentials, Code: errmap.CodeAlreadyRegistered, Category: errmap.CategoryConflict, Detail: detail,
+		Next: "Use profile " + quoted(profile) + " as it is (it is a publisher already), or create a new profile with mindvault_setup_wallet and call mindvault_register with that profile.",
+	}}
+}
+
+// keepBoth stores a new publisher's key in a new profile beside one that gained a key while
+// the registration ran (a concurrent call): neither key is lost.
+func keepBoth(ctx context.Context, d *Deps, now credentials.Profile, id, key, wallet string) (*RegisterOutput, error) {
+	np := credentials.Profile{Name: now.Name + "-" + id, SecretKey: now.SecretKey, APIKey: key}
+	if len(np.Name) > 64 || !credentials.ValidName(np.Name) {
+		np.Name = "publisher-" + id
+	}
+	if err := d.Store.Create(ctx, np); err != nil {
+		if _, ok := errmap.FactsOf(err); ok {
+			err = errmap.With(err, func(f *errmap.Facts) {
+				f.StateChanged = errmap.StateYes
+				f.Detail = "publisher " + id + " was registered, but profile " + quoted(now.Name) + " gained another key meanwhile and a new profile for this one could not be created; " + f.Detail
+			})
+		}
+		return nil, err
+	}
+	return &RegisterOutput{PublisherID: id, Profile: np.Name, WalletAddress: wallet, APIKeyStored: true}, nil
+}

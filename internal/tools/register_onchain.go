@@ -19,6 +19,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/txcheck"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -47,6 +48,8 @@ var registerOnchain = serve(Spec[requests.RegisterOnchain, RegisterOnchainOutput
 	Guide: errmap.Guide{Role: errmap.RoleRegisterOnchain,
 		Codes: map[string]string{
 			errmap.CodeCredentialsMissing: "Give the profile what it lacks (mindvault_setup_wallet creates a wallet, mindvault_register stores a publisher API key), or pass another profile (mindvault_list_profiles shows them), then call mindvault_register_onchain again.",
+			errmap.CodeUnauthorized:       "Pass the profile that holds your publisher's current API key (mindvault_list_profiles shows which profiles are publishers): the MindVault API refused this profile's key; then call mindvault_register_onchain again.",
+			errmap.CodeForbidden:          "Pass the profile of the publisher that created this resource (mindvault_publish_status shows its publisher wallet, mindvault_list_profiles each profile's address), then call mindvault_register_onchain again.",
 		},
 		Categories: map[errmap.Category]string{
 			errmap.CategoryAuth:     "Register the profile as a publisher with mindvault_register, or pass a profile that is one (mindvault_list_profiles shows which), then call mindvault_register_onchain again.",
@@ -61,7 +64,7 @@ var registerOnchain = serve(Spec[requests.RegisterOnchain, RegisterOnchainOutput
 		}
 		reg, err := d.prepareRegistration(ctx, p.APIKey, kp, req.ResourceID, "")
 		if err != nil {
-			return nil, err
+			return nil, notVerifiedYet(ctx, d, err, req.ResourceID)
 		}
 		c := d.Config
 		if err := confirm.Approve(ctx, reg.request(d,
@@ -228,4 +231,32 @@ func withSignedHash(err error, hash string) error {
 		})
 	}
 	return err
+}
+
+// mustBeVerified is the API's 400 for a resource that is not verified ("Resource must be
+// verified before registering on-chain").
+var mustBeVerified = lazyre.New(`(?i)must be verified`)
+
+// notVerifiedYet says what the API's "must be verified" means for this resource: a pending
+// one waits for its verification fee (mindvault_publish with its id pays it and registers);
+// a rejected one can never be registered. Any other failure is returned as is.
+func notVerifiedYet(ctx context.Context, d *Deps, err error, id string) error {
+	f, ok := errmap.FactsOf(err)
+	if !ok || f.Status != 400 || !mustBeVerified.MatchString(f.UpstreamDetail+" "+f.Detail) {
+		return err
+	}
+	v, verr := d.API.Verification(ctx, id)
+	switch {
+	case verr != nil:
+		return errmap.WithNext(err, "Check resource "+id+" with mindvault_publish_status: the API registers only verified resources, and a pending one waits for its verification fee (mindvault_publish with resourceId "+id+" pays it).")
+	case v.Status == "rejected":
+		return errmap.WithNext(err, "Do not retry: verification rejected resource "+id+", so it cannot be registered on chain; publish a corrected resource instead.")
+	case v.Status == "verified":
+		return errmap.WithNext(err, "Wait a moment, then call mindvault_register_onchain again: resource "+id+" is verified now.")
+	}
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.Code, f.Category = errmap.CodePaymentRequired, errmap.CategoryPayment
+		f.Detail = "resource " + id + " is " + v.Status + ": its verification fee is unpaid, and the API registers only verified resources"
+		f.Next = "Pay its verification fee first: call mindvault_publish with resourceId " + id + " (it pays the fee and registers the resource on chain once verification approves it)."
+	})
 }

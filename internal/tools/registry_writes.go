@@ -30,8 +30,14 @@ type WriteOutput struct {
 	Listed      *bool     `json:"listed,omitempty"`
 	Tags        *[]string `json:"tags,omitempty" jsonschema_description:"the tags now; [] when cleared"`
 	NewCreator  string    `json:"newCreator,omitempty"`
-	Message     string    `json:"message,omitempty"`
+	// CatalogSync says when the MindVault API's catalog shows a price or ownership written
+	// directly on chain: its event listener polls the contract (every 30 s).
+	CatalogSync string `json:"catalogSync,omitempty" jsonschema_description:"when the MindVault catalog shows this change (it copies on-chain changes within about 30 s; until then a purchase may be refused with PRICE_MISMATCH, retry after_wait)"`
+	Message     string `json:"message,omitempty"`
 }
+
+// catalogLag is the catalogSync of a price or ownership written on chain.
+var catalogLag = fmt.Sprintf("The MindVault catalog shows this within about %d s: the API's event listener polls the contract; until then its price or owner is the old one and a purchase may be refused with PRICE_MISMATCH (retry after the wait).", errmap.DefaultPriceSyncSeconds)
 
 // writeCost ends every write's description.
 const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wallet, which must be the resource's creator. " +
@@ -59,7 +65,7 @@ var setPrice = serve(writeSpec(registryWrite[requests.SetPrice]{
 		return creatorWrite{args: []xdr.ScVal{v},
 			holds:     func(cur *registry.Resource) bool { return cur.Price.Cmp(units) == 0 },
 			unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", r.ResourceID, price),
-			report:    func(o *WriteOutput) { o.Price = price }}, nil
+			report:    func(o *WriteOutput) { o.Price, o.CatalogSync = price, catalogLag }}, nil
 	},
 }))
 
@@ -125,7 +131,7 @@ var transferOwnership = serve(writeSpec(registryWrite[requests.TransferOwnership
 		return creatorWrite{args: []xdr.ScVal{to},
 			holds:     func(cur *registry.Resource) bool { return cur.Creator == r.NewCreator },
 			unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", r.NewCreator, r.ResourceID),
-			report:    func(o *WriteOutput) { o.NewCreator = r.NewCreator }}, nil
+			report:    func(o *WriteOutput) { o.NewCreator, o.CatalogSync = r.NewCreator, catalogLag }}, nil
 	},
 }))
 

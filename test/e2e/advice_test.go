@@ -291,7 +291,8 @@ func TestAdviceOnTheWire(t *testing.T) {
 	}
 	t.Run("register with a taken email", func(t *testing.T) {
 		e := e.in(t)
-		r := e.call("mindvault_register", `{"name":"Someone","email":"hello@northwind.example","walletAddress":"`+e.sb.Demo.Address+`"}`)
+		addProfile(e, "keyless", "zero", "")
+		r := e.call("mindvault_register", `{"name":"Someone","email":"hello@northwind.example","walletAddress":"`+e.sb.Demo.Address+`","profile":"keyless"}`)
 		e.fails("mindvault_register", r, failure{category: "conflict", code: "CONFLICT", source: "api", status: 409, next: "another email"})
 		if strings.Contains(r.Content[0].Text, "no action needed") {
 			t.Errorf("a taken email is not a done registration: %s", r.Content[0].Text)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
 )
 
 // onceDiag is the part of the diagnostic these tests read, decoded from the raw result.
@@ -93,7 +95,10 @@ func TestNonRetryableRequestsLeaveOnce(t *testing.T) {
 		{name: "register POST publishers", service: "api", target: "POST /publishers",
 			location: func(string) string { return "/publishers" },
 			call: func(e *env, n int, _ string) result {
-				return e.call("mindvault_register", fmt.Sprintf(`{"name":"Once %d","email":"once%d@example.org"}`, n, n))
+				// A profile without a key: one that holds a key is refused before the API.
+				zero, _ := e.sb.Account("zero")
+				_ = e.b.Deps.Store.Create(context.Background(), credentials.Profile{Name: fmt.Sprintf("reg%d", n), SecretKey: zero.Secret})
+				return e.call("mindvault_register", fmt.Sprintf(`{"name":"Once %d","email":"once%d@example.org","profile":"reg%d"}`, n, n, n))
 			},
 			sent: func(e *env) int { return e.sb.Count("api", "POST /publishers") }},
 		{name: "setup_wallet sponsor POST create", service: "sponsor", target: "POST /create",

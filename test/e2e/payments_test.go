@@ -325,7 +325,7 @@ func TestPublishFlow(t *testing.T) {
 			t.Fatalf("not on chain after register_onchain: %v", look)
 		}
 		e.fails("mindvault_register_onchain", e.call("mindvault_register_onchain", `{"resourceId":"`+id+`"}`),
-			failure{category: "conflict", code: "CONFLICT", source: "api", status: 409})
+			failure{category: "conflict", code: "ALREADY_REGISTERED", source: "api", status: 409})
 	})
 	t.Run("publishing needs an API key", func(t *testing.T) {
 		e := e.in(t)
@@ -358,7 +358,15 @@ func TestSetupWalletAndRegister(t *testing.T) {
 	if !strings.HasPrefix(p.APIKey, "mv_") || strings.Contains(reg.raw, p.APIKey) || strings.Contains(e.logs.String(), p.APIKey) {
 		t.Fatal("the API key was not stored, or it leaked")
 	}
+	// A profile that holds a key is refused before the API (a second key would replace it);
+	// a new profile with a taken email meets the API's 409.
 	e.fails("mindvault_register", e.call("mindvault_register", `{"name":"Again","email":"fresh@example.org","profile":"fresh"}`),
+		failure{category: "conflict", code: "ALREADY_REGISTERED", source: "credentials"})
+	if again, _ := e.b.Deps.Store.Get(context.Background(), "fresh"); again.APIKey != p.APIKey {
+		t.Fatal("the stored key changed")
+	}
+	e.ok("mindvault_setup_wallet", e.call("mindvault_setup_wallet", `{"profile":"fresh2"}`))
+	e.fails("mindvault_register", e.call("mindvault_register", `{"name":"Again","email":"fresh@example.org","profile":"fresh2"}`),
 		failure{category: "conflict", code: "CONFLICT", source: "api", status: 409})
 	list := e.ok("mindvault_list_profiles", e.call("mindvault_list_profiles", ``))
 	found := false

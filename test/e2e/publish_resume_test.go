@@ -217,7 +217,7 @@ func TestPublishResume(t *testing.T) {
 		e := e.in(t)
 		e.faults("service=api,target=POST /verify-content,paid=true,kind=status,status=402,header=PAYMENT-REQUIRED:" + verifyRefused("invalid_exact_stellar_payload_simulation_failed"))
 		r := e.call("mindvault_publish", `{"title":"Paid Later","price":"1","externalUrl":"https://example.org/later-paid","profile":"demo"}`)
-		e.fails("mindvault_publish", r, failure{category: "payment", code: "PAYMENT_REJECTED", source: "x402", status: 402, state: "yes", retry: "no"})
+		e.fails("mindvault_publish", r, failure{category: "payment", code: "PAYMENT_SIMULATION_FAILED", source: "x402", status: 402, state: "yes", retry: "no"})
 		if e.sb.Count("api", "POST /resources") != 1 || e.sb.PaidRequests("POST /verify-content") != 1 {
 			t.Fatal("want one creation and one paid verification")
 		}

@@ -104,7 +104,7 @@ func TestCatalogTools(t *testing.T) {
 	t.Run("preview", func(t *testing.T) {
 		e := e.in(t)
 		out := e.ok("mindvault_preview", e.call("mindvault_preview", `{"resourceId":"`+verified+`"}`))
-		if out["id"] != verified || out["priceUsdc"] != "$"+out["price"].(string)+" USDC" {
+		if out["id"] != verified || out["priceUsdc"] != out["price"] || !strings.Contains(out["price"].(string), ".") || len(strings.Split(out["price"].(string), ".")[1]) != 7 {
 			t.Fatalf("preview: %v", out)
 		}
 	})
@@ -123,7 +123,7 @@ func TestCatalogTools(t *testing.T) {
 	t.Run("agent status", func(t *testing.T) {
 		e := e.in(t)
 		out := e.ok("mindvault_agent_status", e.call("mindvault_agent_status", ``))
-		if out["pricePerVerification"] != "0.10" {
+		if out["pricePerVerification"] != "0.1000000" {
 			t.Fatalf("agent status: %v", out)
 		}
 	})

@@ -37,8 +37,16 @@ func ReadError(f errmap.Facts) errmap.Facts {
 			f.Code = errmap.CodeChainUnavailable
 		case "price_mismatch":
 			f.Code = errmap.CodePriceMismatch
+			if f.RetryAfter == nil {
+				// The catalog copies an on-chain price change within one poll of its listener.
+				wait := errmap.DefaultPriceSyncSeconds
+				f.RetryAfter = &wait
+			}
 		}
 		msg = objectMessage(v)
+		if f.Status == 409 && alreadyRegistered.MatchString(msg) {
+			f.Code = errmap.CodeAlreadyRegistered
+		}
 	}
 	if msg != "" {
 		f.UpstreamDetail = msg
@@ -46,7 +54,12 @@ func ReadError(f errmap.Facts) errmap.Facts {
 	return f
 }
 
-var tokenRE = lazyre.New(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+var (
+	tokenRE = lazyre.New(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	// alreadyRegistered is the API's 409 for a resource already on chain ("Resource is
+	// already registered on-chain").
+	alreadyRegistered = lazyre.New(`(?i)already registered on[- ]?chain`)
+)
 
 // errorToken is the machine token of a body ("error" or "code", lower-cased), or "".
 func errorToken(o errmap.JSONObject) string {
@@ -71,6 +84,13 @@ func objectMessage(o errmap.JSONObject) string {
 			if k == "error" && tokenRE.MatchString(s) && strings.Contains(s, "_") {
 				if m := o.String("message"); m != "" {
 					s += ": " + m
+				}
+			}
+			if k == "error" {
+				// {error, detail}: the detail says why (a 500 of register/prepare names the
+				// SDK's failure there), so it is kept after the message.
+				if d := strings.TrimSpace(o.String("detail")); d != "" && d != s {
+					s += ": " + d
 				}
 			}
 			return s

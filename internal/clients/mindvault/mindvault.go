@@ -9,9 +9,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
 )
@@ -208,18 +210,54 @@ type AgentStatus struct {
 		Status               string  `json:"status"`
 	} `json:"agent"`
 	Stats struct {
-		TotalVerifications int     `json:"totalVerifications"`
-		Verified           int     `json:"verified"`
-		Rejected           int     `json:"rejected"`
+		TotalVerifications Number  `json:"totalVerifications"`
+		Verified           Number  `json:"verified"`
+		Rejected           Number  `json:"rejected"`
 		TotalEarned        Decimal `json:"totalEarned"`
-		AvgConfidence      float64 `json:"avgConfidence"`
+		// AvgConfidence is a string with two decimals on the real server ("0.93").
+		AvgConfidence Number `json:"avgConfidence"`
 	} `json:"stats"`
 }
 
-// AgentStatus reads the verification agent's fee and stats.
+// AgentStatus reads the verification agent's fee and stats. Only the fee and its payee decide
+// anything (a publish pays them), so only they can fail the answer; the statistics are read
+// leniently and an unreadable one is unknown.
 func (c *Client) AgentStatus(ctx context.Context) (*AgentStatus, error) {
 	return transport.Object(ctx, c.svc, transport.Get("/agent/status", "GET /agent/status"),
-		func(a *AgentStatus) bool { return a.Agent.Status != "" }, "agent status has no agent object")
+		func(a *AgentStatus) bool { return a.Agent.PricePerVerification != "" && a.Agent.WalletAddress != "" },
+		"agent status has no agent.pricePerVerification or agent.walletAddress (the fee and its payee)")
+}
+
+// Number is a statistic the API sends as a JSON number or as a numeric string ("0.93");
+// anything else, null included, reads as unknown rather than failing the answer.
+type Number struct {
+	V     float64
+	Known bool
+}
+
+// UnmarshalJSON accepts 0.93 and "0.93"; anything else is unknown.
+func (n *Number) UnmarshalJSON(raw []byte) error {
+	*n = Number{}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 1 && raw[0] == '"' {
+		raw = raw[1 : len(raw)-1]
+	}
+	if v, err := strconv.ParseFloat(strings.TrimSpace(string(raw)), 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		*n = Number{V: v, Known: true}
+	}
+	return nil
+}
+
+// Int is the number as a whole count (0 when unknown).
+func (n Number) Int() int { return int(n.V) }
+
+// Ptr is the number, or nil when unknown.
+func (n Number) Ptr() *float64 {
+	if !n.Known {
+		return nil
+	}
+	v := n.V
+	return &v
 }
 
 // Ping is the health probe: one catalog row, any 2xx counts as reachable.

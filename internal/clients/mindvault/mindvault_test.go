@@ -54,7 +54,7 @@ func TestRequestsSent(t *testing.T) {
 		{name: "verification", answer: dt.JSON(`{"resourceId":"r1","status":"verified"}`),
 			call:   func(c *mindvault.Client) error { _, err := c.Verification(ctx, "r1"); return err },
 			method: "GET", path: "/resources/r1/verification"},
-		{name: "agent status", answer: dt.JSON(`{"agent":{"status":"active"}}`),
+		{name: "agent status", answer: dt.JSON(`{"agent":{"status":"active","pricePerVerification":"0.10","walletAddress":"` + wallet + `"}}`),
 			call:   func(c *mindvault.Client) error { _, err := c.AgentStatus(ctx); return err },
 			method: "GET", path: "/agent/status"},
 		{name: "ping reads one row", answer: dt.JSON(`[]`),
@@ -123,7 +123,7 @@ func TestCreateResourceIdempotencyKey(t *testing.T) {
 	srv := dt.New(t, dt.JSON(metaJSON))
 	c := client(srv.URL)
 	for range 2 {
-		if _, err := c.CreateResource(context.Background(), "k", mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example"}); err != nil {
+		if _, err := c.CreateResource(context.Background(), "k", mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,7 +140,7 @@ func TestCreateResourceIdempotencyKey(t *testing.T) {
 // 422 (the key came with another request) created nothing.
 func TestCreateResourceCallerIdempotencyKey(t *testing.T) {
 	ctx := context.Background()
-	nr := mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example", IdempotencyKey: "publish-intent-0123"}
+	nr := mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example", IdempotencyKey: "publish-intent-0123"}
 	srv := dt.New(t, dt.JSON(metaJSON))
 	if _, err := client(srv.URL).CreateResource(ctx, "k", nr); err != nil {
 		t.Fatal(err)
@@ -284,11 +284,49 @@ func TestWriteDecoding(t *testing.T) {
 	if err != nil || p.APIKey != "secret-key" || p.ID != "p1" {
 		t.Fatalf("publisher = %+v, %v", p, err)
 	}
-	a, err := client(dt.New(t, dt.JSON(`{"agent":{"status":"active","pricePerVerification":0.25,"currency":"USDC"},"stats":{"verified":3}}`)).URL).AgentStatus(ctx)
-	if err != nil || a.Agent.PricePerVerification != "0.25" || a.Stats.Verified != 3 {
+	a, err := client(dt.New(t, dt.JSON(`{"agent":{"status":"active","pricePerVerification":0.25,"currency":"USDC","walletAddress":"`+wallet+`"},"stats":{"verified":3}}`)).URL).AgentStatus(ctx)
+	if err != nil || a.Agent.PricePerVerification != "0.25" || a.Stats.Verified.Int() != 3 {
 		t.Fatalf("agent status = %+v, %v", a, err)
 	}
 }
+
+// TestAgentStatusAsTheRealServerSends reads the real server's answer: statistics as strings
+// (avgConfidence "0.93", totalEarned "1.1000"), usage and recentActivity beside them; a
+// statistic nobody can read is unknown, never a failed answer.
+func TestAgentStatusAsTheRealServerSends(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, stats string
+		avg         *float64
+	}{
+		{"string", `{"totalVerifications":11,"verified":11,"rejected":0,"totalEarned":"1.1000","avgConfidence":"0.93"}`, ptrTo(0.93)},
+		{"number", `{"totalVerifications":"11","verified":11,"rejected":0,"totalEarned":1.1,"avgConfidence":0.93}`, ptrTo(0.93)},
+		{"unreadable", `{"totalVerifications":11,"avgConfidence":{"x":1}}`, nil},
+		{"null", `{"avgConfidence":null}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"agent":{"name":"MindVault Verification Agent","walletAddress":"` + wallet + `","network":"stellar:testnet","pricePerVerification":"0.10","currency":"USDC","status":"active"},` +
+				`"stats":` + tc.stats + `,"usage":{"totalTokens":4840,"estimatedCostUsd":"0.019800"},"recentActivity":[{"id":"v1","confidence":0.93}]}`
+			a, err := client(dt.New(t, dt.JSON(body)).URL).AgentStatus(ctx)
+			if err != nil {
+				t.Fatalf("agent status: %v", err)
+			}
+			if got := a.Stats.AvgConfidence.Ptr(); (got == nil) != (tc.avg == nil) || (got != nil && *got != *tc.avg) {
+				t.Errorf("avgConfidence = %v, want %v", got, tc.avg)
+			}
+			if a.Agent.PricePerVerification != "0.10" {
+				t.Errorf("fee = %q", a.Agent.PricePerVerification)
+			}
+		})
+	}
+	// The fee decides a payment: without it the answer is unusable, and the failure names it.
+	_, err := client(dt.New(t, dt.JSON(`{"agent":{"status":"active"},"stats":{}}`)).URL).AgentStatus(ctx)
+	if f, ok := errmap.FactsOf(err); !ok || f.Code != errmap.CodeMalformedResponse || !strings.Contains(f.Detail, "pricePerVerification") {
+		t.Fatalf("an answer without the fee = %v, want MALFORMED_RESPONSE naming the field", err)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // A 2xx whose body is not what the route promises is MALFORMED_RESPONSE, never a zero value;
 // after a write it leaves the outcome unknown, since the service accepted the request.
@@ -311,7 +349,7 @@ func TestMalformedAnswers(t *testing.T) {
 		{"payment without resource", `[{"paymentId":"p"}]`, func(c *mindvault.Client) error { _, err := c.Payments(ctx, wallet); return err }, "no"},
 		{"prepare without XDR", `{}`, func(c *mindvault.Client) error { _, err := c.PrepareRegistration(ctx, "k", "r"); return err }, "no"},
 		{"created resource without id", `{}`, func(c *mindvault.Client) error {
-			_, err := c.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example"})
+			_, err := c.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example"})
 			return err
 		}, "unknown"},
 		{"publisher without API key", `{"id":"p1"}`, func(c *mindvault.Client) error {
@@ -339,7 +377,7 @@ func TestMalformedAnswers(t *testing.T) {
 func TestStatusFailures(t *testing.T) {
 	ctx := context.Background()
 	create := func(c *mindvault.Client) error {
-		_, err := c.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example"})
+		_, err := c.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example"})
 		return err
 	}
 	cases := []struct {
@@ -390,7 +428,7 @@ func TestTransportFailures(t *testing.T) {
 	if _, err := refused.Meta(ctx, "r"); dt.Diagnostic(err).Code != "NETWORK_ERROR" {
 		t.Fatalf("refused read: %+v", dt.Diagnostic(err))
 	}
-	_, err := refused.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1", ExternalURL: "https://x.example"})
+	_, err := refused.CreateResource(ctx, "k", mindvault.NewResource{Title: "T", Price: "1.5", ExternalURL: "https://x.example"})
 	if d := dt.Diagnostic(err); d.Code != "NETWORK_ERROR" || d.StateChanged != "no" {
 		t.Fatalf("refused write: %s state %s", d.Code, d.StateChanged)
 	}

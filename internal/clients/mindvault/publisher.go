@@ -5,8 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
@@ -67,7 +71,8 @@ type NewResource struct {
 	// value derived from the intent so that every attempt at one publish, from any call or
 	// instance, carries the same key: the API keeps a publisher's key for 24 h and answers a
 	// repeat with the first answer (the same resource), 409 while the first is still in
-	// progress, and 422 when the key comes with a different request. Empty: a fresh random
+	// progress; a key reused with a different request gets the first resource too (the real
+	// server does not compare bodies), which CreateResource refuses. Empty: a fresh random
 	// key for this call, which only makes this one request recognisable.
 	IdempotencyKey string `json:"-"`
 }
@@ -93,7 +98,45 @@ func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResourc
 		}
 		return nil, err
 	}
-	return accepted(c, resp, func(m *Meta) bool { return m.ID != "" }, "the created resource has no id")
+	m, err := accepted(c, resp, func(m *Meta) bool { return m.ID != "" }, "the created resource has no id")
+	if err != nil {
+		return nil, err
+	}
+	if what := differs(m, r); what != "" {
+		// The real server answers a reused Idempotency-Key with the first request's resource
+		// (201) whatever the body: that resource is not this request's, and nothing was
+		// created for it.
+		detail := fmt.Sprintf("the API answered with resource %s, created earlier with the same Idempotency-Key, whose %s differs from this request's; nothing was created for this request", m.ID, what)
+		return nil, &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
+			Source: errmap.SourceAPI, Status: resp.Status, Code: errmap.CodeConflict, Detail: detail, ExecutionStarted: true,
+		}}
+	}
+	return m, nil
+}
+
+// differs names the first field of the created resource that is not what r asked for, or
+// "": the title, the price (as an amount: "2.50" is "2.5") and the link. The description is
+// not compared (the API may normalise an empty one).
+func differs(m *Meta, r NewResource) string {
+	switch {
+	case m.Title != r.Title:
+		return "title"
+	case !sameAmount(string(m.Price), r.Price):
+		return "price"
+	case m.ExternalURL != "" && m.ExternalURL != r.ExternalURL:
+		return "externalUrl"
+	}
+	return ""
+}
+
+// sameAmount compares two decimal strings as numbers; unreadable ones compare as text.
+func sameAmount(a, b string) bool {
+	x, okA := new(big.Rat).SetString(strings.TrimSpace(a))
+	y, okB := new(big.Rat).SetString(strings.TrimSpace(b))
+	if !okA || !okB {
+		return a == b
+	}
+	return x.Cmp(y) == 0
 }
 
 // Publisher is the answer of POST /publishers; APIKey is shown once and must go straight to

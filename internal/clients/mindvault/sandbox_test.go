@@ -2,6 +2,7 @@ package mindvault_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +28,8 @@ var evalNotes = mindvault.NewResource{Title: "Agent Eval Notes", Description: "H
 
 // TestCreateResourceIdempotencyKeyOnSandbox: against the sandbox API, every attempt of one
 // publish intent carries the intent's key, so however often it is repeated one resource
-// exists; the same key with another request is refused, and another key creates anew.
+// exists; the same key with another request answers the first resource, which the client
+// refuses as not its own, and another key creates anew.
 func TestCreateResourceIdempotencyKeyOnSandbox(t *testing.T) {
 	ctx := context.Background()
 	sb := startSandbox(t, "")
@@ -48,7 +50,9 @@ func TestCreateResourceIdempotencyKeyOnSandbox(t *testing.T) {
 	changed := nr
 	changed.Price = "2.00"
 	_, err = c.CreateResource(ctx, sb.DemoAPIKey, changed)
-	if d := dt.Diagnostic(err); d.Status != 422 || d.StateChanged != "no" {
+	// The real server answers the first resource (201), not a 422: the client sees that it is
+	// not this request's and creates nothing.
+	if d := dt.Diagnostic(err); d.Status != 201 || d.Code != "CONFLICT" || d.StateChanged != "no" || !strings.Contains(d.Detail, first.ID) || sb.CreatedResources() != 1 {
 		t.Fatalf("the key with another request: %+v", d)
 	}
 	other := nr

@@ -36,28 +36,83 @@ func TokenErrors(n int) (code, name, detail string) {
 	return code, name, errmap.Phrase(code) + " (USDC token error #" + strconv.Itoa(n) + " " + name + ")"
 }
 
-// ReasonCode refines an x402 errorReason / invalidReason: insufficient_funds is
-// INSUFFICIENT_USDC, payment_required PAYMENT_REQUIRED, anything else a rejection.
-func ReasonCode(reason string) string {
-	switch reason {
-	case "insufficient_funds":
-		return errmap.CodeInsufficientUSDC
-	case "payment_required":
-		return errmap.CodePaymentRequired
-	}
-	return errmap.CodePaymentRejected
+// reason is what the endpoint knows of one x402 facilitator reason: the code it maps to and
+// what it means for the payer, in words an agent can act on.
+type reason struct{ code, meaning string }
+
+// reasons is the facilitator's vocabulary as @x402/core 2.9 and the @x402/stellar exact
+// scheme name it (invalidReason at verify, errorReason at settle); a reason not in it is read
+// by its prefix (reasonOf).
+var reasons = map[string]reason{
+	"insufficient_funds": {errmap.CodeInsufficientUSDC, "the wallet holds less USDC than the price"},
+	"payment_required":   {errmap.CodePaymentRequired, "the seller still asks for a payment"},
+	"invalid_exact_stellar_payload_simulation_failed": {errmap.CodePaymentSimFailed,
+		"the facilitator's simulation of the transfer failed (too little USDC, no trustline, or a used or expired authorization)"},
+	"payment_expired": {errmap.CodeTxExpired, "the signed payment expired before the facilitator checked it"},
+	"invalid_exact_stellar_signature_expiration_too_far": {errmap.CodeUnsupportedRequirement,
+		"the payment's authorization stays valid longer than the facilitator accepts"},
+	"invalid_exact_stellar_payload_missing_payer_signature": {errmap.CodePaymentRejected,
+		"the facilitator found no valid payer signature on the authorization"},
+	"invalid_exact_stellar_payload_unexpected_pending_signatures": {errmap.CodePaymentRejected,
+		"the facilitator found an authorization left unsigned"},
+	"settle_exact_stellar_transaction_submission_failed": {errmap.CodeSettlementFailed,
+		"the facilitator's submission of the transaction was refused by the network"},
+	"settle_exact_stellar_transaction_signing_failed": {errmap.CodeSettlementFailed, "the facilitator could not sign the transaction"},
+	"settle_exact_stellar_fee_bump_signing_failed":    {errmap.CodeSettlementFailed, "the facilitator could not sign the fee bump"},
+	"settle_exact_stellar_signer_selection_failed":    {errmap.CodeSettlementFailed, "the facilitator had no signer free"},
+	"unexpected_settle_error":                         {errmap.CodeSettlementFailed, "the facilitator failed while settling"},
+	"settle_exact_stellar_transaction_failed":         {errmap.CodePaymentRejected, "the submitted transaction failed or was not confirmed in time"},
+	"unexpected_verify_error":                         {errmap.CodeServerError, "the facilitator failed while verifying the payment"},
+	"before_verify_hook_error":                        {errmap.CodeServerError, "the seller's verification hook failed"},
+	"before_settle_hook_error":                        {errmap.CodeServerError, "the seller's settlement hook failed"},
+	"duplicate_settlement":                            {errmap.CodePaymentRejected, "the facilitator has already settled this payment"},
 }
 
-// reasonFacts records a settlement's reason: its code, the reason in upstream, and
-// "<phrase> (<reason>)" as what was seen. A reason that is not a code token, or that looks
+// formReasons are the verify reasons that say the facilitator does not accept the payment's
+// form (scheme, network, asset, payee, amount, operation, fee, auth entries): no retry of
+// this endpoint's payment changes that, only the seller's or the endpoint's configuration.
+var formReasons = []string{
+	"unsupported_scheme", "invalid_scheme", "network_mismatch", "invalid_network", "invalid_x402_version",
+	"invalid_payment_requirements", "invalid_payload", "invalid_exact_stellar_payload_",
+}
+
+// reasonOf is the code and meaning of a reason: the table, then the form reasons, then a
+// generic refusal.
+func reasonOf(r string) reason {
+	if k, ok := reasons[r]; ok {
+		return k
+	}
+	for _, p := range formReasons {
+		if r == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(r, p)) {
+			return reason{errmap.CodeUnsupportedRequirement, "the facilitator does not accept this payment's form"}
+		}
+	}
+	if strings.HasPrefix(r, "settle_") {
+		return reason{errmap.CodeSettlementFailed, "the facilitator could not settle the payment"}
+	}
+	return reason{errmap.CodePaymentRejected, "the facilitator refused the payment"}
+}
+
+// ReasonCode refines an x402 errorReason / invalidReason into the endpoint's code.
+func ReasonCode(r string) string { return reasonOf(r).code }
+
+// reasonFacts records a facilitator's reason: its code, the reason in upstream, and
+// "<meaning> (<reason>)" as what was seen. A reason that is not a code token, or that looks
 // like a secret, is not repeated and refines nothing.
-func reasonFacts(f errmap.Facts, reason string) errmap.Facts {
-	reason = strings.TrimSpace(reason)
-	if len(errmap.CodeTokens([]string{reason})) != 1 || errmap.NewRedactor(nil).Redact(reason) != reason {
+func reasonFacts(f errmap.Facts, r string) errmap.Facts {
+	r = strings.TrimSpace(r)
+	if !IsReasonToken(r) {
 		return f
 	}
-	f.Code = ReasonCode(reason)
-	f.Upstream.X402Reason = reason
-	f.UpstreamDetail = errmap.Phrase(f.Code) + " (" + reason + ")"
+	k := reasonOf(r)
+	f.Code = k.code
+	f.Upstream.X402Reason = r
+	f.UpstreamDetail = k.meaning + " (" + r + ")"
 	return f
+}
+
+// IsReasonToken reports a value that can be a facilitator's reason: one lower-snake code token
+// that is not secret-like. "Payment required", the paywall's text for a first 402, is not one.
+func IsReasonToken(r string) bool {
+	return len(errmap.CodeTokens([]string{r})) == 1 && errmap.NewRedactor(nil).Redact(r) == r && strings.ToLower(r) == r
 }

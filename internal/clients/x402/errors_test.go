@@ -44,11 +44,17 @@ func TestReasons(t *testing.T) {
 		reason, code, detail string
 		upstream             any
 	}{
-		{"insufficient_funds", errmap.CodeInsufficientUSDC, "insufficient USDC balance (insufficient_funds)", "insufficient_funds"},
-		{"payment_required", errmap.CodePaymentRequired, "payment required (payment_required)", "payment_required"},
-		{"invalid_exact_stellar_payload_simulation_failed", errmap.CodePaymentRejected, "payment rejected (invalid_exact_stellar_payload_simulation_failed)", "invalid_exact_stellar_payload_simulation_failed"},
-		{"settle_exact_stellar_transaction_failed", errmap.CodePaymentRejected, "payment rejected (settle_exact_stellar_transaction_failed)", "settle_exact_stellar_transaction_failed"},
-		{"invalid_network", errmap.CodePaymentRejected, "payment rejected (invalid_network)", "invalid_network"},
+		{"insufficient_funds", errmap.CodeInsufficientUSDC, "the wallet holds less USDC than the price (insufficient_funds)", "insufficient_funds"},
+		{"payment_required", errmap.CodePaymentRequired, "the seller still asks for a payment (payment_required)", "payment_required"},
+		{"invalid_exact_stellar_payload_simulation_failed", errmap.CodePaymentSimFailed, "the facilitator's simulation of the transfer failed (too little USDC, no trustline, or a used or expired authorization) (invalid_exact_stellar_payload_simulation_failed)", "invalid_exact_stellar_payload_simulation_failed"},
+		{"settle_exact_stellar_transaction_submission_failed", errmap.CodeSettlementFailed, "the facilitator's submission of the transaction was refused by the network (settle_exact_stellar_transaction_submission_failed)", "settle_exact_stellar_transaction_submission_failed"},
+		{"settle_exact_stellar_transaction_failed", errmap.CodePaymentRejected, "the submitted transaction failed or was not confirmed in time (settle_exact_stellar_transaction_failed)", "settle_exact_stellar_transaction_failed"},
+		{"unexpected_settle_error", errmap.CodeSettlementFailed, "the facilitator failed while settling (unexpected_settle_error)", "unexpected_settle_error"},
+		{"payment_expired", errmap.CodeTxExpired, "the signed payment expired before the facilitator checked it (payment_expired)", "payment_expired"},
+		{"invalid_exact_stellar_payload_missing_payer_signature", errmap.CodePaymentRejected, "the facilitator found no valid payer signature on the authorization (invalid_exact_stellar_payload_missing_payer_signature)", "invalid_exact_stellar_payload_missing_payer_signature"},
+		{"invalid_network", errmap.CodeUnsupportedRequirement, "the facilitator does not accept this payment's form (invalid_network)", "invalid_network"},
+		{"invalid_exact_stellar_payload_wrong_amount", errmap.CodeUnsupportedRequirement, "the facilitator does not accept this payment's form (invalid_exact_stellar_payload_wrong_amount)", "invalid_exact_stellar_payload_wrong_amount"},
+		{"some_new_reason", errmap.CodePaymentRejected, "the facilitator refused the payment (some_new_reason)", "some_new_reason"},
 		{"Not A Token <script>", errmap.CodePaymentRequired, "payment required", nil},
 		{apiKey, errmap.CodePaymentRequired, "payment required", nil},
 	}
@@ -57,7 +63,7 @@ func TestReasons(t *testing.T) {
 			f := reasonFacts(errmap.Facts{Source: errmap.SourceX402, Operation: "Buy failed [402]", Status: 402, Body: []byte(`{}`), ExecutionStarted: true}, c.reason)
 			got := errmap.Map(f)
 			d := got.Diagnostic
-			if d.Code != c.code || d.Category != string(errmap.CategoryPayment) || d.Detail != c.detail {
+			if d.Code != c.code || d.Category != string(errmap.CodeCategory(c.code)) || d.Detail != c.detail {
 				t.Errorf("%s/%s %q", d.Code, d.Category, d.Detail)
 			}
 			if d.Upstream["x402Reason"] != c.upstream {

@@ -104,7 +104,20 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 		})
 	case resp.Status == http.StatusPaymentRequired:
 		// This answer did not settle the payment; the signed authorization stays valid until
-		// it expires, so nothing here may say the money can no longer move.
+		// it expires, so nothing here may say the money can no longer move. The real paywall
+		// answers body {} and carries the facilitator's reason in a header: a refusal at
+		// verify in PAYMENT-REQUIRED.error, a failed settlement in PAYMENT-RESPONSE.errorReason.
+		why, stage := refusalReason(resp, out.Settlement)
+		if why == "settle_exact_stellar_transaction_failed" && txHashRE.MatchString(out.Settlement.Transaction) {
+			// The facilitator submitted a transaction and did not see it succeed in time: it
+			// may still land. Its hash says where to look.
+			hash := strings.ToLower(out.Settlement.Transaction)
+			return nil, errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+				*f = reasonFacts(*f, why)
+				f.Detail = fmt.Sprintf("the facilitator submitted the payment in transaction %s but did not see it succeed (%s); do not pay again before %s", hash, why, expires)
+				f.ExecutionStarted, f.StateChanged, f.TxHash, f.PaymentExpiresAt = true, errmap.StateUnknown, hash, expires
+			})
+		}
 		verified := VerifyReason(resp.Header)
 		proven := verified
 		if s := out.Settlement; proven == "" && s != nil && beforeSettlement(s.ErrorReason) {
@@ -116,20 +129,20 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 				said = errmap.ReadBody(f.Body).Message
 			}
 			f.Code = errmap.CodePaymentRejected
-			switch {
-			case out.Settlement != nil && out.Settlement.ErrorReason != "":
+			if why != "" {
 				// A reason that is not a code token refines nothing: the status says 402.
 				f.Code = ""
-				*f = reasonFacts(*f, out.Settlement.ErrorReason)
-			case verified != "":
-				f.Code = ""
-				*f = reasonFacts(*f, verified)
+				*f = reasonFacts(*f, why)
+				if f.UpstreamDetail != "" {
+					said = "refused " + stage + ": " + f.UpstreamDetail
+				}
 			}
 			// What the seller said, when it said something, tells more than this sentence.
 			f.UpstreamDetail = said
 			f.Detail = "the seller refused the payment, so this answer settled nothing; the signed authorization stays valid until " + expires
 			if said != "" {
-				f.Detail = said + "; " + f.Detail
+				// Bounded by MaxDetail: the expiry must survive, so the sentence stays short.
+				f.Detail = said + "; nothing settled, the signed authorization stays valid until " + expires
 			}
 			f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateNo, expires
 		})}
@@ -141,6 +154,19 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	default:
 		return nil, c.Svc.StatusError(resp)
 	}
+}
+
+// refusalReason is the facilitator's reason for refusing a sent payment and the stage that
+// gave it: PAYMENT-RESPONSE.errorReason (at settlement), else PAYMENT-REQUIRED.error (at
+// verification; "Payment required", the text of a first 402, is no reason).
+func refusalReason(resp *transport.Response, st *Settlement) (why, stage string) {
+	if st != nil && IsReasonToken(strings.TrimSpace(st.ErrorReason)) {
+		return strings.TrimSpace(st.ErrorReason), "at settlement"
+	}
+	if pr, err := ParseRequired(resp.Header, resp.Body); err == nil && IsReasonToken(strings.TrimSpace(pr.Error)) {
+		return strings.TrimSpace(pr.Error), "at verification"
+	}
+	return "", ""
 }
 
 // SentRefused is a payment the seller refused with a 402 after it was sent. Verify is the

@@ -71,9 +71,13 @@ func Boot(getenv func(string) string, logw io.Writer) *Booted {
 	b := &Booted{}
 	env := map[string]string{}
 	apply, err := applyDelay(getenv(ApplyDelayVar))
+	var syncDelay time.Duration
+	if err == nil {
+		syncDelay, err = catalogSync(getenv(CatalogSyncVar))
+	}
 	var sb *sandbox.Sandbox
 	if err == nil {
-		if sb, err = sandbox.Start(sandbox.Options{Faults: getenv("MINDVAULT_SANDBOX_FAULTS"), ApplyDelay: apply}); err != nil {
+		if sb, err = sandbox.Start(sandbox.Options{Faults: getenv("MINDVAULT_SANDBOX_FAULTS"), ApplyDelay: apply, CatalogSync: syncDelay}); err != nil {
 			err = fmt.Errorf("MINDVAULT_SANDBOX_FAULTS or sandbox start: %w", err)
 		}
 	}
@@ -119,6 +123,22 @@ func applyDelay(v string) (time.Duration, error) {
 	ms, err := strconv.Atoi(v)
 	if err != nil || ms < 1 || ms > 60000 {
 		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to 60000", ApplyDelayVar)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// CatalogSyncVar is the milliseconds the sandbox API's catalog takes to show an on-chain
+// price change (sandbox.DefaultCatalogSync, 30 s like the real API's listener, when unset);
+// tests shorten it rather than wait.
+const CatalogSyncVar = "MINDVAULT_SANDBOX_CATALOG_SYNC_MS"
+
+func catalogSync(v string) (time.Duration, error) {
+	if v = strings.TrimSpace(v); v == "" {
+		return 0, nil
+	}
+	ms, err := strconv.Atoi(v)
+	if err != nil || ms < 1 || ms > 600000 {
+		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to 600000", CatalogSyncVar)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }
