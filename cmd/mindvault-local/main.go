@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/mindvault/mcp-endpoint/internal/sandbox"
@@ -38,7 +39,13 @@ func main() {
 		}
 		return
 	}
-	b := local.Boot(os.Getenv, os.Stderr)
+	b := local.BootToServe(os.Getenv, os.Stderr)
+	if b.Err != nil {
+		// Before the banner, so nothing claims a network the configuration does not have.
+		b.Close()
+		fmt.Fprintln(os.Stderr, "mindvault-local: not serving:", oneLine(b.Err))
+		os.Exit(2)
+	}
 	if b.Sandbox == nil && b.Config != nil {
 		fmt.Fprintf(os.Stderr, "network %s; profiles in %s (MINDVAULT_CREDENTIALS)\n", b.Config.Network, b.Config.Credentials)
 	}
@@ -52,6 +59,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mindvault-local:", err)
 		os.Exit(1)
 	}
+}
+
+// oneLine is err's text on one line: a startup problem joins one per failing part.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 }
 
 // serveSandbox runs the simulators until SIGINT or SIGTERM. The environment goes to out as

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -26,14 +27,19 @@ func Serve(addr string, h http.Handler, logger *slog.Logger) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	logger.Info("serving MCP", "url", "http://"+addr+"/mcp")
-	select {
-	case err := <-errc:
+	// Bind first: "serving" is announced only once the address is ours.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return fmt.Errorf("%w: another process serves %s; pick another address, e.g. ADDR=127.0.0.1:8081 make run (or MINDVAULT_ADDR)", err, addr)
 		}
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	logger.Info("serving MCP", "url", "http://"+addr+"/mcp")
+	select {
+	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
