@@ -47,3 +47,34 @@ func TestBuyTellsTheAgentWhatItMissed(t *testing.T) {
 		}
 	})
 }
+
+// TestFirstWriteNeedsXLM: the sandbox charges contract writes their fee as the network does,
+// so a wallet without XLM above its minimum balance cannot send one (sendTransaction ERROR
+// txINSUFFICIENT_BALANCE, nothing changed), and the answer says how to get XLM; once funded
+// the same write applies and its fee leaves the wallet's XLM.
+func TestFirstWriteNeedsXLM(t *testing.T) {
+	e := newEnv(t, nil)
+	demo := e.sb.Demo.Address
+	id := ownedBy(e, demo)
+	if err := e.sb.SetXLM(demo, 0); err != nil { // demo is sponsored: it owes no reserve of its own
+		t.Fatal(err)
+	}
+	r := e.call("mindvault_set_price", `{"resourceId":"`+id+`","price":"4.5"}`)
+	e.fails("mindvault_set_price", r, failure{category: "payment", code: "INSUFFICIENT_BALANCE", source: "rpc"})
+	text := r.Content[0].Text
+	for _, want := range []string{"too little XLM", demo, "friendbot.stellar.org", "mindvault_wallet_info"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the answer must say how to get XLM (%q): %s", want, text)
+		}
+	}
+	if e.sb.Count("rpc", "sendTransaction") != 1 {
+		t.Fatalf("sendTransaction sent %d times", e.sb.Count("rpc", "sendTransaction"))
+	}
+	if err := e.sb.FundXLM(demo, 10_000_000); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("mindvault_set_price", e.call("mindvault_set_price", `{"resourceId":"`+id+`","price":"4.5"}`))
+	if xlm, _ := e.sb.XLMBalance(demo); xlm >= 10_000_000 || xlm <= 0 {
+		t.Fatalf("after the write the wallet holds %d stroops; want 1 XLM less the fee", xlm)
+	}
+}
