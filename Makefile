@@ -33,7 +33,7 @@ run:
 	@$(PROGRESS) "building bin/mindvault-local" "$$($(ESTIMATE) build)" -- $(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
 	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-sandbox})"
 	@echo "  Claude Code:    claude mcp add --transport http mindvault http://$(ADDR)/mcp"
-	@echo "  MCP Inspector:  npx -y @modelcontextprotocol/inspector --cli http://$(ADDR)/mcp --transport http --method tools/list"
+	@echo "  MCP Inspector:  npx -y @modelcontextprotocol/inspector@2.12.0 --cli http://$(ADDR)/mcp --transport http --method tools/list"
 	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mindvault-local
 
 ## sandbox: serve the sandbox simulators alone on loopback and print the environment that points the Lambda binary at them
