@@ -31,9 +31,8 @@ LAMBDA_FLAGS := -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags='-s
 ## run: serve the endpoint on http://$(ADDR)/mcp (the local build, on the offline sandbox by default)
 run:
 	@$(PROGRESS) "building bin/mindvault-local" "$$($(ESTIMATE) build)" -- $(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
-	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-sandbox})"
-	@echo "  Claude Code:    claude mcp add --transport http mindvault http://$(ADDR)/mcp"
-	@echo "  MCP Inspector:  npx -y @modelcontextprotocol/inspector@2.12.0 --cli http://$(ADDR)/mcp --transport http --method tools/list"
+	@# The binary prints the banner (the URL, the network, how to connect) once it has accepted the
+	@# configuration and bound the address; a configuration it cannot serve is one line and exit 2.
 	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mindvault-local
 
 ## sandbox: serve the sandbox simulators alone on loopback and print the environment that points the Lambda binary at them

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -64,5 +65,22 @@ func TestRefusesAConfigurationItCannotServe(t *testing.T) {
 				t.Fatalf("a banner was printed for a configuration that is not served:\n%s%s", stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestPortInUseIsOneError: a taken address is the one line saying how to pick another, with
+// no banner announcing a server that never started.
+func TestPortInUseIsOneError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stdout, stderr, code := runMain(t, "MINDVAULT_ADDR="+ln.Addr().String(), "STELLAR_NETWORK=testnet", "MINDVAULT_CREDENTIALS=env")
+	if code != 1 || !strings.Contains(stderr, "ADDR=") {
+		t.Fatalf("exit %d, want 1 and how to pick another address; stderr:\n%s", code, stderr)
+	}
+	if stdout != "" || strings.Contains(stderr, "MindVault MCP endpoint:") || strings.Contains(stderr, "profiles in") || strings.Contains(stderr, "serving MCP") {
+		t.Fatalf("a banner was printed for an address that is not ours:\n%s%s", stdout, stderr)
 	}
 }

@@ -30,7 +30,7 @@ func TestInspectorIsPinnedEverywhere(t *testing.T) {
 		t.Fatalf("test/conformance pins no Inspector version (%q) or node engine (%q)", version, engine)
 	}
 	files, _ := filepath.Glob("../../docs/*.md")
-	files = append(files, "../../README.md", "../../Makefile")
+	files = append(files, "../../README.md", "../../Makefile", "../../cmd/mindvault-local/main.go")
 	use := regexp.MustCompile(`npx[^\n]*?@modelcontextprotocol/inspector(@[0-9A-Za-z.-]+)?`)
 	seen := 0
 	for _, f := range files {
