@@ -78,7 +78,7 @@ test-template:
 
 ## build-host: the bootstrap for this machine, used by the emulator
 build-host:
-	@$(PROGRESS) "building bin/bootstrap with the deployed flags" "$$($(ESTIMATE) lambda)" -- env CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/bootstrap ./functions/mcp
+	@$(PROGRESS) "building bin/bootstrap with the deployed flags" "$$(LAMBDA_FLAGS="$(LAMBDA_FLAGS)" $(ESTIMATE) lambda)" -- env CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/bootstrap ./functions/mcp
 
 $(RIE):
 	@$(PROGRESS) "installing the Lambda Runtime Interface Emulator into .tools/" "once: about 30-60 s" -- env CGO_ENABLED=0 GOBIN=$(TOOLS)/bin $(GO) install -trimpath -ldflags='-s -w' github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
