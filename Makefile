@@ -14,9 +14,9 @@ RIE          := $(TOOLS)/bin/aws-lambda-rie
 ADDR         ?= $(or $(MINDVAULT_ADDR),127.0.0.1:8080)
 FUZZTIME     ?= 30s
 # Long steps say what they do, how long they should take on this machine's caches (cold or
-# warm), and print a line with the elapsed time every 15 s while they run (scripts/progress.sh).
-PROGRESS     := bash $(ROOT)/scripts/progress.sh
-ESTIMATE     := GO=$(GO) bash $(ROOT)/scripts/estimate.sh
+# warm), and print a line with the elapsed time every 15 s while they run (infra/progress.sh).
+PROGRESS     := bash $(ROOT)/infra/progress.sh
+ESTIMATE     := GO=$(GO) bash $(ROOT)/infra/estimate.sh
 # The deployed binary's flags (docs/operations.md "Binary size"). validator_novalidatefn drops
 # validator's one MethodByName call, which otherwise keeps every exported method of every type
 # alive (all of the Stellar xdr package): 3.4 MB of the arm64 binary; registration refuses the

@@ -11,12 +11,12 @@ import (
 	"time"
 )
 
-// TestProgressHeartbeat: scripts/progress.sh prints the step and its estimate, a line with the
+// TestProgressHeartbeat: infra/progress.sh prints the step and its estimate, a line with the
 // elapsed time while the command runs, and how it ended, with the command's exit status. The
 // command here ends only once a heartbeat was written, so the test waits on the output, not on
 // a clock (the bound only stops a hang).
 func TestProgressHeartbeat(t *testing.T) {
-	script := filepath.Join(repoRoot(t), "scripts", "progress.sh")
+	script := filepath.Join(repoRoot(t), "infra", "progress.sh")
 	out := filepath.Join(t.TempDir(), "out")
 	for _, c := range []struct {
 		name, tail string
@@ -76,14 +76,14 @@ func TestLongStepsReportProgress(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("make -n %s: exit %d\n%s", target, code, out)
 		}
-		for _, w := range append(want, "scripts/progress.sh") {
+		for _, w := range append(want, "infra/progress.sh") {
 			if !strings.Contains(out, w) {
 				t.Errorf("make -n %s does not show %q:\n%s", target, w, out)
 			}
 		}
 	}
 	// The estimate never downloads or builds: it asks the caches with GOPROXY=off.
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "scripts", "estimate.sh"))
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "infra", "estimate.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
