@@ -49,11 +49,15 @@ func TestRefusesAConfigurationItCannotServe(t *testing.T) {
 	cases := []struct{ name, env, want string }{
 		{"mistyped network", "STELLAR_NETWORK=testnte", "STELLAR_NETWORK"},
 		{"bad number", "MINDVAULT_MAX_AUTO_PAY_USDC=lots", "MINDVAULT_MAX_AUTO_PAY_USDC"},
+		// No AWS credentials anywhere (the environment is clean, HOME empty): said at once, not
+		// after probing instance metadata (pointed at a closed loopback port here, in case).
+		{"no AWS credentials", "MINDVAULT_CREDENTIALS=secretsmanager:mindvault/local/", "no AWS credentials found: set AWS_PROFILE"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			// Port 0 would serve if the configuration were accepted: the exit proves it was not.
-			stdout, stderr, code := runMain(t, c.env, "MINDVAULT_ADDR=127.0.0.1:0", "MINDVAULT_CREDENTIALS=env")
+			stdout, stderr, code := runMain(t, "MINDVAULT_ADDR=127.0.0.1:0", "MINDVAULT_CREDENTIALS=env",
+				"AWS_EC2_METADATA_SERVICE_ENDPOINT=http://127.0.0.1:9", c.env) // the last of a name wins
 			if code != 2 {
 				t.Fatalf("exit %d, want 2; stderr:\n%s", code, stderr)
 			}
