@@ -13,6 +13,10 @@ RIE          := $(TOOLS)/bin/aws-lambda-rie
 # MINDVAULT_ADDR in the environment is honoured, as docs/operations.md says; ADDR= on the command line wins.
 ADDR         ?= $(or $(MINDVAULT_ADDR),127.0.0.1:8080)
 FUZZTIME     ?= 30s
+# Long steps say what they do, how long they should take on this machine's caches (cold or
+# warm), and print a line with the elapsed time every 15 s while they run (infra/progress.sh).
+PROGRESS     := bash $(ROOT)/infra/progress.sh
+ESTIMATE     := GO=$(GO) bash $(ROOT)/infra/estimate.sh
 # The deployed binary's flags (docs/operations.md "Binary size"). validator_novalidatefn drops
 # validator's one MethodByName call, which otherwise keeps every exported method of every type
 # alive (all of the Stellar xdr package): 3.4 MB of the arm64 binary; registration refuses the
@@ -26,16 +30,14 @@ LAMBDA_FLAGS := -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags='-s
 
 ## run: serve the endpoint on http://$(ADDR)/mcp (the local build, on the offline sandbox by default)
 run:
-	@echo "building bin/mindvault-local… (the first build compiles the Stellar SDK: about a minute)"
-	@$(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
-	@echo "MindVault MCP endpoint: http://$(ADDR)/mcp  (network: $${STELLAR_NETWORK:-sandbox})"
-	@echo "  Claude Code:    claude mcp add --transport http mindvault http://$(ADDR)/mcp"
-	@echo "  MCP Inspector:  npx -y @modelcontextprotocol/inspector --cli http://$(ADDR)/mcp --transport http --method tools/list"
+	@$(PROGRESS) "building bin/mindvault-local" "$$($(ESTIMATE) build)" -- $(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
+	@# The binary prints the banner (the URL, the network, how to connect) once it has accepted the
+	@# configuration and bound the address; a configuration it cannot serve is one line and exit 2.
 	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mindvault-local
 
 ## sandbox: serve the sandbox simulators alone on loopback and print the environment that points the Lambda binary at them
 sandbox:
-	@$(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
+	@$(PROGRESS) "building bin/mindvault-local" "$$($(ESTIMATE) build)" -- $(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
 	@exec $(BIN)/mindvault-local -sandbox
 
 ## test: everything CI runs
@@ -53,13 +55,12 @@ test:
 # gofmt, go vet, and go.mod/go.sum as `go mod tidy` would leave them.
 check:
 	@out=$$(gofmt -l . | grep -v '^.tools/' || true); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
+	@$(PROGRESS) "go vet ./..." "$$($(ESTIMATE) vet)" -- $(GO) vet ./...
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy and commit the result" >&2; exit 1; }
 
 # Unit and integration tests, fuzz seed corpora, the template check (infra) included.
 unit: dynalite
-	@echo "   (the longest package, test/e2e, runs the endpoint through the wire against the sandbox, with one and two processes: about a minute; it reports near the end)"
-	$(GO) test -count=1 ./...
+	@$(PROGRESS) "go test ./... (test/e2e, the endpoint through the wire against the sandbox, is the longest)" "$$($(ESTIMATE) test)" -- $(GO) test -count=1 ./...
 
 ## dynalite: install the DynamoDB-compatible server the ledger tests start (internal/ledger)
 # Pinned by its package-lock.json and installed beside it; npm ci runs again only when
@@ -69,7 +70,7 @@ dynalite: $(DYNALITE_DIR)/node_modules/.package-lock.json
 
 $(DYNALITE_DIR)/node_modules/.package-lock.json: $(DYNALITE_DIR)/package.json $(DYNALITE_DIR)/package-lock.json
 	@command -v npm >/dev/null || { echo "make dynalite: npm not found (Node 20 or later with npm installs dynalite for the internal/ledger tests)" >&2; exit 1; }
-	npm ci --prefix $(DYNALITE_DIR) --no-audit --no-fund
+	@$(PROGRESS) "npm ci (dynalite, for the internal/ledger tests)" "a few seconds from npm's cache, up to a minute without it" -- npm ci --prefix $(DYNALITE_DIR) --no-audit --no-fund
 	@touch $@
 
 test-template:
@@ -77,26 +78,26 @@ test-template:
 
 ## build-host: the bootstrap for this machine, used by the emulator
 build-host:
-	CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/bootstrap ./functions/mcp
+	@$(PROGRESS) "building bin/bootstrap with the deployed flags" "$$(LAMBDA_FLAGS="$(LAMBDA_FLAGS)" $(ESTIMATE) lambda)" -- env CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/bootstrap ./functions/mcp
 
 $(RIE):
-	CGO_ENABLED=0 GOBIN=$(TOOLS)/bin $(GO) install -trimpath -ldflags='-s -w' github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+	@$(PROGRESS) "installing the Lambda Runtime Interface Emulator into .tools/" "once: about 30-60 s" -- env CGO_ENABLED=0 GOBIN=$(TOOLS)/bin $(GO) install -trimpath -ldflags='-s -w' github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
 
 ## test-lambda: every events/*.json through the Lambda Runtime Interface Emulator, against goldens
 AUTH_EVENT_TOKENS := 0582d1b6b444d51fc3448383b0adb43ba6fa34759495fb30b880e9609480aa98:alice
 OAUTH_EVENT_RESOURCE := https://abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws/mcp
 
 test-lambda: build-host $(RIE)
-	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events -golden events/golden
+	@$(PROGRESS) "events/*.json through the emulator" "about 10-60 s" -- $(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events -golden events/golden
 	@# The same function with inbound auth on (the Lambda default): sha256("alice-event-token") bound to alice.
-	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/auth -golden events/auth/golden \
+	@$(PROGRESS) "events/auth/*.json through the emulator" "about 10-60 s" -- $(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/auth -golden events/auth/golden \
 	  -env MINDVAULT_AUTH=tokens -env MINDVAULT_ACCESS_TOKENS=$(AUTH_EVENT_TOKENS)
 	@# OAuth mode: the harness runs a loopback issuer, mints the tokens the events name and checks the
 	@# function fetched the issuer's keys once across the warm invocations and logged no token.
-	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/oauth -golden events/oauth/golden \
+	@$(PROGRESS) "events/oauth/*.json through the emulator" "about 10-60 s" -- $(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/oauth -golden events/oauth/golden \
 	  -oauth-tokens events/oauth/issuer/tokens.json -oauth-jwks-fetches 1 -env MINDVAULT_RESOURCE_URL=$(OAUTH_EVENT_RESOURCE)
 	@# The deployed binary has no sandbox: STELLAR_NETWORK=sandbox is a -32603 naming the variable.
-	$(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/no-sandbox -golden events/no-sandbox/golden \
+	@$(PROGRESS) "events/no-sandbox/*.json through the emulator" "about 10-60 s" -- $(GO) run ./infra/invoke -rie $(RIE) -bootstrap $(BIN)/bootstrap -events events/no-sandbox -golden events/no-sandbox/golden \
 	  -env STELLAR_NETWORK=sandbox
 
 ## invoke: one event through the emulator, printing the response (make invoke EVENT=events/x.json [SANDBOX=1])
@@ -114,7 +115,7 @@ test-conformance:
 
 ## build: the arm64 bootstrap deployed to Lambda
 build:
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/arm64/bootstrap ./functions/mcp
+	@$(PROGRESS) "building bin/arm64/bootstrap" "cold cache: about 2-4 minutes on 2 cores; warm: about 30 s" -- env CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o $(BIN)/arm64/bootstrap ./functions/mcp
 	@ls -l $(BIN)/arm64/bootstrap
 
 # sam build (BuildMethod: makefile) calls this target with ARTIFACTS_DIR set, from a scratch copy

@@ -55,6 +55,42 @@ func TestTemplateFunctionAlarms(t *testing.T) {
 	}
 }
 
+// TestTemplateURLAlarms: 5xx answers and latency as the Function URL measures them (namespace
+// AWS/Lambda, Url5xxCount and UrlRequestLatency by FunctionName), the latency threshold an
+// operator parameter, and X-Ray tracing an option that defaults to off.
+func TestTemplateURLAlarms(t *testing.T) {
+	tpl := loadTemplate(t)
+	fn := []any{map[string]any{"Name": "FunctionName", "Value": map[string]any{"Ref": "McpFunction"}}}
+	cases := map[string]map[string]any{
+		"Url5xxAlarm": {"Namespace": "AWS/Lambda", "MetricName": "Url5xxCount", "Statistic": "Sum", "Dimensions": fn,
+			"ComparisonOperator": "GreaterThanOrEqualToThreshold", "Threshold": 1, "TreatMissingData": "notBreaching", "AlarmActions": alarmActions},
+		"LatencyAlarm": {"Namespace": "AWS/Lambda", "MetricName": "UrlRequestLatency", "Statistic": "Average", "Dimensions": fn,
+			"ComparisonOperator": "GreaterThanThreshold", "Threshold": map[string]any{"Ref": "LatencyAlarmMs"}, "TreatMissingData": "notBreaching", "AlarmActions": alarmActions},
+	}
+	for id, want := range cases {
+		if ty := tpl.Resource(id)["Type"]; ty != "AWS::CloudWatch::Alarm" {
+			t.Fatalf("%s: Type %v", id, ty)
+		}
+		p := props(t, tpl, id)
+		for k, w := range want {
+			if canonical(t, p[k]) != canonical(t, w) {
+				t.Errorf("%s: %s = %s, want %s", id, k, canonical(t, p[k]), canonical(t, w))
+			}
+		}
+	}
+	params := tpl.Section("Parameters")
+	if d := params["LatencyAlarmMs"].(map[string]any)["Default"]; canonical(t, d) != "10000" {
+		t.Errorf("LatencyAlarmMs defaults to %v", d)
+	}
+	tr := params["Tracing"].(map[string]any)
+	if canonical(t, tr["AllowedValues"]) != `["PassThrough","Active"]` || tr["Default"] != "PassThrough" {
+		t.Errorf("Tracing = %s", canonical(t, tr))
+	}
+	if v, _ := tpl.FunctionProperty("McpFunction", "Tracing"); canonical(t, v) != `{"Ref":"Tracing"}` {
+		t.Errorf("the function's Tracing = %s, want the parameter", canonical(t, v))
+	}
+}
+
 // TestTemplateFailedPaymentsAlarm: the alarm watches the metric the endpoint really emits for
 // a failed payment. The expected namespace, metric name and dimensions are read from an EMF
 // line obs.WriteEMF writes for such a call (not copied from the template), and the tools are

@@ -307,7 +307,7 @@ func TestDeployDocCheckCatches(t *testing.T) {
 		{"| `LogRetentionDays` |", "| LogRetentionDays |", "does not explain LogRetentionDays"},
 		{`--secret-string "$DIGEST:alice"`, `--secret-string "alice:$DIGEST"`, "the token secret's value"},
 		{`{\"secretKey\":\"$SECRET_KEY\"}`, `{\"secret_key\":\"$SECRET_KEY\"}`, "is not a profile"},
-		{"create-secret --name mindvault/profiles/alice", "create-secret --name mindvault/profile/alice", "neither the token secret"},
+		{"create-secret --name mindvault/profiles/bob", "create-secret --name mindvault/profile/bob", "neither the token secret"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {

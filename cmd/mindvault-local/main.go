@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/mindvault/mcp-endpoint/internal/sandbox"
@@ -38,7 +39,25 @@ func main() {
 		}
 		return
 	}
-	b := local.Boot(os.Getenv, os.Stderr)
+	b := local.BootToServe(os.Getenv, os.Stderr)
+	if b.Err != nil {
+		// Before the banner, so nothing claims a network the configuration does not have.
+		b.Close()
+		fmt.Fprintln(os.Stderr, "mindvault-local: not serving:", oneLine(b.Err))
+		os.Exit(2)
+	}
+	// The banner comes once the configuration is accepted and the address bound, so it never
+	// names a network or an address that is not served.
+	ln, err := server.Listen(b.Config.Addr)
+	if err != nil {
+		b.Close()
+		fmt.Fprintln(os.Stderr, "mindvault-local:", err)
+		os.Exit(1)
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	fmt.Fprintf(os.Stderr, "MindVault MCP endpoint: %s  (network: %s)\n", url, b.Config.Network)
+	fmt.Fprintf(os.Stderr, "  Claude Code:    claude mcp add --transport http mindvault %s\n", url)
+	fmt.Fprintf(os.Stderr, "  MCP Inspector:  npx -y @modelcontextprotocol/inspector@2.12.0 --cli %s --transport http --method tools/list\n", url)
 	if b.Sandbox == nil && b.Config != nil {
 		fmt.Fprintf(os.Stderr, "network %s; profiles in %s (MINDVAULT_CREDENTIALS)\n", b.Config.Network, b.Config.Credentials)
 	}
@@ -46,12 +65,17 @@ func main() {
 		fmt.Fprintf(os.Stderr, "sandbox: MindVault API %s, Horizon %s, Stellar RPC %s; default profile %q (%s)\n",
 			b.Sandbox.APIURL, b.Sandbox.HorizonURL, b.Sandbox.RPCURL, b.Config.DefaultProfile, b.Sandbox.Demo.Address)
 	}
-	err := server.Serve(b.Config.Addr, b.Handler, b.Logger)
+	err = server.ServeOn(ln, b.Handler, b.Logger)
 	b.Close()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mindvault-local:", err)
 		os.Exit(1)
 	}
+}
+
+// oneLine is err's text on one line: a startup problem joins one per failing part.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 }
 
 // serveSandbox runs the simulators until SIGINT or SIGTERM. The environment goes to out as

@@ -500,6 +500,9 @@ func (w *world) admit(env xdr.TransactionEnvelope, hash [32]byte) (*invocation, 
 	if int64(tx.Fee) < baseFee+int64(tx.Ext.SorobanData.ResourceFee) {
 		return nil, xdr.TransactionResultCodeTxInsufficientFee
 	}
+	if !src.canPayFee(int64(tx.Fee)) { // fees.go
+		return nil, xdr.TransactionResultCodeTxInsufficientBalance
+	}
 	for _, signer := range []string{src.Address, inv.source} {
 		if !signedBy(env.Signatures(), signer, hash) {
 			return nil, xdr.TransactionResultCodeTxBadAuth

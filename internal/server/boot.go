@@ -47,6 +47,9 @@ type Local struct {
 	// (credentials.EnvAWSConfig). Local builds pass the SDK's shared-config loader
 	// (credentials/awsshared), which the Lambda binary does not link.
 	AWSConfig credentials.AWSConfigLoader
+	// Refuses: the caller reports Err itself and does not serve (the local server exits on
+	// it), so Boot does not log it as a problem every request will report.
+	Refuses bool
 }
 
 // Boot reads the environment once and assembles the endpoint: configuration, the
@@ -105,7 +108,7 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 	b.Deps.Confirm = keeper
 	b.Deps.Ledger, b.Deps.LedgerErr = openLedger(cfg, local.AWSConfig)
 	b.Err = errors.Join(errs...)
-	if b.Err != nil {
+	if b.Err != nil && !local.Refuses {
 		logger.Error("startup problem, reported to every authenticated request: " + b.Err.Error())
 	}
 	b.Handler = NewHandler(b.Deps, Inbound{Tokens: tokens, Err: authProblem(cfg.Auth, cfgErr, tokenErr)}, b.Err, logger)

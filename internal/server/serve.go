@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -16,6 +17,27 @@ import (
 // requests. Both entry points use it: the Lambda binary outside the Lambda runtime, and the
 // local build.
 func Serve(addr string, h http.Handler, logger *slog.Logger) error {
+	ln, err := Listen(addr)
+	if err != nil {
+		return err
+	}
+	return ServeOn(ln, h, logger)
+}
+
+// Listen binds addr, saying how to pick another address when it is taken. A caller that
+// prints something once the address is its own (the local build's banner) binds with it
+// and then calls ServeOn.
+func Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil && errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%w: another process serves %s; pick another address, e.g. ADDR=127.0.0.1:8081 make run (or MINDVAULT_ADDR)", err, addr)
+	}
+	return ln, err
+}
+
+// ServeOn is Serve on a listener Listen bound.
+func ServeOn(ln net.Listener, h http.Handler, logger *slog.Logger) error {
+	addr := ln.Addr().String()
 	srv := &http.Server{
 		Addr:              addr,
 		Handler:           h,
@@ -26,14 +48,12 @@ func Serve(addr string, h http.Handler, logger *slog.Logger) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The address is bound: "serving" is announced only once it is ours.
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- srv.Serve(ln) }()
 	logger.Info("serving MCP", "url", "http://"+addr+"/mcp")
 	select {
 	case err := <-errc:
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("%w: another process serves %s; pick another address, e.g. ADDR=127.0.0.1:8081 make run (or MINDVAULT_ADDR)", err, addr)
-		}
 		return err
 	case <-ctx.Done():
 	}

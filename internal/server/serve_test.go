@@ -1,7 +1,6 @@
 package server
 
 import (
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,8 +15,13 @@ func TestServeSaysHowToPickAnotherPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	err = Serve(ln.Addr().String(), http.NotFoundHandler(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var logged strings.Builder
+	err = Serve(ln.Addr().String(), http.NotFoundHandler(), slog.New(slog.NewTextHandler(&logged, nil)))
 	if err == nil || !strings.Contains(err.Error(), "ADDR=") || !strings.Contains(err.Error(), "MINDVAULT_ADDR") {
 		t.Fatalf("Serve on a taken port = %v", err)
+	}
+	// Nothing announced an address that was never bound.
+	if strings.Contains(logged.String(), "serving") {
+		t.Fatalf("Serve announced a server it could not start: %s", logged.String())
 	}
 }

@@ -193,6 +193,10 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
 			return nil, alreadyPurchased(req, meta, earlier, "")
 		}
+		if meta.PublisherWallet == kp.Address() {
+			out.Warnings = append(out.Warnings, "This wallet published "+meta.ID+": the payment goes from "+kp.Address()+
+				" to itself, so it buys nothing the publisher does not already have; use another profile to buy as a customer.")
+		}
 		aboveCap := ""
 		if price.Cmp(capUnits) > 0 {
 			// A price above the cap is the user's to accept, never the agent's: asked when the
@@ -206,7 +210,11 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 				capUnits = price
 			default:
 				need := strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), ".")
-				return nil, errmap.WithNextAction(refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above maxPriceUsdc %s", soroban.Decimal(price), soroban.Decimal(capUnits)),
+				capName := "maxPriceUsdc " + soroban.Decimal(capUnits)
+				if req.MaxPriceUSDC == nil { // the caller set no cap: name the one that applied
+					capName = "the endpoint's cap of " + soroban.Decimal(capUnits) + " USDC (MINDVAULT_MAX_AUTO_PAY_USDC; this call passed no maxPriceUsdc)"
+				}
+				return nil, errmap.WithNextAction(refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the price %s USDC is above %s", soroban.Decimal(price), capName),
 					fmt.Sprintf("Nothing was paid: ask the user whether to pay %s USDC for %s; only if the user agrees, call mindvault_buy with maxPriceUsdc %s, or choose a cheaper resource.", need, meta.ID, need)),
 					&errmap.NextAction{Tool: "mindvault_preview", Arguments: map[string]any{"resourceId": meta.ID}})
 			}

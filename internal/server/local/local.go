@@ -61,7 +61,19 @@ func (b *Booted) Close() {
 // simulator that cannot start is a startup problem every authenticated request reports.
 // Secrets Manager is reached with the SDK's shared-config loader, so ~/.aws profiles work.
 func Boot(getenv func(string) string, logw io.Writer) *Booted {
-	extra := server.Local{AWSConfig: awsshared.Load}
+	return boot(getenv, logw, false)
+}
+
+// BootToServe is Boot for the local server (cmd/mindvault-local), which refuses to serve a
+// configuration with a problem: a developer at a terminal is told at once, in one line, instead
+// of a server that answers every request with -32603. Booted.Err is the problem; Boot does not
+// log it.
+func BootToServe(getenv func(string) string, logw io.Writer) *Booted {
+	return boot(getenv, logw, true)
+}
+
+func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
+	extra := server.Local{AWSConfig: awsshared.Load, Refuses: refuses}
 	if Network != config.Network(strings.ToLower(strings.TrimSpace(getenv("STELLAR_NETWORK")))) {
 		// Not started, but a network of this build: a mistyped STELLAR_NETWORK is told the
 		// values valid here, the sandbox among them.
