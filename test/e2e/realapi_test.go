@@ -82,8 +82,8 @@ func TestRealPaymentRefusalReasons(t *testing.T) {
 		{"wrong amount at verify", "PAYMENT-REQUIRED:" + required("invalid_exact_stellar_payload_wrong_amount"),
 			failure{category: "payment", code: "UNSUPPORTED_REQUIREMENT", source: "x402", status: 402, retry: "no", next: "nothing was paid"},
 			"does not accept this payment's form (invalid_exact_stellar_payload_wrong_amount)"},
-		{"transaction failed after submission", "PAYMENT-RESPONSE:" + settle("settle_exact_stellar_transaction_failed", strings.Repeat("ab", 32)),
-			failure{category: "payment", code: "PAYMENT_REJECTED", source: "x402", status: 402, retry: "no", state: "unknown", next: strings.Repeat("ab", 32)},
+		{"transaction failed after submission", "PAYMENT-RESPONSE:" + settle("settle_exact_stellar_transaction_failed", strings.Repeat("c0ffee00", 8)),
+			failure{category: "payment", code: "PAYMENT_REJECTED", source: "x402", status: 402, retry: "no", state: "unknown", next: strings.Repeat("c0ffee00", 8)},
 			"did not see it succeed"},
 	}
 	for _, tc := range cases {
