@@ -45,6 +45,7 @@ type cluster struct {
 	ctx     context.Context // every request's; its deadline is clusterBudget
 	client  *http.Client
 	procs   []*clusterProc
+	token   string                     // the bearer token of every request (vars["test.token"]), "" for none
 	schemas map[string]json.RawMessage // outputSchema by tool, from process 0's tools/list
 }
 
@@ -83,6 +84,8 @@ func newCluster(t *testing.T, n int, vars map[string]string) *cluster {
 	for k, v := range vars {
 		all[k] = v
 	}
+	token := all["test.token"]
+	delete(all, "test.token")
 	// Nothing of the test process's own environment: a MINDVAULT_* or AWS_LAMBDA_RUNTIME_API
 	// set in the developer's shell must not change what the processes are.
 	var env []string
@@ -90,7 +93,7 @@ func newCluster(t *testing.T, n int, vars map[string]string) *cluster {
 		env = append(env, k+"="+v)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), clusterBudget)
-	c := &cluster{t: t, sb: sb, ctx: ctx, schemas: map[string]json.RawMessage{},
+	c := &cluster{t: t, sb: sb, ctx: ctx, schemas: map[string]json.RawMessage{}, token: token,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	t.Cleanup(func() { cancel(); c.client.CloseIdleConnections() })
 	for i := 0; i < n; i++ {
@@ -102,17 +105,41 @@ func newCluster(t *testing.T, n int, vars map[string]string) *cluster {
 	return c
 }
 
+// handedOut are the addresses freeAddr gave: the kernel hands a port that was just closed to
+// the next listener on :0 again, so two processes started back to back (or by tests running in
+// parallel) could be given the same one before either bound it.
+var (
+	handedOutMu sync.Mutex
+	handedOut   = map[string]bool{}
+)
+
+// freeAddr is a loopback address no listener holds now and no earlier call returned.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	handedOutMu.Lock()
+	defer handedOutMu.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close() // the process binds it right away
+		if !handedOut[addr] {
+			handedOut[addr] = true
+			return addr
+		}
+	}
+	t.Fatal("no fresh loopback port in 100 tries")
+	return ""
+}
+
 // spawn starts process i. It stops on SIGTERM when the test's cleanup cancels its context, is
 // killed if it has not after a grace of 3 s, and (on Linux) is killed when the test process dies.
 func (c *cluster) spawn(i int, bin string, env []string) {
 	t := c.t
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // the process binds it right away; another taker in between is unlikely
+	addr := freeAddr(t)
 	pctx, stop := context.WithCancel(context.Background())
 	p := &clusterProc{url: "http://" + addr + "/mcp", stderr: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.CommandContext(pctx, bin)
@@ -180,7 +207,7 @@ func (c *cluster) await(i int) {
 // post sends body to process i (modulo the number of processes) with the headers of its era
 // (mcpRequest) and returns the HTTP status and body. It is safe from any goroutine.
 func (c *cluster) post(i int, body string) (int, string, error) {
-	resp, err := c.client.Do(mcpRequest(c.ctx, c.procs[i%len(c.procs)].url, body, ""))
+	resp, err := c.client.Do(mcpRequest(c.ctx, c.procs[i%len(c.procs)].url, body, c.token))
 	if err != nil {
 		return 0, "", err
 	}
