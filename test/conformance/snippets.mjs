@@ -27,11 +27,11 @@ const WALL_MS = 60_000;
 // The snippets in the order they run: the dry runs before the purchase, which would otherwise
 // turn them into ALREADY_PURCHASED refusals.
 const SNIPPETS = [
-  { name: 'ts-v1', kind: 'node', want: [/\d+ tools/, 'Rust Ownership Field Guide 1.50 USDC', 'Dry run: would pay 1.5000000 USDC'] },
+  { name: 'ts-v1', kind: 'node', want: [/\d+ tools/, 'Rust Ownership Field Guide 1.5000000 USDC', 'Dry run: would pay 1.5000000 USDC'] },
   { name: 'inspector-cli', kind: 'sh', want: ['"title": "Rust Ownership Field Guide"', 'Dry run: would pay 1.5000000 USDC'] },
   // Declined first (nothing paid), then accepted: the question reaches the terminal both times.
   { name: 'ts-v2', kind: 'node', stdin: 'n\n', want: ['protocol 2026-07-28', 'Pay 1.5 USDC to', 'Code: CONFIRMATION_DECLINED'] },
-  { name: 'ts-v2', kind: 'node', stdin: 'y\n', want: ['protocol 2026-07-28', 'Pay 1.5 USDC to', 'paid 1.50 USDC, settlement confirmed'] },
+  { name: 'ts-v2', kind: 'node', stdin: 'y\n', want: ['protocol 2026-07-28', 'Pay 1.5 USDC to', 'paid 1.5000000 USDC, settlement confirmed'] },
   { name: 'go-sdk', kind: 'go' },
 ];
 
