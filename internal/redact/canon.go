@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -14,16 +15,17 @@ import (
 // &#xH;, "&amp;" in front for double escaping) and backslash escapes (\uXXXX with surrogate
 // pairs, \xHH, \/, \", \n, ..., behind any run of backslashes for JSON inside JSON).
 
-// maxSpell bounds the bytes one character's spelling takes (for Values.reach).
-const maxSpell = 48
-
-// maxReps bounds how many times an escape may be escaped again ("%25", "&amp;").
-const maxReps = 3
+const (
+	maxSpell = 48 // the most bytes one character's spelling takes
+	maxReps  = 3  // how many times an escape may be escaped again ("%25", "&amp;")
+	// An invalid byte b reads as the rune invalidBase+b, past Unicode: each keeps its identity,
+	// so a secret of random bytes matches its own bytes and not any run of invalid ones.
+	invalidBase = unicode.MaxRune + 1
+)
 
 // decode reads the character at s[i]: an escape's decoding, or the character itself.
 func decode(s string, i int) (rune, int) {
-	var r rune
-	end := -1
+	r, end := rune(0), -1
 	switch s[i] {
 	case '%':
 		r, end = percentRune(s, i)
@@ -38,9 +40,7 @@ func decode(s string, i int) (rune, int) {
 	return literal(s, i)
 }
 
-// literal reads the character at s[i] as it is. An invalid byte b reads as the rune
-// invalidBase+b, past Unicode: each keeps its identity, so a secret of random bytes matches
-// its own bytes and not any run of invalid ones.
+// literal reads the character at s[i] as it is.
 func literal(s string, i int) (rune, int) {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	if r == utf8.RuneError && size == 1 {
@@ -49,47 +49,40 @@ func literal(s string, i int) (rune, int) {
 	return r, i + size
 }
 
-const invalidBase = unicode.MaxRune + 1
-
 // percentByte decodes %XX at s[i], encoded up to maxReps times over ("%2541").
-func percentByte(s string, i int) (byte, int) {
-	if i+3 > len(s) || s[i] != '%' {
+func percentByte(s string, i int) (rune, int) {
+	if i >= len(s) || s[i] != '%' {
 		return 0, -1
 	}
-	x, ok := hexByte(s[i+1], s[i+2])
-	if !ok {
-		return 0, -1
-	}
-	q := i + 3
-	for reps := 0; x == '%' && reps < maxReps && q+2 <= len(s); reps++ {
-		y, ok := hexByte(s[q], s[q+1])
-		if !ok {
+	x, end := hexN(s, i+1, 2)
+	for reps := 0; x == '%' && reps < maxReps; reps++ {
+		y, e := hexN(s, end, 2)
+		if e < 0 {
 			break
 		}
-		x, q = y, q+2
+		x, end = y, e
 	}
-	return x, q
+	return x, end
 }
 
 // percentRune decodes a character whose UTF-8 bytes are each percent-encoded.
 func percentRune(s string, i int) (rune, int) {
 	x, end := percentByte(s, i)
 	if end < 0 || x < utf8.RuneSelf {
-		return rune(x), end
+		return x, end
 	}
-	buf, ends := []byte{x}, []int{end}
+	buf, ends := []byte{byte(x)}, []int{end}
 	for len(buf) < utf8.UTFMax && !utf8.FullRune(buf) {
 		y, e := percentByte(s, ends[len(ends)-1])
 		if e < 0 {
 			break
 		}
-		buf, ends = append(buf, y), append(ends, e)
+		buf, ends = append(buf, byte(y)), append(ends, e)
 	}
-	r, size := utf8.DecodeRune(buf)
-	if r == utf8.RuneError && size == 1 {
-		return invalidBase + rune(x), end // a byte of no character, as literal reads it
+	if r, size := utf8.DecodeRune(buf); r != utf8.RuneError || size != 1 {
+		return r, ends[size-1]
 	}
-	return r, ends[size-1]
+	return invalidBase + x, end // a byte of no character, as literal reads it
 }
 
 // entityNames are the HTML named references a downstream plausibly writes for ASCII.
@@ -102,15 +95,13 @@ var entityNames = map[string]rune{
 
 // entity decodes the HTML entity whose text after "&" starts at q; an "&amp;" that another
 // entity's text follows is that one escaped once more.
-func entity(s string, q, reps int) (rune, int) {
-	var r rune
-	end := -1
+func entity(s string, q, reps int) (r rune, end int) {
+	end = -1
 	if q < len(s) && s[q] == '#' {
-		base, p := 10, q+1
-		if p < len(s) && (s[p] == 'x' || s[p] == 'X') {
-			base, p = 16, p+1
+		p, base, digits := q+1, 10, 0
+		if p < len(s) && s[p]|0x20 == 'x' {
+			p, base = p+1, 16
 		}
-		digits := 0
 		for ; p < len(s) && digits < 8; p, digits = p+1, digits+1 {
 			d, ok := digit(s[p], base)
 			if !ok {
@@ -121,21 +112,14 @@ func entity(s string, q, reps int) (rune, int) {
 		if digits > 0 && p < len(s) && s[p] == ';' {
 			end = p + 1
 		}
-	} else {
-		p := q
-		for p < len(s) && p-q < 8 && isAlnum(s[p]) {
-			p++
+	} else if j := strings.IndexByte(s[q:min(len(s), q+9)], ';'); j > 0 {
+		name := []byte(s[q : q+j])
+		for k := range name {
+			name[k] |= 0x20 // names in any case (only letters become letters)
 		}
-		if p < len(s) && s[p] == ';' {
-			var name [8]byte
-			n := copy(name[:], s[q:p])
-			for k := range n {
-				name[k] |= 0x20 // names in any case
-			}
-			var ok bool
-			if r, ok = entityNames[string(name[:n])]; ok {
-				end = p + 1
-			}
+		var ok bool
+		if r, ok = entityNames[string(name)]; ok {
+			end = q + j + 1
 		}
 	}
 	if end > 0 && r == '&' && reps < maxReps {
@@ -183,13 +167,13 @@ func backslash(s string, i int) (rune, int) {
 	return 0, -1
 }
 
-func hexN(s string, q, n int) (rune, int) {
+// hexN reads n hex digits at s[q].
+func hexN(s string, q, n int) (v rune, end int) {
 	if q+n > len(s) {
 		return 0, -1
 	}
-	var v rune
-	for k := 0; k < n; k++ {
-		d, ok := digit(s[q+k], 16)
+	for k := q; k < q+n; k++ {
+		d, ok := digit(s[k], 16)
 		if !ok {
 			return 0, -1
 		}
@@ -198,24 +182,12 @@ func hexN(s string, q, n int) (rune, int) {
 	return v, q + n
 }
 
-func hexByte(a, b byte) (byte, bool) {
-	x, ok1 := digit(a, 16)
-	y, ok2 := digit(b, 16)
-	return byte(x<<4 | y), ok1 && ok2
-}
-
 func digit(c byte, base int) (int, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0'), true
-	case base == 16 && c >= 'a' && c <= 'f':
-		return int(c-'a') + 10, true
-	case base == 16 && c >= 'A' && c <= 'F':
-		return int(c-'A') + 10, true
+	d := 99
+	if c >= '0' && c <= '9' {
+		d = int(c - '0')
+	} else if l := c | 0x20; l >= 'a' && l <= 'f' {
+		d = int(l-'a') + 10
 	}
-	return 0, false
-}
-
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	return d, d < base
 }

@@ -28,7 +28,6 @@ type Values struct {
 	filter  []uint64 // two bits per hash (filterBits), to skip almost every position
 	shift   uint     // 64 - log2(bits in filter)
 	lengths []int    // the distinct window lengths, at most window each
-	reach   int      // the most bytes of text a window can span
 }
 
 // rollBase is the rolling hash's multiplier (odd, so no information is lost mod 2^64).
@@ -41,7 +40,6 @@ func salt(h uint64, n int) uint64 { return h ^ uint64(n)*0xC2B2AE3D27D4EB4F }
 // returns nil when nothing is left.
 func NewValues(values []string) *Values {
 	v := &Values{}
-	seen := map[int]bool{}
 	for _, s := range values {
 		if utf8.RuneCountInString(s) < MinLength {
 			continue
@@ -51,13 +49,10 @@ func NewValues(values []string) *Values {
 			if len(needle) < MinLength {
 				continue
 			}
-			if !seen[n] {
-				seen[n] = true
-				v.lengths = append(v.lengths, n)
-			}
-			for i := 0; i+n <= len(needle); i++ {
+			v.lengths = append(v.lengths, n)
+			for i := n; i <= len(needle); i++ {
 				var h uint64
-				for _, r := range needle[i : i+n] {
+				for _, r := range needle[i-n : i] {
 					h = h*rollBase + uint64(r)
 				}
 				v.keys = append(v.keys, salt(h, n))
@@ -71,34 +66,31 @@ func NewValues(values []string) *Values {
 	return v.index()
 }
 
-// with is the union of v and w (either may be nil), without hashing v's values again.
+// with is the union of v and w (either may be nil): their sorted keys are merged, not hashed
+// again nor sorted, so registering one more token costs the size of the set once.
 func (v *Values) with(w *Values) *Values {
-	switch {
-	case v == nil:
+	if v == nil {
 		return w
-	case w == nil:
+	} else if w == nil {
 		return v
 	}
-	u := &Values{keys: make([]uint64, 0, len(v.keys)+len(w.keys)), lengths: slices.Clone(v.lengths)}
-	i, j := 0, 0
-	for i < len(v.keys) || j < len(w.keys) {
-		if j == len(w.keys) || i < len(v.keys) && v.keys[i] < w.keys[j] {
-			u.keys, i = append(u.keys, v.keys[i]), i+1
+	a, b := v.keys, w.keys
+	keys := make([]uint64, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			keys, a = append(keys, a[0]), a[1:]
 		} else {
-			u.keys, j = append(u.keys, w.keys[j]), j+1
+			keys, b = append(keys, b[0]), b[1:]
 		}
 	}
-	for _, n := range w.lengths {
-		if !slices.Contains(u.lengths, n) {
-			u.lengths = append(u.lengths, n)
-		}
-	}
-	return u.index()
+	return (&Values{keys: append(append(keys, a...), b...), lengths: slices.Concat(v.lengths, w.lengths)}).index()
 }
 
-// index drops duplicate keys (sorted) and builds the filter.
+// index drops duplicate keys (sorted) and lengths, and builds the filter.
 func (v *Values) index() *Values {
 	v.keys = slices.Compact(v.keys)
+	slices.Sort(v.lengths)
+	v.lengths = slices.Compact(v.lengths)
 	v.shift = 64 - 10
 	for 1<<(64-v.shift) < 32*len(v.keys) {
 		v.shift--
@@ -109,8 +101,6 @@ func (v *Values) index() *Values {
 		v.filter[a/64] |= 1 << (a % 64)
 		v.filter[b/64] |= 1 << (b % 64)
 	}
-	slices.Sort(v.lengths)
-	v.reach = window * maxSpell
 	return v
 }
 
@@ -138,10 +128,7 @@ func secretPart(s string) string {
 		return s
 	}
 	head, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil || len(head) == 0 || head[0] != '{' {
-		return s
-	}
-	if _, err := base64.RawURLEncoding.DecodeString(parts[1]); err != nil {
+	if _, err2 := base64.RawURLEncoding.DecodeString(parts[1]); err != nil || err2 != nil || len(head) == 0 || head[0] != '{' {
 		return s
 	}
 	return parts[2]
@@ -170,18 +157,17 @@ func needles(s string) [][]rune {
 		}
 	}
 	var out [][]rune
-	for i, t := range texts {
+	for _, t := range texts {
 		out = append(out, canonical(t, literal))
-		if i == 0 && strings.ContainsAny(t, "%&\\") {
-			out = append(out, canonical(t, decode))
-		}
+	}
+	if strings.ContainsAny(s, "%&\\") {
+		out = append(out, canonical(s, decode))
 	}
 	return out
 }
 
 // canonical is s in canonical form, each character read by next (literal or decode).
-func canonical(s string, next func(s string, i int) (rune, int)) []rune {
-	var out []rune
+func canonical(s string, next func(s string, i int) (rune, int)) (out []rune) {
 	for i := 0; i < len(s); {
 		r, end := next(s, i)
 		if f := fold(r); f != 0 {
@@ -192,120 +178,98 @@ func canonical(s string, next func(s string, i int) (rune, int)) []rune {
 	return out
 }
 
-// region is a span of text to replace.
-type region struct{ start, end int }
-
 // Replace returns s with every span that spells Window consecutive characters of a value, in
 // any form, replaced by Marker.
 func (v *Values) Replace(s string) string { return replaceAll(s, v) }
 
-// replaceAll replaces the matches of every set in one pass over s.
+// ring holds the last canonical runes, more than the longest window (a test raises it to 40).
+const ring = 64
+
+// region is a span of text to replace.
+type region struct{ start, end int }
+
+// replaceAll replaces the matches of every set in one pass over s. It rolls a prefix hash along
+// the canonical text; the hash of the last n runes is the prefix hash less the one n runes
+// back, shifted by rollBase^n, so one hash serves every window length.
 func replaceAll(s string, sets ...*Values) string {
-	if len(s) < MinLength {
+	sets = slices.DeleteFunc(sets, func(v *Values) bool { return v == nil })
+	if len(s) < MinLength || len(sets) == 0 {
 		return s
 	}
-	st := roller{}
+	type length struct {
+		n         int
+		pow, salt uint64
+	}
+	var lengths []length
 	for _, v := range sets {
-		if v == nil {
-			continue
-		}
-		st.sets = append(st.sets, v)
 		for _, n := range v.lengths {
-			if !slices.Contains(st.lengths, n) {
-				st.lengths = append(st.lengths, n)
+			if !slices.ContainsFunc(lengths, func(l length) bool { return l.n == n }) {
 				p := uint64(1)
 				for range n {
 					p *= rollBase
 				}
-				st.pow = append(st.pow, p)
+				lengths = append(lengths, length{n, p, salt(0, n)})
 			}
 		}
 	}
-	if len(st.sets) == 0 {
-		return s
-	}
-	// The usual case (one window length, one set) pushes inline, with the hash and the count
-	// in locals: this loop is most of the cost of an answer.
-	one := len(st.lengths) == 1 && len(st.sets) == 1
-	n, pw, v := st.lengths[0], st.pow[0], st.sets[0]
-	sl, filter, shift := salt(0, n), v.filter, v.shift
-	h, t := uint64(0), 0
-	for i := 0; i < len(s); i++ {
-		f := uint64(byteFold[s[i]])
-		switch {
-		case f == 0: // a separator
-		case f == slow:
-			r, end := decode(s, i)
-			if f := fold(r); f != 0 {
-				st.hashes[0], st.t = h, t
-				st.push(f, i, end)
-				h, t = st.hashes[0], st.t
+	// The usual case (one window length, one set) keeps them in locals: this loop is most of
+	// the cost of an answer.
+	one, n, pow, sl, v := len(lengths) == 1 && len(sets) == 1, lengths[0].n, lengths[0].pow, lengths[0].salt, sets[0]
+	filter, shift := v.filter, v.shift
+	var (
+		prefix [ring]uint64 // the prefix hash after each of the last runes
+		starts [ring]int    // where each of them starts in s
+		h      uint64
+		found  []region
+	)
+	for i, t := 0, 0; i < len(s); i++ {
+		f, start := rune(byteFold[s[i]]), i
+		if f == slow {
+			var r rune
+			r, i = decode(s, i)
+			f, i = fold(r), i-1
+		}
+		if f == 0 {
+			continue
+		}
+		h = h*rollBase + uint64(f)
+		prefix[t&(ring-1)], starts[t&(ring-1)] = h, start
+		t++
+		// Before n runes the slot n back has not been written yet and holds 0.
+		if one {
+			if k := (h - prefix[(t-1-n)&(ring-1)]*pow) ^ sl; filter[(k>>shift)/64]&(1<<((k>>shift)%64)) != 0 && t >= n && v.hit(k) {
+				found = addRegion(found, region{starts[(t-n)&(ring-1)], i + 1})
 			}
-			i = end - 1
-		case one:
-			k := t & (ring - 1)
-			st.runes[k], st.starts[k] = f, i
-			t++
-			h = h*rollBase + f - st.runes[(t-1-n)&(ring-1)]*pw
-			if b := (h ^ sl) >> shift; filter[b/64]&(1<<(b%64)) != 0 && t >= n && v.hit(h^sl) {
-				st.found = addRegion(st.found, region{st.starts[(t-n)&(ring-1)], i + 1})
+			continue
+		}
+		for _, l := range lengths {
+			k := (h - prefix[(t-1-l.n)&(ring-1)]*l.pow) ^ l.salt
+			for _, v := range sets {
+				if t >= l.n && v.hit(k) {
+					found = addRegion(found, region{starts[(t-l.n)&(ring-1)], i + 1})
+					break
+				}
 			}
-		default:
-			st.hashes[0], st.t = h, t
-			st.push(rune(f), i, i+1)
-			h, t = st.hashes[0], st.t
 		}
 	}
-	if len(st.found) == 0 {
+	return splice(s, found)
+}
+
+// splice replaces each of the regions of s, in order and apart, with Marker.
+func splice(s string, found []region) string {
+	if len(found) == 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	last := 0
-	for _, g := range st.found {
+	for _, g := range found {
 		b.WriteString(s[last:g.start])
 		b.WriteString(Marker)
 		last = g.end
 	}
 	b.WriteString(s[last:])
 	return b.String()
-}
-
-// ring holds the last canonical runes, more than the longest window (a test raises it to 40).
-const ring = 64
-
-// roller rolls one hash per window length along the canonical text and records the spans
-// whose windows hit a set.
-type roller struct {
-	sets    []*Values
-	lengths []int
-	pow     []uint64 // rollBase^n per length, to drop the rune leaving the window
-	hashes  [ring]uint64
-	runes   [ring]uint64
-	starts  [ring]int
-	t       int
-	found   []region
-}
-
-func (st *roller) push(r rune, start, end int) {
-	k := st.t & (ring - 1)
-	st.runes[k], st.starts[k] = uint64(r), start
-	st.t++
-	for li, n := range st.lengths {
-		// Before n runes the leaving slot has not been written yet and holds 0.
-		h := st.hashes[li]*rollBase + uint64(r) - st.runes[(st.t-1-n)&(ring-1)]*st.pow[li]
-		st.hashes[li] = h
-		if st.t < n {
-			continue
-		}
-		key := salt(h, n)
-		for _, v := range st.sets {
-			if v.hit(key) {
-				st.found = addRegion(st.found, region{st.starts[(st.t-n)&(ring-1)], end})
-				break
-			}
-		}
-	}
 }
 
 // addRegion appends g, merging it with the regions it overlaps or touches.
@@ -325,9 +289,9 @@ func fold(r rune) rune {
 		r -= 0xFEE0 // NFKC of a full-width ASCII character (see compat_test.go)
 	}
 	switch {
-	case r < utf8.RuneSelf:
-		return rune(asciiFold[r])
-	case r > unicode.MaxRune: // an invalid byte (literal)
+	case r < utf8.RuneSelf && byteFold[r] != slow:
+		return rune(byteFold[r])
+	case r < utf8.RuneSelf || r > unicode.MaxRune: // an escape's first byte; an invalid byte
 		return r
 	case unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Cf, r):
 		return 0
@@ -335,33 +299,22 @@ func fold(r rune) rune {
 	return unicode.ToLower(r)
 }
 
-// byteFold is asciiFold for a byte of text, and slow for a byte that starts an escape or a
-// character of more than one byte: decode reads those.
+// byteFold is the canonical form of an ASCII byte: lower-cased, or 0 for a separator (white
+// space, "-", "." and "+", which form encoding writes for a space) and NUL, which drops it; it
+// is slow for a byte that starts an escape or a character of more than one byte, which decode
+// reads.
 var byteFold = func() (t [256]byte) {
 	for c := range t {
 		switch {
 		case c >= utf8.RuneSelf || c == '%' || c == '&' || c == '\\':
 			t[c] = slow
-		default:
-			t[c] = asciiFold[c]
+		case c >= 'A' && c <= 'Z':
+			t[c] = byte(c) + 'a' - 'A'
+		case !strings.ContainsRune(" \t\n\r\v\f-.+", rune(c)):
+			t[c] = byte(c)
 		}
 	}
 	return t
 }()
 
 const slow = 0xFF
-
-// asciiFold lower-cases an ASCII byte, and maps the separators (white space, "-", "." and "+",
-// which form encoding writes for a space) and NUL to 0, which drops them.
-var asciiFold = func() (t [128]byte) {
-	for i := range t {
-		t[i] = byte(i)
-	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = byte(c) + 'a' - 'A'
-	}
-	for _, c := range " \t\n\r\v\f-.+" {
-		t[c] = 0
-	}
-	return t
-}()
