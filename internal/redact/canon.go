@@ -6,15 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// This file reads a text the way Replace compares it: each character is decoded from whatever
-// escape spells it, with the span of text it came from, so a match is replaced from the first
-// byte of its first escape to the last byte of its last one and never cuts an escape in half.
-//
-// Escapes decoded: %XX in either hex case ("%25" in front once or twice more for double and
-// triple encoding; a character's UTF-8 bytes one escape each), HTML entities (&name;, &#D;,
-// &#xH;, "&amp;" in front for double escaping) and backslash escapes (\uXXXX with surrogate
-// pairs, \xHH, \/, \", \n, ..., behind any run of backslashes for JSON inside JSON).
-
 const (
 	maxSpell = 48 // the most bytes one character's spelling takes
 	maxReps  = 3  // how many times an escape may be escaped again ("%25", "&amp;")
@@ -23,7 +14,12 @@ const (
 	invalidBase = unicode.MaxRune + 1
 )
 
-// decode reads the character at s[i]: an escape's decoding, or the character itself.
+// decode reads the character at s[i] the way Replace compares text: an escape's decoding, with
+// the end of the text it came from (so a match never cuts an escape in half), or the character
+// itself. Escapes: %XX in either hex case ("%25" in front up to maxReps more times; a
+// character's UTF-8 bytes one escape each), HTML entities (&name;, &#D;, &#xH;, "&amp;" in
+// front for double escaping) and backslash escapes (\uXXXX with surrogate pairs, \xHH, \/,
+// \", \n, ..., behind any run of backslashes for JSON inside JSON).
 func decode(s string, i int) (rune, int) {
 	r, end := rune(0), -1
 	switch s[i] {

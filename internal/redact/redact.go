@@ -30,12 +30,9 @@ const Marker = "[REDACTED]"
 
 // Bounds of the registry.
 const (
-	// MinLength is the shortest value (in runes) that is registered; shorter ones are ignored.
-	MinLength = 6
-	// MaxValues is how many distinct values the registry holds at most.
-	MaxValues = 1 << 14
-	// MaxValueBytes is the longest value accepted (a bearer token is at most 4096 bytes).
-	MaxValueBytes = 4096
+	MinLength     = 6       // the shortest value registered, in runes; a shorter one would shred text
+	MaxValues     = 1 << 14 // how many distinct values the registry holds at most
+	MaxValueBytes = 4096    // the longest value accepted (a bearer token is at most 4096 bytes)
 )
 
 // Errors of Register.
@@ -44,16 +41,16 @@ var (
 	ErrTooLong = errors.New("redact: secret value too long to redact")
 )
 
-// maxValues is MaxValues; tests lower it.
-var maxValues = MaxValues
-
-// registry is the process-wide set of known secret values; readers load the compiled set
-// atomically and never take the lock.
-var registry struct {
-	mu     sync.Mutex
-	values map[string]struct{}
-	exact  atomic.Pointer[Values]
-}
+var (
+	maxValues = MaxValues // tests lower it
+	// registry is the process-wide set of known secret values; readers load the compiled set
+	// atomically and never take the lock.
+	registry struct {
+		mu     sync.Mutex
+		values map[string]struct{}
+		exact  atomic.Pointer[Values]
+	}
+)
 
 // Register adds values (those of at least MinLength runes) to the process-wide set; it adds none when one is longer than MaxValueBytes or the set would exceed MaxValues.
 func Register(values ...string) error {
@@ -131,12 +128,10 @@ func JSON(doc []byte, extra *Values) (out []byte, ok bool) {
 }
 
 // Secret holds a secret value that prints as Marker however it is formatted (every fmt verb,
-// %#v too), logged (slog) or encoded (encoding/json, encoding.TextMarshaler), so it cannot
-// reach an answer or a log line by formatting; Reveal gives the value to the one call that
-// uses it. Registering it for the scan of downstream text stays the holder's job (Register).
-//
-// The value sits behind a pointer: fmt prints a struct's unexported fields by reflection,
-// without their methods, so a Secret held in one shows an address, never the value.
+// %#v too), logged (slog) or encoded (JSON, text), so it cannot reach an answer or a log line
+// by formatting; Reveal gives the value to the one call that uses it, and registering it stays
+// the holder's job. The value sits behind a pointer: fmt prints a struct's unexported fields by
+// reflection, without their methods, so a Secret held in one shows an address, never the value.
 type Secret struct{ p *string }
 
 // NewSecret wraps v.

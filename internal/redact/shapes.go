@@ -8,14 +8,11 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// Shapes replaces every secret-shaped value in s with Marker: secret seeds, mv_ keys, URL
-// passwords, Bearer tokens, authorization values and the values of secret-named pairs. It is
-// for text that came from outside; the endpoint's own sentences use Unambiguous.
-//
-// Each pattern runs only on a text that holds a word every match of it contains (a log
-// attribute or an error's text almost never does), so most calls compile and run none of them.
-// The patterns fold case, and Unicode folding maps K (Kelvin sign) to k and ſ (long s) to s, so
-// a text with any non-ASCII byte goes to every pattern.
+// Shapes replaces every secret-shaped value in text from outside with Marker: secret seeds,
+// mv_ keys, URL passwords, Bearer tokens, authorization values and secret-named pairs. A pattern
+// runs only on a text that holds one of its words, so most calls compile and run none; the
+// patterns fold case, and Unicode folds K (Kelvin) to k and ſ to s, so a text with any
+// non-ASCII byte goes to every pattern.
 func Shapes(s string) string {
 	if s == "" {
 		return s

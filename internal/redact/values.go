@@ -30,8 +30,10 @@ type Values struct {
 	lengths []int    // the distinct window lengths, at most window each
 }
 
-// rollBase is the rolling hash's multiplier (odd, so no information is lost mod 2^64).
-const rollBase = 0x9E3779B97F4A7C15
+const (
+	rollBase = 0x9E3779B97F4A7C15 // the rolling hash's multiplier (odd: nothing is lost mod 2^64)
+	slow     = 0xFF               // byteFold of a byte decode reads
+)
 
 // salt keeps the hashes of windows of different lengths apart.
 func salt(h uint64, n int) uint64 { return h ^ uint64(n)*0xC2B2AE3D27D4EB4F }
@@ -185,6 +187,15 @@ func (v *Values) Replace(s string) string { return replaceAll(s, v) }
 // ring holds the last canonical runes, more than the longest window (a test raises it to 40).
 const ring = 64
 
+// pows are the powers of rollBase, to take the runes before a window out of the prefix hash.
+var pows = func() (p [ring + 1]uint64) {
+	p[0] = 1
+	for i := 1; i <= ring; i++ {
+		p[i] = p[i-1] * rollBase
+	}
+	return p
+}()
+
 // region is a span of text to replace.
 type region struct{ start, end int }
 
@@ -196,26 +207,18 @@ func replaceAll(s string, sets ...*Values) string {
 	if len(s) < MinLength || len(sets) == 0 {
 		return s
 	}
-	type length struct {
-		n         int
-		pow, salt uint64
-	}
-	var lengths []length
+	var lengths []int
 	for _, v := range sets {
 		for _, n := range v.lengths {
-			if !slices.ContainsFunc(lengths, func(l length) bool { return l.n == n }) {
-				p := uint64(1)
-				for range n {
-					p *= rollBase
-				}
-				lengths = append(lengths, length{n, p, salt(0, n)})
+			if !slices.Contains(lengths, n) {
+				lengths = append(lengths, n)
 			}
 		}
 	}
 	// The usual case (one window length, one set) keeps them in locals: this loop is most of
 	// the cost of an answer.
-	one, n, pow, sl, v := len(lengths) == 1 && len(sets) == 1, lengths[0].n, lengths[0].pow, lengths[0].salt, sets[0]
-	filter, shift := v.filter, v.shift
+	one, n, v := len(lengths) == 1 && len(sets) == 1, lengths[0], sets[0]
+	pow, sl, filter, shift := pows[n], salt(0, n), v.filter, v.shift
 	var (
 		prefix [ring]uint64 // the prefix hash after each of the last runes
 		starts [ring]int    // where each of them starts in s
@@ -242,11 +245,11 @@ func replaceAll(s string, sets ...*Values) string {
 			}
 			continue
 		}
-		for _, l := range lengths {
-			k := (h - prefix[(t-1-l.n)&(ring-1)]*l.pow) ^ l.salt
+		for _, n := range lengths {
+			k := salt(h-prefix[(t-1-n)&(ring-1)]*pows[n], n)
 			for _, v := range sets {
-				if t >= l.n && v.hit(k) {
-					found = addRegion(found, region{starts[(t-l.n)&(ring-1)], i + 1})
+				if t >= n && v.hit(k) {
+					found = addRegion(found, region{starts[(t-n)&(ring-1)], i + 1})
 					break
 				}
 			}
@@ -299,10 +302,9 @@ func fold(r rune) rune {
 	return unicode.ToLower(r)
 }
 
-// byteFold is the canonical form of an ASCII byte: lower-cased, or 0 for a separator (white
-// space, "-", "." and "+", which form encoding writes for a space) and NUL, which drops it; it
-// is slow for a byte that starts an escape or a character of more than one byte, which decode
-// reads.
+// byteFold is an ASCII byte lower-cased, 0 (dropped) for NUL and a separator (white space, "-",
+// "." and "+", form encoding's space), or slow for a byte that starts an escape or a character
+// of more than one byte, which decode reads.
 var byteFold = func() (t [256]byte) {
 	for c := range t {
 		switch {
@@ -316,5 +318,3 @@ var byteFold = func() (t [256]byte) {
 	}
 	return t
 }()
-
-const slow = 0xFF
