@@ -179,11 +179,13 @@ func hexN(s string, q, n int) (v rune, end int) {
 }
 
 func digit(c byte, base int) (int, bool) {
-	d := 99
-	if c >= '0' && c <= '9' {
-		d = int(c - '0')
-	} else if l := c | 0x20; l >= 'a' && l <= 'f' {
-		d = int(l-'a') + 10
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0'), true
+	case base == 16 && c >= 'a' && c <= 'f':
+		return int(c-'a') + 10, true
+	case base == 16 && c >= 'A' && c <= 'F':
+		return int(c-'A') + 10, true
 	}
-	return d, d < base
+	return 0, false
 }

@@ -226,21 +226,23 @@ func replaceAll(s string, sets ...*Values) string {
 		found  []region
 	)
 	for i, t := 0, 0; i < len(s); i++ {
-		f, start := rune(byteFold[s[i]]), i
-		if f == slow {
-			var r rune
-			r, i = decode(s, i)
-			f, i = fold(r), i-1
-		}
-		if f == 0 {
+		f, start := uint64(byteFold[s[i]]), i
+		switch {
+		case f == 0: // a separator
 			continue
+		case f == slow:
+			r, end := decode(s, i)
+			if i, f = end-1, uint64(fold(r)); f == 0 {
+				continue
+			}
 		}
-		h = h*rollBase + uint64(f)
+		h = h*rollBase + f
 		prefix[t&(ring-1)], starts[t&(ring-1)] = h, start
 		t++
 		// Before n runes the slot n back has not been written yet and holds 0.
 		if one {
-			if k := (h - prefix[(t-1-n)&(ring-1)]*pow) ^ sl; filter[(k>>shift)/64]&(1<<((k>>shift)%64)) != 0 && t >= n && v.hit(k) {
+			k := (h - prefix[(t-1-n)&(ring-1)]*pow) ^ sl
+			if b := k >> shift; filter[b/64]&(1<<(b%64)) != 0 && t >= n && v.hit(k) {
 				found = addRegion(found, region{starts[(t-n)&(ring-1)], i + 1})
 			}
 			continue
