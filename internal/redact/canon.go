@@ -45,40 +45,32 @@ func literal(s string, i int) (rune, int) {
 	return r, i + size
 }
 
-// percentByte decodes %XX at s[i], encoded up to maxReps times over ("%2541").
-func percentByte(s string, i int) (rune, int) {
-	if i >= len(s) || s[i] != '%' {
-		return 0, -1
-	}
-	x, end := hexN(s, i+1, 2)
-	for reps := 0; x == '%' && reps < maxReps; reps++ {
-		y, e := hexN(s, end, 2)
-		if e < 0 {
-			break
-		}
-		x, end = y, e
-	}
-	return x, end
-}
-
-// percentRune decodes a character whose UTF-8 bytes are each percent-encoded.
+// percentRune decodes a character whose UTF-8 bytes are each percent-encoded, each up to
+// maxReps times over ("%2541").
 func percentRune(s string, i int) (rune, int) {
-	x, end := percentByte(s, i)
-	if end < 0 || x < utf8.RuneSelf {
-		return x, end
-	}
-	buf, ends := []byte{byte(x)}, []int{end}
-	for len(buf) < utf8.UTFMax && !utf8.FullRune(buf) {
-		y, e := percentByte(s, ends[len(ends)-1])
-		if e < 0 {
+	var buf [utf8.UTFMax]byte
+	var ends [utf8.UTFMax]int
+	n := 0
+	for q := i; n < utf8.UTFMax && (n == 0 || buf[0] >= utf8.RuneSelf && !utf8.FullRune(buf[:n])) && q < len(s) && s[q] == '%'; n++ {
+		x, end := hexN(s, q+1, 2)
+		for reps := 0; x == '%' && reps < maxReps; reps++ {
+			y, e := hexN(s, end, 2)
+			if e < 0 {
+				break
+			}
+			x, end = y, e
+		}
+		if end < 0 {
 			break
 		}
-		buf, ends = append(buf, byte(y)), append(ends, e)
+		buf[n], ends[n], q = byte(x), end, end
 	}
-	if r, size := utf8.DecodeRune(buf); r != utf8.RuneError || size != 1 {
+	if n == 0 {
+		return 0, -1
+	} else if r, size := utf8.DecodeRune(buf[:n]); r != utf8.RuneError || size != 1 {
 		return r, ends[size-1]
 	}
-	return invalidBase + x, end // a byte of no character, as literal reads it
+	return invalidBase + rune(buf[0]), ends[0] // a byte of no character, as literal reads it
 }
 
 // entityNames are the HTML named references a downstream plausibly writes for ASCII.

@@ -109,11 +109,9 @@ func Own(s string) string { return Unambiguous(Exact(s)) }
 // External redacts text that came from outside the endpoint: registered values and every shape.
 func External(s string) string { return Shapes(Exact(s)) }
 
-// JSON removes every registered value, and every value of extra, from an encoded JSON
-// document, in one pass. A match spans whole escapes, so the marker never cuts one in half,
-// and a JSON text inside a JSON string is read through its escapes like any other. ok is false
-// when the document was valid and the replacement broke it (a value inside a number or across
-// tokens): it must then be withheld.
+// JSON removes every registered value, and every value of extra, from an encoded JSON document
+// in one pass (JSON inside a JSON string is read through its escapes). ok is false when the
+// document was valid and the replacement broke it (a value in a number): withhold it then.
 func JSON(doc []byte, extra *Values) (out []byte, ok bool) {
 	s := string(doc)
 	r := replaceAll(s, registry.exact.Load(), extra)
