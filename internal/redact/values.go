@@ -199,65 +199,91 @@ var pows = func() (p [ring + 1]uint64) {
 // region is a span of text to replace.
 type region struct{ start, end int }
 
-// replaceAll replaces the matches of every set in one pass over s. It rolls a prefix hash along
-// the canonical text; the hash of the last n runes is the prefix hash less the one n runes
-// back, shifted by rollBase^n, so one hash serves every window length.
+// replaceAll replaces the matches of every set in one pass over s.
 func replaceAll(s string, sets ...*Values) string {
-	sets = slices.DeleteFunc(sets, func(v *Values) bool { return v == nil })
-	if len(s) < MinLength || len(sets) == 0 {
+	if len(s) < MinLength {
 		return s
 	}
-	var lengths []int
+	st := roller{}
 	for _, v := range sets {
+		if v == nil {
+			continue
+		}
+		st.sets = append(st.sets, v)
 		for _, n := range v.lengths {
-			if !slices.Contains(lengths, n) {
-				lengths = append(lengths, n)
+			if !slices.Contains(st.lengths, n) {
+				st.lengths = append(st.lengths, n)
 			}
 		}
 	}
-	// The usual case (one window length, one set) keeps them in locals: this loop is most of
-	// the cost of an answer.
-	one, n, v := len(lengths) == 1 && len(sets) == 1, lengths[0], sets[0]
-	pow, sl, filter, shift := pows[n], salt(0, n), v.filter, v.shift
-	var (
-		prefix [ring]uint64 // the prefix hash after each of the last runes
-		starts [ring]int    // where each of them starts in s
-		h      uint64
-		found  []region
-	)
-	for i, t := 0, 0; i < len(s); i++ {
-		f, start := uint64(byteFold[s[i]]), i
+	if len(st.sets) == 0 {
+		return s
+	}
+	// The usual case (one window length, one set) pushes inline, with the hash and the count
+	// in locals: this loop is most of the cost of an answer.
+	one := len(st.lengths) == 1 && len(st.sets) == 1
+	n, v := st.lengths[0], st.sets[0]
+	pw, sl, filter, shift := pows[n], salt(0, n), v.filter, v.shift
+	h, t := uint64(0), 0
+	for i := 0; i < len(s); i++ {
+		f := uint64(byteFold[s[i]])
 		switch {
 		case f == 0: // a separator
-			continue
 		case f == slow:
 			r, end := decode(s, i)
-			if i, f = end-1, uint64(fold(r)); f == 0 {
-				continue
+			if f := fold(r); f != 0 {
+				st.hashes[0], st.t = h, t
+				st.push(f, i, end)
+				h, t = st.hashes[0], st.t
 			}
+			i = end - 1
+		case one:
+			k := t & (ring - 1)
+			st.runes[k], st.starts[k] = f, i
+			t++
+			h = h*rollBase + f - st.runes[(t-1-n)&(ring-1)]*pw
+			if b := (h ^ sl) >> shift; filter[b/64]&(1<<(b%64)) != 0 && t >= n && v.hit(h^sl) {
+				st.found = addRegion(st.found, region{st.starts[(t-n)&(ring-1)], i + 1})
+			}
+		default:
+			st.hashes[0], st.t = h, t
+			st.push(rune(f), i, i+1)
+			h, t = st.hashes[0], st.t
 		}
-		h = h*rollBase + f
-		prefix[t&(ring-1)], starts[t&(ring-1)] = h, start
-		t++
-		// Before n runes the slot n back has not been written yet and holds 0.
-		if one {
-			k := (h - prefix[(t-1-n)&(ring-1)]*pow) ^ sl
-			if b := k >> shift; filter[b/64]&(1<<(b%64)) != 0 && t >= n && v.hit(k) {
-				found = addRegion(found, region{starts[(t-n)&(ring-1)], i + 1})
-			}
+	}
+	return splice(s, st.found)
+}
+
+// roller rolls one hash per window length along the canonical text and records the spans
+// whose windows hit a set.
+type roller struct {
+	sets    []*Values
+	lengths []int
+	hashes  [ring]uint64
+	runes   [ring]uint64
+	starts  [ring]int
+	t       int
+	found   []region
+}
+
+func (st *roller) push(r rune, start, end int) {
+	k := st.t & (ring - 1)
+	st.runes[k], st.starts[k] = uint64(r), start
+	st.t++
+	for li, n := range st.lengths {
+		// Before n runes the leaving slot has not been written yet and holds 0.
+		h := st.hashes[li]*rollBase + uint64(r) - st.runes[(st.t-1-n)&(ring-1)]*pows[n]
+		st.hashes[li] = h
+		if st.t < n {
 			continue
 		}
-		for _, n := range lengths {
-			k := salt(h-prefix[(t-1-n)&(ring-1)]*pows[n], n)
-			for _, v := range sets {
-				if t >= n && v.hit(k) {
-					found = addRegion(found, region{starts[(t-n)&(ring-1)], i + 1})
-					break
-				}
+		for _, v := range st.sets {
+			if v.hit(salt(h, n)) {
+				st.found = addRegion(st.found, region{st.starts[(st.t-n)&(ring-1)], end})
+				break
 			}
 		}
 	}
-	return splice(s, found)
 }
 
 // splice replaces each of the regions of s, in order and apart, with Marker.
