@@ -1,29 +1,27 @@
 package redact
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// This file reads a text the way Replace compares it: each character is decoded from whatever
-// escape spells it, with the span of text it came from, so a match is replaced from the first
-// byte of its first escape to the last byte of its last one and never cuts an escape in half.
-//
-// Escapes decoded: %XX in either hex case ("%25" in front once or twice more for double and
-// triple encoding; a character's UTF-8 bytes one escape each), HTML entities (&name;, &#D;,
-// &#xH;, "&amp;" in front for double escaping) and backslash escapes (\uXXXX with surrogate
-// pairs, \xHH, \/, \", \n, ..., behind any run of backslashes for JSON inside JSON).
+const (
+	maxSpell = 48 // the most bytes one character's spelling takes
+	maxReps  = 3  // how many times an escape may be escaped again ("%25", "&amp;")
+	// An invalid byte b reads as the rune invalidBase+b, past Unicode: each keeps its identity,
+	// so a secret of random bytes matches its own bytes and not any run of invalid ones.
+	invalidBase = unicode.MaxRune + 1
+)
 
-// maxSpell bounds the bytes one character's spelling takes (for Values.reach).
-const maxSpell = 48
-
-// maxReps bounds how many times an escape may be escaped again ("%25", "&amp;").
-const maxReps = 3
-
-// decode reads the character at s[i]: an escape's decoding, or the character itself.
+// decode reads the character at s[i] the way Replace compares text: an escape's decoding, with
+// the end of the text it came from (so a match never cuts an escape in half), or the character
+// itself. Escapes: %XX in either hex case ("%25" in front up to maxReps more times; a
+// character's UTF-8 bytes one escape each), HTML entities (&name;, &#D;, &#xH;, "&amp;" in
+// front for double escaping) and backslash escapes (\uXXXX with surrogate pairs, \xHH, \/,
+// \", \n, ..., behind any run of backslashes for JSON inside JSON).
 func decode(s string, i int) (rune, int) {
-	var r rune
-	end := -1
+	r, end := rune(0), -1
 	switch s[i] {
 	case '%':
 		r, end = percentRune(s, i)
@@ -38,9 +36,7 @@ func decode(s string, i int) (rune, int) {
 	return literal(s, i)
 }
 
-// literal reads the character at s[i] as it is. An invalid byte b reads as the rune
-// invalidBase+b, past Unicode: each keeps its identity, so a secret of random bytes matches
-// its own bytes and not any run of invalid ones.
+// literal reads the character at s[i] as it is.
 func literal(s string, i int) (rune, int) {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	if r == utf8.RuneError && size == 1 {
@@ -49,47 +45,32 @@ func literal(s string, i int) (rune, int) {
 	return r, i + size
 }
 
-const invalidBase = unicode.MaxRune + 1
-
-// percentByte decodes %XX at s[i], encoded up to maxReps times over ("%2541").
-func percentByte(s string, i int) (byte, int) {
-	if i+3 > len(s) || s[i] != '%' {
-		return 0, -1
-	}
-	x, ok := hexByte(s[i+1], s[i+2])
-	if !ok {
-		return 0, -1
-	}
-	q := i + 3
-	for reps := 0; x == '%' && reps < maxReps && q+2 <= len(s); reps++ {
-		y, ok := hexByte(s[q], s[q+1])
-		if !ok {
-			break
-		}
-		x, q = y, q+2
-	}
-	return x, q
-}
-
-// percentRune decodes a character whose UTF-8 bytes are each percent-encoded.
+// percentRune decodes a character whose UTF-8 bytes are each percent-encoded, each up to
+// maxReps times over ("%2541").
 func percentRune(s string, i int) (rune, int) {
-	x, end := percentByte(s, i)
-	if end < 0 || x < utf8.RuneSelf {
-		return rune(x), end
-	}
-	buf, ends := []byte{x}, []int{end}
-	for len(buf) < utf8.UTFMax && !utf8.FullRune(buf) {
-		y, e := percentByte(s, ends[len(ends)-1])
-		if e < 0 {
+	var buf [utf8.UTFMax]byte
+	var ends [utf8.UTFMax]int
+	n := 0
+	for q := i; n < utf8.UTFMax && (n == 0 || buf[0] >= utf8.RuneSelf && !utf8.FullRune(buf[:n])) && q < len(s) && s[q] == '%'; n++ {
+		x, end := hexN(s, q+1, 2)
+		for reps := 0; x == '%' && reps < maxReps; reps++ {
+			y, e := hexN(s, end, 2)
+			if e < 0 {
+				break
+			}
+			x, end = y, e
+		}
+		if end < 0 {
 			break
 		}
-		buf, ends = append(buf, y), append(ends, e)
+		buf[n], ends[n], q = byte(x), end, end
 	}
-	r, size := utf8.DecodeRune(buf)
-	if r == utf8.RuneError && size == 1 {
-		return invalidBase + rune(x), end // a byte of no character, as literal reads it
+	if n == 0 {
+		return 0, -1
+	} else if r, size := utf8.DecodeRune(buf[:n]); r != utf8.RuneError || size != 1 {
+		return r, ends[size-1]
 	}
-	return r, ends[size-1]
+	return invalidBase + rune(buf[0]), ends[0] // a byte of no character, as literal reads it
 }
 
 // entityNames are the HTML named references a downstream plausibly writes for ASCII.
@@ -102,15 +83,13 @@ var entityNames = map[string]rune{
 
 // entity decodes the HTML entity whose text after "&" starts at q; an "&amp;" that another
 // entity's text follows is that one escaped once more.
-func entity(s string, q, reps int) (rune, int) {
-	var r rune
-	end := -1
+func entity(s string, q, reps int) (r rune, end int) {
+	end = -1
 	if q < len(s) && s[q] == '#' {
-		base, p := 10, q+1
-		if p < len(s) && (s[p] == 'x' || s[p] == 'X') {
-			base, p = 16, p+1
+		p, base, digits := q+1, 10, 0
+		if p < len(s) && s[p]|0x20 == 'x' {
+			p, base = p+1, 16
 		}
-		digits := 0
 		for ; p < len(s) && digits < 8; p, digits = p+1, digits+1 {
 			d, ok := digit(s[p], base)
 			if !ok {
@@ -121,21 +100,14 @@ func entity(s string, q, reps int) (rune, int) {
 		if digits > 0 && p < len(s) && s[p] == ';' {
 			end = p + 1
 		}
-	} else {
-		p := q
-		for p < len(s) && p-q < 8 && isAlnum(s[p]) {
-			p++
+	} else if j := strings.IndexByte(s[q:min(len(s), q+9)], ';'); j > 0 {
+		name := []byte(s[q : q+j])
+		for k := range name {
+			name[k] |= 0x20 // names in any case (only letters become letters)
 		}
-		if p < len(s) && s[p] == ';' {
-			var name [8]byte
-			n := copy(name[:], s[q:p])
-			for k := range n {
-				name[k] |= 0x20 // names in any case
-			}
-			var ok bool
-			if r, ok = entityNames[string(name[:n])]; ok {
-				end = p + 1
-			}
+		var ok bool
+		if r, ok = entityNames[string(name)]; ok {
+			end = q + j + 1
 		}
 	}
 	if end > 0 && r == '&' && reps < maxReps {
@@ -183,25 +155,19 @@ func backslash(s string, i int) (rune, int) {
 	return 0, -1
 }
 
-func hexN(s string, q, n int) (rune, int) {
+// hexN reads n hex digits at s[q].
+func hexN(s string, q, n int) (v rune, end int) {
 	if q+n > len(s) {
 		return 0, -1
 	}
-	var v rune
-	for k := 0; k < n; k++ {
-		d, ok := digit(s[q+k], 16)
+	for k := q; k < q+n; k++ {
+		d, ok := digit(s[k], 16)
 		if !ok {
 			return 0, -1
 		}
 		v = v<<4 | rune(d)
 	}
 	return v, q + n
-}
-
-func hexByte(a, b byte) (byte, bool) {
-	x, ok1 := digit(a, 16)
-	y, ok2 := digit(b, 16)
-	return byte(x<<4 | y), ok1 && ok2
 }
 
 func digit(c byte, base int) (int, bool) {
@@ -214,8 +180,4 @@ func digit(c byte, base int) (int, bool) {
 		return int(c-'A') + 10, true
 	}
 	return 0, false
-}
-
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

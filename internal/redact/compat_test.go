@@ -20,7 +20,7 @@ func TestCompatForms(t *testing.T) {
 		if len(n) != 1 || n[0] <= ' ' || n[0] >= utf8.RuneSelf {
 			continue
 		}
-		want := []rune{rune(asciiFold[n[0]])}
+		want := []rune{fold(rune(n[0]))}
 		if want[0] == 0 {
 			want = nil // a separator: dropped
 		}

@@ -8,10 +8,10 @@ func slowShapes(s string) string {
 		return s
 	}
 	s = mvKeyRE.ReplaceAllString(Seeds(s), Marker)
-	s = urlUserRE.ReplaceAllString(s, "${1}"+Marker+"@")
-	s = bearerRE.ReplaceAllString(s, "${1} "+Marker)
-	s = authzRE.ReplaceAllString(s, "${1}"+Marker)
-	return pairRE.ReplaceAllString(s, "${1}${2}"+Marker)
+	for _, p := range shapes {
+		s = p.re.ReplaceAllString(s, p.repl)
+	}
+	return s
 }
 
 var prefilterSeeds = []string{

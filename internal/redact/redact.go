@@ -1,32 +1,24 @@
 // Package redact keeps secrets out of everything the endpoint writes: results, errors, log
-// lines and metrics.
+// lines and metrics. The rule and the forms it covers are in docs/security.md "Secrets".
 //
-// The rule (docs/security.md): no stretch of Window (16) or more consecutive characters of a
-// secret the process holds leaves it, in any form a downstream plausibly echoes it: as is, in
-// any letter case, percent-encoded (once or twice, either hex case), form-encoded, as HTML
-// entities or JSON escapes, as base64, base64url or hex of the secret at any byte alignment,
-// in full-width form (as NFKC reads it) or with spaces, dashes or dots between its characters.
-// A secret shorter than Window is matched whole; one shorter than MinLength is not registered.
+// Exact values: the process-wide registry (Register) holds every secret the process knows;
+// they are never removed. Exact and JSON apply them, once per answer at the protocol layer's
+// output boundary, and on every log line and metric line.
 //
-// Exact values. The process-wide registry (Register) holds every secret value the process
-// knows (the environment's and every profile's wallet secret and API key, every bearer token
-// that passed inbound auth, the confirmation key, what a tool learns). Values are added and
-// never removed. Exact applies them; it runs once per answer at the protocol layer's output
-// boundary, on every log line and on every metric line. The set is bounded (MaxValues values
-// of at most MaxValueBytes each) and Register refuses beyond that.
+// Shapes: text from outside may carry secrets the process never saw (seeds, mv_ keys, bearer
+// tokens, secret-named pairs). External applies them all; Own, for the endpoint's own
+// sentences, only those that never occur in prose. Public identifiers stay visible.
 //
-// Shapes. Text from outside may carry secrets the process never saw: Stellar secret seeds,
-// mv_ keys, "Bearer <token>", authorization values, URL passwords and secret-named pairs.
-// External applies them all; Own, for the endpoint's own sentences, only the two shapes that
-// never occur in prose (seeds and mv_ keys). Public identifiers (G, C and M addresses,
-// transaction hashes) stay visible.
-//
-// Typed secrets. Secret holds a value that prints as a placeholder however it is formatted,
-// logged or encoded, so it cannot reach an answer or a log line by accident.
+// Typed secrets: a Secret prints as Marker however it is formatted, logged or encoded.
 package redact
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -38,12 +30,9 @@ const Marker = "[REDACTED]"
 
 // Bounds of the registry.
 const (
-	// MinLength is the shortest value (in runes) that is registered; shorter ones are ignored.
-	MinLength = 6
-	// MaxValues is how many distinct values the registry holds at most.
-	MaxValues = 1 << 14
-	// MaxValueBytes is the longest value accepted (a bearer token is at most 4096 bytes).
-	MaxValueBytes = 4096
+	MinLength     = 6       // the shortest value registered, in runes; a shorter one would shred text
+	MaxValues     = 1 << 14 // how many distinct values the registry holds at most
+	MaxValueBytes = 4096    // the longest value accepted (a bearer token is at most 4096 bytes)
 )
 
 // Errors of Register.
@@ -52,43 +41,37 @@ var (
 	ErrTooLong = errors.New("redact: secret value too long to redact")
 )
 
-// maxValues is MaxValues; tests lower it.
-var maxValues = MaxValues
+var (
+	maxValues = MaxValues // tests lower it
+	// registry is the process-wide set of known secret values; readers load the compiled set
+	// atomically and never take the lock.
+	registry struct {
+		mu     sync.Mutex
+		values map[string]struct{}
+		exact  atomic.Pointer[Values]
+	}
+)
 
-// registry is the process-wide set of known secret values. Their compiled Values are rebuilt
-// only when the set changes; readers load them atomically and never take the lock.
-var registry struct {
-	mu     sync.Mutex
-	values map[string]struct{}
-	exact  atomic.Pointer[Values]
-}
-
-// Register adds secret values to the process-wide set. Empty values and values shorter than
-// MinLength runes are ignored. It fails, adding none of values, when one is longer than
-// MaxValueBytes or when the set would exceed MaxValues.
+// Register adds values (those of at least MinLength runes) to the process-wide set; it adds none when one is longer than MaxValueBytes or the set would exceed MaxValues.
 func Register(values ...string) error {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	if registry.values == nil {
-		registry.values = map[string]struct{}{}
-	}
 	var add []string
 	for _, v := range values {
-		if utf8.RuneCountInString(v) < MinLength {
-			continue
-		}
 		if len(v) > MaxValueBytes {
 			return ErrTooLong
 		}
-		if _, known := registry.values[v]; !known && !slices.Contains(add, v) {
+		if _, known := registry.values[v]; !known && !slices.Contains(add, v) && utf8.RuneCountInString(v) >= MinLength {
 			add = append(add, v)
 		}
 	}
 	if len(add) == 0 {
 		return nil
-	}
-	if len(registry.values)+len(add) > maxValues {
+	} else if len(registry.values)+len(add) > maxValues {
 		return ErrFull
+	}
+	if registry.values == nil {
+		registry.values = map[string]struct{}{}
 	}
 	for _, v := range add {
 		registry.values[v] = struct{}{}
@@ -106,32 +89,77 @@ func Known(v string) bool {
 	return ok
 }
 
-// Unregistered compiles the values the registry does not hold (it refused them when full), or
-// returns nil when it holds them all: only those need a pass of their own.
+// Unregistered compiles the values the registry does not hold (it refused them when full), or nil when it holds them all.
 func Unregistered(values []string) *Values {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	var out []string
-	for _, v := range values {
-		if _, known := registry.values[v]; !known {
-			out = append(out, v)
-		}
-	}
-	return NewValues(out)
+	return NewValues(slices.DeleteFunc(slices.Clone(values), func(v string) bool {
+		_, known := registry.values[v]
+		return known
+	}))
 }
 
 // Exact replaces every registered value, in every form, with Marker.
-func Exact(s string) string {
-	return registry.exact.Load().Replace(s)
-}
+func Exact(s string) string { return registry.exact.Load().Replace(s) }
 
 // Own redacts one of the endpoint's own sentences: registered values and the shapes that never
 // occur in prose (secret seeds, mv_ keys). Advice such as "set MINDVAULT_API_KEY=<key>" survives.
-func Own(s string) string {
-	return Unambiguous(Exact(s))
-}
+func Own(s string) string { return Unambiguous(Exact(s)) }
 
 // External redacts text that came from outside the endpoint: registered values and every shape.
-func External(s string) string {
-	return Shapes(Exact(s))
+func External(s string) string { return Shapes(Exact(s)) }
+
+// JSON removes every registered value, and every value of extra, from an encoded JSON document
+// in one pass (JSON inside a JSON string is read through its escapes). ok is false when the
+// document was valid and the replacement broke it (a value in a number): withhold it then.
+func JSON(doc []byte, extra *Values) (out []byte, ok bool) {
+	s := string(doc)
+	r := replaceAll(s, registry.exact.Load(), extra)
+	if r == s {
+		return doc, true
+	}
+	out = []byte(r)
+	if !json.Valid(out) && json.Valid(bytes.TrimSpace(doc)) {
+		return nil, false
+	}
+	return out, true
 }
+
+// Secret holds a secret value that prints as Marker however it is formatted (every fmt verb,
+// %#v too), logged (slog) or encoded (JSON, text), so it cannot reach an answer or a log line
+// by formatting; Reveal gives the value to the one call that uses it, and registering it stays
+// the holder's job. The value sits behind a pointer: fmt prints a struct's unexported fields by
+// reflection, without their methods, so a Secret held in one shows an address, never the value.
+type Secret struct{ p *string }
+
+// NewSecret wraps v.
+func NewSecret(v string) Secret { return Secret{&v} }
+
+// Reveal returns the value.
+func (s Secret) Reveal() string {
+	if s.p == nil {
+		return ""
+	}
+	return *s.p
+}
+
+// IsZero reports whether s holds nothing.
+func (s Secret) IsZero() bool { return s.Reveal() == "" }
+
+// String returns Marker.
+func (s Secret) String() string { return Marker }
+
+// GoString returns Marker.
+func (s Secret) GoString() string { return Marker }
+
+// Format writes Marker for every verb.
+func (s Secret) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, Marker) }
+
+// LogValue returns Marker.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(Marker) }
+
+// MarshalJSON returns Marker as a JSON string.
+func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + Marker + `"`), nil }
+
+// MarshalText returns Marker.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(Marker), nil }

@@ -28,11 +28,12 @@ type Values struct {
 	filter  []uint64 // two bits per hash (filterBits), to skip almost every position
 	shift   uint     // 64 - log2(bits in filter)
 	lengths []int    // the distinct window lengths, at most window each
-	reach   int      // the most bytes of text a window can span
 }
 
-// rollBase is the rolling hash's multiplier (odd, so no information is lost mod 2^64).
-const rollBase = 0x9E3779B97F4A7C15
+const (
+	rollBase = 0x9E3779B97F4A7C15 // the rolling hash's multiplier (odd: nothing is lost mod 2^64)
+	slow     = 0xFF               // byteFold of a byte decode reads
+)
 
 // salt keeps the hashes of windows of different lengths apart.
 func salt(h uint64, n int) uint64 { return h ^ uint64(n)*0xC2B2AE3D27D4EB4F }
@@ -41,7 +42,6 @@ func salt(h uint64, n int) uint64 { return h ^ uint64(n)*0xC2B2AE3D27D4EB4F }
 // returns nil when nothing is left.
 func NewValues(values []string) *Values {
 	v := &Values{}
-	seen := map[int]bool{}
 	for _, s := range values {
 		if utf8.RuneCountInString(s) < MinLength {
 			continue
@@ -51,13 +51,10 @@ func NewValues(values []string) *Values {
 			if len(needle) < MinLength {
 				continue
 			}
-			if !seen[n] {
-				seen[n] = true
-				v.lengths = append(v.lengths, n)
-			}
-			for i := 0; i+n <= len(needle); i++ {
+			v.lengths = append(v.lengths, n)
+			for i := n; i <= len(needle); i++ {
 				var h uint64
-				for _, r := range needle[i : i+n] {
+				for _, r := range needle[i-n : i] {
 					h = h*rollBase + uint64(r)
 				}
 				v.keys = append(v.keys, salt(h, n))
@@ -71,34 +68,31 @@ func NewValues(values []string) *Values {
 	return v.index()
 }
 
-// with is the union of v and w (either may be nil), without hashing v's values again.
+// with is the union of v and w (either may be nil): their sorted keys are merged, not hashed
+// again nor sorted, so registering one more token costs the size of the set once.
 func (v *Values) with(w *Values) *Values {
-	switch {
-	case v == nil:
+	if v == nil {
 		return w
-	case w == nil:
+	} else if w == nil {
 		return v
 	}
-	u := &Values{keys: make([]uint64, 0, len(v.keys)+len(w.keys)), lengths: slices.Clone(v.lengths)}
-	i, j := 0, 0
-	for i < len(v.keys) || j < len(w.keys) {
-		if j == len(w.keys) || i < len(v.keys) && v.keys[i] < w.keys[j] {
-			u.keys, i = append(u.keys, v.keys[i]), i+1
+	a, b := v.keys, w.keys
+	keys := make([]uint64, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0] < b[0] {
+			keys, a = append(keys, a[0]), a[1:]
 		} else {
-			u.keys, j = append(u.keys, w.keys[j]), j+1
+			keys, b = append(keys, b[0]), b[1:]
 		}
 	}
-	for _, n := range w.lengths {
-		if !slices.Contains(u.lengths, n) {
-			u.lengths = append(u.lengths, n)
-		}
-	}
-	return u.index()
+	return (&Values{keys: append(append(keys, a...), b...), lengths: slices.Concat(v.lengths, w.lengths)}).index()
 }
 
-// index drops duplicate keys (sorted) and builds the filter.
+// index drops duplicate keys (sorted) and lengths, and builds the filter.
 func (v *Values) index() *Values {
 	v.keys = slices.Compact(v.keys)
+	slices.Sort(v.lengths)
+	v.lengths = slices.Compact(v.lengths)
 	v.shift = 64 - 10
 	for 1<<(64-v.shift) < 32*len(v.keys) {
 		v.shift--
@@ -109,8 +103,6 @@ func (v *Values) index() *Values {
 		v.filter[a/64] |= 1 << (a % 64)
 		v.filter[b/64] |= 1 << (b % 64)
 	}
-	slices.Sort(v.lengths)
-	v.reach = window * maxSpell
 	return v
 }
 
@@ -138,10 +130,7 @@ func secretPart(s string) string {
 		return s
 	}
 	head, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil || len(head) == 0 || head[0] != '{' {
-		return s
-	}
-	if _, err := base64.RawURLEncoding.DecodeString(parts[1]); err != nil {
+	if _, err2 := base64.RawURLEncoding.DecodeString(parts[1]); err != nil || err2 != nil || len(head) == 0 || head[0] != '{' {
 		return s
 	}
 	return parts[2]
@@ -170,18 +159,17 @@ func needles(s string) [][]rune {
 		}
 	}
 	var out [][]rune
-	for i, t := range texts {
+	for _, t := range texts {
 		out = append(out, canonical(t, literal))
-		if i == 0 && strings.ContainsAny(t, "%&\\") {
-			out = append(out, canonical(t, decode))
-		}
+	}
+	if strings.ContainsAny(s, "%&\\") {
+		out = append(out, canonical(s, decode))
 	}
 	return out
 }
 
 // canonical is s in canonical form, each character read by next (literal or decode).
-func canonical(s string, next func(s string, i int) (rune, int)) []rune {
-	var out []rune
+func canonical(s string, next func(s string, i int) (rune, int)) (out []rune) {
 	for i := 0; i < len(s); {
 		r, end := next(s, i)
 		if f := fold(r); f != 0 {
@@ -192,12 +180,24 @@ func canonical(s string, next func(s string, i int) (rune, int)) []rune {
 	return out
 }
 
-// region is a span of text to replace.
-type region struct{ start, end int }
-
 // Replace returns s with every span that spells Window consecutive characters of a value, in
 // any form, replaced by Marker.
 func (v *Values) Replace(s string) string { return replaceAll(s, v) }
+
+// ring holds the last canonical runes, more than the longest window (a test raises it to 40).
+const ring = 64
+
+// pows are the powers of rollBase, to take the runes before a window out of the prefix hash.
+var pows = func() (p [ring + 1]uint64) {
+	p[0] = 1
+	for i := 1; i <= ring; i++ {
+		p[i] = p[i-1] * rollBase
+	}
+	return p
+}()
+
+// region is a span of text to replace.
+type region struct{ start, end int }
 
 // replaceAll replaces the matches of every set in one pass over s.
 func replaceAll(s string, sets ...*Values) string {
@@ -213,11 +213,6 @@ func replaceAll(s string, sets ...*Values) string {
 		for _, n := range v.lengths {
 			if !slices.Contains(st.lengths, n) {
 				st.lengths = append(st.lengths, n)
-				p := uint64(1)
-				for range n {
-					p *= rollBase
-				}
-				st.pow = append(st.pow, p)
 			}
 		}
 	}
@@ -227,8 +222,8 @@ func replaceAll(s string, sets ...*Values) string {
 	// The usual case (one window length, one set) pushes inline, with the hash and the count
 	// in locals: this loop is most of the cost of an answer.
 	one := len(st.lengths) == 1 && len(st.sets) == 1
-	n, pw, v := st.lengths[0], st.pow[0], st.sets[0]
-	sl, filter, shift := salt(0, n), v.filter, v.shift
+	n, v := st.lengths[0], st.sets[0]
+	pw, sl, filter, shift := pows[n], salt(0, n), v.filter, v.shift
 	h, t := uint64(0), 0
 	for i := 0; i < len(s); i++ {
 		f := uint64(byteFold[s[i]])
@@ -256,30 +251,14 @@ func replaceAll(s string, sets ...*Values) string {
 			h, t = st.hashes[0], st.t
 		}
 	}
-	if len(st.found) == 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for _, g := range st.found {
-		b.WriteString(s[last:g.start])
-		b.WriteString(Marker)
-		last = g.end
-	}
-	b.WriteString(s[last:])
-	return b.String()
+	return splice(s, st.found)
 }
-
-// ring holds the last canonical runes, more than the longest window (a test raises it to 40).
-const ring = 64
 
 // roller rolls one hash per window length along the canonical text and records the spans
 // whose windows hit a set.
 type roller struct {
 	sets    []*Values
 	lengths []int
-	pow     []uint64 // rollBase^n per length, to drop the rune leaving the window
 	hashes  [ring]uint64
 	runes   [ring]uint64
 	starts  [ring]int
@@ -293,19 +272,35 @@ func (st *roller) push(r rune, start, end int) {
 	st.t++
 	for li, n := range st.lengths {
 		// Before n runes the leaving slot has not been written yet and holds 0.
-		h := st.hashes[li]*rollBase + uint64(r) - st.runes[(st.t-1-n)&(ring-1)]*st.pow[li]
+		h := st.hashes[li]*rollBase + uint64(r) - st.runes[(st.t-1-n)&(ring-1)]*pows[n]
 		st.hashes[li] = h
 		if st.t < n {
 			continue
 		}
-		key := salt(h, n)
 		for _, v := range st.sets {
-			if v.hit(key) {
+			if v.hit(salt(h, n)) {
 				st.found = addRegion(st.found, region{st.starts[(st.t-n)&(ring-1)], end})
 				break
 			}
 		}
 	}
+}
+
+// splice replaces each of the regions of s, in order and apart, with Marker.
+func splice(s string, found []region) string {
+	if len(found) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, g := range found {
+		b.WriteString(s[last:g.start])
+		b.WriteString(Marker)
+		last = g.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // addRegion appends g, merging it with the regions it overlaps or touches.
@@ -325,9 +320,9 @@ func fold(r rune) rune {
 		r -= 0xFEE0 // NFKC of a full-width ASCII character (see compat_test.go)
 	}
 	switch {
-	case r < utf8.RuneSelf:
-		return rune(asciiFold[r])
-	case r > unicode.MaxRune: // an invalid byte (literal)
+	case r < utf8.RuneSelf && byteFold[r] != slow:
+		return rune(byteFold[r])
+	case r < utf8.RuneSelf || r > unicode.MaxRune: // an escape's first byte; an invalid byte
 		return r
 	case unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) || unicode.Is(unicode.Cf, r):
 		return 0
@@ -335,33 +330,19 @@ func fold(r rune) rune {
 	return unicode.ToLower(r)
 }
 
-// byteFold is asciiFold for a byte of text, and slow for a byte that starts an escape or a
-// character of more than one byte: decode reads those.
+// byteFold is an ASCII byte lower-cased, 0 (dropped) for NUL and a separator (white space, "-",
+// "." and "+", form encoding's space), or slow for a byte that starts an escape or a character
+// of more than one byte, which decode reads.
 var byteFold = func() (t [256]byte) {
 	for c := range t {
 		switch {
 		case c >= utf8.RuneSelf || c == '%' || c == '&' || c == '\\':
 			t[c] = slow
-		default:
-			t[c] = asciiFold[c]
+		case c >= 'A' && c <= 'Z':
+			t[c] = byte(c) + 'a' - 'A'
+		case !strings.ContainsRune(" \t\n\r\v\f-.+", rune(c)):
+			t[c] = byte(c)
 		}
-	}
-	return t
-}()
-
-const slow = 0xFF
-
-// asciiFold lower-cases an ASCII byte, and maps the separators (white space, "-", "." and "+",
-// which form encoding writes for a space) and NUL to 0, which drops them.
-var asciiFold = func() (t [128]byte) {
-	for i := range t {
-		t[i] = byte(i)
-	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = byte(c) + 'a' - 'A'
-	}
-	for _, c := range " \t\n\r\v\f-.+" {
-		t[c] = 0
 	}
 	return t
 }()
