@@ -275,19 +275,8 @@ func (a *attempt) claimCall(ctx context.Context) error {
 
 // done records a claimed call's outcome: its result, answered again to a replay.
 func (a *attempt) done(ctx context.Context, result any) {
-	if !a.owned {
-		return
-	}
-	j, err := a.d.journal()
-	if err != nil {
-		return
-	}
-	e := *a.entry
-	e.State, e.Keep, e.LeaseUntil = ledger.Settled, a.receiptKeep(), time.Now()
-	e.Result, _ = json.Marshal(result)
-	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
-		a.entry = &e
-	}
+	raw, _ := json.Marshal(result)
+	a.finish(ctx, ledger.Settled, raw)
 }
 
 // record writes the signed payment into the entry before it is sent; a store that cannot
@@ -438,7 +427,10 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 
 // close writes the entry's final state for this attempt (best effort: an entry left Sending
 // is decided by the chain on the next call).
-func (a *attempt) close(ctx context.Context, st ledger.State) {
+func (a *attempt) close(ctx context.Context, st ledger.State) { a.finish(ctx, st, nil) }
+
+// finish writes the owned entry's final state, with a result to answer again when there is one.
+func (a *attempt) finish(ctx context.Context, st ledger.State, result json.RawMessage) {
 	if !a.owned {
 		return
 	}
@@ -448,6 +440,9 @@ func (a *attempt) close(ctx context.Context, st ledger.State) {
 	}
 	e := *a.entry
 	e.State, e.LeaseUntil = st, time.Now()
+	if result != nil {
+		e.Result, e.Keep = result, a.receiptKeep()
+	}
 	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
 		a.entry = &e
 	}
