@@ -406,16 +406,17 @@ func TestClusterSharesOnlyTheSandbox(t *testing.T) {
 		t.Fatalf("free reads paid %d requests", n)
 	}
 
-	// Bought through process 0, read through process 1: only the API can have told it.
+	// Bought through process 0, read through process 1: the API attributes no x402 v2 payment
+	// (as the real server), and these processes share no ledger, so process 1 knows nothing of
+	// it and says that this proves nothing; a deployment shares its journal (journal_cluster_test.go).
 	c.sb.ResetCounts()
-	bought := c.ok("mindvault_buy", c.call(0, "mindvault_buy", `{"resourceId":"datasetcard","allowRepeat":true}`))
+	c.ok("mindvault_buy", c.call(0, "mindvault_buy", `{"resourceId":"datasetcard","allowRepeat":true}`))
 	if n := c.sb.PaidRequests("GET /resources/datasetcard"); n != 1 {
 		t.Fatalf("the seller received %d paid requests, want 1", n)
 	}
 	hist := c.ok("mindvault_purchase_history", c.call(1, "mindvault_purchase_history", `{"resourceId":"datasetcard"}`))
-	ps, _ := hist["purchases"].([]any)
-	if hist["count"] != 1.0 || len(ps) != 1 || ps[0].(map[string]any)["txHash"] != bought["txHash"] {
-		t.Fatalf("process 1's history %v lacks process 0's purchase %v", hist, bought["txHash"])
+	if hist["count"] != 0.0 || !strings.Contains(hist["message"].(string), "does not prove the wallet never paid") {
+		t.Fatalf("process 1's history %v", hist)
 	}
 
 	// Round 1 on process 0, round 2 on process 1: the requestState verifies with the shared key.
