@@ -57,6 +57,7 @@ var agentLoop = map[string]struct {
 	CodeAlreadyPurchased:       {RetryNo, ""},
 	CodeDuplicatePayment:       {RetryNo, ""},
 	CodeInProgress:             {RetryAfterWait, ""},
+	CodePayeeMismatch:          {RetryNo, NeedsOperator},
 	CodeIdempotencyKeyReused:   {RetryAfterCorrection, ""},
 	CodeRateLimited:            {RetryAfterWait, ""},
 	CodeServerError:            {RetrySafe, ""},

@@ -70,7 +70,7 @@ func retryVerdict(cat Category, code string, state State) Retry {
 		return RetryNo
 	}
 	switch code {
-	case CodeUnsupportedRequirement, CodeFeesNotSponsored:
+	case CodeUnsupportedRequirement, CodeFeesNotSponsored, CodePayeeMismatch:
 		return RetryNo // no action of the caller makes this seller's requirement acceptable
 	case CodeUnexpectedTransaction:
 		return RetryNo // the service, not the caller, must change what it prepares

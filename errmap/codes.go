@@ -47,6 +47,7 @@ const (
 	CodeAlreadyPurchased       = "ALREADY_PURCHASED"
 	CodeDuplicatePayment       = "DUPLICATE_PAYMENT"
 	CodeInProgress             = "IN_PROGRESS"
+	CodePayeeMismatch          = "PAYEE_MISMATCH"
 	CodeIdempotencyKeyReused   = "IDEMPOTENCY_KEY_REUSED"
 	CodeBudgetExceeded         = "BUDGET_EXCEEDED"
 	CodeRateLimited            = "RATE_LIMITED"
@@ -90,6 +91,7 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodeTrustlineMissing, CategoryPayment, "The account has no USDC trustline (USDC token error #13 or Horizon op_no_trust)."}, "USDC trustline missing"},
 	{CodeDoc{CodePriceAboveCap, CategoryPayment, "The price is above the caller's spend cap; refused before anything was signed."}, "price above the spend cap"},
 	{CodeDoc{CodePriceChanged, CategoryPayment, "The payment requested is above the previewed price; refused before anything was signed."}, "price changed since the preview"},
+	{CodeDoc{CodePayeeMismatch, CategoryPayment, "The seller's 402 names another payee than the listing (the resource's publisher wallet, or the verification agent's wallet for a fee), so nothing was signed."}, "payee differs from the listing"},
 	{CodeDoc{CodeBudgetExceeded, CategoryPayment, "The payment would take the wallet's (or the caller's) spending today above the daily budget (MINDVAULT_BUDGET_USDC); refused before anything was signed, retryAfterSeconds until the budget resets at UTC midnight."}, "daily budget exceeded"},
 	{CodeDoc{CodeConfirmationDeclined, CategoryPayment, "The user declined or cancelled the confirmation asked for on the modern era, so nothing was paid or sent (category validation for a write)."}, "the user declined"},
 	{CodeDoc{CodeConfirmationStale, CategoryPayment, "What the call would pay or send changed since the user approved it (payee, asset, network, payer, amount below the approved one, or a write's call or fee), so nothing was paid or sent (category validation for a write)."}, "changed since the user approved it"},

@@ -39,6 +39,7 @@ var codeNeeds = map[string]Needs{
 	CodeProfileNotAllowed:      NeedsOperator,
 	CodeUnsupportedRequirement: NeedsOperator,
 	CodeFeesNotSponsored:       NeedsOperator,
+	CodePayeeMismatch:          NeedsOperator,
 	CodeContractError:          NeedsOperator,
 	CodeContractMissing:        NeedsOperator,
 	CodeStateArchived:          NeedsOperator,

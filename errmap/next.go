@@ -219,6 +219,8 @@ func codeNext(in nextInput) string {
 		return "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid."
 	case CodeDuplicatePayment:
 		return "Do not pay again: the payment for this intent already settled once" + in.clause(RoleHistory, "; ", " lists its receipt") + "."
+	case CodePayeeMismatch:
+		return "Do not pay this seller: its payment request names another payee than the listing; ask the operator to check the seller, and choose another resource meanwhile."
 	case CodeInProgress:
 		return "Wait retryAfterSeconds, then send this same call again: it answers the other payment's outcome and pays nothing twice."
 	case CodeIdempotencyKeyReused:

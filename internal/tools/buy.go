@@ -243,8 +243,10 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 		}
 		res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
 			Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
-			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap}, at),
-			Intent:  intent, Record: at.record})
+			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap,
+				payeeName: meta.PublisherName}, at),
+			// Pay only whom the listing names: the publisher's wallet from /meta.
+			PayTo: meta.PublisherWallet, Intent: intent, Record: at.record})
 		if err != nil {
 			err = at.failed(ctx, err, meta.ID)
 			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {

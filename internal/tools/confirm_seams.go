@@ -29,7 +29,9 @@ type payment struct {
 	resource string
 	what     string // e.g. `"Rust guide" (rustguide)`
 	aboveCap string // the caller's cap in USDC when the price is above it ("" when not)
-	left     string // what the daily budget leaves after this payment, when one is set
+	// payeeName is who the payee is, as the listing names it ("" when it names nobody).
+	payeeName string
+	left      string // what the daily budget leaves after this payment, when one is set
 }
 
 // request words a payment for the user.
@@ -44,8 +46,17 @@ func (p payment) request(network string) confirm.Request {
 			Amount: p.quote.Amount.String(), Asset: p.quote.Asset, Payee: p.quote.PayTo, Resource: p.resource, Before: p.balance.String()},
 		Title: "Pay " + amount + " USDC",
 		Message: fmt.Sprintf("Pay %s USDC to %s for %s on %s?%s Balance after: %s USDC.%s",
-			amount, confirm.Short(p.quote.PayTo), p.what, network, p.capNote(), confirm.USDC(after), p.budgetNote()),
+			amount, p.payee(), p.what, network, p.capNote(), confirm.USDC(after), p.budgetNote()),
 	}
+}
+
+// payee is the full payee address, with the name the listing gives it: the user approves
+// exactly whom the money goes to.
+func (p payment) payee() string {
+	if p.payeeName == "" {
+		return p.quote.PayTo
+	}
+	return p.payeeName + " (" + p.quote.PayTo + ")"
 }
 
 // budgetNote names what the daily budget leaves after the payment, when one is set.

@@ -455,7 +455,8 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	}
 	res, err := r.d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
 		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
-			Approve: r.d.approvePayment(r.fee(fee, "", id), at), Intent: intent, Record: at.record})
+			Approve: r.d.approvePayment(r.fee(fee, "", id), at), Intent: intent, Record: at.record,
+			PayTo: r.agentWallet}) // the fee goes to the verification agent's wallet (GET /agent/status) only
 	if err == nil && !res.Response.OK() {
 		err = r.d.X402.Service().StatusError(res.Response)
 	}
@@ -601,6 +602,11 @@ func (r *publishRun) afterCreation(err error, id string) error {
 		next = fmt.Sprintf("Resource %s %s; do not publish it again, and do not pay its fee again before %s, when the signed payment expires. "+
 			"Then check mindvault_publish_status %s; if it still waits for the fee, call mindvault_publish with resourceId %s.", id, exists, f.PaymentExpiresAt, id, id)
 		action = r.resumeCall("mindvault_publish_status", id).action()
+	case f.Code == errmap.CodePayeeMismatch:
+		fee = "its verification fee was not paid: the verification service asked to pay another account than the verification agent's"
+		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again and do not pay this fee: ask the operator to check the verification service, "+
+			"then call mindvault_publish with resourceId %s once it asks to pay the agent's wallet.", id, exists, id)
+		action = r.resumeCall("mindvault_publish_status", id).action()
 	default:
 		fee = "its verification fee was not paid"
 		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. %s, then call mindvault_publish "+
@@ -635,7 +641,7 @@ func feeFix(f errmap.Facts) string {
 // id yet when the user is asked, so only a resumed one is named by id.
 func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 	p := payment{quote: x402.Quote{Amount: amount, Asset: r.d.Config.USDCContractID, PayTo: payee, Network: r.d.Config.X402Network},
-		payer: r.kp.Address(), balance: r.balance}
+		payer: r.kp.Address(), balance: r.balance, payeeName: "the MindVault verification agent"}
 	switch {
 	case r.resumed:
 		p.resource, p.what = id, "the verification of resource "+id

@@ -74,7 +74,7 @@ func TestGoProgramBuysAfterAsking(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
-	question := `Pay 1.5 USDC to G`
+	question := `Pay 1.5 USDC to Northwind Labs (G`
 	cases := []struct {
 		answer string
 		ok     bool

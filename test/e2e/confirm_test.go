@@ -164,7 +164,7 @@ func TestConfirmPurchase(t *testing.T) {
 	before := e.usdc()
 	e.faults("")
 	state, msg := e.asked(e.modern("mindvault_buy", buyRust, capsForm, ""))
-	for _, want := range []string{"Pay 1.5 USDC", "GCYT…BVQW", `"Rust Ownership Field Guide" (rustguide)`, "on sandbox", "Balance after: 98.5 USDC"} {
+	for _, want := range []string{"Pay 1.5 USDC", "to Northwind Labs (GCYTRL7RDAWOBLGPXD4JN4FAQXR6TOZ42O6VZSVQKN47OHFSRDXOBVQW)", `"Rust Ownership Field Guide" (rustguide)`, "on sandbox", "Balance after: 98.5 USDC"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}

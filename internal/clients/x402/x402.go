@@ -67,6 +67,9 @@ type Policy struct {
 	// many calls, instances or replays carry the intent, the network settles at most one of
 	// them. nil is a new payment on purpose (allowRepeat without an idempotency key).
 	Intent *Intent
+	// PayTo, when set, is the only payee this payment may go to (the listing's): a requirement
+	// naming another is refused before anything is signed (PAYEE_MISMATCH).
+	PayTo string
 	// Record, when set, is called with the signed payment before it is sent; an error stops
 	// the call with nothing sent (the journal must hold what the chain will be asked later).
 	Record func(ctx context.Context, s *Signed) error
@@ -185,6 +188,11 @@ func Select(pr *Required, p Policy) (*Requirement, *big.Int, error) {
 		candidate.MaxTimeoutSeconds = 300
 	case candidate.MaxTimeoutSeconds > MaxTimeoutSeconds:
 		return nil, nil, refuse(errmap.CodeUnsupportedRequirement, fmt.Sprintf("the payment would stay valid for %d s, above the %d s this endpoint signs for", candidate.MaxTimeoutSeconds, MaxTimeoutSeconds))
+	}
+	if p.PayTo != "" && candidate.PayTo != p.PayTo {
+		e := refuse(errmap.CodePayeeMismatch, fmt.Sprintf("the seller asks to pay %s, not %s, the payee its listing names; nothing was signed", candidate.PayTo, p.PayTo))
+		e.Facts.StateChanged = errmap.StateNo
+		return nil, nil, e
 	}
 	return candidate, amount, nil
 }
