@@ -98,7 +98,7 @@ async function main() {
       assert(asked.length === 1, `the handler was asked ${asked.length} times, want 1`);
       const q = asked[0];
       assert(
-        q.mode === 'form' && /Pay 1\.5 USDC to G[A-Z0-9]{3}…[A-Z0-9]{4} for "[^"]+" \(rustguide\) on sandbox\? Balance after: [0-9.]+ USDC\./.test(q.message),
+        q.mode === 'form' && /Pay 1\.5 USDC to Northwind Labs \(G[A-Z0-9]{55}\) for "[^"]+" \(rustguide\) on sandbox\? Balance after: [0-9.]+ USDC\./.test(q.message),
         `the question is ${JSON.stringify(q.message)}`,
       );
       assert(q.requestedSchema?.properties?.confirm?.type === 'boolean', `requestedSchema ${JSON.stringify(q.requestedSchema)}`);
