@@ -44,13 +44,13 @@ func bounded[T any](ctx context.Context, b Bounded, f func(context.Context) (T, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	v, err := f(ctx)
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.Is(err, ErrUnavailable) {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return v, err
+	}
+	if !errors.Is(err, ErrUnavailable) {
 		err = fmt.Errorf("%w: no answer within %s (MINDVAULT_LEDGER_TIMEOUT_MS): %w", ErrUnavailable, timeout, err)
 	}
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		err = &TimeoutError{err: err, After: timeout}
-	}
-	return v, err
+	return v, &TimeoutError{err: err, After: timeout}
 }
 
 // TimeoutError is a ledger call that did not answer within the bound.

@@ -249,10 +249,8 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 			PayTo: meta.PublisherWallet, Intent: intent, Record: at.record})
 		if err != nil {
 			err = at.failed(ctx, err, meta.ID)
-			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {
-				if e, found, _ := d.Ledger.Get(ctx, intentEntry(intent)); found && e.State == ledger.Settled {
-					return d.answerSettled(ctx, req, meta, &e)
-				}
+			if e := at.settledBefore(ctx, err); e != nil {
+				return d.answerSettled(ctx, req, meta, e)
 			}
 			// Only a used nonce says the intent settled elsewhere; a seller's refusal of this
 			// call's own payment is what it says (the journal's claim means no other call of
@@ -347,21 +345,18 @@ func buyIntent(ctx context.Context, d *Deps, req *requests.Buy, payer, id string
 	return nil
 }
 
-// settledElsewhere answers a purchase whose intent's payment settled in another call (the
-// nonce was used: refused before sending, or by the seller after): the history, read once,
-// has the receipt (ALREADY_PURCHASED), or not yet (DUPLICATE_PAYMENT); a seller's refusal
-// that the history does not explain stays what it was. Either way this call paid nothing.
+// settledElsewhere answers a purchase whose intent's payment settled in another call (its
+// nonce was used) when the journal does not hold that settlement: for a purchase without
+// allowRepeat the API's history, read once, may have the receipt (ALREADY_PURCHASED); a keyed
+// or approved purchase is never matched to another purchase of the same resource. Either way
+// this call paid nothing.
 func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests.Buy, meta *mindvault.Meta, cause error) error {
-	id := meta.ID
-	history, err := d.API.Payments(ctx, payer)
-	if err == nil {
-		if earlier := lastPurchase(history, id, req.ResourceID); earlier != nil {
-			sent := x402.IsSentRefused(cause)
-			return errmap.With(alreadyPurchased(req, meta, earlier, ""), func(f *errmap.Facts) { f.ExecutionStarted = sent })
+	if !req.AllowRepeat {
+		if history, err := d.API.Payments(ctx, payer); err == nil {
+			if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
+				return alreadyPurchased(req, meta, earlier, "")
+			}
 		}
-	}
-	if x402.IsSentRefused(cause) {
-		return cause
 	}
 	if confirm.ApprovalNonce(ctx) != "" && req.AllowRepeat && req.IdempotencyKey == nil {
 		// The approval itself is the intent: it was carried out already.

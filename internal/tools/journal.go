@@ -279,6 +279,23 @@ func (a *attempt) done(ctx context.Context, result any) {
 	a.finish(ctx, ledger.Settled, raw)
 }
 
+// settledBefore is the intent's settled entry when err says its payment already settled (a
+// used nonce, or a claim lost to a call that settled it), nil otherwise.
+func (a *attempt) settledBefore(ctx context.Context, err error) *ledger.Entry {
+	if a.intent == nil || !isCode(err, errmap.CodeDuplicatePayment) {
+		return nil
+	}
+	j, jerr := a.d.journal()
+	if jerr != nil {
+		return nil
+	}
+	e, found, gerr := j.Get(ctx, intentEntry(a.intent))
+	if gerr != nil || !found || e.State != ledger.Settled {
+		return nil
+	}
+	return &e
+}
+
 // record writes the signed payment into the entry before it is sent; a store that cannot
 // take it stops the payment, so nothing leaves that the journal does not hold.
 func (a *attempt) record(ctx context.Context, s *x402.Signed) error {

@@ -463,8 +463,8 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	err = at.failed(ctx, err, id)
 	out.Budget = at.view()
 	if err != nil {
-		if e, found, _ := r.d.Ledger.Get(ctx, intentEntry(intent)); isCode(err, errmap.CodeDuplicatePayment) && found && e.State == ledger.Settled {
-			return r.feeAlreadyPaid(id, &e), nil
+		if e := at.settledBefore(ctx, err); e != nil {
+			return r.feeAlreadyPaid(id, e), nil
 		}
 		return nil, r.afterCreation(err, id)
 	}

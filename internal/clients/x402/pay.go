@@ -118,10 +118,9 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 				f.ExecutionStarted, f.StateChanged, f.TxHash, f.PaymentExpiresAt = true, errmap.StateUnknown, hash, expires
 			})
 		}
-		verified := VerifyReason(resp.Header)
-		proven := verified
-		if s := out.Settlement; proven == "" && s != nil && beforeSettlement(s.ErrorReason) {
-			proven = s.ErrorReason // a verification reason, reported by the settle step's own check
+		proven := ""
+		if beforeSettlement(why) {
+			proven = why // a verification reason, at verify or from the settle step's own check
 		}
 		return nil, SentRefused{Verify: proven, error: errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
 			said := f.UpstreamDetail
@@ -177,35 +176,11 @@ type SentRefused struct {
 	Verify string
 }
 
-// VerifyReason is the x402 reason code a paid 402's PAYMENT-REQUIRED carries when the
-// facilitator refused the payment at verification ("" for none, or for prose such as the
-// unpaid 402's "Payment required").
-func VerifyReason(h http.Header) string {
-	pr, err := ParseRequired(h, nil)
-	if err != nil || !beforeSettlement(pr.Error) {
-		return ""
-	}
-	return pr.Error
-}
-
 // beforeSettlement reports an x402 reason that refuses a payment before anything is submitted
 // (a verification reason: invalid_*, insufficient_funds, ...), as against one of the settle
 // step itself (settle_*, unexpected_settle_error), after which the chain must be asked.
 func beforeSettlement(reason string) bool {
-	return reasonToken(reason) && !strings.Contains(reason, "settle")
-}
-
-// reasonToken is an x402 reason code: lower-case letters, digits and underscores.
-func reasonToken(s string) bool {
-	if s == "" || len(s) > 100 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-			return false
-		}
-	}
-	return true
+	return reason != "" && !strings.Contains(reason, "settle")
 }
 
 // Refusal is the SentRefused in err's chain, if any.
