@@ -15,9 +15,11 @@ start=$(date +%s)
 echo "   $label ($estimate)"
 "$@" &
 pid=$!
-# The heartbeat is a child of this script; it stops when the command does.
+# The heartbeat is a child of this script; it stops when the command does. Its sleep, which
+# outlives the kill, must not hold this script's output open: a reader through a pipe (CI,
+# `make test | tee`) would otherwise wait up to PROGRESS_EVERY seconds after every step.
 (
-  while sleep "$every"; do
+  while sleep "$every" </dev/null >/dev/null 2>&1; do
     echo "   … $label: still running, $(( $(date +%s) - start )) s elapsed ($estimate)"
   done
 ) &

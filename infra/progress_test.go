@@ -2,6 +2,7 @@ package infra
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,24 @@ func TestProgressHeartbeat(t *testing.T) {
 				t.Fatalf("want %q at the end:\n%s", end, text)
 			}
 		})
+	}
+}
+
+// TestProgressClosesItsOutput: once the command has ended, progress.sh leaves nothing behind
+// that holds its output open. A reader of make's output through a pipe (CI, `make test | tee`,
+// these tests' CombinedOutput) otherwise waits out the heartbeat's pending sleep after every
+// step. WaitDelay only bounds a failure: with the output closed, Wait returns at exit.
+func TestProgressClosesItsOutput(t *testing.T) {
+	script := filepath.Join(repoRoot(t), "infra", "progress.sh")
+	cmd := exec.Command("bash", script, "step", "estimate", "--", "true")
+	cmd.Env = append(os.Environ(), "PROGRESS_EVERY=600")
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, exec.ErrWaitDelay) {
+		t.Fatalf("the output stayed open after progress.sh exited (the heartbeat's sleep holds it):\n%s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "step: done in ") {
+		t.Fatalf("%v:\n%s", err, out)
 	}
 }
 
