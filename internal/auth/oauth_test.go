@@ -77,6 +77,7 @@ type oauthFixture struct {
 
 func newOAuth(t *testing.T, opts testissuer.Options, tweak func(*Config)) *oauthFixture {
 	t.Helper()
+	opts.SharedKeys = true // one RSA key for the package, not one per case; each case its own issuer
 	iss, err := testissuer.New(opts)
 	if err != nil {
 		t.Fatal(err)

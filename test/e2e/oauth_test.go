@@ -34,7 +34,7 @@ const (
 // of user-demo with every scope, bound to the demo profile, unless a test swaps e.token.
 func oauthEnv(t *testing.T) (*env, *testissuer.Issuer) {
 	t.Helper()
-	iss, err := testissuer.New(testissuer.Options{Path: "/us-east-1_pool"})
+	iss, err := testissuer.New(testissuer.Options{Path: "/us-east-1_pool", SharedKeys: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestOAuthProfileBinding(t *testing.T) {
 // refuses everyone, a valid token included, under Lambda and locally; an issuer that is down
 // before any key was fetched gives 503 and a log line.
 func TestOAuthBoot(t *testing.T) {
-	iss, err := testissuer.New(testissuer.Options{})
+	iss, err := testissuer.New(testissuer.Options{SharedKeys: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestOAuthBoot(t *testing.T) {
 // TestOAuthEventsInProcess runs events/oauth through the Lambda handler in process, with
 // tokens minted by a loopback issuer, against the goldens the emulator run also uses.
 func TestOAuthEventsInProcess(t *testing.T) {
-	iss, err := testissuer.New(testissuer.Options{})
+	iss, err := testissuer.New(testissuer.Options{SharedKeys: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 // Package testissuer is an OAuth 2.1 authorization server cut down to what a resource server
 // reads: a discovery document and a JWKS served on 127.0.0.1, and a signer that issues access
-// tokens with real RSA (RS256) and ECDSA P-256 (ES256) keys generated at start. The auth
-// tests, the endpoint tests and the Lambda event harness (infra/invoke) use it; the product
-// never links it.
+// tokens with real RSA (RS256) and ECDSA P-256 (ES256) keys generated at start, or once per
+// test binary for the issuers that share them. The auth tests, the endpoint tests and the
+// Lambda event harness (infra/invoke) use it; the product never links it.
 //
 // It can also misbehave the ways a real issuer does: rotate its keys, go down (discovery and
 // JWKS answer an HTTP error), serve only the RFC 8414 metadata path, or name another issuer in
@@ -24,6 +24,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,16 @@ type Options struct {
 	// RFC8414Only serves only /.well-known/oauth-authorization-server (path-inserted), so a
 	// resource server must fall back from the OpenID discovery path.
 	RFC8414Only bool
+	// SharedKeys starts the issuer with the test binary's one key pair, generated on first
+	// use, instead of its own: an RSA-2048 key costs tens of milliseconds, hundreds on a busy
+	// 2-core machine, and a table whose every case starts an issuer would pay it per case.
+	// Issuers sharing keys accept each other's signatures (their iss still differs), so a
+	// test of another issuer's key leaves it off; Rotate always makes fresh keys.
+	SharedKeys bool
 }
+
+// shared is the key pair of the issuers started with SharedKeys.
+var shared = sync.OnceValues(func() ([]signingKey, error) { return generate(1) })
 
 type signingKey struct {
 	kid  string
@@ -79,7 +89,12 @@ func New(opts Options) (*Issuer, error) {
 	iss.srv.Listener = l
 	iss.srv.Start()
 	iss.URL = iss.srv.URL + opts.Path
-	keys, err := iss.newKeys()
+	newKeys := iss.newKeys
+	if opts.SharedKeys {
+		iss.generation = 1 // the shared keys' ids are generation 1's; a rotation makes 2
+		newKeys = func() ([]signingKey, error) { k, err := shared(); return slices.Clone(k), err }
+	}
+	keys, err := newKeys()
 	if err != nil {
 		iss.srv.Close()
 		return nil, err
@@ -149,6 +164,11 @@ func (i *Issuer) newKeys() ([]signingKey, error) {
 	i.generation++
 	gen := i.generation
 	i.mu.Unlock()
+	return generate(gen)
+}
+
+// generate makes an RSA and an ECDSA key whose ids name generation gen.
+func generate(gen int) ([]signingKey, error) {
 	rk, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, err
