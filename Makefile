@@ -53,25 +53,29 @@ test:
 	  echo "== make test: $$target done in $$(( $$(date +%s) - t0 )) s"; \
 	done; echo "make test: all steps passed in $$(( $$(date +%s) - start )) s"
 
-# gofmt, go vet, and go.mod/go.sum as `go mod tidy` would leave them.
+# gofmt, go vet, and go.mod/go.sum as `go mod tidy` would leave them. vet runs without the
+# tag node (what `go test ./...` compiles on a machine without Node) and with it (the files
+# that need Node too: docs/operations.md "Tests").
 check:
 	@out=$$(gofmt -l . | grep -v '^.tools/' || true); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@$(PROGRESS) "go vet ./..." "$$($(ESTIMATE) vet)" -- $(GO) vet ./...
+	@$(PROGRESS) "go vet -tags node ./..." "a few seconds after the first" -- $(GO) vet -tags node ./...
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy and commit the result" >&2; exit 1; }
 
-# Unit and integration tests, fuzz seed corpora, the template check (infra) included.
+# Unit and integration tests, fuzz seed corpora, the template check (infra) included, and,
+# through the tag node, the tests that need Node (dynalite: docs/operations.md "Tests").
 unit: dynalite
-	@$(PROGRESS) "go test ./... (test/e2e, the endpoint through the wire against the sandbox, is the longest)" "$$($(ESTIMATE) test)" -- $(GO) test -count=1 ./...
+	@$(PROGRESS) "go test -tags node ./... (test/e2e, the endpoint through the wire against the sandbox, is the longest)" "$$($(ESTIMATE) test)" -- $(GO) test -count=1 -tags node ./...
 
-## dynalite: install the DynamoDB-compatible server the ledger tests start (internal/ledger)
+## dynalite: install the DynamoDB-compatible server the tests under the tag node start (internal/ledger, test/e2e)
 # Pinned by its package-lock.json and installed beside it; npm ci runs again only when
 # node_modules is missing or older than package.json or the lock file.
 DYNALITE_DIR := $(ROOT)/internal/ledger/testdata/dynalite
 dynalite: $(DYNALITE_DIR)/node_modules/.package-lock.json
 
 $(DYNALITE_DIR)/node_modules/.package-lock.json: $(DYNALITE_DIR)/package.json $(DYNALITE_DIR)/package-lock.json
-	@command -v npm >/dev/null || { echo "make dynalite: npm not found (Node 20 or later with npm installs dynalite for the internal/ledger tests)" >&2; exit 1; }
-	@$(PROGRESS) "npm ci (dynalite, for the internal/ledger tests)" "a few seconds from npm's cache, up to a minute without it" -- npm ci --prefix $(DYNALITE_DIR) --no-audit --no-fund
+	@command -v npm >/dev/null || { echo "make dynalite: npm not found (Node 20 or later with npm installs dynalite for the tests under the tag node: internal/ledger, test/e2e)" >&2; exit 1; }
+	@$(PROGRESS) "npm ci (dynalite, for the tests under the tag node)" "a few seconds from npm's cache, up to a minute without it" -- npm ci --prefix $(DYNALITE_DIR) --no-audit --no-fund
 	@touch $@
 
 test-template:

@@ -13,11 +13,6 @@ func TestMemoryJournal(t *testing.T) {
 	testJournal(t, func(*testing.T) Journal { return NewMemoryJournal() })
 }
 
-func TestDynamoJournal(t *testing.T) {
-	dynaliteURL(t)
-	testJournal(t, func(t *testing.T) Journal { return newDynamo(t) })
-}
-
 // testJournal is what every backend guarantees: one owner per intent however many claim it at
 // once, takeovers only of what certainly paid nothing, saves only by the owner, receipts kept.
 func testJournal(t *testing.T, open func(*testing.T) Journal) {
@@ -155,28 +150,21 @@ func testJournal(t *testing.T, open func(*testing.T) Journal) {
 // TestReservationsBelongToAttempts: a release by one attempt never frees another's
 // reservation, and each reservation carries its own amount.
 func TestReservationsBelongToAttempts(t *testing.T) {
+	testReservationsBelongToAttempts(t, NewMemory())
+}
+
+func testReservationsBelongToAttempts(t *testing.T, l Ledger) {
 	ctx := context.Background()
-	for name, open := range map[string]func(*testing.T) Ledger{
-		"memory": func(*testing.T) Ledger { return NewMemory() },
-		"dynamo": func(t *testing.T) Ledger { return newDynamo(t) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			if name == "dynamo" {
-				dynaliteURL(t)
-			}
-			l := open(t)
-			mustReserve(t, l, "wallet", testDay, "attempt-a", 5_000_000, usdc)
-			mustReserve(t, l, "wallet", testDay, "attempt-b", 1_000_000, usdc)
-			if _, err := l.Release(ctx, "wallet", testDay, "attempt-c"); err != nil {
-				t.Fatal(err)
-			}
-			wantUsage(t, l, "wallet", testDay, 6_000_000)
-			if _, err := l.Release(ctx, "wallet", testDay, "attempt-b"); err != nil {
-				t.Fatal(err)
-			}
-			wantUsage(t, l, "wallet", testDay, 5_000_000)
-		})
+	mustReserve(t, l, "wallet", testDay, "attempt-a", 5_000_000, usdc)
+	mustReserve(t, l, "wallet", testDay, "attempt-b", 1_000_000, usdc)
+	if _, err := l.Release(ctx, "wallet", testDay, "attempt-c"); err != nil {
+		t.Fatal(err)
 	}
+	wantUsage(t, l, "wallet", testDay, 6_000_000)
+	if _, err := l.Release(ctx, "wallet", testDay, "attempt-b"); err != nil {
+		t.Fatal(err)
+	}
+	wantUsage(t, l, "wallet", testDay, 5_000_000)
 }
 
 // TestBoundedTimesOut: a store that does not answer is unavailable within the bound.

@@ -23,11 +23,6 @@ func TestMemory(t *testing.T) {
 	testLedger(t, func(*testing.T) Ledger { return NewMemory() })
 }
 
-func TestDynamo(t *testing.T) {
-	dynaliteURL(t) // not installed: one failure (or skip), not one per case
-	testLedger(t, func(t *testing.T) Ledger { return newDynamo(t) })
-}
-
 // testLedger is the behaviour every backend has; open returns an empty ledger.
 func testLedger(t *testing.T, open func(*testing.T) Ledger) {
 	ctx := context.Background()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
 // buyerTools are the tools of someone buying: advice never tells them to register a resource
@@ -328,4 +329,24 @@ func creatorOf(e *env, id string) string {
 		e.t.Fatalf("no creator for %s: %v", id, out)
 	}
 	return c
+}
+
+// TestOwnAdviceReachesTheAgent: redaction removes values, not the endpoint's own advice; a
+// key=value pair that came from a downstream is still redacted.
+func TestOwnAdviceReachesTheAgent(t *testing.T) {
+	e := newEnv(t, map[string]string{"MINDVAULT_CREDENTIALS": "env", "MINDVAULT_API_KEY": "PlainKey7f3a9c2e1bXYZ"})
+	for _, tool := range []string{"mindvault_register", "mindvault_setup_wallet"} {
+		args := map[string]string{"mindvault_register": `{"name":"N","email":"n@example.org"}`, "mindvault_setup_wallet": `{"profile":"fresh"}`}[tool]
+		r := e.call(tool, args)
+		e.fails(tool, r, failure{category: "auth", code: "READ_ONLY_STORE", source: "credentials",
+			next: "set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store"})
+		if !strings.Contains(r.Content[0].Text, "configure MINDVAULT_CREDENTIALS=dir:<path> or secretsmanager:<prefix> to create profiles") {
+			t.Errorf("%s: the advice lost its words: %s", tool, r.Content[0].Text)
+		}
+	}
+	e.faults(`[{"service":"api","target":"GET /resources/*/meta","kind":"status","status":500,"body":"{\"error\":\"upstream said api_key=abc123xyz\"}"}]`)
+	r := e.call("mindvault_preview", `{"resourceId":"rustguide"}`)
+	if strings.Contains(r.raw, "abc123xyz") || !strings.Contains(r.Content[0].Text, "api_key="+redact.Marker) {
+		t.Errorf("an upstream key=value pair must be redacted: %s", r.Content[0].Text)
+	}
 }
