@@ -17,13 +17,15 @@ import (
 // command here ends only once a heartbeat was written, so the test waits on the output, not on
 // a clock (the bound only stops a hang).
 func TestProgressHeartbeat(t *testing.T) {
+	t.Parallel() // each case waits a heartbeat (PROGRESS_EVERY=1): a second of sleeping, not of work
 	script := filepath.Join(repoRoot(t), "infra", "progress.sh")
-	out := filepath.Join(t.TempDir(), "out")
 	for _, c := range []struct {
 		name, tail string
 		code       int
 	}{{"ok", "true", 0}, {"failing", "exit 3", 3}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			f, err := os.Create(out)
