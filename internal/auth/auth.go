@@ -28,12 +28,10 @@
 package auth
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -135,8 +133,10 @@ type grant struct {
 	profiles      []string
 	all           bool
 	authenticated bool
-	subject       string // the OAuth token's sub; "" in the other modes
-	caller        string // see Caller
+	subject       string      // the OAuth token's sub; "" in the other modes
+	caller        string      // see Caller
+	scopes        []string    // the OAuth token's scopes
+	oauth         *middleware // set in OAuth mode, whose tool calls need their scope (ScopeRefusal)
 }
 
 type grantKey struct{}
@@ -375,52 +375,24 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 	if !m.registerToken(w, r, token) {
 		return
 	}
-	need, r := m.requiredScope(r)
-	if need != "" && !slices.Contains(p.scopes, need) {
-		m.forbid(w, r, need)
-		return
-	}
-	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject})
+	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
 }
 
-// requiredScope finds the scope a POST needs by reading its body, then puts the bytes back in
-// front of the rest, so the protocol layer reads exactly what arrived (its own size limit and
-// read errors included). The request returned carries the context the scope's hook chose
-// (what it decoded, for the protocol layer to reuse).
-func (m *middleware) requiredScope(r *http.Request) (string, *http.Request) {
-	if r.Method != http.MethodPost || r.Body == nil || m.cfg.OAuth.RequiredScope == nil {
-		return "", r
+// ScopeRefusal is the answer to a tool call that needs scope (one of Scopes) when the
+// request's OAuth token lacks it: 403 with error="insufficient_scope" naming that one scope,
+// the step-up challenge of the MCP authorization specification. It is nil when the call may
+// proceed: the token holds the scope, scope is "", or the mode has no scopes. The protocol
+// layer asks once it has decoded the call, so the body is read and decoded once.
+func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
+	g, _ := ctx.Value(grantKey{}).(grant)
+	if g.oauth == nil || scope == "" {
+		return nil
 	}
-	limit := m.cfg.OAuth.MaxBodyBytes
-	if limit <= 0 {
-		limit = 1 << 20
+	need := g.oauth.cfg.OAuth.ScopePrefix + scope
+	if slices.Contains(g.scopes, need) {
+		return nil
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	rest := io.Reader(r.Body)
-	if err != nil {
-		rest = errReader{err}
-	}
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), r.Body}
-	if err != nil || int64(len(body)) > limit {
-		return "", r // the protocol layer refuses it (400 or 413) before any tool runs
-	}
-	s, ctx := m.cfg.OAuth.RequiredScope(r, body)
-	if ctx != nil && ctx != r.Context() {
-		r = r.WithContext(ctx)
-	}
-	if s != "" {
-		return m.cfg.OAuth.ScopePrefix + s, r
-	}
-	return "", r
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-type readCloser struct {
-	io.Reader
-	io.Closer
+	return func(w http.ResponseWriter, r *http.Request) { g.oauth.forbid(w, r, need) }
 }
 
 // pass hands the request on with the grant in its context and without its Authorization

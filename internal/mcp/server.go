@@ -54,6 +54,10 @@ type Server struct {
 	Logger *slog.Logger
 	// Metrics receives CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none.
 	Metrics io.Writer
+	// Admit, when set, is asked before a served tool runs whether the request may call it: a
+	// non-nil answer is written instead of any JSON-RPC response (inbound auth's OAuth step-up
+	// 403, auth.ScopeRefusal). It sees the call as decoded here, so the body is decoded once.
+	Admit func(ctx context.Context, tool string) http.HandlerFunc
 	// Caller names the authenticated caller of a request for its log line (the OAuth subject);
 	// nil or "" adds nothing. It must never return a credential.
 	Caller func(context.Context) string
@@ -103,8 +107,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	d := decodedFor(ctx, body)
-	req, isResponse, bad := d.req, d.isResponse, d.bad
+	req, isResponse, bad := decode(body)
 	if bad != nil {
 		e.status = http.StatusBadRequest
 		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)
@@ -132,6 +135,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e.surface = v.String()
 	out := s.dispatch(ctx, r, req, e, v)
+	if out.refusal != nil {
+		sw := &statusWriter{ResponseWriter: w}
+		out.refusal(sw, r)
+		e.status = sw.status
+		return
+	}
 	if out.constant != nil {
 		e.status = http.StatusOK
 		writeConstant(w, e, req.ID, out.constant)
@@ -152,6 +161,18 @@ type outcome struct {
 	constant *redact.Constant
 	err      *rpcError
 	status   int
+	refusal  http.HandlerFunc // Admit's answer, written as it is
+}
+
+// statusWriter remembers the status an Admit refusal wrote, for the request's log line.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func fail(status, code int, msg string, data any) outcome {
