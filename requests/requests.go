@@ -240,3 +240,18 @@ func (s *SetupWallet) MainnetConfirmed() bool { return s.ConfirmMainnet }
 
 // ListProfiles is mindvault_list_profiles: no arguments.
 type ListProfiles struct{}
+
+// ActingProfile implements Acting.
+func (r *Buy) ActingProfile() *string { return r.Profile }
+
+// ActingProfile implements Acting.
+func (r *Publish) ActingProfile() *string { return r.Profile }
+
+// ActingProfile implements Acting.
+func (r *Register) ActingProfile() *string { return r.Profile }
+
+// ActingProfile implements Acting.
+func (r *RegisterOnchain) ActingProfile() *string { return r.Profile }
+
+// ActingProfile implements Acting.
+func (r *SetupWallet) ActingProfile() *string { return &r.Profile }

@@ -46,7 +46,7 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 		panic("request does not marshal: " + err.Error()) // a bug: becomes -32603
 	}
 	b := confirm.Binding{Tool: tool, ArgsHash: confirm.ArgsHash(tool, canonical), Caller: auth.Caller(ctx),
-		Profile: profileOf(canonical, cfg), Network: string(cfg.Network)}
+		Profile: profileOf(req, cfg), Network: string(cfg.Network)}
 	if rt.HasRequestState {
 		approved, err := k.Open(rt.RequestState, b)
 		if err != nil {
@@ -129,12 +129,9 @@ func readAnswer(raw json.RawMessage) (accepted bool, action string, ok bool) {
 }
 
 // profileOf is the profile a call acts for: its profile argument, or the default one.
-func profileOf(canonical []byte, cfg *config.Config) string {
-	var p struct {
-		Profile *string `json:"profile"`
-	}
-	if json.Unmarshal(canonical, &p) == nil && p.Profile != nil {
-		return *p.Profile
+func profileOf(req any, cfg *config.Config) string {
+	if a, ok := req.(requests.Acting); ok && a.ActingProfile() != nil {
+		return *a.ActingProfile()
 	}
 	return cfg.DefaultProfile
 }

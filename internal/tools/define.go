@@ -158,6 +158,10 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	defines.Add(1)
 	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
 	_, dryRunner := any(new(Req)).(requests.DryRunner)
+	if _, acting := any(new(Req)).(requests.Acting); !acting && s.Mainnet == ConfirmRequired && slices.Contains(validate.For[Req]().Names(), "profile") {
+		// A confirmation would bind the default profile while the call acts for another.
+		panic("tool " + s.Name + ": its request takes a profile but does not implement requests.Acting")
+	}
 	t, c := define(decl{
 		name: s.Name, title: s.Title, description: strings.Join(strings.Fields(s.Description), " "),
 		operation: s.Operation, source: s.Source, hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun,

@@ -178,7 +178,7 @@ func writeSpec[Req any, P interface {
 			if err != nil {
 				return nil, err
 			}
-			out, err := d.write(ctx, P(req).Resource(), P(req).Signer(), w.fn, w.anySigner, c)
+			out, err := d.write(ctx, P(req).Resource(), P(req).ActingProfile(), w.fn, w.anySigner, c)
 			if err != nil {
 				return nil, err
 			}
