@@ -62,7 +62,7 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 			case !ok:
 				return ctx, nil, invalidConfirmation("params.inputResponses.confirm", "it is not an elicitation result (action accept, decline or cancel)")
 			case !accepted:
-				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Operation: operation, Tool: tool}))
+				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 				return ctx, nil, &res
 			}
 			return confirm.WithGate(ctx, confirm.Approved(approved)), nil, nil
@@ -83,7 +83,7 @@ func (h *humanCall) asked(err error, operation, tool string) (mcp.ToolResult, bo
 	}
 	state, err := h.keeper.Seal(h.binding, n.Request.Approval)
 	if err != nil {
-		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Operation: operation, Tool: tool})), true
+		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool})), true
 	}
 	return mcp.ToolResult{
 		ResultType: mcp.ResultInputRequired,

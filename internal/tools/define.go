@@ -291,7 +291,7 @@ func (c *callSpec) invoke(ctx context.Context, keeper *confirm.Keeper, req any, 
 		if c.readOnly {
 			err = readStarted(err)
 		}
-		return ErrorResult(errmap.FromError(err, errmap.Call{
+		return ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
 			Operation: c.operation, Tool: c.name, Source: c.source, Secrets: seen.values(),
 			// The caller went away (not a deadline): whatever the cut-short call looked
 			// like, it is CANCELLED, never a TIMEOUT.
