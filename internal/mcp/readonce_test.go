@@ -32,11 +32,11 @@ func TestReadOnceDecodeOnce(t *testing.T) {
 	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"buy","arguments":{}}}`
 	for _, modern := range []bool{false, true} {
 		decodes := 0
-		decodeHook = func() { decodes++ }
 		tools := &recordingTools{}
 		admitted := 0
 		srv := &Server{Info: ServerInfo{Name: "t", Version: "1"}, Tools: tools,
-			Admit: func(context.Context, string) http.HandlerFunc { admitted++; return nil }}
+			Admit:    func(context.Context, string) http.HandlerFunc { admitted++; return nil },
+			onDecode: func() { decodes++ }}
 		b := call
 		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 		req.Header.Set("Content-Type", "application/json")
@@ -49,7 +49,6 @@ func TestReadOnceDecodeOnce(t *testing.T) {
 		body := &countingBody{r: strings.NewReader(b)}
 		req.Body = body
 		Handler(srv).ServeHTTP(httptest.NewRecorder(), req)
-		decodeHook = nil
 		if body.bytes != len(b) || body.eof != 1 || decodes != 1 || admitted != 1 || len(tools.ran) != 1 {
 			t.Errorf("modern %v: read %d of %d bytes reaching the end %d times, %d decodings, admitted %d, ran %v; want the body read once, 1 decoding, 1 admission, 1 run",
 				modern, body.bytes, len(b), body.eof, decodes, admitted, tools.ran)

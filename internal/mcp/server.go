@@ -62,6 +62,7 @@ type Server struct {
 	// nil or "" adds nothing. It must never return a credential.
 	Caller func(context.Context) string
 
+	onDecode func()   // tests: called on every envelope decoding
 	consts   constSet // the answers that never change, encoded on first use
 	narrowed sync.Map // viewKey → *constSet: the same answers for a narrowed surface
 }
@@ -107,7 +108,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	req, isResponse, bad := decode(body)
+	req, isResponse, bad := s.decode(body)
 	if bad != nil {
 		e.status = http.StatusBadRequest
 		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)
