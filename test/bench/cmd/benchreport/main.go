@@ -112,6 +112,7 @@ func run(o options) int {
 	section("cold start as a local server, beside the trivial handler, the Go SDK peer and the null handler", func() (err error) {
 		r.coldLocal, err = coldStartsLocal([]target{{"ours", o.bootstrap, nil}, {"floor", o.floor, floorEnv},
 			{"gosdk", o.peer, []string{"PEER_TOOLS=" + listFile, "PEER_API_URL=http://127.0.0.1:9"}},
+			{"gosdk-raw", o.peer, []string{"PEER_TOOLS=" + listFile, "PEER_API_URL=http://127.0.0.1:9", "PEER_RAW=1"}},
 			{"null", o.null, []string{"NULL_RESPONSE=" + listFile}}}, o.coldN)
 		return err
 	})
