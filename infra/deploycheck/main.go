@@ -1,9 +1,9 @@
-// Command deploycheck checks a deployed MindVault MCP endpoint the way a client sees it (`make
-// deploy-check URL=https://…/mcp TOKEN=…`; docs/deploy.md "7. Check the endpoint"): a request
-// without a token is refused, discovery, the tool list and the free tools answer, and a purchase
-// dry-runs. It prints ✓ or ✗ per check with a hint under each ✗ and exits 1 when a check failed, 2
-// on a usage error. The bearer token comes from TOKEN, never from a flag, which other users of the
-// machine could read in the process list.
+// Command deploycheck checks a deployed MindVault MCP endpoint the way a client sees it
+// (`make deploy-check URL=https://…/mcp TOKEN=…`; docs/deploy.md "7. Check the endpoint"): a
+// request without a token is refused, discovery, the tool list and the free tools answer, and a
+// purchase dry-runs. It prints ✓ or ✗ per check with a hint under each ✗ and exits 1 when a check
+// failed, 2 on a usage error. The bearer token comes from TOKEN, never from a flag, which other
+// users of the machine could read in the process list.
 package main
 
 import (

@@ -1,7 +1,7 @@
-// Package e2e_test drives the endpoint through its HTTP wire against the sandbox, booted as `make
-// run` boots it, and as two processes of the deployed binary where a guarantee spans instances; one
-// file per area (payments, purchases, writes, publishing, confirmation, the agent's loop ...).
-// Where money moves or state changes, a test counts what the sandbox recorded, not what the
+// Package e2e_test drives the endpoint through its HTTP wire against the sandbox, booted as
+// `make run` boots it, and as two processes of the deployed binary where a guarantee spans
+// instances; one file per area (payments, purchases, writes, publishing, confirmation, the agent's
+// loop ...). The tests of payments and writes check what the sandbox recorded, not only what the
 // endpoint says.
 package e2e_test
 
