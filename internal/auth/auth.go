@@ -1,30 +1,9 @@
-// Package auth is the endpoint's inbound authentication: an http middleware with three modes,
-// plus the RFC 9728 protected-resource metadata documents, which are public.
-//
-// Mode "tokens" admits a request only with `Authorization: Bearer <token>` whose SHA-256 is
-// configured, and records which credential profiles that token may use. Responses to refused
-// requests are identical whatever went wrong (no header, a malformed header, an unknown
-// token): HTTP 401, `WWW-Authenticate: Bearer resource_metadata="..."` (or `Bearer
-// realm="mindvault"` without a resource URL) and `{"error":"unauthorized"}`. A malformed header
-// also gets 401 rather than RFC 6750's 400 `invalid_request`, because the 401 challenge is what
-// starts an MCP client's authorization discovery, and because a distinct answer would tell a
-// prober which part of its guess was wrong.
-//
-// Mode "oauth" makes the endpoint an OAuth 2.1 resource server (oauth.go): access tokens are
-// JWTs from one issuer, verified with go-jose against the keys of the issuer's JWKS (jwks.go).
-// A missing token gets the plain 401 challenge; a presented one that does not verify adds
-// error="invalid_token" (RFC 6750 section 3.1), which tells the client to get a new token
-// rather than to start over. Scopes gate tools by kind: a tools/call whose tool needs a scope
-// the token lacks gets 403 with error="insufficient_scope" and that one scope, the step-up
-// challenge of the MCP authorization specification. Everything else a client sends
-// (initialize, ping, tools/list, server/discover, notifications) needs only a valid token,
-// because the list of tools is the same for everyone and a client must be able to list tools
-// before it knows which scopes to ask for. When no signing key could ever be fetched the
-// answer is 503: the endpoint cannot tell a good token from a bad one, and saying 401 would
-// send clients through a pointless new authorization.
-//
-// Tokens, digests and Authorization headers are never logged, and the Authorization header
-// is removed from the request passed on, so nothing downstream can log or forward it either.
+// Package auth is the endpoint's inbound authentication, an http middleware in front of the
+// protocol layer with three modes: static bearer tokens compared by digest, OAuth 2.1 access tokens
+// (JWTs checked against the issuer's keys, with a scope per kind of tool), or none; plus the public
+// RFC 9728 protected-resource metadata. A refusal tells a client only what it needs to authorise
+// again, and the Authorization header is never logged nor passed on
+// (docs/operations.md "Inbound auth").
 package auth
 
 import (

@@ -1,7 +1,7 @@
-// Package protocol serves MCP over JSON-RPC on one POST endpoint: the HTTP rules, the
-// envelope, the two eras (2026-07-28 stateless, and the initialize-based 2025-11-25 /
-// 2025-06-18), method dispatch and the channel table of docs/protocol.md. It keeps no sessions:
-// every request is classified and answered on its own.
+// Package mcp serves MCP over JSON-RPC on one POST endpoint: the HTTP rules, the envelope, the two
+// eras (the stateless 2026-07-28 revision, and the initialize-based 2025-11-25 and 2025-06-18),
+// method dispatch and the channel table of docs/protocol.md. It keeps no sessions: every request is
+// classified and answered on its own.
 package mcp
 
 import (

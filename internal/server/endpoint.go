@@ -1,7 +1,7 @@
-// Package endpoint assembles the product: configuration, credential store, downstream
-// clients, tools and the protocol layer into the one http.Handler that both the Lambda entry
-// point and the local server serve. It exists so that tests, benchmarks and the Lambda main
-// build exactly the same thing.
+// Package server assembles the product: configuration, credential store, downstream clients, tools,
+// auth and the protocol layer, into the one http.Handler that both the Lambda binary and the local
+// build serve (Serve runs it as a plain HTTP server). It exists so that tests, benchmarks and the
+// Lambda main build exactly the same thing.
 package server
 
 import (

@@ -1,17 +1,8 @@
-// Package bench measures the endpoint (`make bench`, see test/bench/run.sh and RESULTS.md):
-// the in-process handler cost beside two peers, cold start under the Lambda emulator,
-// downstream round trips per tool, and a bounded loopback load. Nothing here is asserted by
-// `go test ./...`: the package has Benchmark functions and fast Tests that hold the peers to
-// their definitions (the same tools as ours; the null handler writes our bytes).
-//
-// The two peers:
-//
-//   - Peer: the official Go SDK (github.com/modelcontextprotocol/go-sdk) stateless,
-//     JSON-response streamable HTTP handler serving tools of the same shapes (the tool
-//     entries of our own tools/list: names, titles, input and output schemas, annotations).
-//     Its mindvault_preview does the same single GET to the sandbox API meta route.
-//   - Null: decodes the JSON-RPC envelope and answers the bytes ours wrote for the same
-//     request under its id (the floor; package nullrpc).
+// Package bench measures the endpoint for `make bench` (test/bench/run.sh, RESULTS.md): its
+// in-process handler cost beside two peers, the official Go SDK's stateless handler serving tools
+// of the same shapes and a null handler answering our own bytes (Null, package nullrpc), and cold
+// start, downstream round trips per tool and a bounded loopback load. `go test ./...` asserts none
+// of the figures, only that the peers keep to their definitions.
 package bench
 
 import (
@@ -252,11 +243,12 @@ func PeerHTTPClient() *http.Client {
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
 
-// NewPeer builds the Go SDK peer from our tools/list entries. apiURL is the sandbox API. The
-// peer registers its tools through the SDK's generic mcp.AddTool (typed arguments, the input
-// and output schemas resolved at start and checked on every call); lowLevel registers them
-// through the low-level Server.AddTool, which hands the handler the arguments as sent, as our
-// own layer does, and the preview handler then decodes them with our request model.
+// NewPeer builds the Go SDK peer from our tools/list entries (names, titles, input and output
+// schemas, annotations): the official SDK's stateless, JSON-response streamable HTTP handler
+// serving tools of the same shapes. apiURL is the sandbox API, to which its mindvault_preview
+// makes the same single GET of the meta route as ours. The tools go through the SDK's generic
+// mcp.AddTool (schemas resolved at start, checked on every call), or with lowLevel through
+// Server.AddTool, which hands the arguments over as sent, as our own layer works.
 func NewPeer(tools []json.RawMessage, apiURL string, httpc *http.Client, lowLevel bool) (http.Handler, error) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "gosdk-peer", Version: "0.0.0"}, nil)
 	for _, raw := range tools {
