@@ -65,14 +65,16 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 				return ctx, nil, &res
 			}
-			return confirm.WithGate(ctx, confirm.Approved(approved)), nil, nil
+			setGate(ctx, confirm.Approved(approved))
+			return ctx, nil, nil
 		}
 		// A state without an answer: the client did not ask the user; ask again (round 1).
 	}
 	if d, ok := req.(requests.DryRunner); (ok && d.DryRunRequested()) || !k.CanAsk() || !rt.FormElicitation {
 		return ctx, nil, nil
 	}
-	return confirm.WithGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet)), &humanCall{keeper: k, binding: b}, nil
+	setGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet))
+	return ctx, &humanCall{keeper: k, binding: b}, nil
 }
 
 // asked turns a seam's confirm.Needed into the InputRequiredResult of round 1.
