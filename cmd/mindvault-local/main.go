@@ -6,6 +6,9 @@
 // With -sandbox it serves the simulators alone (`make sandbox`) and prints the environment
 // that points the Lambda binary, configured for testnet, at them: `make invoke SANDBOX=1`
 // and any other run of the real bootstrap can then work offline.
+//
+// `mindvault-local spending pause|resume|status` writes or reads the deployment's spending
+// switch (make spending-pause, docs/operations.md "Pausing all spending").
 package main
 
 import (
@@ -20,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mindvault/mcp-endpoint/internal/credentials/awsshared"
 	"github.com/mindvault/mcp-endpoint/internal/sandbox"
 	"github.com/mindvault/mcp-endpoint/internal/server"
 	"github.com/mindvault/mcp-endpoint/internal/server/local"
@@ -28,8 +32,15 @@ import (
 func main() {
 	simulators := flag.Bool("sandbox", false, "serve the sandbox simulators alone and print the environment that points an endpoint at them")
 	flag.Parse()
+	if flag.Arg(0) == "spending" {
+		if err := spending(context.Background(), flag.Args()[1:], os.Getenv, awsshared.Load, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "mindvault-local spending:", oneLine(err))
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: mindvault-local [-sandbox]")
+		fmt.Fprintln(os.Stderr, "usage: mindvault-local [-sandbox]\n       "+strings.TrimPrefix(spendingUsage, "usage: "))
 		os.Exit(2)
 	}
 	if *simulators {
