@@ -34,14 +34,14 @@ type Pause struct {
 
 // The switch's item in the ledger table: one item, plain attributes, never expiring.
 const (
-	switchPK    = "control#spending"
-	attrPaused  = "paused"
-	attrSince   = "since"
-	attrBy      = "by"
-	pauseExpr   = "SET #paused = :on, #since = :since, #by = :by"
-	pauseCond   = "attribute_not_exists(#paused) OR #paused = :off" // a second pause keeps the first's since and by
-	resumeExpr  = "SET #paused = :off, #since = :since, #by = :by"
-	resumeCond  = "attribute_not_exists(#pk) OR attribute_exists(#pk)" // always true: updateKey sends a condition
+	switchPK   = "control#spending"
+	attrPaused = "paused"
+	attrSince  = "since"
+	attrBy     = "by"
+	pauseExpr  = "SET #paused = :on, #since = :since, #by = :by"
+	pauseCond  = "attribute_not_exists(#paused) OR #paused = :off" // a second pause keeps the first's since and by
+	resumeExpr = "SET #paused = :off, #since = :since, #by = :by"
+	resumeCond = "attribute_not_exists(#pk) OR attribute_exists(#pk)" // always true: updateKey sends a condition
 )
 
 // Pause implements Switch with one conditional UpdateItem.
