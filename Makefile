@@ -37,9 +37,16 @@ run:
 	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mindvault-local
 
 ## spending-pause, spending-resume, spending-status: pause, resume or show all spending of the deployment whose ledger the environment names (MINDVAULT_LEDGER, MINDVAULT_LEDGER_ENDPOINT, AWS_REGION, AWS_PROFILE; MINDVAULT_PAUSE_FILE with the memory ledger)
-spending-pause spending-resume spending-status:
-	@$(PROGRESS) "building bin/mindvault-local" "$$($(ESTIMATE) build)" -- $(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
-	@$(BIN)/mindvault-local spending $(patsubst spending-%,%,$@)
+define spending
+@$(PROGRESS) "building bin/mindvault-local" "$$($(ESTIMATE) build)" -- $(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
+@$(BIN)/mindvault-local spending $(patsubst spending-%,%,$@)
+endef
+spending-pause:
+	$(spending)
+spending-resume:
+	$(spending)
+spending-status:
+	$(spending)
 
 ## sandbox: serve the sandbox simulators alone on loopback and print the environment that points the Lambda binary at them
 sandbox:
