@@ -18,10 +18,10 @@ import (
 
 // SpendingView is the deployment's spending switch as this instance last read it.
 type SpendingView struct {
-	Paused bool   `json:"paused" jsonschema_description:"the operator paused all spending of the deployment: paying tools answer SPENDING_PAUSED"`
-	Since  string `json:"since,omitempty" jsonschema_description:"when the switch was last paused or resumed (RFC 3339)"`
-	By     string `json:"by,omitempty" jsonschema_description:"who paused or resumed it: an AWS caller ARN or a local user@host"`
-	Error  string `json:"error,omitempty" jsonschema_description:"why the switch could not be read; payments are refused meanwhile"`
+	Paused     bool   `json:"paused" jsonschema_description:"the operator paused all spending of the deployment: paying tools answer SPENDING_PAUSED"`
+	Since      string `json:"since,omitempty" jsonschema_description:"when the switch was last paused or resumed (RFC 3339)"`
+	By         string `json:"by,omitempty" jsonschema_description:"who paused or resumed it: an AWS caller ARN or a local user@host"`
+	Unreadable string `json:"unreadable,omitempty" jsonschema_description:"why the switch could not be read; payments are refused meanwhile"`
 }
 
 // mayPay refuses a payment to payee for resources that the operator's lists forbid, or any
@@ -68,11 +68,11 @@ func operatorRefusal(code, detail string) *errmap.Error {
 func (d *Deps) spending(ctx context.Context) *SpendingView {
 	j, err := d.journal()
 	if err != nil {
-		return &SpendingView{Error: "no usable ledger: payments are refused"}
+		return &SpendingView{Unreadable: "no usable ledger: payments are refused"}
 	}
 	p, err := j.State(ctx)
 	if err != nil {
-		return &SpendingView{Error: "the ledger could not be read: payments are refused until it can"}
+		return &SpendingView{Unreadable: "the ledger could not be read: payments are refused until it can"}
 	}
 	v := &SpendingView{Paused: p.Paused, By: p.By}
 	if !p.Since.IsZero() {
