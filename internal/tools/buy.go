@@ -179,11 +179,6 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 		if rErr != nil {
 			return nil, rErr // the journal is the guard that must hold: fail closed
 		}
-		// The operator's lists and pause, before anything is claimed, asked or signed (a dry run
-		// tells them too); the paid request checks the 402's payee again.
-		if err := d.mayPay(ctx, meta.PublisherWallet, meta.ID, req.ResourceID); err != nil {
-			return nil, err
-		}
 		intent := buyIntent(ctx, d, req, kp.Address(), meta.ID)
 		at, err := d.begin(ctx, "mindvault_buy", kp.Address(), intent, fingerprint("mindvault_buy", req))
 		if err != nil {
@@ -197,6 +192,12 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 		}
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
 			return nil, alreadyPurchased(req, meta, earlier, "")
+		}
+		// The operator's lists and pause, before anything is claimed, asked or signed (a dry run
+		// is refused too), after the answers that pay nothing (a replay, an earlier purchase);
+		// the paid request checks the 402's payee again.
+		if err := d.mayPay(ctx, meta.PublisherWallet, meta.ID, req.ResourceID); err != nil {
+			return nil, err
 		}
 		if meta.PublisherWallet == kp.Address() {
 			out.Warnings = append(out.Warnings, "This wallet published "+meta.ID+": the payment goes from "+kp.Address()+
