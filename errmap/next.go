@@ -51,10 +51,10 @@ type nextInput struct {
 	state        State
 	txHash       string
 	expiresAt    string
-	contractName string      // the contract error's name, when a contract refused the call
-	creator      string      // the resource's creator (a G... address), when the tool knew it
-	guide        Guide       // what the failing tool declared
-	guides       *guideTable // every declared tool, for the roles a sentence names
+	contractName string  // the contract error's name, when a contract refused the call
+	creator      string  // the resource's creator (a G... address), when the tool knew it
+	guide        Guide   // what the failing tool declared
+	guides       *Guides // every tool's Guide, for the roles a sentence names
 }
 
 // advise picks the recovery sentence from (code, tool, state, facts): an unknown outcome
@@ -99,7 +99,7 @@ func (in nextInput) again() string {
 // named is the tools that play role, "a or b", or "" when none does or the failing tool is
 // one of them: advice never points the agent back at the tool that just failed.
 func (in nextInput) named(role Role) string {
-	names := in.guides.playing(role)
+	names := in.guides.Players(role)
 	for _, n := range names {
 		if n == in.tool {
 			return ""
@@ -219,6 +219,10 @@ func codeNext(in nextInput) string {
 		return "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid."
 	case CodeDuplicatePayment:
 		return "Do not pay again: the payment for this intent already settled once" + in.clause(RoleHistory, "; ", " lists its receipt") + "."
+	case CodePayeeNotAllowed, CodeResourceDenied:
+		return "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator."
+	case CodeSpendingPaused:
+		return "Do not pay now: the operator paused all spending of this deployment; reads keep working, and the operator resumes it (make spending-resume)."
 	case CodePayeeMismatch:
 		return "Do not pay this seller: its payment request names another payee than the listing; ask the operator to check the seller, and choose another resource meanwhile."
 	case CodeInProgress:

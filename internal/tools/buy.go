@@ -102,7 +102,7 @@ const (
 const smallText = 64 << 10
 
 // buy is mindvault_buy.
-var buy = serve(Spec[requests.Buy, BuyOutput]{
+var buy = Spec[requests.Buy, BuyOutput]{
 	Name:      "mindvault_buy",
 	Toolset:   config.ToolsetPayments,
 	Title:     "Buy a resource",
@@ -193,6 +193,12 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
 			return nil, alreadyPurchased(req, meta, earlier, "")
 		}
+		// The operator's lists and pause, before anything is claimed, asked or signed (a dry run
+		// is refused too), after the answers that pay nothing (a replay, an earlier purchase);
+		// the paid request checks the 402's payee again.
+		if err := d.mayPay(ctx, meta.PublisherWallet, meta.ID, req.ResourceID); err != nil {
+			return nil, err
+		}
 		if meta.PublisherWallet == kp.Address() {
 			out.Warnings = append(out.Warnings, "This wallet published "+meta.ID+": the payment goes from "+kp.Address()+
 				" to itself, so it buys nothing the publisher does not already have; use another profile to buy as a customer.")
@@ -202,10 +208,10 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 			// A price above the cap is the user's to accept, never the agent's: asked when the
 			// client can ask (the approved amount is then this call's cap), refused otherwise,
 			// with no next step that would pay more.
-			switch approved, ok := confirm.ApprovedAmount(ctx); {
+			switch approved, ok := gateOf(ctx).ApprovedAmount(); {
 			case ok && approved.Cmp(price) >= 0:
 				capUnits = approved
-			case !ok && confirm.WillAsk(ctx, confirm.Payment) && !req.DryRun:
+			case !ok && gateOf(ctx).WillAsk(confirm.Payment) && !req.DryRun:
 				aboveCap = confirm.USDC(capUnits)
 				capUnits = price
 			default:
@@ -310,7 +316,7 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 		}
 		return out, nil
 	},
-})
+}
 
 // balanceAfter reads the payer's USDC once the settlement is proven, so that the figure is
 // the wallet's and not a subtraction from a balance that concurrent payments may have
@@ -339,8 +345,8 @@ func buyIntent(ctx context.Context, d *Deps, req *requests.Buy, payer, id string
 		return &x402.Intent{Kind: "buy", Parts: []string{payer, d.Config.X402Network, id}}
 	case req.IdempotencyKey != nil:
 		return &x402.Intent{Kind: "key", Parts: []string{payer, "mindvault_buy", *req.IdempotencyKey}}
-	case confirm.ApprovalNonce(ctx) != "":
-		return &x402.Intent{Kind: "approval", Parts: []string{payer, confirm.ApprovalNonce(ctx)}}
+	case gateOf(ctx).ApprovalNonce() != "":
+		return &x402.Intent{Kind: "approval", Parts: []string{payer, gateOf(ctx).ApprovalNonce()}}
 	}
 	return nil
 }
@@ -358,7 +364,7 @@ func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests
 			}
 		}
 	}
-	if confirm.ApprovalNonce(ctx) != "" && req.AllowRepeat && req.IdempotencyKey == nil {
+	if gateOf(ctx).ApprovalNonce() != "" && req.AllowRepeat && req.IdempotencyKey == nil {
 		// The approval itself is the intent: it was carried out already.
 		cause = errmap.With(cause, func(f *errmap.Facts) {
 			f.Source, f.Code, f.Category = errmap.SourceRequest, errmap.CodeConfirmationStale, errmap.CategoryPayment

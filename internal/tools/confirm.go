@@ -46,7 +46,7 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 		panic("request does not marshal: " + err.Error()) // a bug: becomes -32603
 	}
 	b := confirm.Binding{Tool: tool, ArgsHash: confirm.ArgsHash(tool, canonical), Caller: auth.Caller(ctx),
-		Profile: profileOf(canonical, cfg), Network: string(cfg.Network)}
+		Profile: profileOf(req, cfg), Network: string(cfg.Network)}
 	if rt.HasRequestState {
 		approved, err := k.Open(rt.RequestState, b)
 		if err != nil {
@@ -62,17 +62,19 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 			case !ok:
 				return ctx, nil, invalidConfirmation("params.inputResponses.confirm", "it is not an elicitation result (action accept, decline or cancel)")
 			case !accepted:
-				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Operation: operation, Tool: tool}))
+				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 				return ctx, nil, &res
 			}
-			return confirm.WithGate(ctx, confirm.Approved(approved)), nil, nil
+			setGate(ctx, confirm.Approved(approved))
+			return ctx, nil, nil
 		}
 		// A state without an answer: the client did not ask the user; ask again (round 1).
 	}
 	if d, ok := req.(requests.DryRunner); (ok && d.DryRunRequested()) || !k.CanAsk() || !rt.FormElicitation {
 		return ctx, nil, nil
 	}
-	return confirm.WithGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet)), &humanCall{keeper: k, binding: b}, nil
+	setGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet))
+	return ctx, &humanCall{keeper: k, binding: b}, nil
 }
 
 // asked turns a seam's confirm.Needed into the InputRequiredResult of round 1.
@@ -83,7 +85,7 @@ func (h *humanCall) asked(err error, operation, tool string) (mcp.ToolResult, bo
 	}
 	state, err := h.keeper.Seal(h.binding, n.Request.Approval)
 	if err != nil {
-		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Operation: operation, Tool: tool})), true
+		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool})), true
 	}
 	return mcp.ToolResult{
 		ResultType: mcp.ResultInputRequired,
@@ -129,12 +131,9 @@ func readAnswer(raw json.RawMessage) (accepted bool, action string, ok bool) {
 }
 
 // profileOf is the profile a call acts for: its profile argument, or the default one.
-func profileOf(canonical []byte, cfg *config.Config) string {
-	var p struct {
-		Profile *string `json:"profile"`
-	}
-	if json.Unmarshal(canonical, &p) == nil && p.Profile != nil {
-		return *p.Profile
+func profileOf(req any, cfg *config.Config) string {
+	if a, ok := req.(requests.Acting); ok && a.ActingProfile() != nil {
+		return *a.ActingProfile()
 	}
 	return cfg.DefaultProfile
 }

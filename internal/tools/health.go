@@ -33,13 +33,15 @@ type HealthCheck struct {
 type HealthOutput struct {
 	Healthy bool          `json:"healthy" jsonschema_description:"true only when every check passed"`
 	Checks  []HealthCheck `json:"checks"`
+	// Spending is the deployment's spending switch: a pause is the operator's, not a failure.
+	Spending *SpendingView `json:"spending"`
 }
 
 // health is mindvault_health. Every dependency gets a probe of a route the tools really use,
 // because a root document or an echoed setting can look fine while the tools fail: the
 // catalog, a Horizon account read, RPC health and network, a registry_info simulation and,
 // when configured, the sponsored-account service. All run in parallel.
-var health = serve(Spec[requests.Health, HealthOutput]{
+var health = Spec[requests.Health, HealthOutput]{
 	Name:      "mindvault_health",
 	Toolset:   config.ToolsetOps,
 	Title:     "Health",
@@ -47,7 +49,8 @@ var health = serve(Spec[requests.Health, HealthOutput]{
 	Description: `Probes, in parallel, the MindVault API (catalog), Horizon (an account read and the network),
 		Stellar RPC (health and network), the vault-registry contract (a registry_info simulation)
 		and the sponsored-account service when configured, and checks the configuration's
-		consistency. healthy is true only when every check passed. Free. An unhealthy dependency is
+		consistency; spending says whether the operator paused all spending (since when, by whom).
+		healthy is true only when every check passed. Free. An unhealthy dependency is
 		reported in checks, never as an error; call it when other tools fail with network, server or
 		contract errors.`,
 	Kind:  lookup(errmap.SourceRequest),
@@ -73,13 +76,13 @@ var health = serve(Spec[requests.Health, HealthOutput]{
 		}
 		parallel(fns...)
 		checks = append(checks, configCheck(d.Config, d.LedgerErr))
-		out := &HealthOutput{Healthy: true, Checks: checks}
+		out := &HealthOutput{Healthy: true, Checks: checks, Spending: d.spending(ctx)}
 		for _, ch := range checks {
 			out.Healthy = out.Healthy && ch.OK
 		}
 		return out, nil
 	},
-})
+}
 
 // probeAPI reads one catalog row: the route browse and search depend on, shape checked.
 func (d *Deps) probeAPI(ctx context.Context) (string, error) {

@@ -93,7 +93,7 @@ func (r *publishRun) feeAlreadyPaid(id string, e *ledger.Entry) *PublishOutput {
 }
 
 // publish is mindvault_publish.
-var publish = serve(Spec[requests.Publish, PublishOutput]{
+var publish = Spec[requests.Publish, PublishOutput]{
 	Name:      "mindvault_publish",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Publish a resource",
@@ -144,8 +144,8 @@ var publish = serve(Spec[requests.Publish, PublishOutput]{
 		case req.DryRun:
 		case req.IdempotencyKey != nil:
 			intent = &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
-		case confirm.ApprovalNonce(ctx) != "":
-			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), confirm.ApprovalNonce(ctx)}}
+		case gateOf(ctx).ApprovalNonce() != "":
+			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), gateOf(ctx).ApprovalNonce()}}
 		}
 		if intent == nil {
 			return r.create(ctx)
@@ -169,7 +169,7 @@ var publish = serve(Spec[requests.Publish, PublishOutput]{
 		}
 		return out, err
 	},
-})
+}
 
 // publishRun is one mindvault_publish call.
 type publishRun struct {
@@ -391,6 +391,9 @@ func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error
 	}
 	r.out.FeeUSDC = soroban.Decimal(fee)
 	r.agentWallet, r.balance = agent.Agent.WalletAddress, bal
+	if err := r.d.mayPay(ctx, r.agentWallet); err != nil {
+		return nil, err // before anything is created or paid
+	}
 	if r.req.DryRun {
 		r.out.USDCBalance = soroban.Decimal(bal)
 	}
@@ -526,7 +529,7 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	out := r.out
 	prepared, err := r.d.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
 	if err == nil && ask {
-		if err := confirm.Approve(ctx, r.registration(prepared)); err != nil {
+		if err := gateOf(ctx).Approve(r.registration(prepared)); err != nil {
 			return nil, err
 		}
 	}
@@ -666,7 +669,7 @@ func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
 func creationKey(ctx context.Context, payer string, req *requests.Publish) string {
 	kind, name := "key", deref(req.IdempotencyKey)
 	if name == "" {
-		kind, name = "approval", confirm.ApprovalNonce(ctx)
+		kind, name = "approval", gateOf(ctx).ApprovalNonce()
 	}
 	if name == "" {
 		return ""
