@@ -141,3 +141,14 @@ func TestDynamoCancelled(t *testing.T) {
 	wantUnavailable(t, "reserve", u, err)
 	wantUsage(t, d, "alice", testDay, 0)
 }
+
+// TestDynamoSwitch is TestSwitch on DynamoDB: the second handle, on the same table, is another
+// process's.
+func TestDynamoSwitch(t *testing.T) {
+	d := newDynamo(t)
+	other, err := NewDynamo(testConfig(), d.Table(), dynaliteURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testSwitch(t, Bounded{S: d}, Bounded{S: other})
+}

@@ -12,49 +12,42 @@ import (
 // TestSwitch: every backend starts not paused, keeps the first pause's since and by when paused
 // again, and resumes; a second handle on the same store (another process) reads the same.
 func TestSwitch(t *testing.T) {
-	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "sub", "pause.json")
 	mem := &FileSwitch{}
 	for _, tc := range []struct {
-		name   string
-		a, b   Switch // two handles on one switch
-		dynamo bool
+		name string
+		a, b Switch // two handles on one switch
 	}{
-		{"memory", mem, mem, false},
-		{"file", &FileSwitch{Path: file}, &FileSwitch{Path: file}, false},
-		{"dynamodb", nil, nil, true},
+		{"memory", mem, mem},
+		{"file", &FileSwitch{Path: file}, &FileSwitch{Path: file}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a, b := tc.a, tc.b
-			if tc.dynamo {
-				d := newDynamo(t)
-				other, err := NewDynamo(testConfig(), d.Table(), dynaliteURL(t))
-				if err != nil {
-					t.Fatal(err)
-				}
-				a, b = Bounded{S: d}, Bounded{S: other}
-			}
-			if p, err := b.State(ctx); err != nil || p.Paused {
-				t.Fatalf("a new switch: %+v, %v", p, err)
-			}
-			first, err := a.Pause(ctx, "alice@host")
-			if err != nil || !first.Paused || first.By != "alice@host" || first.Since.IsZero() {
-				t.Fatalf("pause: %+v, %v", first, err)
-			}
-			again, err := a.Pause(ctx, "bob@host")
-			if err != nil || !again.Paused || again.By != "alice@host" || !again.Since.Equal(first.Since) {
-				t.Fatalf("a second pause must keep the first: %+v, %v (first %+v)", again, err, first)
-			}
-			if p, err := b.State(ctx); err != nil || !p.Paused || p.By != "alice@host" || !p.Since.Equal(first.Since) {
-				t.Fatalf("the other handle reads %+v, %v", p, err)
-			}
-			if p, err := b.Resume(ctx, "carol@host"); err != nil || p.Paused || p.By != "carol@host" {
-				t.Fatalf("resume: %+v, %v", p, err)
-			}
-			if p, err := a.State(ctx); err != nil || p.Paused || p.By != "carol@host" {
-				t.Fatalf("after resume: %+v, %v", p, err)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { testSwitch(t, tc.a, tc.b) })
+	}
+}
+
+// testSwitch is TestSwitch's checks on a and b, two handles on one switch (DynamoDB's are in
+// dynalite_test.go, under the tag node).
+func testSwitch(t *testing.T, a, b Switch) {
+	ctx := context.Background()
+	if p, err := b.State(ctx); err != nil || p.Paused {
+		t.Fatalf("a new switch: %+v, %v", p, err)
+	}
+	first, err := a.Pause(ctx, "alice@host")
+	if err != nil || !first.Paused || first.By != "alice@host" || first.Since.IsZero() {
+		t.Fatalf("pause: %+v, %v", first, err)
+	}
+	again, err := a.Pause(ctx, "bob@host")
+	if err != nil || !again.Paused || again.By != "alice@host" || !again.Since.Equal(first.Since) {
+		t.Fatalf("a second pause must keep the first: %+v, %v (first %+v)", again, err, first)
+	}
+	if p, err := b.State(ctx); err != nil || !p.Paused || p.By != "alice@host" || !p.Since.Equal(first.Since) {
+		t.Fatalf("the other handle reads %+v, %v", p, err)
+	}
+	if p, err := b.Resume(ctx, "carol@host"); err != nil || p.Paused || p.By != "carol@host" {
+		t.Fatalf("resume: %+v, %v", p, err)
+	}
+	if p, err := a.State(ctx); err != nil || p.Paused || p.By != "carol@host" {
+		t.Fatalf("after resume: %+v, %v", p, err)
 	}
 }
 

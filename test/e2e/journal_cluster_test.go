@@ -20,6 +20,10 @@ import (
 // pastTheWindow is more ledgers than any signed payment lives (600 s at 5 s a ledger).
 const pastTheWindow = 200
 
+// This file, like every file that starts dynalite, is under the build tag node: a test that
+// uses lambdaLedger or journalCluster goes in a file that starts with //go:build node, or
+// `go test ./...` (no tag) does not compile (docs/operations.md "Tests").
+
 // lambdaLedger is the environment of a fresh ledger table on dynalite, which a Lambda build
 // needs before it pays.
 func lambdaLedger(t *testing.T) map[string]string {

@@ -1,11 +1,8 @@
-// Package ledgertest runs dynalite, a DynamoDB-compatible server on Node, for the tests of the
-// spend ledger and of the endpoint with a budget: one in-memory server per test binary on a
-// free 127.0.0.1 port, pinned in internal/ledger/testdata/dynalite (installed by `make
-// dynalite`, which `make unit` runs first) and killed by Stop or with the test process.
-// Dynalite, which starts it, is compiled only with the build tag node (`go test -tags node`,
-// as `make test` runs), so `go test ./...` never needs Node, and a test that uses it without
-// the tag does not compile; under the tag a machine without node or the pinned dynalite fails
-// the test naming the make target. Imported by tests only.
+// Package ledgertest runs dynalite, a DynamoDB-compatible server on Node, for tests: one in-memory
+// server per test binary on a free 127.0.0.1 port, pinned in internal/ledger/testdata/dynalite
+// (`make dynalite`), killed by Stop or with the test process. Dynalite, which starts it, exists
+// only under the build tag node, which `make test` sets: `go test ./...` needs no Node, and with
+// the tag a machine without node or dynalite fails the test naming the make target.
 package ledgertest
 
 import (
