@@ -2,7 +2,7 @@
 // `make run` boots it, and as two processes of the deployed binary where a guarantee spans
 // instances; one file per area (payments, purchases, writes, publishing, confirmation, the agent's
 // loop ...). The tests of payments and writes check what the sandbox recorded, not only what the
-// endpoint says. Its budget is 75 s of wall time with -tags node on the shared 2-core machine.
+// endpoint says. Its budget is 60 s of wall time with -tags node on the shared 2-core machine.
 package e2e_test
 
 import (
