@@ -89,7 +89,7 @@ func checkCard(t *testing.T, status int, h http.Header, body string, wantURL str
 // local server and through the Function URL event path, built from the tools it serves.
 func TestServerCard(t *testing.T) {
 	t.Run("local server over loopback", func(t *testing.T) {
-		e := newEnv(t, authVars(tokenAll)) // e.schemas: the tools tools/list serves, with the token
+		e := newEnv(t, authVars(tokenAll))     // e.schemas: the tools tools/list serves, with the token
 		srv := httptest.NewServer(e.b.Handler) // 127.0.0.1
 		t.Cleanup(srv.Close)
 		get := func(etag string) *http.Response {
