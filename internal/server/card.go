@@ -15,7 +15,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// The MCP Server Card (the server-card extension, SEP-2127; docs/protocol.md "Server card"):
+// The MCP Server Card (the server-card extension, SEP-2127; docs/protocol.md "Server card and server.json"):
 // a public document that says what the endpoint is and how to connect to it, served by the
 // endpoint itself before auth, so that registries and clients can read it without a token.
 const (
