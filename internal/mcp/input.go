@@ -9,11 +9,11 @@ import (
 
 // Multi-round-trip requests (SEP-2322, the 2026-07-28 revision). A server that needs the
 // user's input answers a tools/call with an InputRequiredResult instead of a result: input
-// requests (form elicitations, and a url elicitation to fund the wallet) and an opaque requestState. The client asks the user,
-// then repeats the same tools/call on a fresh request id with params.inputResponses (one
-// answer per input request) and params.requestState echoed byte for byte. Nothing is kept
-// between the two requests: what the second one needs travels in requestState, which the tool
-// layer signs and verifies. The protocol layer only carries the fields in and out; it never
+// requests (form elicitations, and a url elicitation to fund the wallet) and an opaque
+// requestState. The client asks the user, then repeats the same tools/call on a fresh request
+// id with params.inputResponses (one answer per input request) and params.requestState echoed
+// byte for byte. Nothing is kept between the two requests: what the second one needs travels
+// in requestState, which the tool layer signs and verifies. The protocol layer only carries the fields in and out; it never
 // asks for an input on the initialize-based revisions, which have no such result.
 
 // RoundTrip is what a modern tools/call carries for a multi-round-trip request.
