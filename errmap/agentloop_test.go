@@ -85,14 +85,14 @@ func TestAgentLoopEveryCode(t *testing.T) {
 			t.Errorf("%s has no row in agentLoop: decide its retry verdict and needs", c.Code)
 			continue
 		}
-		d := mapT(t, Facts{Source: SourceRequest, Operation: "Op failed", Code: c.Code}).Diagnostic
+		d := mapT(t, Facts{Guides: testGuides, Source: SourceRequest, Operation: "Op failed", Code: c.Code}).Diagnostic
 		if Retry(d.Retry) != row.retry || Needs(d.Needs) != row.needs {
 			t.Errorf("%s: retry %s needs %q, want %s %q", c.Code, d.Retry, d.Needs, row.retry, row.needs)
 		}
 		if row.retry == RetryAfterAction && row.needs == "" {
 			t.Errorf("%s: after_action without needs by default: only a tool that names the fixing call may say so", c.Code)
 		}
-		if d := mapT(t, Facts{Source: SourceRequest, Operation: "Op failed", Code: c.Code, StateChanged: StateUnknown}).Diagnostic; d.Needs != "" || d.Retry != string(RetryNo) {
+		if d := mapT(t, Facts{Guides: testGuides, Source: SourceRequest, Operation: "Op failed", Code: c.Code, StateChanged: StateUnknown}).Diagnostic; d.Needs != "" || d.Retry != string(RetryNo) {
 			t.Errorf("%s with an unknown outcome: needs %q retry %s, want a look first (no needs, retry no)", c.Code, d.Needs, d.Retry)
 		}
 	}

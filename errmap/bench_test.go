@@ -6,7 +6,7 @@ import (
 )
 
 func BenchmarkMapProblemBody(b *testing.B) {
-	f := Facts{Source: SourceHorizon, Operation: "Balance failed", Status: 400, Secrets: []string{testSeed, testAPIKey},
+	f := Facts{Guides: testGuides, Source: SourceHorizon, Operation: "Balance failed", Status: 400, Secrets: []string{testSeed, testAPIKey},
 		Body: []byte(`{"type":"https://stellar.org/horizon-errors/transaction_failed","title":"Transaction Failed","status":400,` +
 			`"detail":"The transaction failed.","extras":{"result_codes":{"transaction":"tx_failed","operations":["op_underfunded"]}}}`)}
 	b.ReportAllocs()
@@ -27,7 +27,7 @@ func BenchmarkValidation(b *testing.B) {
 // limit and the pre-redaction cut keep the work bounded.
 func BenchmarkMapHuge(b *testing.B) {
 	s := strings.Repeat("token=abc Bearer x "+testSeed+" ", 1<<14)
-	f := Facts{Source: SourceAPI, Operation: s, Detail: s, UpstreamDetail: s, Body: []byte(`{"error":"` + s + `"}`), TxHash: s}
+	f := Facts{Guides: testGuides, Source: SourceAPI, Operation: s, Detail: s, UpstreamDetail: s, Body: []byte(`{"error":"` + s + `"}`), TxHash: s}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		Map(f)

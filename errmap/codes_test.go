@@ -62,7 +62,7 @@ func TestCodesDocumented(t *testing.T) {
 // checked in TestMain after the whole suite: every produced code is documented).
 func TestEveryCodeEmitted(t *testing.T) {
 	for _, c := range Codes() {
-		got := mapT(t, Facts{Source: SourceRequest, Operation: "Op failed", Code: c.Code})
+		got := mapT(t, Facts{Guides: testGuides, Source: SourceRequest, Operation: "Op failed", Code: c.Code})
 		if got.Diagnostic.Code != c.Code || got.Diagnostic.Category != string(c.Category) {
 			t.Errorf("explicit %s mapped to %s/%s", c.Code, got.Diagnostic.Code, got.Diagnostic.Category)
 		}

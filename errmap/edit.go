@@ -62,14 +62,14 @@ func MarkNotStarted(err error) error {
 }
 
 // MarkPending records a transaction that was sent and whose outcome is unknown: its hash, and
-// looking the hash up (TxStatusAction) as the next step instead of sending it again.
+// looking the hash up (Guides.TxStatusAction) as the next step instead of sending it again.
 // Sending it started the tool's operation, whatever later read failed.
 func MarkPending(err error, hash string) error {
 	return With(err, func(f *Facts) {
 		f.StateChanged = StateUnknown
 		f.ExecutionStarted = true
 		f.TxHash = hash
-		f.NextAction = TxStatusAction(hash)
+		f.LookUpTx = true
 	})
 }
 

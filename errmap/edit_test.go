@@ -11,7 +11,7 @@ import (
 // untouched, and leaves nil alone.
 func TestConstructorsCopy(t *testing.T) {
 	base := func() *Error {
-		return &Error{Err: errors.New("cause"), Facts: Facts{
+		return &Error{Err: errors.New("cause"), Facts: Facts{Guides: testGuides,
 			Source: SourceAPI, Status: 503, Header: http.Header{"Retry-After": {"3"}}, Body: []byte(`{"error":"down"}`),
 			UpstreamDetail: "down", Secrets: []string{"secret-value-1"}, Upstream: Upstream{ResultCodes: []string{"tx_failed"}},
 			NextAction: &NextAction{Tool: "mindvault_tx_status", Arguments: map[string]any{"txHash": testTxHash}},
@@ -76,7 +76,7 @@ func TestConstructorsCopy(t *testing.T) {
 	if !ok || f.StateChanged != StateYes {
 		t.Errorf("plain error: %+v", f)
 	}
-	if d := FromError(WithNext(errors.New("boom"), "Do this."), Call{Source: SourceAPI}).Diagnostic; d.Next != "Do this." || d.Detail != "boom" {
+	if d := FromError(WithNext(errors.New("boom"), "Do this."), Call{Guides: testGuides, Source: SourceAPI}).Diagnostic; d.Next != "Do this." || d.Detail != "boom" {
 		t.Errorf("plain error through FromError: %+v", d)
 	}
 }

@@ -15,7 +15,7 @@ var recoverPanics = true
 
 // Map turns the facts of one failure into its three-line text and diagnostic. It is pure: no I/O,
 // no clock, no environment, the same facts always give the same failure (once the secrets they
-// mention are known to package redact, and the tools have declared their Guides), and it never
+// mention are known to package redact), and it never
 // panics.
 func Map(f Facts) (out Failure) {
 	if recoverPanics {
@@ -26,6 +26,15 @@ func Map(f Facts) (out Failure) {
 		}()
 	}
 	return mapFacts(&f)
+}
+
+// nextAction is the step the facts name; a pending transaction whose hash is known is looked
+// up with the tool that plays RoleTxStatus.
+func nextAction(f *Facts, txHash string, state State) *NextAction {
+	if f.NextAction == nil && f.LookUpTx && txHash != "" && state == StateUnknown {
+		return f.Guides.TxStatusAction(txHash)
+	}
+	return f.NextAction
 }
 
 // internalFailure is what a (never expected) panic inside Map becomes; it uses no input at all.
@@ -102,12 +111,11 @@ func mapFacts(f *Facts) Failure {
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
 			tv = ""
 		}
-		guide, guides := guideOf(tool)
 		next = bound(red.contextFree(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
 			contractName: red.contractName(f.Upstream), creator: red.account(f.Advice.Creator),
-			guide: guide, guides: guides, fundingURL: red.link(f.Advice.FundingURL),
+			guide: f.Guides.of(tool), guides: f.Guides, fundingURL: red.link(f.Advice.FundingURL),
 		})), maxNext)
 	}
 
@@ -126,7 +134,7 @@ func mapFacts(f *Facts) Failure {
 		StateChanged:      string(state),
 		TxHash:            txHash,
 		PaymentExpiresAt:  expires,
-		NextAction:        red.nextAction(f.NextAction),
+		NextAction:        red.nextAction(nextAction(f, txHash, state)),
 		Needs:             string(needsFor(f, code, state)),
 		Budget:            red.budget(f.Budget),
 	}

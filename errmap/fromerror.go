@@ -46,6 +46,7 @@ type Call struct {
 	Tool      string   // tool name
 	Source    Source   // source to attribute an error that names none
 	Secrets   []string // secrets of this call (added to the error's own)
+	Guides    *Guides  // every tool's Guide, for the Next line and next action
 	// Cancelled reports that the request's own context was cancelled (the caller went away),
 	// as opposed to reaching its deadline. A failure that no downstream answer explains is
 	// then CANCELLED, whatever timeout or broken connection the cut-short call looked like.
@@ -60,7 +61,7 @@ func FromError(err error, call Call) Failure {
 	if err != nil && errors.As(err, &e) && e != nil {
 		return Map(factsOf(e, call))
 	}
-	f := Facts{Source: call.Source, Operation: call.Operation, Tool: call.Tool, Secrets: call.Secrets}
+	f := Facts{Source: call.Source, Operation: call.Operation, Tool: call.Tool, Secrets: call.Secrets, Guides: call.Guides}
 	if err == nil {
 		f.Detail = "no error was reported"
 		return Map(f)
@@ -86,6 +87,9 @@ func factsOf(e *Error, call Call) Facts {
 	}
 	if f.Source == "" {
 		f.Source = call.Source
+	}
+	if f.Guides == nil {
+		f.Guides = call.Guides
 	}
 	if len(call.Secrets) > 0 {
 		f.Secrets = append(append([]string(nil), f.Secrets...), call.Secrets...)

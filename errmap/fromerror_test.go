@@ -25,11 +25,11 @@ type panicky struct{}
 func (*panicky) Error() string { panic("boom") }
 
 func TestFromError(t *testing.T) {
-	call := Call{Operation: "Browse failed", Tool: "mindvault_browse", Source: SourceAPI, Secrets: []string{"call-secret-123"}}
+	call := Call{Guides: testGuides, Operation: "Browse failed", Tool: "mindvault_browse", Source: SourceAPI, Secrets: []string{"call-secret-123"}}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	cancelledCall := call
 	cancelledCall.Cancelled = true
-	clientErr := &Error{Facts: Facts{Source: SourceHorizon, Operation: "Balance failed", Status: 503, Body: []byte(`{"title":"Service Unavailable","type":"x"}`)}}
+	clientErr := &Error{Facts: Facts{Guides: testGuides, Source: SourceHorizon, Operation: "Balance failed", Status: 503, Body: []byte(`{"title":"Service Unavailable","type":"x"}`)}}
 	cases := []struct {
 		name   string
 		err    error
@@ -41,22 +41,22 @@ func TestFromError(t *testing.T) {
 	}{
 		{"*Error", clientErr, call, CodeServerError, SourceHorizon, "Balance failed", "Service Unavailable"},
 		{"wrapped *Error", fmt.Errorf("wallet info: %w", clientErr), call, CodeServerError, SourceHorizon, "Balance failed", "Service Unavailable"},
-		{"*Error gaps filled", &Error{Facts: Facts{Status: 404}}, call, CodeNotFound, SourceAPI, "Browse failed", "no response body"},
-		{"*Error wrapping a deadline", &Error{Facts: Facts{Source: SourceRPC}, Err: context.DeadlineExceeded}, call, CodeTimeout, SourceRPC, "Browse failed", "request timed out"},
-		{"*Error wrapping a refused dial", &Error{Facts: Facts{Source: SourceSponsor, Operation: "Wallet setup failed"}, Err: refused}, call, CodeNetworkError, SourceSponsor, "Wallet setup failed", "dial tcp: connect: connection refused"},
-		{"*Error facts keep their detail", &Error{Facts: Facts{Source: SourceRegistry, Code: CodeNotFound, UpstreamDetail: "NotFound (Error(Contract, #2))", Upstream: Upstream{ContractError: 2, ContractErrorName: "NotFound"}}, Err: errors.New("HostError: Error(Contract, #2) data:[secret-arg]")}, call, CodeNotFound, SourceRegistry, "Browse failed", "NotFound (Error(Contract, #2))"},
+		{"*Error gaps filled", &Error{Facts: Facts{Guides: testGuides, Status: 404}}, call, CodeNotFound, SourceAPI, "Browse failed", "no response body"},
+		{"*Error wrapping a deadline", &Error{Facts: Facts{Guides: testGuides, Source: SourceRPC}, Err: context.DeadlineExceeded}, call, CodeTimeout, SourceRPC, "Browse failed", "request timed out"},
+		{"*Error wrapping a refused dial", &Error{Facts: Facts{Guides: testGuides, Source: SourceSponsor, Operation: "Wallet setup failed"}, Err: refused}, call, CodeNetworkError, SourceSponsor, "Wallet setup failed", "dial tcp: connect: connection refused"},
+		{"*Error facts keep their detail", &Error{Facts: Facts{Guides: testGuides, Source: SourceRegistry, Code: CodeNotFound, UpstreamDetail: "NotFound (Error(Contract, #2))", Upstream: Upstream{ContractError: 2, ContractErrorName: "NotFound"}}, Err: errors.New("HostError: Error(Contract, #2) data:[secret-arg]")}, call, CodeNotFound, SourceRegistry, "Browse failed", "NotFound (Error(Contract, #2))"},
 		{"deadline", context.DeadlineExceeded, call, CodeTimeout, SourceAPI, "Browse failed", "request timed out"},
 		{"wrapped deadline", fmt.Errorf("GET /resources: %w", context.DeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "GET /resources: context deadline exceeded"},
 		// The caller going away is CANCELLED, never a TIMEOUT or a broken connection.
 		{"cancelled", context.Canceled, call, CodeCancelled, SourceAPI, "Browse failed", "request cancelled by the caller"},
 		{"wrapped cancel", &url.Error{Op: "Get", URL: "https://api.example/resources", Err: context.Canceled}, call, CodeCancelled, SourceAPI, "Browse failed", "request cancelled by the caller"},
 		{"cancel under a deadline is a timeout", fmt.Errorf("%w: %w", context.Canceled, context.DeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "context canceled: context deadline exceeded"},
-		{"*Error a transport saw as network", &Error{Facts: Facts{Source: SourceAPI, Transport: TransportNetwork, Detail: "connection failed"}, Err: &url.Error{Op: "Get", URL: "u", Err: context.Canceled}}, call, CodeCancelled, SourceAPI, "Browse failed", "request cancelled by the caller"},
-		{"*Error a classifier saw as timeout", &Error{Facts: Facts{Source: SourceCredentials, Transport: TransportTimeout}, Err: fmt.Errorf("send: %w", context.Canceled)}, call, CodeCancelled, SourceCredentials, "Browse failed", "request cancelled by the caller"},
-		{"call cancelled: a poll that gave up", &Error{Facts: Facts{Source: SourceRPC, Transport: TransportTimeout, Detail: "confirmation did not arrive"}, Err: errors.New("gave up")}, cancelledCall, CodeCancelled, SourceRPC, "Browse failed", "confirmation did not arrive"},
+		{"*Error a transport saw as network", &Error{Facts: Facts{Guides: testGuides, Source: SourceAPI, Transport: TransportNetwork, Detail: "connection failed"}, Err: &url.Error{Op: "Get", URL: "u", Err: context.Canceled}}, call, CodeCancelled, SourceAPI, "Browse failed", "request cancelled by the caller"},
+		{"*Error a classifier saw as timeout", &Error{Facts: Facts{Guides: testGuides, Source: SourceCredentials, Transport: TransportTimeout}, Err: fmt.Errorf("send: %w", context.Canceled)}, call, CodeCancelled, SourceCredentials, "Browse failed", "request cancelled by the caller"},
+		{"call cancelled: a poll that gave up", &Error{Facts: Facts{Guides: testGuides, Source: SourceRPC, Transport: TransportTimeout, Detail: "confirmation did not arrive"}, Err: errors.New("gave up")}, cancelledCall, CodeCancelled, SourceRPC, "Browse failed", "confirmation did not arrive"},
 		{"call cancelled: a plain error", errors.New("boom"), cancelledCall, CodeCancelled, SourceAPI, "Browse failed", "boom"},
-		{"call cancelled: a downstream answer stays", &Error{Facts: Facts{Source: SourceAPI, Status: 402}}, cancelledCall, CodePaymentRequired, SourceAPI, "Browse failed", "no response body"},
-		{"call not cancelled: a poll that gave up", &Error{Facts: Facts{Source: SourceRPC, Transport: TransportTimeout, Detail: "confirmation did not arrive"}, Err: errors.New("gave up")}, call, CodeTimeout, SourceRPC, "Browse failed", "confirmation did not arrive"},
+		{"call cancelled: a downstream answer stays", &Error{Facts: Facts{Guides: testGuides, Source: SourceAPI, Status: 402}}, cancelledCall, CodePaymentRequired, SourceAPI, "Browse failed", "no response body"},
+		{"call not cancelled: a poll that gave up", &Error{Facts: Facts{Guides: testGuides, Source: SourceRPC, Transport: TransportTimeout, Detail: "confirmation did not arrive"}, Err: errors.New("gave up")}, call, CodeTimeout, SourceRPC, "Browse failed", "confirmation did not arrive"},
 		{"os deadline", fmt.Errorf("read: %w", os.ErrDeadlineExceeded), call, CodeTimeout, SourceAPI, "Browse failed", "read: i/o timeout"},
 		{"net.OpError refused", refused, call, CodeNetworkError, SourceAPI, "Browse failed", "dial tcp: connect: connection refused"},
 		{"net timeout", &net.OpError{Op: "read", Net: "tcp", Err: timeoutErr{}}, call, CodeTimeout, SourceAPI, "Browse failed", "read tcp: i/o timeout"},
@@ -66,7 +66,7 @@ func TestFromError(t *testing.T) {
 		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), call, CodeNetworkError, SourceAPI, "Browse failed", "read: connection reset by peer"},
 		{"tls", x509.UnknownAuthorityError{}, call, CodeNetworkError, SourceAPI, "Browse failed", "x509: certificate signed by unknown authority"},
 		{"plain", errors.New("decode xdr: bad\nunion arm call-secret-123 " + testSeed), call, CodeUnknown, SourceAPI, "Browse failed", "decode xdr: bad union arm [REDACTED] [REDACTED]"},
-		{"plain no call", errors.New("boom"), Call{}, CodeUnknown, SourceRequest, "Request failed", "boom"},
+		{"plain no call", errors.New("boom"), Call{Guides: testGuides}, CodeUnknown, SourceRequest, "Request failed", "boom"},
 		{"nil", nil, call, CodeUnknown, SourceAPI, "Browse failed", "no error was reported"},
 		{"typed nil *Error", fmt.Errorf("x: %w", (*Error)(nil)), call, CodeUnknown, SourceAPI, "Browse failed", "x: <nil>"},
 		{"panicking Error method", &panicky{}, call, CodeUnknown, SourceAPI, "Browse failed", "unexpected failure"},
@@ -87,15 +87,15 @@ func TestFromError(t *testing.T) {
 }
 
 func TestFromErrorSecretsMerged(t *testing.T) {
-	e := &Error{Facts: Facts{Source: SourceAPI, Status: 500, Body: []byte(`{"error":"own-secret-1 and call-secret-2"}`), Secrets: []string{"own-secret-1"}}}
-	got := FromError(e, Call{Secrets: []string{"call-secret-2"}})
+	e := &Error{Facts: Facts{Guides: testGuides, Source: SourceAPI, Status: 500, Body: []byte(`{"error":"own-secret-1 and call-secret-2"}`), Secrets: []string{"own-secret-1"}}}
+	got := FromError(e, Call{Guides: testGuides, Secrets: []string{"call-secret-2"}})
 	checkFailure(t, got)
 	assertAbsent(t, got, "own-secret-1")
 	assertAbsent(t, got, "call-secret-2")
 	if len(e.Facts.Secrets) != 1 {
 		t.Error("FromError mutated the error's facts")
 	}
-	kept := FromError(&Error{Facts: Facts{Source: SourceHorizon, Operation: "Own op", Tool: "mindvault_own", Status: 400}}, Call{Operation: "Call op", Tool: "mindvault_call", Source: SourceAPI})
+	kept := FromError(&Error{Facts: Facts{Guides: testGuides, Source: SourceHorizon, Operation: "Own op", Tool: "mindvault_own", Status: 400}}, Call{Guides: testGuides, Operation: "Call op", Tool: "mindvault_call", Source: SourceAPI})
 	if kept.Diagnostic.Operation != "Own op" || kept.Diagnostic.Source != "horizon" || !strings.Contains(kept.Diagnostic.Next, "mindvault_own") {
 		t.Errorf("call overrode the error's own facts: %+v", kept.Diagnostic)
 	}
@@ -103,7 +103,7 @@ func TestFromErrorSecretsMerged(t *testing.T) {
 
 func TestErrorMethods(t *testing.T) {
 	cause := errors.New("underlying")
-	e := &Error{Err: cause, Facts: Facts{Source: SourceAPI, Operation: "Preview failed", Status: 500,
+	e := &Error{Err: cause, Facts: Facts{Guides: testGuides, Source: SourceAPI, Operation: "Preview failed", Status: 500,
 		Body: []byte(`{"error":"boom ` + testAPIKey + `","stack":"very long internal stack"}`)}}
 	s := e.Error()
 	if s != "Preview failed: boom [REDACTED] (api, server)" {
@@ -123,7 +123,7 @@ func TestErrorMethods(t *testing.T) {
 	if !errors.As(fmt.Errorf("x: %w", e), &target) || target != e {
 		t.Error("errors.As")
 	}
-	if got := (&Error{Facts: Facts{Source: SourceAPI}, Err: context.DeadlineExceeded}).Error(); got != "MindVault API request failed: request timed out (api, timeout)" {
+	if got := (&Error{Facts: Facts{Guides: testGuides, Source: SourceAPI}, Err: context.DeadlineExceeded}).Error(); got != "MindVault API request failed: request timed out (api, timeout)" {
 		t.Errorf("Error() = %q", got)
 	}
 }
@@ -137,9 +137,9 @@ func TestCancelled(t *testing.T) {
 		next  string
 		retry Retry
 	}{
-		{"read", Facts{Source: SourceAPI, Tool: "mindvault_preview", Transport: TransportCancelled},
+		{"read", Facts{Guides: testGuides, Source: SourceAPI, Tool: "mindvault_preview", Transport: TransportCancelled},
 			"Call mindvault_preview again if you still need it: the request was cancelled before it finished (the caller went away or cancelled it).", RetrySafe},
-		{"write sent", Facts{Source: SourceRPC, Tool: "mindvault_set_price", Transport: TransportCancelled, TxHash: testTxHash, ExecutionStarted: true},
+		{"write sent", Facts{Guides: testGuides, Source: SourceRPC, Tool: "mindvault_set_price", Transport: TransportCancelled, TxHash: testTxHash, ExecutionStarted: true},
 			"Check transaction " + testTxHash + " with mindvault_tx_status before retrying: the outcome is unknown.", RetryNo},
 	}
 	for _, c := range cases {

@@ -27,7 +27,7 @@ func FuzzMap(f *testing.F) {
 			planted = append(append(append([]byte{}, body[:mid]...), fuzzSeed+fuzzKnown...), body[mid:]...)
 		}
 		text := string(planted)
-		facts := Facts{
+		facts := Facts{Guides: testGuides,
 			Source:         Sources()[uint(status)%uint(len(Sources()))],
 			Operation:      "Fuzz " + text,
 			Tool:           hv,

@@ -3,14 +3,12 @@ package errmap
 import (
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // Guide is what one tool declares, once, for the Next line of its failures: the part it plays
 // that other tools' advice points to, the traits that refine the shared sentences, and its
 // own sentences where the shared ones would mislead. errmap knows no tool: every tool name a
-// Next line holds comes from a Guide (Declare).
+// Next line holds comes from a Guide (Guides).
 type Guide struct {
 	// Role is the part the tool plays that other tools' advice points to ("check the wallet
 	// with ..."), if any; several tools may play one.
@@ -55,127 +53,70 @@ func Roles() []Role {
 		RoleCompare, RoleEntry, RoleContract, RoleRegisterOnchain, RoleTxStatus, RoleServices}
 }
 
-// Players returns the tools that play role, in name order.
-func Players(role Role) []string {
-	_, t := guideOf("")
-	return append([]string(nil), t.playing(role)...)
-}
-
-// guideTable is every declared Guide and, per role, the tools that play it in name order. It
-// is replaced whole on each Declare, so Map reads it without a lock.
-type guideTable struct {
+// Guides is every tool's Guide and, per role, the tools that play it in name order. The tools
+// layer builds it once from its list of tools and passes it with each failure (Call.Guides), so
+// errmap holds no table of its own.
+type Guides struct {
 	tools map[string]Guide
 	roles map[Role][]string
 }
 
-var guides atomic.Pointer[guideTable]
-
-// Declare records tool's Guide; the tools layer declares each tool once (through DeclareLater),
-// before any failure is mapped. A second Guide for one tool, a name that is not a tool
-// name, or a sentence for an undocumented code or category is a bug, and panics.
-func Declare(tool string, g Guide) {
-	if !isToolName(tool) {
-		panic("errmap: not a tool name: " + tool)
-	}
-	for code, s := range g.Codes {
-		if !IsCode(code) || strings.TrimSpace(s) == "" {
-			panic("errmap: " + tool + ": no Next sentence for code " + code)
+// NewGuides checks and indexes every tool's Guide. A name that is not a tool name, or a
+// sentence for an undocumented code or category, is a bug, and panics.
+func NewGuides(byTool map[string]Guide) *Guides {
+	g := &Guides{tools: map[string]Guide{}, roles: map[Role][]string{}}
+	for tool, guide := range byTool {
+		if !isToolName(tool) {
+			panic("errmap: not a tool name: " + tool)
 		}
-	}
-	for cat, s := range g.Categories {
-		if !cat.Valid() || strings.TrimSpace(s) == "" {
-			panic("errmap: " + tool + ": no Next sentence for category " + string(cat))
-		}
-	}
-	for {
-		old := guides.Load()
-		next := &guideTable{tools: map[string]Guide{}, roles: map[Role][]string{}}
-		if old != nil {
-			for k, v := range old.tools {
-				next.tools[k] = v
+		for code, s := range guide.Codes {
+			if !IsCode(code) || strings.TrimSpace(s) == "" {
+				panic("errmap: " + tool + ": no Next sentence for code " + code)
 			}
 		}
-		if _, dup := next.tools[tool]; dup {
-			panic("errmap: tool declared twice: " + tool)
-		}
-		next.tools[tool] = g
-		for name, tg := range next.tools {
-			if tg.Role != "" {
-				next.roles[tg.Role] = append(next.roles[tg.Role], name)
+		for cat, s := range guide.Categories {
+			if !cat.Valid() || strings.TrimSpace(s) == "" {
+				panic("errmap: " + tool + ": no Next sentence for category " + string(cat))
 			}
 		}
-		for _, names := range next.roles {
-			slices.Sort(names)
-		}
-		if guides.CompareAndSwap(old, next) {
-			return
+		g.tools[tool] = guide
+		if guide.Role != "" {
+			g.roles[guide.Role] = append(g.roles[guide.Role], tool)
 		}
 	}
-}
-
-// Deferred declarations (DeclareLater) and whether they have all run.
-var (
-	laterMu   sync.Mutex
-	later     []func()
-	laterDone atomic.Bool
-)
-
-// DeclareLater registers f, which declares Guides with Declare; f runs once, before the first
-// Guide is looked up, so a process that starts and answers without mapping a failure (a cold
-// start's tools/list) declares none.
-func DeclareLater(f func()) {
-	laterMu.Lock()
-	defer laterMu.Unlock()
-	later = append(later, f)
-	laterDone.Store(false)
-}
-
-// declarePending runs the deferred declarations; a concurrent lookup waits for them.
-func declarePending() {
-	if laterDone.Load() {
-		return
+	for _, names := range g.roles {
+		slices.Sort(names)
 	}
-	laterMu.Lock()
-	defer laterMu.Unlock()
-	for len(later) > 0 {
-		fs := later
-		later = nil
-		for _, f := range fs {
-			f()
-		}
-	}
-	laterDone.Store(true)
+	return g
 }
 
-// guideOf is the declared Guide of tool, and the table it came from (nil: nothing declared).
-func guideOf(tool string) (Guide, *guideTable) {
-	declarePending()
-	t := guides.Load()
-	if t == nil {
-		return Guide{}, nil
-	}
-	return t.tools[tool], t
-}
-
-// playing is the tools that play role, in name order.
-func (t *guideTable) playing(r Role) []string {
-	if t == nil {
+// Players returns the tools that play role, in name order (none for a nil Guides).
+func (g *Guides) Players(role Role) []string {
+	if g == nil {
 		return nil
 	}
-	return t.roles[r]
+	return slices.Clone(g.roles[role])
+}
+
+// of is tool's Guide (zero when g is nil or the tool declared none).
+func (g *Guides) of(tool string) Guide {
+	if g == nil {
+		return Guide{}
+	}
+	return g.tools[tool]
 }
 
 // TxStatusAction is the step that settles an unknown transaction outcome: look the hash up
-// with the tool that plays RoleTxStatus (nil when none is declared).
-func TxStatusAction(hash string) *NextAction {
-	names := Players(RoleTxStatus)
+// with the tool that plays RoleTxStatus (nil when none does).
+func (g *Guides) TxStatusAction(hash string) *NextAction {
+	names := g.Players(RoleTxStatus)
 	if len(names) == 0 {
 		return nil
 	}
 	return &NextAction{Tool: names[0], Arguments: map[string]any{"txHash": hash}}
 }
 
-// isToolName is toolRE's rule without the pattern: Declare runs at process start, where no
+// isToolName is toolRE's rule without the pattern: NewGuides runs at process start, where no
 // pattern may be compiled (cold start; functions/mcp TestFirstAnswersCompileNoPattern).
 func isToolName(s string) bool {
 	if len(s) == 0 || len(s) > 128 {

@@ -1,6 +1,7 @@
 package errmap
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -9,10 +10,11 @@ import (
 	"testing"
 )
 
-// The tests here stand in for the tools layer: they declare the roles the shared sentences
-// name, under the names the real tools have, so the golden Next lines read as the endpoint's
-// do. Each real tool's own sentences and traits are declared, and tested, in internal/tools.
-func init() {
+// testGuides stands in for the tools layer's: the roles the shared sentences name, under the
+// names the real tools have, so the golden Next lines read as the endpoint's do. Each real
+// tool's own sentences and traits are declared, and tested, in internal/tools.
+var testGuides = func() *Guides {
+	byTool := map[string]Guide{}
 	for tool, role := range map[string]Role{
 		"mindvault_wallet_info":       RoleWallet,
 		"mindvault_list_profiles":     RoleProfiles,
@@ -29,9 +31,10 @@ func init() {
 		"mindvault_tx_status":         RoleTxStatus,
 		"mindvault_network_profile":   RoleServices,
 	} {
-		Declare(tool, Guide{Role: role})
+		byTool[tool] = Guide{Role: role}
 	}
-}
+	return NewGuides(byTool)
+}()
 
 // nextContract is the contract category's sentence with the stand-in roles.
 const nextContract = "Verify the contract ID and network with mindvault_registry_info."
@@ -39,7 +42,7 @@ const nextContract = "Verify the contract ID and network with mindvault_registry
 // TestGuideRefines: a tool's declared sentences and traits refine the shared advice in the
 // documented order, and a role no tool plays, or the failing tool's own, is left out.
 func TestGuideRefines(t *testing.T) {
-	table := &guideTable{roles: map[Role][]string{RoleFind: {"find_a", "find_b"}, RoleWallet: {"wallet"}}}
+	table := &Guides{roles: map[Role][]string{RoleFind: {"find_a", "find_b"}, RoleWallet: {"wallet"}}}
 	cases := []struct {
 		name string
 		in   nextInput
@@ -64,7 +67,7 @@ func TestGuideRefines(t *testing.T) {
 		{"nothing declared", nextInput{code: CodeCredentialsMissing, cat: CategoryAuth, tool: "t"},
 			"Pass a profile that exists and has a wallet, then call t again."},
 		{"one of two roles", nextInput{code: CodeCredentialsMissing, cat: CategoryAuth, tool: "t",
-			guides: &guideTable{roles: map[Role][]string{RoleNewWallet: {"new"}}}},
+			guides: &Guides{roles: map[Role][]string{RoleNewWallet: {"new"}}}},
 			"Pass a profile that exists and has a wallet (new creates one), then call t again."},
 		{"no id", nextInput{code: CodeNotFound, cat: CategoryNotFound, tool: "t", guide: Guide{NoID: true}, guides: table},
 			"Ask the operator to check the service URLs this endpoint uses: the route was not found."},
@@ -84,13 +87,12 @@ func TestGuideRefines(t *testing.T) {
 	}
 }
 
-// TestDeclareRefusesBugs: a Guide that could not be what its tool meant fails at start.
-func TestDeclareRefusesBugs(t *testing.T) {
+// TestNewGuidesRefusesBugs: a Guide that could not be what its tool meant fails at start.
+func TestNewGuidesRefusesBugs(t *testing.T) {
 	for _, c := range []struct {
 		name, tool string
 		g          Guide
 	}{
-		{"declared twice", "mindvault_wallet_info", Guide{}},
 		{"not a tool name", "two words", Guide{}},
 		{"undocumented code", "guide_test_a", Guide{Codes: map[string]string{"MADE_UP": "Do it."}}},
 		{"empty code sentence", "guide_test_b", Guide{Codes: map[string]string{CodeNotFound: " "}}},
@@ -99,25 +101,27 @@ func TestDeclareRefusesBugs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("Declare(%q) accepted %+v", c.tool, c.g)
+					t.Errorf("NewGuides(%q) accepted %+v", c.tool, c.g)
 				}
 			}()
-			Declare(c.tool, c.g)
+			NewGuides(map[string]Guide{c.tool: c.g})
 		})
-	}
-	if _, ok := guides.Load().tools["guide_test_a"]; ok {
-		t.Error("a refused Guide was kept")
 	}
 }
 
-// TestTxStatusAction: the lookup step names the tool that plays the role.
+// TestTxStatusAction: the lookup step names the tool that plays the role, and a pending
+// transaction's failure carries it.
 func TestTxStatusAction(t *testing.T) {
-	a := TxStatusAction(testTxHash)
+	a := testGuides.TxStatusAction(testTxHash)
 	if a == nil || a.Tool != "mindvault_tx_status" || a.Arguments["txHash"] != testTxHash {
 		t.Fatalf("%+v", a)
 	}
-	if got := (&guideTable{}).playing(RoleTxStatus); len(got) != 0 || !strings.Contains(jsonOf(t, a), testTxHash) {
+	if got := (*Guides)(nil).TxStatusAction(testTxHash); got != nil || !strings.Contains(jsonOf(t, a), testTxHash) {
 		t.Errorf("%v", got)
+	}
+	f := FromError(MarkPending(errors.New("lost"), testTxHash), Call{Guides: testGuides, Tool: "mindvault_set_price"})
+	if na := f.Diagnostic.NextAction; na == nil || na.Tool != "mindvault_tx_status" {
+		t.Errorf("a pending transaction's next action is %+v", na)
 	}
 }
 
@@ -153,28 +157,12 @@ func TestRolesListsEveryRole(t *testing.T) {
 	}
 }
 
-// TestIsToolNameIsToolRE: Declare's check without a pattern accepts exactly what toolRE does.
+// TestIsToolNameIsToolRE: NewGuides' check without a pattern accepts exactly what toolRE does.
 func TestIsToolNameIsToolRE(t *testing.T) {
 	long := strings.Repeat("a", 128)
 	for _, s := range []string{"", "mindvault_buy", "a.b-c_D9", "bad name", "tool/x", "ü", long, long + "a", "-", "x\n"} {
 		if got, want := isToolName(s), toolRE.MatchString(s); got != want {
 			t.Errorf("isToolName(%q) = %v, toolRE says %v", s, got, want)
 		}
-	}
-}
-
-// TestDeclareLaterRunsOnceOnLookup: a deferred declaration waits for the first lookup of a
-// Guide, then runs once, so a start that maps no failure pays for no declaration.
-func TestDeclareLaterRunsOnceOnLookup(t *testing.T) {
-	declarePending()
-	runs := 0
-	DeclareLater(func() { runs++ })
-	if runs != 0 {
-		t.Fatalf("ran %d times before any lookup", runs)
-	}
-	Players(RoleWallet)
-	Players(RoleWallet)
-	if runs != 1 {
-		t.Fatalf("ran %d times after two lookups, want 1", runs)
 	}
 }

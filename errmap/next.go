@@ -51,11 +51,11 @@ type nextInput struct {
 	state        State
 	txHash       string
 	expiresAt    string
-	contractName string      // the contract error's name, when a contract refused the call
-	creator      string      // the resource's creator (a G... address), when the tool knew it
-	fundingURL   string      // where the wallet can get USDC, when the operator configured it
-	guide        Guide       // what the failing tool declared
-	guides       *guideTable // every declared tool, for the roles a sentence names
+	contractName string  // the contract error's name, when a contract refused the call
+	creator      string  // the resource's creator (a G... address), when the tool knew it
+	fundingURL   string  // where the wallet can get USDC, when the operator configured it
+	guide        Guide   // what the failing tool declared
+	guides       *Guides // every tool's Guide, for the roles a sentence names
 }
 
 // advise picks the recovery sentence from (code, tool, state, facts): an unknown outcome
@@ -100,7 +100,7 @@ func (in nextInput) again() string {
 // named is the tools that play role, "a or b", or "" when none does or the failing tool is
 // one of them: advice never points the agent back at the tool that just failed.
 func (in nextInput) named(role Role) string {
-	names := in.guides.playing(role)
+	names := in.guides.Players(role)
 	for _, n := range names {
 		if n == in.tool {
 			return ""

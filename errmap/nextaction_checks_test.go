@@ -22,14 +22,14 @@ func TestNextActionIsKeptOnlyWhenWhollyValid(t *testing.T) {
 		want *NextAction // nil: dropped
 	}{
 		{"none", nil, nil},
-		{"tx status", TxStatusAction(testTxHash), TxStatusAction(testTxHash)},
-		{"hash normalised", TxStatusAction("sha256:" + upper), TxStatusAction(testTxHash)},
+		{"tx status", testGuides.TxStatusAction(testTxHash), testGuides.TxStatusAction(testTxHash)},
+		{"hash normalised", testGuides.TxStatusAction("sha256:" + upper), testGuides.TxStatusAction(testTxHash)},
 		{"other tool and argument", &NextAction{Tool: "mindvault_publish_status", Arguments: args("resourceId", "r0123456789abcdef")},
 			&NextAction{Tool: "mindvault_publish_status", Arguments: args("resourceId", "r0123456789abcdef")}},
 		{"no arguments", &NextAction{Tool: "mindvault_health"}, &NextAction{Tool: "mindvault_health", Arguments: map[string]any{}}},
-		{"short hash", TxStatusAction(testTxHash[:63]), nil},
-		{"hash with text", TxStatusAction(testTxHash + " please"), nil},
-		{"empty hash", TxStatusAction(""), nil},
+		{"short hash", testGuides.TxStatusAction(testTxHash[:63]), nil},
+		{"hash with text", testGuides.TxStatusAction(testTxHash + " please"), nil},
+		{"empty hash", testGuides.TxStatusAction(""), nil},
 		{"bad tool name", &NextAction{Tool: "mindvault tx status", Arguments: args("txHash", testTxHash)}, nil},
 		{"padded tool name", &NextAction{Tool: " mindvault_tx_status", Arguments: args("txHash", testTxHash)}, nil},
 		{"empty tool", &NextAction{Arguments: args("txHash", testTxHash)}, nil},
@@ -43,7 +43,7 @@ func TestNextActionIsKeptOnlyWhenWhollyValid(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := Facts{Source: SourceRPC, Transport: TransportTimeout, StateChanged: StateUnknown, TxHash: testTxHash, NextAction: c.in, Secrets: []string{secret}}
+			f := Facts{Guides: testGuides, Source: SourceRPC, Transport: TransportTimeout, StateChanged: StateUnknown, TxHash: testTxHash, NextAction: c.in, Secrets: []string{secret}}
 			got := mapT(t, f)
 			a, _ := json.Marshal(got.Diagnostic.NextAction)
 			w, _ := json.Marshal(c.want)

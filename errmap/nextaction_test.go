@@ -28,7 +28,7 @@ func TestNextActionPassesOnlyWholeCleanCalls(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Map(Facts{Source: SourceAPI, Status: 500, NextAction: tc.in, Secrets: []string{"hunter2hunter2"}}).Diagnostic.NextAction
+			got := Map(Facts{Guides: testGuides, Source: SourceAPI, Status: 500, NextAction: tc.in, Secrets: []string{"hunter2hunter2"}}).Diagnostic.NextAction
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("nextAction %+v, want %+v", got, tc.want)
 			}

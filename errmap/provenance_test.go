@@ -34,7 +34,7 @@ func TestOwnSentencesSurvive(t *testing.T) {
 	for _, c := range Codes() {
 		for _, src := range Sources() {
 			for _, st := range []State{StateNo, StateYes, StateUnknown} {
-				f := Facts{Source: src, Code: c.Code, Tool: "mindvault_register", StateChanged: st,
+				f := Facts{Guides: testGuides, Source: src, Code: c.Code, Tool: "mindvault_register", StateChanged: st,
 					TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS", AllowedArgs: []string{"name", "email", "api_key"}}
 				if st == StateUnknown {
 					f.TxHash = strings.Repeat("ab", 32)
@@ -71,7 +71,7 @@ func TestOutsideTextIsShapeRedacted(t *testing.T) {
 		}
 	}
 	// A thrown error's text is outside text too.
-	got := FromError(errString("dial: token=abc123xyz refused"), Call{Operation: "Op failed"})
+	got := FromError(errString("dial: token=abc123xyz refused"), Call{Guides: testGuides, Operation: "Op failed"})
 	if strings.Contains(got.Text, "abc123xyz") {
 		t.Errorf("an error's text is outside text:\n%s", got.Text)
 	}

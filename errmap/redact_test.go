@@ -103,23 +103,23 @@ func TestRedactThroughMap(t *testing.T) {
 		name string
 		f    Facts
 	}{
-		{"body error", Facts{Status: 500, Body: []byte(`{"error":"` + planted + `"}`)}},
-		{"body zod", Facts{Status: 400, Body: []byte(`{"error":{"` + apiKey + `":{"_errors":["` + planted + `"]}}}`)}},
-		{"body problem title", Facts{Status: 400, Body: []byte(`{"type":"x","title":"` + planted + `"}`)}},
-		{"detail", Facts{Transport: TransportNetwork, UpstreamDetail: `Get "https://api.example/x?api_key=` + apiKey + `": ` + planted}},
-		{"operation", Facts{Operation: "Buy failed for " + planted, Status: 402}},
-		{"next", Facts{Status: 500, Next: "Retry with " + planted}},
-		{"tool", Facts{Status: 400, Tool: apiKey}},
-		{"allowed args", Facts{Status: 400, Tool: "mindvault_x", AllowedArgs: []string{apiKey, "limit"}}},
-		{"tx hash field", Facts{Transport: TransportTimeout, TxHash: planted}},
-		{"expiry field", Facts{Transport: TransportTimeout, PaymentExpiresAt: planted}},
-		{"reason field", Facts{Status: 402, Upstream: Upstream{X402Reason: apiKey}}},
-		{"result codes", Facts{Status: 400, Upstream: Upstream{ResultCodes: []string{apiKey, "tx_failed"}}}},
-		{"contract name", Facts{Upstream: Upstream{ContractError: 9, ContractErrorName: apiKey}}},
-		{"upstream detail", Facts{UpstreamDetail: "HostError: Error(Budget, ExceededLimit) " + planted}},
-		{"issues", Facts{Issues: []Issue{{Path: "/" + apiKey, Rule: "unknown", Expected: planted, Message: "is " + planted}}}},
-		{"headers", Facts{Status: 429, Header: http.Header{"Retry-After": {planted}, "X-Ratelimit-Limit": {apiKey}, "Authorization": {"Bearer " + bearer}}}},
-		{"secrets only known exactly", Facts{Status: 500, Body: []byte(`{"error":"raw bearer value ` + bearer + ` alone"}`)}},
+		{"body error", Facts{Guides: testGuides, Status: 500, Body: []byte(`{"error":"` + planted + `"}`)}},
+		{"body zod", Facts{Guides: testGuides, Status: 400, Body: []byte(`{"error":{"` + apiKey + `":{"_errors":["` + planted + `"]}}}`)}},
+		{"body problem title", Facts{Guides: testGuides, Status: 400, Body: []byte(`{"type":"x","title":"` + planted + `"}`)}},
+		{"detail", Facts{Guides: testGuides, Transport: TransportNetwork, UpstreamDetail: `Get "https://api.example/x?api_key=` + apiKey + `": ` + planted}},
+		{"operation", Facts{Guides: testGuides, Operation: "Buy failed for " + planted, Status: 402}},
+		{"next", Facts{Guides: testGuides, Status: 500, Next: "Retry with " + planted}},
+		{"tool", Facts{Guides: testGuides, Status: 400, Tool: apiKey}},
+		{"allowed args", Facts{Guides: testGuides, Status: 400, Tool: "mindvault_x", AllowedArgs: []string{apiKey, "limit"}}},
+		{"tx hash field", Facts{Guides: testGuides, Transport: TransportTimeout, TxHash: planted}},
+		{"expiry field", Facts{Guides: testGuides, Transport: TransportTimeout, PaymentExpiresAt: planted}},
+		{"reason field", Facts{Guides: testGuides, Status: 402, Upstream: Upstream{X402Reason: apiKey}}},
+		{"result codes", Facts{Guides: testGuides, Status: 400, Upstream: Upstream{ResultCodes: []string{apiKey, "tx_failed"}}}},
+		{"contract name", Facts{Guides: testGuides, Upstream: Upstream{ContractError: 9, ContractErrorName: apiKey}}},
+		{"upstream detail", Facts{Guides: testGuides, UpstreamDetail: "HostError: Error(Budget, ExceededLimit) " + planted}},
+		{"issues", Facts{Guides: testGuides, Issues: []Issue{{Path: "/" + apiKey, Rule: "unknown", Expected: planted, Message: "is " + planted}}}},
+		{"headers", Facts{Guides: testGuides, Status: 429, Header: http.Header{"Retry-After": {planted}, "X-Ratelimit-Limit": {apiKey}, "Authorization": {"Bearer " + bearer}}}},
+		{"secrets only known exactly", Facts{Guides: testGuides, Status: 500, Body: []byte(`{"error":"raw bearer value ` + bearer + ` alone"}`)}},
 	}
 	for _, c := range cases {
 		for _, withSecrets := range []bool{true, false} {
@@ -150,7 +150,7 @@ func TestRedactThroughMap(t *testing.T) {
 		}
 	}
 	// Public ids survive end to end.
-	got := mapT(t, Facts{Source: SourceRegistry, Operation: "Lookup failed for " + testContract, Detail: "creator " + testAccount + " tx " + testTxHash, Status: 500})
+	got := mapT(t, Facts{Guides: testGuides, Source: SourceRegistry, Operation: "Lookup failed for " + testContract, Detail: "creator " + testAccount + " tx " + testTxHash, Status: 500})
 	for _, id := range []string{testContract, testAccount, testTxHash} {
 		if !strings.Contains(got.Text, id) {
 			t.Errorf("%s was redacted:\n%s", id, got.Text)
@@ -166,13 +166,13 @@ func TestPrecutLeavesNoFragment(t *testing.T) {
 	if len(shrinker)+1 >= preRedactBytes || len(shrinker)+1+len(testSeed) <= preRedactBytes {
 		t.Fatal("the cut must fall inside the seed")
 	}
-	got := mapT(t, Facts{Source: SourceAPI, Operation: "Op failed", Detail: detail})
+	got := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Op failed", Detail: detail})
 	assertAbsent(t, got, testSeed[:12])
 	if got.Diagnostic.Detail != "[REDACTED]" {
 		t.Errorf("detail %q", got.Diagnostic.Detail)
 	}
 	noSpace := strings.Repeat("x", preRedactBytes+10)
-	if got := mapT(t, Facts{Source: SourceAPI, Operation: "Op failed", Detail: noSpace, Status: 500}); got.Diagnostic.Detail != "no response body" {
+	if got := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Op failed", Detail: noSpace, Status: 500}); got.Diagnostic.Detail != "no response body" {
 		t.Errorf("a blob without spaces past the cut is dropped: %q", got.Diagnostic.Detail)
 	}
 	if precut("ab cd", 4) != "ab" || precut("漢字漢字", 7) != "" || precut("short", 10) != "short" {
@@ -294,7 +294,7 @@ func TestRedactSplitKey(t *testing.T) {
 				map[string]any{"message": "api key " + head + " is malformed"},
 				map[string]any{"message": "rest of the key: " + tail},
 			}})
-			got := mapT(t, Facts{Source: SourceAPI, Operation: "Prepare registration failed", Status: 422, Body: body, Secrets: []string{k}})
+			got := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Prepare registration failed", Status: 422, Body: body, Secrets: []string{k}})
 			assertAbsent(t, got, head)
 			assertAbsent(t, got, tail)
 			if !strings.Contains(got.Text, "api key [REDACTED] is malformed") {
@@ -303,7 +303,7 @@ func TestRedactSplitKey(t *testing.T) {
 		})
 	}
 	// Fifteen characters are fewer than the rule's window: they stay.
-	got := mapT(t, Facts{Source: SourceAPI, Operation: "Prepare registration failed", Status: 422,
+	got := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Prepare registration failed", Status: 422,
 		Body: []byte(`{"error":"api key ` + k[18:] + ` is malformed"}`), Secrets: []string{k}})
 	if !strings.Contains(got.Text, k[18:]) {
 		t.Errorf("fifteen characters of a key should stay:\n%s", got.Text)

@@ -17,53 +17,53 @@ func TestGenericBodies(t *testing.T) {
 		code   string
 		detail string
 	}{
-		{"error string", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"error":"Database down","stack":"at secret.js:1"}`)},
+		{"error string", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"error":"Database down","stack":"at secret.js:1"}`)},
 			CodeServerError, "Database down"},
-		{"nested error object", Facts{Source: SourceRPC, Status: 500, Body: []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"node down"}}`)},
+		{"nested error object", Facts{Guides: testGuides, Source: SourceRPC, Status: 500, Body: []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"node down"}}`)},
 			CodeServerError, "node down"},
-		{"error before message", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"message":"second","error":"first","detail":"third"}`)},
+		{"error before message", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"message":"second","error":"first","detail":"third"}`)},
 			CodeServerError, "first"},
-		{"message before detail", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"reason":"fourth","detail":"third","message":"  "}`)},
+		{"message before detail", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"reason":"fourth","detail":"third","message":"  "}`)},
 			CodeServerError, "third"},
-		{"reason", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"reason":"fourth","title":"fifth"}`)},
+		{"reason", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"reason":"fourth","title":"fifth"}`)},
 			CodeServerError, "fourth"},
-		{"title", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"title":"fifth","other":"x"}`)},
+		{"title", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"title":"fifth","other":"x"}`)},
 			CodeServerError, "fifth"},
-		{"errors array", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"errors":[{"message":"from array"}]}`)},
+		{"errors array", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"errors":[{"message":"from array"}]}`)},
 			CodeServerError, "from array"},
-		{"json string body", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`"plain json string"`)},
+		{"json string body", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`"plain json string"`)},
 			CodeServerError, "plain json string"},
-		{"json null body", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`null`)},
+		{"json null body", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`null`)},
 			CodeServerError, "server error"},
-		{"empty object 402", Facts{Source: SourceX402, Status: 402, Body: []byte(`{}`)},
+		{"empty object 402", Facts{Guides: testGuides, Source: SourceX402, Status: 402, Body: []byte(`{}`)},
 			CodePaymentRequired, "payment required"},
-		{"no message keys", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"stack":"at secret.js:1","internal":"x"}`)},
+		{"no message keys", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"stack":"at secret.js:1","internal":"x"}`)},
 			CodeServerError, "server error"},
-		{"bare string beside structure is a value", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"error":{"field":"secret.js","inner":{"message":"inner wins"}}}`)},
+		{"bare string beside structure is a value", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"error":{"field":"secret.js","inner":{"message":"inner wins"}}}`)},
 			CodeServerError, "inner wins"},
-		{"detail used when body has none", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{}`), Detail: "caller detail"},
+		{"detail used when body has none", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{}`), Detail: "caller detail"},
 			CodeServerError, "caller detail"},
 		// The endpoint's own detail wins: a caller that writes one has read the body already
 		// (or chose to say something better), and must not be overruled by it.
-		{"detail beats body", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"error":"body"}`), Detail: "caller detail"},
+		{"detail beats body", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"error":"body"}`), Detail: "caller detail"},
 			CodeServerError, "caller detail"},
-		{"client reading beats body", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"error":"body"}`), UpstreamDetail: "read by the client"},
+		{"client reading beats body", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"error":"body"}`), UpstreamDetail: "read by the client"},
 			CodeServerError, "read by the client"},
-		{"html 502", Facts{Source: SourceAPI, Status: 502, Body: []byte("<html><body>Bad gateway " + testSeed + "</body></html>")},
+		{"html 502", Facts{Guides: testGuides, Source: SourceAPI, Status: 502, Body: []byte("<html><body>Bad gateway " + testSeed + "</body></html>")},
 			CodeServerError, "response body is not JSON (status 502)"},
-		{"trailing garbage is not JSON", Facts{Source: SourceAPI, Status: 500, Body: []byte(`{"error":"x"} trailing`)},
+		{"trailing garbage is not JSON", Facts{Guides: testGuides, Source: SourceAPI, Status: 500, Body: []byte(`{"error":"x"} trailing`)},
 			CodeServerError, "response body is not JSON (status 500)"},
-		{"text no status", Facts{Source: SourceAPI, Body: []byte("oops")},
+		{"text no status", Facts{Guides: testGuides, Source: SourceAPI, Body: []byte("oops")},
 			CodeUnknown, "response body is not JSON"},
-		{"empty 504", Facts{Source: SourceHorizon, Status: 504, Body: nil},
+		{"empty 504", Facts{Guides: testGuides, Source: SourceHorizon, Status: 504, Body: nil},
 			CodeTimeout, "no response body"},
-		{"whitespace 504", Facts{Source: SourceHorizon, Status: 504, Body: []byte(" \r\n\t")},
+		{"whitespace 504", Facts{Guides: testGuides, Source: SourceHorizon, Status: 504, Body: []byte(" \r\n\t")},
 			CodeTimeout, "no response body"},
-		{"bom json", Facts{Source: SourceSponsor, Status: 500, Body: []byte("\xef\xbb\xbf{\"error\":\"with bom\"}")},
+		{"bom json", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte("\xef\xbb\xbf{\"error\":\"with bom\"}")},
 			CodeServerError, "with bom"},
-		{"control chars", Facts{Source: SourceSponsor, Status: 500, Body: []byte(`{"error":"line one\nline two\u0000\u202e\ttabbed   spaced"}`)},
+		{"control chars", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte(`{"error":"line one\nline two\u0000\u202e\ttabbed   spaced"}`)},
 			CodeServerError, "line one line two tabbed spaced"},
-		{"invalid utf-8", Facts{Source: SourceSponsor, Status: 500, Body: []byte("{\"error\":\"bad \xff\xfe byte\"}")},
+		{"invalid utf-8", Facts{Guides: testGuides, Source: SourceSponsor, Status: 500, Body: []byte("{\"error\":\"bad \xff\xfe byte\"}")},
 			CodeServerError, "bad \uFFFD\uFFFD byte"},
 	}
 	for _, c := range cases {
@@ -127,7 +127,7 @@ func TestUpstreamFacts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := mapT(t, Facts{Source: SourceRegistry, Operation: "Op failed", Status: 500, Upstream: c.u})
+			got := mapT(t, Facts{Guides: testGuides, Source: SourceRegistry, Operation: "Op failed", Status: 500, Upstream: c.u})
 			if !reflect.DeepEqual(got.Diagnostic.Upstream, c.want) {
 				t.Errorf("upstream %#v, want %#v", got.Diagnostic.Upstream, c.want)
 			}
@@ -146,26 +146,26 @@ func TestRateLimitAndHeaders(t *testing.T) {
 		after    any // *int value or nil
 		upstream map[string]any
 	}{
-		{"html 429 with Retry-After", Facts{Source: SourceHorizon, Status: 429, Body: html, Header: http.Header{"Retry-After": {"12"}}}, 12, nil},
-		{"lower-case keys", Facts{Source: SourceHorizon, Status: 429, Header: http.Header{"retry-after": {"3"}, "x-ratelimit-limit": {"3600"}, "x-ratelimit-remaining": {"0"}, "x-ratelimit-reset": {"41"}}},
+		{"html 429 with Retry-After", Facts{Guides: testGuides, Source: SourceHorizon, Status: 429, Body: html, Header: http.Header{"Retry-After": {"12"}}}, 12, nil},
+		{"lower-case keys", Facts{Guides: testGuides, Source: SourceHorizon, Status: 429, Header: http.Header{"retry-after": {"3"}, "x-ratelimit-limit": {"3600"}, "x-ratelimit-remaining": {"0"}, "x-ratelimit-reset": {"41"}}},
 			3, map[string]any{"limit": 3600, "remaining": 0, "resetSeconds": 41}},
-		{"ietf names", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Ratelimit-Limit": {"20"}, "Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"30"}}},
+		{"ietf names", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: http.Header{"Ratelimit-Limit": {"20"}, "Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"30"}}},
 			30, map[string]any{"limit": 20, "remaining": 0, "resetSeconds": 30}},
-		{"fraction rounds up", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"1.2"}}}, 2, nil},
+		{"fraction rounds up", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"1.2"}}}, 2, nil},
 		// A 429 whose wait cannot be read still says how long: the stated default.
-		{"http-date left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"Wed, 21 Oct 2015 07:28:00 GMT"}}}, "default", nil},
-		{"garbage left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"-5"}, "X-Ratelimit-Limit": {"lots"}}}, "default", nil},
-		{"huge left out", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"99999999999999"}}}, "default", nil},
-		{"bare 429", Facts{Source: SourceAPI, Status: 429, Body: []byte(`{"error":"Too many requests"}`)}, "default", nil},
-		{"rpc 429 with an empty body", Facts{Source: SourceRPC, Status: 429}, "default", nil},
-		{"a 503 gets no default", Facts{Source: SourceAPI, Status: 503}, nil, nil},
-		{"stated wait", Facts{Source: SourceAPI, Status: 429, RetryAfter: intp(4)}, 4, nil},
-		{"header beats stated wait", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"9"}}, RetryAfter: intp(4)}, 9, nil},
-		{"stated wait beats reset", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Ratelimit-Reset": {"30"}}, RetryAfter: intp(4)}, 4, map[string]any{"resetSeconds": 30}},
-		{"negative stated wait ignored", Facts{Source: SourceAPI, Status: 429, RetryAfter: intp(-1)}, "default", nil},
-		{"503 keeps Retry-After", Facts{Source: SourceAPI, Status: 503, Header: http.Header{"Retry-After": {"5"}}, Body: []byte(`{"error":"Request timeout"}`)}, 5, nil},
-		{"rate headers on a 404", Facts{Source: SourceHorizon, Status: 404, Header: http.Header{"X-Ratelimit-Remaining": {"17"}}}, nil, map[string]any{"remaining": 17}},
-		{"nil header", Facts{Source: SourceHorizon, Status: 429, Header: nil}, "default", nil},
+		{"http-date left out", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"Wed, 21 Oct 2015 07:28:00 GMT"}}}, "default", nil},
+		{"garbage left out", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"-5"}, "X-Ratelimit-Limit": {"lots"}}}, "default", nil},
+		{"huge left out", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"99999999999999"}}}, "default", nil},
+		{"bare 429", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Body: []byte(`{"error":"Too many requests"}`)}, "default", nil},
+		{"rpc 429 with an empty body", Facts{Guides: testGuides, Source: SourceRPC, Status: 429}, "default", nil},
+		{"a 503 gets no default", Facts{Guides: testGuides, Source: SourceAPI, Status: 503}, nil, nil},
+		{"stated wait", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, RetryAfter: intp(4)}, 4, nil},
+		{"header beats stated wait", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"9"}}, RetryAfter: intp(4)}, 9, nil},
+		{"stated wait beats reset", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: http.Header{"Ratelimit-Reset": {"30"}}, RetryAfter: intp(4)}, 4, map[string]any{"resetSeconds": 30}},
+		{"negative stated wait ignored", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, RetryAfter: intp(-1)}, "default", nil},
+		{"503 keeps Retry-After", Facts{Guides: testGuides, Source: SourceAPI, Status: 503, Header: http.Header{"Retry-After": {"5"}}, Body: []byte(`{"error":"Request timeout"}`)}, 5, nil},
+		{"rate headers on a 404", Facts{Guides: testGuides, Source: SourceHorizon, Status: 404, Header: http.Header{"X-Ratelimit-Remaining": {"17"}}}, nil, map[string]any{"remaining": 17}},
+		{"nil header", Facts{Guides: testGuides, Source: SourceHorizon, Status: 429, Header: nil}, "default", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -200,7 +200,7 @@ func TestRateLimitAndHeaders(t *testing.T) {
 			}
 		})
 	}
-	got := mapT(t, Facts{Source: SourceHorizon, Status: 429, Body: html, Header: http.Header{"Retry-After": {"12"}}})
+	got := mapT(t, Facts{Guides: testGuides, Source: SourceHorizon, Status: 429, Body: html, Header: http.Header{"Retry-After": {"12"}}})
 	if got.Diagnostic.Detail != "response body is not JSON (status 429)" || !strings.HasSuffix(strings.Split(got.Text, "\n")[1], "HTTP 429") {
 		t.Errorf("HTML 429:\n%s", got.Text)
 	}
@@ -216,7 +216,7 @@ func TestHeaderDeterminism(t *testing.T) {
 		}
 		h["x-ratelimit-limit"] = []string{"10"}
 		h["X-RATELIMIT-LIMIT"] = []string{"20"}
-		got := jsonOf(t, Map(Facts{Source: SourceAPI, Status: 429, Header: h}))
+		got := jsonOf(t, Map(Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: h}))
 		if i == 0 {
 			first = got
 		} else if got != first {
@@ -226,15 +226,15 @@ func TestHeaderDeterminism(t *testing.T) {
 }
 
 func TestTransportWins(t *testing.T) {
-	d := mapT(t, Facts{Source: SourceAPI, Operation: "Browse failed", Transport: TransportNetwork, Status: 200, Detail: "read tcp: connection reset by peer"}).Diagnostic
+	d := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Browse failed", Transport: TransportNetwork, Status: 200, Detail: "read tcp: connection reset by peer"}).Diagnostic
 	if d.Code != CodeNetworkError || d.Detail != "read tcp: connection reset by peer" {
 		t.Errorf("%+v", d)
 	}
-	d = mapT(t, Facts{Source: SourceAPI, Operation: "Browse failed", Transport: TransportTimeout}).Diagnostic
+	d = mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Browse failed", Transport: TransportTimeout}).Diagnostic
 	if d.Code != CodeTimeout || d.Detail != "request timed out" {
 		t.Errorf("%+v", d)
 	}
-	d = mapT(t, Facts{Source: SourceAPI, Transport: TransportNetwork}).Diagnostic
+	d = mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Transport: TransportNetwork}).Diagnostic
 	if d.Operation != "MindVault API request failed" || d.Detail != "connection failed" {
 		t.Errorf("defaults: %+v", d)
 	}
@@ -247,21 +247,21 @@ func TestExplicitOverrides(t *testing.T) {
 		code string
 		cat  Category
 	}{
-		{"code decides category", Facts{Source: SourceX402, Code: CodePriceAboveCap, Detail: "price 12 USDC is above maxPriceUsdc 10"}, CodePriceAboveCap, CategoryPayment},
-		{"code beats status", Facts{Source: SourceAPI, Status: 200, Code: CodeMalformedResponse}, CodeMalformedResponse, CategoryServer},
-		{"code beats transport", Facts{Source: SourceRegistry, Transport: TransportTimeout, Code: CodeContractError}, CodeContractError, CategoryContract},
-		{"category keeps matching code", Facts{Source: SourceAPI, Status: 401, Category: CategoryAuth}, CodeUnauthorized, CategoryAuth},
-		{"category replaces other code", Facts{Source: SourceAPI, Status: 500, Category: CategoryPayment}, CodePaymentRejected, CategoryPayment},
-		{"both explicit", Facts{Source: SourceCredentials, Code: CodeReadOnlyStore, Category: CategoryAuth}, CodeReadOnlyStore, CategoryAuth},
-		{"policy refusal", Facts{Source: SourceRequest, Code: CodeMainnetNotConfirmed, Tool: "mindvault_buy"}, CodeMainnetNotConfirmed, CategoryValidation},
-		{"profile exists", Facts{Source: SourceCredentials, Code: CodeProfileExists}, CodeProfileExists, CategoryConflict},
-		{"profile not allowed", Facts{Source: SourceCredentials, Code: CodeProfileNotAllowed}, CodeProfileNotAllowed, CategoryAuth},
-		{"credentials missing", Facts{Source: SourceCredentials, Code: CodeCredentialsMissing}, CodeCredentialsMissing, CategoryAuth},
-		{"price changed", Facts{Source: SourceX402, Code: CodePriceChanged}, CodePriceChanged, CategoryPayment},
-		{"unsupported", Facts{Source: SourceX402, Code: CodeUnsupportedRequirement}, CodeUnsupportedRequirement, CategoryPayment},
-		{"fees", Facts{Source: SourceX402, Code: CodeFeesNotSponsored}, CodeFeesNotSponsored, CategoryPayment},
-		{"undocumented code ignored", Facts{Source: SourceAPI, Status: 404, Code: "MADE_UP"}, CodeNotFound, CategoryNotFound},
-		{"invalid category ignored", Facts{Source: SourceAPI, Status: 404, Category: "weird"}, CodeNotFound, CategoryNotFound},
+		{"code decides category", Facts{Guides: testGuides, Source: SourceX402, Code: CodePriceAboveCap, Detail: "price 12 USDC is above maxPriceUsdc 10"}, CodePriceAboveCap, CategoryPayment},
+		{"code beats status", Facts{Guides: testGuides, Source: SourceAPI, Status: 200, Code: CodeMalformedResponse}, CodeMalformedResponse, CategoryServer},
+		{"code beats transport", Facts{Guides: testGuides, Source: SourceRegistry, Transport: TransportTimeout, Code: CodeContractError}, CodeContractError, CategoryContract},
+		{"category keeps matching code", Facts{Guides: testGuides, Source: SourceAPI, Status: 401, Category: CategoryAuth}, CodeUnauthorized, CategoryAuth},
+		{"category replaces other code", Facts{Guides: testGuides, Source: SourceAPI, Status: 500, Category: CategoryPayment}, CodePaymentRejected, CategoryPayment},
+		{"both explicit", Facts{Guides: testGuides, Source: SourceCredentials, Code: CodeReadOnlyStore, Category: CategoryAuth}, CodeReadOnlyStore, CategoryAuth},
+		{"policy refusal", Facts{Guides: testGuides, Source: SourceRequest, Code: CodeMainnetNotConfirmed, Tool: "mindvault_buy"}, CodeMainnetNotConfirmed, CategoryValidation},
+		{"profile exists", Facts{Guides: testGuides, Source: SourceCredentials, Code: CodeProfileExists}, CodeProfileExists, CategoryConflict},
+		{"profile not allowed", Facts{Guides: testGuides, Source: SourceCredentials, Code: CodeProfileNotAllowed}, CodeProfileNotAllowed, CategoryAuth},
+		{"credentials missing", Facts{Guides: testGuides, Source: SourceCredentials, Code: CodeCredentialsMissing}, CodeCredentialsMissing, CategoryAuth},
+		{"price changed", Facts{Guides: testGuides, Source: SourceX402, Code: CodePriceChanged}, CodePriceChanged, CategoryPayment},
+		{"unsupported", Facts{Guides: testGuides, Source: SourceX402, Code: CodeUnsupportedRequirement}, CodeUnsupportedRequirement, CategoryPayment},
+		{"fees", Facts{Guides: testGuides, Source: SourceX402, Code: CodeFeesNotSponsored}, CodeFeesNotSponsored, CategoryPayment},
+		{"undocumented code ignored", Facts{Guides: testGuides, Source: SourceAPI, Status: 404, Code: "MADE_UP"}, CodeNotFound, CategoryNotFound},
+		{"invalid category ignored", Facts{Guides: testGuides, Source: SourceAPI, Status: 404, Category: "weird"}, CodeNotFound, CategoryNotFound},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -278,7 +278,7 @@ func TestExplicitOverrides(t *testing.T) {
 
 func TestDetailBounds(t *testing.T) {
 	long := strings.Repeat("漢字", 400) // multi-byte: a byte cut would break UTF-8
-	got := mapT(t, Facts{Source: SourceAPI, Operation: strings.Repeat("Op ", 200), Status: 500, Body: []byte(`{"error":"` + long + `"}`)})
+	got := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: strings.Repeat("Op ", 200), Status: 500, Body: []byte(`{"error":"` + long + `"}`)})
 	d := got.Diagnostic
 	if n := runes(d.Detail); n != MaxDetail || !strings.HasSuffix(d.Detail, "…") {
 		t.Errorf("detail %d runes, ends %q", n, d.Detail[len(d.Detail)-6:])
@@ -290,18 +290,18 @@ func TestDetailBounds(t *testing.T) {
 	big = append(big, `{"error":"`...)
 	big = append(big, strings.Repeat("a", MaxBodyBytes)...)
 	big = append(big, `"}`...)
-	if d := mapT(t, Facts{Source: SourceAPI, Status: 500, Body: big}).Diagnostic; d.Detail != "response body is too large to read (status 500)" {
+	if d := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Status: 500, Body: big}).Diagnostic; d.Detail != "response body is too large to read (status 500)" {
 		t.Errorf("huge body: %q", d.Detail)
 	}
 	deep := strings.Repeat(`{"error":`, 5000) + `"deep"` + strings.Repeat(`}`, 5000)
-	if d := mapT(t, Facts{Source: SourceAPI, Status: 500, Body: []byte(deep)}).Diagnostic; d.Code != CodeServerError {
+	if d := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Status: 500, Body: []byte(deep)}).Diagnostic; d.Code != CodeServerError {
 		t.Errorf("deep body: %+v", d)
 	}
 	deepArr := `{"error":` + strings.Repeat(`[`, 100) + `"x"` + strings.Repeat(`]`, 100) + `}`
-	if d := mapT(t, Facts{Source: SourceAPI, Status: 500, Body: []byte(deepArr)}).Diagnostic; d.Detail != "server error" {
+	if d := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Status: 500, Body: []byte(deepArr)}).Diagnostic; d.Detail != "server error" {
 		t.Errorf("deep array beyond the bound must be skipped: %q", d.Detail)
 	}
-	if d := mapT(t, Facts{Source: SourceAPI, Status: 500, Operation: " \n\t "}).Diagnostic; d.Operation != "MindVault API request failed" {
+	if d := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Status: 500, Operation: " \n\t "}).Diagnostic; d.Operation != "MindVault API request failed" {
 		t.Errorf("blank operation: %q", d.Operation)
 	}
 }
@@ -316,7 +316,7 @@ func TestDiagnosticJSONShape(t *testing.T) {
 	if got != want {
 		t.Errorf("json\n%s\nwant\n%s", got, want)
 	}
-	full := Map(Facts{Source: SourceX402, Operation: "Buy failed [402]", Status: 402, Code: CodeInsufficientUSDC, Upstream: Upstream{X402Reason: "insufficient_funds"},
+	full := Map(Facts{Guides: testGuides, Source: SourceX402, Operation: "Buy failed [402]", Status: 402, Code: CodeInsufficientUSDC, Upstream: Upstream{X402Reason: "insufficient_funds"},
 		Header: http.Header{"Retry-After": {"3"}}, ExecutionStarted: true, TxHash: testTxHash, PaymentExpiresAt: "2026-01-01T00:00:00Z", StateChanged: StateUnknown})
 	keys := sortedKeys(mustObject(t, jsonOf(t, full.Diagnostic)))
 	want2 := []string{"category", "code", "detail", "executionStarted", "next", "operation", "paymentExpiresAt", "retry", "retryAfterSeconds", "source", "stateChanged", "status", "txHash", "upstream", "version"}
@@ -330,13 +330,13 @@ func intp(n int) *int { return &n }
 // TestServerFailureIsNotCalledATimeout: line 1 agrees with line 2; a 503 whose body says
 // "Request timeout" (the API's own middleware) is a server failure, not described as a timeout.
 func TestServerFailureIsNotCalledATimeout(t *testing.T) {
-	got := mapT(t, Facts{Source: SourceAPI, Operation: "Browse failed", Status: 503, UpstreamDetail: "Request timeout"})
+	got := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Browse failed", Status: 503, UpstreamDetail: "Request timeout"})
 	line1, _, _ := strings.Cut(got.Text, "\n")
 	if got.Diagnostic.Category != string(CategoryServer) || strings.Contains(strings.ToLower(line1), "timeout") ||
 		!strings.Contains(line1, "MindVault API is unavailable (HTTP 503)") {
 		t.Fatalf("503 Request timeout: %q (%s)", line1, got.Diagnostic.Category)
 	}
-	if got := mapT(t, Facts{Source: SourceAPI, Operation: "Browse failed", Status: 504, UpstreamDetail: "Gateway timeout"}); got.Diagnostic.Category != string(CategoryTimeout) {
+	if got := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Browse failed", Status: 504, UpstreamDetail: "Gateway timeout"}); got.Diagnostic.Category != string(CategoryTimeout) {
 		t.Fatalf("a 504 is a timeout: %s", got.Diagnostic.Category)
 	}
 }

@@ -52,7 +52,7 @@ func TestStatusTable(t *testing.T) {
 	for _, src := range Sources() {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/%d", src, c.status), func(t *testing.T) {
-				got := mapT(t, Facts{Source: src, Operation: "Op failed", Status: c.status})
+				got := mapT(t, Facts{Guides: testGuides, Source: src, Operation: "Op failed", Status: c.status})
 				d := got.Diagnostic
 				code := c.code // the same for every source: a client refines what a status means for its service
 				if d.Category != string(c.cat) || d.Code != code || d.Retry != string(c.retry) {
@@ -75,7 +75,7 @@ func TestStatusTable(t *testing.T) {
 
 func TestStatusOutOfRangeIsAbsent(t *testing.T) {
 	for _, s := range []int{-1, 1, 99, 1000, 1 << 30} {
-		got := mapT(t, Facts{Source: SourceAPI, Operation: "Op failed", Status: s})
+		got := mapT(t, Facts{Guides: testGuides, Source: SourceAPI, Operation: "Op failed", Status: s})
 		if got.Diagnostic.Status != 0 || strings.Contains(got.Text, "HTTP") || got.Diagnostic.Code != CodeUnknown {
 			t.Errorf("status %d: %+v\n%s", s, got.Diagnostic, got.Text)
 		}
@@ -108,7 +108,7 @@ func TestSourceLabels(t *testing.T) {
 		if w.src.Label() != w.label {
 			t.Errorf("%s.Label() = %q, want %q", w.src, w.src.Label(), w.label)
 		}
-		f := mapT(t, Facts{Source: w.src, Operation: "X failed", Status: 500})
+		f := mapT(t, Facts{Guides: testGuides, Source: w.src, Operation: "X failed", Status: 500})
 		if !strings.HasPrefix(strings.Split(f.Text, "\n")[1], "Source: "+w.label+" · Category: server") {
 			t.Errorf("line 2 for %s: %s", w.src, f.Text)
 		}
@@ -118,7 +118,7 @@ func TestSourceLabels(t *testing.T) {
 		t.Error("Sources() exposes its backing array")
 	}
 	for _, s := range []Source{"", "soroban", "API"} {
-		f := mapT(t, Facts{Source: s, Operation: "X failed", Status: 500})
+		f := mapT(t, Facts{Guides: testGuides, Source: s, Operation: "X failed", Status: 500})
 		if f.Diagnostic.Source != string(SourceRequest) {
 			t.Errorf("unknown source %q mapped to %q", s, f.Diagnostic.Source)
 		}
@@ -144,46 +144,46 @@ func TestCategoryNext(t *testing.T) {
 		next  string
 		retry Retry
 	}{
-		{"network", Facts{Source: SourceHorizon, Category: CategoryNetwork},
+		{"network", Facts{Guides: testGuides, Source: SourceHorizon, Category: CategoryNetwork},
 			"Check connectivity to Horizon and retry; reads were already retried automatically.", RetrySafe},
-		{"network api", Facts{Source: SourceAPI, Transport: TransportNetwork},
+		{"network api", Facts{Guides: testGuides, Source: SourceAPI, Transport: TransportNetwork},
 			"Check connectivity to MindVault API and retry; reads were already retried automatically.", RetrySafe},
 		// The transport names the setting that bounds each service's calls; Map only repeats it.
-		{"timeout api", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS"},
+		{"timeout api", Facts{Guides: testGuides, Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS"},
 			"Retry in a moment; if it keeps timing out, ask the operator to raise MINDVAULT_HTTP_TIMEOUT_MS.", RetrySafe},
-		{"timeout horizon", Facts{Source: SourceHorizon, Status: 504, TimeoutVar: "MINDVAULT_HORIZON_TIMEOUT_MS"},
+		{"timeout horizon", Facts{Guides: testGuides, Source: SourceHorizon, Status: 504, TimeoutVar: "MINDVAULT_HORIZON_TIMEOUT_MS"},
 			"Retry in a moment; if it keeps timing out, ask the operator to raise MINDVAULT_HORIZON_TIMEOUT_MS.", RetrySafe},
-		{"timeout without a known setting", Facts{Source: SourceCredentials, Transport: TransportTimeout},
+		{"timeout without a known setting", Facts{Guides: testGuides, Source: SourceCredentials, Transport: TransportTimeout},
 			"Retry in a moment; if it keeps timing out, the service is slow or down.", RetrySafe},
-		{"timeout bad var ignored", Facts{Source: SourceHorizon, Transport: TransportTimeout, TimeoutVar: "rm -rf /"},
+		{"timeout bad var ignored", Facts{Guides: testGuides, Source: SourceHorizon, Transport: TransportTimeout, TimeoutVar: "rm -rf /"},
 			"Retry in a moment; if it keeps timing out, the service is slow or down.", RetrySafe},
-		{"payment", Facts{Source: SourceX402, Status: 402},
+		{"payment", Facts{Guides: testGuides, Source: SourceX402, Status: 402},
 			"Check the wallet with mindvault_wallet_info and fund it with USDC, then retry.", RetryAfterAction},
-		{"validation with tool", Facts{Source: SourceAPI, Status: 400, Tool: "mindvault_browse"},
+		{"validation with tool", Facts{Guides: testGuides, Source: SourceAPI, Status: 400, Tool: "mindvault_browse"},
 			"Correct the invalid arguments and call mindvault_browse again.", RetryAfterCorrection},
-		{"validation with allowed", Facts{Source: SourceAPI, Status: 422, Tool: "mindvault_browse", AllowedArgs: []string{"query", "limit", "query", "bad name"}},
+		{"validation with allowed", Facts{Guides: testGuides, Source: SourceAPI, Status: 422, Tool: "mindvault_browse", AllowedArgs: []string{"query", "limit", "query", "bad name"}},
 			"Correct the invalid arguments and call mindvault_browse again (allowed arguments: query, limit).", RetryAfterCorrection},
-		{"validation without tool", Facts{Source: SourceAPI, Status: 400},
+		{"validation without tool", Facts{Guides: testGuides, Source: SourceAPI, Status: 400},
 			"Correct the invalid arguments and call the tool again.", RetryAfterCorrection},
-		{"auth", Facts{Source: SourceAPI, Status: 401},
+		{"auth", Facts{Guides: testGuides, Source: SourceAPI, Status: 401},
 			"Ask the operator to check this endpoint's access to the MindVault API: it refused the request.", RetryAfterAction},
-		{"not_found", Facts{Source: SourceAPI, Status: 404},
+		{"not_found", Facts{Guides: testGuides, Source: SourceAPI, Status: 404},
 			"Confirm the id with mindvault_browse or mindvault_search, then retry with it.", RetryAfterCorrection},
-		{"conflict", Facts{Source: SourceAPI, Status: 409},
+		{"conflict", Facts{Guides: testGuides, Source: SourceAPI, Status: 409},
 			"Check the current state before calling the tool again: the service says the request conflicts with it.", RetryNo},
-		{"rate_limit known", Facts{Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"7"}}},
+		{"rate_limit known", Facts{Guides: testGuides, Source: SourceAPI, Status: 429, Header: http.Header{"Retry-After": {"7"}}},
 			"Wait 7 s, then retry.", RetryAfterWait},
-		{"rate_limit unknown", Facts{Source: SourceAPI, Status: 429},
+		{"rate_limit unknown", Facts{Guides: testGuides, Source: SourceAPI, Status: 429},
 			"Wait 5 s (the service did not say how long), then retry.", RetryAfterWait},
-		{"server", Facts{Source: SourceAPI, Status: 502},
+		{"server", Facts{Guides: testGuides, Source: SourceAPI, Status: 502},
 			"Retry shortly; if it persists the service is down.", RetrySafe},
-		{"contract", Facts{Source: SourceRegistry, Category: CategoryContract},
+		{"contract", Facts{Guides: testGuides, Source: SourceRegistry, Category: CategoryContract},
 			"Verify the contract ID and network with mindvault_registry_info.", RetryAfterAction},
-		{"unknown", Facts{Source: SourceAPI},
+		{"unknown", Facts{Guides: testGuides, Source: SourceAPI},
 			"Retry once; if it persists, report the summary above with the tool name.", RetrySafe},
-		{"unknown with tool", Facts{Source: SourceAPI, Tool: "mindvault_health"},
+		{"unknown with tool", Facts{Guides: testGuides, Source: SourceAPI, Tool: "mindvault_health"},
 			"Retry once; if it persists, report the summary above with the tool name.", RetrySafe},
-		{"explicit Next wins", Facts{Source: SourceAPI, Status: 500, Next: "Resume with mindvault_publish_status\nresourceId abc."},
+		{"explicit Next wins", Facts{Guides: testGuides, Source: SourceAPI, Status: 500, Next: "Resume with mindvault_publish_status\nresourceId abc."},
 			"Resume with mindvault_publish_status resourceId abc.", RetrySafe},
 	}
 	seen := map[Category]bool{}
@@ -227,7 +227,7 @@ func TestCodeNext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.code+"/"+c.tool, func(t *testing.T) {
-			got := mapT(t, Facts{Source: SourceRequest, Operation: "Op failed", Tool: c.tool, Code: c.code, Detail: "refused"})
+			got := mapT(t, Facts{Guides: testGuides, Source: SourceRequest, Operation: "Op failed", Tool: c.tool, Code: c.code, Detail: "refused"})
 			d := got.Diagnostic
 			if d.Next != c.next {
 				t.Errorf("Next = %q\nwant   %q", d.Next, c.next)
@@ -250,27 +250,27 @@ func TestStateRules(t *testing.T) {
 		txHash  string
 		expires string
 	}{
-		{"timeout read", Facts{Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS", ExecutionStarted: true},
+		{"timeout read", Facts{Guides: testGuides, Source: SourceAPI, Transport: TransportTimeout, TimeoutVar: "MINDVAULT_HTTP_TIMEOUT_MS", ExecutionStarted: true},
 			StateNo, RetrySafe, "Retry in a moment; if it keeps timing out, ask the operator to raise MINDVAULT_HTTP_TIMEOUT_MS.", "", ""},
-		{"write timeout with hash", Facts{Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, TxHash: hashUpper},
+		{"write timeout with hash", Facts{Guides: testGuides, Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, TxHash: hashUpper},
 			StateUnknown, RetryNo, "Check transaction " + testTxHash + " with mindvault_tx_status before retrying: the outcome is unknown.", testTxHash, ""},
-		{"hash implies unknown", Facts{Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, TxHash: "sha256:" + testTxHash},
+		{"hash implies unknown", Facts{Guides: testGuides, Source: SourceRPC, Transport: TransportTimeout, ExecutionStarted: true, TxHash: "sha256:" + testTxHash},
 			StateUnknown, RetryNo, "Check transaction " + testTxHash + " with mindvault_tx_status before retrying: the outcome is unknown.", testTxHash, ""},
-		{"payment timeout", Facts{Source: SourceX402, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, PaymentExpiresAt: "2026-03-01T12:00:00.25+01:00"},
+		{"payment timeout", Facts{Guides: testGuides, Source: SourceX402, Transport: TransportTimeout, ExecutionStarted: true, StateChanged: StateUnknown, PaymentExpiresAt: "2026-03-01T12:00:00.25+01:00"},
 			StateUnknown, RetryNo, "Do not pay again before 2026-03-01T11:00:01Z, when the signed payment expires, and then check the wallet with mindvault_wallet_info: the payment's outcome is unknown.", "", "2026-03-01T11:00:01Z"},
-		{"payment with hash", Facts{Source: SourceX402, Transport: TransportNetwork, ExecutionStarted: true, PaymentExpiresAt: "2026-03-01T11:00:00Z", TxHash: testTxHash},
+		{"payment with hash", Facts{Guides: testGuides, Source: SourceX402, Transport: TransportNetwork, ExecutionStarted: true, PaymentExpiresAt: "2026-03-01T11:00:00Z", TxHash: testTxHash},
 			StateUnknown, RetryNo, "Check transaction " + testTxHash + " with mindvault_tx_status, and do not pay again before 2026-03-01T11:00:00Z: the outcome is unknown.", testTxHash, "2026-03-01T11:00:00Z"},
-		{"unknown without pointers", Facts{Source: SourceAPI, Tool: "mindvault_publish", Transport: TransportNetwork, ExecutionStarted: true, StateChanged: StateUnknown},
+		{"unknown without pointers", Facts{Guides: testGuides, Source: SourceAPI, Tool: "mindvault_publish", Transport: TransportNetwork, ExecutionStarted: true, StateChanged: StateUnknown},
 			StateUnknown, RetryNo, "Check the current state before calling mindvault_publish again, and do not repeat it blindly: the outcome is unknown.", "", ""},
-		{"yes blocks retry", Facts{Source: SourceX402, Status: 500, ExecutionStarted: true, StateChanged: StateYes},
+		{"yes blocks retry", Facts{Guides: testGuides, Source: SourceX402, Status: 500, ExecutionStarted: true, StateChanged: StateYes},
 			StateYes, RetryNo, "Check the current state before calling the tool again: the call changed something before it failed (the detail says what).", "", ""},
-		{"explicit Next wins over unknown", Facts{Source: SourceAPI, Status: 503, StateChanged: StateUnknown, Next: "Call mindvault_publish_status with resourceId r1."},
+		{"explicit Next wins over unknown", Facts{Guides: testGuides, Source: SourceAPI, Status: 503, StateChanged: StateUnknown, Next: "Call mindvault_publish_status with resourceId r1."},
 			StateUnknown, RetryNo, "Call mindvault_publish_status with resourceId r1.", "", ""},
-		{"unrecognised state is cautious", Facts{Source: SourceAPI, Status: 500, StateChanged: "maybe"},
+		{"unrecognised state is cautious", Facts{Guides: testGuides, Source: SourceAPI, Status: 500, StateChanged: "maybe"},
 			StateUnknown, RetryNo, "Check the current state before calling the tool again, and do not repeat it blindly: the outcome is unknown.", "", ""},
-		{"failed tx with known state keeps hash", Facts{Source: SourceRegistry, Code: CodeContractError, StateChanged: StateNo, TxHash: testTxHash},
+		{"failed tx with known state keeps hash", Facts{Guides: testGuides, Source: SourceRegistry, Code: CodeContractError, StateChanged: StateNo, TxHash: testTxHash},
 			StateNo, RetryAfterAction, nextContract, testTxHash, ""},
-		{"unparseable expiry kept cleaned", Facts{Source: SourceX402, Transport: TransportTimeout, PaymentExpiresAt: "ledger\n12345"},
+		{"unparseable expiry kept cleaned", Facts{Guides: testGuides, Source: SourceX402, Transport: TransportTimeout, PaymentExpiresAt: "ledger\n12345"},
 			StateUnknown, RetryNo, "Do not pay again before ledger 12345, when the signed payment expires, and then check the wallet with mindvault_wallet_info: the payment's outcome is unknown.", "", "ledger 12345"},
 	}
 	for _, c := range cases {
@@ -300,21 +300,21 @@ func TestAdviceUsesFacts(t *testing.T) {
 		f    Facts
 		next string
 	}{
-		{"price above the contract maximum", Facts{Tool: "mindvault_set_price", Code: CodeContractInvalidInput, Upstream: Upstream{ContractError: 17, ContractErrorName: "PriceExceedsMax"}},
+		{"price above the contract maximum", Facts{Guides: testGuides, Tool: "mindvault_set_price", Code: CodeContractInvalidInput, Upstream: Upstream{ContractError: 17, ContractErrorName: "PriceExceedsMax"}},
 			"Pass a price of at most 100000000000 USDC (the contract's maximum, 10^18 units) and call mindvault_set_price again."},
-		{"other input error named", Facts{Tool: "mindvault_set_tags", Code: CodeContractInvalidInput, Upstream: Upstream{ContractError: 5, ContractErrorName: "InvalidTag"}},
+		{"other input error named", Facts{Guides: testGuides, Tool: "mindvault_set_tags", Code: CodeContractInvalidInput, Upstream: Upstream{ContractError: 5, ContractErrorName: "InvalidTag"}},
 			"Correct the argument the contract rejected (InvalidTag) and call mindvault_set_tags again."},
-		{"creator known", Facts{Tool: "mindvault_set_price", Code: CodeContractUnauthorized, Advice: Advice{Creator: testAccount}},
+		{"creator known", Facts{Guides: testGuides, Tool: "mindvault_set_price", Code: CodeContractUnauthorized, Advice: Advice{Creator: testAccount}},
 			"Pass the profile whose wallet is " + testAccount + ", the resource's creator (the wallet that registered it; mindvault_list_profiles shows each profile's address), then call mindvault_set_price again."},
-		{"creator unknown", Facts{Tool: "mindvault_set_price", Code: CodeContractUnauthorized},
+		{"creator unknown", Facts{Guides: testGuides, Tool: "mindvault_set_price", Code: CodeContractUnauthorized},
 			"Pass the profile of the resource's creator, the wallet that registered it (check it with mindvault_registry_lookup), then call mindvault_set_price again."},
-		{"creator not an account", Facts{Tool: "mindvault_set_price", Code: CodeContractUnauthorized, Advice: Advice{Creator: testSeed}},
+		{"creator not an account", Facts{Guides: testGuides, Tool: "mindvault_set_price", Code: CodeContractUnauthorized, Advice: Advice{Creator: testSeed}},
 			"Pass the profile of the resource's creator, the wallet that registered it (check it with mindvault_registry_lookup), then call mindvault_set_price again."},
-		{"funding page known", Facts{Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "https://faucet.example.org/?address=" + testAccount}},
+		{"funding page known", Facts{Guides: testGuides, Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "https://faucet.example.org/?address=" + testAccount}},
 			"Fund the wallet with USDC at https://faucet.example.org/?address=" + testAccount + " (mindvault_wallet_info shows its balance), then call mindvault_buy again."},
-		{"funding page not a web URL", Facts{Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "javascript:alert(1)"}},
+		{"funding page not a web URL", Facts{Guides: testGuides, Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "javascript:alert(1)"}},
 			"Fund the wallet with USDC (mindvault_wallet_info shows its balance), then call mindvault_buy again."},
-		{"funding page carrying a secret", Facts{Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "https://faucet.example.org/?key=" + testSeed}},
+		{"funding page carrying a secret", Facts{Guides: testGuides, Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "https://faucet.example.org/?key=" + testSeed}},
 			"Fund the wallet with USDC (mindvault_wallet_info shows its balance), then call mindvault_buy again."},
 	}
 	for _, c := range cases {

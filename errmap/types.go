@@ -152,9 +152,10 @@ type Issue struct {
 // a JSON-RPC error object, a MindVault API body) and hands over the code, a detail and the
 // value-free Upstream facts. Only a body nobody read stays raw in Body, for the generic reader.
 type Facts struct {
-	Source    Source // which service; empty or unknown is treated as SourceRequest
-	Operation string // line-1 label (the endpoint's own), e.g. "Browse failed", "Buy failed [402]"
-	Tool      string // tool name: the Next line is chosen per code and per tool, as the tool's Guide declares
+	Source    Source  // which service; empty or unknown is treated as SourceRequest
+	Operation string  // line-1 label (the endpoint's own), e.g. "Browse failed", "Buy failed [402]"
+	Tool      string  // tool name: the Next line is chosen per code and per tool, as the tool's Guide declares
+	Guides    *Guides // every tool's Guide (nil: none, the shared sentences name no tool)
 
 	Status     int         // HTTP status, 0 when none
 	Header     http.Header // response headers (Retry-After, X-RateLimit-*, RateLimit-*)
@@ -180,6 +181,7 @@ type Facts struct {
 	TxHash           string      // hash of a sent transaction whose outcome the failure reports
 	PaymentExpiresAt string      // RFC 3339 expiry of a signed payment sent with unknown outcome
 	NextAction       *NextAction // the recovery step as a tool call; dropped unless every part is valid
+	LookUpTx         bool        // without NextAction: look TxHash up with the RoleTxStatus tool (MarkPending)
 	Needs            Needs       // who must act, when the tool knows better than the code's default
 	Budget           *Budget     // a daily budget's figures, for BUDGET_EXCEEDED
 	Secrets          []string    // exact secret values of this call, redacted on top of the process-wide registry

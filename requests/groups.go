@@ -33,8 +33,8 @@ type Creator struct {
 	Confirm
 }
 
-// Signer implements RegistryWrite.
-func (c *Creator) Signer() *string { return c.Profile }
+// ActingProfile implements Acting.
+func (c *Creator) ActingProfile() *string { return c.Profile }
 
 // MainnetConfirmer is a request that carries confirmMainnet: the tool that takes it declares
 // a mainnet policy, which reads the confirmation here.
@@ -48,5 +48,9 @@ type DryRunner interface{ DryRunRequested() bool }
 // resource and the profile that signs.
 type RegistryWrite interface {
 	Resource() string
-	Signer() *string
+	Acting
 }
+
+// Acting is a state-changing request that names the credential profile it acts for; nil is
+// the configured default. A confirmation binds that profile without re-encoding the request.
+type Acting interface{ ActingProfile() *string }

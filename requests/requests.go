@@ -1,15 +1,9 @@
-// Package requests holds one typed request struct per tool: the request models.
-//
-// Tags are the single source of truth for each argument (see package validate): `json` is
-// its name, `validate` its rules (including docs/tools.md "Shared argument shapes": resourceid,
-// profile, usdc, usdcpos, gaccount, txhash, metaptr, tag, httpurl), `jsonschema_description`
-// what an agent reads. A USDC amount (usdc, usdcpos) is a string field that also takes a JSON
-// number, read exactly; its description says "at most 7 decimals", which the schema's number
-// form cannot. Optional arguments are pointers (or carry a jsonschema default), so
-// "absent" and "zero" never mix. Arguments several requests share word for word are declared
-// once, as embedded groups (groups.go), which also expose what the tools' declared policies
-// read: the mainnet confirmation (MainnetConfirmer), the dry run (DryRunner) and the target
-// of a vault-registry write (RegistryWrite).
+// Package requests holds one typed request struct per tool, the request models. Their tags are the
+// single source of truth of each argument (`json` its name, `validate` its rules,
+// `jsonschema_description` what an agent reads), from which package validate decodes and
+// internal/gen/schemagen advertises; optional arguments are pointers, so absent and zero never mix,
+// and arguments several requests share are embedded groups
+// (docs/tools.md "Shared argument shapes").
 package requests
 
 // NetworkProfile is mindvault_network_profile: no arguments.
@@ -240,3 +234,18 @@ func (s *SetupWallet) MainnetConfirmed() bool { return s.ConfirmMainnet }
 
 // ListProfiles is mindvault_list_profiles: no arguments.
 type ListProfiles struct{}
+
+// ActingProfile implements Acting.
+func (r *Buy) ActingProfile() *string { return r.Profile }
+
+// ActingProfile implements Acting.
+func (r *Publish) ActingProfile() *string { return r.Profile }
+
+// ActingProfile implements Acting.
+func (r *Register) ActingProfile() *string { return r.Profile }
+
+// ActingProfile implements Acting.
+func (r *RegisterOnchain) ActingProfile() *string { return r.Profile }
+
+// ActingProfile implements Acting.
+func (r *SetupWallet) ActingProfile() *string { return &r.Profile }

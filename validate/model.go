@@ -1,33 +1,9 @@
-// Package validate is the one validation boundary between a tool call's JSON arguments and the
-// tool's typed request struct.
-//
-// A request struct's tags are the single source of truth: `json` names the argument,
-// `validate` (go-playground/validator/v10) holds every rule, `jsonschema_description` and the
-// `jsonschema:"default=..."` option document it. The advertised inputSchema is reflected by
-// invopop/jsonschema and then completed from the same `validate` tags (required, lengths,
-// ranges, enums, docs/tools.md "Shared argument shapes"), so what is advertised is what is
-// accepted. That happens at build time, in internal/gen/schemagen, from what a Model exposes
-// (Arguments, Shape): this package does no schema reflection, so a process that starts
-// spends no time on it and the deployed binary carries no schema reflector. At run time it
-// compiles each request model when its tool is registered (refusing any rule it could not
-// advertise) and runs validator on every call.
-//
-// A request may embed exported structs: groups of arguments that several requests share
-// (a resource id and its on-chain rule, a signing profile with its mainnet confirmation). Their
-// fields are arguments of the request, in the place the group is embedded, just as
-// encoding/json and the schema reflector flatten them; a group's cross-field rule
-// (CrossCheck) is promoted to the request unless the request declares its own.
-//
-// Decoding is strict: unknown arguments, wrong JSON types, missing required arguments,
-// rule violations and cross-field rules all come back as issues with JSON-pointer paths and
-// rule names — never the rejected value. Strings are trimmed before any check; an empty or
-// all-space string is rejected even where the argument is optional. JSON null is a wrong
-// type (the schemas do not advertise null), and numbers must be integral where an integer is
-// advertised (20.0 is accepted as 20). A USDC amount (the usdc and usdcpos shapes) is a string
-// or a number: a number is read exactly from its literal text, never through a float64, and
-// stored as the plain decimal it writes (0.1 is "0.1", 5e-7 is "0.0000005", 2.50 is "2.5"),
-// which the string rules then check; a number whose value has more than 7 decimal places is
-// refused, not rounded.
+// Package validate is the one boundary between a tool call's JSON arguments and the tool's typed
+// request struct: it decodes strictly, runs the go-playground/validator rules of the request's
+// tags, and reports every problem as an issue with a JSON-pointer path and a rule name, never the
+// rejected value. The same tags generate the advertised inputSchema at build time
+// (internal/gen/schemagen), so what is advertised is what is accepted; the rules are
+// docs/tools.md "Shared argument shapes".
 package validate
 
 import (
@@ -136,7 +112,10 @@ func checkRule(name, param string) error {
 	return nil
 }
 
-// Model is the compiled validation boundary of one request type.
+// Model is the compiled validation boundary of one request type, compiled when its tool is
+// registered (refusing any rule it could not advertise). A request may embed exported structs,
+// groups of arguments several requests share: their fields are arguments of the request in the
+// place the group is embedded, as encoding/json and the schema reflector flatten them.
 type Model struct {
 	typ    reflect.Type
 	fields []*field
@@ -144,7 +123,8 @@ type Model struct {
 }
 
 // CrossChecker is implemented by request structs with rules that span fields (min ≤ max, at
-// least one criterion). It runs only when every field is individually valid.
+// least one criterion). It runs only when every field is individually valid. An embedded
+// group's CrossCheck is promoted to the request unless the request declares its own.
 type CrossChecker interface {
 	CrossCheck() []Issue
 }

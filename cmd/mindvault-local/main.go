@@ -1,11 +1,8 @@
-// Command mindvault-local is the local build of the endpoint (`make run`): the same handler
-// as the Lambda binary, served over plain HTTP on MINDVAULT_ADDR, plus the offline sandbox
-// network (STELLAR_NETWORK=sandbox), whose simulators it starts on loopback before the
-// endpoint (package local).
-//
-// With -sandbox it serves the simulators alone (`make sandbox`) and prints the environment
-// that points the Lambda binary, configured for testnet, at them: `make invoke SANDBOX=1`
-// and any other run of the real bootstrap can then work offline.
+// Command mindvault-local is the local build of the endpoint (`make run`): the handler of the
+// Lambda binary served over plain HTTP on MINDVAULT_ADDR, plus the offline sandbox network
+// (STELLAR_NETWORK=sandbox), whose simulators it starts on loopback first (package local). With
+// -sandbox it serves the simulators alone (`make sandbox`) and prints the environment that points
+// the Lambda binary, configured for testnet, at them, so the real bootstrap can work offline too.
 package main
 
 import (

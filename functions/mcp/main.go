@@ -1,11 +1,8 @@
-// Command mcp is the Lambda function's main, the binary that is deployed. Under the Lambda
-// runtime API (set by Lambda and by the Runtime Interface Emulator) it serves Function URL
-// events; otherwise it serves plain HTTP on MINDVAULT_ADDR. Both go through the same handler.
-// It takes no arguments.
-//
-// It serves the public networks only: the offline sandbox and its simulators are linked into
-// the local build (cmd/mindvault-local) and never into this one, and STELLAR_NETWORK=sandbox
-// here is a configuration problem that every authenticated request reports.
+// Command mcp is the deployed Lambda binary and takes no arguments: under the Lambda runtime API
+// (Lambda's, or the emulator's) it serves Function URL events, otherwise plain HTTP on
+// MINDVAULT_ADDR, both through the one handler of package server. It serves the public networks
+// only: the sandbox is linked into cmd/mindvault-local and never into this binary, so
+// STELLAR_NETWORK=sandbox here is a configuration problem that every authenticated request reports.
 package main
 
 import (

@@ -1,15 +1,9 @@
-// Command deploycheck runs the post-deploy checks against any MindVault MCP endpoint, the
-// way a client sees it (`make deploy-check URL=https://…/mcp TOKEN=…`): that the endpoint
-// refuses a request without a token, answers server/discover (or a legacy initialize on a
-// server without the 2026-07-28 revision), lists its tools, reads its network profile, the
-// wallet and its health for free, browses the catalog, and dry-runs a purchase
-// (mindvault_buy with dryRun: every check of a real purchase, nothing signed or sent).
-//
-// It prints one line per check, ✓ or ✗, and under each ✗ a hint saying what to do; it exits
-// 1 when a check failed and 2 on a usage error. The bearer token comes from the TOKEN
-// environment variable (never a flag, which other users of the machine could read in the
-// process list); without it the requests go unauthenticated, which only an endpoint running
-// with MINDVAULT_AUTH=none answers.
+// Command deploycheck checks a deployed MindVault MCP endpoint the way a client sees it
+// (`make deploy-check URL=https://…/mcp TOKEN=…`; docs/deploy.md "7. Check the endpoint"): a
+// request without a token is refused, discovery, the tool list and the free tools answer, and a
+// purchase dry-runs. It prints ✓ or ✗ per check with a hint under each ✗ and exits 1 when a check
+// failed, 2 on a usage error. The bearer token comes from TOKEN, never from a flag, which other
+// users of the machine could read in the process list.
 package main
 
 import (

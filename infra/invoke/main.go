@@ -1,23 +1,9 @@
-// Command invoke runs Function URL events through the AWS Lambda Runtime Interface Emulator
-// (RIE) against a built bootstrap: `sam local invoke` without Docker. It compares each
-// response with a golden file (-golden), rewrites the goldens (-update or UPDATE_GOLDEN=1),
-// or prints the responses (-print). The last line is always "N passed, N failed".
-//
-// With -sandbox (make invoke SANDBOX=1) it first starts the sandbox simulators in this process
-// and gives the function the environment that points it at them (testnet settings, every
-// URL and contract id overridden, the funded demo profile in the env store; see package
-// local), so the real bootstrap works offline; MINDVAULT_SANDBOX_FAULTS is their fault plan.
-//
-// RIE crashes when two invokes are in flight, so events go one at a time; it listens on
-// 0.0.0.0 unless told otherwise, so both of its addresses are pinned to 127.0.0.1.
-//
-// With -oauth-tokens FILE it also runs an OAuth issuer on 127.0.0.1 (internal/testissuer),
-// points the function at it (MINDVAULT_AUTH=oauth, MINDVAULT_OAUTH_ISSUER) and replaces each
-// {{oauth:NAME}} in an event with a token minted from FILE's NAME just before the event is
-// sent: tokens cannot be stored in events, since the issuer's port and keys change every run.
-// Afterwards the function's log must contain none of the tokens, and with -oauth-jwks-fetches
-// N the issuer must have served its key set exactly N times (1: the keys were cached across
-// the warm invocations).
+// Command invoke runs Function URL events through the AWS Lambda Runtime Interface Emulator against
+// a built bootstrap, `sam local invoke` without Docker: it compares each response with its golden
+// (-golden), rewrites the goldens (-update) or prints the responses (-print), and ends with "N
+// passed, N failed". -sandbox points the function at simulators started in this process;
+// -oauth-tokens runs a loopback OAuth issuer and mints the {{oauth:NAME}} tokens of the events just
+// before each is sent (docs/operations.md "Lambda events and the emulator").
 package main
 
 import (
@@ -298,7 +284,8 @@ func orphanGoldens(dir string, events []string) []string {
 	return out
 }
 
-// startIssuer starts the loopback issuer of an -oauth-tokens run. Tokens are minted for the
+// startIssuer starts the loopback issuer of an -oauth-tokens run (tokens cannot be stored in
+// events, since the issuer's port and keys change every run). Tokens are minted for the
 // audience the function checks: MINDVAULT_OAUTH_AUDIENCE, else MINDVAULT_RESOURCE_URL, as
 // given with -env.
 func startIssuer(o options) (*oauthRun, error) {
@@ -344,7 +331,8 @@ func (r *oauthRun) check(logPath string, jwksFetches int) []result {
 	return out
 }
 
-// emulator is a running RIE process.
+// emulator is a running RIE process. RIE crashes when two invokes are in flight, so events
+// go to it one at a time.
 type emulator struct {
 	once    sync.Once
 	stopped chan struct{}
@@ -425,6 +413,8 @@ func startEmulator(ctx context.Context, o options, dir, logPath string) (*emulat
 	return nil, lastErr
 }
 
+// startOnce starts RIE on two free loopback ports: it listens on 0.0.0.0 unless told
+// otherwise, so both of its addresses (the Invoke API and the runtime API) are pinned.
 func startOnce(ctx context.Context, rie, bootstrap, dir string, extraEnv []string, logFile *os.File) (*emulator, error) {
 	emuAddr, err := freePort()
 	if err != nil {

@@ -1,39 +1,16 @@
-// Package auth is the endpoint's inbound authentication: an http middleware with three modes,
-// plus the RFC 9728 protected-resource metadata documents, which are public.
-//
-// Mode "tokens" admits a request only with `Authorization: Bearer <token>` whose SHA-256 is
-// configured, and records which credential profiles that token may use. Responses to refused
-// requests are identical whatever went wrong (no header, a malformed header, an unknown
-// token): HTTP 401, `WWW-Authenticate: Bearer resource_metadata="..."` (or `Bearer
-// realm="mindvault"` without a resource URL) and `{"error":"unauthorized"}`. A malformed header
-// also gets 401 rather than RFC 6750's 400 `invalid_request`, because the 401 challenge is what
-// starts an MCP client's authorization discovery, and because a distinct answer would tell a
-// prober which part of its guess was wrong.
-//
-// Mode "oauth" makes the endpoint an OAuth 2.1 resource server (oauth.go): access tokens are
-// JWTs from one issuer, verified with go-jose against the keys of the issuer's JWKS (jwks.go).
-// A missing token gets the plain 401 challenge; a presented one that does not verify adds
-// error="invalid_token" (RFC 6750 section 3.1), which tells the client to get a new token
-// rather than to start over. Scopes gate tools by kind: a tools/call whose tool needs a scope
-// the token lacks gets 403 with error="insufficient_scope" and that one scope, the step-up
-// challenge of the MCP authorization specification. Everything else a client sends
-// (initialize, ping, tools/list, server/discover, notifications) needs only a valid token,
-// because the list of tools is the same for everyone and a client must be able to list tools
-// before it knows which scopes to ask for. When no signing key could ever be fetched the
-// answer is 503: the endpoint cannot tell a good token from a bad one, and saying 401 would
-// send clients through a pointless new authorization.
-//
-// Tokens, digests and Authorization headers are never logged, and the Authorization header
-// is removed from the request passed on, so nothing downstream can log or forward it either.
+// Package auth is the endpoint's inbound authentication, an http middleware in front of the
+// protocol layer with three modes: static bearer tokens compared by digest, OAuth 2.1 access tokens
+// (JWTs checked against the issuer's keys, with a scope per kind of tool), or none; plus the public
+// RFC 9728 protected-resource metadata. A refusal tells a client only what it needs to authorise
+// again, and the Authorization header is never logged nor passed on
+// (docs/operations.md "Inbound auth").
 package auth
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -135,8 +112,10 @@ type grant struct {
 	profiles      []string
 	all           bool
 	authenticated bool
-	subject       string // the OAuth token's sub; "" in the other modes
-	caller        string // see Caller
+	subject       string      // the OAuth token's sub; "" in the other modes
+	caller        string      // see Caller
+	scopes        []string    // the OAuth token's scopes
+	oauth         *middleware // set in OAuth mode, whose tool calls need their scope (ScopeRefusal)
 }
 
 type grantKey struct{}
@@ -144,7 +123,11 @@ type grantKey struct{}
 // WithAllowed returns ctx carrying the caller's permissions, as the middleware sets them;
 // for in-process callers and tests that bypass the middleware.
 func WithAllowed(ctx context.Context, profiles []string, all, authenticated bool) context.Context {
-	return context.WithValue(ctx, grantKey{}, grant{profiles: slices.Clone(profiles), all: all, authenticated: authenticated})
+	return withGrant(ctx, grant{profiles: slices.Clone(profiles), all: all, authenticated: authenticated})
+}
+
+func withGrant(ctx context.Context, g grant) context.Context {
+	return context.WithValue(ctx, grantKey{}, g)
 }
 
 // Allowed reports the profiles the caller may use: all is true for an unrestricted caller
@@ -176,13 +159,11 @@ func Permits(ctx context.Context, profile string) bool {
 	return g.all || slices.Contains(g.profiles, profile)
 }
 
-// compare is subtle.ConstantTimeCompare; tests count its calls.
-var compare = subtle.ConstantTimeCompare
-
 // match finds the token whose digest is sum. Every configured digest is compared, match or
 // not, and the index is picked with constant-time selection, so the time taken does not
-// depend on which entry (if any) matched.
-func match(tokens []Token, sum [32]byte) (Token, bool) {
+// depend on which entry (if any) matched. compare is subtle.ConstantTimeCompare (tests count
+// its calls).
+func match(tokens []Token, sum [32]byte, compare func(x, y []byte) int) (Token, bool) {
 	found, idx := 0, 0
 	for i := range tokens {
 		eq := compare(sum[:], tokens[i].Digest[:])
@@ -314,7 +295,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	t, ok := match(m.tokens, Digest(token))
+	t, ok := match(m.tokens, Digest(token), subtle.ConstantTimeCompare)
 	if !ok {
 		m.refuse(w, r, "unknown token")
 		return
@@ -375,58 +356,30 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 	if !m.registerToken(w, r, token) {
 		return
 	}
-	need, r := m.requiredScope(r)
-	if need != "" && !slices.Contains(p.scopes, need) {
-		m.forbid(w, r, need)
-		return
-	}
-	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject})
+	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
 }
 
-// requiredScope finds the scope a POST needs by reading its body, then puts the bytes back in
-// front of the rest, so the protocol layer reads exactly what arrived (its own size limit and
-// read errors included). The request returned carries the context the scope's hook chose
-// (what it decoded, for the protocol layer to reuse).
-func (m *middleware) requiredScope(r *http.Request) (string, *http.Request) {
-	if r.Method != http.MethodPost || r.Body == nil || m.cfg.OAuth.RequiredScope == nil {
-		return "", r
+// ScopeRefusal is the answer to a tool call that needs scope (one of Scopes) when the
+// request's OAuth token lacks it: 403 with error="insufficient_scope" naming that one scope,
+// the step-up challenge of the MCP authorization specification. It is nil when the call may
+// proceed: the token holds the scope, scope is "", or the mode has no scopes. The protocol
+// layer asks once it has decoded the call, so the body is read and decoded once.
+func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
+	g, _ := ctx.Value(grantKey{}).(grant)
+	if g.oauth == nil || scope == "" {
+		return nil
 	}
-	limit := m.cfg.OAuth.MaxBodyBytes
-	if limit <= 0 {
-		limit = 1 << 20
+	need := g.oauth.cfg.OAuth.ScopePrefix + scope
+	if slices.Contains(g.scopes, need) {
+		return nil
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	rest := io.Reader(r.Body)
-	if err != nil {
-		rest = errReader{err}
-	}
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), r.Body}
-	if err != nil || int64(len(body)) > limit {
-		return "", r // the protocol layer refuses it (400 or 413) before any tool runs
-	}
-	s, ctx := m.cfg.OAuth.RequiredScope(r, body)
-	if ctx != nil && ctx != r.Context() {
-		r = r.WithContext(ctx)
-	}
-	if s != "" {
-		return m.cfg.OAuth.ScopePrefix + s, r
-	}
-	return "", r
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-type readCloser struct {
-	io.Reader
-	io.Closer
+	return func(w http.ResponseWriter, r *http.Request) { g.oauth.forbid(w, r, need) }
 }
 
 // pass hands the request on with the grant in its context and without its Authorization
 // header (cloned: a handler must not modify the request it was given).
 func (m *middleware) pass(w http.ResponseWriter, r *http.Request, g grant) {
-	r2 := r.Clone(context.WithValue(r.Context(), grantKey{}, g))
+	r2 := r.Clone(withGrant(r.Context(), g))
 	r2.Header.Del("Authorization")
 	m.next.ServeHTTP(w, r2)
 }

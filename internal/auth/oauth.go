@@ -53,15 +53,6 @@ type OAuth struct {
 	// check, for authorization servers that qualify custom scopes (Cognito names them
 	// "<resource server identifier>/<scope>").
 	ScopePrefix string
-	// RequiredScope reads a POST body and returns the scope (one of Scopes) the request needs
-	// besides a valid token, or "" when any valid token may send it. It must decode the body
-	// exactly as the protocol layer will, so both agree on which tool is called. ctx is the
-	// context the request is passed on with: r's, or one carrying what it decoded, so that the
-	// protocol layer does not decode the same bytes a second time.
-	RequiredScope func(r *http.Request, body []byte) (scope string, ctx context.Context)
-	// MaxBodyBytes is the most read from a body to find the tool; a larger body is passed on
-	// unread past that point (the protocol layer refuses it with 413).
-	MaxBodyBytes int64
 	// HTTPClient fetches discovery and JWKS; nil means a client with 5 s timeouts that
 	// follows no redirect.
 	HTTPClient *http.Client

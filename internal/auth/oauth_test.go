@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -38,8 +37,14 @@ type recorder struct {
 	authz    int
 }
 
+// ServeHTTP is the protocol layer's part: a call is refused with ScopeRefusal when the token
+// lacks the scope its body needs, before it counts as handled.
 func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, err := io.ReadAll(r.Body)
+	if refusal := ScopeRefusal(r.Context(), scopeByBody(b)); refusal != nil {
+		refusal(w, r)
+		return
+	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.calls++
@@ -53,17 +58,17 @@ func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, `{"ok":true}`)
 }
 
-// scopeByBody is the RequiredScope of these tests: a body naming "spend" needs the spend
+// scopeByBody is the scope a body needs in these tests: a body naming "spend" needs the spend
 // scope, "write" the write scope, anything else nothing. (The endpoint's real mapping, from
-// the tool registry through the protocol decoder, is tested in package endpoint.)
-func scopeByBody(r *http.Request, body []byte) (string, context.Context) {
+// the tool registry through the protocol decoder, is tested in package server and test/e2e.)
+func scopeByBody(body []byte) string {
 	switch {
 	case strings.Contains(string(body), `"spend"`):
-		return ScopeSpend, r.Context()
+		return ScopeSpend
 	case strings.Contains(string(body), `"write"`):
-		return ScopeWrite, r.Context()
+		return ScopeWrite
 	}
-	return "", r.Context()
+	return ""
 }
 
 type oauthFixture struct {
@@ -84,7 +89,7 @@ func newOAuth(t *testing.T, opts testissuer.Options, tweak func(*Config)) *oauth
 	t.Cleanup(iss.Close)
 	logger, logs := newLogger(slog.LevelDebug)
 	cfg := Config{Mode: ModeOAuth, ResourceURL: resourceURL, OAuth: OAuth{
-		Issuer: iss.URL, Audience: resourceURL, RequiredScope: scopeByBody, MaxBodyBytes: 4096,
+		Issuer: iss.URL, Audience: resourceURL,
 	}}
 	if tweak != nil {
 		tweak(&cfg)
@@ -297,13 +302,13 @@ func TestOAuthScopes(t *testing.T) {
 	}
 }
 
-// TestOAuthBodyPassThrough: the scope check reads at most MaxBodyBytes+1 and hands the
-// protocol layer every byte (an oversized body stays oversized, so the layer's 413 still
-// applies) and the read error when there is one.
+// TestOAuthBodyPassThrough: the middleware never reads the body: the protocol layer gets
+// every byte (an oversized body stays oversized, so the layer's 413 still applies) and the
+// read error when there is one.
 func TestOAuthBodyPassThrough(t *testing.T) {
 	f := newOAuth(t, testissuer.Options{}, nil)
 	tok := f.sign(t, f.iss.Standard("u", resourceURL, "mindvault:read"), testissuer.SignOptions{})
-	big := `{"pad":"` + strings.Repeat("x", 10000) + `","name":"spend"}`
+	big := `{"pad":"` + strings.Repeat("x", 10000) + `","name":"read"}`
 	if w := f.post(tok, big); w.Code != 200 || f.rec.body != big {
 		t.Fatalf("oversized body: HTTP %d, passed on %d of %d bytes", w.Code, len(f.rec.body), len(big))
 	}
@@ -583,24 +588,5 @@ func TestOAuthMisconfiguredFailsClosed(t *testing.T) {
 				t.Fatal("a broken configuration fetched keys")
 			}
 		})
-	}
-}
-
-type hookKey struct{}
-
-// TestOAuthScopeHookContext: the context the scope hook returns (what it decoded) is the one
-// the protected handler sees, so the protocol layer can reuse the decoding instead of decoding
-// the body again.
-func TestOAuthScopeHookContext(t *testing.T) {
-	f := newOAuth(t, testissuer.Options{}, func(c *Config) {
-		c.OAuth.RequiredScope = func(r *http.Request, body []byte) (string, context.Context) {
-			return "", context.WithValue(r.Context(), hookKey{}, string(body))
-		}
-	})
-	var seen any
-	f.m.next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen = r.Context().Value(hookKey{}) })
-	tok := f.sign(t, f.iss.Standard("u", resourceURL, "mindvault:read"), testissuer.SignOptions{})
-	if w := f.post(tok, spendBody); w.Code != 200 || seen != spendBody {
-		t.Fatalf("HTTP %d; the handler saw %v, want the hook's context", w.Code, seen)
 	}
 }

@@ -1,9 +1,7 @@
-// Package config parses the endpoint's environment once per process into one typed value.
-//
-// Every problem is collected (not just the first) and reported by variable name, so an
-// operator fixes a bad deployment in one pass. A configuration with problems is still
-// returned: the endpoint keeps serving and answers every request with a JSON-RPC -32603 that
-// names the variables, instead of crash-looping the Lambda.
+// Package config parses the endpoint's environment once per process into one typed value. It
+// collects every problem by variable name, so an operator fixes a bad deployment in one pass, and
+// still returns the configuration: the endpoint keeps serving and answers each request with a
+// JSON-RPC -32603 naming the variables, instead of crash-looping the Lambda.
 package config
 
 import (

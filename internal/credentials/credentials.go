@@ -1,22 +1,8 @@
-// Package credentials holds the wallet secrets and publisher API keys of named profiles in a
-// store the operator controls; the function itself keeps nothing between invocations.
-//
-// Stores: `env` (one read-only profile from MINDVAULT_AGENT_SECRET / MINDVAULT_API_KEY),
-// `dir:<path>` (one 0600 JSON file per profile; creation is exclusive, so two concurrent
-// creations of one name cannot both win; updates replace the file atomically) and
-// `secretsmanager:<prefix>` (AWS Secrets Manager, added with the identity issue).
-//
-// Creating a profile is a claim: Create is exclusive in every writable store, so a caller
-// that must do something irreversible for a new profile (mindvault_setup_wallet creating an
-// account) creates the profile first, with its secret, and only the winner goes on. A claim
-// whose remote step was refused may be withdrawn only through Discarder, which removes a
-// profile only while it still holds exactly what was written. The dir store supports it;
-// Secrets Manager does not (DeleteSecret is not conditional on the value, a deleted name
-// stays reserved for its recovery window, and the function's IAM role may not delete), so
-// there a refused claim stays and the tool says so.
-//
-// Secrets never leave through this package's errors: failures carry the profile name and
-// the store kind only.
+// Package credentials holds the wallet secrets and publisher API keys of named profiles in a store
+// the operator controls (env, dir:<path> or secretsmanager:<prefix>;
+// docs/operations.md "Credential stores"), because the function itself keeps nothing between
+// invocations. Creating a profile is an exclusive claim (Store.Create), and a failure never carries
+// a secret: only the profile's name and the store's kind.
 package credentials
 
 import (
@@ -82,7 +68,13 @@ type Store interface {
 	Get(ctx context.Context, name string) (Profile, error)
 	// List returns the profile names, sorted.
 	List(ctx context.Context) ([]string, error)
-	// Create stores a new profile; an existing name is PROFILE_EXISTS.
+	// Create stores a new profile; an existing name is PROFILE_EXISTS. It is exclusive in
+	// every writable store, so it is a claim: a caller that must do something irreversible for
+	// a new profile (mindvault_setup_wallet creating an account) creates the profile first,
+	// with its secret, and only the winner goes on. It is exclusive in
+	// every writable store, so it is a claim: a caller that must do something irreversible for
+	// a new profile (mindvault_setup_wallet creating an account) creates the profile first,
+	// with its secret, and only the winner goes on.
 	Create(ctx context.Context, p Profile) error
 	// Update replaces an existing profile.
 	Update(ctx context.Context, p Profile) error
@@ -102,7 +94,11 @@ func ValidName(name string) bool {
 	return profileName.MatchString(name) && alnum.MatchString(name)
 }
 
-// Discarder is a store that can withdraw a profile it created, and only that one.
+// Discarder is a store that can withdraw a profile it created, and only that one: the way
+// back from a claim whose remote step was refused. The dir store has it; Secrets Manager does
+// not (DeleteSecret is not conditional on the value, a deleted name stays reserved for its
+// recovery window, and the function's role may not delete), so there a refused claim stays
+// and the tool says so.
 type Discarder interface {
 	// Discard removes profile p.Name if it still holds exactly p (nothing updated it since it
 	// was created) and reports whether it did; a profile that changed is left in place.

@@ -1,11 +1,9 @@
-// Package ledger keeps the daily spend totals that budgets are checked against: per key (a
-// budget's owner) and UTC day, the sum of the amounts reserved under payment intents.
-//
-// A payment reserves its amount before it pays and releases it if the payment does not happen.
-// Both are idempotent by intent, so a retried call neither counts twice nor frees twice. Every
-// failure to reach the store is an ErrUnavailable: the caller must then refuse to pay (the
-// ledger fails closed). Two backends: Memory, for one process, and Dynamo, shared by every
-// instance of the deployed function (docs/budgets.md "The ledger").
+// Package ledger is the endpoint's durable store of money facts, in memory for one process or in
+// one DynamoDB table every instance shares: the daily spend totals budgets are checked against
+// (docs/budgets.md "The ledger") and the journal of payment intents with each wallet's receipts
+// (docs/once.md "The journal"). Reservations and journal writes are idempotent by intent, and a
+// store that cannot be reached is ErrUnavailable, on which the caller refuses to pay: the ledger
+// fails closed.
 package ledger
 
 import (

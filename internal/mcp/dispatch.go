@@ -231,6 +231,11 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, v *view, 
 		if !s.enabled(v, c.name) {
 			return s.disabledTool(v, c.name) // never "unknown tool": it exists, elsewhere
 		}
+		if s.Admit != nil {
+			if refusal := s.Admit(ctx, c.name); refusal != nil {
+				return outcome{refusal: refusal}
+			}
+		}
 	}
 	return s.safely(ctx, e, func() outcome {
 		if s.CallTimeout > 0 {

@@ -31,19 +31,21 @@ type RoundTrip struct {
 	InputResponses map[string]json.RawMessage
 }
 
-type roundTripKey struct{}
-
 // WithRoundTrip attaches a modern request's round-trip fields; tests use it to call a tool set
 // directly.
 func WithRoundTrip(ctx context.Context, rt RoundTrip) context.Context {
-	return context.WithValue(ctx, roundTripKey{}, rt)
+	st := stateOf(ctx)
+	st.rt = &rt
+	return withState(ctx, st)
 }
 
 // RoundTripOf returns the round-trip fields of the modern tools/call being served; ok is false
 // on the legacy era (and outside a request), where no input may ever be requested.
 func RoundTripOf(ctx context.Context) (rt RoundTrip, ok bool) {
-	rt, ok = ctx.Value(roundTripKey{}).(RoundTrip)
-	return rt, ok
+	if p := stateOf(ctx).rt; p != nil {
+		return *p, true
+	}
+	return RoundTrip{}, false
 }
 
 // InputRequest is one entry of an InputRequiredResult's inputRequests: an embedded request

@@ -8,20 +8,19 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/obs"
 )
 
-type entryKey struct{}
-
 // observe gives each request its correlation id (the invocation's, or a new one) and a
 // downstream trace, and writes its one log line and its metrics once the answer is out. It
 // wraps the guards too, so a refused request is logged like any other.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		e := &entry{id: RequestID(r.Context())}
-		if e.id == "" {
-			e.id = newID()
+		st := stateOf(r.Context())
+		if st.id == "" {
+			st.id = newID()
 		}
-		ctx, trace := obs.WithTrace(WithRequestID(r.Context(), e.id))
-		ctx = context.WithValue(ctx, entryKey{}, e)
+		e := &entry{id: st.id}
+		st.entry = e
+		ctx, trace := obs.WithTrace(withState(r.Context(), st))
 		defer func() {
 			d := time.Since(start)
 			e.calls = trace.Calls()
@@ -34,8 +33,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 
 // requestEntry is the log record observe attached to ctx, or nil.
 func requestEntry(ctx context.Context) *entry {
-	e, _ := ctx.Value(entryKey{}).(*entry)
-	return e
+	return stateOf(ctx).entry
 }
 
 // entryOf is the request's log record; a guard used without observe writes to a throwaway one.

@@ -1,7 +1,7 @@
-// Package protocol serves MCP over JSON-RPC on one POST endpoint: the HTTP rules, the
-// envelope, the two eras (2026-07-28 stateless, and the initialize-based 2025-11-25 /
-// 2025-06-18), method dispatch and the channel table of docs/protocol.md. It keeps no sessions:
-// every request is classified and answered on its own.
+// Package mcp serves MCP over JSON-RPC on one POST endpoint: the HTTP rules, the envelope, the two
+// eras (the stateless 2026-07-28 revision, and the initialize-based 2025-11-25 and 2025-06-18),
+// method dispatch and the channel table of docs/protocol.md. It keeps no sessions: every request is
+// classified and answered on its own.
 package mcp
 
 import (
@@ -54,10 +54,15 @@ type Server struct {
 	Logger *slog.Logger
 	// Metrics receives CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none.
 	Metrics io.Writer
+	// Admit, when set, is asked before a served tool runs whether the request may call it: a
+	// non-nil answer is written instead of any JSON-RPC response (inbound auth's OAuth step-up
+	// 403, auth.ScopeRefusal). It sees the call as decoded here, so the body is decoded once.
+	Admit func(ctx context.Context, tool string) http.HandlerFunc
 	// Caller names the authenticated caller of a request for its log line (the OAuth subject);
 	// nil or "" adds nothing. It must never return a credential.
 	Caller func(context.Context) string
 
+	onDecode func()   // tests: called on every envelope decoding
 	consts   constSet // the answers that never change, encoded on first use
 	narrowed sync.Map // viewKey → *constSet: the same answers for a narrowed surface
 }
@@ -103,8 +108,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	d := decodedFor(ctx, body)
-	req, isResponse, bad := d.req, d.isResponse, d.bad
+	req, isResponse, bad := s.decode(body)
 	if bad != nil {
 		e.status = http.StatusBadRequest
 		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)
@@ -132,6 +136,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e.surface = v.String()
 	out := s.dispatch(ctx, r, req, e, v)
+	if out.refusal != nil {
+		sw := &statusWriter{ResponseWriter: w}
+		out.refusal(sw, r)
+		e.status = sw.status
+		return
+	}
 	if out.constant != nil {
 		e.status = http.StatusOK
 		writeConstant(w, e, req.ID, out.constant)
@@ -152,6 +162,18 @@ type outcome struct {
 	constant *redact.Constant
 	err      *rpcError
 	status   int
+	refusal  http.HandlerFunc // Admit's answer, written as it is
+}
+
+// statusWriter remembers the status an Admit refusal wrote, for the request's log line.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }
 
 func fail(status, code int, msg string, data any) outcome {

@@ -158,20 +158,40 @@ type ToolSet interface {
 	Call(ctx context.Context, name string, args json.RawMessage) (result ToolResult, ok bool)
 }
 
-type ctxKey int
+// reqState is what the protocol layer knows of the request being served, carried in one
+// context value: its correlation id, its log record and, on a modern tools/call, the
+// round-trip fields. Each With* copies it, so a parent context never changes.
+type reqState struct {
+	id    string
+	entry *entry
+	rt    *RoundTrip
+}
 
-const requestIDKey ctxKey = 0
+type stateKey struct{}
+
+// stateOf is a copy of ctx's request state (zero when none).
+func stateOf(ctx context.Context) reqState {
+	if st, ok := ctx.Value(stateKey{}).(*reqState); ok {
+		return *st
+	}
+	return reqState{}
+}
+
+func withState(ctx context.Context, st reqState) context.Context {
+	return context.WithValue(ctx, stateKey{}, &st)
+}
 
 // WithRequestID attaches the correlation id of the current invocation (the Lambda request id
 // under Lambda); the server generates one when none is attached.
 func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey, id)
+	st := stateOf(ctx)
+	st.id = id
+	return withState(ctx, st)
 }
 
 // RequestID returns the correlation id of the current request, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	return stateOf(ctx).id
 }
 
 // PromptMessage is one message of a prompts/get result; the endpoint's prompts send text.

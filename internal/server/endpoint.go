@@ -1,7 +1,7 @@
-// Package endpoint assembles the product: configuration, credential store, downstream
-// clients, tools and the protocol layer into the one http.Handler that both the Lambda entry
-// point and the local server serve. It exists so that tests, benchmarks and the Lambda main
-// build exactly the same thing.
+// Package server assembles the product: configuration, credential store, downstream clients, tools,
+// auth and the protocol layer, into the one http.Handler that both the Lambda binary and the local
+// build serve (Serve runs it as a plain HTTP server). It exists so that tests, benchmarks and the
+// Lambda main build exactly the same thing.
 package server
 
 import (
@@ -137,6 +137,7 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		Logger:               logger,
 		Metrics:              metrics,
 		Caller:               auth.Subject,
+		Admit:                admit(reg),
 	}
 	// Auth comes first, before the protocol layer's observation and HTTP guards
 	// (mcp.Handler lists them in order): a caller that fails it gets the bare 401 and
@@ -148,7 +149,6 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		OAuth: auth.OAuth{
 			Issuer: d.Config.OAuthIssuer, Audience: d.Config.OAuthAudience,
 			ProfilesClaim: d.Config.OAuthProfilesClaim, ScopePrefix: d.Config.OAuthScopePrefix,
-			RequiredScope: requiredScope(reg, srv), MaxBodyBytes: d.Config.MaxBodyBytes,
 		},
 	}, mcp.Handler(srv), logger))
 }

@@ -23,7 +23,7 @@ type AgentStatusOutput struct {
 }
 
 // agentStatus is mindvault_agent_status.
-var agentStatus = serve(Spec[requests.AgentStatus, AgentStatusOutput]{
+var agentStatus = Spec[requests.AgentStatus, AgentStatusOutput]{
 	Name:      "mindvault_agent_status",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Verification agent status",
@@ -45,4 +45,4 @@ var agentStatus = serve(Spec[requests.AgentStatus, AgentStatusOutput]{
 			Verified: a.Stats.Verified.Int(), Rejected: a.Stats.Rejected.Int(), AvgConfidence: a.Stats.AvgConfidence.Ptr(),
 		}, nil
 	},
-})
+}

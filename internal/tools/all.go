@@ -2,33 +2,34 @@ package tools
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// served is every tool this build serves: each tool's file declares its Spec through serve, so
-// adding a tool touches its own file (and the generated definitions, whose list of names is
-// the one checked list of what the build serves: TestAllIsGenerated). All binds each to the
-// Deps; each one's Guide is declared to errmap before the first failure is mapped, so a failure
-// mapped anywhere, before All or without it, gets the tool's advice, and a start that maps
-// none pays for none.
-var served []spec
-
-// serve adds s to the tools this build serves.
-func serve[Req, Out any](s Spec[Req, Out]) Spec[Req, Out] {
-	served = append(served, s)
-	return s
+// served is every tool this build serves, in one list: a new tool's Spec, in its own file, is
+// added here (and to the generated definitions, whose list of names is checked against this
+// one: TestAllIsGenerated).
+func served() []spec {
+	return []spec{agentStatus, browse, search, buy, checkConsistency, health, listProfiles, networkProfile,
+		preview, publish, publishStatus, purchaseHistory, register, registerOnchain, registryInfo, registryList,
+		registryLookup, setPrice, updateMetadata, setListed, setTags, transferOwnership, setupWallet, txStatus,
+		walletInfo}
 }
 
-func init() {
-	errmap.DeclareLater(func() {
-		for _, s := range served {
-			name, g := s.guide()
-			errmap.Declare(name, g)
-		}
-	})
-}
+// Guides is every served tool's Guide (its errmap advice, with the Profile trait its request
+// model implies), built on the first failure mapped, so a start that maps none pays for none.
+func Guides() *errmap.Guides { return guideTable() }
+
+var guideTable = sync.OnceValue(func() *errmap.Guides {
+	byTool := map[string]errmap.Guide{}
+	for _, s := range served() {
+		name, g := s.guide()
+		byTool[name] = g
+	}
+	return errmap.NewGuides(byTool)
+})
 
 // All builds the registry of every tool this build serves, each Spec bound to d. It lists them
 // from their generated definitions and defines them (Define) on the first call of one, so that
@@ -39,8 +40,9 @@ func All(d *Deps) *Registry {
 
 // allTools defines every tool this build serves, each Spec bound to d.
 func allTools(d *Deps) []*Tool {
-	ts := make([]*Tool, len(served))
-	for i, s := range served {
+	specs := served()
+	ts := make([]*Tool, len(specs))
+	for i, s := range specs {
 		ts[i] = s.define(d)
 	}
 	return ts

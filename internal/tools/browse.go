@@ -92,7 +92,7 @@ type CatalogOutput struct {
 }
 
 // browse is mindvault_browse.
-var browse = serve(Spec[requests.Browse, CatalogOutput]{
+var browse = Spec[requests.Browse, CatalogOutput]{
 	Name:      "mindvault_browse",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Browse the catalog",
@@ -105,10 +105,10 @@ var browse = serve(Spec[requests.Browse, CatalogOutput]{
 	Run: func(ctx context.Context, d *Deps, req *requests.Browse) (*CatalogOutput, error) {
 		return catalog(ctx, d, req, false)
 	},
-})
+}
 
 // search is mindvault_search.
-var search = serve(Spec[requests.Search, CatalogOutput]{
+var search = Spec[requests.Search, CatalogOutput]{
 	Name:      "mindvault_search",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Search the catalog",
@@ -121,7 +121,7 @@ var search = serve(Spec[requests.Search, CatalogOutput]{
 	Run: func(ctx context.Context, d *Deps, req *requests.Search) (*CatalogOutput, error) {
 		return catalog(ctx, d, (*requests.Browse)(req), true)
 	},
-})
+}
 
 // catalog sends the server-supported filters, then applies locally what the API cannot
 // (keyword on title+description, the skipped status, tags, listed) and re-applies the order.

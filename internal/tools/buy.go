@@ -102,7 +102,7 @@ const (
 const smallText = 64 << 10
 
 // buy is mindvault_buy.
-var buy = serve(Spec[requests.Buy, BuyOutput]{
+var buy = Spec[requests.Buy, BuyOutput]{
 	Name:      "mindvault_buy",
 	Toolset:   config.ToolsetPayments,
 	Title:     "Buy a resource",
@@ -310,7 +310,7 @@ var buy = serve(Spec[requests.Buy, BuyOutput]{
 		}
 		return out, nil
 	},
-})
+}
 
 // balanceAfter reads the payer's USDC once the settlement is proven, so that the figure is
 // the wallet's and not a subtraction from a balance that concurrent payments may have

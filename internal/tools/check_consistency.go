@@ -32,7 +32,7 @@ type ConsistencyOutput struct {
 }
 
 // checkConsistency is mindvault_check_consistency.
-var checkConsistency = serve(Spec[requests.CheckConsistency, ConsistencyOutput]{
+var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
 	Name:      "mindvault_check_consistency",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Check API vs chain",
@@ -88,7 +88,7 @@ var checkConsistency = serve(Spec[requests.CheckConsistency, ConsistencyOutput]{
 		out.Summary = consistencySummary(out)
 		return out, nil
 	},
-})
+}
 
 // apiPrice normalises the API's decimal price to 7 places so "1.5" equals 15000000 units.
 func apiPrice(p string) string {

@@ -57,7 +57,7 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 		panic("request does not marshal: " + err.Error()) // a bug: becomes -32603
 	}
 	b := confirm.Binding{Tool: tool, ArgsHash: confirm.ArgsHash(tool, canonical), Caller: auth.Caller(ctx),
-		Profile: profileOf(canonical, cfg), Network: string(cfg.Network)}
+		Profile: profileOf(req, cfg), Network: string(cfg.Network)}
 	funded := false
 	if rt.HasRequestState {
 		approved, err := k.Open(rt.RequestState, b)
@@ -74,10 +74,10 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 			case !ok:
 				return ctx, nil, invalidConfirmation("params.inputResponses."+inputKey(approved.Kind), "it is not an elicitation result (action accept, decline or cancel)")
 			case !accepted && approved.Kind == confirm.Funding:
-				res := ErrorResult(errmap.FromError(notFunded(cfg, approved.Payer, action), errmap.Call{Operation: operation, Tool: tool}))
+				res := ErrorResult(errmap.FromError(notFunded(cfg, approved.Payer, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 				return ctx, nil, &res
 			case !accepted:
-				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Operation: operation, Tool: tool}))
+				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 				return ctx, nil, &res
 			case approved.Kind != confirm.Funding:
 				return confirm.WithGate(ctx, confirm.Approved(approved)), nil, nil
@@ -144,7 +144,7 @@ func (h *humanCall) asked(err error, operation, tool string) (mcp.ToolResult, bo
 	}
 	state, err := h.keeper.Seal(h.binding, approval)
 	if err != nil {
-		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Operation: operation, Tool: tool})), true
+		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool})), true
 	}
 	if params["mode"] == "url" {
 		// One id per question, derived from its state: the client may tie a completion to it.
@@ -195,12 +195,9 @@ func readAnswer(raw json.RawMessage, checked bool) (accepted bool, action string
 }
 
 // profileOf is the profile a call acts for: its profile argument, or the default one.
-func profileOf(canonical []byte, cfg *config.Config) string {
-	var p struct {
-		Profile *string `json:"profile"`
-	}
-	if json.Unmarshal(canonical, &p) == nil && p.Profile != nil {
-		return *p.Profile
+func profileOf(req any, cfg *config.Config) string {
+	if a, ok := req.(requests.Acting); ok && a.ActingProfile() != nil {
+		return *a.ActingProfile()
 	}
 	return cfg.DefaultProfile
 }

@@ -158,6 +158,10 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	defines.Add(1)
 	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
 	_, dryRunner := any(new(Req)).(requests.DryRunner)
+	if _, acting := any(new(Req)).(requests.Acting); !acting && s.Mainnet == ConfirmRequired && slices.Contains(validate.For[Req]().Names(), "profile") {
+		// A confirmation would bind the default profile while the call acts for another.
+		panic("tool " + s.Name + ": its request takes a profile but does not implement requests.Acting")
+	}
 	t, c := define(decl{
 		name: s.Name, title: s.Title, description: strings.Join(strings.Fields(s.Description), " "),
 		operation: s.Operation, source: s.Source, hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun,
@@ -287,7 +291,7 @@ func (c *callSpec) invoke(ctx context.Context, keeper *confirm.Keeper, req any, 
 		if c.readOnly {
 			err = readStarted(err)
 		}
-		return ErrorResult(errmap.FromError(err, errmap.Call{
+		return ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
 			Operation: c.operation, Tool: c.name, Source: c.source, Secrets: seen.values(),
 			// The caller went away (not a deadline): whatever the cut-short call looked
 			// like, it is CANCELLED, never a TIMEOUT.

@@ -38,7 +38,7 @@ func TestToolAdvice(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.code+"/"+c.tool, func(t *testing.T) {
-			d := errmap.Map(errmap.Facts{Source: errmap.SourceAPI, Operation: "Op failed", Tool: c.tool, Code: c.code, Detail: "refused"}).Diagnostic
+			d := errmap.Map(errmap.Facts{Guides: Guides(), Source: errmap.SourceAPI, Operation: "Op failed", Tool: c.tool, Code: c.code, Detail: "refused"}).Diagnostic
 			if d.Next != c.next {
 				t.Errorf("Next = %q\nwant   %q", d.Next, c.next)
 			}
@@ -53,12 +53,12 @@ func TestToolAdvice(t *testing.T) {
 // serves; a role nobody plays would silently drop its clause from every Next line.
 func TestEveryRolePlayed(t *testing.T) {
 	var names []string
-	for _, s := range served {
+	for _, s := range served() {
 		name, _ := s.guide()
 		names = append(names, name)
 	}
 	for _, role := range errmap.Roles() {
-		players := errmap.Players(role)
+		players := Guides().Players(role)
 		if len(players) == 0 {
 			t.Errorf("no served tool plays role %s", role)
 		}
@@ -68,7 +68,7 @@ func TestEveryRolePlayed(t *testing.T) {
 			}
 		}
 	}
-	if got := errmap.TxStatusAction("h"); got == nil || got.Tool != txStatus.Name {
+	if got := Guides().TxStatusAction("h"); got == nil || got.Tool != txStatus.Name {
 		t.Errorf("the lookup step is %+v", got)
 	}
 }
@@ -83,7 +83,7 @@ func TestProfileTraitFromRequest(t *testing.T) {
 		"mindvault_setup_wallet", "mindvault_transfer_ownership", "mindvault_update_metadata", "mindvault_wallet_info",
 	}
 	var got []string
-	for _, s := range served {
+	for _, s := range served() {
 		if name, g := s.guide(); g.Profile {
 			got = append(got, name)
 		}

@@ -39,7 +39,7 @@ type HealthOutput struct {
 // because a root document or an echoed setting can look fine while the tools fail: the
 // catalog, a Horizon account read, RPC health and network, a registry_info simulation and,
 // when configured, the sponsored-account service. All run in parallel.
-var health = serve(Spec[requests.Health, HealthOutput]{
+var health = Spec[requests.Health, HealthOutput]{
 	Name:      "mindvault_health",
 	Toolset:   config.ToolsetOps,
 	Title:     "Health",
@@ -79,7 +79,7 @@ var health = serve(Spec[requests.Health, HealthOutput]{
 		}
 		return out, nil
 	},
-})
+}
 
 // probeAPI reads one catalog row: the route browse and search depend on, shape checked.
 func (d *Deps) probeAPI(ctx context.Context) (string, error) {

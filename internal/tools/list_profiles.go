@@ -26,7 +26,7 @@ type ListProfilesOutput struct {
 }
 
 // listProfiles is mindvault_list_profiles.
-var listProfiles = serve(Spec[requests.ListProfiles, ListProfilesOutput]{
+var listProfiles = Spec[requests.ListProfiles, ListProfilesOutput]{
 	Name:      "mindvault_list_profiles",
 	Toolset:   config.ToolsetWallet,
 	Title:     "List profiles",
@@ -56,7 +56,7 @@ var listProfiles = serve(Spec[requests.ListProfiles, ListProfilesOutput]{
 		}
 		return out, nil
 	},
-})
+}
 
 // usableProfiles lists in out the profiles this caller may use; withheld reports that the
 // store holds others, bound to other callers.

@@ -73,7 +73,7 @@ type OverrideEntry struct {
 // networkProfile is mindvault_network_profile: the configuration in effect, from memory only.
 // The local build writes the store it chose into MINDVAULT_CREDENTIALS before the configuration
 // is read, so the store named here is the one mindvault_list_profiles reads.
-var networkProfile = serve(Spec[requests.NetworkProfile, NetworkProfileOutput]{
+var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
 	Name:      "mindvault_network_profile",
 	Toolset:   config.ToolsetOps,
 	Title:     "Network profile",
@@ -87,7 +87,7 @@ var networkProfile = serve(Spec[requests.NetworkProfile, NetworkProfileOutput]{
 	Run: func(_ context.Context, d *Deps, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
 		return describeNetwork(d.Config), nil
 	},
-})
+}
 
 func describeNetwork(c *config.Config) *NetworkProfileOutput {
 	out := &NetworkProfileOutput{

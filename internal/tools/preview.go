@@ -26,7 +26,7 @@ type PreviewOutput struct {
 }
 
 // preview is mindvault_preview.
-var preview = serve(Spec[requests.Preview, PreviewOutput]{
+var preview = Spec[requests.Preview, PreviewOutput]{
 	Name:      "mindvault_preview",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Preview a resource",
@@ -53,4 +53,4 @@ var preview = serve(Spec[requests.Preview, PreviewOutput]{
 		}
 		return out, nil
 	},
-})
+}

@@ -93,7 +93,7 @@ func (r *publishRun) feeAlreadyPaid(id string, e *ledger.Entry) *PublishOutput {
 }
 
 // publish is mindvault_publish.
-var publish = serve(Spec[requests.Publish, PublishOutput]{
+var publish = Spec[requests.Publish, PublishOutput]{
 	Name:      "mindvault_publish",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Publish a resource",
@@ -169,7 +169,7 @@ var publish = serve(Spec[requests.Publish, PublishOutput]{
 		}
 		return out, err
 	},
-})
+}
 
 // publishRun is one mindvault_publish call.
 type publishRun struct {

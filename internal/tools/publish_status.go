@@ -39,7 +39,7 @@ type PublishStatusOutput struct {
 const PollInterval = 2 * time.Second
 
 // publishStatus is mindvault_publish_status.
-var publishStatus = serve(Spec[requests.PublishStatus, PublishStatusOutput]{
+var publishStatus = Spec[requests.PublishStatus, PublishStatusOutput]{
 	Name:      "mindvault_publish_status",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Publish status",
@@ -83,7 +83,7 @@ var publishStatus = serve(Spec[requests.PublishStatus, PublishStatusOutput]{
 			}
 		}
 	},
-})
+}
 
 // What a resource waits for (PublishStatusOutput.WaitingFor).
 const (

@@ -40,7 +40,7 @@ type PurchaseHistoryOutput struct {
 }
 
 // purchaseHistory is mindvault_purchase_history.
-var purchaseHistory = serve(Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
+var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 	Name:      "mindvault_purchase_history",
 	Toolset:   config.ToolsetPayments,
 	Title:     "Purchase history",
@@ -127,7 +127,7 @@ var purchaseHistory = serve(Spec[requests.PurchaseHistory, PurchaseHistoryOutput
 		}
 		return out, nil
 	},
-})
+}
 
 // newestFirst orders purchases by payment time, newest first; entries whose time does not
 // parse keep the API's order after the dated ones.

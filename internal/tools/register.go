@@ -21,7 +21,7 @@ type RegisterOutput struct {
 }
 
 // register is mindvault_register.
-var register = serve(Spec[requests.Register, RegisterOutput]{
+var register = Spec[requests.Register, RegisterOutput]{
 	Name:      "mindvault_register",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Register as publisher",
@@ -93,7 +93,7 @@ var register = serve(Spec[requests.Register, RegisterOutput]{
 		}
 		return &RegisterOutput{PublisherID: pub.ID, Profile: p.Name, WalletAddress: wallet, APIKeyStored: true}, nil
 	},
-})
+}
 
 // alreadyPublisher refuses to register a profile that already holds a publisher API key.
 func alreadyPublisher(profile string) error {

@@ -36,7 +36,7 @@ type RegisterOnchainOutput struct {
 // txcheck, see prepareRegistration): a transaction that does anything but register this id
 // for this wallet at its listed price, or whose sequence, fee or validity is not bounded, is
 // UNEXPECTED_TRANSACTION with nothing signed or sent.
-var registerOnchain = serve(Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
+var registerOnchain = Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
 	Name:      "mindvault_register_onchain",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Register on chain",
@@ -79,7 +79,7 @@ var registerOnchain = serve(Spec[requests.RegisterOnchain, RegisterOnchainOutput
 		return &RegisterOnchainOutput{ResourceID: req.ResourceID, OnchainStatus: res.OnchainStatus, TxHash: hash,
 			ExplorerURL: c.ExplorerURL(hash)}, nil
 	},
-})
+}
 
 // preparedRegistration is a registration transaction the API prepared that passed every
 // check: what the wallet will sign, and the account sequence it was checked against.
@@ -227,7 +227,7 @@ func withSignedHash(err error, hash string) error {
 	if f, ok := errmap.FactsOf(err); ok && f.StateChanged == errmap.StateUnknown {
 		return errmap.With(err, func(f *errmap.Facts) {
 			f.TxHash = hash
-			f.NextAction = errmap.TxStatusAction(hash)
+			f.LookUpTx = true
 		})
 	}
 	return err

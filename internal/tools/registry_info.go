@@ -28,7 +28,7 @@ type RegistryInfoOutput struct {
 }
 
 // registryInfo is mindvault_registry_info.
-var registryInfo = serve(Spec[requests.RegistryInfo, RegistryInfoOutput]{
+var registryInfo = Spec[requests.RegistryInfo, RegistryInfoOutput]{
 	Name:      "mindvault_registry_info",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry info",
@@ -60,4 +60,4 @@ var registryInfo = serve(Spec[requests.RegistryInfo, RegistryInfoOutput]{
 		out.Live = &LiveInfo{Name: info.Name, Version: info.Version, ResourceSchemaVersion: info.ResourceSchemaVersion}
 		return out, nil
 	},
-})
+}

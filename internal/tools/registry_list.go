@@ -41,7 +41,7 @@ type RegistryListOutput struct {
 }
 
 // registryList is mindvault_registry_list.
-var registryList = serve(Spec[requests.RegistryList, RegistryListOutput]{
+var registryList = Spec[requests.RegistryList, RegistryListOutput]{
 	Name:      "mindvault_registry_list",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry list",
@@ -72,4 +72,4 @@ var registryList = serve(Spec[requests.RegistryList, RegistryListOutput]{
 		}
 		return out, nil
 	},
-})
+}

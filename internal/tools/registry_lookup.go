@@ -32,7 +32,7 @@ type LookupOutput struct {
 const notOnchainNext = "Confirm the id with mindvault_browse or mindvault_search, or register it on-chain with mindvault_register_onchain."
 
 // registryLookup is mindvault_registry_lookup.
-var registryLookup = serve(Spec[requests.RegistryLookup, LookupOutput]{
+var registryLookup = Spec[requests.RegistryLookup, LookupOutput]{
 	Name:      "mindvault_registry_lookup",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry lookup",
@@ -64,4 +64,4 @@ var registryLookup = serve(Spec[requests.RegistryLookup, LookupOutput]{
 		out.Listed, out.Tags, out.State, out.Verified = &o.Listed, o.Tags, o.State, o.Verified
 		return out, nil
 	},
-})
+}

@@ -48,7 +48,7 @@ const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wall
 // the entry already holds them, and the output field.
 
 // setPrice is mindvault_set_price.
-var setPrice = serve(writeSpec(registryWrite[requests.SetPrice]{
+var setPrice = writeSpec(registryWrite[requests.SetPrice]{
 	name: "mindvault_set_price", title: "Set on-chain price", operation: "Set price failed",
 	does:  "Changes a resource's price in the vault-registry contract (signed by the creator's wallet).",
 	hints: Hints{Destructive: true, OpenWorld: true}, fn: "set_price",
@@ -67,10 +67,10 @@ var setPrice = serve(writeSpec(registryWrite[requests.SetPrice]{
 			unchanged: fmt.Sprintf("Resource %s already costs %s USDC on chain.", r.ResourceID, price),
 			report:    func(o *WriteOutput) { o.Price, o.CatalogSync = price, catalogLag }}, nil
 	},
-}))
+})
 
 // updateMetadata is mindvault_update_metadata.
-var updateMetadata = serve(writeSpec(registryWrite[requests.UpdateMetadata]{
+var updateMetadata = writeSpec(registryWrite[requests.UpdateMetadata]{
 	name: "mindvault_update_metadata", title: "Update on-chain metadata", operation: "Update metadata failed",
 	does:  "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet).",
 	hints: Hints{Destructive: true, OpenWorld: true}, fn: "update_metadata",
@@ -80,10 +80,10 @@ var updateMetadata = serve(writeSpec(registryWrite[requests.UpdateMetadata]{
 			unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", r.ResourceID),
 			report:    func(o *WriteOutput) { o.Metadata = r.Metadata }}, nil
 	},
-}))
+})
 
 // setListed is mindvault_set_listed.
-var setListed = serve(writeSpec(registryWrite[requests.SetListed]{
+var setListed = writeSpec(registryWrite[requests.SetListed]{
 	name: "mindvault_set_listed", title: "List or delist on-chain", operation: "Set listed failed",
 	does:  "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet).",
 	hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_listed",
@@ -97,10 +97,10 @@ var setListed = serve(writeSpec(registryWrite[requests.SetListed]{
 			unchanged: fmt.Sprintf("Resource %s is already %s on chain.", r.ResourceID, state),
 			report:    func(o *WriteOutput) { o.Listed = r.Listed }}, nil
 	},
-}))
+})
 
 // setTags is mindvault_set_tags.
-var setTags = serve(writeSpec(registryWrite[requests.SetTags]{
+var setTags = writeSpec(registryWrite[requests.SetTags]{
 	name: "mindvault_set_tags", title: "Set on-chain tags", operation: "Set tags failed",
 	does: `Replaces a resource's tag list in the vault-registry contract (signed by the creator's
 		wallet). Tags are trimmed, lower-cased and de-duplicated as the contract does, and compared
@@ -113,10 +113,10 @@ var setTags = serve(writeSpec(registryWrite[requests.SetTags]{
 			unchanged: fmt.Sprintf("Resource %s already has exactly these tags on chain.", r.ResourceID),
 			report:    func(o *WriteOutput) { o.Tags = &tags }}, nil
 	},
-}))
+})
 
 // transferOwnership is mindvault_transfer_ownership.
-var transferOwnership = serve(writeSpec(registryWrite[requests.TransferOwnership]{
+var transferOwnership = writeSpec(registryWrite[requests.TransferOwnership]{
 	name: "mindvault_transfer_ownership", title: "Transfer on-chain ownership", operation: "Transfer ownership failed",
 	does: `Makes another Stellar account the creator of a resource in the vault-registry contract
 		(signed by the current creator's wallet); the old wallet loses control.`,
@@ -133,7 +133,7 @@ var transferOwnership = serve(writeSpec(registryWrite[requests.TransferOwnership
 			unchanged: fmt.Sprintf("%s already is the creator of resource %s on chain.", r.NewCreator, r.ResourceID),
 			report:    func(o *WriteOutput) { o.NewCreator, o.CatalogSync = r.NewCreator, catalogLag }}, nil
 	},
-}))
+})
 
 // registryWrite is one row: a creator write.
 type registryWrite[Req any] struct {
@@ -178,7 +178,7 @@ func writeSpec[Req any, P interface {
 			if err != nil {
 				return nil, err
 			}
-			out, err := d.write(ctx, P(req).Resource(), P(req).Signer(), w.fn, w.anySigner, c)
+			out, err := d.write(ctx, P(req).Resource(), P(req).ActingProfile(), w.fn, w.anySigner, c)
 			if err != nil {
 				return nil, err
 			}

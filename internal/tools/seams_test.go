@@ -310,7 +310,7 @@ func TestFailureEditsLeaveOriginal(t *testing.T) {
 	}{
 		{name: "readStarted", edit: readStarted, check: func(f errmap.Facts) bool { return f.ExecutionStarted }},
 		{name: "withSignedHash", edit: func(err error) error { return withSignedHash(err, "abc") },
-			check: func(f errmap.Facts) bool { return f.TxHash == "abc" && f.NextAction != nil }},
+			check: func(f errmap.Facts) bool { return f.TxHash == "abc" && f.LookUpTx }},
 		{name: "checkPurchaseAction", edit: func(err error) error { return checkPurchaseAction(err, buy) },
 			check: func(f errmap.Facts) bool {
 				return f.NextAction != nil && f.NextAction.Tool == "mindvault_purchase_history"

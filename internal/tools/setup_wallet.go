@@ -47,7 +47,7 @@ const (
 // 408), which proves no account exists, withdraws the claim — and only in a store that can
 // remove exactly what it wrote (dir); elsewhere (secretsmanager) the profile stays, holding
 // an unused key, and the failure says so. A read-only store refuses before a key exists.
-var setupWallet = serve(Spec[requests.SetupWallet, SetupWalletOutput]{
+var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 	Name:      "mindvault_setup_wallet",
 	Toolset:   config.ToolsetWallet,
 	Title:     "Set up a wallet",
@@ -143,7 +143,7 @@ var setupWallet = serve(Spec[requests.SetupWallet, SetupWalletOutput]{
 		}
 		return out, nil
 	},
-})
+}
 
 // controlGap says why an account is not controlled by the key of address alone, or "": the
 // master key must be its only signer, with a weight that meets every threshold.

@@ -30,7 +30,7 @@ type TxStatusOutput struct {
 }
 
 // txStatus is mindvault_tx_status.
-var txStatus = serve(Spec[requests.TxStatus, TxStatusOutput]{
+var txStatus = Spec[requests.TxStatus, TxStatusOutput]{
 	Name:      "mindvault_tx_status",
 	Toolset:   config.ToolsetOps,
 	Title:     "Transaction status",
@@ -59,7 +59,7 @@ var txStatus = serve(Spec[requests.TxStatus, TxStatusOutput]{
 		out.ExplorerURL = d.Config.ExplorerURL(req.TxHash)
 		return out, nil
 	},
-})
+}
 
 // resultCode decodes a TransactionResult into its protocol code name, e.g. txSUCCESS.
 func resultCode(b64 string) string {

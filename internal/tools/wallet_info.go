@@ -42,7 +42,7 @@ type WalletInfoOutput struct {
 const baseReserve = 5_000_000
 
 // walletInfo is mindvault_wallet_info.
-var walletInfo = serve(Spec[requests.WalletInfo, WalletInfoOutput]{
+var walletInfo = Spec[requests.WalletInfo, WalletInfoOutput]{
 	Name:      "mindvault_wallet_info",
 	Toolset:   config.ToolsetWallet,
 	Title:     "Wallet info",
@@ -78,7 +78,7 @@ var walletInfo = serve(Spec[requests.WalletInfo, WalletInfoOutput]{
 		}
 		return out, nil
 	},
-})
+}
 
 // walletState classifies an account: USDC counts only with the configured issuer, and the
 // reserve follows the protocol's minimum-balance rule, sponsorship included.

@@ -1,17 +1,8 @@
-// Package bench measures the endpoint (`make bench`, see test/bench/run.sh and RESULTS.md):
-// the in-process handler cost beside two peers, cold start under the Lambda emulator,
-// downstream round trips per tool, and a bounded loopback load. Nothing here is asserted by
-// `go test ./...`: the package has Benchmark functions and fast Tests that hold the peers to
-// their definitions (the same tools as ours; the null handler writes our bytes).
-//
-// The two peers:
-//
-//   - Peer: the official Go SDK (github.com/modelcontextprotocol/go-sdk) stateless,
-//     JSON-response streamable HTTP handler serving tools of the same shapes (the tool
-//     entries of our own tools/list: names, titles, input and output schemas, annotations).
-//     Its mindvault_preview does the same single GET to the sandbox API meta route.
-//   - Null: decodes the JSON-RPC envelope and answers the bytes ours wrote for the same
-//     request under its id (the floor; package nullrpc).
+// Package bench measures the endpoint for `make bench` (test/bench/run.sh, RESULTS.md): its
+// in-process handler cost beside two peers, the official Go SDK's stateless handler serving tools
+// of the same shapes and a null handler answering our own bytes (Null, package nullrpc), and cold
+// start, downstream round trips per tool and a bounded loopback load. `go test ./...` asserts none
+// of the figures, only that the peers keep to their definitions.
 package bench
 
 import (
@@ -20,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mindvault/mcp-endpoint/requests"
+	"github.com/mindvault/mcp-endpoint/validate"
 	"io"
 	"net/http"
 	"net/url"
@@ -250,8 +243,13 @@ func PeerHTTPClient() *http.Client {
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
 
-// NewPeer builds the Go SDK peer from our tools/list entries. apiURL is the sandbox API.
-func NewPeer(tools []json.RawMessage, apiURL string, httpc *http.Client) (http.Handler, error) {
+// NewPeer builds the Go SDK peer from our tools/list entries (names, titles, input and output
+// schemas, annotations): the official SDK's stateless, JSON-response streamable HTTP handler
+// serving tools of the same shapes. apiURL is the sandbox API, to which its mindvault_preview
+// makes the same single GET of the meta route as ours. The tools go through the SDK's generic
+// mcp.AddTool (schemas resolved at start, checked on every call), or with lowLevel through
+// Server.AddTool, which hands the arguments over as sent, as our own layer works.
+func NewPeer(tools []json.RawMessage, apiURL string, httpc *http.Client, lowLevel bool) (http.Handler, error) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "gosdk-peer", Version: "0.0.0"}, nil)
 	for _, raw := range tools {
 		t := new(mcp.Tool)
@@ -271,7 +269,11 @@ func NewPeer(tools []json.RawMessage, apiURL string, httpc *http.Client) (http.H
 		if schemas.Output != nil {
 			t.OutputSchema = schemas.Output
 		}
-		if err := addPeerTool(server, t, apiURL, httpc); err != nil {
+		add := addPeerTool
+		if lowLevel {
+			add = addRawPeerTool
+		}
+		if err := add(server, t, apiURL, httpc); err != nil {
 			return nil, err
 		}
 	}
@@ -305,6 +307,46 @@ func addPeerTool(server *mcp.Server, t *mcp.Tool, apiURL string, httpc *http.Cli
 	// The other tools exist for tools/list (same shapes); calling them is not measured.
 	mcp.AddTool(server, t, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
 		return nil, nil, errors.New("not implemented in the benchmark peer")
+	})
+	return nil
+}
+
+// addRawPeerTool registers one tool through the low-level Server.AddTool: no schema is
+// resolved and nothing is checked by the SDK; mindvault_preview decodes its arguments with our
+// own request model (package validate) and answers like the typed peer.
+func addRawPeerTool(server *mcp.Server, t *mcp.Tool, apiURL string, httpc *http.Client) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("peer: tool %s: %v", t.Name, p)
+		}
+	}()
+	if t.Name != "mindvault_preview" {
+		server.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("not implemented in the benchmark peer")
+		})
+		return nil
+	}
+	server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, issues := validate.Decode[requests.Preview](req.Params.Arguments)
+		if issues != nil {
+			msg, _ := json.Marshal(issues)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "Invalid arguments: " + string(msg)}}}, nil
+		}
+		m, err := getMeta(ctx, httpc, apiURL, in.ResourceID)
+		if err != nil {
+			return nil, err
+		}
+		out := &previewOut{
+			ID: m.ID, Title: m.Title, Description: m.Description, Price: m.Price,
+			PriceUSDC: "$" + m.Price + " USDC", ResourceType: m.ResourceType,
+			VerificationStatus: m.VerificationStatus, AccessURL: m.AccessURL,
+			OnchainStatus: m.OnchainStatus, PublisherWallet: m.PublisherWallet,
+		}
+		text, err := json.Marshal(out)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(text), Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
 	})
 	return nil
 }

@@ -19,7 +19,8 @@ import (
 // shared by every benchmark of the process (booted lazily: plain `go test` never boots it).
 type fixture struct {
 	booted *local.Booted
-	peer   http.Handler
+	peer   http.Handler            // the SDK's generic mcp.AddTool
+	raw    http.Handler            // the SDK's low-level Server.AddTool
 	null   map[string]http.Handler // by case
 }
 
@@ -57,12 +58,16 @@ func newFixture() (*fixture, error) {
 		b.Close()
 		return nil, err
 	}
-	peer, err := NewPeer(tools, b.Sandbox.APIURL, PeerHTTPClient())
-	if err != nil {
-		b.Close()
-		return nil, err
+	f := &fixture{booted: b, null: map[string]http.Handler{}}
+	for _, p := range []struct {
+		h   *http.Handler
+		raw bool
+	}{{&f.peer, false}, {&f.raw, true}} {
+		if *p.h, err = NewPeer(tools, b.Sandbox.APIURL, PeerHTTPClient(), p.raw); err != nil {
+			b.Close()
+			return nil, err
+		}
 	}
-	f := &fixture{booted: b, peer: peer, null: map[string]http.Handler{}}
 	for _, c := range cases {
 		code, raw := Serve(b.Handler, c.body)
 		r, err := DecodeResponse(code, raw)
@@ -155,6 +160,7 @@ func BenchmarkHandler(b *testing.B) {
 	}{
 		{"ours", func(benchCase) http.Handler { return f.booted.Handler }},
 		{"gosdk", func(benchCase) http.Handler { return f.peer }},
+		{"gosdk-raw", func(benchCase) http.Handler { return f.raw }},
 		{"null", func(c benchCase) http.Handler { return f.null[c.name] }},
 	}
 	for _, c := range cases {
@@ -185,16 +191,22 @@ func BenchmarkHandler(b *testing.B) {
 	}
 }
 
-// TestPeerServesSameTools checks that the Go SDK peer lists the same tools as our handler
-// with the same input schemas, and that its preview answers like ours. It boots the sandbox
+// TestPeerServesSameTools checks that both Go SDK peers list the same tools as our handler
+// with the same input schemas, and that their preview answers like ours. It boots the sandbox
 // once (well under a second).
 func TestPeerServesSameTools(t *testing.T) {
 	f := getFixture(t)
-	ours, err := ListTools(f.booted.Handler)
+	for name, peer := range map[string]http.Handler{"gosdk": f.peer, "gosdk-raw": f.raw} {
+		t.Run(name, func(t *testing.T) { peerServesSameTools(t, f.booted.Handler, peer) })
+	}
+}
+
+func peerServesSameTools(t *testing.T, ourHandler, peer http.Handler) {
+	ours, err := ListTools(ourHandler)
 	if err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := ListTools(f.peer)
+	theirs, err := ListTools(peer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +238,7 @@ func TestPeerServesSameTools(t *testing.T) {
 		}
 	}
 	for _, c := range cases {
-		r, err := Call(f.peer, c.body)
+		r, err := Call(peer, c.body)
 		if err == nil {
 			err = c.check(r)
 		}

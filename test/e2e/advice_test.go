@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	mvtools "github.com/mindvault/mcp-endpoint/internal/tools"
 )
 
 // buyerTools are the tools of someone buying: advice never tells them to register a resource
@@ -173,6 +174,7 @@ func TestAdviceFitsEveryCodeAndTool(t *testing.T) {
 	verdicts := map[line][]string{}
 	check := func(code, tool string, src errmap.Source, variant string, f errmap.Facts) {
 		f.Code, f.Tool, f.Source, f.Operation = code, tool, src, "Op failed"
+		f.Guides = mvtools.Guides()
 		d := errmap.Map(f).Diagnostic
 		checked++
 		k := line{code, tool, d.Next}
@@ -244,6 +246,7 @@ func TestAdviceInContext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			c.f.Guides = mvtools.Guides()
 			next := errmap.Map(c.f).Diagnostic.Next
 			for _, s := range c.has {
 				if !strings.Contains(next, s) {

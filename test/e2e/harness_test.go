@@ -1,3 +1,8 @@
+// Package e2e_test drives the endpoint through its HTTP wire against the sandbox, booted as
+// `make run` boots it, and as two processes of the deployed binary where a guarantee spans
+// instances; one file per area (payments, purchases, writes, publishing, confirmation, the agent's
+// loop ...). The tests of payments and writes check what the sandbox recorded, not only what the
+// endpoint says.
 package e2e_test
 
 import (

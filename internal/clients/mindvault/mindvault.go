@@ -1,7 +1,8 @@
-// Package mindvault is the client of the MindVault API's public read routes (catalog, meta,
-// verification, agent status, a buyer's payments). Paid and publisher routes join it with the payment issue.
-// Every failure is an *errmap.Error from package transport; a 2xx body of the wrong shape is
-// MALFORMED_RESPONSE rather than a zero value passed on as truth.
+// Package mindvault is the client of the MindVault API: its public read routes (catalog, meta,
+// verification, agent status, a buyer's payments) and its publisher routes (registration, resource
+// creation, on-chain registration); paid requests go through package x402. Every failure is an
+// *errmap.Error from package transport, and a 2xx body of the wrong shape is MALFORMED_RESPONSE
+// rather than a zero value passed on as truth.
 package mindvault
 
 import (

@@ -1,16 +1,8 @@
-// Package registry reads and writes the MindVault vault-registry Soroban contract through
-// Stellar RPC. Invocations are built with go-stellar-sdk's txnbuild and xdr. Reads simulate
-// with the all-zero source account and submit nothing; writes simulate with the wallet as
-// source, check and attach the simulated footprint, auth and resource fee (only the call
-// itself may be authorised, the fee stays within MaxFee), sign, send and poll for the outcome for at
-// most WriteWait (and never past the invocation deadline). Once the envelope may have left,
-// a failure to learn its outcome is stateChanged "unknown" with the hash, computed before
-// sending, and a nextAction for mindvault_tx_status; the envelope is never sent again except
-// as the same envelope after TRY_AGAIN_LATER.
-//
-// Resources are decoded from the contract's ScMap by key name, so deployments with fewer or
-// more fields decode alike; prices stay exact 7-decimal integers (big.Int), never floats.
-// Contract rejections (`Error(Contract, #N)`), host errors and archived state come back as
+// Package registry reads and writes the MindVault vault-registry Soroban contract over Stellar RPC,
+// building invocations with go-stellar-sdk's txnbuild and xdr. Reads simulate from the all-zero
+// account and submit nothing; a write (Invoke) is simulated, checked, signed, sent once and
+// followed until its outcome is known, and is stateChanged "unknown" with its hash when that
+// outcome cannot be learnt. Contract rejections, host errors and archived state come back as
 // *errmap.Error with source registry.
 package registry
 
@@ -52,7 +44,11 @@ type Client struct {
 	MaxFee int64
 }
 
-// Resource is one registry entry; optional fields are nil when the deployment lacks them.
+// Resource is one registry entry; optional fields are nil when the deployment lacks them. It is
+// decoded from the contract's ScMap by key name, so deployments with fewer or more fields decode
+// alike, and prices stay exact 7-decimal integers (big.Int), never floats. It is
+// decoded from the contract's ScMap by key name, so deployments with fewer or more fields decode
+// alike, and prices stay exact 7-decimal integers (big.Int), never floats.
 type Resource struct {
 	ID       string
 	Creator  string

@@ -38,10 +38,12 @@ type Written struct {
 }
 
 // Invoke performs a creator-authorised write: simulate with the wallet as source, assemble
-// the footprint, auth and resource fee, sign, send, and poll until the outcome is known, the
-// write wait has passed since the first send, or the invocation deadline comes. Once the
-// envelope may have reached the network, an unconfirmed outcome is reported as stateChanged
-// "unknown" with the hash and a mindvault_tx_status nextAction — never retried blindly.
+// the footprint, auth and resource fee (only the call itself may be authorised, and the fee
+// stays within MaxFee), sign, send, and poll until the outcome is known, the write wait has
+// passed since the first send, or the invocation deadline comes. Once the envelope may have
+// reached the network, an unconfirmed outcome is reported as stateChanged "unknown" with the
+// hash, computed before sending, and a mindvault_tx_status nextAction — never retried blindly:
+// the only resend is the same envelope after TRY_AGAIN_LATER (send).
 func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args ...xdr.ScVal) (*Written, error) {
 	return c.InvokeApproved(ctx, kp, nil, fn, args...)
 }

@@ -1,10 +1,8 @@
-// Package soroban builds and simulates Soroban contract invocations with go-stellar-sdk
-// (txnbuild, xdr) over Stellar RPC, and converts between Go values and ScVals exactly.
-//
-// The ScVal helpers are the module's one ScVal codec: the sandbox's contract models build
-// their answers and read their arguments with them too, so they are pinned by golden tests
-// against XDR bytes written out from the protocol's definitions (scval_test.go), not against
-// their own output.
+// Package soroban builds and simulates Soroban contract invocations with go-stellar-sdk (txnbuild,
+// xdr) over Stellar RPC, and holds the module's one ScVal codec, exact in both directions. The
+// sandbox's contract models read and answer with the same codec, so it is pinned by golden tests
+// against XDR bytes written from the protocol's definitions (scval_test.go), not against its own
+// output.
 package soroban
 
 import (

@@ -1,17 +1,7 @@
 // Package sponsor calls the sponsored-account service, which creates a Stellar account with
-// sponsored reserves and a USDC trustline. Creation is never retried: a second call could
-// create a second account.
-//
-// The request names the account to create ({"publicKey": "G..."}): the endpoint generates
-// the key pair and stores its secret before asking, so no answer that goes missing can
-// leave an account whose key nobody holds. A service that ignores the name and generates its
-// own key pair (the deployed MindVault service answers {publicKey, secretKey}) is still
-// accepted: Wallet then carries that secret, which the caller must store instead, and which
-// the service knows (mindvault_setup_wallet reports keyOrigin "sponsor" with a warning).
-//
-// Outcomes: a 4xx other than 408 is a refusal that created nothing (stateChanged "no"); a
-// transport failure, a timeout, a 408, a 3xx, a 5xx or a 2xx of the wrong shape may have
-// created the account (stateChanged "unknown").
+// sponsored reserves and a USDC trustline. The request names an account whose key the endpoint
+// already stored, and creation is never retried, since a second call could create a second account;
+// Create says which answers prove nothing was created (docs/tools.md "Wallet and profiles").
 package sponsor
 
 import (
@@ -62,7 +52,13 @@ func (w *Wallet) Note() string {
 }
 
 // Create asks the service to create the sponsored account publicKey (a G-address whose
-// secret the caller already holds).
+// secret the caller already holds), so no answer that goes missing can leave an account whose
+// key nobody holds. A service that ignores the name and makes its own key pair (the deployed
+// MindVault service answers {publicKey, secretKey}) is still accepted: the Wallet then carries
+// that secret, which the caller must store instead, and which the service knows. A 4xx other
+// than 408 is a refusal that created nothing (stateChanged "no"); a transport failure, a
+// timeout, a 408, a 3xx, a 5xx or a 2xx of the wrong shape may have created the account
+// (stateChanged "unknown").
 func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) {
 	body, _ := json.Marshal(map[string]string{"publicKey": publicKey})
 	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: body, Route: "POST /create"})

@@ -1,13 +1,9 @@
-// Package transport is the one HTTP path every downstream client uses. It gives each call
-// its service's timeout capped by the invocation deadline, retries reads per docs/errors.md (full
-// jitter, Retry-After), records status, headers and latency the SDK clients would hide, and
-// turns every failure into an *errmap.Error carrying the facts errmap maps.
-//
-// A paid request or a write is sent with Read false and is never retried here; whoever sends
-// it decides what an ambiguous outcome means. Such a request also goes out exactly once at
-// the HTTP level: it never follows a redirect (the 3xx comes back as a Response for the
-// caller to report) and it travels on a connection of its own, which net/http never replays
-// (see writeClient).
+// Package transport is the one HTTP path every downstream client uses: each call gets its service's
+// timeout capped by the invocation deadline, reads are retried per
+// docs/errors.md "Retries and deadlines", the status, headers and latency the SDK clients would
+// hide are recorded, and every failure becomes an *errmap.Error carrying the facts errmap maps. A
+// paid request or a write is never retried, never follows a redirect and goes out on a connection
+// of its own (writeClient), so it leaves exactly once.
 package transport
 
 import (
@@ -139,7 +135,8 @@ type Request struct {
 	Header http.Header
 	// Route names the call in logs and metrics ("GET /resources/{id}/meta"), without ids.
 	Route string
-	// Read marks a call that is safe to retry automatically.
+	// Read marks a call that is safe to retry automatically. A paid request or a write is
+	// sent with Read false: whoever sends it decides what an ambiguous outcome means.
 	Read bool
 }
 

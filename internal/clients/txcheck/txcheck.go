@@ -1,37 +1,9 @@
-// Package txcheck decides whether a transaction the endpoint did not build may be signed
-// by a profile's wallet. A signature of the wallet on an envelope authorises everything in
-// it that the wallet is the source of — its fee, its sequence number, its preconditions,
-// every operation, and every Soroban authorisation entry with source-account credentials,
-// sub-invocations included — so a service that prepares a transaction "to sign" could slip
-// in a USDC transfer, a fee of thousands of XLM, or a sequence number of 2^63-2 that leaves
-// the account unable to sign anything again. Check refuses unless the transaction does
-// exactly what the caller asked:
-//
-//   - network: it was prepared for the configured network passphrase;
-//   - envelope: it is a v1 transaction envelope (not v0, not a fee bump) that carries no
-//     signature yet;
-//   - source: its source account is the signing wallet;
-//   - sequence: its sequence number is the signing account's current sequence + 1
-//     (Policy.Sequence, read from Horizon by the caller), the one number that consumes
-//     nothing but this transaction's own slot;
-//   - memo: it has no memo;
-//   - operations: it has exactly one operation, an invokeHostFunction that invokes a contract,
-//     with no source account other than the wallet;
-//   - contract and function: it calls the one allowed contract and one of the allowed
-//     functions, with arguments the policy accepts (for registration, Register: every
-//     argument, see there);
-//   - auth: every authorisation entry is for exactly that invocation, with no
-//     sub-invocations, and its credentials are the source account's or the wallet's address;
-//   - fee: the fee is at most the configured cap (MINDVAULT_MAX_TX_FEE_STROOPS);
-//   - preconditions: none but time bounds (no ledger bounds, minimum sequence number,
-//     minimum sequence age or ledger gap, or extra signers);
-//   - time bounds: there are time bounds, and they end (maxTime, never 0) no later than
-//     MaxValidity from now.
-//
-// What passed is returned as a Checked: the decoded envelope, its hash (what the wallet
-// signs) and the call, so that the caller signs and shows exactly what was checked.
-//
-// The same checks guard any other transaction the endpoint signs but did not build.
+// Package txcheck decides whether a transaction the endpoint did not build may be signed by a
+// profile's wallet. A signature authorises everything in the envelope the wallet is the source of
+// (the fee, the sequence number, the preconditions, every operation and authorisation entry), so
+// Check refuses unless the transaction does exactly what the caller asked, the checks of
+// docs/tools.md "Signing a prepared transaction", and returns what passed as a Checked: the decoded
+// envelope, its hash and the call, which the caller signs and shows.
 package txcheck
 
 import (

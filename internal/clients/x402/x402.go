@@ -1,13 +1,9 @@
-// Package x402 is the paying side of x402 v2 with the Stellar `exact` scheme: it reads a
-// 402's PAYMENT-REQUIRED, picks the requirement the endpoint is configured for, refuses
-// before signing anything when the requirement does not fit (scheme, network, asset, fee
-// sponsorship, the caller's cap, the previewed price), builds and signs the payment (a USDC
-// `transfer` whose auth entry the payer signs; the envelope itself stays unsigned), and
-// decodes PAYMENT-RESPONSE.
-//
-// A paid request is sent at most once. Once it has been sent, any outcome that is not a clear
-// answer is reported as stateChanged "unknown" with the signed payment's expiry, after which
-// the payment can no longer settle.
+// Package x402 is the paying side of x402 v2 with the Stellar `exact` scheme: it reads a 402's
+// PAYMENT-REQUIRED, picks the requirement the endpoint is configured for, refuses before signing
+// when it does not fit (scheme, network, asset, fee sponsorship, the caller's cap, the previewed
+// price), signs the payment's USDC `transfer` authorisation and decodes PAYMENT-RESPONSE. A paid
+// request is sent at most once; an outcome after that which is not a clear answer is stateChanged
+// "unknown" with the signed payment's expiry, after which it can no longer settle.
 package x402
 
 import (

@@ -1,13 +1,8 @@
-// Package awsshared is the AWS configuration of local builds: aws-sdk-go-v2's shared-config
-// loader, which reads the environment, ~/.aws/config and ~/.aws/credentials (profiles, SSO,
-// assumed roles) as the AWS CLI does. The deployed Lambda binary never imports it: it reads the
-// credentials Lambda puts in its environment (credentials.EnvAWSConfig) and so links none of
-// the STS, SSO and instance-metadata clients this loader brings (functions/mcp's test checks).
-//
-// Instance metadata is off unless AWS_EC2_METADATA_DISABLED=false asks for it: a local build
-// runs on a developer's machine, where the SDK's last resort, the EC2 metadata address
-// 169.254.169.254, is not loopback and answers nothing (the lookup stalled about 11 s and then
-// surfaced as an unrelated error).
+// Package awsshared is the AWS configuration of local builds: aws-sdk-go-v2's shared-config loader,
+// which reads the environment, ~/.aws/config and ~/.aws/credentials (profiles, SSO, assumed roles)
+// as the AWS CLI does. It is a package of its own so that the deployed Lambda binary, which reads
+// the credentials Lambda puts in its environment (credentials.EnvAWSConfig), links none of the STS,
+// SSO and instance-metadata clients this loader brings (functions/mcp's test checks).
 package awsshared
 
 import (
@@ -23,7 +18,13 @@ import (
 
 // Load is a credentials.AWSConfigLoader: the SDK's default configuration, in us-east-1 when
 // nothing names a region. It resolves the credentials now, so a machine without any is one
-// clear startup problem rather than a failure at the first secret read.
+// clear startup problem rather than a failure at the first secret read. Instance metadata is
+// off unless AWS_EC2_METADATA_DISABLED=false asks for it: on a developer's machine the SDK's last
+// resort, 169.254.169.254, is not loopback and answers nothing (the lookup stalled about 11 s
+// and then surfaced as an unrelated error). Instance metadata is
+// off unless AWS_EC2_METADATA_DISABLED=false asks for it: on a developer's machine the SDK's last
+// resort, 169.254.169.254, is not loopback and answers nothing (the lookup stalled about 11 s
+// and then surfaced as an unrelated error).
 func Load(ctx context.Context) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{config.WithDefaultRegion("us-east-1")}
 	if !strings.EqualFold(strings.TrimSpace(os.Getenv("AWS_EC2_METADATA_DISABLED")), "false") {

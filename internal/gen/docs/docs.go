@@ -1,8 +1,8 @@
-// Package docs generates the tool table and the error-code list of the README and of docs/, and
-// the fault-plan tables of docs/sandbox.md, from the code, so the documentation cannot drift from
-// what the endpoint serves. Its tests also keep
-// the written docs honest: every doc a comment cites exists with the cited section, nothing cites
-// a file outside the repository, and the layout in docs/architecture.md matches the tree.
+// Package docs generates the tool table and the error-code list of the README and docs/, and the
+// fault-plan tables of docs/sandbox.md, from the code, so the documentation cannot drift from what
+// the endpoint serves. Its tests keep the written docs honest too: cited docs and sections exist,
+// nothing cites a file outside the repository, the layout in docs/architecture.md matches the tree,
+// imports run downward, and every package doc is one short paragraph opening with its name.
 package docs
 
 import (

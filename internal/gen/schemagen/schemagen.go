@@ -1,9 +1,8 @@
-// Package schemagen builds the JSON Schemas a tool advertises in tools/list: the inputSchema of
-// its request model and the outputSchema of its result type, with invopop/jsonschema. It runs
-// when the tool definitions are generated (go generate ./tools/, which writes
-// tools/definitions_gen.go) and in tests, never in the endpoint: the definitions are constants
-// by the time a process starts, so the deployed binary carries no schema reflector and spends
-// no start-up time reflecting (functions/mcp's test checks it is not linked).
+// Package schemagen builds the JSON Schemas a tool advertises in tools/list, the inputSchema of its
+// request model and the outputSchema of its result type, with invopop/jsonschema. It runs when the
+// tool definitions are generated (go generate ./internal/tools/, which writes
+// internal/tools/definitions_gen.go) and in tests, never in the endpoint: the deployed binary
+// carries no schema reflector and spends no start-up time reflecting (functions/mcp's test checks).
 package schemagen
 
 import (

@@ -1,27 +1,8 @@
-// Package prompts holds the MCP prompts the endpoint serves on both protocol eras: short
-// walkthroughs that name the MindVault tools in the order an agent should call them.
-//
-//   - buy (resourceId, optional): preview → wallet_info → buy with dryRun → buy.
-//   - publish: register → agent_status → publish with dryRun → publish → publish_status.
-//   - troubleshoot (error, required: a failed result's text): read line 2 (Source, Category,
-//     Code), then mindvault_health, mindvault_network_profile, and the diagnostic's next and
-//     nextAction.
-//
-// The protocol layer reaches them through mcp.PromptSet, as it reaches tools through
-// mcp.ToolSet; Set implements it. Prompt texts are fixed templates: the only caller text
-// that enters them is an argument, and each argument is treated as untrusted.
-//
-// # Untrusted arguments
-//
-// A prompt's text reaches the model as if the user had typed it, so an argument could try to
-// smuggle instructions that read as the server's own. resourceId must have the shape of a
-// resource id (the tools' rule) or the request is refused. The troubleshoot prompt's error
-// is free text by nature (it is a failed result, which may quote an upstream message), so it is
-// cut to MaxErrorRunes and MaxErrorLines, stripped of control and invisible format characters
-// (bidirectional overrides, zero-width characters), every line break spelled as "\n", and then
-// quoted: each line is prefixed with "> " between BEGIN/END markers, and the text around it
-// says it is the user's data, not instructions. A line inside the text that imitates a marker
-// still starts with "> ", so it cannot close the quote.
+// Package prompts holds the MCP prompts the endpoint serves on both eras (buy, publish and
+// troubleshoot): short walkthroughs that name the MindVault tools in the order an agent should call
+// them, which the protocol layer reaches through mcp.PromptSet. The texts are fixed templates; the
+// only caller text that enters them is an argument, treated as untrusted (a resource id must have
+// the shape of one, an error text is cleaned and quoted by Quote; docs/protocol.md "Methods").
 package prompts
 
 import (

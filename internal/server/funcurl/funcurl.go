@@ -1,8 +1,7 @@
-// Package funcurl adapts an http.Handler to buffered Lambda Function URL invocations (the
-// same JSON shape as API Gateway HTTP API payload 2.0, so both front doors work).
-//
-// aws-lambda-go's lambdaurl only supports RESPONSE_STREAM mode; the endpoint always answers
-// one small JSON document, so a buffered adapter keeps the deployment simple.
+// Package funcurl adapts an http.Handler to buffered Lambda Function URL invocations (the JSON
+// shape of API Gateway HTTP API payload 2.0, so both front doors work). aws-lambda-go's lambdaurl
+// supports only RESPONSE_STREAM mode, and the endpoint always answers one small JSON document, so a
+// buffered adapter keeps the deployment simple.
 package funcurl
 
 import (

@@ -1,18 +1,8 @@
-// Package local boots the endpoint on a developer's machine: for the local entry point
-// (cmd/mindvault-local, which `make run` builds), the endpoint's integration tests and the
-// benchmarks.
-//
-// It owns the offline sandbox network. With STELLAR_NETWORK=sandbox, Boot starts the
-// simulators of package sandbox on loopback (MINDVAULT_SANDBOX_FAULTS is their fault plan,
-// MINDVAULT_SANDBOX_APPLY_MS how long an accepted transaction takes to apply) and hands the endpoint their network preset, so every URL, contract id, issuer and the
-// passphrase point at them unless set explicitly in the environment. Profiles then go to a
-// fresh temporary dir: store unless MINDVAULT_CREDENTIALS is set; the funded demo profile is
-// added to whichever store is used (when it is writable) and is the default profile unless
-// MINDVAULT_DEFAULT_PROFILE is set. Only local builds import this package, so the Lambda
-// binary (functions/mcp) links none of the simulators and knows no sandbox network.
-//
-// Env goes the other way: the environment under which the Lambda binary itself, configured
-// for testnet, talks to running simulators (make sandbox, make invoke SANDBOX=1).
+// Package local boots the endpoint on a developer's machine, for cmd/mindvault-local (`make run`),
+// the integration tests and the benchmarks, and owns the offline sandbox network: with
+// STELLAR_NETWORK=sandbox, Boot starts the simulators of package sandbox first and points the
+// endpoint at them. Only local builds import it, so the Lambda binary links no simulator and knows
+// no sandbox network; Env gives that binary the environment that reaches running simulators.
 package local
 
 import (
@@ -57,7 +47,13 @@ func (b *Booted) Close() {
 }
 
 // Boot boots the endpoint as a local server does (not under Lambda), starting the sandbox
-// first when STELLAR_NETWORK=sandbox. Like server.Boot it always returns a handler: a
+// first when STELLAR_NETWORK=sandbox: the simulators listen on loopback
+// (MINDVAULT_SANDBOX_FAULTS is their fault plan, MINDVAULT_SANDBOX_APPLY_MS how long an
+// accepted transaction takes to apply), their preset points every URL, contract id, issuer and
+// the passphrase at them unless the environment sets one, profiles go to a fresh temporary dir:
+// store unless MINDVAULT_CREDENTIALS is set, and the funded demo profile is added to that store
+// (when writable) and is the default unless MINDVAULT_DEFAULT_PROFILE is set. Like server.Boot
+// it always returns a handler: a
 // simulator that cannot start is a startup problem every authenticated request reports.
 // Secrets Manager is reached with the SDK's shared-config loader, so ~/.aws profiles work.
 func Boot(getenv func(string) string, logw io.Writer) *Booted {

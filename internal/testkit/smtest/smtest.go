@@ -1,12 +1,8 @@
-// Package smtest is a loopback fake of AWS Secrets Manager for tests: an HTTP server on
-// 127.0.0.1 that speaks the JSON 1.1 protocol the aws-sdk-go-v2 client uses (POST /,
-// X-Amz-Target: secretsmanager.<Operation>, application/x-amz-json-1.1 bodies, errors as
-// {"__type": ..., "message": ...}). It keeps secrets in memory, counts requests per operation
-// and injects faults, so the credential store and the token loader run offline.
-//
-// Served operations: GetSecretValue, CreateSecret, PutSecretValue, ListSecrets,
-// DescribeSecret. Point the SDK at it with AWS_ENDPOINT_URL_SECRETS_MANAGER (Setenv does that).
-// Signatures are not checked.
+// Package smtest is a loopback fake of AWS Secrets Manager for tests: an HTTP server on 127.0.0.1
+// that speaks the JSON 1.1 protocol of the aws-sdk-go-v2 client (GetSecretValue, CreateSecret,
+// PutSecretValue, ListSecrets, DescribeSecret; signatures are not checked), keeps secrets in
+// memory, counts requests per operation and injects faults, so the credential store and the token
+// loader run offline. Setenv points the SDK at it (AWS_ENDPOINT_URL_SECRETS_MANAGER).
 package smtest
 
 import (

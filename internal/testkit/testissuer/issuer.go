@@ -1,13 +1,8 @@
-// Package testissuer is an OAuth 2.1 authorization server cut down to what a resource server
-// reads: a discovery document and a JWKS served on 127.0.0.1, and a signer that issues access
-// tokens with real RSA (RS256) and ECDSA P-256 (ES256) keys generated at start. The auth
-// tests, the endpoint tests and the Lambda event harness (infra/invoke) use it; the product
-// never links it.
-//
-// It can also misbehave the ways a real issuer does: rotate its keys, go down (discovery and
-// JWKS answer an HTTP error), serve only the RFC 8414 metadata path, or name another issuer in
-// its discovery document. It counts the documents it served, so a test can check what the
-// resource server really fetched.
+// Package testissuer is an OAuth 2.1 authorization server cut down to what a resource server reads,
+// for the auth and endpoint tests and infra/invoke (the product never links it): discovery and a
+// JWKS on 127.0.0.1, and RS256 and ES256 access tokens signed with keys made at start. It
+// misbehaves as real issuers do (rotated keys, an outage, only RFC 8414 metadata, another issuer
+// named) and counts the documents it served, so a test checks what the resource server fetched.
 package testissuer
 
 import (

@@ -1,16 +1,8 @@
-// Package nullrpc is the floor `make bench` measures the endpoint against: a JSON-RPC answer
-// that costs as little as an MCP server can spend and still be one. It decodes the request
-// envelope (jsonrpc, id, method, params) and writes fixed bytes, those the endpoint wrote for
-// the same request, with the request's id spliced where the endpoint's answer had its id. The
-// answer is therefore byte for byte what the endpoint answers, 41 KB for tools/list included,
-// and the floor never re-encodes it: re-encoding (json.Encoder compacts and checks every
-// json.RawMessage) is work the floor would add that a server with pre-encoded answers does
-// not do.
-//
-// It imports only the standard library so that the processes built on it (bench/cmd/floor,
-// bench/cmd/null) start as fast as Go and, for the floor, aws-lambda-go do, and nothing of the
-// endpoint; the in-process null handler of the handler benchmarks (bench.Null) is the same
-// code.
+// Package nullrpc is the floor `make bench` measures the endpoint against: it decodes the JSON-RPC
+// envelope and writes the bytes the endpoint wrote for the same request with the request's id
+// spliced in, never re-encoding them, as a server with pre-encoded answers would not. It imports
+// only the standard library, so the processes built on it (test/bench/cmd/floor and null) start as
+// fast as Go does; bench.Null is the same code in process.
 package nullrpc
 
 import (

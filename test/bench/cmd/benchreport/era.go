@@ -37,8 +37,8 @@ var eraRequests = []struct{ name, method, tool, body string }{
 func eraProbes(ours, peer, listFile, dir string) ([]eraProbe, error) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "STELLAR_NETWORK=testnet"}
 	var out []eraProbe
-	for _, t := range []struct{ impl, bin string }{{"ours", ours}, {"gosdk", peer}} {
-		s, err := startServer(t.impl, t.bin, append(env, "PEER_TOOLS="+listFile, "PEER_API_URL=http://127.0.0.1:9"), dir)
+	for _, t := range []struct{ impl, bin, raw string }{{"ours", ours, ""}, {"gosdk", peer, ""}, {"gosdk-raw", peer, "1"}} {
+		s, err := startServer(t.impl, t.bin, append(env, "PEER_TOOLS="+listFile, "PEER_API_URL=http://127.0.0.1:9", "PEER_RAW="+t.raw), dir)
 		if err != nil {
 			return out, err
 		}

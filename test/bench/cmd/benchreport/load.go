@@ -68,7 +68,7 @@ var loadCases = []loadCase{
 }
 
 // loadImpls are the servers each case is driven against, in this order.
-var loadImpls = []string{"ours", "gosdk", "null"}
+var loadImpls = []string{"ours", "gosdk", "gosdk-raw", "null"}
 
 // loads starts the sandbox in this process and three servers as processes of their own on
 // 127.0.0.1 — the endpoint (the host Lambda binary in its local HTTP mode, pointed at the
@@ -121,6 +121,11 @@ func loads(o options, dir string, clients int, dur time.Duration, maxReq int) ([
 		return nil, nil, err
 	}
 	procs = append(procs, peer)
+	rawPeer, err := startServer("gosdk-raw", o.peer, []string{"PATH=" + os.Getenv("PATH"), "PEER_TOOLS=" + answers["tools/list"], "PEER_API_URL=" + sb.APIURL, "PEER_RAW=1"}, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	procs = append(procs, rawPeer)
 	nulls := map[string]*serverProc{}
 	for _, c := range loadCases {
 		n, err := startServer("null", o.null, []string{"PATH=" + os.Getenv("PATH"), "NULL_RESPONSE=" + answers[c.tool]}, dir)
@@ -134,7 +139,7 @@ func loads(o options, dir string, clients int, dur time.Duration, maxReq int) ([
 	var out []loadResult
 	for _, c := range loadCases {
 		for _, impl := range loadImpls {
-			srv := map[string]*serverProc{"ours": ours, "gosdk": peer, "null": nulls[c.tool]}[impl]
+			srv := map[string]*serverProc{"ours": ours, "gosdk": peer, "gosdk-raw": rawPeer, "null": nulls[c.tool]}[impl]
 			sb.ResetCounts()
 			r := drive(srv.url, c, clients, dur, maxReq)
 			r.tool, r.impl = c.tool, impl
@@ -148,7 +153,7 @@ func loads(o options, dir string, clients int, dur time.Duration, maxReq int) ([
 		}
 	}
 	var rss []peakRSS
-	for _, s := range []*serverProc{ours, peer, nulls["tools/list"]} {
+	for _, s := range []*serverProc{ours, peer, rawPeer, nulls["tools/list"]} {
 		if n, err := vmHWM(s.proc.cmd.Process.Pid); err == nil {
 			name := s.impl
 			if s == nulls["tools/list"] {

@@ -1,17 +1,9 @@
-// Command benchreport is the second half of `make bench` (test/bench/run.sh): it runs the
-// measurements that are not Go benchmarks — cold start under the Lambda Runtime Interface
-// Emulator and as a local server, each beside a trivial handler on the same runtime path
-// (test/bench/cmd/floor) and, locally, the Go SDK peer (test/bench/cmd/peer) and the null
-// net/http handler (test/bench/cmd/null); binary sizes (the peer's too) with the size by
-// package; what ours and the peer answer on the 2026-07-28 era; downstream round trips per
-// tool, sequential against parallel wall time; and a bounded loopback load of the endpoint,
-// the peer and the null handler, each its own process, with their peak RSS — then writes
-// test/bench/RESULTS.md together with the handler benchmarks that `go test -bench` wrote to
-// test/bench/out.txt. The targets of the results file's headline are compared, never asserted.
-//
-// Everything binds 127.0.0.1, every process it starts is stopped by its id before it
-// returns, and every loop is bounded in count and time. It exits 1 when a measurement failed
-// or a load run saw an error, after writing the report.
+// Command benchreport is the second half of `make bench` (test/bench/run.sh): the measurements that
+// are not Go benchmarks (cold starts beside the floor, the Go SDK peer and the null handler; binary
+// sizes; the 2026-07-28 era; downstream round trips per tool; a bounded loopback load with peak
+// RSS), written with the handler benchmarks of test/bench/out.txt into test/bench/RESULTS.md.
+// Everything binds 127.0.0.1, every process it starts is stopped by its id, every loop is bounded,
+// and it exits 1 when a measurement failed or a load run saw an error.
 package main
 
 import (
@@ -112,6 +104,7 @@ func run(o options) int {
 	section("cold start as a local server, beside the trivial handler, the Go SDK peer and the null handler", func() (err error) {
 		r.coldLocal, err = coldStartsLocal([]target{{"ours", o.bootstrap, nil}, {"floor", o.floor, floorEnv},
 			{"gosdk", o.peer, []string{"PEER_TOOLS=" + listFile, "PEER_API_URL=http://127.0.0.1:9"}},
+			{"gosdk-raw", o.peer, []string{"PEER_TOOLS=" + listFile, "PEER_API_URL=http://127.0.0.1:9", "PEER_RAW=1"}},
 			{"null", o.null, []string{"NULL_RESPONSE=" + listFile}}}, o.coldN)
 		return err
 	})

@@ -275,7 +275,7 @@ func (r *report) targets() []targetRow {
 		o, f := medianOf(oursLocal, first), medianOf(floorLocal, first)
 		rows = append(rows, targetRow{"cold start as a local server (exec → first tools/list answer)", fmt.Sprintf("≤ %.1f× the trivial handler (same binary, net/http mode)", targetColdRatio),
 			fmt.Sprintf("%s ms vs %s ms: **%s**", bench.Ms(o), bench.Ms(f), ratio(float64(o), float64(f))), float64(o) <= targetColdRatio*float64(f), false})
-		for _, ref := range []struct{ impl, name string }{{"gosdk", "the Go SDK stateless peer"}, {"null", "the null net/http handler (no aws-lambda-go)"}} {
+		for _, ref := range []struct{ impl, name string }{{"gosdk", "the Go SDK stateless peer"}, {"gosdk-raw", "the Go SDK peer on the low-level Server.AddTool"}, {"null", "the null net/http handler (no aws-lambda-go)"}} {
 			if runs := ofImpl(r.coldLocal, ref.impl, limpl); len(runs) > 0 {
 				x := medianOf(runs, first)
 				rows = append(rows, targetRow{"as a local server, against " + ref.name, "",
@@ -336,11 +336,13 @@ func (r *report) headline(p printer) {
 		for _, c := range benchCases {
 			o, _ := r.bench.med(c, "ours", "ns/op")
 			g, _ := r.bench.med(c, "gosdk", "ns/op")
+			gr, _ := r.bench.med(c, "gosdk-raw", "ns/op")
 			n, _ := r.bench.med(c, "null", "ns/op")
 			oa, _ := r.bench.med(c, "ours", "allocs/op")
 			ga, _ := r.bench.med(c, "gosdk", "allocs/op")
-			p("- handler in process, %s: %s/op, %s allocs/op — %s the Go SDK's time (%s its allocs), %s the null handler's\n",
-				c, num(o, "ns/op"), num(oa, "allocs/op"), ratio(o, g), ratio(oa, ga), ratio(o, n))
+			gra, _ := r.bench.med(c, "gosdk-raw", "allocs/op")
+			p("- handler in process, %s: %s/op, %s allocs/op — %s the Go SDK's time (%s its allocs), %s on its low-level AddTool (%s), %s the null handler's\n",
+				c, num(o, "ns/op"), num(oa, "allocs/op"), ratio(o, g), ratio(oa, ga), ratio(o, gr), ratio(oa, gra), ratio(o, n))
 		}
 	}
 	if len(r.inits) > 0 {
@@ -367,7 +369,11 @@ func (r *report) headline(p printer) {
 	}
 	if o, ok := r.loadOf("mindvault_preview", "ours"); ok {
 		if g, ok := r.loadOf("mindvault_preview", "gosdk"); ok && g.rps() > 0 {
-			p("- loopback mindvault_preview (one sandbox API call each): %.0f req/s, %s the Go SDK peer\n", o.rps(), ratio(o.rps(), g.rps()))
+			p("- loopback mindvault_preview (one sandbox API call each): %.0f req/s, %s the Go SDK peer", o.rps(), ratio(o.rps(), g.rps()))
+			if gr, ok := r.loadOf("mindvault_preview", "gosdk-raw"); ok && gr.rps() > 0 {
+				p(", %s its low-level AddTool", ratio(o.rps(), gr.rps()))
+			}
+			p("\n")
 		}
 	}
 	p("\n")
@@ -381,6 +387,9 @@ func (r *report) handlerSection(p printer) {
 	p("- **gosdk**: `mcp.NewStreamableHTTPHandler` (go-sdk v1.8.0, `Stateless`, `JSONResponse`) serving our tools/list\n")
 	p("  entries (same names, titles, raw-JSON input and output schemas, annotations) through `mcp.AddTool`, so the SDK\n")
 	p("  validates arguments and output; its preview does the same one GET to the sandbox API meta route.\n")
+	p("- **gosdk-raw**: the same handler with the tools registered through the SDK's low-level `Server.AddTool` (arguments\n")
+	p("  handed over as sent, no schema resolved or checked by the SDK, as our own layer works); its preview decodes them with\n")
+	p("  our request model (`validate.Decode[requests.Preview]`).\n")
 	p("- **null**: decodes the JSON-RPC envelope and writes the very bytes ours wrote for the case with the request's id\n")
 	p("  spliced in (`test/bench/nullrpc`; never re-encoded, held byte for byte to ours by `go test ./test/bench/`): the floor.\n\n")
 	p("Cases: `tools/list`; a validation failure (`mindvault_preview` with `{}`); an unknown tool (`mindvault_previews`);\n")
@@ -392,12 +401,13 @@ func (r *report) handlerSection(p printer) {
 	}
 	for _, unit := range []string{"ns/op", "allocs/op", "B/op"} {
 		p("**%s**\n\n", unit)
-		p("| case | ours | gosdk | null | ours/gosdk | ours/null | runs |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		p("| case | ours | gosdk | gosdk-raw | null | ours/gosdk | ours/gosdk-raw | ours/null | runs |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, c := range benchCases {
 			o, n1 := r.bench.med(c, "ours", unit)
 			g, _ := r.bench.med(c, "gosdk", unit)
+			gr, _ := r.bench.med(c, "gosdk-raw", unit)
 			z, _ := r.bench.med(c, "null", unit)
-			p("| %s | %s | %s | %s | %s | %s | %d |\n", c, num(o, unit), num(g, unit), num(z, unit), ratio(o, g), ratio(o, z), n1)
+			p("| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", c, num(o, unit), num(g, unit), num(gr, unit), num(z, unit), ratio(o, g), ratio(o, gr), ratio(o, z), n1)
 		}
 		p("\n")
 	}
@@ -454,7 +464,7 @@ func (r *report) coldSection(p printer) {
 	if len(r.coldLocal) > 0 {
 		limpl := func(c localRun) string { return c.impl }
 		p("| as a local HTTP server: exec → first tools/list answer | median ms | p90 ms | min ms | max ms |\n|---|---:|---:|---:|---:|\n")
-		for _, who := range []string{"ours", "floor", "gosdk", "null"} {
+		for _, who := range []string{"ours", "floor", "gosdk", "gosdk-raw", "null"} {
 			runs := ofImpl(r.coldLocal, who, limpl)
 			row(fmt.Sprintf("%s (N=%d)", who, len(runs)), durations(runs, func(c localRun) time.Duration { return c.first }))
 		}
@@ -611,7 +621,7 @@ func (r *report) loadSection(p printer) {
 	}
 	p("Each server is a process of its own on 127.0.0.1: **ours** is the host Lambda bootstrap in its local HTTP mode, pointed at\n")
 	p("the sandbox simulators (run in the measuring process) with testnet settings, as `make sandbox` prints them; **gosdk** is\n")
-	p("`test/bench/cmd/peer`; **null** is `test/bench/cmd/null` (one process per request kind) answering the bytes ours answered for it. %d closed-loop\n", r.opts.clients)
+	p("`test/bench/cmd/peer` (**gosdk-raw** the same binary with `PEER_RAW=1`: the low-level `Server.AddTool`); **null** is `test/bench/cmd/null` (one process per request kind) answering the bytes ours answered for it. %d closed-loop\n", r.opts.clients)
 	p("clients (keep-alive) per run, each run bounded by %s **and** %d requests, after %d warm-up requests. Clients, servers and\n", r.opts.loadDur, r.opts.loadMax, warmup)
 	p("sandbox share the same %d CPUs. Every answer is checked (HTTP 200 and the expected result or failure; every 50th fully\n", runtime.NumCPU())
 	p("decoded). The null handler's preview makes no downstream call; it is listed for reference only.\n\n")
@@ -632,7 +642,7 @@ func (r *report) loadSection(p printer) {
 			continue
 		}
 		var parts []string
-		for _, other := range []string{"gosdk", "null"} {
+		for _, other := range []string{"gosdk", "gosdk-raw", "null"} {
 			if x, ok := r.loadOf(c.tool, other); ok && x.rps() > 0 {
 				parts = append(parts, fmt.Sprintf("%s/%s throughput %s (p50 %s, p99 %s)", "ours", other, ratio(o.rps(), x.rps()),
 					ratio(float64(o.p50), float64(x.p50)), ratio(float64(o.p99), float64(x.p99))))

@@ -1,14 +1,8 @@
 // Command floor is the trivial handler `make bench` measures the endpoint's cold start against:
-// the least a Go MCP server on the same runtime path can do. Like the endpoint's Lambda main,
-// it serves Function URL events through aws-lambda-go when AWS_LAMBDA_RUNTIME_API is set (the
-// Lambda runtime or the emulator) and plain HTTP on MINDVAULT_ADDR otherwise, so the same
-// binary is the floor of both cold starts.
-//
-// FLOOR_RESPONSE names a file holding the endpoint's JSON-RPC response to the measured
-// request; every request gets those bytes under its own id (package nullrpc). No
-// configuration, validation or logging, and nothing of the endpoint is imported, so its
-// start-up is Go's and aws-lambda-go's alone. test/bench/cmd/null is the same answer without
-// aws-lambda-go linked in.
+// like the Lambda main it serves Function URL events under the Lambda runtime API and plain HTTP on
+// MINDVAULT_ADDR otherwise, answering every request with the endpoint's own bytes (FLOOR_RESPONSE)
+// under its id (package nullrpc). It imports nothing of the endpoint and does no configuration,
+// validation or logging, so its start-up is Go's and aws-lambda-go's alone.
 package main
 
 import (

@@ -22,7 +22,7 @@ func (r *recordingTools) Call(_ context.Context, name string, _ json.RawMessage)
 }
 
 // duplicateBodies call a tool with a key given twice (or twice in two cases) in the envelope or
-// in params: the server refuses them, so neither it nor CalledTool may name a tool.
+// in params: the server refuses them, so no tool runs and Admit is never asked.
 var duplicateBodies = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"browse","name":"buy"}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"buy","name":"browse"}}`,
@@ -37,11 +37,11 @@ var duplicateBodies = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"buy","x":{"k":1,"k":2}}}`,
 }
 
-// TestCalledToolAgreesWithTheServer: whenever the server runs a tool, CalledTool named that
-// tool for the same body, whatever tricks the body plays (duplicate or differently cased keys,
-// escapes, whitespace), in both eras. Inbound auth relies on this to pick the scope a call
-// needs before the server sees it.
-func TestCalledToolAgreesWithTheServer(t *testing.T) {
+// TestAdmitAsksForTheToolThatRuns: whenever the server runs a tool, Admit was asked about that
+// very tool first, once, whatever tricks the body plays (duplicate or differently cased keys,
+// escapes, whitespace), in both eras; and a refusal from Admit is written instead of the call.
+// Inbound auth relies on this to require the scope of the tool that runs.
+func TestAdmitAsksForTheToolThatRuns(t *testing.T) {
 	bodies := append([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"buy","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"b\u0075y"}}`,
@@ -55,42 +55,55 @@ func TestCalledToolAgreesWithTheServer(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"buy"}}]`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":["buy"]}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"buy"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 	}, duplicateBodies...)
 	runs := 0
 	for _, era := range []string{"legacy", "modern"} {
-		for _, body := range bodies {
-			tools := &recordingTools{}
-			srv := &Server{Info: ServerInfo{Name: "t", Version: "1"}, Tools: tools}
-			b := body
-			req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
-			req.Header.Set("Content-Type", "application/json")
-			if era == "modern" {
-				// Make the body modern: the same tricks, plus the headers the era checks.
-				b = strings.Replace(body, `"params":{`, `"params":{`+metaModern+`,`, 1)
-				req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-				req.Header.Set("Mcp-Method", "tools/call")
-				req.Header.Set("Mcp-Name", "buy")
-			}
-			req.Body = io.NopCloser(strings.NewReader(b))
-			srv.ServeHTTP(httptest.NewRecorder(), req)
-			name, ok := CalledTool([]byte(b))
-			runs += len(tools.ran)
-			if slices.Contains(duplicateBodies, body) && (len(tools.ran) > 0 || ok) {
-				t.Errorf("%s %s: a body with a key given twice ran %v (CalledTool %q %v)", era, b, tools.ran, name, ok)
-			}
-			switch {
-			case len(tools.ran) > 1:
-				t.Fatalf("%s %s: ran %v", era, b, tools.ran)
-			case len(tools.ran) == 1 && (!ok || name != tools.ran[0]):
-				t.Errorf("%s %s: the server ran %q, CalledTool says %q %v", era, b, tools.ran[0], name, ok)
+		for _, refuse := range []bool{false, true} {
+			for _, body := range bodies {
+				tools := &recordingTools{}
+				var asked []string
+				srv := &Server{Info: ServerInfo{Name: "t", Version: "1"}, Tools: tools,
+					Admit: func(_ context.Context, tool string) http.HandlerFunc {
+						asked = append(asked, tool)
+						if !refuse {
+							return nil
+						}
+						return func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusForbidden) }
+					}}
+				b := body
+				req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+				req.Header.Set("Content-Type", "application/json")
+				if era == "modern" {
+					// Make the body modern: the same tricks, plus the headers the era checks.
+					b = strings.Replace(body, `"params":{`, `"params":{`+metaModern+`,`, 1)
+					req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+					req.Header.Set("Mcp-Method", "tools/call")
+					req.Header.Set("Mcp-Name", "buy")
+				}
+				req.Body = io.NopCloser(strings.NewReader(b))
+				w := httptest.NewRecorder()
+				srv.ServeHTTP(w, req)
+				runs += len(tools.ran)
+				switch {
+				case slices.Contains(duplicateBodies, body) && (len(tools.ran) > 0 || len(asked) > 0):
+					t.Errorf("%s %s: a body with a key given twice ran %v (asked %v)", era, b, tools.ran, asked)
+				case len(asked) > 1 || len(tools.ran) > 1:
+					t.Fatalf("%s %s: asked %v, ran %v", era, b, asked, tools.ran)
+				case refuse && len(tools.ran) > 0:
+					t.Errorf("%s %s: refused by Admit, yet ran %v", era, b, tools.ran)
+				case refuse && len(asked) == 1 && w.Code != http.StatusForbidden:
+					t.Errorf("%s %s: refused by Admit, answered HTTP %d", era, b, w.Code)
+				case !refuse && len(tools.ran) == 1 && (len(asked) != 1 || asked[0] != tools.ran[0]):
+					t.Errorf("%s %s: the server ran %q, Admit was asked about %v", era, b, tools.ran[0], asked)
+				case !refuse && len(tools.ran) == 0 && len(asked) > 0:
+					t.Errorf("%s %s: Admit asked about %v, nothing ran", era, b, asked)
+				}
 			}
 		}
 	}
 	if runs < 14 {
 		t.Fatalf("only %d bodies ran a tool: the cases do not exercise the server", runs)
-	}
-	if _, ok := CalledTool([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); ok {
-		t.Error("tools/list reported as a call")
 	}
 }
 
