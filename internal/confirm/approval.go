@@ -1,7 +1,6 @@
 package confirm
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -79,7 +78,7 @@ func AsNeeded(err error) (*Needed, bool) {
 	return n, ok
 }
 
-// Gate is one call's human confirmation, placed in its context by the tool layer. A nil Gate
+// Gate is one call's human confirmation, held by the tool layer with the call's state. A nil Gate
 // (not the modern era, no form elicitation, no key, policy off, a dry run) lets every seam
 // proceed: the argument guards alone protect the call.
 type Gate struct {
@@ -127,29 +126,14 @@ func (g *Gate) Approve(r Request) error {
 	return nil
 }
 
-type gateKey struct{}
-
-// WithGate places a call's Gate in its context.
-func WithGate(ctx context.Context, g *Gate) context.Context {
-	return context.WithValue(ctx, gateKey{}, g)
-}
-
-// GateFrom returns the call's Gate, nil when none.
-func GateFrom(ctx context.Context) *Gate {
-	g, _ := ctx.Value(gateKey{}).(*Gate)
-	return g
-}
-
 // WillAsk reports whether this call, in round 1, will ask the user before a k happens.
-func WillAsk(ctx context.Context, k Kind) bool {
-	g := GateFrom(ctx)
+func (g *Gate) WillAsk(k Kind) bool {
 	return g != nil && g.approved == nil && g.asks(k)
 }
 
 // ApprovedAmount is the USDC amount (units) the user approved for the payment a round 2 acts
 // on; ok is false outside one.
-func ApprovedAmount(ctx context.Context) (*big.Int, bool) {
-	g := GateFrom(ctx)
+func (g *Gate) ApprovedAmount() (*big.Int, bool) {
 	if g == nil || g.approved == nil || g.approved.Kind != Payment {
 		return nil, false
 	}
@@ -157,15 +141,12 @@ func ApprovedAmount(ctx context.Context) (*big.Int, bool) {
 }
 
 // ApprovalNonce is the nonce of the approval a round 2 acts on, "" outside one.
-func ApprovalNonce(ctx context.Context) string {
-	if g := GateFrom(ctx); g != nil && g.approved != nil {
+func (g *Gate) ApprovalNonce() string {
+	if g != nil && g.approved != nil {
 		return g.approved.Nonce
 	}
 	return ""
 }
-
-// Approve is GateFrom(ctx).Approve(r), for seams.
-func Approve(ctx context.Context, r Request) error { return GateFrom(ctx).Approve(r) }
 
 // admits compares what a seam would now pay or send with what the user approved.
 func (a *Approval) admits(now Approval) error {

@@ -202,10 +202,10 @@ var buy = Spec[requests.Buy, BuyOutput]{
 			// A price above the cap is the user's to accept, never the agent's: asked when the
 			// client can ask (the approved amount is then this call's cap), refused otherwise,
 			// with no next step that would pay more.
-			switch approved, ok := confirm.ApprovedAmount(ctx); {
+			switch approved, ok := gateOf(ctx).ApprovedAmount(); {
 			case ok && approved.Cmp(price) >= 0:
 				capUnits = approved
-			case !ok && confirm.WillAsk(ctx, confirm.Payment) && !req.DryRun:
+			case !ok && gateOf(ctx).WillAsk(confirm.Payment) && !req.DryRun:
 				aboveCap = confirm.USDC(capUnits)
 				capUnits = price
 			default:
@@ -339,8 +339,8 @@ func buyIntent(ctx context.Context, d *Deps, req *requests.Buy, payer, id string
 		return &x402.Intent{Kind: "buy", Parts: []string{payer, d.Config.X402Network, id}}
 	case req.IdempotencyKey != nil:
 		return &x402.Intent{Kind: "key", Parts: []string{payer, "mindvault_buy", *req.IdempotencyKey}}
-	case confirm.ApprovalNonce(ctx) != "":
-		return &x402.Intent{Kind: "approval", Parts: []string{payer, confirm.ApprovalNonce(ctx)}}
+	case gateOf(ctx).ApprovalNonce() != "":
+		return &x402.Intent{Kind: "approval", Parts: []string{payer, gateOf(ctx).ApprovalNonce()}}
 	}
 	return nil
 }
@@ -358,7 +358,7 @@ func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests
 			}
 		}
 	}
-	if confirm.ApprovalNonce(ctx) != "" && req.AllowRepeat && req.IdempotencyKey == nil {
+	if gateOf(ctx).ApprovalNonce() != "" && req.AllowRepeat && req.IdempotencyKey == nil {
 		// The approval itself is the intent: it was carried out already.
 		cause = errmap.With(cause, func(f *errmap.Facts) {
 			f.Source, f.Code, f.Category = errmap.SourceRequest, errmap.CodeConfirmationStale, errmap.CategoryPayment

@@ -80,7 +80,8 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 				return ctx, nil, &res
 			case approved.Kind != confirm.Funding:
-				return confirm.WithGate(ctx, confirm.Approved(approved)), nil, nil
+				setGate(ctx, confirm.Approved(approved))
+				return ctx, nil, nil
 			}
 			// The user went to fund the wallet: Run reads the balance again, and a wallet
 			// still short is answered, not asked about a second time.
@@ -93,7 +94,7 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 	}
 	h = &humanCall{keeper: k, binding: b, confirm: rt.FormElicitation, fund: rt.URLElicitation && cfg.FundingURL != "" && !funded}
 	if h.confirm {
-		ctx = confirm.WithGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet))
+		setGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet))
 	}
 	return ctx, h, nil
 }

@@ -78,14 +78,14 @@ func (p payment) capNote() string {
 // approve asks the user about p (round 1: the daily budget is checked, not reserved, so the
 // question can say what it leaves), or checks p against what the user approved (round 2).
 func (d *Deps) approve(ctx context.Context, p payment) error {
-	if confirm.WillAsk(ctx, confirm.Payment) {
+	if gateOf(ctx).WillAsk(confirm.Payment) {
 		_, left, err := d.checkBudget(ctx, p.payer, p.quote.Amount)
 		if err != nil {
 			return err
 		}
 		p.left = left
 	}
-	return confirm.Approve(ctx, p.request(string(d.Config.Network)))
+	return gateOf(ctx).Approve(p.request(string(d.Config.Network)))
 }
 
 // approvePayment is an x402.Policy.Approve for p, completed with the quote: the user's
@@ -126,7 +126,7 @@ func (d *Deps) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 			shown[i] = scText(a)
 		}
 		value := strings.Join(shown, ", ")
-		return confirm.Approve(ctx, confirm.Request{
+		return gateOf(ctx).Approve(confirm.Request{
 			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: signer, Resource: id,
 				Contract: d.Config.RegistryContract, Function: plan.Function, Args: shown, MaxFee: plan.Fee, Before: strconv.FormatInt(plan.Sequence, 10)},
 			Title: "Send " + plan.Function,

@@ -275,7 +275,7 @@ func (c *callSpec) declared(ctx context.Context, req any) error {
 // invoke runs a validated request: the user's confirmation steps around run (the declared
 // policies, the guards and Run) under keeper, and the result or the mapped failure.
 func (c *callSpec) invoke(ctx context.Context, keeper *confirm.Keeper, req any, run func(context.Context) (any, error)) mcp.ToolResult {
-	ctx, seen := withCallSecrets(ctx)
+	ctx, seen := withCall(ctx)
 	var human *humanCall
 	if c.mainnet == ConfirmRequired {
 		var stop *mcp.ToolResult

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -99,7 +98,7 @@ func mainnetConfirmation(ctx context.Context, c *config.Config, dry DryRun, req 
 	}
 	// The user's own confirmation, asked for or given (confirm.go), stands in for the
 	// agent's confirmMainnet.
-	if confirm.GateFrom(ctx).StandsInForMainnet() {
+	if gateOf(ctx).StandsInForMainnet() {
 		return nil
 	}
 	return mainnetUnconfirmed(c, req.(requests.MainnetConfirmer).MainnetConfirmed())

@@ -144,8 +144,8 @@ var publish = Spec[requests.Publish, PublishOutput]{
 		case req.DryRun:
 		case req.IdempotencyKey != nil:
 			intent = &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
-		case confirm.ApprovalNonce(ctx) != "":
-			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), confirm.ApprovalNonce(ctx)}}
+		case gateOf(ctx).ApprovalNonce() != "":
+			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), gateOf(ctx).ApprovalNonce()}}
 		}
 		if intent == nil {
 			return r.create(ctx)
@@ -530,7 +530,7 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	out := r.out
 	prepared, err := r.d.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
 	if err == nil && ask {
-		if err := confirm.Approve(ctx, r.registration(prepared)); err != nil {
+		if err := gateOf(ctx).Approve(r.registration(prepared)); err != nil {
 			return nil, err
 		}
 	}
@@ -670,7 +670,7 @@ func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
 func creationKey(ctx context.Context, payer string, req *requests.Publish) string {
 	kind, name := "key", deref(req.IdempotencyKey)
 	if name == "" {
-		kind, name = "approval", confirm.ApprovalNonce(ctx)
+		kind, name = "approval", gateOf(ctx).ApprovalNonce()
 	}
 	if name == "" {
 		return ""

@@ -62,7 +62,7 @@ var register = Spec[requests.Register, RegisterOutput]{
 				return nil, credentials.Missing(d.Store, p.Name, "wallet (pass walletAddress or run mindvault_setup_wallet)")
 			}
 		}
-		if err := confirm.Approve(ctx, confirm.Request{
+		if err := gateOf(ctx).Approve(confirm.Request{
 			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: wallet, Function: "register publisher",
 				Args: []string{req.Name, req.Email, p.Name}},
 			Title: "Register publisher " + req.Name,

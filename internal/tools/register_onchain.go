@@ -67,7 +67,7 @@ var registerOnchain = Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
 			return nil, notVerifiedYet(ctx, d, err, req.ResourceID)
 		}
 		c := d.Config
-		if err := confirm.Approve(ctx, reg.request(d,
+		if err := gateOf(ctx).Approve(reg.request(d,
 			fmt.Sprintf("Sign and submit the registration of resource %s on the vault-registry contract %s on %s: %s?",
 				req.ResourceID, confirm.Short(c.RegistryContract), c.Network, reg.shownCall()))); err != nil {
 			return nil, err

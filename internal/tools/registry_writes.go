@@ -12,7 +12,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -213,7 +212,7 @@ func (d *Deps) write(ctx context.Context, id string, profile *string, fn string,
 			// The entry was just read: a refusal of the signer can name the wallet that may sign.
 			err = errmap.WithCreator(err, cur.Creator)
 		}
-		if confirm.ApprovalNonce(ctx) != "" && isCode(err, errmap.CodeTxBadSequence) {
+		if gateOf(ctx).ApprovalNonce() != "" && isCode(err, errmap.CodeTxBadSequence) {
 			err = usedApproval(err, id)
 		}
 		if isCode(err, errmap.CodeInsufficientBalance) {

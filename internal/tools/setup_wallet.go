@@ -77,7 +77,7 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 		if d.Store.ReadOnly() {
 			return nil, credentials.ReadOnlyStore(d.Store)
 		}
-		if err := confirm.Approve(ctx, confirm.Request{
+		if err := gateOf(ctx).Approve(confirm.Request{
 			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Function: "create sponsored account",
 				Args: []string{req.Profile}},
 			Title: "Create wallet " + req.Profile,
