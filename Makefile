@@ -27,7 +27,7 @@ ESTIMATE     := GO=$(GO) bash $(ROOT)/infra/estimate.sh
 LAMBDA_GCFLAGS := -gcflags='github.com/stellar/...=-l' -gcflags='github.com/aws/aws-sdk-go-v2/...=-l' -gcflags='github.com/aws/smithy-go/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/clients/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/tools/...=-l'
 LAMBDA_FLAGS := -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags='-s -w' $(LAMBDA_GCFLAGS)
 
-.PHONY: print-lambda-flags docs run sandbox test check unit dynalite test-lambda test-template test-conformance build build-host invoke bench fuzz deploy deploy-check clean build-McpFunction
+.PHONY: print-lambda-flags docs run sandbox spending-pause spending-resume spending-status test check unit dynalite test-lambda test-template test-conformance build build-host invoke bench fuzz deploy deploy-check clean build-McpFunction
 
 ## run: serve the endpoint on http://$(ADDR)/mcp (the local build, on the offline sandbox by default)
 run:
@@ -35,6 +35,18 @@ run:
 	@# The binary prints the banner (the URL, the network, how to connect) once it has accepted the
 	@# configuration and bound the address; a configuration it cannot serve is one line and exit 2.
 	@STELLAR_NETWORK=$${STELLAR_NETWORK:-sandbox} MINDVAULT_ADDR=$(ADDR) exec $(BIN)/mindvault-local
+
+## spending-pause, spending-resume, spending-status: pause, resume or show all spending of the deployment whose ledger the environment names (MINDVAULT_LEDGER, MINDVAULT_LEDGER_ENDPOINT, AWS_REGION, AWS_PROFILE; MINDVAULT_PAUSE_FILE with the memory ledger)
+define spending
+@$(PROGRESS) "building bin/mindvault-local" "$$($(ESTIMATE) build)" -- $(GO) build -o $(BIN)/mindvault-local ./cmd/mindvault-local
+@$(BIN)/mindvault-local spending $(patsubst spending-%,%,$@)
+endef
+spending-pause:
+	$(spending)
+spending-resume:
+	$(spending)
+spending-status:
+	$(spending)
 
 ## sandbox: serve the sandbox simulators alone on loopback and print the environment that points the Lambda binary at them
 sandbox:

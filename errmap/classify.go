@@ -72,6 +72,8 @@ func retryVerdict(cat Category, code string, state State) Retry {
 	switch code {
 	case CodeUnsupportedRequirement, CodeFeesNotSponsored, CodePayeeMismatch:
 		return RetryNo // no action of the caller makes this seller's requirement acceptable
+	case CodePayeeNotAllowed, CodeResourceDenied, CodeSpendingPaused:
+		return RetryNo // the operator's setting; no argument of the caller changes it
 	case CodeUnexpectedTransaction:
 		return RetryNo // the service, not the caller, must change what it prepares
 	case CodeDeliveryTooLarge:

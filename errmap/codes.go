@@ -48,6 +48,9 @@ const (
 	CodeDuplicatePayment       = "DUPLICATE_PAYMENT"
 	CodeInProgress             = "IN_PROGRESS"
 	CodePayeeMismatch          = "PAYEE_MISMATCH"
+	CodePayeeNotAllowed        = "PAYEE_NOT_ALLOWED"
+	CodeResourceDenied         = "RESOURCE_DENIED"
+	CodeSpendingPaused         = "SPENDING_PAUSED"
 	CodeIdempotencyKeyReused   = "IDEMPOTENCY_KEY_REUSED"
 	CodeBudgetExceeded         = "BUDGET_EXCEEDED"
 	CodeRateLimited            = "RATE_LIMITED"
@@ -92,6 +95,9 @@ var codeTable = []codeInfo{
 	{CodeDoc{CodePriceAboveCap, CategoryPayment, "The price is above the caller's spend cap; refused before anything was signed."}, "price above the spend cap"},
 	{CodeDoc{CodePriceChanged, CategoryPayment, "The payment requested is above the previewed price; refused before anything was signed."}, "price changed since the preview"},
 	{CodeDoc{CodePayeeMismatch, CategoryPayment, "The seller's 402 names another payee than the listing (the resource's publisher wallet, or the verification agent's wallet for a fee), so nothing was signed."}, "payee differs from the listing"},
+	{CodeDoc{CodePayeeNotAllowed, CategoryPayment, "The operator's lists forbid paying this account: it is on MINDVAULT_PAYEES_DENIED, or not on a non-empty MINDVAULT_PAYEES_ALLOWED; nothing was signed."}, "payee not allowed by the operator"},
+	{CodeDoc{CodeResourceDenied, CategoryPayment, "The operator forbids buying this resource (MINDVAULT_RESOURCES_DENIED); nothing was signed."}, "resource denied by the operator"},
+	{CodeDoc{CodeSpendingPaused, CategoryPayment, "The operator paused all spending of this deployment (make spending-pause); nothing was signed, reads keep working."}, "spending paused by the operator"},
 	{CodeDoc{CodeBudgetExceeded, CategoryPayment, "The payment would take the wallet's (or the caller's) spending today above the daily budget (MINDVAULT_BUDGET_USDC); refused before anything was signed, retryAfterSeconds until the budget resets at UTC midnight."}, "daily budget exceeded"},
 	{CodeDoc{CodeConfirmationDeclined, CategoryPayment, "The user declined or cancelled the confirmation asked for on the modern era, so nothing was paid or sent (category validation for a write)."}, "the user declined"},
 	{CodeDoc{CodeConfirmationStale, CategoryPayment, "What the call would pay or send changed since the user approved it (payee, asset, network, payer, amount below the approved one, or a write's call or fee), so nothing was paid or sent (category validation for a write)."}, "changed since the user approved it"},

@@ -223,6 +223,10 @@ func codeNext(in nextInput) string {
 		return "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid."
 	case CodeDuplicatePayment:
 		return "Do not pay again: the payment for this intent already settled once" + in.clause(RoleHistory, "; ", " lists its receipt") + "."
+	case CodePayeeNotAllowed, CodeResourceDenied:
+		return "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator."
+	case CodeSpendingPaused:
+		return "Do not pay now: the operator paused all spending of this deployment; reads keep working, and the operator resumes it (make spending-resume)."
 	case CodePayeeMismatch:
 		return "Do not pay this seller: its payment request names another payee than the listing; ask the operator to check the seller, and choose another resource meanwhile."
 	case CodeInProgress:

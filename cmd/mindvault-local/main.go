@@ -1,8 +1,8 @@
 // Command mindvault-local is the local build of the endpoint (`make run`): the handler of the
 // Lambda binary served over plain HTTP on MINDVAULT_ADDR, plus the offline sandbox network
 // (STELLAR_NETWORK=sandbox), whose simulators it starts on loopback first (package local). With
-// -sandbox it serves the simulators alone (`make sandbox`) and prints the environment that points
-// the Lambda binary, configured for testnet, at them, so the real bootstrap can work offline too.
+// -sandbox it serves the simulators alone (`make sandbox`); `spending pause|resume|status`
+// writes or reads the deployment's spending switch (`make spending-pause`).
 package main
 
 import (
@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mindvault/mcp-endpoint/internal/credentials/awsshared"
 	"github.com/mindvault/mcp-endpoint/internal/sandbox"
 	"github.com/mindvault/mcp-endpoint/internal/server"
 	"github.com/mindvault/mcp-endpoint/internal/server/local"
@@ -25,8 +26,15 @@ import (
 func main() {
 	simulators := flag.Bool("sandbox", false, "serve the sandbox simulators alone and print the environment that points an endpoint at them")
 	flag.Parse()
+	if flag.Arg(0) == "spending" {
+		if err := spending(context.Background(), flag.Args()[1:], os.Getenv, awsshared.Load, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "mindvault-local spending:", oneLine(err))
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: mindvault-local [-sandbox]")
+		fmt.Fprintln(os.Stderr, "usage: mindvault-local [-sandbox]\n       "+strings.TrimPrefix(spendingUsage, "usage: "))
 		os.Exit(2)
 	}
 	if *simulators {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/ledger/ledgertest"
 )
 
 // TestMain runs main itself when the test binary is started as the command (runMain).
@@ -18,7 +20,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	ledgertest.Stop() // the dynalite server of TestSpendingCommand, if it started one
+	os.Exit(code)
 }
 
 // runMain runs this test binary as mindvault-local with env added to a clean environment.

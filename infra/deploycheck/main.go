@@ -345,6 +345,9 @@ var codeHints = map[string]string{
 	errmap.CodePriceAboveCap:       "the cheapest resource costs more than MaxAutoPayUsdc: raise it, or pick one with -resource",
 	errmap.CodeAlreadyPurchased:    "this wallet bought the resource already; the dry run passes allowRepeat, so this is unexpected: pick another with -resource",
 	errmap.CodeMainnetNotConfirmed: "a dry-run buy needs no confirmMainnet; an endpoint that asks for it predates that rule",
+	errmap.CodeSpendingPaused:      "spending is paused for the whole deployment: make spending-resume with MINDVAULT_LEDGER=dynamodb:<the stack's LedgerTable> (docs/deploy.md \"Pausing all spending\")",
+	errmap.CodePayeeNotAllowed:     "the resource's publisher is outside the PayeesAllowed / PayeesDenied parameters: pick another resource with -resource, or change them",
+	errmap.CodeResourceDenied:      "the resource is in the ResourcesDenied parameter: pick another with -resource",
 }
 
 func (c *checker) networkProfile(ctx context.Context, tools map[string]bool) {

@@ -11,6 +11,8 @@ import (
 	"math"
 	"math/big"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +60,16 @@ type Config struct {
 	// long the journal keeps a settled payment's receipt (MINDVAULT_RECEIPT_DAYS).
 	LedgerTimeout time.Duration
 	ReceiptDays   int
+	// PayeesAllowed, when not empty, are the only accounts a payment may go to
+	// (MINDVAULT_PAYEES_ALLOWED); PayeesDenied never get one (MINDVAULT_PAYEES_DENIED);
+	// ResourcesDenied are never bought (MINDVAULT_RESOURCES_DENIED). No tool argument widens them.
+	PayeesAllowed   []string
+	PayeesDenied    []string
+	ResourcesDenied []string
+	// PauseFile holds the spending switch with the memory ledger (MINDVAULT_PAUSE_FILE);
+	// PauseCache is how long an instance trusts the switch it read (MINDVAULT_PAUSE_CACHE_MS).
+	PauseFile  string
+	PauseCache time.Duration
 
 	HTTPTimeout    time.Duration
 	HorizonTimeout time.Duration
@@ -225,6 +237,11 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c.LedgerEndpoint = l.url("MINDVAULT_LEDGER_ENDPOINT", "")
 	c.LedgerTimeout = l.millis("MINDVAULT_LEDGER_TIMEOUT_MS", 2000, 1)
 	c.ReceiptDays = l.integer("MINDVAULT_RECEIPT_DAYS", 90, 1, 3650)
+	c.PayeesAllowed = l.accounts("MINDVAULT_PAYEES_ALLOWED")
+	c.PayeesDenied = l.accounts("MINDVAULT_PAYEES_DENIED")
+	c.ResourcesDenied = l.list("MINDVAULT_RESOURCES_DENIED")
+	c.PauseFile = l.str("MINDVAULT_PAUSE_FILE", DefaultPauseFile())
+	c.PauseCache = time.Duration(l.integer("MINDVAULT_PAUSE_CACHE_MS", DefaultPauseCacheMs, 0, 60000)) * time.Millisecond
 
 	c.HTTPTimeout = l.millis("MINDVAULT_HTTP_TIMEOUT_MS", 15000, 1)
 	c.HorizonTimeout = l.millis("MINDVAULT_HORIZON_TIMEOUT_MS", 15000, 1)
@@ -474,6 +491,32 @@ func (l *loader) list(v string) []string {
 		}
 	}
 	return out
+}
+
+// accounts is a list of Stellar account ids (G…); one that is not is a problem naming v.
+func (l *loader) accounts(v string) []string {
+	out := l.list(v)
+	for _, a := range out {
+		if !accountID.MatchString(a) {
+			l.bad(v, fmt.Sprintf("every entry must be an account id (G followed by 55 base32 characters); %q is not", bounded(a)))
+			return nil
+		}
+	}
+	return out
+}
+
+// DefaultPauseCacheMs is how long an instance trusts the spending switch it read: a pause
+// reaches every instance within it.
+const DefaultPauseCacheMs = 3000
+
+// DefaultPauseFile is the pause file of a local deployment: under the user's configuration
+// folder, next to the profiles ("" when the OS names none).
+func DefaultPauseFile() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "mindvault", "spending-pause.json")
 }
 
 func (l *loader) match(v, def string, re *lazyre.Regexp, what string) string {

@@ -95,6 +95,9 @@ func TestProblemsNameTheVariables(t *testing.T) {
 		{"inline limit beyond what Lambda can return", map[string]string{"MINDVAULT_MAX_INLINE_BYTES": "4194305"}, []string{"MINDVAULT_MAX_INLINE_BYTES"}},
 		{"bad level", map[string]string{"LOG_LEVEL": "loud"}, []string{"LOG_LEVEL"}},
 		{"bad auth servers", map[string]string{"MINDVAULT_AUTHORIZATION_SERVERS": "https://ok.example, nope"}, []string{"MINDVAULT_AUTHORIZATION_SERVERS"}},
+		{"bad payee lists", map[string]string{"MINDVAULT_PAYEES_ALLOWED": "GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5, CDQKUIADLO5S5WEHEUTTXX2M45WAHVRU2PBEBD6ZGDKMOP5A72FJ3OD4",
+			"MINDVAULT_PAYEES_DENIED": "alice"}, []string{"MINDVAULT_PAYEES_ALLOWED", "MINDVAULT_PAYEES_DENIED"}},
+		{"pause cache above a minute", map[string]string{"MINDVAULT_PAUSE_CACHE_MS": "60001"}, []string{"MINDVAULT_PAUSE_CACHE_MS"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

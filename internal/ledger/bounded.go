@@ -7,20 +7,29 @@ import (
 	"time"
 )
 
-// Store is what a deployment keeps in its ledger table: the budgets and the journal.
+// Store is what a deployment keeps in its ledger table: the budgets, the journal and the
+// spending switch.
 type Store interface {
 	Ledger
 	Journal
+	Switch
 }
 
-// MemoryStore is a Store in this process's memory.
+// MemoryStore is a Store in this process's memory, with its switch in a file (FileSwitch).
 type MemoryStore struct {
 	*Memory
 	*MemoryJournal
+	*FileSwitch
 }
 
-// NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore() MemoryStore { return MemoryStore{NewMemory(), NewMemoryJournal()} }
+// NewMemoryStore returns an empty MemoryStore whose switch is in pauseFile ("" for memory).
+func NewMemoryStore(pauseFile ...string) MemoryStore {
+	sw := &FileSwitch{}
+	if len(pauseFile) > 0 {
+		sw.Path = pauseFile[0]
+	}
+	return MemoryStore{NewMemory(), NewMemoryJournal(), sw}
+}
 
 var _ Store = (*Dynamo)(nil)
 
@@ -115,4 +124,19 @@ func (b Bounded) AddReceipt(ctx context.Context, r Receipt, keep time.Duration) 
 // Receipts implements Journal.
 func (b Bounded) Receipts(ctx context.Context, payer string) ([]Receipt, error) {
 	return bounded(ctx, b, func(ctx context.Context) ([]Receipt, error) { return b.S.Receipts(ctx, payer) })
+}
+
+// Pause implements Switch.
+func (b Bounded) Pause(ctx context.Context, by string) (Pause, error) {
+	return bounded(ctx, b, func(ctx context.Context) (Pause, error) { return b.S.Pause(ctx, by) })
+}
+
+// Resume implements Switch.
+func (b Bounded) Resume(ctx context.Context, by string) (Pause, error) {
+	return bounded(ctx, b, func(ctx context.Context) (Pause, error) { return b.S.Resume(ctx, by) })
+}
+
+// State implements Switch.
+func (b Bounded) State(ctx context.Context) (Pause, error) {
+	return bounded(ctx, b, func(ctx context.Context) (Pause, error) { return b.S.State(ctx) })
 }

@@ -158,7 +158,8 @@ func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger
 		if cfg.Lambda {
 			return nil, errors.New("MINDVAULT_LEDGER is memory, which remembers per Lambda instance; set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table) for payments to be journaled and budgets to hold")
 		}
-		return ledger.Bounded{S: ledger.NewMemoryStore(), Timeout: cfg.LedgerTimeout}, nil
+		// The spending switch is a file, so that `mindvault-local spending` reaches this process.
+		return &ledger.Cached{Store: ledger.Bounded{S: ledger.NewMemoryStore(cfg.PauseFile), Timeout: cfg.LedgerTimeout}, TTL: cfg.PauseCache}, nil
 	}
 	awsCfg, err := loadAWS.Load(context.Background())
 	if err != nil {
@@ -168,7 +169,12 @@ func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger
 	if err != nil {
 		return nil, err
 	}
-	return ledger.Bounded{S: d, Timeout: cfg.LedgerTimeout}, nil
+	return &ledger.Cached{Store: ledger.Bounded{S: d, Timeout: cfg.LedgerTimeout}, TTL: cfg.PauseCache}, nil
+}
+
+// OpenLedger is the ledger store a process with cfg uses (for `mindvault-local spending`).
+func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
+	return openLedger(cfg, loadAWS)
 }
 
 // openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is

@@ -39,9 +39,13 @@ func TestOpenLedger(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, ok := l.(ledger.Bounded)
+			c, ok := l.(*ledger.Cached)
 			if !ok {
-				t.Fatalf("the ledger %T is not bounded by MINDVAULT_LEDGER_TIMEOUT_MS", l)
+				t.Fatalf("the ledger %T does not cache the spending switch (MINDVAULT_PAUSE_CACHE_MS)", l)
+			}
+			b, ok := c.Store.(ledger.Bounded)
+			if !ok {
+				t.Fatalf("the ledger %T is not bounded by MINDVAULT_LEDGER_TIMEOUT_MS", c.Store)
 			}
 			switch b.S.(type) {
 			case ledger.MemoryStore:

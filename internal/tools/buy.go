@@ -193,6 +193,12 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
 			return nil, alreadyPurchased(req, meta, earlier, "")
 		}
+		// The operator's lists and pause, before anything is claimed, asked or signed (a dry run
+		// is refused too), after the answers that pay nothing (a replay, an earlier purchase);
+		// the paid request checks the 402's payee again.
+		if err := d.mayPay(ctx, meta.PublisherWallet, meta.ID, req.ResourceID); err != nil {
+			return nil, err
+		}
 		if meta.PublisherWallet == kp.Address() {
 			out.Warnings = append(out.Warnings, "This wallet published "+meta.ID+": the payment goes from "+kp.Address()+
 				" to itself, so it buys nothing the publisher does not already have; use another profile to buy as a customer.")

@@ -33,6 +33,8 @@ type HealthCheck struct {
 type HealthOutput struct {
 	Healthy bool          `json:"healthy" jsonschema_description:"true only when every check passed"`
 	Checks  []HealthCheck `json:"checks"`
+	// Spending is the deployment's spending switch: a pause is the operator's, not a failure.
+	Spending *SpendingView `json:"spending"`
 }
 
 // health is mindvault_health. Every dependency gets a probe of a route the tools really use,
@@ -47,7 +49,8 @@ var health = Spec[requests.Health, HealthOutput]{
 	Description: `Probes, in parallel, the MindVault API (catalog), Horizon (an account read and the network),
 		Stellar RPC (health and network), the vault-registry contract (a registry_info simulation)
 		and the sponsored-account service when configured, and checks the configuration's
-		consistency. healthy is true only when every check passed. Free. An unhealthy dependency is
+		consistency; spending says whether the operator paused all spending (since when, by whom).
+		healthy is true only when every check passed. Free. An unhealthy dependency is
 		reported in checks, never as an error; call it when other tools fail with network, server or
 		contract errors.`,
 	Kind:  lookup(errmap.SourceRequest),
@@ -73,7 +76,7 @@ var health = Spec[requests.Health, HealthOutput]{
 		}
 		parallel(fns...)
 		checks = append(checks, configCheck(d.Config, d.LedgerErr))
-		out := &HealthOutput{Healthy: true, Checks: checks}
+		out := &HealthOutput{Healthy: true, Checks: checks, Spending: d.spending(ctx)}
 		for _, ch := range checks {
 			out.Healthy = out.Healthy && ch.OK
 		}

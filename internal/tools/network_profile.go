@@ -27,6 +27,10 @@ type NetworkProfileOutput struct {
 	AllowMainnet      bool            `json:"allowMainnet" jsonschema_description:"state-changing tools run on mainnet without confirmMainnet"`
 	CredentialStore   string          `json:"credentialStore" jsonschema:"enum=env,enum=dir,enum=secretsmanager"`
 	DefaultProfile    string          `json:"defaultProfile"`
+	PayeesAllowed     []string        `json:"payeesAllowed,omitempty" jsonschema_description:"the only accounts payments may go to (MINDVAULT_PAYEES_ALLOWED); absent when any"`
+	PayeesDenied      []string        `json:"payeesDenied,omitempty" jsonschema_description:"accounts no payment goes to (MINDVAULT_PAYEES_DENIED)"`
+	ResourcesDenied   []string        `json:"resourcesDenied,omitempty" jsonschema_description:"resource ids never bought (MINDVAULT_RESOURCES_DENIED)"`
+	Spending          *SpendingView   `json:"spending"`
 	Overrides         []OverrideEntry `json:"overrides" jsonschema_description:"configured values that differ from the network preset"`
 	Warnings          []string        `json:"warnings"`
 }
@@ -70,7 +74,8 @@ type OverrideEntry struct {
 	Value    string `json:"value"`
 }
 
-// networkProfile is mindvault_network_profile: the configuration in effect, from memory only.
+// networkProfile is mindvault_network_profile: the configuration in effect, from memory, and the
+// spending switch (cached per process, MINDVAULT_PAUSE_CACHE_MS).
 // The local build writes the store it chose into MINDVAULT_CREDENTIALS before the configuration
 // is read, so the store named here is the one mindvault_list_profiles reads.
 var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
@@ -78,14 +83,17 @@ var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
 	Toolset:   config.ToolsetOps,
 	Title:     "Network profile",
 	Operation: "Network profile failed",
-	Description: `Shows the Stellar network, service URLs, contract ids, timeouts, retry policy and spend cap
-		this endpoint uses, with warnings for settings that differ from the network preset. Free,
-		reads configuration only (no network calls). Call it first to confirm testnet vs mainnet
-		before buying or writing on-chain.`,
+	Description: `Shows the Stellar network, service URLs, contract ids, timeouts, retry policy, spend cap
+		and the operator's payee and resource lists this endpoint uses, whether spending is paused
+		(since when, by whom), with warnings for settings that differ from the network preset. Free,
+		reads configuration and the spending switch only. Call it first to confirm testnet vs
+		mainnet before buying or writing on-chain.`,
 	Kind:  introspection(errmap.SourceRequest),
 	Guide: errmap.Guide{Role: errmap.RoleServices, NoID: true},
-	Run: func(_ context.Context, d *Deps, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
-		return describeNetwork(d.Config), nil
+	Run: func(ctx context.Context, d *Deps, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
+		out := describeNetwork(d.Config)
+		out.Spending = d.spending(ctx)
+		return out, nil
 	},
 }
 
@@ -105,6 +113,7 @@ func describeNetwork(c *config.Config) *NetworkProfileOutput {
 		Retry:          RetryPolicy{Attempts: c.RetryAttempts, BaseDelayMs: c.RetryBaseDelay.Milliseconds(), MaxDelayMs: c.RetryMaxDelay.Milliseconds()},
 		MaxAutoPayUSDC: c.MaxAutoPayUSDC,
 		BudgetUSDC:     c.BudgetUSDC, BudgetCallerUSDC: c.BudgetCallerUSDC, Ledger: c.Ledger,
+		PayeesAllowed: c.PayeesAllowed, PayeesDenied: c.PayeesDenied, ResourcesDenied: c.ResourcesDenied,
 		AllowMainnet:    c.AllowMainnet,
 		CredentialStore: storeKind(c.Credentials),
 		DefaultProfile:  c.DefaultProfile,

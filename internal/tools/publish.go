@@ -391,6 +391,9 @@ func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error
 	}
 	r.out.FeeUSDC = soroban.Decimal(fee)
 	r.agentWallet, r.balance = agent.Agent.WalletAddress, bal
+	if err := r.d.mayPay(ctx, r.agentWallet); err != nil {
+		return nil, err // before anything is created or paid
+	}
 	if r.req.DryRun {
 		r.out.USDCBalance = soroban.Decimal(bal)
 	}

@@ -80,6 +80,7 @@ func newCluster(t *testing.T, n int, vars map[string]string) *cluster {
 	// process would generate its own, and a requestState one issued would not verify in another
 	// (under Lambda there would be no confirmation at all).
 	all["MINDVAULT_AUTH"] = "none"
+	all["MINDVAULT_PAUSE_FILE"] = filepath.Join(t.TempDir(), "spending-pause.json") // not the developer's
 	all["MINDVAULT_CONFIRM_KEY"] = base64.StdEncoding.EncodeToString(key)
 	for k, v := range vars {
 		all[k] = v

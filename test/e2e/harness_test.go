@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,7 +67,9 @@ const fastApply = 50 * time.Millisecond
 
 func newEnv(t *testing.T, vars map[string]string) *env {
 	t.Helper()
-	all := map[string]string{"STELLAR_NETWORK": "sandbox", local.ApplyDelayVar: strconv.Itoa(int(fastApply.Milliseconds()))}
+	all := map[string]string{"STELLAR_NETWORK": "sandbox", local.ApplyDelayVar: strconv.Itoa(int(fastApply.Milliseconds())),
+		// The test's own spending switch, never the developer's (a pause there would stop every test).
+		"MINDVAULT_PAUSE_FILE": filepath.Join(t.TempDir(), "spending-pause.json")}
 	for k, v := range fastRetries {
 		all[k] = v
 	}

@@ -1,0 +1,97 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestSwitch: every backend starts not paused, keeps the first pause's since and by when paused
+// again, and resumes; a second handle on the same store (another process) reads the same.
+func TestSwitch(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "sub", "pause.json")
+	mem := &FileSwitch{}
+	for _, tc := range []struct {
+		name   string
+		a, b   Switch // two handles on one switch
+		dynamo bool
+	}{
+		{"memory", mem, mem, false},
+		{"file", &FileSwitch{Path: file}, &FileSwitch{Path: file}, false},
+		{"dynamodb", nil, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := tc.a, tc.b
+			if tc.dynamo {
+				d := newDynamo(t)
+				other, err := NewDynamo(testConfig(), d.Table(), dynaliteURL(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, b = Bounded{S: d}, Bounded{S: other}
+			}
+			if p, err := b.State(ctx); err != nil || p.Paused {
+				t.Fatalf("a new switch: %+v, %v", p, err)
+			}
+			first, err := a.Pause(ctx, "alice@host")
+			if err != nil || !first.Paused || first.By != "alice@host" || first.Since.IsZero() {
+				t.Fatalf("pause: %+v, %v", first, err)
+			}
+			again, err := a.Pause(ctx, "bob@host")
+			if err != nil || !again.Paused || again.By != "alice@host" || !again.Since.Equal(first.Since) {
+				t.Fatalf("a second pause must keep the first: %+v, %v (first %+v)", again, err, first)
+			}
+			if p, err := b.State(ctx); err != nil || !p.Paused || p.By != "alice@host" || !p.Since.Equal(first.Since) {
+				t.Fatalf("the other handle reads %+v, %v", p, err)
+			}
+			if p, err := b.Resume(ctx, "carol@host"); err != nil || p.Paused || p.By != "carol@host" {
+				t.Fatalf("resume: %+v, %v", p, err)
+			}
+			if p, err := a.State(ctx); err != nil || p.Paused || p.By != "carol@host" {
+				t.Fatalf("after resume: %+v, %v", p, err)
+			}
+		})
+	}
+}
+
+// TestSwitchFileUnreadable: a pause file that does not parse is an unavailable switch (the
+// caller then refuses to pay), never "not paused".
+func TestSwitchFileUnreadable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "pause.json")
+	if err := os.WriteFile(file, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&FileSwitch{Path: file}).State(context.Background()); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a corrupt pause file: %v", err)
+	}
+}
+
+// TestCachedSwitch: within the TTL the cached state is answered even if the store changed
+// (another instance's pause); the process's own change is seen at once; TTL 0 caches nothing.
+func TestCachedSwitch(t *testing.T) {
+	ctx := context.Background()
+	store := NewMemoryStore()
+	c := &Cached{Store: store, TTL: time.Hour}
+	if p, _ := c.State(ctx); p.Paused {
+		t.Fatal("paused at start")
+	}
+	_, _ = store.Pause(ctx, "other instance")
+	if p, _ := c.State(ctx); p.Paused {
+		t.Fatal("a change by another instance was seen within the TTL: nothing is cached")
+	}
+	if p, _ := c.Resume(ctx, "me"); p.Paused {
+		t.Fatal("resume")
+	}
+	if p, _ := c.State(ctx); p.Paused || p.By != "me" {
+		t.Fatalf("the process's own change: %+v", p)
+	}
+	c.TTL = 0
+	_, _ = store.Pause(ctx, "other instance")
+	if p, _ := c.State(ctx); !p.Paused {
+		t.Fatal("TTL 0 answered a cached state")
+	}
+}
