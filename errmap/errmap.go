@@ -115,7 +115,7 @@ func mapFacts(f *Facts) Failure {
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
 			contractName: red.contractName(f.Upstream), creator: red.account(f.Advice.Creator),
-			guide: f.Guides.of(tool), guides: f.Guides,
+			guide: f.Guides.of(tool), guides: f.Guides, fundingURL: red.link(f.Advice.FundingURL),
 		})), maxNext)
 	}
 
@@ -269,6 +269,14 @@ func (r *Redactor) contractName(u Upstream) string {
 func (r *Redactor) account(s string) string {
 	s = strings.TrimSpace(s)
 	if !accountRE.MatchString(s) || !r.safe(s) {
+		return ""
+	}
+	return s
+}
+
+// link keeps an operator's http(s) URL that survives redaction whole; anything else is dropped.
+func (r *Redactor) link(s string) string {
+	if (!strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://")) || len(s) > 1024 || !r.safe(s) {
 		return ""
 	}
 	return s

@@ -53,6 +53,7 @@ type nextInput struct {
 	expiresAt    string
 	contractName string  // the contract error's name, when a contract refused the call
 	creator      string  // the resource's creator (a G... address), when the tool knew it
+	fundingURL   string  // where the wallet can get USDC, when the operator configured it
 	guide        Guide   // what the failing tool declared
 	guides       *Guides // every tool's Guide, for the roles a sentence names
 }
@@ -154,6 +155,9 @@ func codeNext(in nextInput) string {
 		}
 		return "Call " + in.tool + " again if you still need it: the request was cancelled before it finished (the caller went away or cancelled it)."
 	case CodeInsufficientUSDC:
+		if in.fundingURL != "" {
+			return "Fund the wallet with USDC at " + in.fundingURL + in.clause(RoleWallet, " (", " shows its balance)") + ", then " + in.again() + "."
+		}
 		return "Fund the wallet with USDC" + in.clause(RoleWallet, " (", " shows its balance)") + ", then " + in.again() + "."
 	case CodePaymentSimFailed:
 		return "Check the wallet's USDC balance and trustline" + in.clause(RoleWallet, " with ", "") + ", then " + in.again() +

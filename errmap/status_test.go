@@ -310,6 +310,12 @@ func TestAdviceUsesFacts(t *testing.T) {
 			"Pass the profile of the resource's creator, the wallet that registered it (check it with mindvault_registry_lookup), then call mindvault_set_price again."},
 		{"creator not an account", Facts{Guides: testGuides, Tool: "mindvault_set_price", Code: CodeContractUnauthorized, Advice: Advice{Creator: testSeed}},
 			"Pass the profile of the resource's creator, the wallet that registered it (check it with mindvault_registry_lookup), then call mindvault_set_price again."},
+		{"funding page known", Facts{Guides: testGuides, Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "https://faucet.example.org/?address=" + testAccount}},
+			"Fund the wallet with USDC at https://faucet.example.org/?address=" + testAccount + " (mindvault_wallet_info shows its balance), then call mindvault_buy again."},
+		{"funding page not a web URL", Facts{Guides: testGuides, Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "javascript:alert(1)"}},
+			"Fund the wallet with USDC (mindvault_wallet_info shows its balance), then call mindvault_buy again."},
+		{"funding page carrying a secret", Facts{Guides: testGuides, Tool: "mindvault_buy", Code: CodeInsufficientUSDC, Advice: Advice{FundingURL: "https://faucet.example.org/?key=" + testSeed}},
+			"Fund the wallet with USDC (mindvault_wallet_info shows its balance), then call mindvault_buy again."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -204,6 +204,9 @@ type Advice struct {
 	// Creator is the resource's creator on chain (a G... account), named when the vault
 	// registry refused a signer that is not the creator.
 	Creator string
+	// FundingURL is the page where the wallet can get USDC (MINDVAULT_FUNDING_URL with the
+	// address filled in), named when the wallet holds too little.
+	FundingURL string
 }
 
 func (u Upstream) empty() bool {

@@ -105,6 +105,10 @@ type Config struct {
 	// ReadOnly serves only the tools whose readOnlyHint is true (MINDVAULT_READ_ONLY).
 	ReadOnly bool
 
+	// FundingURL is MINDVAULT_FUNDING_URL, the template of the page where a user adds USDC to
+	// a wallet ({address}, {network}); "" is none. FundingLink fills it in.
+	FundingURL string
+
 	AllowedOrigins []string
 	MaxBodyBytes   int64
 	Addr           string
@@ -214,6 +218,8 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	// A transaction fee is a uint32 in stroops; at least the 100-stroop base fee.
 	c.MaxTxFeeStroops = int64(l.integer("MINDVAULT_MAX_TX_FEE_STROOPS", DefaultMaxTxFeeStroops, 100, math.MaxUint32))
 	c.MaxInlineBytes = l.integer("MINDVAULT_MAX_INLINE_BYTES", DefaultMaxInlineBytes, 1, MaxInlineBytesLimit)
+
+	c.FundingURL = l.fundingURL()
 
 	for _, b := range []struct {
 		name string

@@ -19,6 +19,10 @@ const (
 	Payment Kind = "payment"
 	// Write is any other state change: a contract call, a registration, a new wallet.
 	Write Kind = "write"
+	// Funding approves nothing: it is the state of a question that sent the user to a page to
+	// add USDC to the wallet (Payer); the repeated call reads the balance again and asks for
+	// a payment's approval as any call does.
+	Funding Kind = "funding"
 )
 
 // Approval is what the user is asked to approve, as round 2 compares it: the facts that decide

@@ -9,11 +9,11 @@ import (
 
 // Multi-round-trip requests (SEP-2322, the 2026-07-28 revision). A server that needs the
 // user's input answers a tools/call with an InputRequiredResult instead of a result: input
-// requests (here only form elicitations) and an opaque requestState. The client asks the user,
-// then repeats the same tools/call on a fresh request id with params.inputResponses (one
-// answer per input request) and params.requestState echoed byte for byte. Nothing is kept
-// between the two requests: what the second one needs travels in requestState, which the tool
-// layer signs and verifies. The protocol layer only carries the fields in and out; it never
+// requests (form elicitations, and a url elicitation to fund the wallet) and an opaque
+// requestState. The client asks the user, then repeats the same tools/call on a fresh request
+// id with params.inputResponses (one answer per input request) and params.requestState echoed
+// byte for byte. Nothing is kept between the two requests: what the second one needs travels
+// in requestState, which the tool layer signs and verifies. The protocol layer only carries the fields in and out; it never
 // asks for an input on the initialize-based revisions, which have no such result.
 
 // RoundTrip is what a modern tools/call carries for a multi-round-trip request.
@@ -21,6 +21,9 @@ type RoundTrip struct {
 	// FormElicitation: the request's client capabilities declare elicitation with form
 	// mode. An empty elicitation object counts as form (clients older than the modes).
 	FormElicitation bool
+	// URLElicitation: they declare elicitation with url mode (SEP-1036), which only sends the
+	// user to a page; the endpoint uses it to ask for a wallet to be funded.
+	URLElicitation bool
 	// RequestState is params.requestState as sent; HasRequestState says whether it was.
 	RequestState    string
 	HasRequestState bool
@@ -87,6 +90,7 @@ func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) 
 		_, form := caps.Elicitation["form"]
 		_, url := caps.Elicitation["url"]
 		rt.FormElicitation = form || !url
+		rt.URLElicitation = url
 	}
 	if raw, ok := p["requestState"]; ok {
 		if json.Unmarshal(raw, &rt.RequestState) != nil || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {

@@ -61,7 +61,7 @@ func modernCall(caps, args, extra string) string {
 func TestRoundTripFieldsReachTheTool(t *testing.T) {
 	cases := []struct {
 		name, caps, extra string
-		form              bool
+		form, url         bool
 		state             string
 		responses         []string
 		code              int
@@ -70,8 +70,8 @@ func TestRoundTripFieldsReachTheTool(t *testing.T) {
 		{name: "no capabilities", caps: `{}`},
 		{name: "form", caps: `{"elicitation":{"form":{}}}`, form: true},
 		{name: "empty elicitation counts as form", caps: `{"elicitation":{}}`, form: true},
-		{name: "form and url", caps: `{"elicitation":{"form":{},"url":{}}}`, form: true},
-		{name: "url only", caps: `{"elicitation":{"url":{}}}`},
+		{name: "form and url", caps: `{"elicitation":{"form":{},"url":{}}}`, form: true, url: true},
+		{name: "url only", caps: `{"elicitation":{"url":{}}}`, url: true},
 		{name: "sampling only", caps: `{"sampling":{}}`},
 		{name: "round 2", caps: `{"elicitation":{}}`, form: true, extra: `"requestState":"abc","inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}},"extra":{"foo":1}}`,
 			state: "abc", responses: []string{"confirm", "extra"}},
@@ -97,7 +97,7 @@ func TestRoundTripFieldsReachTheTool(t *testing.T) {
 			for k := range rt.InputResponses {
 				keys = append(keys, k)
 			}
-			if rt.FormElicitation != tc.form || rt.RequestState != tc.state || rt.HasRequestState != (tc.state != "") || len(keys) != len(tc.responses) {
+			if rt.FormElicitation != tc.form || rt.URLElicitation != tc.url || rt.RequestState != tc.state || rt.HasRequestState != (tc.state != "") || len(keys) != len(tc.responses) {
 				t.Fatalf("round trip %+v, want form %v state %q responses %v", rt, tc.form, tc.state, tc.responses)
 			}
 		})

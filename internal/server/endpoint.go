@@ -142,12 +142,13 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 	// Auth comes first, before the protocol layer's observation and HTTP guards
 	// (mcp.Handler lists them in order): a caller that fails it gets the bare 401 and
 	// nothing the guards or the configuration would tell.
-	return auth.Middleware(auth.Config{
+	// The server card is public metadata: served before auth, like the OAuth metadata.
+	return withCard(d.Config, srv, auth.Middleware(auth.Config{
 		Mode: d.Config.Auth, Tokens: in.Tokens, ResourceURL: d.Config.ResourceURL,
 		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp", Broken: in.Err,
 		OAuth: auth.OAuth{
 			Issuer: d.Config.OAuthIssuer, Audience: d.Config.OAuthAudience,
 			ProfilesClaim: d.Config.OAuthProfilesClaim, ScopePrefix: d.Config.OAuthScopePrefix,
 		},
-	}, mcp.Handler(srv), logger)
+	}, mcp.Handler(srv), logger))
 }

@@ -2,8 +2,11 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/auth"
@@ -27,11 +30,19 @@ import (
 //     dry run), an asking Gate: the mainnet confirmation waits for it instead of refusing;
 //  3. Run; a seam that must ask stops it with confirm.Needed, and the call is answered with
 //     an InputRequiredResult whose requestState binds this call.
+//
+// A wallet short of USDC (checked before anything is signed) is the other question: when the
+// client declares url elicitation and MINDVAULT_FUNDING_URL is set, step 3 answers it with a
+// url elicitation to the funding page instead of INSUFFICIENT_USDC, sealed the same way. Its
+// acceptance only lets the repeated call read the balance again (and then ask for the
+// payment as any call does); a decline is INSUFFICIENT_USDC, and so is a wallet still short.
 
-// humanCall is a call that may ask: what its requestState will bind.
+// humanCall is a call that may ask: what its requestState will bind, and what it may ask.
 type humanCall struct {
 	keeper  *confirm.Keeper
 	binding confirm.Binding
+	confirm bool // the client renders forms: a seam's confirm.Needed becomes the question
+	fund    bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
 }
 
 // beginHuman applies steps 1 and 2 to a validated request under k, the Deps' keeper (nil:
@@ -47,6 +58,7 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 	}
 	b := confirm.Binding{Tool: tool, ArgsHash: confirm.ArgsHash(tool, canonical), Caller: auth.Caller(ctx),
 		Profile: profileOf(req, cfg), Network: string(cfg.Network)}
+	funded := false
 	if rt.HasRequestState {
 		approved, err := k.Open(rt.RequestState, b)
 		if err != nil {
@@ -56,40 +68,57 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 			}
 			return ctx, nil, invalidConfirmation("params.requestState", string(reason))
 		}
-		if answer, ok := rt.InputResponses["confirm"]; ok {
-			accepted, action, ok := readAnswer(answer)
+		if answer, ok := rt.InputResponses[inputKey(approved.Kind)]; ok {
+			accepted, action, ok := readAnswer(answer, approved.Kind != confirm.Funding)
 			switch {
 			case !ok:
-				return ctx, nil, invalidConfirmation("params.inputResponses.confirm", "it is not an elicitation result (action accept, decline or cancel)")
+				return ctx, nil, invalidConfirmation("params.inputResponses."+inputKey(approved.Kind), "it is not an elicitation result (action accept, decline or cancel)")
+			case !accepted && approved.Kind == confirm.Funding:
+				res := ErrorResult(errmap.FromError(notFunded(cfg, approved.Payer, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
+				return ctx, nil, &res
 			case !accepted:
 				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 				return ctx, nil, &res
+			case approved.Kind != confirm.Funding:
+				setGate(ctx, confirm.Approved(approved))
+				return ctx, nil, nil
 			}
-			setGate(ctx, confirm.Approved(approved))
-			return ctx, nil, nil
+			// The user went to fund the wallet: Run reads the balance again, and a wallet
+			// still short is answered, not asked about a second time.
+			funded = true
 		}
 		// A state without an answer: the client did not ask the user; ask again (round 1).
 	}
-	if d, ok := req.(requests.DryRunner); (ok && d.DryRunRequested()) || !k.CanAsk() || !rt.FormElicitation {
+	if d, ok := req.(requests.DryRunner); (ok && d.DryRunRequested()) || !k.CanAsk() {
 		return ctx, nil, nil
 	}
-	setGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet))
-	return ctx, &humanCall{keeper: k, binding: b}, nil
+	h = &humanCall{keeper: k, binding: b, confirm: rt.FormElicitation, fund: rt.URLElicitation && cfg.FundingURL != "" && !funded}
+	if h.confirm {
+		setGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet))
+	}
+	return ctx, h, nil
 }
 
-// asked turns a seam's confirm.Needed into the InputRequiredResult of round 1.
+// inputKey is the inputRequests key of a question of kind k.
+func inputKey(k confirm.Kind) string {
+	if k == confirm.Funding {
+		return "fund"
+	}
+	return "confirm"
+}
+
+// asked turns a seam's confirm.Needed, or a wallet short of USDC, into the
+// InputRequiredResult of round 1.
 func (h *humanCall) asked(err error, operation, tool string) (mcp.ToolResult, bool) {
-	n, ok := confirm.AsNeeded(err)
-	if h == nil || !ok {
+	if h == nil {
 		return mcp.ToolResult{}, false
 	}
-	state, err := h.keeper.Seal(h.binding, n.Request.Approval)
-	if err != nil {
-		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool})), true
-	}
-	return mcp.ToolResult{
-		ResultType: mcp.ResultInputRequired,
-		InputRequests: map[string]mcp.InputRequest{"confirm": {Method: "elicitation/create", Params: map[string]any{
+	var params map[string]any
+	var approval confirm.Approval
+	var short *unfunded
+	if n, ok := confirm.AsNeeded(err); ok && h.confirm {
+		approval = n.Request.Approval
+		params = map[string]any{
 			"mode":    "form",
 			"message": n.Request.Message,
 			"requestedSchema": map[string]any{
@@ -99,15 +128,51 @@ func (h *humanCall) asked(err error, operation, tool string) (mcp.ToolResult, bo
 				},
 				"required": []string{"confirm"},
 			},
-		}}},
-		RequestState: state,
-		Outcome:      obs.InputRequired,
+		}
+	} else if h.fund && errors.As(err, &short) && short.link != "" {
+		// A URL, never a form: the page is where any payment details are entered (the
+		// elicitation spec forbids collecting them in a form).
+		approval = confirm.Approval{Kind: confirm.Funding, Network: h.binding.Network, Payer: short.address}
+		f, _ := errmap.FactsOf(err)
+		params = map[string]any{
+			"mode": "url",
+			"url":  short.link,
+			"message": fmt.Sprintf("Wallet %s cannot pay on %s: %s. Open the page to add USDC to it, then continue; nothing is paid before it holds enough.",
+				short.address, h.binding.Network, f.Detail),
+		}
+	} else {
+		return mcp.ToolResult{}, false
+	}
+	state, err := h.keeper.Seal(h.binding, approval)
+	if err != nil {
+		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool})), true
+	}
+	if params["mode"] == "url" {
+		// One id per question, derived from its state: the client may tie a completion to it.
+		sum := sha256.Sum256([]byte(state))
+		params["elicitationId"] = hex.EncodeToString(sum[:16])
+	}
+	return mcp.ToolResult{
+		ResultType:    mcp.ResultInputRequired,
+		InputRequests: map[string]mcp.InputRequest{inputKey(approval.Kind): {Method: "elicitation/create", Params: params}},
+		RequestState:  state,
+		Outcome:       obs.InputRequired,
 	}, true
 }
 
-// readAnswer reads an elicitation result: accepted only for action accept with confirm true.
-// Unknown members are ignored; ok is false for something that is not an elicitation result.
-func readAnswer(raw json.RawMessage) (accepted bool, action string, ok bool) {
+// notFunded is the failure of a call whose user declined or cancelled funding the wallet.
+func notFunded(cfg *config.Config, address, action string) error {
+	err := refusal(errmap.CodeInsufficientUSDC, fmt.Sprintf("the user %s funding wallet %s; nothing was paid", action, address), "")
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.StateChanged = errmap.StateNo
+		f.Advice.FundingURL = cfg.FundingLink(address)
+	})
+}
+
+// readAnswer reads an elicitation result: accepted only for action accept, with confirm true
+// when checked (a url elicitation's acceptance carries no content). Unknown members are
+// ignored; ok is false for something that is not an elicitation result.
+func readAnswer(raw json.RawMessage, checked bool) (accepted bool, action string, ok bool) {
 	var r struct {
 		Action  string                     `json:"action"`
 		Content map[string]json.RawMessage `json:"content"`
@@ -118,7 +183,7 @@ func readAnswer(raw json.RawMessage) (accepted bool, action string, ok bool) {
 	switch r.Action {
 	case "accept":
 		var yes bool
-		if json.Unmarshal(r.Content["confirm"], &yes) == nil && yes {
+		if !checked || json.Unmarshal(r.Content["confirm"], &yes) == nil && yes {
 			return true, r.Action, true
 		}
 		return false, "did not confirm", true

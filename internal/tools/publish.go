@@ -406,8 +406,12 @@ func (r *publishRun) resumeRefused(err error, id string) error {
 	if !ok {
 		return err
 	}
+	funding := ""
+	if f.Advice.FundingURL != "" {
+		funding = " at " + f.Advice.FundingURL
+	}
 	fix := map[string]string{
-		errmap.CodeInsufficientUSDC: "Fund the wallet with USDC (mindvault_wallet_info shows its balance).",
+		errmap.CodeInsufficientUSDC: "Fund the wallet with USDC" + funding + " (mindvault_wallet_info shows its balance).",
 		errmap.CodeTrustlineMissing: "Add a USDC trustline to the wallet (mindvault_wallet_info shows its state).",
 		errmap.CodeAccountMissing:   "Create or fund the wallet's account (mindvault_wallet_info shows its state).",
 		errmap.CodePriceAboveCap:    "Pass a maxFeeUsdc of at least the fee shown by mindvault_agent_status.",

@@ -134,11 +134,22 @@ func (d *Deps) usdcFor(acct *horizon.Account, found bool, price *big.Int) (*big.
 	bal := usdcUnits(state)
 	if bal.Cmp(price) < 0 {
 		short := new(big.Int).Sub(price, bal)
-		return nil, refusal(errmap.CodeInsufficientUSDC, fmt.Sprintf("the wallet holds %s USDC, %s short of the price %s",
+		err := refusal(errmap.CodeInsufficientUSDC, fmt.Sprintf("the wallet holds %s USDC, %s short of the price %s",
 			soroban.Decimal(bal), soroban.Decimal(short), soroban.Decimal(price)), "")
+		link := d.Config.FundingLink(acct.AccountID)
+		return nil, &unfunded{error: errmap.With(err, func(f *errmap.Facts) { f.Advice.FundingURL = link }), address: acct.AccountID, link: link}
 	}
 	return bal, nil
 }
+
+// unfunded is a wallet short of USDC before anything was signed: the refusal (whose Next
+// line names the funding page, when one is configured) and what a funding question names.
+type unfunded struct {
+	error
+	address, link string
+}
+
+func (u *unfunded) Unwrap() error { return u.error }
 
 // usdcUnits is a wallet state's USDC balance in 7-decimal units.
 func usdcUnits(state *WalletInfoOutput) *big.Int {

@@ -34,6 +34,8 @@ type modernAnswer struct {
 				Mode            string          `json:"mode"`
 				Message         string          `json:"message"`
 				RequestedSchema json.RawMessage `json:"requestedSchema"`
+				URL             string          `json:"url"`
+				ElicitationID   string          `json:"elicitationId"`
 			} `json:"params"`
 		} `json:"inputRequests"`
 		RequestState string `json:"requestState"`

@@ -11,7 +11,11 @@ import (
 )
 
 // Validate reports whether instance conforms to schema, with formats asserted.
-func Validate(schema, instance []byte) error {
+func Validate(schema, instance []byte) error { return ValidateAt(schema, "", instance) }
+
+// ValidateAt is Validate against the subschema at the JSON pointer def of schema (e.g.
+// "/$defs/ServerCard"; "" is the whole schema), for a schema that only defines its documents.
+func ValidateAt(schema []byte, def string, instance []byte) error {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		return fmt.Errorf("schema is not JSON: %w", err)
@@ -22,7 +26,7 @@ func Validate(schema, instance []byte) error {
 	if err := c.AddResource("mem:///schema.json", doc); err != nil {
 		return err
 	}
-	sch, err := c.Compile("mem:///schema.json")
+	sch, err := c.Compile("mem:///schema.json#" + def)
 	if err != nil {
 		return fmt.Errorf("schema does not compile: %w", err)
 	}
