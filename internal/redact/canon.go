@@ -97,7 +97,7 @@ func entity(s string, q, reps int) (r rune, end int) {
 			}
 			r = r*rune(base) + rune(d)
 		}
-		if digits > 0 && p < len(s) && s[p] == ';' {
+		if digits > 0 && p < len(s) && s[p] == ';' && r >= 0 && r <= unicode.MaxRune {
 			end = p + 1
 		}
 	} else if j := strings.IndexByte(s[q:min(len(s), q+9)], ';'); j > 0 {

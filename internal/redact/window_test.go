@@ -173,6 +173,7 @@ func TestWindowKeepsText(t *testing.T) {
 		"tx " + strings.Repeat("ab", 32),
 		"key ends with …" + secretKinds["api key"][len(secretKinds["api key"])-15:],
 		"a body with %zz, &nosuch; and \\q escapes",
+		"&#xFFFFFFFF; &#x110000; &#99999999; are no characters", // and once made fold index byteFold at -1
 	} {
 		if got := v.Replace(s); got != s {
 			t.Errorf("Replace(%q) = %q", s, got)
