@@ -182,6 +182,14 @@ func TestWindowKeepsText(t *testing.T) {
 	if got := v.Replace("k=" + secretKinds["api key"] + "!"); got != "k="+Marker+"!" {
 		t.Errorf("the whole key must go, nothing around it: %q", got)
 	}
+	// A value shorter than the window is found by a pass of its own; the text between its
+	// match and a longer value's, in either order, stays.
+	v = NewValues([]string{secretKinds["api key"], "short1"})
+	for _, s := range []string{secretKinds["api key"] + " kept short1", "short1 kept " + secretKinds["api key"]} {
+		if got := v.Replace(s); got != Marker+" kept "+Marker {
+			t.Errorf("Replace(%q) = %q", s, got)
+		}
+	}
 }
 
 // TestJWTKeepsItsPublicParts: of a JWT only the signature is secret. Its header and payload,
