@@ -1,15 +1,7 @@
-// Package redact keeps secrets out of everything the endpoint writes: results, errors, log
-// lines and metrics. The rule and the forms it covers are in docs/security.md "Secrets".
-//
-// Exact values: the process-wide registry (Register) holds every secret the process knows;
-// they are never removed. Exact and JSON apply them, once per answer at the protocol layer's
-// output boundary, and on every log line and metric line.
-//
-// Shapes: text from outside may carry secrets the process never saw (seeds, mv_ keys, bearer
-// tokens, secret-named pairs). External applies them all; Own, for the endpoint's own
-// sentences, only those that never occur in prose. Public identifiers stay visible.
-//
-// Typed secrets: a Secret prints as Marker however it is formatted, logged or encoded.
+// Package redact keeps secrets out of answers, errors, log lines and metrics (docs/security.md
+// "Secrets"): every secret the process knows is registered for good and removed in any form
+// by Exact and JSON; Shapes removes what looks like a secret the process never saw from text
+// that came from outside; a Secret prints as Marker however it is formatted.
 package redact
 
 import (
@@ -43,8 +35,7 @@ var (
 
 var (
 	maxValues = MaxValues // tests lower it
-	// registry is the process-wide set of known secret values; readers load the compiled set
-	// atomically and never take the lock.
+	// registry is every secret the process knows; readers load the compiled set without the lock.
 	registry struct {
 		mu     sync.Mutex
 		values map[string]struct{}
@@ -65,19 +56,15 @@ func Register(values ...string) error {
 			add = append(add, v)
 		}
 	}
-	if len(add) == 0 {
-		return nil
-	} else if len(registry.values)+len(add) > maxValues {
+	if len(registry.values)+len(add) > maxValues {
 		return ErrFull
-	}
-	if registry.values == nil {
+	} else if registry.values == nil {
 		registry.values = map[string]struct{}{}
 	}
 	for _, v := range add {
 		registry.values[v] = struct{}{}
 	}
-	// Only the new values are hashed; their windows are merged into the sorted set.
-	registry.exact.Store(registry.exact.Load().with(NewValues(add)))
+	registry.exact.Store(registry.exact.Load().with(NewValues(add))) // the same set when add is empty
 	return nil
 }
 
@@ -110,11 +97,11 @@ func Own(s string) string { return Unambiguous(Exact(s)) }
 func External(s string) string { return Shapes(Exact(s)) }
 
 // JSON removes every registered value, and every value of extra, from an encoded JSON document
-// in one pass (JSON inside a JSON string is read through its escapes). ok is false when the
-// document was valid and the replacement broke it (a value in a number): withhold it then.
+// (JSON inside a JSON string is read through its escapes). ok is false when the document was
+// valid and the replacement broke it (a value in a number): withhold it then.
 func JSON(doc []byte, extra *Values) (out []byte, ok bool) {
 	s := string(doc)
-	r := replaceAll(s, registry.exact.Load(), extra)
+	r := extra.Replace(registry.exact.Load().Replace(s)) // extra is nil unless the registry was full
 	if r == s {
 		return doc, true
 	}
@@ -125,11 +112,9 @@ func JSON(doc []byte, extra *Values) (out []byte, ok bool) {
 	return out, true
 }
 
-// Secret holds a secret value that prints as Marker however it is formatted (every fmt verb,
-// %#v too), logged (slog) or encoded (JSON, text), so it cannot reach an answer or a log line
-// by formatting; Reveal gives the value to the one call that uses it, and registering it stays
-// the holder's job. The value sits behind a pointer: fmt prints a struct's unexported fields by
-// reflection, without their methods, so a Secret held in one shows an address, never the value.
+// Secret holds a value that prints as Marker however it is formatted, logged or encoded;
+// registering it stays the holder's job. The value sits behind a pointer because fmt prints a
+// struct's unexported fields by reflection, without their methods.
 type Secret struct{ p *string }
 
 // NewSecret wraps v.
@@ -163,3 +148,57 @@ func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + Marker + `"`
 
 // MarshalText returns Marker.
 func (s Secret) MarshalText() ([]byte, error) { return []byte(Marker), nil }
+
+// Constant is an encoded JSON document built from the code alone (a tool list) that the
+// protocol layer sends many times, cleaned once per state of the registry.
+type Constant struct {
+	doc   []byte
+	clean atomic.Pointer[cleaned]
+}
+
+type cleaned struct {
+	against *Values // the registry state the document was cleaned against
+	out     []byte
+	ok      bool
+}
+
+// NewConstant wraps an encoded JSON document; the caller must not change doc afterwards.
+func NewConstant(doc []byte) *Constant { return &Constant{doc: doc} }
+
+// JSON is JSON(doc, nil) of the document, reused while the registry stays the same; the result must not be modified.
+func (c *Constant) JSON() (out []byte, ok bool) {
+	reg := registry.exact.Load()
+	if st := c.clean.Load(); st != nil && st.against == reg {
+		return st.out, st.ok
+	}
+	out, ok = JSON(c.doc, nil)
+	c.clean.Store(&cleaned{against: reg, out: out, ok: ok})
+	return out, ok
+}
+
+// Within cleans prefix + document + suffix as JSON would clean the whole, and returns the three parts.
+//
+// A registered value across a seam, which cleaning the parts apart cannot see, makes ok false
+// (the answer is withheld): the seams are scanned again as far as a window of the longest
+// spellings reaches.
+func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok bool) {
+	doc, ok = c.JSON()
+	head, okHead := JSON(prefix, nil)
+	tail, okTail := JSON(suffix, nil)
+	if reg, n := registry.exact.Load(), window*maxSpell; !ok || !okHead || !okTail ||
+		reg != nil && (seamHolds(reg, head, doc, n) || seamHolds(reg, doc, tail, n)) {
+		return nil, nil, nil, false
+	}
+	// A marker in the envelope may stand where a token was (a value across the id and the
+	// key after it): the answer must still be JSON.
+	if (!bytes.Equal(head, prefix) || !bytes.Equal(tail, suffix)) && !json.Valid(slices.Concat(head, doc, tail)) {
+		return nil, nil, nil, false
+	}
+	return head, doc, tail, true
+}
+
+// seamHolds reports a registered value within n bytes on each side of where a ends and b begins.
+func seamHolds(reg *Values, a, b []byte, n int) bool {
+	window := string(a[len(a)-min(n, len(a)):]) + string(b[:min(n, len(b))])
+	return reg.Replace(window) != window
+}

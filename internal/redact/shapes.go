@@ -1,11 +1,12 @@
 package redact
 
 import (
-	"encoding/base32"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
+	"github.com/stellar/go-stellar-sdk/strkey"
 )
 
 // Shapes replaces every secret-shaped value in text from outside with Marker: secret seeds,
@@ -14,39 +15,20 @@ import (
 // patterns fold case, and Unicode folds K (Kelvin) to k and ſ to s, so a text with any
 // non-ASCII byte goes to every pattern.
 func Shapes(s string) string {
-	if s == "" {
-		return s
-	}
 	s = Unambiguous(s)
-	all := strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0
+	all, lower := strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0, strings.ToLower(s)
 	for _, p := range shapes { // each keeps an ASCII text ASCII
-		if all || containsFold(s, p.words...) {
+		if all || slices.ContainsFunc(p.words, func(w string) bool { return strings.Contains(lower, w) }) {
 			s = p.re.ReplaceAllString(s, p.repl)
 		}
 	}
 	return s
 }
 
-// containsFold reports whether the ASCII text s holds one of the lower-case words, in any case.
-func containsFold(s string, words ...string) bool {
-	for _, w := range words {
-		for i := 0; i+len(w) <= len(s); i++ {
-			if strings.EqualFold(s[i:i+len(w)], w) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // Unambiguous replaces the two shapes that never occur in prose: Stellar secret seeds and
 // MindVault API keys.
 func Unambiguous(s string) string {
-	if s == "" {
-		return s
-	}
-	s = Seeds(s)
-	if !strings.Contains(s, "mv_") { // the key pattern's literal prefix (it does not fold case)
+	if s = Seeds(s); !strings.Contains(s, "mv_") { // the key pattern's literal prefix (it does not fold case)
 		return s
 	}
 	return mvKeyRE.ReplaceAllString(s, Marker)
@@ -74,11 +56,10 @@ var shapes = []struct {
 		"${1}${2}" + Marker, []string{"key", "secret", "token", "passw", "credential", "signature"}},
 }
 
-// Seeds removes Stellar secret seeds ("S" + 55 base32 characters). It works on maximal runs
-// of the base32 alphabet rather than on word boundaries, so a seed glued to letters or digits is
-// still caught, while public ids keep their shape: G/C ids are 56 characters and do not start with
-// S, and muxed M-addresses are exactly 69 with a valid checksum (checked, because a muxed-looking
-// run could otherwise hide a seed behind an "M" and twelve characters).
+// Seeds removes Stellar secret seeds ("S" + 55 base32 characters) from maximal runs of the
+// base32 alphabet, so a seed glued to letters or digits is caught, while public ids keep their
+// shape: G/C ids are 56 characters and do not start with S, and muxed M-addresses are 69 with a
+// valid checksum (checked: a muxed-looking run could hide a seed behind "M" and 12 characters).
 func Seeds(s string) string {
 	var found []region
 	for i, j := 0, 0; i < len(s); i = j + 1 {
@@ -97,26 +78,9 @@ func seedRun(run string) bool {
 		return false
 	case n == 56:
 		return run[0] == 'S'
-	case n == 69 && run[0] == 'M' && validMuxed(run):
+	case n == 69 && strkey.IsValidMuxedAccountEd25519PublicKey(run):
 		return false
 	default: // a longer run is no public id: redact it whole if a seed could hide anywhere in it
 		return strings.IndexByte(run[:n-55], 'S') >= 0
 	}
-}
-
-// validMuxed checks a muxed account strkey: version byte 12<<3, 32-byte key, 8-byte id, and the
-// CRC16-XModem checksum (little-endian) over the rest.
-func validMuxed(s string) bool {
-	raw, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(s)
-	if err != nil || len(raw) != 43 || raw[0] != 12<<3 {
-		return false
-	}
-	var crc uint16
-	for _, b := range raw[:41] {
-		crc ^= uint16(b) << 8
-		for range 8 {
-			crc = crc<<1 ^ 0x1021*(crc>>15)
-		}
-	}
-	return raw[41] == byte(crc) && raw[42] == byte(crc>>8)
 }

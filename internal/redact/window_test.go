@@ -173,6 +173,7 @@ func TestWindowKeepsText(t *testing.T) {
 		"tx " + strings.Repeat("ab", 32),
 		"key ends with …" + secretKinds["api key"][len(secretKinds["api key"])-15:],
 		"a body with %zz, &nosuch; and \\q escapes",
+		"&#xFFFFFFFF; &#x110000; &#99999999; are no characters", // and once made fold index byteFold at -1
 	} {
 		if got := v.Replace(s); got != s {
 			t.Errorf("Replace(%q) = %q", s, got)
@@ -180,6 +181,14 @@ func TestWindowKeepsText(t *testing.T) {
 	}
 	if got := v.Replace("k=" + secretKinds["api key"] + "!"); got != "k="+Marker+"!" {
 		t.Errorf("the whole key must go, nothing around it: %q", got)
+	}
+	// A value shorter than the window is found by a pass of its own; the text between its
+	// match and a longer value's, in either order, stays.
+	v = NewValues([]string{secretKinds["api key"], "short1"})
+	for _, s := range []string{secretKinds["api key"] + " kept short1", "short1 kept " + secretKinds["api key"]} {
+		if got := v.Replace(s); got != Marker+" kept "+Marker {
+			t.Errorf("Replace(%q) = %q", s, got)
+		}
 	}
 }
 
