@@ -1,11 +1,7 @@
-// Package lazyre is a regular expression compiled on first use. A package-level
-// regexp.MustCompile runs at process start whether or not a request ever needs it: compiling
-// the endpoint's few dozen patterns (and faulting in the regexp code to do it) was about 2 ms of
-// every cold start, and most processes answer their first request without any of them.
-//
-// Declare patterns as `var x = lazyre.New(...)`. Every declared pattern is recorded, so a test
-// that calls MustCompileAll after importing the packages proves they all compile, as
-// MustCompile at start did (functions/mcp does it for the deployed binary).
+// Package lazyre is a regular expression compiled on first use: a package-level
+// regexp.MustCompile costs every cold start (about 2 ms for the endpoint's patterns) whether or
+// not a request needs it. Every pattern declared with New is recorded, so a test that calls
+// MustCompileAll after importing the packages proves they all compile (functions/mcp does).
 package lazyre
 
 import (
