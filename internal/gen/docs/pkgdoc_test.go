@@ -18,8 +18,7 @@ const maxDocLines = 6
 
 // docShapePending are packages whose doc is being rewritten elsewhere; only the name rule
 // applies to them until then.
-var docShapePending = map[string]string{
-}
+var docShapePending = map[string]string{}
 
 // invented are words the package docs leave out: the glossary of docs/architecture.md names
 // what they stood for.
