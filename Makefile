@@ -21,10 +21,11 @@ ESTIMATE     := GO=$(GO) bash $(ROOT)/infra/estimate.sh
 # validator's one MethodByName call, which otherwise keeps every exported method of every type
 # alive (all of the Stellar xdr package): 3.4 MB of the arm64 binary; registration refuses the
 # validateFn rule it removes. -l compiles the Stellar SDK, the AWS SDK, the downstream
-# clients and the tool handlers without inlining: 0.46 MB less code on paths that run a few times
-# per tool call, next to network round trips, or per secret read; the per-request path (protocol,
-# validation, redaction, auth) keeps it.
-LAMBDA_GCFLAGS := -gcflags='github.com/stellar/...=-l' -gcflags='github.com/aws/aws-sdk-go-v2/...=-l' -gcflags='github.com/aws/smithy-go/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/clients/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/tools/...=-l'
+# clients, the tool handlers, the ledger, the credential stores, the confirmation and the
+# configuration without inlining: about 0.5 MB less code on paths that run a few times per tool
+# call, next to network round trips, per secret read or once at start; the per-request path
+# (protocol, validation, redaction, auth) keeps it.
+LAMBDA_GCFLAGS := -gcflags='github.com/stellar/...=-l' -gcflags='github.com/aws/aws-sdk-go-v2/...=-l' -gcflags='github.com/aws/smithy-go/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/clients/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/tools/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/ledger/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/credentials/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/confirm/...=-l' -gcflags='github.com/mindvault/mcp-endpoint/internal/config/...=-l'
 LAMBDA_FLAGS := -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags='-s -w' $(LAMBDA_GCFLAGS)
 
 .PHONY: print-lambda-flags docs run sandbox spending-pause spending-resume spending-status test check unit dynalite test-lambda test-template test-conformance build build-host invoke bench fuzz deploy deploy-check clean build-McpFunction

@@ -134,6 +134,8 @@ func TestSAMBuildTarget(t *testing.T) {
 	want := root + " linux/arm64 build -tags lambda.norpc,validator_novalidatefn -trimpath -ldflags=-s -w" +
 		" -gcflags=github.com/stellar/...=-l -gcflags=github.com/aws/aws-sdk-go-v2/...=-l -gcflags=github.com/aws/smithy-go/...=-l" +
 		" -gcflags=github.com/mindvault/mcp-endpoint/internal/clients/...=-l -gcflags=github.com/mindvault/mcp-endpoint/internal/tools/...=-l" +
+		" -gcflags=github.com/mindvault/mcp-endpoint/internal/ledger/...=-l -gcflags=github.com/mindvault/mcp-endpoint/internal/credentials/...=-l" +
+		" -gcflags=github.com/mindvault/mcp-endpoint/internal/confirm/...=-l -gcflags=github.com/mindvault/mcp-endpoint/internal/config/...=-l" +
 		" -o " + artifacts + "/bootstrap ./functions/mcp"
 	if len(got) != 1 || got[0] != want {
 		t.Fatalf("go calls:\n%s\nwant exactly:\n%s", strings.Join(got, "\n"), want)

@@ -69,15 +69,17 @@ func (e *Entry) Live(now time.Time) bool {
 
 // Payment is what an attempt signed (or is about to sign), enough for the chain to decide later.
 type Payment struct {
-	Kind     string `json:"kind"` // the intent's kind: buy, key, approval, fee, publish
-	Tool     string `json:"tool,omitempty"`
-	Payer    string `json:"payer"`
-	Payee    string `json:"payee,omitempty"`
-	Asset    string `json:"asset,omitempty"`
-	Network  string `json:"network,omitempty"`
-	Resource string `json:"resourceId,omitempty"`
-	Amount   int64  `json:"amount,omitempty"` // 7-decimal units
-	Nonce    int64  `json:"nonce,omitempty"`
+	Kind  string `json:"kind"` // the intent's kind: buy, key, approval, fee, publish
+	Tool  string `json:"tool,omitempty"`
+	Payer string `json:"payer"`
+	Payee string `json:"payee,omitempty"`
+	// PayeeName is who the payee is, as the listing names it (the publisher, the verification agent).
+	PayeeName string `json:"payeeName,omitempty"`
+	Asset     string `json:"asset,omitempty"`
+	Network   string `json:"network,omitempty"`
+	Resource  string `json:"resourceId,omitempty"`
+	Amount    int64  `json:"amount,omitempty"` // 7-decimal units
+	Nonce     int64  `json:"nonce,omitempty"`
 	// SignedLedger is the latest ledger when the entry was signed; ExpirationLedger the last
 	// one in which it can settle; ExpiresAt the endpoint's late estimate of that moment.
 	SignedLedger     uint32    `json:"signedLedger,omitempty"`
@@ -102,6 +104,7 @@ type Receipt struct {
 	Tool       string    `json:"tool"`
 	Payer      string    `json:"payer"`
 	Payee      string    `json:"payee,omitempty"`
+	PayeeName  string    `json:"payeeName,omitempty"` // who the payee is: the publisher's name, or the verification agent
 	Resource   string    `json:"resourceId,omitempty"`
 	Title      string    `json:"title,omitempty"`
 	Amount     int64     `json:"amount"`

@@ -67,6 +67,8 @@ type BuyOutput struct {
 	AmountUSDC       string      `json:"amountUsdc" jsonschema_description:"USDC of the payment this call signed and sent (0 when none was sent); settlement says whether it is confirmed"`
 	Network          string      `json:"network"`
 	Payer            string      `json:"payer"`
+	Payee            string      `json:"payee,omitempty" jsonschema_description:"the account paid (or, in a dry run, to be paid): the publisher's wallet the listing names, in full"`
+	PayeeName        string      `json:"payeeName,omitempty" jsonschema_description:"the publisher's name, as the listing gives it"`
 	ExplorerURL      string      `json:"explorerUrl,omitempty" jsonschema_description:"the confirmed settlement transaction in a block explorer"`
 	USDCBalanceAfter string      `json:"usdcBalanceAfter,omitempty" jsonschema_description:"the wallet's USDC balance read from Horizon after the settlement was proven; omitted when the charge is not proven or the read does not show it yet (message or warnings say why)"`
 	Warnings         []string    `json:"warnings,omitempty" jsonschema_description:"checks that could not run, e.g. the purchase history read that guards against buying twice"`
@@ -171,7 +173,8 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		capUnits, _ := soroban.Units(capText)
 		zero := soroban.Decimal(new(big.Int))
 		out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
-			AmountUSDC: zero, Settlement: SettlementNone, Network: string(d.Config.Network), Payer: kp.Address()}
+			AmountUSDC: zero, Settlement: SettlementNone, Network: string(d.Config.Network), Payer: kp.Address(),
+			Payee: meta.PublisherWallet, PayeeName: meta.PublisherName}
 		if hErr != nil {
 			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+oneLine(ctx, hErr, "Purchase history unreadable")+
 				"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")

@@ -82,7 +82,7 @@ func alreadyPurchasedReceipt(req *requests.Buy, meta *mindvault.Meta, r *ledger.
 func (d *Deps) answerSettled(ctx context.Context, req *requests.Buy, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
 	r := e.Receipt
 	if r == nil {
-		r = &ledger.Receipt{Resource: meta.ID, Amount: e.Payment.Amount, Settlement: "chain"}
+		r = &ledger.Receipt{Resource: meta.ID, Amount: e.Payment.Amount, Payee: e.Payment.Payee, PayeeName: e.Payment.PayeeName, Settlement: "chain"}
 	}
 	switch e.Payment.Kind {
 	case "key":
@@ -117,6 +117,9 @@ func fileNote(out *BuyOutput) string {
 // receiptPhrase is a receipt in a few words.
 func receiptPhrase(r *ledger.Receipt) string {
 	parts := []string{soroban.Decimal(big.NewInt(r.Amount)) + " USDC"}
+	if r.Payee != "" {
+		parts[0] += " to " + firstNonEmpty(r.PayeeName, "the payee") + " (" + r.Payee + ")"
+	}
 	if r.TxHash != "" {
 		parts = append(parts, "transaction "+r.TxHash)
 	}

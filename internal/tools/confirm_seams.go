@@ -95,6 +95,7 @@ func (d *Deps) approve(ctx context.Context, p payment) error {
 func (d *Deps) approvePayment(p payment, a *attempt) func(context.Context, x402.Quote) error {
 	return func(ctx context.Context, q x402.Quote) error {
 		p.quote = q
+		a.payeeName = p.payeeName
 		if err := d.mayPay(ctx, q.PayTo); err != nil {
 			return err // the operator's lists and pause, against the payee about to be signed for
 		}

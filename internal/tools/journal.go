@@ -40,6 +40,8 @@ type attempt struct {
 	seen   bool // begin found an entry: an earlier call carried this intent
 	signed *x402.Signed
 	hold   *hold
+	// payeeName is who the payment pays, as the listing names it, for its receipt.
+	payeeName string
 }
 
 // newAttemptID names an attempt.
@@ -306,7 +308,7 @@ func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
 	j, _ := a.d.journal()
 	e := *a.entry
 	e.State, e.LeaseUntil = ledger.Sending, time.Now().Add(ledger.Lease)
-	e.Payment.Payee, e.Payment.Asset, e.Payment.Amount = s.PayTo, s.Asset, s.Amount.Int64()
+	e.Payment.Payee, e.Payment.PayeeName, e.Payment.Asset, e.Payment.Amount = s.PayTo, a.payeeName, s.Asset, s.Amount.Int64()
 	e.Payment.Nonce, e.Payment.SignedLedger, e.Payment.ExpirationLedger = s.Nonce, s.SignedLedger, s.ExpirationLedger
 	e.Payment.ExpiresAt, e.Payment.Envelope = s.ExpiresAt, s.Envelope
 	if a.hold != nil {
@@ -340,7 +342,8 @@ func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
 	} else if p.Nonce != 0 {
 		id = "n" + strconv.FormatInt(p.Nonce, 36)
 	}
-	return &ledger.Receipt{ID: id, Tool: firstNonEmpty(p.Tool, a.tool), Payer: p.Payer, Payee: p.Payee, Resource: p.Resource, Amount: p.Amount,
+	return &ledger.Receipt{ID: id, Tool: firstNonEmpty(p.Tool, a.tool), Payer: p.Payer, Payee: p.Payee,
+		PayeeName: firstNonEmpty(p.PayeeName, a.payeeName), Resource: p.Resource, Amount: p.Amount,
 		Network: p.Network, Settlement: settlement, PaidAt: time.Now().UTC()}
 }
 

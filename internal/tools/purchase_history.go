@@ -27,6 +27,8 @@ type Purchase struct {
 	Source     string `json:"source" jsonschema:"enum=journal,enum=api" jsonschema_description:"journal: this endpoint's own receipt of a payment it made and saw settle; api: the MindVault API's record"`
 	AccessURL  string `json:"accessUrl,omitempty" jsonschema_description:"journal receipts of link purchases: the access link delivered, to use again"`
 	Settlement string `json:"settlement,omitempty" jsonschema_description:"journal receipts: confirmed (the seller's proof), chain (the chain shows the nonce used), unconfirmed (delivered without proof)"`
+	Payee      string `json:"payee,omitempty" jsonschema_description:"journal receipts: the account paid, in full"`
+	PayeeName  string `json:"payeeName,omitempty" jsonschema_description:"journal receipts: who the payee is, as the listing named it"`
 	Note       string `json:"note,omitempty"`
 }
 
@@ -78,7 +80,8 @@ var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 				continue
 			}
 			row := Purchase{ResourceID: r.Resource, Title: r.Title, Amount: soroban.Decimal(big.NewInt(r.Amount)), Currency: "USDC", TxHash: r.TxHash,
-				PaidAt: r.PaidAt.UTC().Format(time.RFC3339), PaymentID: r.PaymentID, Source: "journal", Settlement: r.Settlement, Note: r.Note}
+				PaidAt: r.PaidAt.UTC().Format(time.RFC3339), PaymentID: r.PaymentID, Source: "journal", Settlement: r.Settlement, Note: r.Note,
+				Payee: r.Payee, PayeeName: r.PayeeName}
 			if r.Delivered != nil {
 				row.AccessURL = r.Delivered.URL
 			}

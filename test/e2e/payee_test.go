@@ -51,3 +51,38 @@ func TestPayOnlyWhomTheListingNames(t *testing.T) {
 		})
 	}
 }
+
+// TestReceiptsNameThePayee: a purchase's result and its journal receipt (in
+// mindvault_purchase_history) show the full payee address and the publisher's name.
+func TestReceiptsNameThePayee(t *testing.T) {
+	e := newEnv(t, nil)
+	demo, _ := e.sb.Account("demo")
+	var out struct {
+		Payee     string `json:"payee"`
+		PayeeName string `json:"payeeName"`
+	}
+	r := e.call("mindvault_buy", `{"resourceId":"llmprompts"}`)
+	if r.IsError || json.Unmarshal(r.Structured, &out) != nil || out.Payee != demo.Address || out.PayeeName != "Demo Publisher" {
+		t.Fatalf("the purchase's result names %+v, want %s (Demo Publisher): %s", out, demo.Address, tail(r.raw, 400))
+	}
+	var hist struct {
+		Purchases []struct {
+			Source    string `json:"source"`
+			Payee     string `json:"payee"`
+			PayeeName string `json:"payeeName"`
+		} `json:"purchases"`
+	}
+	h := e.call("mindvault_purchase_history", `{}`)
+	if h.IsError || json.Unmarshal(h.Structured, &hist) != nil {
+		t.Fatalf("purchase history: %s", tail(h.raw, 400))
+	}
+	for _, p := range hist.Purchases {
+		if p.Source == "journal" {
+			if p.Payee != demo.Address || p.PayeeName != "Demo Publisher" {
+				t.Fatalf("the journal's receipt names %s (%s), want %s (Demo Publisher)", p.Payee, p.PayeeName, demo.Address)
+			}
+			return
+		}
+	}
+	t.Fatalf("no journal receipt: %s", tail(h.raw, 600))
+}
