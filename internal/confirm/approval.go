@@ -64,20 +64,6 @@ type Request struct {
 	Message string
 }
 
-// Needed stops a call in round 1: the seam reached the point of paying or sending and the user
-// must approve Request first. It is not an errmap failure, so the layers it passes through
-// leave it alone; the tool layer turns it into an InputRequiredResult.
-type Needed struct{ Request Request }
-
-func (n *Needed) Error() string { return "the user's confirmation is needed: " + n.Request.Title }
-
-// AsNeeded finds a Needed in err's chain.
-func AsNeeded(err error) (*Needed, bool) {
-	var n *Needed
-	ok := errors.As(err, &n)
-	return n, ok
-}
-
 // Gate is one call's human confirmation, held by the tool layer with the call's state. A nil Gate
 // (not the modern era, no form elicitation, no key, policy off, a dry run) lets every seam
 // proceed: the argument guards alone protect the call.
@@ -111,19 +97,17 @@ func (g *Gate) asks(k Kind) bool {
 	return false
 }
 
-// Approve is called by a seam right before it signs or sends what r describes. It returns nil
-// to proceed; Needed in round 1 when the policy asks for r; in round 2 a refusal when r is not
-// what the user approved.
-func (g *Gate) Approve(r Request) error {
+// Approve is called right before the call signs or sends what r describes. ask is true in
+// round 1 when the policy asks the user about r first (the call then stops, and r is its
+// question); err, in round 2, refuses an r that is not what the user approved.
+func (g *Gate) Approve(r Request) (ask bool, err error) {
 	switch {
 	case g == nil:
-		return nil
+		return false, nil
 	case g.approved != nil:
-		return g.approved.admits(r.Approval)
-	case g.asks(r.Approval.Kind):
-		return &Needed{Request: r}
+		return false, g.approved.admits(r.Approval)
 	}
-	return nil
+	return g.asks(r.Approval.Kind), nil
 }
 
 // WillAsk reports whether this call, in round 1, will ask the user before a k happens.

@@ -57,7 +57,7 @@ func TestApprovedGateAdmitsOnlyWhatWasApproved(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Approved(tc.approved).Approve(Request{Approval: tc.now})
+			_, err := Approved(tc.approved).Approve(Request{Approval: tc.now})
 			if tc.code == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -96,9 +96,8 @@ func TestAskingGateFollowsThePolicy(t *testing.T) {
 		for kind, want := range map[Kind]bool{Payment: tc.payment, Write: tc.wr} {
 			a := approval
 			a.Kind = kind
-			err := tc.gate.Approve(Request{Approval: a, Title: "t"})
-			n, asked := AsNeeded(err)
-			if asked != want || (asked && n.Request.Approval.Kind != kind) {
+			asked, err := tc.gate.Approve(Request{Approval: a, Title: "t"})
+			if asked != want {
 				t.Errorf("case %d, %s: asked = %v (%v), want %v", i, kind, asked, err, want)
 			}
 		}
@@ -106,7 +105,7 @@ func TestAskingGateFollowsThePolicy(t *testing.T) {
 			t.Errorf("case %d: StandsInForMainnet = %v, want %v", i, got, tc.standsForArg)
 		}
 	}
-	if err := (*Gate)(nil).Approve(Request{Approval: approval}); err != nil {
+	if asked, err := (*Gate)(nil).Approve(Request{Approval: approval}); asked || err != nil {
 		t.Errorf("a nil Gate refused: %v", err)
 	}
 }

@@ -299,10 +299,18 @@ func TestBuyLinkWithTheProductClient(t *testing.T) {
 	creator, _ := sb.Account("creator")
 	fac, _ := sb.Account("facilitator")
 	cl := &x402.Client{Svc: productService(errmap.SourceX402, sb.APIURL), Signer: signer(sb)}
-	out, err := cl.Do(context.Background(), transport.Request{Method: "GET", Path: "/resources/zkprimer", Route: "GET /resources/{id}"},
-		keypair.MustParseFull(sb.Demo.Secret), policy(sb))
+	ctx := context.Background()
+	offer, err := cl.Offer(ctx, transport.Request{Method: "GET", Path: "/resources/zkprimer", Route: "GET /resources/{id}"}, policy(sb))
 	if err != nil {
-		t.Fatalf("Do: %v", err)
+		t.Fatalf("Offer: %v", err)
+	}
+	signed, err := cl.Sign(ctx, offer, keypair.MustParseFull(sb.Demo.Secret))
+	if err != nil {
+		t.Fatalf("Sign: %v", err)
+	}
+	out, err := cl.Send(ctx, offer, signed)
+	if err != nil {
+		t.Fatalf("Send: %v", err)
 	}
 	var body struct {
 		URL     string

@@ -33,8 +33,8 @@ var agentStatus = Spec[requests.AgentStatus, AgentStatusOutput]{
 		mindvault_publish.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{NoID: true},
-	Run: func(ctx context.Context, d *Deps, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
-		a, err := d.API.AgentStatus(ctx)
+	Run: func(ctx context.Context, c *Call, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
+		a, err := c.API.AgentStatus(ctx)
 		if err != nil {
 			return nil, err
 		}

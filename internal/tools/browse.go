@@ -102,8 +102,8 @@ var browse = Spec[requests.Browse, CatalogOutput]{
 		with mindvault_preview for one resource's details and price, then mindvault_buy.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{Role: errmap.RoleFind, NoID: true},
-	Run: func(ctx context.Context, d *Deps, req *requests.Browse) (*CatalogOutput, error) {
-		return catalog(ctx, d, req, false)
+	Run: func(ctx context.Context, c *Call, req *requests.Browse) (*CatalogOutput, error) {
+		return catalog(ctx, c.Deps, req, false)
 	},
 }
 
@@ -118,8 +118,8 @@ var search = Spec[requests.Search, CatalogOutput]{
 		mindvault_buy.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{Role: errmap.RoleFind, NoID: true},
-	Run: func(ctx context.Context, d *Deps, req *requests.Search) (*CatalogOutput, error) {
-		return catalog(ctx, d, (*requests.Browse)(req), true)
+	Run: func(ctx context.Context, c *Call, req *requests.Search) (*CatalogOutput, error) {
+		return catalog(ctx, c.Deps, (*requests.Browse)(req), true)
 	},
 }
 

@@ -128,9 +128,9 @@ var buy = Spec[requests.Buy, BuyOutput]{
 	},
 	// A dry run signs and sends nothing: it needs no mainnet confirmation.
 	DryRun: DryRunExempt,
-	Run: func(ctx context.Context, d *Deps, req *requests.Buy) (_ *BuyOutput, err error) {
+	Run: func(ctx context.Context, c *Call, req *requests.Buy) (_ *BuyOutput, err error) {
 		defer func() { err = checkPurchaseAction(err, req) }()
-		ctx, kp, err := d.wallet(ctx, req.Profile)
+		kp, err := c.wallet(ctx, req.Profile)
 		if err != nil {
 			return nil, err
 		}
@@ -144,16 +144,16 @@ var buy = Spec[requests.Buy, BuyOutput]{
 			rErr             error
 		)
 		reads := []func(){
-			func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
-			func() { acct, found, aErr = d.Horizon.Account(ctx, kp.Address()) },
+			func() { meta, mErr = c.API.Meta(ctx, req.ResourceID) },
+			func() { acct, found, aErr = c.Horizon.Account(ctx, kp.Address()) },
 		}
 		if !req.AllowRepeat {
 			// The repeat-purchase guard: read at the same time as the preview and the
 			// balance, so it costs no extra latency, and never fatal.
-			reads = append(reads, func() { history, hErr = d.API.Payments(ctx, kp.Address()) })
+			reads = append(reads, func() { history, hErr = c.API.Payments(ctx, kp.Address()) })
 			// The journal's receipts first: the wallet's own record of what it paid, which
 			// the API may not keep (it records x402 v2 payers as unknown).
-			reads = append(reads, func() { receipts, rErr = d.receipts(ctx, kp.Address()) })
+			reads = append(reads, func() { receipts, rErr = c.receipts(ctx, kp.Address()) })
 		}
 		parallel(reads...)
 		if mErr != nil {
@@ -164,31 +164,31 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		}
 		price, err := soroban.Units(string(meta.Price))
 		if err != nil {
-			return nil, d.API.MalformedMeta("the price is not a USDC amount")
+			return nil, c.API.MalformedMeta("the price is not a USDC amount")
 		}
-		capText := d.Config.MaxAutoPayUSDC
+		capText := c.Config.MaxAutoPayUSDC
 		if req.MaxPriceUSDC != nil {
 			capText = *req.MaxPriceUSDC
 		}
 		capUnits, _ := soroban.Units(capText)
 		zero := soroban.Decimal(new(big.Int))
 		out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
-			AmountUSDC: zero, Settlement: SettlementNone, Network: string(d.Config.Network), Payer: kp.Address(),
+			AmountUSDC: zero, Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
 			Payee: meta.PublisherWallet, PayeeName: meta.PublisherName}
 		if hErr != nil {
-			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+oneLine(ctx, hErr, "Purchase history unreadable")+
+			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+c.oneLine(hErr, "Purchase history unreadable")+
 				"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
 		}
 		if rErr != nil {
 			return nil, rErr // the journal is the guard that must hold: fail closed
 		}
-		intent := buyIntent(ctx, d, req, kp.Address(), meta.ID)
-		at, err := d.begin(ctx, "mindvault_buy", kp.Address(), intent, fingerprint("mindvault_buy", req))
+		intent := buyIntent(c, req, kp.Address(), meta.ID)
+		at, err := c.begin(ctx, "mindvault_buy", kp.Address(), intent, fingerprint("mindvault_buy", req))
 		if err != nil {
 			return nil, err
 		}
 		if at.prior != nil {
-			return d.answerSettled(ctx, req, meta, at.prior)
+			return c.answerSettled(ctx, req, meta, at.prior)
 		}
 		if r := lastReceipt(receipts, meta.ID, req.ResourceID); r != nil {
 			return nil, alreadyPurchasedReceipt(req, meta, r)
@@ -199,7 +199,7 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		// The operator's lists and pause, before anything is claimed, asked or signed (a dry run
 		// is refused too), after the answers that pay nothing (a replay, an earlier purchase);
 		// the paid request checks the 402's payee again.
-		if err := d.mayPay(ctx, meta.PublisherWallet, meta.ID, req.ResourceID); err != nil {
+		if err := c.mayPay(ctx, meta.PublisherWallet, meta.ID, req.ResourceID); err != nil {
 			return nil, err
 		}
 		if meta.PublisherWallet == kp.Address() {
@@ -211,10 +211,10 @@ var buy = Spec[requests.Buy, BuyOutput]{
 			// A price above the cap is the user's to accept, never the agent's: asked when the
 			// client can ask (the approved amount is then this call's cap), refused otherwise,
 			// with no next step that would pay more.
-			switch approved, ok := gateOf(ctx).ApprovedAmount(); {
+			switch approved, ok := c.gate.ApprovedAmount(); {
 			case ok && approved.Cmp(price) >= 0:
 				capUnits = approved
-			case !ok && gateOf(ctx).WillAsk(confirm.Payment) && !req.DryRun:
+			case !ok && c.gate.WillAsk(confirm.Payment) && !req.DryRun:
 				aboveCap = confirm.USDC(capUnits)
 				capUnits = price
 			default:
@@ -228,44 +228,46 @@ var buy = Spec[requests.Buy, BuyOutput]{
 					&errmap.NextAction{Tool: "mindvault_preview", Arguments: map[string]any{"resourceId": meta.ID}})
 			}
 		}
-		if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, d.Config.MaxInlineBytes) {
-			return nil, tooLargeBeforePaying(meta.ID, size, d.Config.MaxInlineBytes)
+		if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, c.Config.MaxInlineBytes) {
+			return nil, tooLargeBeforePaying(meta.ID, size, c.Config.MaxInlineBytes)
 		}
-		balance, err := d.usdcFor(acct, found, price)
+		balance, err := c.usdcFor(acct, found, price)
 		if err != nil {
 			// The wallet is what to look at next, with the caller's own profile.
 			return nil, errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_wallet_info", Arguments: profileArgs(req.Profile)})
 		}
 		if req.DryRun {
 			left := ""
-			if out.Budget, left, err = d.checkBudget(ctx, kp.Address(), price); err != nil {
+			if out.Budget, left, err = c.checkBudget(ctx, kp.Address(), price); err != nil {
 				return nil, err
 			}
 			if left != "" {
 				out.Message = " The daily budget would have " + left + " USDC left after it."
 			}
 			out.USDCBalance = soroban.Decimal(balance)
-			out.Endpoint = d.Config.MindVaultURL + "/resources/" + url.PathEscape(meta.ID)
+			out.Endpoint = c.Config.MindVaultURL + "/resources/" + url.PathEscape(meta.ID)
 			out.Message = fmt.Sprintf("Dry run: would pay %s USDC from %s on %s (x402 network %s) to %s; nothing was sent.",
-				soroban.Decimal(price), kp.Address(), d.Config.Network, d.Config.X402Network, meta.PublisherWallet) + out.Message
+				soroban.Decimal(price), kp.Address(), c.Config.Network, c.Config.X402Network, meta.PublisherWallet) + out.Message
 			return out, nil
 		}
-		res, err := d.X402.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID),
-			Route: "GET /resources/{id} (paid)"}, kp, x402.Policy{Network: d.Config.X402Network, Asset: d.Config.USDCContractID, Cap: capUnits, Previewed: price,
-			Approve: d.approvePayment(payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap,
-				payeeName: meta.PublisherName}, at),
+		res, err := c.payWith(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID), Route: "GET /resources/{id} (paid)"}, kp,
 			// Pay only whom the listing names: the publisher's wallet from /meta.
-			PayTo: meta.PublisherWallet, Intent: intent, Record: at.record})
+			x402.Policy{Network: c.Config.X402Network, Asset: c.Config.USDCContractID, Cap: capUnits, Previewed: price, PayTo: meta.PublisherWallet, Intent: intent},
+			payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap,
+				payeeName: meta.PublisherName}, at)
+		if res == nil && err == nil {
+			return nil, nil // the call asks the user first
+		}
 		if err != nil {
 			err = at.failed(ctx, err, meta.ID)
 			if e := at.settledBefore(ctx, err); e != nil {
-				return d.answerSettled(ctx, req, meta, e)
+				return c.answerSettled(ctx, req, meta, e)
 			}
 			// Only a used nonce says the intent settled elsewhere; a seller's refusal of this
 			// call's own payment is what it says (the journal's claim means no other call of
 			// the intent was sending at the same time).
 			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {
-				return nil, d.settledElsewhere(ctx, kp.Address(), req, meta, err)
+				return nil, c.settledElsewhere(ctx, kp.Address(), req, meta, err)
 			}
 			return nil, err
 		}
@@ -273,17 +275,17 @@ var buy = Spec[requests.Buy, BuyOutput]{
 			out.Budget = at.view()
 		}
 		if !res.Response.OK() {
-			return nil, notOnchain(d.X402.Service().StatusError(res.Response), meta)
+			return nil, notOnchain(c.X402.Service().StatusError(res.Response), meta)
 		}
 		got := delivered(res.Response, meta)
 		if !res.Paid {
 			// The seller answered without asking for a payment: nothing was paid, so
 			// there is no receipt or amount to report, only what was delivered.
 			if got.access == nil {
-				return nil, d.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
+				return nil, c.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
 			}
-			if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
-				return nil, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes)
+			if !got.inline(meta.ID, c.Config.MaxInlineBytes) {
+				return nil, tooLargeAfterAnswer(c.X402.Service(), res, meta, got, c.Config.MaxInlineBytes)
 			}
 			out.Access, out.blocks = got.access, got.blocks
 			out.USDCBalanceAfter = soroban.Decimal(balance)
@@ -295,13 +297,13 @@ var buy = Spec[requests.Buy, BuyOutput]{
 		if res.Confirmed {
 			out.Settlement = SettlementConfirmed
 			out.TxHash = res.Settlement.Transaction
-			out.ExplorerURL = d.Config.ExplorerURL(out.TxHash)
+			out.ExplorerURL = c.Config.ExplorerURL(out.TxHash)
 		}
 		if got.access == nil {
-			return nil, at.failed(ctx, undelivered(d.X402.Service(), res, meta.ID, got.missing), meta.ID)
+			return nil, at.failed(ctx, undelivered(c.X402.Service(), res, meta.ID, got.missing), meta.ID)
 		}
-		if !got.inline(meta.ID, d.Config.MaxInlineBytes) {
-			return nil, at.failed(ctx, tooLargeAfterAnswer(d.X402.Service(), res, meta, got, d.Config.MaxInlineBytes), meta.ID)
+		if !got.inline(meta.ID, c.Config.MaxInlineBytes) {
+			return nil, at.failed(ctx, tooLargeAfterAnswer(c.X402.Service(), res, meta, got, c.Config.MaxInlineBytes), meta.ID)
 		}
 		out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
 		defer func() {
@@ -312,7 +314,7 @@ var buy = Spec[requests.Buy, BuyOutput]{
 				"and may have settled, so usdcBalanceAfter is not shown. Check the wallet with mindvault_wallet_info before buying %s again.", out.AmountUSDC, meta.ID)
 			return out, nil
 		}
-		if after, note := d.balanceAfter(ctx, kp.Address(), balance, res); note != "" {
+		if after, note := c.balanceAfter(ctx, kp.Address(), balance, res); note != "" {
 			out.Warnings = append(out.Warnings, note)
 		} else {
 			out.USDCBalanceAfter = soroban.Decimal(after)
@@ -342,14 +344,14 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 // a resource bought without allowRepeat is one purchase per wallet and network; an
 // idempotency key names one purchase; an approval (round 2) is one payment; an allowRepeat
 // buy without either is a new payment on purpose (nil: the simulation's random nonce).
-func buyIntent(ctx context.Context, d *Deps, req *requests.Buy, payer, id string) *x402.Intent {
+func buyIntent(c *Call, req *requests.Buy, payer, id string) *x402.Intent {
 	switch {
 	case !req.AllowRepeat:
-		return &x402.Intent{Kind: "buy", Parts: []string{payer, d.Config.X402Network, id}}
+		return &x402.Intent{Kind: "buy", Parts: []string{payer, c.Config.X402Network, id}}
 	case req.IdempotencyKey != nil:
 		return &x402.Intent{Kind: "key", Parts: []string{payer, "mindvault_buy", *req.IdempotencyKey}}
-	case gateOf(ctx).ApprovalNonce() != "":
-		return &x402.Intent{Kind: "approval", Parts: []string{payer, gateOf(ctx).ApprovalNonce()}}
+	case c.gate.ApprovalNonce() != "":
+		return &x402.Intent{Kind: "approval", Parts: []string{payer, c.gate.ApprovalNonce()}}
 	}
 	return nil
 }
@@ -359,15 +361,15 @@ func buyIntent(ctx context.Context, d *Deps, req *requests.Buy, payer, id string
 // allowRepeat the API's history, read once, may have the receipt (ALREADY_PURCHASED); a keyed
 // or approved purchase is never matched to another purchase of the same resource. Either way
 // this call paid nothing.
-func (d *Deps) settledElsewhere(ctx context.Context, payer string, req *requests.Buy, meta *mindvault.Meta, cause error) error {
+func (c *Call) settledElsewhere(ctx context.Context, payer string, req *requests.Buy, meta *mindvault.Meta, cause error) error {
 	if !req.AllowRepeat {
-		if history, err := d.API.Payments(ctx, payer); err == nil {
+		if history, err := c.API.Payments(ctx, payer); err == nil {
 			if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
 				return alreadyPurchased(req, meta, earlier, "")
 			}
 		}
 	}
-	if gateOf(ctx).ApprovalNonce() != "" && req.AllowRepeat && req.IdempotencyKey == nil {
+	if c.gate.ApprovalNonce() != "" && req.AllowRepeat && req.IdempotencyKey == nil {
 		// The approval itself is the intent: it was carried out already.
 		cause = errmap.With(cause, func(f *errmap.Facts) {
 			f.Source, f.Code, f.Category = errmap.SourceRequest, errmap.CodeConfirmationStale, errmap.CategoryPayment
@@ -659,8 +661,8 @@ func repeatArguments(req *requests.Buy) map[string]any {
 
 // oneLine is line 1 of a mapped failure and its category, for a warning about a check that
 // could not run.
-func oneLine(ctx context.Context, err error, operation string) string {
-	f := errmap.FromError(err, errmap.Call{Operation: operation, Tool: "mindvault_buy", Source: errmap.SourceAPI, Secrets: SecretsFrom(ctx)})
+func (c *Call) oneLine(err error, operation string) string {
+	f := errmap.FromError(err, errmap.Call{Operation: operation, Tool: "mindvault_buy", Source: errmap.SourceAPI, Secrets: c.secretValues()})
 	line, _, _ := strings.Cut(f.Text, "\n")
 	return line + ", " + f.Diagnostic.Category
 }

@@ -46,7 +46,7 @@ var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
 	Guide: errmap.Guide{Role: errmap.RoleCompare,
 		Codes: map[string]string{errmap.CodePriceMismatch: "Call mindvault_check_consistency again once the publisher has synced the API and on-chain prices."},
 	},
-	Run: func(ctx context.Context, d *Deps, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
 		var (
 			meta         *mindvault.Meta
 			ver          *mindvault.Verification
@@ -56,12 +56,12 @@ var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
 			canBeOnchain = registry.OnchainID(req.ResourceID)
 		)
 		parallel(
-			func() { meta, mErr = d.API.Meta(ctx, req.ResourceID) },
+			func() { meta, mErr = c.API.Meta(ctx, req.ResourceID) },
 			// /meta has no listed; the verification record does (false once delisted).
-			func() { ver, _ = d.API.Verification(ctx, req.ResourceID) },
+			func() { ver, _ = c.API.Verification(ctx, req.ResourceID) },
 			func() {
 				if canBeOnchain {
-					onchain, found, oErr = d.Registry.Get(ctx, req.ResourceID)
+					onchain, found, oErr = c.Registry.Get(ctx, req.ResourceID)
 				}
 			},
 		)

@@ -20,16 +20,16 @@ import (
 // The human confirmation (package confirm) is part of the declared mainnet policy: every tool
 // that declares ConfirmRequired is under it, and Define applies it around Run, so no tool
 // decides by itself whether to ask. What a tool does is name, at its seam, what it is about to
-// pay or send (confirm.Approve, right before signing or sending); the Gate in the call's
-// context decides. In order, for a state-changing call on the modern era:
+// pay or send (Call.approve, right before signing or sending); the Call's Gate decides. In
+// order, for a state-changing call on the modern era:
 //
 //  1. a requestState is verified first (-32602 CONFIRMATION_INVALID when it fails, nothing
 //     runs); with the user's answer, a decline is CONFIRMATION_DECLINED and an acceptance
-//     puts an approving Gate in the context (it also stands in for confirmMainnet);
+//     gives the Call an approving Gate (it also stands in for confirmMainnet);
 //  2. otherwise, when the endpoint may ask (policy, key, the client's form elicitation, no
 //     dry run), an asking Gate: the mainnet confirmation waits for it instead of refusing;
-//  3. Run; a seam that must ask stops it with confirm.Needed, and the call is answered with
-//     an InputRequiredResult whose requestState binds this call.
+//  3. Run; a seam that must ask records its question in the Call and Run returns, and the
+//     call is answered with an InputRequiredResult whose requestState binds this call.
 //
 // A wallet short of USDC (checked before anything is signed) is the other question: when the
 // client declares url elicitation and MINDVAULT_FUNDING_URL is set, step 3 answers it with a
@@ -41,16 +41,17 @@ import (
 type humanCall struct {
 	keeper  *confirm.Keeper
 	binding confirm.Binding
-	confirm bool // the client renders forms: a seam's confirm.Needed becomes the question
+	confirm bool // the client renders forms: a seam's question is asked
 	fund    bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
 }
 
-// beginHuman applies steps 1 and 2 to a validated request under k, the Deps' keeper (nil:
-// never ask). stop, when set, is the call's answer and Run must not start.
-func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, cfg *config.Config, req any) (_ context.Context, h *humanCall, stop *mcp.ToolResult) {
+// beginHuman applies steps 1 and 2 to a validated request of call under the Deps' keeper
+// (nil: never ask). stop, when set, is the call's answer and Run must not start.
+func beginHuman(ctx context.Context, call *Call, tool, operation string, req any) (h *humanCall, stop *mcp.ToolResult) {
+	k, cfg := call.Confirm, call.Config
 	rt, modern := mcp.RoundTripOf(ctx)
 	if !modern {
-		return ctx, nil, nil // the legacy era has no way to ask: the argument guards decide
+		return nil, nil // the legacy era has no way to ask: the argument guards decide
 	}
 	canonical, err := json.Marshal(req)
 	if err != nil {
@@ -66,22 +67,22 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 			if inv, ok := err.(*confirm.InvalidState); ok {
 				reason = inv.Reason
 			}
-			return ctx, nil, invalidConfirmation("params.requestState", string(reason))
+			return nil, invalidConfirmation("params.requestState", string(reason))
 		}
 		if answer, ok := rt.InputResponses[inputKey(approved.Kind)]; ok {
 			accepted, action, ok := readAnswer(answer, approved.Kind != confirm.Funding)
 			switch {
 			case !ok:
-				return ctx, nil, invalidConfirmation("params.inputResponses."+inputKey(approved.Kind), "it is not an elicitation result (action accept, decline or cancel)")
+				return nil, invalidConfirmation("params.inputResponses."+inputKey(approved.Kind), "it is not an elicitation result (action accept, decline or cancel)")
 			case !accepted && approved.Kind == confirm.Funding:
 				res := ErrorResult(errmap.FromError(notFunded(cfg, approved.Payer, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
-				return ctx, nil, &res
+				return nil, &res
 			case !accepted:
 				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
-				return ctx, nil, &res
+				return nil, &res
 			case approved.Kind != confirm.Funding:
-				setGate(ctx, confirm.Approved(approved))
-				return ctx, nil, nil
+				call.gate = confirm.Approved(approved)
+				return nil, nil
 			}
 			// The user went to fund the wallet: Run reads the balance again, and a wallet
 			// still short is answered, not asked about a second time.
@@ -90,13 +91,13 @@ func beginHuman(ctx context.Context, k *confirm.Keeper, tool, operation string, 
 		// A state without an answer: the client did not ask the user; ask again (round 1).
 	}
 	if d, ok := req.(requests.DryRunner); (ok && d.DryRunRequested()) || !k.CanAsk() {
-		return ctx, nil, nil
+		return nil, nil
 	}
 	h = &humanCall{keeper: k, binding: b, confirm: rt.FormElicitation, fund: rt.URLElicitation && cfg.FundingURL != "" && !funded}
 	if h.confirm {
-		setGate(ctx, confirm.Asking(k.Mode(), cfg.Network == config.Mainnet))
+		call.gate = confirm.Asking(k.Mode(), cfg.Network == config.Mainnet)
 	}
-	return ctx, h, nil
+	return h, nil
 }
 
 // inputKey is the inputRequests key of a question of kind k.
@@ -107,24 +108,24 @@ func inputKey(k confirm.Kind) string {
 	return "confirm"
 }
 
-// asked turns a seam's confirm.Needed, or a wallet short of USDC, into the
-// InputRequiredResult of round 1.
-func (h *humanCall) asked(err error, operation, tool string) (mcp.ToolResult, bool) {
+// asked turns the call's question, or a wallet short of USDC, into the InputRequiredResult of
+// round 1.
+func (h *humanCall) asked(call *Call, err error, operation, tool string) (mcp.ToolResult, bool) {
 	if h == nil {
 		return mcp.ToolResult{}, false
 	}
 	var params map[string]any
 	var approval confirm.Approval
 	var short *unfunded
-	if n, ok := confirm.AsNeeded(err); ok && h.confirm {
-		approval = n.Request.Approval
+	if q := call.question; q != nil && h.confirm {
+		approval = q.Approval
 		params = map[string]any{
 			"mode":    "form",
-			"message": n.Request.Message,
+			"message": q.Message,
 			"requestedSchema": map[string]any{
 				"type": "object",
 				"properties": map[string]any{
-					"confirm": map[string]any{"type": "boolean", "title": n.Request.Title, "default": false},
+					"confirm": map[string]any{"type": "boolean", "title": q.Title, "default": false},
 				},
 				"required": []string{"confirm"},
 			},

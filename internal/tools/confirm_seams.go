@@ -2,21 +2,24 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
 	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// The seams: what each state-changing tool hands confirm.Approve right before it signs or
+// The seams: what each state-changing tool hands Call.approve right before it signs or
 // sends, and the question the user reads. The Gate decides whether to ask (confirm.go).
 
 // payment is a USDC payment about to be sent: the quote of the selected 402 requirement, the
@@ -75,43 +78,68 @@ func (p payment) capNote() string {
 	return " This is above your cap of " + p.aboveCap + " USDC."
 }
 
-// approve asks the user about p (round 1: the daily budget is checked, not reserved, so the
-// question can say what it leaves), or checks p against what the user approved (round 2).
-func (d *Deps) approve(ctx context.Context, p payment) error {
-	if gateOf(ctx).WillAsk(confirm.Payment) {
-		_, left, err := d.checkBudget(ctx, p.payer, p.quote.Amount)
+// approvePay asks the user about p (round 1: the daily budget is checked, not reserved, so the
+// question can say what it leaves), or checks p against what the user approved (round 2), as
+// Call.approve answers.
+func (c *Call) approvePay(ctx context.Context, p payment) (ok bool, err error) {
+	if c.gate.WillAsk(confirm.Payment) {
+		_, left, err := c.checkBudget(ctx, p.payer, p.quote.Amount)
 		if err != nil {
-			return err
+			return false, err
 		}
 		p.left = left
 	}
-	return gateOf(ctx).Approve(p.request(string(d.Config.Network)))
+	return c.approve(p.request(string(c.Config.Network)))
 }
 
-// approvePayment is an x402.Policy.Approve for p, completed with the quote: the user's
-// approval, then the attempt's claim on its intent in the journal and its reservation against
-// the daily budgets (before anything is signed), kept in a for the call to end once the
-// outcome is known.
-func (d *Deps) approvePayment(p payment, a *attempt) func(context.Context, x402.Quote) error {
-	return func(ctx context.Context, q x402.Quote) error {
-		p.quote = q
-		a.payeeName = p.payeeName
-		if err := d.mayPay(ctx, q.PayTo); err != nil {
-			return err // the operator's lists and pause, against the payee about to be signed for
-		}
-		if err := d.approve(ctx, p); err != nil {
-			return err
-		}
-		if err := a.claim(ctx, q, p.resource); err != nil {
-			return err
-		}
-		h, err := d.reserve(ctx, p.payer, a.id, q.Amount)
-		a.hold = h
-		if err != nil {
-			a.close(ctx, ledger.Failed)
-		}
-		return err
+// approvePayment approves p, completed with the offer's quote q, as Call.approve answers: the
+// operator's lists and pause against the payee about to be signed for, the user's approval,
+// then the attempt's claim on its intent in the journal and its reservation against the daily
+// budgets (before anything is signed), kept in a for the call to end once the outcome is known.
+func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *attempt) (ok bool, err error) {
+	p.quote = q
+	a.payeeName = p.payeeName
+	if err := c.mayPay(ctx, q.PayTo); err != nil {
+		return false, err
 	}
+	if ok, err := c.approvePay(ctx, p); !ok {
+		return false, err
+	}
+	if err := a.claim(ctx, q, p.resource); err != nil {
+		return false, err
+	}
+	h, err := c.reserve(ctx, p.payer, a.id, q.Amount)
+	a.hold = h
+	if err != nil {
+		a.close(ctx, ledger.Failed)
+		return false, err
+	}
+	return true, nil
+}
+
+// payWith performs req, which may ask for the payment p, under policy: the x402 client's offer,
+// its approval (approvePayment), the signature, its record in the journal and the paid
+// request, sent once. Nothing is signed before the approval, and nothing sent that the journal
+// does not hold. A nil Outcome with a nil error: the call stops to ask the user.
+func (c *Call) payWith(ctx context.Context, req transport.Request, kp *keypair.Full, policy x402.Policy, p payment, a *attempt) (*x402.Outcome, error) {
+	o, err := c.X402.Offer(ctx, req, policy)
+	if err != nil {
+		return nil, err
+	}
+	if o.Free() {
+		return &x402.Outcome{Response: o.Response}, nil
+	}
+	if ok, err := c.approvePayment(ctx, p, o.Quote, a); !ok {
+		return nil, err
+	}
+	signed, err := c.X402.Sign(ctx, o, kp)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.record(ctx, signed); err != nil {
+		return nil, err
+	}
+	return c.X402.Send(ctx, o, signed)
 }
 
 // view is the wallet's budget after the attempt's payment, nil without a budget.
@@ -122,23 +150,33 @@ func (a *attempt) view() *BudgetView {
 	return a.hold.View
 }
 
-// approveWrite is a registry.InvokeApproved hook for a creator write of resource id.
-func (d *Deps) approveWrite(signer, id string, args []xdr.ScVal) func(context.Context, registry.Plan) error {
+// approveWrite is a registry.InvokeApproved hook for a creator write of resource id. When the
+// call stops to ask the user it returns errAsking, only to stop the client before it signs.
+func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Context, registry.Plan) error {
 	return func(ctx context.Context, plan registry.Plan) error {
 		shown := make([]string, len(args))
 		for i, a := range args {
 			shown[i] = scText(a)
 		}
 		value := strings.Join(shown, ", ")
-		return gateOf(ctx).Approve(confirm.Request{
-			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: signer, Resource: id,
-				Contract: d.Config.RegistryContract, Function: plan.Function, Args: shown, MaxFee: plan.Fee, Before: strconv.FormatInt(plan.Sequence, 10)},
+		cfg := c.Config
+		ok, err := c.approve(confirm.Request{
+			Approval: confirm.Approval{Kind: confirm.Write, Network: string(cfg.Network), Payer: signer, Resource: id,
+				Contract: cfg.RegistryContract, Function: plan.Function, Args: shown, MaxFee: plan.Fee, Before: strconv.FormatInt(plan.Sequence, 10)},
 			Title: "Send " + plan.Function,
 			Message: fmt.Sprintf("Call %s on the vault-registry contract %s on %s: resource %s, new value %s? Signed by %s; network fee up to %s XLM.",
-				plan.Function, confirm.Short(d.Config.RegistryContract), d.Config.Network, id, value, confirm.Short(signer), confirm.XLM(plan.Fee)),
+				plan.Function, confirm.Short(cfg.RegistryContract), cfg.Network, id, value, confirm.Short(signer), confirm.XLM(plan.Fee)),
 		})
+		if !ok && err == nil {
+			return errAsking
+		}
+		return err
 	}
 }
+
+// errAsking stops a client's approval hook when the call stops to ask the user: the question
+// is in the Call, and the tool returns it rather than this error.
+var errAsking = errors.New("the call stops to ask the user")
 
 // scText shows a write argument as the user knows it: a price in USDC (the registry's only
 // i128), a string, a boolean, an account, a tag list. Long strings are cut: the arguments of

@@ -15,7 +15,6 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/requests"
@@ -73,7 +72,7 @@ type Spec[Req, Out any] struct {
 	// policy after validation and before Run (policy.go).
 	DryRun DryRun
 	Guards []Guard[Req]
-	Run    func(ctx context.Context, d *Deps, req *Req) (*Out, error)
+	Run    func(ctx context.Context, c *Call, req *Req) (*Out, error)
 }
 
 // Kind is what a tool reads and what it may change; the kinds the tools come in are declared
@@ -173,8 +172,8 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 		if issues != nil {
 			return ErrorResult(errmap.Validation(c.name, issues, c.args, corrected(c.name, raw, issues, c.args, validates[Req])))
 		}
-		return c.invoke(ctx, d.Confirm, req, func(ctx context.Context) (any, error) {
-			if err := c.declared(ctx, req); err != nil {
+		return c.invoke(ctx, d, req, func(call *Call) (any, error) {
+			if err := c.declared(call, req); err != nil {
 				return nil, err
 			}
 			for _, g := range guards {
@@ -182,7 +181,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 					return nil, err
 				}
 			}
-			out, err := run(ctx, d, req)
+			out, err := run(ctx, call, req)
 			return out, err
 		})
 	}
@@ -265,26 +264,26 @@ type callSpec struct {
 }
 
 // declared runs the declared mainnet policy, before the spec's own Guards.
-func (c *callSpec) declared(ctx context.Context, req any) error {
+func (c *callSpec) declared(call *Call, req any) error {
 	if c.mainnet != ConfirmRequired {
 		return nil
 	}
-	return mainnetConfirmation(ctx, c.config, c.dryRun, req)
+	return mainnetConfirmation(call.gate, c.config, c.dryRun, req)
 }
 
-// invoke runs a validated request: the user's confirmation steps around run (the declared
-// policies, the guards and Run) under keeper, and the result or the mapped failure.
-func (c *callSpec) invoke(ctx context.Context, keeper *confirm.Keeper, req any, run func(context.Context) (any, error)) mcp.ToolResult {
-	ctx, seen := withCall(ctx)
+// invoke runs a validated request as one Call of d: the user's confirmation steps around run
+// (the declared policies, the guards and Run), and the result, the question or the mapped failure.
+func (c *callSpec) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (any, error)) mcp.ToolResult {
+	call := &Call{Deps: d}
 	var human *humanCall
 	if c.mainnet == ConfirmRequired {
 		var stop *mcp.ToolResult
-		if ctx, human, stop = beginHuman(ctx, keeper, c.name, c.operation, c.config, req); stop != nil {
+		if human, stop = beginHuman(ctx, call, c.name, c.operation, req); stop != nil {
 			return *stop
 		}
 	}
-	res, err := run(ctx)
-	if ask, ok := human.asked(err, c.operation, c.name); ok {
+	res, err := run(call)
+	if ask, ok := human.asked(call, err, c.operation, c.name); ok {
 		return ask
 	}
 	if err != nil {
@@ -292,13 +291,13 @@ func (c *callSpec) invoke(ctx context.Context, keeper *confirm.Keeper, req any, 
 			err = readStarted(err)
 		}
 		return ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
-			Operation: c.operation, Tool: c.name, Source: c.source, Secrets: seen.values(),
+			Operation: c.operation, Tool: c.name, Source: c.source, Secrets: call.secretValues(),
 			// The caller went away (not a deadline): whatever the cut-short call looked
 			// like, it is CANCELLED, never a TIMEOUT.
 			Cancelled: errors.Is(ctx.Err(), context.Canceled),
 		}))
 	}
-	out := successResult(res, redact.Unregistered(seen.values()), c.operation, c.name)
+	out := successResult(res, redact.Unregistered(call.secretValues()), c.operation, c.name)
 	if x, ok := res.(extraContent); ok && !out.IsError {
 		out.Content = append(out.Content, x.extraContent()...)
 	}

@@ -88,9 +88,13 @@ type VaultRegistry interface {
 	RegistryWriter
 }
 
-// Payer performs a request that may ask for an x402 payment, paying within policy.
+// Payer performs a request that may ask for an x402 payment, in the steps the tool drives
+// (payWith): the offer checked against policy, then, once approved and claimed, the signature
+// and, once the journal holds it, the paid request.
 type Payer interface {
-	Do(ctx context.Context, req transport.Request, kp *keypair.Full, policy x402.Policy) (*x402.Outcome, error)
+	Offer(ctx context.Context, req transport.Request, policy x402.Policy) (*x402.Offer, error)
+	Sign(ctx context.Context, o *x402.Offer, kp *keypair.Full) (*x402.Signed, error)
+	Send(ctx context.Context, o *x402.Offer, s *x402.Signed) (*x402.Outcome, error)
 	// Service is the paid requests' service, which turns an unusable answer into a failure.
 	Service() *transport.Service
 }
@@ -124,61 +128,62 @@ type Deps struct {
 }
 
 // profile loads the named profile (or the default). The store has made its secrets known to
-// the process-wide redaction already; WithSecrets adds them to the call's own collector too.
-func (d *Deps) profile(ctx context.Context, name *string) (context.Context, credentials.Profile, error) {
-	n := d.Config.DefaultProfile
+// the process-wide redaction already; they join the call's own list too.
+func (c *Call) profile(ctx context.Context, name *string) (credentials.Profile, error) {
+	n := c.Config.DefaultProfile
 	if name != nil {
 		n = *name
 	}
 	if !auth.Permits(ctx, n) {
-		return ctx, credentials.Profile{Name: n}, credentials.NotAllowed(n)
+		return credentials.Profile{Name: n}, credentials.NotAllowed(n)
 	}
-	p, err := d.Store.Get(ctx, n)
+	p, err := c.Store.Get(ctx, n)
 	if err != nil {
-		return ctx, credentials.Profile{Name: n}, err
+		return credentials.Profile{Name: n}, err
 	}
-	return WithSecrets(ctx, p.Secrets()...), p, nil
+	c.addSecrets(p.Secrets()...)
+	return p, nil
 }
 
 // address loads a profile and its wallet's address, for the tools that read a wallet
 // without signing for it.
-func (d *Deps) address(ctx context.Context, name *string) (context.Context, credentials.Profile, string, error) {
-	ctx, p, err := d.profile(ctx, name)
+func (c *Call) address(ctx context.Context, name *string) (credentials.Profile, string, error) {
+	p, err := c.profile(ctx, name)
 	if err != nil {
-		return ctx, p, "", err
+		return p, "", err
 	}
 	addr, err := p.Address()
 	if err != nil {
-		return ctx, p, "", credentials.Missing(d.Store, p.Name, "valid wallet secret")
+		return p, "", credentials.Missing(c.Store, p.Name, "valid wallet secret")
 	}
-	return ctx, p, addr, nil
+	return p, addr, nil
 }
 
 // publisher loads a profile that can publish: a wallet and a publisher API key.
-func (d *Deps) publisher(ctx context.Context, profile *string) (context.Context, credentials.Profile, *keypair.Full, error) {
-	ctx, p, err := d.profile(ctx, profile)
+func (c *Call) publisher(ctx context.Context, profile *string) (credentials.Profile, *keypair.Full, error) {
+	p, err := c.profile(ctx, profile)
 	if err != nil {
-		return ctx, p, nil, err
+		return p, nil, err
 	}
 	if p.APIKey == "" {
-		return ctx, p, nil, credentials.Missing(d.Store, p.Name, "publisher API key (run mindvault_register first)")
+		return p, nil, credentials.Missing(c.Store, p.Name, "publisher API key (run mindvault_register first)")
 	}
-	ctx, kp, err := d.wallet(ctx, profile)
-	return ctx, p, kp, err
+	kp, err := c.wallet(ctx, profile)
+	return p, kp, err
 }
 
 // wallet loads the signing key of a profile; its secret joins the redaction set.
-func (d *Deps) wallet(ctx context.Context, profile *string) (context.Context, *keypair.Full, error) {
-	ctx, p, err := d.profile(ctx, profile)
+func (c *Call) wallet(ctx context.Context, profile *string) (*keypair.Full, error) {
+	p, err := c.profile(ctx, profile)
 	if err != nil {
-		return ctx, nil, err
+		return nil, err
 	}
 	if p.SecretKey == "" {
-		return ctx, nil, credentials.Missing(d.Store, p.Name, "wallet")
+		return nil, credentials.Missing(c.Store, p.Name, "wallet")
 	}
 	kp, err := keypair.ParseFull(p.SecretKey)
 	if err != nil {
-		return ctx, nil, credentials.Missing(d.Store, p.Name, "valid wallet secret")
+		return nil, credentials.Missing(c.Store, p.Name, "valid wallet secret")
 	}
-	return ctx, kp, nil
+	return kp, nil
 }

@@ -55,18 +55,18 @@ var health = Spec[requests.Health, HealthOutput]{
 		contract errors.`,
 	Kind:  lookup(errmap.SourceRequest),
 	Guide: errmap.Guide{NoID: true},
-	Run: func(ctx context.Context, d *Deps, _ *requests.Health) (*HealthOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *requests.Health) (*HealthOutput, error) {
 		probes := []func() HealthCheck{
-			func() HealthCheck { return timed("MindVault API", func() (string, error) { return d.probeAPI(ctx) }) },
-			func() HealthCheck { return timed("Horizon", func() (string, error) { return d.probeHorizon(ctx) }) },
-			func() HealthCheck { return timed("Stellar RPC", func() (string, error) { return d.probeRPC(ctx) }) },
+			func() HealthCheck { return timed("MindVault API", func() (string, error) { return c.probeAPI(ctx) }) },
+			func() HealthCheck { return timed("Horizon", func() (string, error) { return c.probeHorizon(ctx) }) },
+			func() HealthCheck { return timed("Stellar RPC", func() (string, error) { return c.probeRPC(ctx) }) },
 			func() HealthCheck {
-				return timed("Registry contract", func() (string, error) { return d.probeRegistry(ctx) })
+				return timed("Registry contract", func() (string, error) { return c.probeRegistry(ctx) })
 			},
 		}
-		if d.Config.SponsorURL != "" && d.Sponsor != nil {
+		if c.Config.SponsorURL != "" && c.Sponsor != nil {
 			probes = append(probes, func() HealthCheck {
-				return timed("Sponsored-account service", func() (string, error) { return d.probeSponsor(ctx) })
+				return timed("Sponsored-account service", func() (string, error) { return c.probeSponsor(ctx) })
 			})
 		}
 		checks := make([]HealthCheck, len(probes), len(probes)+1)
@@ -75,8 +75,8 @@ var health = Spec[requests.Health, HealthOutput]{
 			fns[i] = func() { checks[i] = p() }
 		}
 		parallel(fns...)
-		checks = append(checks, configCheck(d.Config, d.LedgerErr))
-		out := &HealthOutput{Healthy: true, Checks: checks, Spending: d.spending(ctx)}
+		checks = append(checks, configCheck(c.Config, c.LedgerErr))
+		out := &HealthOutput{Healthy: true, Checks: checks, Spending: c.spending(ctx)}
 		for _, ch := range checks {
 			out.Healthy = out.Healthy && ch.OK
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
-	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
@@ -27,7 +26,7 @@ import (
 
 // attempt is one paying call's part in the journal and the budgets.
 type attempt struct {
-	d      *Deps
+	d      *Call
 	id     string // this attempt's own name: it owns its claim and its reservations
 	tool   string
 	payer  string
@@ -85,7 +84,7 @@ func intentEntry(in *x402.Intent) string { return ledger.IntentID(in.Kind, in.Pa
 // begin reads the intent's entry before anything is asked, reserved or signed. It refuses a
 // reused key, an intent in progress elsewhere and an outcome the chain cannot decide yet; a
 // settled intent is left in a.prior for the tool to answer with its first outcome.
-func (d *Deps) begin(ctx context.Context, tool, payer string, intent *x402.Intent, fp string) (*attempt, error) {
+func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Intent, fp string) (*attempt, error) {
 	a := &attempt{d: d, id: newAttemptID(), tool: tool, payer: payer, intent: intent, fp: fp}
 	j, err := d.journal()
 	if err != nil {
@@ -135,7 +134,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	}
 	verdict, err := a.d.chain(ctx, e.Payment.Envelope, e.Payment.ExpirationLedger)
 	if err != nil {
-		return undecided(e, "Stellar RPC could not be asked ("+oneLine(ctx, err, "Chain check failed")+")")
+		return undecided(e, "Stellar RPC could not be asked ("+a.d.oneLine(err, "Chain check failed")+")")
 	}
 	prev := e.Attempt
 	next := *e
@@ -152,7 +151,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 		// asset's transfer events in the ledgers the signature was valid.
 		hash, settled, err := a.d.settledEvent(ctx, e)
 		if err != nil {
-			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+oneLine(ctx, err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
+			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+a.d.oneLine(err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
 				f.Needs, f.RetryAfter = errmap.NeedsOperator, nil
 				f.Next = "Do not pay again for this intent: check the wallet's USDC history for a payment of " +
 					soroban.Decimal(big.NewInt(e.Payment.Amount)) + " USDC to " + e.Payment.Payee + "; ask the operator if it is not there."
@@ -396,9 +395,6 @@ func (a *attempt) receiptFor(settlement, title, txHash string) *ledger.Receipt {
 func (a *attempt) failed(ctx context.Context, err error, resource string) error {
 	if err == nil {
 		return nil
-	}
-	if _, asked := confirm.AsNeeded(err); asked {
-		return err // round 1: nothing claimed, reserved or signed
 	}
 	f, _ := errmap.FactsOf(err)
 	if a.signed == nil || !f.ExecutionStarted && f.StateChanged == errmap.StateNo && !x402.IsSentRefused(err) {

@@ -41,18 +41,18 @@ var listProfiles = Spec[requests.ListProfiles, ListProfilesOutput]{
 			errmap.CodeCredentialsMissing: "Ask the operator to check the credential store: its profiles could not be read.",
 		},
 	},
-	Run: func(ctx context.Context, d *Deps, _ *requests.ListProfiles) (*ListProfilesOutput, error) {
-		out := &ListProfilesOutput{DefaultProfile: d.Config.DefaultProfile, Store: d.Store.Kind()}
-		withheld, err := d.usableProfiles(ctx, out)
+	Run: func(ctx context.Context, c *Call, _ *requests.ListProfiles) (*ListProfilesOutput, error) {
+		out := &ListProfilesOutput{DefaultProfile: c.Config.DefaultProfile, Store: c.Store.Kind()}
+		withheld, err := c.usableProfiles(ctx, out)
 		if err != nil {
 			return nil, err
 		}
 		switch {
 		case len(out.Profiles) > 0:
 		case withheld:
-			out.Message = fmt.Sprintf("The %s store holds profiles, but none is bound to this caller's access; ask the operator to bind one to your token, or create one with mindvault_setup_wallet.", d.Store.Kind())
+			out.Message = fmt.Sprintf("The %s store holds profiles, but none is bound to this caller's access; ask the operator to bind one to your token, or create one with mindvault_setup_wallet.", c.Store.Kind())
 		default:
-			out.Message = fmt.Sprintf("No profiles yet in the %s store; create one with mindvault_setup_wallet.", d.Store.Kind())
+			out.Message = fmt.Sprintf("No profiles yet in the %s store; create one with mindvault_setup_wallet.", c.Store.Kind())
 		}
 		return out, nil
 	},

@@ -90,9 +90,9 @@ var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
 		mainnet before buying or writing on-chain.`,
 	Kind:  introspection(errmap.SourceRequest),
 	Guide: errmap.Guide{Role: errmap.RoleServices, NoID: true},
-	Run: func(ctx context.Context, d *Deps, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
-		out := describeNetwork(d.Config)
-		out.Spending = d.spending(ctx)
+	Run: func(ctx context.Context, c *Call, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
+		out := describeNetwork(c.Config)
+		out.Spending = c.spending(ctx)
 		return out, nil
 	},
 }

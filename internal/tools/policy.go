@@ -8,6 +8,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -92,13 +93,13 @@ func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string,
 // mainnetConfirmation is the ConfirmRequired policy, run before the spec's Guards. It reads the
 // configuration at call time, so an operator's or a test's change to it applies to the next
 // call. req implements requests.MainnetConfirmer (checkPolicy made sure).
-func mainnetConfirmation(ctx context.Context, c *config.Config, dry DryRun, req any) error {
+func mainnetConfirmation(g *confirm.Gate, c *config.Config, dry DryRun, req any) error {
 	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() {
 		return nil
 	}
 	// The user's own confirmation, asked for or given (confirm.go), stands in for the
 	// agent's confirmMainnet.
-	if gateOf(ctx).StandsInForMainnet() {
+	if g.StandsInForMainnet() {
 		return nil
 	}
 	return mainnetUnconfirmed(c, req.(requests.MainnetConfirmer).MainnetConfirmed())

@@ -166,7 +166,7 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 					},
 					func(_ context.Context, req *confirmable) error { mark("second", req); return nil },
 				},
-				Run: func(_ context.Context, _ *Deps, req *confirmable) (*guardOut, error) {
+				Run: func(_ context.Context, _ *Call, req *confirmable) (*guardOut, error) {
 					mark("run", req)
 					return &guardOut{Name: req.Name}, nil
 				},
@@ -186,7 +186,7 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 // TestPolicyDeclarationsRefused: a declaration that does not fit its request is refused when
 // the tool is defined, not discovered at a call.
 func TestPolicyDeclarationsRefused(t *testing.T) {
-	run := func(context.Context, *Deps, *requests.Buy) (*guardOut, error) { return nil, nil }
+	run := func(context.Context, *Call, *requests.Buy) (*guardOut, error) { return nil, nil }
 	cfg := testConfig(t, nil)
 	cases := []struct {
 		name   string
@@ -195,18 +195,18 @@ func TestPolicyDeclarationsRefused(t *testing.T) {
 	}{
 		{"confirmation declared, request takes none", func() {
 			Define(&Deps{Config: cfg}, Spec[requests.Preview, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired},
-				Run: func(context.Context, *Deps, *requests.Preview) (*guardOut, error) { return nil, nil }})
+				Run: func(context.Context, *Call, *requests.Preview) (*guardOut, error) { return nil, nil }})
 		}, "does not take confirmMainnet"},
 		{"request takes confirmMainnet, no policy", func() {
 			Define(&Deps{Config: cfg}, Spec[requests.SetPrice, guardOut]{Name: "t",
-				Run: func(context.Context, *Deps, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
+				Run: func(context.Context, *Call, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
 		}, "declares no mainnet policy"},
 		{"request takes dryRun, nothing declared for it", func() {
 			Define(&Deps{Config: cfg}, Spec[requests.Buy, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, Run: run})
 		}, "declare what a dry run does"},
 		{"dry run declared, request takes none", func() {
 			Define(&Deps{Config: cfg}, Spec[requests.SetPrice, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, DryRun: DryRunExempt,
-				Run: func(context.Context, *Deps, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
+				Run: func(context.Context, *Call, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
 		}, "does not take dryRun"},
 	}
 	for _, tc := range cases {

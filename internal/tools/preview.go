@@ -37,8 +37,8 @@ var preview = Spec[requests.Preview, PreviewOutput]{
 	Guide: errmap.Guide{Role: errmap.RolePrice,
 		Codes: map[string]string{errmap.CodePriceChanged: "Call mindvault_preview again after a moment: the price changed while it was read."},
 	},
-	Run: func(ctx context.Context, d *Deps, req *requests.Preview) (*PreviewOutput, error) {
-		m, err := d.API.Meta(ctx, req.ResourceID)
+	Run: func(ctx context.Context, c *Call, req *requests.Preview) (*PreviewOutput, error) {
+		m, err := c.API.Meta(ctx, req.ResourceID)
 		if err != nil {
 			return nil, err
 		}

@@ -121,17 +121,17 @@ var publish = Spec[requests.Publish, PublishOutput]{
 	},
 	// A dry run checks the confirmation too: it passes only when the real call would.
 	DryRun: DryRunChecked,
-	Run: func(ctx context.Context, d *Deps, req *requests.Publish) (*PublishOutput, error) {
-		ctx, p, kp, err := d.publisher(ctx, req.Profile)
+	Run: func(ctx context.Context, c *Call, req *requests.Publish) (*PublishOutput, error) {
+		p, kp, err := c.publisher(ctx, req.Profile)
 		if err != nil {
 			return nil, err
 		}
-		capText := d.Config.MaxAutoPayUSDC
+		capText := c.Config.MaxAutoPayUSDC
 		if req.MaxFeeUSDC != nil {
 			capText = *req.MaxFeeUSDC
 		}
 		capUnits, _ := soroban.Units(capText)
-		r := &publishRun{d: d, req: req, apiKey: p.APIKey, kp: kp, cap: capUnits,
+		r := &publishRun{c: c, req: req, apiKey: p.APIKey, kp: kp, cap: capUnits,
 			out: &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeeSettlement: SettlementNone}}
 		if req.ResourceID != nil {
 			return r.resume(ctx, *req.ResourceID)
@@ -144,13 +144,13 @@ var publish = Spec[requests.Publish, PublishOutput]{
 		case req.DryRun:
 		case req.IdempotencyKey != nil:
 			intent = &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
-		case gateOf(ctx).ApprovalNonce() != "":
-			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), gateOf(ctx).ApprovalNonce()}}
+		case c.gate.ApprovalNonce() != "":
+			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), c.gate.ApprovalNonce()}}
 		}
 		if intent == nil {
 			return r.create(ctx)
 		}
-		at, err := d.begin(ctx, "mindvault_publish", kp.Address(), intent, fingerprint("mindvault_publish", req))
+		at, err := c.begin(ctx, "mindvault_publish", kp.Address(), intent, fingerprint("mindvault_publish", req))
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +164,7 @@ var publish = Spec[requests.Publish, PublishOutput]{
 		out, err := r.create(ctx)
 		if err == nil && out != nil {
 			at.done(ctx, out)
-		} else if !isNeeded(err) {
+		} else if !c.asking() {
 			at.close(ctx, ledger.Failed)
 		}
 		return out, err
@@ -173,7 +173,7 @@ var publish = Spec[requests.Publish, PublishOutput]{
 
 // publishRun is one mindvault_publish call.
 type publishRun struct {
-	d      *Deps
+	c      *Call
 	req    *requests.Publish
 	apiKey string
 	kp     *keypair.Full
@@ -224,12 +224,6 @@ func approvalCarriedOut(e *ledger.Entry) error {
 	}}
 }
 
-// isNeeded reports the user's confirmation being asked for (round 1), which ends nothing.
-func isNeeded(err error) bool {
-	_, asked := confirm.AsNeeded(err)
-	return asked
-}
-
 // create publishes a new resource. The wallet is checked against the current fee before
 // the resource is created, so a wallet that cannot pay never leaves a resource behind.
 func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
@@ -240,7 +234,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	}
 	if req.DryRun {
 		out.Steps = []Step{
-			{Name: "create", Status: "planned", Detail: "POST " + r.d.Config.MindVaultURL + "/resources"},
+			{Name: "create", Status: "planned", Detail: "POST " + r.c.Config.MindVaultURL + "/resources"},
 			r.plannedFee(fee),
 			{Name: "register", Status: "planned", Detail: "register on chain if verification approves"},
 		}
@@ -250,7 +244,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	// The fee is why a user confirms a publish: ask before anything exists (the 402 of the
 	// verification needs the resource, so the fee and payee come from the agent's status, and
 	// the paid request checks them again against this approval).
-	if err := r.d.approve(ctx, r.fee(fee, r.agentWallet, "")); err != nil {
+	if ok, err := r.c.approvePay(ctx, r.fee(fee, r.agentWallet, "")); !ok {
 		return nil, err
 	}
 	if r.call != nil {
@@ -259,9 +253,9 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		}
 	}
 	desc := deref(req.Description)
-	created, err := r.d.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{
+	created, err := r.c.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{
 		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL),
-		IdempotencyKey: creationKey(ctx, r.kp.Address(), req)})
+		IdempotencyKey: creationKey(r.kp.Address(), r.c.gate.ApprovalNonce(), req)})
 	if err != nil {
 		if isCode(err, errmap.CodeConflict) && !isStatus(err, http.StatusConflict) {
 			// The API answered a resource created earlier under this key with other content
@@ -287,7 +281,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, error) {
 	r.resumed = true
 	out := r.out
-	st, meta, err := readPublishState(ctx, r.d, id)
+	st, meta, err := readPublishState(ctx, r.c.Deps, id)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +317,7 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 		}
 		out.Steps = append(out.Steps, Step{Name: "verify", Status: "skipped", Detail: "already " + st.verification})
 		if r.req.DryRun {
-			out.Steps = append(out.Steps, Step{Name: "register", Status: "planned", Detail: "POST " + r.d.Config.MindVaultURL + "/resources/" + meta.ID + "/register"})
+			out.Steps = append(out.Steps, Step{Name: "register", Status: "planned", Detail: "POST " + r.c.Config.MindVaultURL + "/resources/" + meta.ID + "/register"})
 			out.Message = "Dry run: resource " + meta.ID + " is verified and would be registered on chain; nothing was sent."
 			return out, nil
 		}
@@ -341,7 +335,7 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 // and only its publisher may register it.
 func (r *publishRun) owns(meta *mindvault.Meta) error {
 	if meta.PublisherWallet == "" {
-		return r.d.API.MalformedMeta("the resource's metadata names no publisher wallet")
+		return r.c.API.MalformedMeta("the resource's metadata names no publisher wallet")
 	}
 	if meta.PublisherWallet == r.kp.Address() {
 		return nil
@@ -364,15 +358,15 @@ func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error
 		aErr, hErr error
 	)
 	parallel(
-		func() { agent, aErr = r.d.API.AgentStatus(ctx) },
-		func() { acct, found, hErr = r.d.Horizon.Account(ctx, r.kp.Address()) },
+		func() { agent, aErr = r.c.API.AgentStatus(ctx) },
+		func() { acct, found, hErr = r.c.Horizon.Account(ctx, r.kp.Address()) },
 	)
 	if aErr != nil {
 		return nil, aErr
 	}
 	fee, err := soroban.Units(string(agent.Agent.PricePerVerification))
 	if err != nil {
-		return nil, r.d.API.MalformedMeta("the verification fee is not a USDC amount")
+		return nil, r.c.API.MalformedMeta("the verification fee is not a USDC amount")
 	}
 	if fee.Cmp(r.cap) > 0 {
 		return nil, refusal(errmap.CodePriceAboveCap, fmt.Sprintf("the verification fee %s USDC is above maxFeeUsdc %s", soroban.Decimal(fee), soroban.Decimal(r.cap)),
@@ -381,17 +375,17 @@ func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error
 	if hErr != nil {
 		return nil, hErr
 	}
-	bal, err := r.d.usdcFor(acct, found, fee)
+	bal, err := r.c.usdcFor(acct, found, fee)
 	if err != nil {
 		if isCode(err, errmap.CodeInsufficientUSDC) {
-			have := walletState(acct, found, r.d.Config.USDCIssuer).USDC.Balance
+			have := walletState(acct, found, r.c.Config.USDCIssuer).USDC.Balance
 			err = errmap.WithDetail(err, fmt.Sprintf("the wallet holds %s USDC, less than the verification fee %s USDC; %s", have, soroban.Decimal(fee), nothing))
 		}
 		return nil, err
 	}
 	r.out.FeeUSDC = soroban.Decimal(fee)
 	r.agentWallet, r.balance = agent.Agent.WalletAddress, bal
-	if err := r.d.mayPay(ctx, r.agentWallet); err != nil {
+	if err := r.c.mayPay(ctx, r.agentWallet); err != nil {
 		return nil, err // before anything is created or paid
 	}
 	if r.req.DryRun {
@@ -424,7 +418,7 @@ func (r *publishRun) resumeRefused(err error, id string) error {
 
 func (r *publishRun) plannedFee(fee *big.Int) Step {
 	return Step{Name: "verify", Status: "planned", Detail: fmt.Sprintf("pay %s USDC from %s via x402 on %s (wallet holds %s)",
-		soroban.Decimal(fee), r.kp.Address(), r.d.Config.X402Network, r.out.USDCBalance)}
+		soroban.Decimal(fee), r.kp.Address(), r.c.Config.X402Network, r.out.USDCBalance)}
 }
 
 // resumeCall is the call that finishes resource id, naming the profile when this call did.
@@ -442,8 +436,8 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
 	// One fee per resource, whichever call, instance or resume pays it, whatever the time
 	// between them: the journal holds the fee's intent.
-	intent := &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.d.Config.X402Network, id}}
-	at, err := r.d.begin(ctx, "mindvault_publish", r.kp.Address(), intent, "fee")
+	intent := &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.c.Config.X402Network, id}}
+	at, err := r.c.begin(ctx, "mindvault_publish", r.kp.Address(), intent, "fee")
 	if at != nil && at.seen && !r.resumed {
 		// An earlier call carried this resource's fee: the API answered this call's
 		// Idempotency-Key with the resource that call created, and this call created nothing.
@@ -460,12 +454,15 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	if at.prior != nil {
 		return r.feeAlreadyPaid(id, at.prior), nil
 	}
-	res, err := r.d.X402.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
-		r.kp, x402.Policy{Network: r.d.Config.X402Network, Asset: r.d.Config.USDCContractID, Cap: r.cap, Previewed: fee,
-			Approve: r.d.approvePayment(r.fee(fee, "", id), at), Intent: intent, Record: at.record,
-			PayTo: r.agentWallet}) // the fee goes to the verification agent's wallet (GET /agent/status) only
+	res, err := r.c.payWith(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"}, r.kp,
+		// The fee goes to the verification agent's wallet (GET /agent/status) only.
+		x402.Policy{Network: r.c.Config.X402Network, Asset: r.c.Config.USDCContractID, Cap: r.cap, Previewed: fee, PayTo: r.agentWallet, Intent: intent},
+		r.fee(fee, "", id), at)
+	if res == nil && err == nil {
+		return nil, nil // the call asks the user first
+	}
 	if err == nil && !res.Response.OK() {
-		err = r.d.X402.Service().StatusError(res.Response)
+		err = r.c.X402.Service().StatusError(res.Response)
 	}
 	err = at.failed(ctx, err, id)
 	out.Budget = at.view()
@@ -496,7 +493,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {
-		var e error = r.d.X402.Service().Malformed(res.Response, "the verification answer is not an object with isOriginal")
+		var e error = r.c.X402.Service().Malformed(res.Response, "the verification answer is not an object with isOriginal")
 		if res.Paid {
 			e = errmap.With(e, func(f *errmap.Facts) {
 				f.ExecutionStarted = true
@@ -531,16 +528,16 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 // call's answer.
 func (r *publishRun) register(ctx context.Context, id string, ask bool) (*PublishOutput, error) {
 	out := r.out
-	prepared, err := r.d.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
+	prepared, err := r.c.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
 	if err == nil && ask {
-		if err := gateOf(ctx).Approve(r.registration(prepared)); err != nil {
+		if ok, err := r.c.approve(r.registration(prepared)); !ok {
 			return nil, err
 		}
 	}
 	var reg *mindvault.Registration
 	var hash string
 	if err == nil {
-		reg, hash, err = r.d.submitRegistration(ctx, r.apiKey, r.kp, prepared)
+		reg, hash, err = r.c.submitRegistration(ctx, r.apiKey, r.kp, prepared)
 	}
 	if err != nil {
 		out.OnchainStatus = "failed"
@@ -647,7 +644,7 @@ func feeFix(f errmap.Facts) string {
 // fee is the verification fee as the user approves it. A resource this call creates has no
 // id yet when the user is asked, so only a resumed one is named by id.
 func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
-	p := payment{quote: x402.Quote{Amount: amount, Asset: r.d.Config.USDCContractID, PayTo: payee, Network: r.d.Config.X402Network},
+	p := payment{quote: x402.Quote{Amount: amount, Asset: r.c.Config.USDCContractID, PayTo: payee, Network: r.c.Config.X402Network},
 		payer: r.kp.Address(), balance: r.balance, payeeName: "the MindVault verification agent"}
 	switch {
 	case r.resumed:
@@ -661,8 +658,8 @@ func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 // registration is the on-chain registration of a verified resource that the wallet signs and
 // the API submits, as the user approves it: the prepared call, every argument shown and bound.
 func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
-	c := r.d.Config
-	return p.request(r.d, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
+	c := r.c.Config
+	return p.request(r.c.Deps, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
 		p.id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, p.shownCall()))
 }
 
@@ -670,10 +667,10 @@ func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
 // publication (its idempotencyKey, else the approval a round 2 acts on), so that every call,
 // instance or replay carrying it gets the API's first resource back instead of a second one.
 // "" is a new publication: the client sends a fresh random key.
-func creationKey(ctx context.Context, payer string, req *requests.Publish) string {
+func creationKey(payer, nonce string, req *requests.Publish) string {
 	kind, name := "key", deref(req.IdempotencyKey)
 	if name == "" {
-		kind, name = "approval", gateOf(ctx).ApprovalNonce()
+		kind, name = "approval", nonce
 	}
 	if name == "" {
 		return ""

@@ -55,13 +55,13 @@ var publishStatus = Spec[requests.PublishStatus, PublishStatusOutput]{
 			errmap.CategoryNotFound: "Confirm the id of your resource with mindvault_browse or mindvault_search, then call mindvault_publish_status with it.",
 		},
 	},
-	Run: func(ctx context.Context, d *Deps, req *requests.PublishStatus) (*PublishStatusOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *requests.PublishStatus) (*PublishStatusOutput, error) {
 		until := time.Now().Add(time.Duration(req.WaitSeconds) * time.Second)
 		if dl, ok := ctx.Deadline(); ok && dl.Add(-transport.Margin-PollInterval).Before(until) {
 			until = dl.Add(-transport.Margin - PollInterval)
 		}
 		for attempt := 1; ; attempt++ {
-			st, meta, err := readPublishState(ctx, d, req.ResourceID)
+			st, meta, err := readPublishState(ctx, c.Deps, req.ResourceID)
 			if err != nil {
 				return nil, err
 			}

@@ -55,8 +55,8 @@ var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 		count 0 and a message.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{Role: errmap.RoleHistory},
-	Run: func(ctx context.Context, d *Deps, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
-		ctx, p, addr, err := d.address(ctx, req.Profile)
+	Run: func(ctx context.Context, c *Call, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
+		p, addr, err := c.address(ctx, req.Profile)
 		if err != nil {
 			return nil, err
 		}
@@ -65,14 +65,14 @@ var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 			receipts   []ledger.Receipt
 			hErr, rErr error
 		)
-		parallel(func() { history, hErr = d.API.Payments(ctx, addr) }, func() { receipts, rErr = d.receipts(ctx, addr) })
+		parallel(func() { history, hErr = c.API.Payments(ctx, addr) }, func() { receipts, rErr = c.receipts(ctx, addr) })
 		switch {
 		case rErr != nil && hErr != nil:
 			return nil, hErr
 		case hErr != nil && len(receipts) == 0:
 			return nil, hErr
 		}
-		out := &PurchaseHistoryOutput{ProfileWallet: d.profileWallet(p.Name, addr), Purchases: []Purchase{}}
+		out := &PurchaseHistoryOutput{ProfileWallet: c.profileWallet(p.Name, addr), Purchases: []Purchase{}}
 		var rows []Purchase
 		seen := map[string]bool{}
 		for _, r := range receipts {
@@ -110,10 +110,10 @@ var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 			}
 		}
 		if rErr != nil {
-			out.Message = "This endpoint's payment journal could not be read (" + oneLine(ctx, rErr, "Journal unreadable") + "); only the MindVault API's records are listed. "
+			out.Message = "This endpoint's payment journal could not be read (" + c.oneLine(rErr, "Journal unreadable") + "); only the MindVault API's records are listed. "
 		}
 		if hErr != nil {
-			out.Message = "The MindVault API's records could not be read (" + oneLine(ctx, hErr, "Purchase history unreadable") + "); only this endpoint's own receipts are listed. "
+			out.Message = "The MindVault API's records could not be read (" + c.oneLine(hErr, "Purchase history unreadable") + "); only this endpoint's own receipts are listed. "
 		}
 		out.Count = len(out.Purchases)
 		switch {
@@ -124,7 +124,7 @@ var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 				what = " of " + *req.ResourceID
 			}
 			out.Message += fmt.Sprintf("Neither this endpoint's journal nor the MindVault API holds a record of a purchase%s by %s on %s. The API records only "+
-				"the payments it could attribute to a buyer and the journal only this endpoint's, so this does not prove the wallet never paid; check the wallet's USDC history if in doubt.", what, addr, d.Config.Network)
+				"the payments it could attribute to a buyer and the journal only this endpoint's, so this does not prove the wallet never paid; check the wallet's USDC history if in doubt.", what, addr, c.Config.Network)
 		case out.Total > out.Count:
 			out.Message += fmt.Sprintf("Showing the newest %d of %d purchases; raise limit (up to 100) to see more.", out.Count, out.Total)
 		}

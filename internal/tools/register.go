@@ -42,12 +42,12 @@ var register = Spec[requests.Register, RegisterOutput]{
 			errmap.CategoryConflict: "Call mindvault_register again with another email, or, if this email is yours, use the profile already registered with it (mindvault_list_profiles shows which profiles are publishers).",
 		},
 	},
-	Run: func(ctx context.Context, d *Deps, req *requests.Register) (*RegisterOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *requests.Register) (*RegisterOutput, error) {
 		// The key is shown once: a store that cannot keep it must refuse before asking.
-		if d.Store.ReadOnly() {
-			return nil, credentials.ReadOnlyStore(d.Store)
+		if c.Store.ReadOnly() {
+			return nil, credentials.ReadOnlyStore(c.Store)
 		}
-		ctx, p, err := d.profile(ctx, req.Profile)
+		p, err := c.profile(ctx, req.Profile)
 		if err != nil {
 			return nil, err
 		}
@@ -59,30 +59,30 @@ var register = Spec[requests.Register, RegisterOutput]{
 		wallet := deref(req.WalletAddress)
 		if wallet == "" {
 			if wallet, err = p.Address(); err != nil {
-				return nil, credentials.Missing(d.Store, p.Name, "wallet (pass walletAddress or run mindvault_setup_wallet)")
+				return nil, credentials.Missing(c.Store, p.Name, "wallet (pass walletAddress or run mindvault_setup_wallet)")
 			}
 		}
-		if err := gateOf(ctx).Approve(confirm.Request{
-			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Payer: wallet, Function: "register publisher",
+		if ok, err := c.approve(confirm.Request{
+			Approval: confirm.Approval{Kind: confirm.Write, Network: string(c.Config.Network), Payer: wallet, Function: "register publisher",
 				Args: []string{req.Name, req.Email, p.Name}},
 			Title: "Register publisher " + req.Name,
 			Message: fmt.Sprintf("Register %s <%s> as a MindVault publisher on %s with payout wallet %s, and store its API key in profile %s?",
-				quoted(req.Name), req.Email, d.Config.Network, confirm.Short(wallet), quoted(p.Name)),
-		}); err != nil {
+				quoted(req.Name), req.Email, c.Config.Network, confirm.Short(wallet), quoted(p.Name)),
+		}); !ok {
 			return nil, err
 		}
-		pub, err := d.API.RegisterPublisher(ctx, req.Name, req.Email, wallet)
+		pub, err := c.API.RegisterPublisher(ctx, req.Name, req.Email, wallet)
 		if err != nil {
 			return nil, err
 		}
-		ctx = WithSecrets(ctx, pub.APIKey)
+		c.addSecrets(pub.APIKey)
 		// Another call may have stored a key in this profile meanwhile: keep it, and put this
 		// publisher's key in a profile of its own rather than over it.
-		if now, err := d.Store.Get(ctx, p.Name); err == nil && now.APIKey != "" {
-			return keepBoth(ctx, d, now, pub.ID, pub.APIKey, wallet)
+		if now, err := c.Store.Get(ctx, p.Name); err == nil && now.APIKey != "" {
+			return keepBoth(ctx, c.Deps, now, pub.ID, pub.APIKey, wallet)
 		}
 		p.APIKey = pub.APIKey
-		if err := d.Store.Update(ctx, p); err != nil {
+		if err := c.Store.Update(ctx, p); err != nil {
 			if _, ok := errmap.FactsOf(err); ok {
 				err = errmap.With(err, func(f *errmap.Facts) {
 					f.StateChanged = errmap.StateYes

@@ -57,27 +57,27 @@ var registerOnchain = Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
 			errmap.CategoryConflict: "Check the resource with mindvault_registry_lookup: the service reports it already registered on chain.",
 		},
 	},
-	Run: func(ctx context.Context, d *Deps, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
-		ctx, p, kp, err := d.publisher(ctx, req.Profile)
+	Run: func(ctx context.Context, c *Call, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
+		p, kp, err := c.publisher(ctx, req.Profile)
 		if err != nil {
 			return nil, err
 		}
-		reg, err := d.prepareRegistration(ctx, p.APIKey, kp, req.ResourceID, "")
+		reg, err := c.prepareRegistration(ctx, p.APIKey, kp, req.ResourceID, "")
 		if err != nil {
-			return nil, notVerifiedYet(ctx, d, err, req.ResourceID)
+			return nil, notVerifiedYet(ctx, c.Deps, err, req.ResourceID)
 		}
-		c := d.Config
-		if err := gateOf(ctx).Approve(reg.request(d,
+		cfg := c.Config
+		if ok, err := c.approve(reg.request(c.Deps,
 			fmt.Sprintf("Sign and submit the registration of resource %s on the vault-registry contract %s on %s: %s?",
-				req.ResourceID, confirm.Short(c.RegistryContract), c.Network, reg.shownCall()))); err != nil {
+				req.ResourceID, confirm.Short(cfg.RegistryContract), cfg.Network, reg.shownCall()))); !ok {
 			return nil, err
 		}
-		res, hash, err := d.submitRegistration(ctx, p.APIKey, kp, reg)
+		res, hash, err := c.submitRegistration(ctx, p.APIKey, kp, reg)
 		if err != nil {
 			return nil, err
 		}
 		return &RegisterOnchainOutput{ResourceID: req.ResourceID, OnchainStatus: res.OnchainStatus, TxHash: hash,
-			ExplorerURL: c.ExplorerURL(hash)}, nil
+			ExplorerURL: cfg.ExplorerURL(hash)}, nil
 	},
 }
 

@@ -42,17 +42,17 @@ var registryInfo = Spec[requests.RegistryInfo, RegistryInfoOutput]{
 			errmap.CategoryContract: "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: the contract did not answer as the vault registry.",
 		},
 	},
-	Run: func(ctx context.Context, d *Deps, _ *requests.RegistryInfo) (*RegistryInfoOutput, error) {
-		c := d.Config
+	Run: func(ctx context.Context, c *Call, _ *requests.RegistryInfo) (*RegistryInfoOutput, error) {
+		cfg := c.Config
 		out := &RegistryInfoOutput{
-			ContractID: c.RegistryContract, Network: string(c.Network), NetworkPassphrase: c.Passphrase,
-			RPCURL: c.RPCURL, X402Network: c.X402Network, USDCContractID: c.USDCContractID,
+			ContractID: cfg.RegistryContract, Network: string(cfg.Network), NetworkPassphrase: cfg.Passphrase,
+			RPCURL: cfg.RPCURL, X402Network: cfg.X402Network, USDCContractID: cfg.USDCContractID,
 		}
-		if c.RegistryContract == "" {
+		if cfg.RegistryContract == "" {
 			out.LiveError = "VAULT_REGISTRY_CONTRACT_ID is not set"
 			return out, nil
 		}
-		info, err := d.Registry.Info(ctx)
+		info, err := c.Registry.Info(ctx)
 		if err != nil {
 			out.LiveError = summary(err, "registry_info")
 			return out, nil

@@ -50,8 +50,8 @@ var registryList = Spec[requests.RegistryList, RegistryListOutput]{
 		page; pass nextStart to continue. Free (a simulation). An empty page is a normal result with
 		a message.`,
 	Kind: lookup(errmap.SourceRegistry),
-	Run: func(ctx context.Context, d *Deps, req *requests.RegistryList) (*RegistryListOutput, error) {
-		items, err := d.Registry.List(ctx, uint32(req.Start), uint32(req.Limit))
+	Run: func(ctx context.Context, c *Call, req *requests.RegistryList) (*RegistryListOutput, error) {
+		items, err := c.Registry.List(ctx, uint32(req.Start), uint32(req.Limit))
 		if err != nil {
 			return nil, err
 		}

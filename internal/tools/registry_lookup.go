@@ -43,19 +43,19 @@ var registryLookup = Spec[requests.RegistryLookup, LookupOutput]{
 		do next.`,
 	Kind:  lookup(errmap.SourceRegistry),
 	Guide: errmap.Guide{Role: errmap.RoleEntry},
-	Run: func(ctx context.Context, d *Deps, req *requests.RegistryLookup) (*LookupOutput, error) {
-		out := &LookupOutput{ResourceID: req.ResourceID, ContractID: d.Config.RegistryContract, Network: string(d.Config.Network)}
+	Run: func(ctx context.Context, c *Call, req *requests.RegistryLookup) (*LookupOutput, error) {
+		out := &LookupOutput{ResourceID: req.ResourceID, ContractID: c.Config.RegistryContract, Network: string(c.Config.Network)}
 		if !registry.OnchainID(req.ResourceID) {
 			out.Message = fmt.Sprintf("%q cannot be an on-chain id (on-chain ids are 1-24 lowercase letters and digits); the contract was not called.", req.ResourceID)
 			out.Next = notOnchainNext
 			return out, nil
 		}
-		r, found, err := d.Registry.Get(ctx, req.ResourceID)
+		r, found, err := c.Registry.Get(ctx, req.ResourceID)
 		if err != nil {
 			return nil, err
 		}
 		if !found {
-			out.Message = fmt.Sprintf("Resource %q is not registered in contract %s on %s: it may not be published or verified yet, or the id is wrong.", req.ResourceID, d.Config.RegistryContract, d.Config.Network)
+			out.Message = fmt.Sprintf("Resource %q is not registered in contract %s on %s: it may not be published or verified yet, or the id is wrong.", req.ResourceID, c.Config.RegistryContract, c.Config.Network)
 			out.Next = notOnchainNext
 			return out, nil
 		}

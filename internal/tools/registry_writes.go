@@ -172,16 +172,16 @@ func writeSpec[Req any, P interface {
 		Name: w.name, Title: w.title, Description: w.does + " " + writeCost, Toolset: config.ToolsetRegistryWrites,
 		Operation: w.operation, Kind: action(errmap.SourceRegistry).withHints(w.hints),
 		Guide: errmap.Guide{CreatorWrite: true},
-		Run: func(ctx context.Context, d *Deps, req *Req) (*WriteOutput, error) {
-			c, err := w.change(req)
+		Run: func(ctx context.Context, c *Call, req *Req) (*WriteOutput, error) {
+			change, err := w.change(req)
 			if err != nil {
 				return nil, err
 			}
-			out, err := d.write(ctx, P(req).Resource(), P(req).ActingProfile(), w.fn, w.anySigner, c)
-			if err != nil {
+			out, err := c.write(ctx, P(req).Resource(), P(req).ActingProfile(), w.fn, w.anySigner, change)
+			if err != nil || out == nil {
 				return nil, err
 			}
-			c.report(out)
+			change.report(out)
 			return out, nil
 		},
 	}
@@ -192,36 +192,40 @@ func writeSpec[Req any, P interface {
 // wallet is the creator, it answers changed: false without sending anything, so a repeated
 // call or a retry after an unknown outcome spends no fee. Otherwise it sends the write; a
 // wallet that is not the creator, or an entry that does not exist, is refused by the
-// contract's own simulation with its error.
-func (d *Deps) write(ctx context.Context, id string, profile *string, fn string, anySigner bool, c creatorWrite) (*WriteOutput, error) {
-	ctx, kp, err := d.wallet(ctx, profile)
+// contract's own simulation with its error. A nil output with a nil error: the call stops
+// to ask the user.
+func (c *Call) write(ctx context.Context, id string, profile *string, fn string, anySigner bool, w creatorWrite) (*WriteOutput, error) {
+	kp, err := c.wallet(ctx, profile)
 	if err != nil {
 		return nil, err
 	}
-	cur, found, err := d.Registry.Get(ctx, id)
+	cur, found, err := c.Registry.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if found && c.holds(cur) && (anySigner || cur.Creator == kp.Address()) {
+	if found && w.holds(cur) && (anySigner || cur.Creator == kp.Address()) {
 		return &WriteOutput{Status: "success", ResourceID: id, Changed: false,
-			Message: c.unchanged + " Nothing was sent and no fee was spent."}, nil
+			Message: w.unchanged + " Nothing was sent and no fee was spent."}, nil
 	}
-	res, err := d.Registry.InvokeApproved(ctx, kp, d.approveWrite(kp.Address(), id, c.args), fn, append([]xdr.ScVal{soroban.Str(id)}, c.args...)...)
+	res, err := c.Registry.InvokeApproved(ctx, kp, c.approveWrite(kp.Address(), id, w.args), fn, append([]xdr.ScVal{soroban.Str(id)}, w.args...)...)
+	if c.asking() {
+		return nil, nil
+	}
 	if err != nil {
 		if found {
 			// The entry was just read: a refusal of the signer can name the wallet that may sign.
 			err = errmap.WithCreator(err, cur.Creator)
 		}
-		if gateOf(ctx).ApprovalNonce() != "" && isCode(err, errmap.CodeTxBadSequence) {
+		if c.gate.ApprovalNonce() != "" && isCode(err, errmap.CodeTxBadSequence) {
 			err = usedApproval(err, id)
 		}
 		if isCode(err, errmap.CodeInsufficientBalance) {
-			err = needsXLM(err, d.Config.Network, kp.Address())
+			err = needsXLM(err, c.Config.Network, kp.Address())
 		}
 		return nil, err
 	}
 	return &WriteOutput{Status: "success", ResourceID: id, Changed: true, TxHash: res.Hash, Ledger: res.Ledger,
-		ExplorerURL: d.Config.ExplorerURL(res.Hash)}, nil
+		ExplorerURL: c.Config.ExplorerURL(res.Hash)}, nil
 }
 
 // tagSet normalises tags as the contract does (trimmed, lower-cased, de-duplicated), in order.

@@ -86,10 +86,16 @@ type fakePayer struct {
 	calls int
 }
 
-func (f *fakePayer) Do(context.Context, transport.Request, *keypair.Full, x402.Policy) (*x402.Outcome, error) {
+func (f *fakePayer) Offer(context.Context, transport.Request, x402.Policy) (*x402.Offer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
+	return nil, errors.New("fake payer: no payment in unit tests")
+}
+func (f *fakePayer) Sign(context.Context, *x402.Offer, *keypair.Full) (*x402.Signed, error) {
+	return nil, errors.New("fake payer: no payment in unit tests")
+}
+func (f *fakePayer) Send(context.Context, *x402.Offer, *x402.Signed) (*x402.Outcome, error) {
 	return nil, errors.New("fake payer: no payment in unit tests")
 }
 func (f *fakePayer) Service() *transport.Service {

@@ -1,72 +1,53 @@
 package tools
 
 import (
-	"context"
-	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"slices"
 	"sync"
 
+	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
-// callState is one tool call's state, the one context value the tool layer adds: the secret
-// values the call handles, so its own result and failure are cleaned of them even if the
-// process-wide registry refused them (it is bounded), and its confirmation gate.
-type callState struct {
-	mu   sync.Mutex
-	list []string
-	gate *confirm.Gate // set before Run starts, read only after
+// Call is one tool call's own state, handed to Run with the Deps it embeds: the user's
+// confirmation (asked for in round 1, given in round 2), the question the call stops to ask,
+// and the secret values it handled, so its own result and failure are cleaned of them even if
+// the process-wide registry refused them (it is bounded).
+type Call struct {
+	*Deps
+	gate *confirm.Gate // nil: every approval proceeds (the argument guards alone protect the call)
+	// question is what the call stopped to ask the user (round 1); Run then returns nothing.
+	question *confirm.Request
+	mu       sync.Mutex
+	secrets  []string
 }
 
-// setGate gives the call ctx belongs to its confirmation gate, before Run starts.
-func setGate(ctx context.Context, g *confirm.Gate) {
-	if c, ok := ctx.Value(callKey{}).(*callState); ok {
-		c.gate = g
+// approve is called right before the call signs or sends what r describes. ok is true to go
+// on; false with a nil err when the user must be asked first: r is then the call's question,
+// and Run returns (nil, nil) for the call to be answered with it; otherwise err refuses.
+func (c *Call) approve(r confirm.Request) (ok bool, err error) {
+	ask, err := c.gate.Approve(r)
+	if ask {
+		c.question = &r
 	}
+	return !ask && err == nil, err
 }
 
-// gateOf is the call's confirmation gate; nil (every seam proceeds) outside a call that may ask.
-func gateOf(ctx context.Context) *confirm.Gate {
-	if c, ok := ctx.Value(callKey{}).(*callState); ok {
-		return c.gate
-	}
-	return nil
+// asking reports that the call stopped to ask the user.
+func (c *Call) asking() bool { return c.question != nil }
+
+// addSecrets makes secret values the call learned (a new wallet's secret, a new publisher key)
+// known: to the process-wide redaction registry, which cleans every response, log line and
+// metric from now on, and to the call itself.
+func (c *Call) addSecrets(secrets ...string) {
+	_ = redact.Register(secrets...) // when the registry is full the call's own list still has them
+	c.mu.Lock()
+	c.secrets = append(c.secrets, secrets...)
+	c.mu.Unlock()
 }
 
-func (c *callState) values() []string {
-	if c == nil {
-		return nil
-	}
+// secretValues are the secrets the call handled so far.
+func (c *Call) secretValues() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return slices.Clone(c.list)
-}
-
-type callKey struct{}
-
-// withCall gives one tool call its collector; handlers add to it through WithSecrets,
-// which may run in a context derived from this one.
-func withCall(ctx context.Context) (context.Context, *callState) {
-	c := &callState{}
-	return context.WithValue(ctx, callKey{}, c), c
-}
-
-// WithSecrets makes secret values the call learned (a new wallet's secret, a new publisher
-// key) known: to the process-wide redaction registry, which cleans every response, log line
-// and metric from now on, and to the call itself. It returns ctx unchanged; the return value
-// only keeps call sites that chain it working.
-func WithSecrets(ctx context.Context, secrets ...string) context.Context {
-	_ = redact.Register(secrets...) // when the registry is full the call's own collector still has them
-	if c, ok := ctx.Value(callKey{}).(*callState); ok {
-		c.mu.Lock()
-		c.list = append(c.list, secrets...)
-		c.mu.Unlock()
-	}
-	return ctx
-}
-
-// SecretsFrom returns the secrets recorded for the call ctx belongs to.
-func SecretsFrom(ctx context.Context) []string {
-	c, _ := ctx.Value(callKey{}).(*callState)
-	return c.values()
+	return slices.Clone(c.secrets)
 }

@@ -18,18 +18,18 @@ type secretOut struct {
 	Note string `json:"note"`
 }
 
-// TestCallSecretsReachDefine: a secret a handler learns in a context derived from its own
-// (as Deps.profile does) is redacted from the call's success and failure alike, once the
-// answer passes the output boundary (redact.JSON against the registry).
+// TestCallSecretsReachDefine: a secret a handler learns (as Call.profile does) is redacted from
+// the call's success and failure alike, once the answer passes the output boundary
+// (redact.JSON against the registry).
 func TestCallSecretsReachDefine(t *testing.T) {
 	const learned = "LearnedInChildCtx7q2w9e"
 	for _, fail := range []bool{false, true} {
 		tool := Define(&Deps{}, Spec[requests.ListProfiles, secretOut]{
 			Name: "test_secret", Operation: "Test failed", Toolset: config.ToolsetOps, Kind: Kind{Source: errmap.SourceAPI},
-			Run: func(ctx context.Context, _ *Deps, _ *requests.ListProfiles) (*secretOut, error) {
-				child := WithSecrets(context.WithValue(ctx, struct{}{}, 1), learned)
-				if len(SecretsFrom(child)) != 1 {
-					t.Fatal("the call's collector must see the child's secret")
+			Run: func(ctx context.Context, c *Call, _ *requests.ListProfiles) (*secretOut, error) {
+				c.addSecrets(learned)
+				if len(c.secretValues()) != 1 {
+					t.Fatal("the call must hold the secret")
 				}
 				if fail {
 					return nil, &errmap.Error{Err: errors.New("x"), Facts: errmap.Facts{Status: 500, Body: []byte(`{"error":"echo ` + learned + `"}`)}}
@@ -44,7 +44,7 @@ func TestCallSecretsReachDefine(t *testing.T) {
 			t.Fatalf("fail=%v: %s", fail, b)
 		}
 		if !redact.Known(learned) {
-			t.Fatal("WithSecrets must register the value process-wide")
+			t.Fatal("addSecrets must register the value process-wide")
 		}
 	}
 }

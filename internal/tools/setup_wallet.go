@@ -69,35 +69,35 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 			errmap.CategoryAuth: "Ask the operator to check this endpoint's access to the sponsored-account service: it refused to create the wallet.",
 		},
 	},
-	Run: func(ctx context.Context, d *Deps, req *requests.SetupWallet) (*SetupWalletOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *requests.SetupWallet) (*SetupWalletOutput, error) {
 		if !auth.Permits(ctx, req.Profile) {
 			return nil, credentials.NotAllowed(req.Profile)
 		}
 		// Refuse before creating a key, let alone an account, nobody could hold.
-		if d.Store.ReadOnly() {
-			return nil, credentials.ReadOnlyStore(d.Store)
+		if c.Store.ReadOnly() {
+			return nil, credentials.ReadOnlyStore(c.Store)
 		}
-		if err := gateOf(ctx).Approve(confirm.Request{
-			Approval: confirm.Approval{Kind: confirm.Write, Network: string(d.Config.Network), Function: "create sponsored account",
+		if ok, err := c.approve(confirm.Request{
+			Approval: confirm.Approval{Kind: confirm.Write, Network: string(c.Config.Network), Function: "create sponsored account",
 				Args: []string{req.Profile}},
 			Title: "Create wallet " + req.Profile,
 			Message: fmt.Sprintf("Create a new Stellar wallet on %s through the sponsored-account service and store its key in the new profile %s? It costs you nothing.",
-				d.Config.Network, quoted(req.Profile)),
-		}); err != nil {
+				c.Config.Network, quoted(req.Profile)),
+		}); !ok {
 			return nil, err
 		}
 		kp, err := keypair.Random()
 		if err != nil {
 			return nil, fmt.Errorf("generate a key pair: %w", err)
 		}
-		ctx = WithSecrets(ctx, kp.Seed())
+		c.addSecrets(kp.Seed())
 		claim := credentials.Profile{Name: req.Profile, SecretKey: kp.Seed()}
-		if err := d.Store.Create(ctx, claim); err != nil {
+		if err := c.Store.Create(ctx, claim); err != nil {
 			return nil, err // PROFILE_EXISTS for the losers of a race: nothing was asked of anyone
 		}
-		w, err := d.Sponsor.Create(ctx, kp.Address())
+		w, err := c.Sponsor.Create(ctx, kp.Address())
 		if err != nil {
-			return nil, d.claimFailed(ctx, claim, kp.Address(), err)
+			return nil, c.claimFailed(ctx, claim, kp.Address(), err)
 		}
 		address, origin := kp.Address(), keyLocal
 		if w.SecretKey != "" {
@@ -112,15 +112,15 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 				return nil, walletFailure(errmap.SourceSponsor, errmap.CodeMalformedResponse, fmt.Sprintf("the service created account %s, not the requested %s, and returned no key for it; profile %q holds the requested key, which no account uses", w.PublicKey, address, req.Profile),
 					fmt.Sprintf("Report this to the sponsored-account service's operator; account %s cannot be used by this endpoint.", w.PublicKey))
 			}
-			ctx = WithSecrets(ctx, w.SecretKey)
-			if err := d.Store.Update(ctx, credentials.Profile{Name: req.Profile, SecretKey: w.SecretKey}); err != nil {
+			c.addSecrets(w.SecretKey)
+			if err := c.Store.Update(ctx, credentials.Profile{Name: req.Profile, SecretKey: w.SecretKey}); err != nil {
 				return nil, afterAccount(err, w.PublicKey, req.Profile,
 					fmt.Sprintf("account %s was created with the service's own key, which could not be stored in profile %q", w.PublicKey, req.Profile),
-					fmt.Sprintf("Account %s exists but this endpoint could not store its key; ask the operator to check the %s credential store, and do not run mindvault_setup_wallet for %q again.", w.PublicKey, d.Store.Kind(), req.Profile))
+					fmt.Sprintf("Account %s exists but this endpoint could not store its key; ask the operator to check the %s credential store, and do not run mindvault_setup_wallet for %q again.", w.PublicKey, c.Store.Kind(), req.Profile))
 			}
 			address = w.PublicKey
 		}
-		acct, found, err := d.Horizon.Account(ctx, address)
+		acct, found, err := c.Horizon.Account(ctx, address)
 		if err != nil || !found {
 			detail := fmt.Sprintf("account %s was created and its key is stored in profile %q, but Horizon could not confirm it", address, req.Profile)
 			next := fmt.Sprintf("The wallet exists in profile %q: check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again.", req.Profile)
@@ -137,7 +137,7 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 				fmt.Sprintf("account %s exists and profile %q holds its key, but the account is not safely controlled by this key alone: %s", address, req.Profile, why),
 				fmt.Sprintf("Do not fund or use account %s (profile %q): someone else can sign for it. Report this to the sponsored-account service's operator; once it is fixed, create a wallet under another profile name.", address, req.Profile))
 		}
-		out := &SetupWalletOutput{ProfileWallet: d.profileWallet(req.Profile, address), Created: true, KeyOrigin: origin, Note: w.Note()}
+		out := &SetupWalletOutput{ProfileWallet: c.profileWallet(req.Profile, address), Created: true, KeyOrigin: origin, Note: w.Note()}
 		if origin == keySponsor {
 			out.Warning = "The sponsored-account service generated this wallet's key and returned its secret, so the service knows the key and could move the wallet's funds. Keep only small amounts in it, or create a wallet with a service that lets this endpoint generate the key."
 		}

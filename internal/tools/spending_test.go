@@ -45,7 +45,8 @@ func TestApprovePaymentHoldsTheOperatorsControls(t *testing.T) {
 			if tc.store != nil {
 				d.Ledger = tc.store()
 			}
-			err := d.approvePayment(payment{payer: kp.Address(), balance: big.NewInt(10)}, &attempt{d: d})(ctx, x402.Quote{Amount: big.NewInt(1), PayTo: tc.payee})
+			c := &Call{Deps: d}
+			_, err := c.approvePayment(ctx, payment{payer: kp.Address(), balance: big.NewInt(10)}, x402.Quote{Amount: big.NewInt(1), PayTo: tc.payee}, &attempt{d: c})
 			f, _ := errmap.FactsOf(err)
 			if (tc.code == "") != (err == nil) || f.Code != tc.code || (err != nil && f.StateChanged != errmap.StateNo) {
 				t.Fatalf("got %v (%+v), want code %q", err, f, tc.code)

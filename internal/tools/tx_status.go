@@ -40,8 +40,8 @@ var txStatus = Spec[requests.TxStatus, TxStatusOutput]{
 		retention window). Free. Use it after a payment or on-chain write whose outcome is unknown.`,
 	Kind:  lookup(errmap.SourceRPC),
 	Guide: errmap.Guide{Role: errmap.RoleTxStatus},
-	Run: func(ctx context.Context, d *Deps, req *requests.TxStatus) (*TxStatusOutput, error) {
-		tx, err := d.RPC.GetTransaction(ctx, req.TxHash)
+	Run: func(ctx context.Context, c *Call, req *requests.TxStatus) (*TxStatusOutput, error) {
+		tx, err := c.RPC.GetTransaction(ctx, req.TxHash)
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +56,7 @@ var txStatus = Spec[requests.TxStatus, TxStatusOutput]{
 			out.LedgerCloseTime = time.Unix(tx.LedgerCloseTime, 0).UTC().Format(time.RFC3339)
 		}
 		out.ResultCode = resultCode(tx.ResultXDR)
-		out.ExplorerURL = d.Config.ExplorerURL(req.TxHash)
+		out.ExplorerURL = c.Config.ExplorerURL(req.TxHash)
 		return out, nil
 	},
 }

@@ -61,19 +61,19 @@ var walletInfo = Spec[requests.WalletInfo, WalletInfoOutput]{
 		},
 		Categories: map[errmap.Category]string{errmap.CategoryPayment: "Fund the wallet with USDC, then retry."},
 	},
-	Run: func(ctx context.Context, d *Deps, req *requests.WalletInfo) (*WalletInfoOutput, error) {
-		ctx, p, addr, err := d.address(ctx, req.Profile)
+	Run: func(ctx context.Context, c *Call, req *requests.WalletInfo) (*WalletInfoOutput, error) {
+		p, addr, err := c.address(ctx, req.Profile)
 		if err != nil {
 			return nil, err
 		}
-		acct, found, err := d.Horizon.Account(ctx, addr)
+		acct, found, err := c.Horizon.Account(ctx, addr)
 		if err != nil {
 			return nil, err
 		}
-		out := walletState(acct, found, d.Config.USDCIssuer)
-		out.ProfileWallet = d.profileWallet(p.Name, addr)
+		out := walletState(acct, found, c.Config.USDCIssuer)
+		out.ProfileWallet = c.profileWallet(p.Name, addr)
 		out.PublisherRegistered = p.APIKey != ""
-		if out.Budget, err = d.budgetRead(ctx, addr); err != nil {
+		if out.Budget, err = c.budgetRead(ctx, addr); err != nil {
 			return nil, err
 		}
 		return out, nil

@@ -37,11 +37,29 @@ type Outcome struct {
 	ExpiresAt  time.Time
 }
 
-// Do sends req; on a 402 it checks the requirement against policy, asks policy.Approve, signs
-// a payment and sends the request once more with PAYMENT-SIGNATURE — exactly once. A non-402 first answer is
-// returned as is for the caller to map; it is not the payment, so its failures do not mark
-// the tool's operation as started. The paid request is never retried.
-func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full, policy Policy) (*Outcome, error) {
+// Offer is the first answer to a request that may be paid, as the payer decides on it: Free
+// (Response is the answer) or the payment it asks for, selected and checked against the
+// policy, with nothing signed. The caller approves Quote, then Sign and Send pay it once.
+type Offer struct {
+	// Response is the first answer when it asked for no payment; it is not the payment, so
+	// its failures do not mark the tool's operation as started.
+	Response *transport.Response
+	// Quote is what the payment would pay (zero when Free).
+	Quote    Quote
+	req      transport.Request
+	required *Required
+	chosen   *Requirement
+	amount   *big.Int
+	intent   *Intent
+	network  string
+}
+
+// Free reports an answer that asked for no payment.
+func (o *Offer) Free() bool { return o.chosen == nil }
+
+// Offer sends req unpaid and decides on its answer: a non-402 is Free; a 402's requirement is
+// selected and checked against policy (every refusal happens here, before anything is signed).
+func (c *Client) Offer(ctx context.Context, req transport.Request, policy Policy) (*Offer, error) {
 	req.Read = false
 	first, err := c.Svc.Do(ctx, req)
 	if err != nil {
@@ -49,7 +67,7 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	}
 	first.Write = false
 	if first.Status != http.StatusPaymentRequired {
-		return &Outcome{Response: first}, nil
+		return &Offer{Response: first}, nil
 	}
 	pr, err := ParseRequired(first.Header, first.Body)
 	if err != nil {
@@ -59,21 +77,26 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 	if err != nil {
 		return nil, err
 	}
-	if policy.Approve != nil {
-		// Nothing is signed before the user approved exactly this payment.
-		if err := policy.Approve(ctx, Quote{Amount: new(big.Int).Set(amount), Asset: r.Asset, PayTo: r.PayTo, Network: r.Network}); err != nil {
-			return nil, err
-		}
+	return &Offer{Quote: Quote{Amount: new(big.Int).Set(amount), Asset: r.Asset, PayTo: r.PayTo, Network: r.Network},
+		req: req, required: pr, chosen: r, amount: amount, intent: policy.Intent, network: policy.Network}, nil
+}
+
+// Sign signs the offer's payment by kp (call it only once the payment is approved).
+func (c *Client) Sign(ctx context.Context, o *Offer, kp *keypair.Full) (*Signed, error) {
+	if o.Free() {
+		return nil, errors.New("x402: a free answer has no payment to sign")
 	}
-	signed, err := c.Signer.Sign(ctx, kp, pr, r, amount, policy.Intent)
-	if err != nil {
-		return nil, err
+	return c.Signer.Sign(ctx, kp, o.required, o.chosen, o.amount, o.intent)
+}
+
+// Send sends the request once more with the signed payment, exactly once: the paid request is
+// never retried, and a second Send of the same payment is refused.
+func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, error) {
+	if signed.sent {
+		return nil, errors.New("x402: this signed payment was sent already")
 	}
-	if policy.Record != nil {
-		if err := policy.Record(ctx, signed); err != nil {
-			return nil, err
-		}
-	}
+	signed.sent = true
+	req, amount := o.req, o.amount
 	paid := req
 	paid.Header = req.Header.Clone()
 	if paid.Header == nil {
@@ -88,9 +111,9 @@ func (c *Client) Do(ctx context.Context, req transport.Request, kp *keypair.Full
 		}
 		return nil, ambiguous(err, signed.ExpiresAt)
 	}
-	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: r, ExpiresAt: signed.ExpiresAt}
+	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: o.chosen, ExpiresAt: signed.ExpiresAt}
 	out.Settlement, _ = DecodeSettlement(resp.Header)
-	out.Confirmed = out.Settlement.Confirms(policy.Network, kp.Address())
+	out.Confirmed = out.Settlement.Confirms(o.network, signed.Payer)
 	expires := signed.ExpiresAt.UTC().Format(time.RFC3339)
 	switch {
 	case resp.OK():

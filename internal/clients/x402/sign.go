@@ -101,6 +101,7 @@ type Signed struct {
 	SignedLedger, ExpirationLedger uint32
 	// Envelope is the signed transfer (base64 XDR) that an enforcing simulation re-runs.
 	Envelope string
+	sent     bool // Send sent it: a signed payment leaves once
 }
 
 // Sign builds the `transfer(payer, payTo, amount)` invocation on the asset with the all-zero

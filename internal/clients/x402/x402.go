@@ -8,7 +8,6 @@ package x402
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -54,10 +53,6 @@ type Policy struct {
 	Cap     *big.Int // most units the caller allows (maxPriceUsdc)
 	// Previewed is the price seen before paying, in units; nil when unknown.
 	Previewed *big.Int
-	// Approve, when set, is called once the payment is selected and checked, before it is
-	// signed, with what it pays; an error stops the call with nothing signed or sent (the
-	// user's confirmation, package confirm).
-	Approve func(ctx context.Context, q Quote) error
 	// Intent, when set, is the payment's identity (IntentNonce): the auth entry is signed
 	// with the nonce derived from it instead of the simulation's random one, so that however
 	// many calls, instances or replays carry the intent, the network settles at most one of
@@ -66,9 +61,6 @@ type Policy struct {
 	// PayTo, when set, is the only payee this payment may go to (the listing's): a requirement
 	// naming another is refused before anything is signed (PAYEE_MISMATCH).
 	PayTo string
-	// Record, when set, is called with the signed payment before it is sent; an error stops
-	// the call with nothing sent (the journal must hold what the chain will be asked later).
-	Record func(ctx context.Context, s *Signed) error
 }
 
 // Intent is what a payment is for, as its nonce is derived from: a kind and its parts
