@@ -62,6 +62,8 @@ type Request struct {
 	// Message is the question: amount and asset, payee, resource or contract call, network and
 	// balance after (a write: function, resource, new value, network fee in XLM).
 	Message string
+	// URL is the page a Funding question sends the user to.
+	URL string
 }
 
 // Gate is one call's human confirmation, held by the tool layer with the call's state. A nil Gate

@@ -232,6 +232,9 @@ var buy = Spec[requests.Buy, BuyOutput]{
 			return nil, tooLargeBeforePaying(meta.ID, size, c.Config.MaxInlineBytes)
 		}
 		balance, err := c.usdcFor(acct, found, price)
+		if c.askToFund(err) {
+			return nil, nil
+		}
 		if err != nil {
 			// The wallet is what to look at next, with the caller's own profile.
 			return nil, errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_wallet_info", Arguments: profileArgs(req.Profile)})

@@ -37,21 +37,21 @@ import (
 // acceptance only lets the repeated call read the balance again (and then ask for the
 // payment as any call does); a decline is INSUFFICIENT_USDC, and so is a wallet still short.
 
-// humanCall is a call that may ask: what its requestState will bind, and what it may ask.
-type humanCall struct {
+// elicitation is what a call may ask the user: what its requestState will bind, and how.
+type elicitation struct {
 	keeper  *confirm.Keeper
 	binding confirm.Binding
-	confirm bool // the client renders forms: a seam's question is asked
-	fund    bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
+	form    bool // the client renders forms: a confirmation point's question is asked
+	url     bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
 }
 
-// beginHuman applies steps 1 and 2 to a validated request of call under the Deps' keeper
-// (nil: never ask). stop, when set, is the call's answer and Run must not start.
-func beginHuman(ctx context.Context, call *Call, tool, operation string, req any) (h *humanCall, stop *mcp.ToolResult) {
+// beginConfirmation applies steps 1 and 2 to a validated request of call under the Deps'
+// keeper (nil: never ask). stop, when set, is the call's answer and Run must not start.
+func beginConfirmation(ctx context.Context, call *Call, tool, operation string, req any) (stop *mcp.ToolResult) {
 	k, cfg := call.Confirm, call.Config
 	rt, modern := mcp.RoundTripOf(ctx)
 	if !modern {
-		return nil, nil // the legacy era has no way to ask: the argument guards decide
+		return nil // the legacy era has no way to ask: the argument guards decide
 	}
 	canonical, err := json.Marshal(req)
 	if err != nil {
@@ -67,22 +67,22 @@ func beginHuman(ctx context.Context, call *Call, tool, operation string, req any
 			if inv, ok := err.(*confirm.InvalidState); ok {
 				reason = inv.Reason
 			}
-			return nil, invalidConfirmation("params.requestState", string(reason))
+			return invalidConfirmation("params.requestState", string(reason))
 		}
 		if answer, ok := rt.InputResponses[inputKey(approved.Kind)]; ok {
 			accepted, action, ok := readAnswer(answer, approved.Kind != confirm.Funding)
 			switch {
 			case !ok:
-				return nil, invalidConfirmation("params.inputResponses."+inputKey(approved.Kind), "it is not an elicitation result (action accept, decline or cancel)")
+				return invalidConfirmation("params.inputResponses."+inputKey(approved.Kind), "it is not an elicitation result (action accept, decline or cancel)")
 			case !accepted && approved.Kind == confirm.Funding:
 				res := ErrorResult(errmap.FromError(notFunded(cfg, approved.Payer, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
-				return nil, &res
+				return &res
 			case !accepted:
 				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
-				return nil, &res
+				return &res
 			case approved.Kind != confirm.Funding:
 				call.gate = confirm.Approved(approved)
-				return nil, nil
+				return nil
 			}
 			// The user went to fund the wallet: Run reads the balance again, and a wallet
 			// still short is answered, not asked about a second time.
@@ -91,13 +91,13 @@ func beginHuman(ctx context.Context, call *Call, tool, operation string, req any
 		// A state without an answer: the client did not ask the user; ask again (round 1).
 	}
 	if d, ok := req.(requests.DryRunner); (ok && d.DryRunRequested()) || !k.CanAsk() {
-		return nil, nil
+		return nil
 	}
-	h = &humanCall{keeper: k, binding: b, confirm: rt.FormElicitation, fund: rt.URLElicitation && cfg.FundingURL != "" && !funded}
-	if h.confirm {
+	call.elicit = &elicitation{keeper: k, binding: b, form: rt.FormElicitation, url: rt.URLElicitation && cfg.FundingURL != "" && !funded}
+	if call.elicit.form {
 		call.gate = confirm.Asking(k.Mode(), cfg.Network == config.Mainnet)
 	}
-	return h, nil
+	return nil
 }
 
 // inputKey is the inputRequests key of a question of kind k.
@@ -108,43 +108,29 @@ func inputKey(k confirm.Kind) string {
 	return "confirm"
 }
 
-// asked turns the call's question, or a wallet short of USDC, into the InputRequiredResult of
-// round 1.
-func (h *humanCall) asked(call *Call, err error, operation, tool string) (mcp.ToolResult, bool) {
-	if h == nil {
+// asked turns the call's question into the InputRequiredResult of round 1.
+func (c *Call) asked(operation, tool string) (mcp.ToolResult, bool) {
+	q, e := c.question, c.elicit
+	if q == nil || e == nil {
 		return mcp.ToolResult{}, false
 	}
-	var params map[string]any
-	var approval confirm.Approval
-	var short *unfunded
-	if q := call.question; q != nil && h.confirm {
-		approval = q.Approval
-		params = map[string]any{
-			"mode":    "form",
-			"message": q.Message,
-			"requestedSchema": map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"confirm": map[string]any{"type": "boolean", "title": q.Title, "default": false},
-				},
-				"required": []string{"confirm"},
+	params := map[string]any{
+		"mode":    "form",
+		"message": q.Message,
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"confirm": map[string]any{"type": "boolean", "title": q.Title, "default": false},
 			},
-		}
-	} else if h.fund && errors.As(err, &short) && short.link != "" {
+			"required": []string{"confirm"},
+		},
+	}
+	if q.Approval.Kind == confirm.Funding {
 		// A URL, never a form: the page is where any payment details are entered (the
 		// elicitation spec forbids collecting them in a form).
-		approval = confirm.Approval{Kind: confirm.Funding, Network: h.binding.Network, Payer: short.address}
-		f, _ := errmap.FactsOf(err)
-		params = map[string]any{
-			"mode": "url",
-			"url":  short.link,
-			"message": fmt.Sprintf("Wallet %s cannot pay on %s: %s. Open the page to add USDC to it, then continue; nothing is paid before it holds enough.",
-				short.address, h.binding.Network, f.Detail),
-		}
-	} else {
-		return mcp.ToolResult{}, false
+		params = map[string]any{"mode": "url", "url": q.URL, "message": q.Message}
 	}
-	state, err := h.keeper.Seal(h.binding, approval)
+	state, err := e.keeper.Seal(e.binding, q.Approval)
 	if err != nil {
 		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool})), true
 	}
@@ -155,10 +141,26 @@ func (h *humanCall) asked(call *Call, err error, operation, tool string) (mcp.To
 	}
 	return mcp.ToolResult{
 		ResultType:    mcp.ResultInputRequired,
-		InputRequests: map[string]mcp.InputRequest{inputKey(approval.Kind): {Method: "elicitation/create", Params: params}},
+		InputRequests: map[string]mcp.InputRequest{inputKey(q.Approval.Kind): {Method: "elicitation/create", Params: params}},
 		RequestState:  state,
 		Outcome:       obs.InputRequired,
 	}, true
+}
+
+// askToFund makes err, a wallet short of USDC, the call's question when the client opens URLs
+// and a funding page is configured (round 1): the user is sent to the page instead of the
+// refusal, and the caller returns as for any question.
+func (c *Call) askToFund(err error) bool {
+	var short *unfunded
+	if c.elicit == nil || !c.elicit.url || !errors.As(err, &short) || short.link == "" {
+		return false
+	}
+	f, _ := errmap.FactsOf(err)
+	network := c.elicit.binding.Network
+	c.question = &confirm.Request{Approval: confirm.Approval{Kind: confirm.Funding, Network: network, Payer: short.address}, URL: short.link,
+		Message: fmt.Sprintf("Wallet %s cannot pay on %s: %s. Open the page to add USDC to it, then continue; nothing is paid before it holds enough.",
+			short.address, network, f.Detail)}
+	return true
 }
 
 // notFunded is the failure of a call whose user declined or cancelled funding the wallet.

@@ -275,15 +275,13 @@ func (c *callSpec) declared(call *Call, req any) error {
 // (the declared policies, the guards and Run), and the result, the question or the mapped failure.
 func (c *callSpec) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (any, error)) mcp.ToolResult {
 	call := &Call{Deps: d}
-	var human *humanCall
 	if c.mainnet == ConfirmRequired {
-		var stop *mcp.ToolResult
-		if human, stop = beginHuman(ctx, call, c.name, c.operation, req); stop != nil {
+		if stop := beginConfirmation(ctx, call, c.name, c.operation, req); stop != nil {
 			return *stop
 		}
 	}
 	res, err := run(call)
-	if ask, ok := human.asked(call, err, c.operation, c.name); ok {
+	if ask, ok := call.asked(c.operation, c.name); ok {
 		return ask
 	}
 	if err != nil {

@@ -229,8 +229,8 @@ func approvalCarriedOut(e *ledger.Entry) error {
 func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	req, out := r.req, r.out
 	fee, err := r.funds(ctx, "nothing was created")
-	if err != nil {
-		return nil, err
+	if err != nil || fee == nil {
+		return nil, err // fee nil: the call asks the user to fund the wallet
 	}
 	if req.DryRun {
 		out.Steps = []Step{
@@ -300,6 +300,9 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 		if err != nil {
 			return nil, r.resumeRefused(err, meta.ID)
 		}
+		if fee == nil {
+			return nil, nil // the call asks the user to fund the wallet
+		}
 		if r.req.DryRun {
 			out.Steps = append(out.Steps, r.plannedFee(fee),
 				Step{Name: "register", Status: "planned", Detail: "register on chain if verification approves"})
@@ -350,6 +353,7 @@ func (r *publishRun) owns(meta *mindvault.Meta) error {
 // funds reads the current fee and the wallet in parallel and refuses, before anything is
 // created or sent, whatever the payment itself would be refused for: a fee above the cap, a
 // missing account or trustline, too little USDC. nothing says what the refusal leaves undone.
+// No fee and no error: the call asks the user to fund the wallet.
 func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error) {
 	var (
 		agent      *mindvault.AgentStatus
@@ -380,6 +384,9 @@ func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error
 		if isCode(err, errmap.CodeInsufficientUSDC) {
 			have := walletState(acct, found, r.c.Config.USDCIssuer).USDC.Balance
 			err = errmap.WithDetail(err, fmt.Sprintf("the wallet holds %s USDC, less than the verification fee %s USDC; %s", have, soroban.Decimal(fee), nothing))
+		}
+		if r.c.askToFund(err) {
+			return nil, nil
 		}
 		return nil, err
 	}

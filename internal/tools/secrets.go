@@ -15,6 +15,8 @@ import (
 type Call struct {
 	*Deps
 	gate *confirm.Gate // nil: every approval proceeds (the argument guards alone protect the call)
+	// elicit is what the call may ask the user (confirm.go); nil: it asks nothing.
+	elicit *elicitation
 	// question is what the call stopped to ask the user (round 1); Run then returns nothing.
 	question *confirm.Request
 	mu       sync.Mutex
