@@ -54,7 +54,8 @@ type Approval struct {
 	Nonce string `json:"-"`
 }
 
-// Request is what a seam hands the Gate: the approval, and how to ask for it.
+// Request is what a confirmation point hands the call's Confirmation: the approval, and how
+// to ask for it.
 type Request struct {
 	Approval Approval
 	// Title labels the confirm checkbox, e.g. "Pay 1.5 USDC".
@@ -66,30 +67,32 @@ type Request struct {
 	URL string
 }
 
-// Gate is one call's human confirmation, held by the tool layer with the call's state. A nil Gate
-// (not the modern era, no form elicitation, no key, policy off, a dry run) lets every seam
+// Confirmation is one call's confirmation, held by the tool layer with the call's state. A nil
+// Confirmation (not the modern era, no form elicitation, no key, policy off, a dry run) lets every confirmation point
 // proceed: the argument guards alone protect the call.
-type Gate struct {
+type Confirmation struct {
 	mode     Mode
 	mainnet  bool
 	approved *Approval
 }
 
-// Asking is the Gate of round 1 under mode; mainnet says whether the call acts on mainnet.
-func Asking(mode Mode, mainnet bool) *Gate { return &Gate{mode: mode, mainnet: mainnet} }
+// Asking is the Confirmation of round 1 under mode; mainnet says whether the call acts on mainnet.
+func Asking(mode Mode, mainnet bool) *Confirmation {
+	return &Confirmation{mode: mode, mainnet: mainnet}
+}
 
-// Approved is the Gate of round 2 after the user accepted a.
-func Approved(a Approval) *Gate { return &Gate{approved: &a} }
+// Approved is the Confirmation of round 2 after the user accepted a.
+func Approved(a Approval) *Confirmation { return &Confirmation{approved: &a} }
 
 // StandsInForMainnet reports whether the human confirmation replaces the confirmMainnet
-// argument: in round 1 every state-changing seam on mainnet asks (under auto and always
+// argument: in round 1 every state-changing confirmation point on mainnet asks (under auto and always
 // alike), and in round 2 the user has accepted.
-func (g *Gate) StandsInForMainnet() bool {
+func (g *Confirmation) StandsInForMainnet() bool {
 	return g != nil && (g.approved != nil || g.mode == Auto || g.mode == Always)
 }
 
-// Asks reports whether the Gate would stop a seam of this kind to ask.
-func (g *Gate) asks(k Kind) bool {
+// asks reports whether the Confirmation would stop a confirmation point of this kind to ask.
+func (g *Confirmation) asks(k Kind) bool {
 	switch g.mode {
 	case Always:
 		return true
@@ -102,7 +105,7 @@ func (g *Gate) asks(k Kind) bool {
 // Approve is called right before the call signs or sends what r describes. ask is true in
 // round 1 when the policy asks the user about r first (the call then stops, and r is its
 // question); err, in round 2, refuses an r that is not what the user approved.
-func (g *Gate) Approve(r Request) (ask bool, err error) {
+func (g *Confirmation) Approve(r Request) (ask bool, err error) {
 	switch {
 	case g == nil:
 		return false, nil
@@ -113,13 +116,13 @@ func (g *Gate) Approve(r Request) (ask bool, err error) {
 }
 
 // WillAsk reports whether this call, in round 1, will ask the user before a k happens.
-func (g *Gate) WillAsk(k Kind) bool {
+func (g *Confirmation) WillAsk(k Kind) bool {
 	return g != nil && g.approved == nil && g.asks(k)
 }
 
 // ApprovedAmount is the USDC amount (units) the user approved for the payment a round 2 acts
 // on; ok is false outside one.
-func (g *Gate) ApprovedAmount() (*big.Int, bool) {
+func (g *Confirmation) ApprovedAmount() (*big.Int, bool) {
 	if g == nil || g.approved == nil || g.approved.Kind != Payment {
 		return nil, false
 	}
@@ -127,14 +130,14 @@ func (g *Gate) ApprovedAmount() (*big.Int, bool) {
 }
 
 // ApprovalNonce is the nonce of the approval a round 2 acts on, "" outside one.
-func (g *Gate) ApprovalNonce() string {
+func (g *Confirmation) ApprovalNonce() string {
 	if g != nil && g.approved != nil {
 		return g.approved.Nonce
 	}
 	return ""
 }
 
-// admits compares what a seam would now pay or send with what the user approved.
+// admits compares what a confirmation point would now pay or send with what the user approved.
 func (a *Approval) admits(now Approval) error {
 	switch {
 	case now.Kind != a.Kind:

@@ -16,10 +16,10 @@ func facts(t *testing.T, err error) errmap.Facts {
 	return e.Facts
 }
 
-// TestApprovedGateAdmitsOnlyWhatWasApproved: round 2 proceeds only when what a seam would pay
+// TestApprovedConfirmationAdmitsOnlyWhatWasApproved: round 2 proceeds only when what a confirmation point would pay
 // or send is what the user approved; a higher amount is PRICE_CHANGED, anything else that
 // differs CONFIRMATION_STALE, with the category of what was approved and nothing changed.
-func TestApprovedGateAdmitsOnlyWhatWasApproved(t *testing.T) {
+func TestApprovedConfirmationAdmitsOnlyWhatWasApproved(t *testing.T) {
 	pay := approval
 	write := Approval{Kind: Write, Network: "testnet", Payer: "GSIGNER", Resource: "llmprompts", Contract: "CREG",
 		Function: "set_price", Args: []string{"2.5 USDC"}, MaxFee: 20000, Before: "4294967296"}
@@ -76,11 +76,11 @@ func TestApprovedGateAdmitsOnlyWhatWasApproved(t *testing.T) {
 	}
 }
 
-// TestAskingGateFollowsThePolicy: round 1 asks per the MINDVAULT_CONFIRM table — auto: every
-// payment and, on mainnet, every write; always: everything; off (and no Gate): nothing.
-func TestAskingGateFollowsThePolicy(t *testing.T) {
+// TestAskingConfirmationFollowsThePolicy: round 1 asks per the MINDVAULT_CONFIRM table — auto: every
+// payment and, on mainnet, every write; always: everything; off (and no Confirmation): nothing.
+func TestAskingConfirmationFollowsThePolicy(t *testing.T) {
 	cases := []struct {
-		gate         *Gate
+		confirmation *Confirmation
 		payment, wr  bool // asks before a payment, before a write
 		standsForArg bool
 	}{
@@ -96,17 +96,17 @@ func TestAskingGateFollowsThePolicy(t *testing.T) {
 		for kind, want := range map[Kind]bool{Payment: tc.payment, Write: tc.wr} {
 			a := approval
 			a.Kind = kind
-			asked, err := tc.gate.Approve(Request{Approval: a, Title: "t"})
+			asked, err := tc.confirmation.Approve(Request{Approval: a, Title: "t"})
 			if asked != want {
 				t.Errorf("case %d, %s: asked = %v (%v), want %v", i, kind, asked, err, want)
 			}
 		}
-		if got := tc.gate.StandsInForMainnet(); got != tc.standsForArg {
+		if got := tc.confirmation.StandsInForMainnet(); got != tc.standsForArg {
 			t.Errorf("case %d: StandsInForMainnet = %v, want %v", i, got, tc.standsForArg)
 		}
 	}
-	if asked, err := (*Gate)(nil).Approve(Request{Approval: approval}); asked || err != nil {
-		t.Errorf("a nil Gate refused: %v", err)
+	if asked, err := (*Confirmation)(nil).Approve(Request{Approval: approval}); asked || err != nil {
+		t.Errorf("a nil Confirmation refused: %v", err)
 	}
 }
 

@@ -34,9 +34,9 @@ const (
 // MinKeyBytes is the shortest key accepted: HMAC-SHA256's own block of strength.
 const MinKeyBytes = 32
 
-// Keeper holds the process-wide confirmation settings: the policy and the key that signs and
-// verifies requestState. A nil Keeper never asks and verifies nothing.
-type Keeper struct {
+// Settings are the process-wide confirmation settings: the policy and the key that signs and
+// verifies requestState. A nil Settings never asks and verifies nothing.
+type Settings struct {
 	mode Mode
 	key  redact.Secret // never formatted or logged by accident
 	// generated, when set, is the process's own key, made on first use: a start (and every
@@ -50,13 +50,13 @@ type Keeper struct {
 	now  func() time.Time
 }
 
-// NewKeeper is a Keeper with an explicit policy and key (tests, and Load).
-func NewKeeper(mode Mode, key []byte) *Keeper {
-	return &Keeper{mode: mode, key: redact.NewSecret(string(key)), now: time.Now}
+// NewSettings are Settings with an explicit policy and key (tests, and Load).
+func NewSettings(mode Mode, key []byte) *Settings {
+	return &Settings{mode: mode, key: redact.NewSecret(string(key)), now: time.Now}
 }
 
-// Mode returns the policy; a nil Keeper is Off.
-func (k *Keeper) Mode() Mode {
+// Mode returns the policy; a nil Settings is Off.
+func (k *Settings) Mode() Mode {
 	if k == nil {
 		return Off
 	}
@@ -64,7 +64,7 @@ func (k *Keeper) Mode() Mode {
 }
 
 // CanAsk reports whether the policy allows asking and a key can sign the state.
-func (k *Keeper) CanAsk() bool {
+func (k *Settings) CanAsk() bool {
 	return k != nil && k.mode != Off && (k.generated != nil || len(k.key.Reveal()) >= MinKeyBytes)
 }
 
@@ -72,7 +72,7 @@ func (k *Keeper) CanAsk() bool {
 // process's own, drawn and registered with package redact on the first call. nil when there is
 // none; a generated key that could not be registered is never used, so Seal then fails rather
 // than letting the call proceed unasked.
-func (k *Keeper) signingKey() []byte {
+func (k *Settings) signingKey() []byte {
 	if k.generated == nil {
 		if k.key.IsZero() {
 			return nil
@@ -106,7 +106,7 @@ func (g *generatedKey) get() []byte {
 }
 
 // WithClock returns a copy of k reading time from now (tests of the expiry).
-func (k *Keeper) WithClock(now func() time.Time) *Keeper {
+func (k *Settings) WithClock(now func() time.Time) *Settings {
 	c := *k
 	c.now = now
 	return &c
@@ -115,11 +115,11 @@ func (k *Keeper) WithClock(now func() time.Time) *Keeper {
 // Load reads the policy and the key once per process. lambda says whether the process runs
 // under Lambda, where instances cannot share a generated key: there a missing key turns the
 // confirmation off (Note says so); elsewhere one is generated for the process, on first use. Errors name the
-// variable and never its value; with an error the Keeper is still returned, never asking. load
+// variable and never its value; with an error the Settings are still returned, never asking. load
 // is the AWS configuration MINDVAULT_CONFIRM_KEY_SECRET is read with (nil: the environment, as
 // Lambda sets it).
-func Load(ctx context.Context, getenv func(string) string, lambda bool, load credentials.AWSConfigLoader) (*Keeper, error) {
-	k := NewKeeper(Auto, nil)
+func Load(ctx context.Context, getenv func(string) string, lambda bool, load credentials.AWSConfigLoader) (*Settings, error) {
+	k := NewSettings(Auto, nil)
 	switch m := Mode(strings.ToLower(strings.TrimSpace(getenv(EnvMode)))); m {
 	case "":
 	case Auto, Always, Off:

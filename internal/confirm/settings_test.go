@@ -81,7 +81,7 @@ func TestGeneratedKeySignsOnFirstUse(t *testing.T) {
 		t.Fatalf("Open of its own state: %+v, %v", got, err)
 	}
 	if _, err := k.WithClock(k.now).Open(state, b); err != nil {
-		t.Fatalf("a copy of the keeper uses another key: %v", err)
+		t.Fatalf("a copy of the settings uses another key: %v", err)
 	}
 	other, _ := Load(context.Background(), func(string) string { return "" }, false, nil)
 	if _, err := other.Open(state, b); err == nil {
@@ -99,7 +99,7 @@ func TestLoadKeySecret(t *testing.T) {
 		return map[string]string{EnvKeySecret: "mindvault/confirm-key"}[v]
 	}, true, nil)
 	if err != nil || !k.CanAsk() || k.Source != EnvKeySecret {
-		t.Fatalf("err %v, keeper %+v", err, k)
+		t.Fatalf("err %v, settings %+v", err, k)
 	}
 	if !redact.Known(value) {
 		t.Error("the secret's value is not registered for redaction")
@@ -110,10 +110,10 @@ func TestLoadKeySecret(t *testing.T) {
 	}
 }
 
-// TestKeeperNeverFormatsItsKey: a Keeper printed or logged whole shows no byte of its key.
-func TestKeeperNeverFormatsItsKey(t *testing.T) {
+// TestSettingsNeverFormatItsKey: Settings printed or logged whole shows no byte of its key.
+func TestSettingsNeverFormatItsKey(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
-	k := NewKeeper(Always, key)
+	k := NewSettings(Always, key)
 	for _, out := range []string{fmt.Sprintf("%v %+v %#v", *k, *k, *k), fmt.Sprintf("%+v", k)} {
 		if strings.Contains(out, string(key)) || strings.Contains(out, fmt.Sprintf("%x", key[:8])) || strings.Contains(out, fmt.Sprint(key[:8])[1:12]) {
 			t.Errorf("the key was formatted: %s", out)

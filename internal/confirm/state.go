@@ -88,7 +88,7 @@ func (e *InvalidState) Error() string { return "requestState is not valid: " + s
 // + base64url(HMAC-SHA256(key, everything before the last dot)). The payload binds the call
 // (Binding, the caller hashed), the approval, the issue and expiry times and a random nonce; it
 // carries nothing secret and nothing the client could not see.
-func (k *Keeper) Seal(b Binding, a Approval) (string, error) {
+func (k *Settings) Seal(b Binding, a Approval) (string, error) {
 	var key []byte
 	if k.CanAsk() {
 		key = k.signingKey()
@@ -121,7 +121,7 @@ func mac(key []byte, signed string) []byte {
 // The MAC is checked before anything in the payload is read, in constant time, then the
 // format, the expiry and every binding: a state signed with another key (a rotated one) is
 // refused like an altered one.
-func (k *Keeper) Open(state string, b Binding) (Approval, error) {
+func (k *Settings) Open(state string, b Binding) (Approval, error) {
 	var key []byte
 	if k != nil {
 		key = k.signingKey()

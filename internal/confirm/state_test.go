@@ -15,8 +15,8 @@ var (
 	t0   = time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 )
 
-func keeperAt(key []byte, now time.Time) *Keeper {
-	return NewKeeper(Auto, key).WithClock(func() time.Time { return now })
+func settingsAt(key []byte, now time.Time) *Settings {
+	return NewSettings(Auto, key).WithClock(func() time.Time { return now })
 }
 
 var (
@@ -35,7 +35,7 @@ func reasonOf(err error) Reason {
 }
 
 func TestSealOpenRoundTrip(t *testing.T) {
-	k := keeperAt(keyA, t0)
+	k := settingsAt(keyA, t0)
 	state, err := k.Seal(bound, approval)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func decodedPayload(t *testing.T, state string) string {
 // TestTamperEveryByte: changing any bit of any byte, dropping any byte or adding one makes the
 // state fail verification; nothing in it can be edited.
 func TestTamperEveryByte(t *testing.T) {
-	k := keeperAt(keyA, t0)
+	k := settingsAt(keyA, t0)
 	state, err := k.Seal(bound, approval)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestTamperEveryByte(t *testing.T) {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestOpenRefuses(t *testing.T) {
-	k := keeperAt(keyA, t0)
+	k := settingsAt(keyA, t0)
 	state, err := k.Seal(bound, approval)
 	if err != nil {
 		t.Fatal(err)
@@ -115,18 +115,18 @@ func TestOpenRefuses(t *testing.T) {
 		return b
 	}
 	cases := []struct {
-		name   string
-		keeper *Keeper
-		state  string
-		b      Binding
-		want   Reason
+		name     string
+		settings *Settings
+		state    string
+		b        Binding
+		want     Reason
 	}{
-		{"just before expiry", keeperAt(keyA, t0.Add(TTL-time.Second)), state, bound, ""},
-		{"at expiry", keeperAt(keyA, t0.Add(TTL)), state, bound, ReasonExpired},
-		{"long after", keeperAt(keyA, t0.Add(24*time.Hour)), state, bound, ReasonExpired},
-		{"rotated key", keeperAt(keyB, t0), state, bound, ReasonSignature},
-		{"no key", keeperAt(nil, t0), state, bound, ReasonNoKey},
-		{"nil keeper", nil, state, bound, ReasonNoKey},
+		{"just before expiry", settingsAt(keyA, t0.Add(TTL-time.Second)), state, bound, ""},
+		{"at expiry", settingsAt(keyA, t0.Add(TTL)), state, bound, ReasonExpired},
+		{"long after", settingsAt(keyA, t0.Add(24*time.Hour)), state, bound, ReasonExpired},
+		{"rotated key", settingsAt(keyB, t0), state, bound, ReasonSignature},
+		{"no key", settingsAt(nil, t0), state, bound, ReasonNoKey},
+		{"nil settings", nil, state, bound, ReasonNoKey},
 		{"another tool", k, state, other(func(b *Binding) { b.Tool = "mindvault_publish" }), ReasonOtherCall},
 		{"other arguments", k, state, other(func(b *Binding) { b.ArgsHash = ArgsHash("mindvault_buy", []byte(`{"resourceId":"zkprimer"}`)) }), ReasonOtherCall},
 		{"another caller", k, state, other(func(b *Binding) { b.Caller = "token:def" }), ReasonOtherCall},
@@ -141,7 +141,7 @@ func TestOpenRefuses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.keeper.Open(tc.state, tc.b)
+			_, err := tc.settings.Open(tc.state, tc.b)
 			if got := reasonOf(err); got != tc.want || (tc.want == "" && err != nil) {
 				t.Fatalf("Open: %v (reason %q), want reason %q", err, got, tc.want)
 			}
@@ -153,7 +153,7 @@ func TestOpenRefuses(t *testing.T) {
 // is not one this version writes (a future version, unknown fields, trailing data, a lifetime
 // longer than TTL), so a format change can never be read as an approval.
 func TestOpenRefusesSignedNonsense(t *testing.T) {
-	k := keeperAt(keyA, t0)
+	k := settingsAt(keyA, t0)
 	good := payload{V: Version, Tool: bound.Tool, Args: bound.ArgsHash, Caller: callerDigest(bound.Caller), Profile: bound.Profile,
 		Network: bound.Network, Approved: approval, Issued: t0.Unix(), Expires: t0.Add(TTL).Unix(), Nonce: "n"}
 	sign := func(body string) string {
@@ -182,7 +182,7 @@ func TestOpenRefusesSignedNonsense(t *testing.T) {
 }
 
 func TestSealNeedsAKey(t *testing.T) {
-	for _, k := range []*Keeper{nil, keeperAt(nil, t0), keeperAt(keyA[:16], t0), NewKeeper(Off, keyA)} {
+	for _, k := range []*Settings{nil, settingsAt(nil, t0), settingsAt(keyA[:16], t0), NewSettings(Off, keyA)} {
 		if _, err := k.Seal(bound, approval); err == nil {
 			t.Errorf("%+v sealed a state", k)
 		}

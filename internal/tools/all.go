@@ -8,48 +8,48 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// served is every tool this build serves, in one list: a new tool's Spec, in its own file, is
+// specs is every tool of this build, in one list: a new tool's Spec, in its own file, is
 // added here (and to the generated definitions, whose list of names is checked against this
 // one: TestAllIsGenerated).
-func served() []spec {
-	return []spec{agentStatus, browse, search, buy, checkConsistency, health, listProfiles, networkProfile,
+func specs() []anySpec {
+	return []anySpec{agentStatus, browse, search, buy, checkConsistency, health, listProfiles, networkProfile,
 		preview, publish, publishStatus, purchaseHistory, register, registerOnchain, registryInfo, registryList,
 		registryLookup, setPrice, updateMetadata, setListed, setTags, transferOwnership, setupWallet, txStatus,
 		walletInfo}
 }
 
-// Guides is every served tool's Guide (its errmap advice, with the Profile trait its request
+// Guides is every tool's Guide (its errmap advice, with the Profile trait its request
 // model implies), built on the first failure mapped, so a start that maps none pays for none.
 func Guides() *errmap.Guides { return guideTable() }
 
 var guideTable = sync.OnceValue(func() *errmap.Guides {
 	byTool := map[string]errmap.Guide{}
-	for _, s := range served() {
+	for _, s := range specs() {
 		name, g := s.guide()
 		byTool[name] = g
 	}
 	return errmap.NewGuides(byTool)
 })
 
-// All builds the registry of every tool this build serves, each Spec bound to d. It lists them
+// All builds the registry of every tool of this build, each Spec bound to d. It lists them
 // from their generated definitions and defines them (Define) on the first call of one, so that
 // a start, and a tools/list, pay for none of it.
 func All(d *Deps) *Registry {
 	return newGeneratedRegistry(func() []*Tool { return allTools(d) })
 }
 
-// allTools defines every tool this build serves, each Spec bound to d.
+// allTools defines every tool of this build, each Spec bound to d.
 func allTools(d *Deps) []*Tool {
-	specs := served()
-	ts := make([]*Tool, len(specs))
-	for i, s := range specs {
+	all := specs()
+	ts := make([]*Tool, len(all))
+	for i, s := range all {
 		ts[i] = s.define(d)
 	}
 	return ts
 }
 
-// spec is a Spec of any request and output types, as served lists it.
-type spec interface {
+// anySpec is a Spec of any request and output types, as specs lists it.
+type anySpec interface {
 	define(d *Deps) *Tool
 	guide() (name string, g errmap.Guide)
 }

@@ -211,10 +211,10 @@ var buy = Spec[requests.Buy, BuyOutput]{
 			// A price above the cap is the user's to accept, never the agent's: asked when the
 			// client can ask (the approved amount is then this call's cap), refused otherwise,
 			// with no next step that would pay more.
-			switch approved, ok := c.gate.ApprovedAmount(); {
+			switch approved, ok := c.confirmation.ApprovedAmount(); {
 			case ok && approved.Cmp(price) >= 0:
 				capUnits = approved
-			case !ok && c.gate.WillAsk(confirm.Payment) && !req.DryRun:
+			case !ok && c.confirmation.WillAsk(confirm.Payment) && !req.DryRun:
 				aboveCap = confirm.USDC(capUnits)
 				capUnits = price
 			default:
@@ -353,8 +353,8 @@ func buyIntent(c *Call, req *requests.Buy, payer, id string) *x402.Intent {
 		return &x402.Intent{Kind: "buy", Parts: []string{payer, c.Config.X402Network, id}}
 	case req.IdempotencyKey != nil:
 		return &x402.Intent{Kind: "key", Parts: []string{payer, "mindvault_buy", *req.IdempotencyKey}}
-	case c.gate.ApprovalNonce() != "":
-		return &x402.Intent{Kind: "approval", Parts: []string{payer, c.gate.ApprovalNonce()}}
+	case c.confirmation.ApprovalNonce() != "":
+		return &x402.Intent{Kind: "approval", Parts: []string{payer, c.confirmation.ApprovalNonce()}}
 	}
 	return nil
 }
@@ -372,7 +372,7 @@ func (c *Call) settledElsewhere(ctx context.Context, payer string, req *requests
 			}
 		}
 	}
-	if c.gate.ApprovalNonce() != "" && req.AllowRepeat && req.IdempotencyKey == nil {
+	if c.confirmation.ApprovalNonce() != "" && req.AllowRepeat && req.IdempotencyKey == nil {
 		// The approval itself is the intent: it was carried out already.
 		cause = errmap.With(cause, func(f *errmap.Facts) {
 			f.Source, f.Code, f.Category = errmap.SourceRequest, errmap.CodeConfirmationStale, errmap.CategoryPayment

@@ -19,16 +19,17 @@ import (
 
 // The human confirmation (package confirm) is part of the declared mainnet policy: every tool
 // that declares ConfirmRequired is under it, and Define applies it around Run, so no tool
-// decides by itself whether to ask. What a tool does is name, at its seam, what it is about to
-// pay or send (Call.approve, right before signing or sending); the Call's Gate decides. In
+// decides by itself whether to ask. What a tool does is name, at its confirmation point, what it
+// is about to pay or send (Call.approve, right before signing or sending); the Call's
+// Confirmation decides. In
 // order, for a state-changing call on the modern era:
 //
 //  1. a requestState is verified first (-32602 CONFIRMATION_INVALID when it fails, nothing
 //     runs); with the user's answer, a decline is CONFIRMATION_DECLINED and an acceptance
-//     gives the Call an approving Gate (it also stands in for confirmMainnet);
+//     gives the Call an approving Confirmation (it also stands in for confirmMainnet);
 //  2. otherwise, when the endpoint may ask (policy, key, the client's form elicitation, no
-//     dry run), an asking Gate: the mainnet confirmation waits for it instead of refusing;
-//  3. Run; a seam that must ask records its question in the Call and Run returns, and the
+//     dry run), an asking Confirmation: the mainnet confirmation waits for it instead of refusing;
+//  3. Run; a confirmation point that must ask records its question in the Call and Run returns, and the
 //     call is answered with an InputRequiredResult whose requestState binds this call.
 //
 // A wallet short of USDC (checked before anything is signed) is the other question: when the
@@ -39,14 +40,14 @@ import (
 
 // elicitation is what a call may ask the user: what its requestState will bind, and how.
 type elicitation struct {
-	keeper  *confirm.Keeper
-	binding confirm.Binding
-	form    bool // the client renders forms: a confirmation point's question is asked
-	url     bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
+	settings *confirm.Settings
+	binding  confirm.Binding
+	form     bool // the client renders forms: a confirmation point's question is asked
+	url      bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
 }
 
 // beginConfirmation applies steps 1 and 2 to a validated request of call under the Deps'
-// keeper (nil: never ask). stop, when set, is the call's answer and Run must not start.
+// settings (nil: never ask). stop, when set, is the call's answer and Run must not start.
 func beginConfirmation(ctx context.Context, call *Call, tool, operation string, req any) (stop *mcp.ToolResult) {
 	k, cfg := call.Confirm, call.Config
 	rt, modern := mcp.RoundTripOf(ctx)
@@ -81,7 +82,7 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 				return &res
 			case approved.Kind != confirm.Funding:
-				call.gate = confirm.Approved(approved)
+				call.confirmation = confirm.Approved(approved)
 				return nil
 			}
 			// The user went to fund the wallet: Run reads the balance again, and a wallet
@@ -93,9 +94,9 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 	if d, ok := req.(requests.DryRunner); (ok && d.DryRunRequested()) || !k.CanAsk() {
 		return nil
 	}
-	call.elicit = &elicitation{keeper: k, binding: b, form: rt.FormElicitation, url: rt.URLElicitation && cfg.FundingURL != "" && !funded}
+	call.elicit = &elicitation{settings: k, binding: b, form: rt.FormElicitation, url: rt.URLElicitation && cfg.FundingURL != "" && !funded}
 	if call.elicit.form {
-		call.gate = confirm.Asking(k.Mode(), cfg.Network == config.Mainnet)
+		call.confirmation = confirm.Asking(k.Mode(), cfg.Network == config.Mainnet)
 	}
 	return nil
 }
@@ -130,7 +131,7 @@ func (c *Call) asked(operation, tool string) (mcp.ToolResult, bool) {
 		// elicitation spec forbids collecting them in a form).
 		params = map[string]any{"mode": "url", "url": q.URL, "message": q.Message}
 	}
-	state, err := e.keeper.Seal(e.binding, q.Approval)
+	state, err := e.settings.Seal(e.binding, q.Approval)
 	if err != nil {
 		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool})), true
 	}

@@ -97,10 +97,14 @@ type Tool struct {
 	out     reflect.Type    // the output type, whose schema is the outputSchema
 	args    []string
 	model   *validate.Model
-	policy  policy
+	policy  policy // ConfirmRequired: the mainnet policy, and the user's confirmation (confirm.go)
 	scope   string
 	toolset string
-	call    func(ctx context.Context, args json.RawMessage) mcp.ToolResult
+	// operation, source and config are what a call's failures and policies read of the Spec.
+	operation string
+	source    errmap.Source
+	config    *config.Config
+	call      func(ctx context.Context, args json.RawMessage) mcp.ToolResult
 }
 
 // Scope is the OAuth scope a call of the tool needs.
@@ -136,11 +140,11 @@ func (t *Tool) Hints() Hints {
 func (t *Tool) Model() *validate.Model { return t.model }
 
 // schemasFor reflects a tool's input and output schemas. The endpoint never sets it: the
-// schemas of the tools it serves are generated at build time. Only this package's tests do,
+// schemas of its tools are generated at build time. Only this package's tests do,
 // for the tools they define themselves (definitions_test.go).
 var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
 
-// Define builds the Tool of a Spec whose Run is given d; it panics on a spec the registry cannot serve, which the
+// Define builds the Tool of a Spec whose Run is given d; it panics on a Spec the registry cannot list, which the
 // registry tests turn into a failing test rather than a bad tools/list.
 //
 // The entry tools/list sends is the one generated from the Spec at build time
@@ -148,11 +152,11 @@ var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json
 // cost each cold start milliseconds and the binary a schema reflector. A test regenerates the
 // file and fails when the committed one differs. The request model is still compiled here,
 // when the tool is defined (for All, on the process's first tool call, which defines every
-// tool at once), so a rule validate cannot serve fails then, and in the registry tests,
+// tool at once), so a rule validate cannot check fails then, and in the registry tests,
 // rather than on a call of that one tool.
 //
 // Only decoding the request and calling its guards and Run depend on the tool's types; the
-// rest is shared code (define, callSpec.invoke), so each tool adds little to the binary.
+// rest is shared code (define, Tool.invoke), so each tool adds little to the binary.
 func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	defines.Add(1)
 	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
@@ -161,19 +165,19 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 		// A confirmation would bind the default profile while the call acts for another.
 		panic("tool " + s.Name + ": its request takes a profile but does not implement requests.Acting")
 	}
-	t, c := define(decl{
-		name: s.Name, title: s.Title, description: strings.Join(strings.Fields(s.Description), " "),
-		operation: s.Operation, source: s.Source, hints: s.Hints, mainnet: s.Mainnet, dryRun: s.DryRun,
+	t := define(&Tool{
+		def:       Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " ")},
+		operation: s.Operation, source: s.Source, policy: policy{mainnet: s.Mainnet, dryRun: s.DryRun},
 		scope: s.Scope, toolset: s.Toolset, config: d.Config,
-	}, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
+	}, s.Hints, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
 	guards, run := s.Guards, s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
-			return ErrorResult(errmap.Validation(c.name, issues, c.args, corrected(c.name, raw, issues, c.args, validates[Req])))
+			return ErrorResult(errmap.Validation(t.def.Name, issues, t.args, corrected(t.def.Name, raw, issues, t.args, validates[Req])))
 		}
-		return c.invoke(ctx, d, req, func(call *Call) (any, error) {
-			if err := c.declared(call, req); err != nil {
+		return t.invoke(ctx, d, req, func(call *Call) (any, error) {
+			if err := t.declared(call, req); err != nil {
 				return nil, err
 			}
 			for _, g := range guards {
@@ -188,114 +192,78 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	return t
 }
 
-// decl is the part of a Spec that does not depend on the tool's types.
-type decl struct {
-	name, title, description, operation string
-	source                              errmap.Source
-	hints                               Hints
-	mainnet                             Mainnet
-	dryRun                              DryRun
-	scope, toolset                      string
-	config                              *config.Config
-}
-
-// define is the part of Define that does not depend on the tool's types: the public
-// definition and its generated encoding, the declared policies checked against the request
-// (confirmer, dryRunner: whether it implements requests.MainnetConfirmer, requests.DryRunner),
-// and what a call needs.
-func define(d decl, model *validate.Model, out reflect.Type, confirmer, dryRunner bool) (*Tool, *callSpec) {
-	c := &callSpec{
-		name: d.name, operation: d.operation, source: d.source, readOnly: d.hints.ReadOnly,
-		mainnet: d.mainnet, dryRun: d.dryRun, config: d.config, args: model.Names(),
+// define completes the part of a Tool that does not depend on the tool's types: its
+// annotations (hints), its generated encoding, the declared policies checked against the
+// request (confirmer, dryRunner: whether it implements requests.MainnetConfirmer,
+// requests.DryRunner), and what a call needs.
+func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool) *Tool {
+	name := t.def.Name
+	t.def.Annotations = Annotations{
+		Title:           t.def.Title,
+		ReadOnlyHint:    hints.ReadOnly,
+		DestructiveHint: hints.Destructive,
+		IdempotentHint:  hints.Idempotent,
+		OpenWorldHint:   hints.OpenWorld,
 	}
-	t := &Tool{
-		def: Definition{
-			Name:        d.name,
-			Title:       d.title,
-			Description: d.description,
-			Annotations: Annotations{
-				Title:           d.title,
-				ReadOnlyHint:    d.hints.ReadOnly,
-				DestructiveHint: d.hints.Destructive,
-				IdempotentHint:  d.hints.Idempotent,
-				OpenWorldHint:   d.hints.OpenWorld,
-			},
-		},
-		out:     out,
-		args:    c.args,
-		model:   model,
-		policy:  policy{mainnet: d.mainnet, dryRun: d.dryRun},
-		scope:   d.scope,
-		toolset: d.toolset,
-	}
-	if gen := generatedDefinition(d.name); gen != "" {
+	t.out, t.model, t.args = out, model, model.Names()
+	if gen := generatedDefinition(name); gen != "" {
 		t.encoded = json.RawMessage(gen)
 	} else {
 		if schemasFor == nil {
-			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", d.name))
+			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", name))
 		}
 		def := t.def
 		var err error
 		if def.InputSchema, def.OutputSchema, err = schemasFor(model, out); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", d.name, err))
+			panic(fmt.Sprintf("tool %s: %v", name, err))
 		}
 		if t.encoded, err = json.Marshal(def); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", d.name, err))
+			panic(fmt.Sprintf("tool %s: %v", name, err))
 		}
 	}
-	if err := checkPolicy(d.mainnet, d.dryRun, d.config, c.args, confirmer, dryRunner); err != nil {
-		panic(fmt.Sprintf("tool %s: %v", d.name, err))
+	if err := checkPolicy(t.policy.mainnet, t.policy.dryRun, t.config, t.args, confirmer, dryRunner); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
 	}
-	if !slices.Contains(config.Toolsets, d.toolset) {
-		panic(fmt.Sprintf("tool %s: toolset %q is not one of %v", d.name, d.toolset, config.Toolsets))
+	if !slices.Contains(config.Toolsets, t.toolset) {
+		panic(fmt.Sprintf("tool %s: toolset %q is not one of %v", name, t.toolset, config.Toolsets))
 	}
-	return t, c
-}
-
-// callSpec is what a call needs of its tool's Spec once the request is decoded.
-type callSpec struct {
-	name, operation string
-	source          errmap.Source
-	readOnly        bool
-	mainnet         Mainnet // ConfirmRequired: the mainnet policy, and the user's confirmation (confirm.go)
-	dryRun          DryRun
-	config          *config.Config
-	args            []string
+	return t
 }
 
 // declared runs the declared mainnet policy, before the spec's own Guards.
-func (c *callSpec) declared(call *Call, req any) error {
-	if c.mainnet != ConfirmRequired {
+func (t *Tool) declared(call *Call, req any) error {
+	if t.policy.mainnet != ConfirmRequired {
 		return nil
 	}
-	return mainnetConfirmation(call.gate, c.config, c.dryRun, req)
+	return mainnetConfirmation(call.confirmation, t.config, t.policy.dryRun, req)
 }
 
 // invoke runs a validated request as one Call of d: the user's confirmation steps around run
 // (the declared policies, the guards and Run), and the result, the question or the mapped failure.
-func (c *callSpec) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (any, error)) mcp.ToolResult {
+func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (any, error)) mcp.ToolResult {
 	call := &Call{Deps: d}
-	if c.mainnet == ConfirmRequired {
-		if stop := beginConfirmation(ctx, call, c.name, c.operation, req); stop != nil {
+	name := t.def.Name
+	if t.policy.mainnet == ConfirmRequired {
+		if stop := beginConfirmation(ctx, call, name, t.operation, req); stop != nil {
 			return *stop
 		}
 	}
 	res, err := run(call)
-	if ask, ok := call.asked(c.operation, c.name); ok {
+	if ask, ok := call.asked(t.operation, name); ok {
 		return ask
 	}
 	if err != nil {
-		if c.readOnly {
+		if t.def.Annotations.ReadOnlyHint {
 			err = readStarted(err)
 		}
 		return ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
-			Operation: c.operation, Tool: c.name, Source: c.source, Secrets: call.secretValues(),
+			Operation: t.operation, Tool: name, Source: t.source, Secrets: call.secretValues(),
 			// The caller went away (not a deadline): whatever the cut-short call looked
 			// like, it is CANCELLED, never a TIMEOUT.
 			Cancelled: errors.Is(ctx.Err(), context.Canceled),
 		}))
 	}
-	out := successResult(res, redact.Unregistered(call.secretValues()), c.operation, c.name)
+	out := successResult(res, redact.Unregistered(call.secretValues()), t.operation, name)
 	if x, ok := res.(extraContent); ok && !out.IsError {
 		out.Content = append(out.Content, x.extraContent()...)
 	}

@@ -23,7 +23,7 @@ import (
 
 // The interfaces below are what the tools call on each downstream, so that a workflow (buy,
 // publish, health, the registry writes) can be tested against small in-memory fakes in
-// milliseconds; the concrete clients satisfy them (endpoint.Deps assigns each to its seam, so
+// milliseconds; the concrete clients satisfy them (endpoint.Deps assigns each to its field, so
 // the build checks it) and the sandbox-backed tests cover the wire.
 
 // CatalogReader reads the MindVault catalog: resources, their verification and the agent.
@@ -120,7 +120,7 @@ type Deps struct {
 	// Sponsor creates sponsored wallets.
 	Sponsor Sponsor
 	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
-	Confirm *confirm.Keeper
+	Confirm *confirm.Settings
 	// Ledger holds the daily budgets' reservations and the payment journal. LedgerErr, when
 	// set, is why there is no usable one (every payment is then refused).
 	Ledger    ledger.Store

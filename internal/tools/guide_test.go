@@ -50,21 +50,21 @@ func TestToolAdvice(t *testing.T) {
 }
 
 // TestEveryRolePlayed: each role the shared advice names is played by a tool this build
-// serves; a role nobody plays would silently drop its clause from every Next line.
+// has; a role nobody plays would silently drop its clause from every Next line.
 func TestEveryRolePlayed(t *testing.T) {
 	var names []string
-	for _, s := range served() {
+	for _, s := range specs() {
 		name, _ := s.guide()
 		names = append(names, name)
 	}
 	for _, role := range errmap.Roles() {
 		players := Guides().Players(role)
 		if len(players) == 0 {
-			t.Errorf("no served tool plays role %s", role)
+			t.Errorf("no tool plays role %s", role)
 		}
 		for _, p := range players {
 			if !slices.Contains(names, p) {
-				t.Errorf("role %s is played by %s, which is not served", role, p)
+				t.Errorf("role %s is played by %s, which is not a tool of this build", role, p)
 			}
 		}
 	}
@@ -83,7 +83,7 @@ func TestProfileTraitFromRequest(t *testing.T) {
 		"mindvault_setup_wallet", "mindvault_transfer_ownership", "mindvault_update_metadata", "mindvault_wallet_info",
 	}
 	var got []string
-	for _, s := range served() {
+	for _, s := range specs() {
 		if name, g := s.guide(); g.Profile {
 			got = append(got, name)
 		}

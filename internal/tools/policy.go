@@ -93,7 +93,7 @@ func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string,
 // mainnetConfirmation is the ConfirmRequired policy, run before the spec's Guards. It reads the
 // configuration at call time, so an operator's or a test's change to it applies to the next
 // call. req implements requests.MainnetConfirmer (checkPolicy made sure).
-func mainnetConfirmation(g *confirm.Gate, c *config.Config, dry DryRun, req any) error {
+func mainnetConfirmation(g *confirm.Confirmation, c *config.Config, dry DryRun, req any) error {
 	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() {
 		return nil
 	}

@@ -144,8 +144,8 @@ var publish = Spec[requests.Publish, PublishOutput]{
 		case req.DryRun:
 		case req.IdempotencyKey != nil:
 			intent = &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
-		case c.gate.ApprovalNonce() != "":
-			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), c.gate.ApprovalNonce()}}
+		case c.confirmation.ApprovalNonce() != "":
+			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), c.confirmation.ApprovalNonce()}}
 		}
 		if intent == nil {
 			return r.create(ctx)
@@ -255,7 +255,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	desc := deref(req.Description)
 	created, err := r.c.API.CreateResource(ctx, r.apiKey, mindvault.NewResource{
 		Title: deref(req.Title), Description: desc, Price: deref(req.Price), ExternalURL: deref(req.ExternalURL),
-		IdempotencyKey: creationKey(r.kp.Address(), r.c.gate.ApprovalNonce(), req)})
+		IdempotencyKey: creationKey(r.kp.Address(), r.c.confirmation.ApprovalNonce(), req)})
 	if err != nil {
 		if isCode(err, errmap.CodeConflict) && !isStatus(err, http.StatusConflict) {
 			// The API answered a resource created earlier under this key with other content

@@ -216,7 +216,7 @@ func (c *Call) write(ctx context.Context, id string, profile *string, fn string,
 			// The entry was just read: a refusal of the signer can name the wallet that may sign.
 			err = errmap.WithCreator(err, cur.Creator)
 		}
-		if c.gate.ApprovalNonce() != "" && isCode(err, errmap.CodeTxBadSequence) {
+		if c.confirmation.ApprovalNonce() != "" && isCode(err, errmap.CodeTxBadSequence) {
 			err = usedApproval(err, id)
 		}
 		if isCode(err, errmap.CodeInsufficientBalance) {

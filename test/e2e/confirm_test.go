@@ -410,7 +410,7 @@ func (e *env) effects() int {
 
 // TestEveryStateChangingToolAsks: under MINDVAULT_CONFIRM=always every tool that changes
 // state asks before it pays or sends anything, and the accepted round 2 then succeeds, so the
-// seams of round 2 admit what round 1 asked. The list of tools comes from tools/list, so a new
+// confirmation points of round 2 admit what round 1 asked. The list of tools comes from tools/list, so a new
 // state-changing tool fails here until it is covered.
 func TestEveryStateChangingToolAsks(t *testing.T) {
 	e := newEnv(t, map[string]string{"MINDVAULT_CONFIRM": "always"})

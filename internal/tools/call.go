@@ -14,7 +14,7 @@ import (
 // the process-wide registry refused them (it is bounded).
 type Call struct {
 	*Deps
-	gate *confirm.Gate // nil: every approval proceeds (the argument guards alone protect the call)
+	confirmation *confirm.Confirmation // nil: every approval proceeds (the argument guards alone protect the call)
 	// elicit is what the call may ask the user (confirm.go); nil: it asks nothing.
 	elicit *elicitation
 	// question is what the call stopped to ask the user (round 1); Run then returns nothing.
@@ -27,7 +27,7 @@ type Call struct {
 // on; false with a nil err when the user must be asked first: r is then the call's question,
 // and Run returns (nil, nil) for the call to be answered with it; otherwise err refuses.
 func (c *Call) approve(r confirm.Request) (ok bool, err error) {
-	ask, err := c.gate.Approve(r)
+	ask, err := c.confirmation.Approve(r)
 	if ask {
 		c.question = &r
 	}

@@ -19,8 +19,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// The seams: what each state-changing tool hands Call.approve right before it signs or
-// sends, and the question the user reads. The Gate decides whether to ask (confirm.go).
+// The confirmation points: what each state-changing tool hands Call.approve right before it
+// signs or sends, and the question the user reads. The call's Confirmation decides whether to
+// ask (confirm.go).
 
 // payment is a USDC payment about to be sent: the quote of the selected 402 requirement, the
 // payer and its USDC balance read before paying, and what it pays for ("" when the resource
@@ -82,7 +83,7 @@ func (p payment) capNote() string {
 // question can say what it leaves), or checks p against what the user approved (round 2), as
 // Call.approve answers.
 func (c *Call) approvePay(ctx context.Context, p payment) (ok bool, err error) {
-	if c.gate.WillAsk(confirm.Payment) {
+	if c.confirmation.WillAsk(confirm.Payment) {
 		_, left, err := c.checkBudget(ctx, p.payer, p.quote.Amount)
 		if err != nil {
 			return false, err
