@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 )
 
 // Kind is what an approval lets happen.
@@ -230,15 +231,7 @@ func refusal(code string, cat errmap.Category, detail, next string) error {
 
 // USDC formats 7-decimal units without trailing zeros ("1.5").
 func USDC(units *big.Int) string {
-	s := new(big.Int).Abs(units).String()
-	if len(s) < 8 {
-		s = strings.Repeat("0", 8-len(s)) + s
-	}
-	out := strings.TrimRight(strings.TrimRight(s[:len(s)-7]+"."+s[len(s)-7:], "0"), ".")
-	if units.Sign() < 0 {
-		out = "-" + out
-	}
-	return out
+	return strings.TrimRight(strings.TrimRight(soroban.Decimal(units), "0"), ".")
 }
 
 // XLM formats stroops as XLM without trailing zeros.

@@ -218,7 +218,7 @@ var buy = Spec[requests.Buy, BuyOutput]{
 				aboveCap = confirm.USDC(capUnits)
 				capUnits = price
 			default:
-				need := strings.TrimRight(strings.TrimRight(soroban.Decimal(price), "0"), ".")
+				need := confirm.USDC(price)
 				capName := "maxPriceUsdc " + soroban.Decimal(capUnits)
 				if req.MaxPriceUSDC == nil { // the caller set no cap: name the one that applied
 					capName = "the endpoint's cap of " + soroban.Decimal(capUnits) + " USDC (MINDVAULT_MAX_AUTO_PAY_USDC; this call passed no maxPriceUsdc)"

@@ -30,11 +30,7 @@ func (d *Deps) receipts(ctx context.Context, payer string) ([]ledger.Receipt, er
 	if err != nil {
 		return nil, ledgerFailure(err)
 	}
-	days := d.Config.ReceiptDays
-	if days <= 0 {
-		days = ledger.DefaultReceiptDays
-	}
-	since := time.Now().Add(-time.Duration(days) * 24 * time.Hour)
+	since := time.Now().Add(-d.receiptKeep())
 	out := rs[:0]
 	for _, r := range rs {
 		if r.PaidAt.After(since) {

@@ -76,11 +76,9 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 			case !ok:
 				return invalidConfirmation("params.inputResponses."+inputKey(approved.Kind), "it is not an elicitation result (action accept, decline or cancel)")
 			case !accepted && approved.Kind == confirm.Funding:
-				res := ErrorResult(errmap.FromError(notFunded(cfg, approved.Payer, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
-				return &res
+				return refused(notFunded(cfg, approved.Payer, action), operation, tool)
 			case !accepted:
-				res := ErrorResult(errmap.FromError(confirm.Declined(approved, action), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
-				return &res
+				return refused(confirm.Declined(approved, action), operation, tool)
 			case approved.Kind != confirm.Funding:
 				call.confirmation = confirm.Approved(approved)
 				return nil
@@ -133,7 +131,7 @@ func (c *Call) asked(operation, tool string) (mcp.ToolResult, bool) {
 	}
 	state, err := e.settings.Seal(e.binding, q.Approval)
 	if err != nil {
-		return ErrorResult(errmap.FromError(errors.New("the confirmation could not be signed"), errmap.Call{Guides: Guides(), Operation: operation, Tool: tool})), true
+		return *refused(errors.New("the confirmation could not be signed"), operation, tool), true
 	}
 	if params["mode"] == "url" {
 		// One id per question, derived from its state: the client may tie a completion to it.
@@ -162,6 +160,12 @@ func (c *Call) askToFund(err error) bool {
 		Message: fmt.Sprintf("Wallet %s cannot pay on %s: %s. Open the page to add USDC to it, then continue; nothing is paid before it holds enough.",
 			short.address, network, f.Detail)}
 	return true
+}
+
+// refused is the isError result of err, a call's confirmation that ends it.
+func refused(err error, operation, tool string) *mcp.ToolResult {
+	res := ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
+	return &res
 }
 
 // notFunded is the failure of a call whose user declined or cancelled funding the wallet.

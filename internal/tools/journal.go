@@ -142,7 +142,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	switch verdict {
 	case x402.Consumed:
 		next.State = ledger.Settled
-		next.Keep = a.receiptKeep()
+		next.Keep = a.d.receiptKeep()
 		if next.Receipt == nil {
 			next.Receipt = a.receipt(e.Payment, "chain")
 		}
@@ -161,7 +161,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 			next.State = ledger.Failed // the whole window is in the history, without this payment
 			break
 		}
-		next.State, next.Keep = ledger.Settled, a.receiptKeep()
+		next.State, next.Keep = ledger.Settled, a.d.receiptKeep()
 		if next.Receipt == nil {
 			next.Receipt = a.receipt(e.Payment, "chain")
 		}
@@ -176,7 +176,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 		return ledgerFailure(err)
 	}
 	if next.State == ledger.Settled {
-		_ = j.AddReceipt(ctx, *next.Receipt, a.receiptKeep())
+		_ = j.AddReceipt(ctx, *next.Receipt, a.d.receiptKeep())
 		a.prior = &next
 	}
 	return nil
@@ -324,9 +324,9 @@ func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
 	return nil
 }
 
-// receiptKeep is how long receipts (and settled entries) are kept.
-func (a *attempt) receiptKeep() time.Duration {
-	days := a.d.Config.ReceiptDays
+// receiptKeep is how long receipts (and settled entries) are kept: MINDVAULT_RECEIPT_DAYS.
+func (d *Deps) receiptKeep() time.Duration {
+	days := d.Config.ReceiptDays
 	if days <= 0 {
 		days = ledger.DefaultReceiptDays
 	}
@@ -357,7 +357,7 @@ func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) st
 	var warn string
 	if a.owned {
 		e := *a.entry
-		e.State, e.Receipt, e.Keep = ledger.Settled, r, a.receiptKeep()
+		e.State, e.Receipt, e.Keep = ledger.Settled, r, a.d.receiptKeep()
 		if result != nil {
 			e.Result, _ = json.Marshal(result)
 		}
@@ -366,7 +366,7 @@ func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) st
 		}
 		a.entry = &e
 	}
-	if err := j.AddReceipt(ctx, *r, a.receiptKeep()); err != nil && warn == "" {
+	if err := j.AddReceipt(ctx, *r, a.d.receiptKeep()); err != nil && warn == "" {
 		warn = "The payment settled but its receipt could not be added to the wallet's history (" + err.Error() + ")."
 	}
 	return warn
@@ -397,7 +397,8 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 		return nil
 	}
 	f, _ := errmap.FactsOf(err)
-	if a.signed == nil || !f.ExecutionStarted && f.StateChanged == errmap.StateNo && !x402.IsSentRefused(err) {
+	ref, refused := x402.Refusal(err)
+	if a.signed == nil || !f.ExecutionStarted && f.StateChanged == errmap.StateNo && !refused {
 		if isCode(err, errmap.CodeDuplicatePayment) && a.owned {
 			// The intent's nonce is consumed on chain although the journal had no settlement:
 			// the intent settled (the journal learns it now).
@@ -415,7 +416,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 		a.settled(ctx, r, nil)
 		return err
 	}
-	if ref, ok := x402.Refusal(err); ok && ref.Verify != "" {
+	if refused && ref.Verify != "" {
 		a.release(ctx)
 		a.close(ctx, ledger.Failed)
 		return err // refused at verification: proven before any settlement
@@ -457,7 +458,7 @@ func (a *attempt) finish(ctx context.Context, st ledger.State, result json.RawMe
 	e := *a.entry
 	e.State, e.LeaseUntil = st, time.Now()
 	if result != nil {
-		e.Result, e.Keep = result, a.receiptKeep()
+		e.Result, e.Keep = result, a.d.receiptKeep()
 	}
 	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
 		a.entry = &e

@@ -93,9 +93,6 @@ func reasonOf(r string) reason {
 	return reason{errmap.CodePaymentRejected, "the facilitator refused the payment"}
 }
 
-// ReasonCode refines an x402 errorReason / invalidReason into the endpoint's code.
-func ReasonCode(r string) string { return reasonOf(r).code }
-
 // reasonFacts records a facilitator's reason: its code, the reason in upstream, and
 // "<meaning> (<reason>)" as what was seen. A reason that is not a code token, or that looks
 // like a secret, is not repeated and refines nothing.

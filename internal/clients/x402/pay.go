@@ -215,12 +215,6 @@ func Refusal(err error) (SentRefused, bool) {
 
 func (e SentRefused) Unwrap() error { return e.error }
 
-// IsSentRefused reports a SentRefused in err's chain.
-func IsSentRefused(err error) bool {
-	var s SentRefused
-	return errors.As(err, &s)
-}
-
 // unpaid marks a failure of the unpaid first request: a preparatory step, not the payment.
 func unpaid(err error) error {
 	if _, ok := errmap.FactsOf(err); !ok {

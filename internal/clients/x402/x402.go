@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
@@ -342,11 +343,7 @@ func EncodeSettlement(s Settlement) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// decimal formats 7-decimal units for messages.
+// decimal formats 7-decimal units for messages, without trailing zeros.
 func decimal(units *big.Int) string {
-	s := units.String()
-	if len(s) < 8 {
-		s = strings.Repeat("0", 8-len(s)) + s
-	}
-	return strings.TrimRight(strings.TrimRight(s[:len(s)-7]+"."+s[len(s)-7:], "0"), ".")
+	return strings.TrimRight(strings.TrimRight(soroban.Decimal(units), "0"), ".")
 }
