@@ -38,45 +38,31 @@ type payment struct {
 	left      string // what the daily budget leaves after this payment, when one is set
 }
 
-// request words a payment for the user.
+// request words a payment for the user: the full payee address, with the name the listing
+// gives it (the user approves exactly whom the money goes to), the cap it is above and what the
+// daily budget leaves after it, when they apply.
 func (p payment) request(network string) confirm.Request {
 	after := new(big.Int).Set(p.balance)
 	if p.quote.PayTo != p.payer {
 		after.Sub(after, p.quote.Amount)
 	}
-	amount := confirm.USDC(p.quote.Amount)
+	amount, payee, capNote, budgetNote := confirm.USDC(p.quote.Amount), p.quote.PayTo, "", ""
+	if p.payeeName != "" {
+		payee = p.payeeName + " (" + p.quote.PayTo + ")"
+	}
+	if p.aboveCap != "" {
+		capNote = " This is above your cap of " + p.aboveCap + " USDC."
+	}
+	if p.left != "" {
+		budgetNote = " Daily budget left after it: " + p.left + " USDC."
+	}
 	return confirm.Request{
 		Approval: confirm.Approval{Kind: confirm.Payment, Network: p.quote.Network, Payer: p.payer,
 			Amount: p.quote.Amount.String(), Asset: p.quote.Asset, Payee: p.quote.PayTo, Resource: p.resource, Before: p.balance.String()},
 		Title: "Pay " + amount + " USDC",
 		Message: fmt.Sprintf("Pay %s USDC to %s for %s on %s?%s Balance after: %s USDC.%s",
-			amount, p.payee(), p.what, network, p.capNote(), confirm.USDC(after), p.budgetNote()),
+			amount, payee, p.what, network, capNote, confirm.USDC(after), budgetNote),
 	}
-}
-
-// payee is the full payee address, with the name the listing gives it: the user approves
-// exactly whom the money goes to.
-func (p payment) payee() string {
-	if p.payeeName == "" {
-		return p.quote.PayTo
-	}
-	return p.payeeName + " (" + p.quote.PayTo + ")"
-}
-
-// budgetNote names what the daily budget leaves after the payment, when one is set.
-func (p payment) budgetNote() string {
-	if p.left == "" {
-		return ""
-	}
-	return " Daily budget left after it: " + p.left + " USDC."
-}
-
-// capNote says that the amount is above the caller's cap, when it is.
-func (p payment) capNote() string {
-	if p.aboveCap == "" {
-		return ""
-	}
-	return " This is above your cap of " + p.aboveCap + " USDC."
 }
 
 // approvePay asks the user about p (round 1: the daily budget is checked, not reserved, so the

@@ -386,22 +386,11 @@ func newGeneratedRegistry(define func() []*Tool) *Registry {
 	names := generatedNames
 	r := &Registry{names: names}
 	r.list = sync.OnceValue(func() toolList {
-		// One copy of the definitions: the array, each definition a slice of it.
-		size := 2 + len(names)
-		for _, n := range names {
-			size += len(generatedDefinition(n))
-		}
-		joined := append(make(json.RawMessage, 0, size), '[')
-		defs := make([]json.RawMessage, len(names))
+		defs := make([]string, len(names))
 		for i, n := range names {
-			if i > 0 {
-				joined = append(joined, ',')
-			}
-			start := len(joined)
-			joined = append(joined, generatedDefinition(n)...)
-			defs[i] = joined[start:len(joined):len(joined)]
+			defs[i] = generatedDefinition(n)
 		}
-		return toolList{defs: defs, joined: append(joined, ']')}
+		return joinDefinitions(defs)
 	})
 	r.built = sync.OnceValue(func() definedTools {
 		b := NewRegistry(define()...)
@@ -413,21 +402,25 @@ func newGeneratedRegistry(define func() []*Tool) *Registry {
 	return r
 }
 
-// joinDefinitions writes defs as one JSON array. The definitions are json.Marshal output,
-// compact already, so the array is what encoding/json writes for defs (a test holds it to that).
-func joinDefinitions(defs []json.RawMessage) toolList {
+// joinDefinitions writes defs as one JSON array, each definition a slice of it: one copy. The
+// definitions are json.Marshal output, compact already, so the array is what encoding/json
+// writes for defs (a test holds it to that).
+func joinDefinitions[S ~string | ~[]byte](defs []S) toolList {
 	size := 2 + len(defs)
 	for _, d := range defs {
 		size += len(d)
 	}
 	joined := append(make(json.RawMessage, 0, size), '[')
+	out := make([]json.RawMessage, len(defs))
 	for i, d := range defs {
 		if i > 0 {
 			joined = append(joined, ',')
 		}
+		start := len(joined)
 		joined = append(joined, d...)
+		out[i] = joined[start:len(joined):len(joined)]
 	}
-	return toolList{defs: defs, joined: append(joined, ']')}
+	return toolList{defs: out, joined: append(joined, ']')}
 }
 
 // Tools returns the registered tools in order.

@@ -26,8 +26,10 @@ import (
 // milliseconds; the concrete clients satisfy them (endpoint.Deps assigns each to its field, so
 // the build checks it) and the sandbox-backed tests cover the wire.
 
-// CatalogReader reads the MindVault catalog: resources, their verification and the agent.
-type CatalogReader interface {
+// MindVaultAPI is all the tools call on the MindVault API: the catalog, resources, their
+// verification and the agent; a wallet's purchase history; the publisher side (accounts,
+// resources, registration).
+type MindVaultAPI interface {
 	Catalog(ctx context.Context, q mindvault.CatalogQuery) (*mindvault.Page, error)
 	Meta(ctx context.Context, id string) (*mindvault.Meta, error)
 	Verification(ctx context.Context, id string) (*mindvault.Verification, error)
@@ -35,26 +37,11 @@ type CatalogReader interface {
 	Ping(ctx context.Context) (int, error)
 	// MalformedMeta is the failure of an API answer whose shape the tool cannot use.
 	MalformedMeta(what string) error
-}
-
-// PaymentReader reads a wallet's purchase history from the MindVault API.
-type PaymentReader interface {
 	Payments(ctx context.Context, address string) ([]mindvault.Payment, error)
-}
-
-// PublisherAPI is the MindVault API's publisher side: accounts, resources, registration.
-type PublisherAPI interface {
 	RegisterPublisher(ctx context.Context, name, email, wallet string) (*mindvault.Publisher, error)
 	CreateResource(ctx context.Context, apiKey string, r mindvault.NewResource) (*mindvault.Meta, error)
 	PrepareRegistration(ctx context.Context, apiKey, id string) (*mindvault.Prepared, error)
 	Register(ctx context.Context, apiKey, id, signedXDR string) (*mindvault.Registration, error)
-}
-
-// MindVaultAPI is all the tools call on the MindVault API.
-type MindVaultAPI interface {
-	CatalogReader
-	PaymentReader
-	PublisherAPI
 }
 
 // AccountReader reads Stellar accounts and the network Horizon serves.
@@ -70,22 +57,13 @@ type ChainReader interface {
 	GetNetwork(ctx context.Context) (*rpc.GetNetworkResponse, error)
 }
 
-// RegistryReader reads the vault-registry contract by simulation.
-type RegistryReader interface {
+// VaultRegistry reads the vault-registry contract by simulation, and submits a contract call
+// once approve has accepted its simulated plan.
+type VaultRegistry interface {
 	Get(ctx context.Context, id string) (*registry.Resource, bool, error)
 	List(ctx context.Context, start, limit uint32) ([]registry.Resource, error)
 	Info(ctx context.Context) (*registry.Info, error)
-}
-
-// RegistryWriter submits a contract call once approve has accepted its simulated plan.
-type RegistryWriter interface {
 	InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, registry.Plan) error, fn string, args ...xdr.ScVal) (*registry.Written, error)
-}
-
-// VaultRegistry reads and writes the vault-registry contract.
-type VaultRegistry interface {
-	RegistryReader
-	RegistryWriter
 }
 
 // Payer performs a request that may ask for an x402 payment, in the steps the tool drives

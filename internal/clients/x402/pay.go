@@ -51,7 +51,6 @@ type Offer struct {
 	chosen   *Requirement
 	amount   *big.Int
 	intent   *Intent
-	network  string
 }
 
 // Free reports an answer that asked for no payment.
@@ -78,7 +77,7 @@ func (c *Client) Offer(ctx context.Context, req transport.Request, policy Policy
 		return nil, err
 	}
 	return &Offer{Quote: Quote{Amount: new(big.Int).Set(amount), Asset: r.Asset, PayTo: r.PayTo, Network: r.Network},
-		req: req, required: pr, chosen: r, amount: amount, intent: policy.Intent, network: policy.Network}, nil
+		req: req, required: pr, chosen: r, amount: amount, intent: policy.Intent}, nil
 }
 
 // Sign signs the offer's payment by kp (call it only once the payment is approved).
@@ -113,7 +112,7 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 	}
 	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: o.chosen, ExpiresAt: signed.ExpiresAt}
 	out.Settlement, _ = DecodeSettlement(resp.Header)
-	out.Confirmed = out.Settlement.Confirms(o.network, signed.Payer)
+	out.Confirmed = out.Settlement.Confirms(o.chosen.Network, signed.Payer)
 	expires := signed.ExpiresAt.UTC().Format(time.RFC3339)
 	switch {
 	case resp.OK():
