@@ -167,8 +167,7 @@ func (a *Approval) admits(now Approval) error {
 		case !ok1 || !ok2:
 			return a.stale("the amount cannot be compared with the approved one")
 		case got.Cmp(want) > 0:
-			return refusal(errmap.CodePriceChanged, errmap.CategoryPayment,
-				fmt.Sprintf("the payment is now %s USDC, more than the %s USDC the user approved; nothing was paid", USDC(got), USDC(want)),
+			return a.refuse(errmap.CodePriceChanged, fmt.Sprintf("the payment is now %s USDC, more than the %s USDC the user approved", USDC(got), USDC(want)),
 				"Call again to ask the user to approve the new amount, or choose something else.")
 		case got.Cmp(want) != 0:
 			return a.stale(fmt.Sprintf("the payment is now %s USDC, and %s USDC was approved", USDC(got), USDC(want)))
@@ -190,20 +189,7 @@ func call(a Approval) string {
 
 // stale refuses a call whose payment or write changed since the user approved it.
 func (a *Approval) stale(detail string) error {
-	nothing := "nothing was paid"
-	if a.Kind == Write {
-		nothing = "nothing was sent"
-	}
-	return refusal(errmap.CodeConfirmationStale, a.category(), detail+"; "+nothing,
-		"Call again: the user will be asked to approve what the call would do now.")
-}
-
-// category is a refusal's category: payment for a payment, validation for a write.
-func (a *Approval) category() errmap.Category {
-	if a.Kind == Payment {
-		return errmap.CategoryPayment
-	}
-	return errmap.CategoryValidation
+	return a.refuse(errmap.CodeConfirmationStale, detail, "Call again: the user will be asked to approve what the call would do now.")
 }
 
 // Declined is the failure of a call whose confirmation the user declined or cancelled.
@@ -214,15 +200,23 @@ func Declined(a Approval, action string) error {
 			what = "the payment of " + USDC(units) + " USDC"
 		}
 	}
-	nothing := "nothing was paid"
 	if a.Kind == Write {
-		what, nothing = "the call "+call(a), "nothing was sent"
+		what = "the call " + call(a)
 	}
-	return refusal(errmap.CodeConfirmationDeclined, a.category(), fmt.Sprintf("the user %s %s; %s", action, what, nothing),
-		"Do not repeat the call unless the user asks for it.")
+	return a.refuse(errmap.CodeConfirmationDeclined, fmt.Sprintf("the user %s %s", action, what), "Do not repeat the call unless the user asks for it.")
 }
 
-func refusal(code string, cat errmap.Category, detail, next string) error {
+// refuse is a refusal of what a approves, before anything started: nothing was paid (or, for a
+// write, sent), in the category payment for a payment and validation otherwise.
+func (a *Approval) refuse(code, detail, next string) error {
+	cat, nothing := errmap.CategoryPayment, "nothing was paid"
+	if a.Kind != Payment {
+		cat = errmap.CategoryValidation
+	}
+	if a.Kind == Write {
+		nothing = "nothing was sent"
+	}
+	detail += "; " + nothing
 	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
 		Source: errmap.SourceRequest, Code: code, Category: cat, Detail: detail, Next: next,
 		ExecutionStarted: false, StateChanged: errmap.StateNo,

@@ -230,16 +230,16 @@ func (a *attempt) claim(ctx context.Context, q x402.Quote, resource string) erro
 	if a.intent == nil {
 		return nil
 	}
-	j, err := a.d.journal()
-	if err != nil {
-		return err
-	}
-	return a.claimEntry(ctx, j, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer, Payee: q.PayTo, Asset: q.Asset, Network: q.Network,
+	return a.claimEntry(ctx, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer, Payee: q.PayTo, Asset: q.Asset, Network: q.Network,
 		Resource: resource, Amount: q.Amount.Int64(), Nonce: a.intent.Nonce()})
 }
 
 // claimEntry claims the intent's entry for p (see claim).
-func (a *attempt) claimEntry(ctx context.Context, j ledger.Journal, p ledger.Payment) error {
+func (a *attempt) claimEntry(ctx context.Context, p ledger.Payment) error {
+	j, err := a.d.journal()
+	if err != nil {
+		return err
+	}
 	e := ledger.Entry{ID: intentEntry(a.intent), Fingerprint: a.fp, Attempt: a.id, Payment: p}
 	stored, ok, err := j.Claim(ctx, e, time.Now())
 	if err != nil {
@@ -267,11 +267,7 @@ func (a *attempt) claimCall(ctx context.Context) error {
 	if a.intent == nil {
 		return nil
 	}
-	j, err := a.d.journal()
-	if err != nil {
-		return err
-	}
-	return a.claimEntry(ctx, j, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer})
+	return a.claimEntry(ctx, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer})
 }
 
 // done records a claimed call's outcome: its result, answered again to a replay.
