@@ -38,14 +38,14 @@ type budget struct {
 }
 
 // budgetsFor are the budgets a payment by payer is held to, the wallet's first.
-func (d *Deps) budgetsFor(ctx context.Context, payer string) []budget {
+func (c *Call) budgetsFor(payer string) []budget {
 	var out []budget
-	if u, err := soroban.Units(d.Config.BudgetUSDC); d.Config.BudgetUSDC != "" && err == nil {
+	if u, err := soroban.Units(c.Config.BudgetUSDC); c.Config.BudgetUSDC != "" && err == nil {
 		out = append(out, budget{key: "wallet:" + payer, limit: u.Int64(), setting: "MINDVAULT_BUDGET_USDC", whose: "this wallet"})
 	}
-	if u, err := soroban.Units(d.Config.BudgetCallerUSDC); d.Config.BudgetCallerUSDC != "" && err == nil {
+	if u, err := soroban.Units(c.Config.BudgetCallerUSDC); c.Config.BudgetCallerUSDC != "" && err == nil {
 		// The caller's identity is kept out of the ledger: its digest names the item.
-		sum := auth.Digest("mindvault/budget/caller\x00" + auth.Caller(ctx))
+		sum := auth.Digest("mindvault/budget/caller\x00" + c.caller)
 		out = append(out, budget{key: "caller:" + hex.EncodeToString(sum[:16]), limit: u.Int64(), setting: "MINDVAULT_BUDGET_CALLER_USDC", whose: "this caller"})
 	}
 	return out
@@ -59,18 +59,18 @@ func view(b budget, u ledger.Usage) *BudgetView {
 }
 
 // budgeted is payer's budgets and the ledger that holds them; no budgets, nothing at all.
-func (d *Deps) budgeted(ctx context.Context, payer string) ([]budget, ledger.Ledger, error) {
-	bs := d.budgetsFor(ctx, payer)
+func (c *Call) budgeted(ctx context.Context, payer string) ([]budget, ledger.Ledger, error) {
+	bs := c.budgetsFor(payer)
 	if len(bs) == 0 {
 		return nil, nil, nil
 	}
-	l, err := d.journal()
+	l, err := c.journal()
 	return bs, l, err
 }
 
 // budgetRead reads the wallet's budget for a result (wallet_info); nil without one.
-func (d *Deps) budgetRead(ctx context.Context, payer string) (*BudgetView, error) {
-	bs, l, err := d.budgeted(ctx, payer)
+func (c *Call) budgetRead(ctx context.Context, payer string) (*BudgetView, error) {
+	bs, l, err := c.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {
 		return nil, err
 	}
@@ -84,8 +84,8 @@ func (d *Deps) budgetRead(ctx context.Context, payer string) (*BudgetView, error
 // checkBudget refuses, without reserving anything, a payment of amount that would take a
 // budget past its limit today (a dry run, round 1 of a confirmation). It returns the wallet's
 // budget as it stands (the payment not counted: nothing was spent) and what it would leave.
-func (d *Deps) checkBudget(ctx context.Context, payer string, amount *big.Int) (now *BudgetView, leftAfter string, err error) {
-	bs, l, err := d.budgeted(ctx, payer)
+func (c *Call) checkBudget(ctx context.Context, payer string, amount *big.Int) (now *BudgetView, leftAfter string, err error) {
+	bs, l, err := c.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {
 		return nil, "", err
 	}
@@ -118,8 +118,8 @@ type hold struct {
 // reserve holds amount against every budget of payer for this attempt, in turn; when a later
 // budget refuses, the earlier reservations (this attempt's own) are released. Over a limit:
 // BUDGET_EXCEEDED.
-func (d *Deps) reserve(ctx context.Context, payer, attempt string, amount *big.Int) (*hold, error) {
-	bs, l, err := d.budgeted(ctx, payer)
+func (c *Call) reserve(ctx context.Context, payer, attempt string, amount *big.Int) (*hold, error) {
+	bs, l, err := c.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {
 		return nil, err
 	}

@@ -8,12 +8,15 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
-// Call is one tool call's own state, handed to Run with the Deps it embeds: the user's
-// confirmation (asked for in round 1, given in round 2), the question the call stops to ask,
+// Call is one tool call's own state, handed to Run with the Deps it embeds: the caller, the
+// user's confirmation (asked for in round 1, given in round 2), the question the call stops to ask,
 // and the secret values it handled, so its own result and failure are cleaned of them even if
 // the process-wide registry refused them (it is bounded).
 type Call struct {
 	*Deps
+	// caller is who makes the call (auth.Caller): what a requestState binds and a caller's
+	// budget counts.
+	caller       string
 	confirmation *confirm.Confirmation // nil: every approval proceeds (the argument guards alone protect the call)
 	// elicit is what the call may ask the user (confirm.go); nil: it asks nothing.
 	elicit *elicitation

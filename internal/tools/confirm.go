@@ -9,7 +9,6 @@ import (
 	"fmt"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
-	"github.com/mindvault/mcp-endpoint/internal/auth"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
@@ -58,7 +57,7 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 	if err != nil {
 		panic("request does not marshal: " + err.Error()) // a bug: becomes -32603
 	}
-	b := confirm.Binding{Tool: tool, ArgsHash: confirm.ArgsHash(tool, canonical), Caller: auth.Caller(ctx),
+	b := confirm.Binding{Tool: tool, ArgsHash: confirm.ArgsHash(tool, canonical), Caller: call.caller,
 		Profile: profileOf(req, cfg), Network: string(cfg.Network)}
 	funded := false
 	if rt.HasRequestState {

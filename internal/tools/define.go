@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/auth"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
@@ -241,7 +242,7 @@ func (t *Tool) declared(call *Call, req any) error {
 // invoke runs a validated request as one Call of d: the user's confirmation steps around run
 // (the declared policies, the guards and Run), and the result, the question or the mapped failure.
 func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (any, error)) mcp.ToolResult {
-	call := &Call{Deps: d}
+	call := &Call{Deps: d, caller: auth.Caller(ctx)}
 	name := t.def.Name
 	if t.policy.mainnet == ConfirmRequired {
 		if stop := beginConfirmation(ctx, call, name, t.operation, req); stop != nil {
