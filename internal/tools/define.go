@@ -145,7 +145,7 @@ func (t *Tool) Model() *validate.Model { return t.model }
 // for the tools they define themselves (definitions_test.go).
 var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
 
-// Define builds the Tool of a Spec whose Run is given d; it panics on a Spec the registry cannot list, which the
+// Define builds the Tool of a Spec whose Run is given a Call of d; it panics on a Spec the registry cannot list, which the
 // registry tests turn into a failing test rather than a bad tools/list.
 //
 // The entry tools/list sends is the one generated from the Spec at build time
