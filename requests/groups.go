@@ -1,3 +1,8 @@
+// Package requests holds the argument shapes several tools share (the on-chain resource, the
+// creator's profile, the mainnet confirmation) and the interfaces through which the tool layer reads
+// a request's policy arguments. Each tool's own request struct sits in its file in internal/tools;
+// a struct's tags are the single source of truth of each argument (`json` its name, `validate` its
+// rules, `jsonschema_description` what an agent reads; docs/tools.md "Shared argument shapes").
 package requests
 
 // Argument groups: arguments several requests share with the same name, rule and

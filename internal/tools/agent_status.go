@@ -5,8 +5,10 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// AgentStatusInput is mindvault_agent_status: no arguments.
+type AgentStatusInput struct{}
 
 // AgentStatusOutput is the result of mindvault_agent_status.
 type AgentStatusOutput struct {
@@ -23,7 +25,7 @@ type AgentStatusOutput struct {
 }
 
 // agentStatus is mindvault_agent_status.
-var agentStatus = Spec[requests.AgentStatus, AgentStatusOutput]{
+var agentStatus = Spec[AgentStatusInput, AgentStatusOutput]{
 	Name:      "mindvault_agent_status",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Verification agent status",
@@ -33,7 +35,7 @@ var agentStatus = Spec[requests.AgentStatus, AgentStatusOutput]{
 		mindvault_publish.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{NoID: true},
-	Run: func(ctx context.Context, c *Call, _ *requests.AgentStatus) (*AgentStatusOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *AgentStatusInput) (*AgentStatusOutput, error) {
 		a, err := c.API.AgentStatus(ctx)
 		if err != nil {
 			return nil, err

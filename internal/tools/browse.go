@@ -14,8 +14,54 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// BrowseInput is mindvault_browse: every catalog filter, none required.
+type BrowseInput struct {
+	Query              *string  `json:"query,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Keyword matched against title and description (case-insensitive)."`
+	MinPrice           *string  `json:"minPrice,omitempty" validate:"omitnil,usdc" jsonschema_description:"Lowest price in USDC, a string or a number with at most 7 decimals, e.g. 0.5 or \"0.5\"."`
+	MaxPrice           *string  `json:"maxPrice,omitempty" validate:"omitnil,usdc" jsonschema_description:"Highest price in USDC, a string or a number with at most 7 decimals; must not be below minPrice."`
+	VerificationStatus *string  `json:"verificationStatus,omitempty" validate:"omitnil,oneof=pending verified rejected skipped" jsonschema_description:"Only resources with this verification status."`
+	ResourceType       *string  `json:"resourceType,omitempty" validate:"omitnil,oneof=file link" jsonschema_description:"Only files or only links."`
+	Owner              *string  `json:"owner,omitempty" validate:"omitnil,min=1,max=128" jsonschema_description:"Publisher name or wallet address (substring match)."`
+	Sort               *string  `json:"sort,omitempty" validate:"omitnil,oneof=newest price_asc price_desc title" jsonschema_description:"Order of the results (default newest)."`
+	Limit              int      `json:"limit,omitempty" validate:"min=1,max=100" jsonschema:"default=20" jsonschema_description:"Page size, 1-100."`
+	Offset             int      `json:"offset,omitempty" validate:"min=0,max=9007199254740991" jsonschema:"default=0" jsonschema_description:"Rows to skip; use nextOffset from the previous page. At most 9007199254740991 (2^53-1), the largest integer the API reads exactly."`
+	Tags               []string `json:"tags,omitempty" validate:"omitempty,max=8,dive,tag" jsonschema_description:"Only resources carrying all these tags (lower-cased)."`
+	Listed             *bool    `json:"listed,omitempty" jsonschema_description:"Only listed (true) or only delisted (false) resources."`
+}
+
+// CrossCheck enforces minPrice ≤ maxPrice.
+func (b *BrowseInput) CrossCheck() []errmap.Issue { return priceRange(b.MinPrice, b.MaxPrice) }
+
+// SearchInput is mindvault_search: the browse filters, at least one of them required.
+type SearchInput BrowseInput
+
+// CrossCheck enforces minPrice ≤ maxPrice and at least one criterion (reported at /query).
+func (s *SearchInput) CrossCheck() []errmap.Issue {
+	if issues := priceRange(s.MinPrice, s.MaxPrice); issues != nil {
+		return issues
+	}
+	if s.Query == nil && s.MinPrice == nil && s.MaxPrice == nil && s.VerificationStatus == nil &&
+		s.ResourceType == nil && s.Owner == nil && len(s.Tags) == 0 && s.Listed == nil {
+		return []errmap.Issue{{Path: "/query", Rule: "required_without_all", Expected: "a query or at least one filter",
+			Message: "is required unless another filter (minPrice, maxPrice, verificationStatus, resourceType, owner, tags, listed) is given"}}
+	}
+	return nil
+}
+
+// priceRange reports minPrice > maxPrice. Both are already valid decimal strings.
+func priceRange(min, max *string) []errmap.Issue {
+	if min == nil || max == nil {
+		return nil
+	}
+	lo, ok1 := new(big.Rat).SetString(*min)
+	hi, ok2 := new(big.Rat).SetString(*max)
+	if ok1 && ok2 && lo.Cmp(hi) > 0 {
+		return []errmap.Issue{{Path: "/minPrice", Rule: "ltefield", Expected: "at most maxPrice", Message: "must not be greater than maxPrice"}}
+	}
+	return nil
+}
 
 // CatalogItem is one resource in a catalog page.
 type CatalogItem struct {
@@ -92,7 +138,7 @@ type CatalogOutput struct {
 }
 
 // browse is mindvault_browse.
-var browse = Spec[requests.Browse, CatalogOutput]{
+var browse = Spec[BrowseInput, CatalogOutput]{
 	Name:      "mindvault_browse",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Browse the catalog",
@@ -102,13 +148,13 @@ var browse = Spec[requests.Browse, CatalogOutput]{
 		with mindvault_preview for one resource's details and price, then mindvault_buy.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{Role: errmap.RoleFind, NoID: true},
-	Run: func(ctx context.Context, c *Call, req *requests.Browse) (*CatalogOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *BrowseInput) (*CatalogOutput, error) {
 		return catalog(ctx, c.Deps, req, false)
 	},
 }
 
 // search is mindvault_search.
-var search = Spec[requests.Search, CatalogOutput]{
+var search = Spec[SearchInput, CatalogOutput]{
 	Name:      "mindvault_search",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Search the catalog",
@@ -118,14 +164,14 @@ var search = Spec[requests.Search, CatalogOutput]{
 		mindvault_buy.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{Role: errmap.RoleFind, NoID: true},
-	Run: func(ctx context.Context, c *Call, req *requests.Search) (*CatalogOutput, error) {
-		return catalog(ctx, c.Deps, (*requests.Browse)(req), true)
+	Run: func(ctx context.Context, c *Call, req *SearchInput) (*CatalogOutput, error) {
+		return catalog(ctx, c.Deps, (*BrowseInput)(req), true)
 	},
 }
 
 // catalog sends the server-supported filters, then applies locally what the API cannot
 // (keyword on title+description, the skipped status, tags, listed) and re-applies the order.
-func catalog(ctx context.Context, d *Deps, req *requests.Browse, search bool) (*CatalogOutput, error) {
+func catalog(ctx context.Context, d *Deps, req *BrowseInput, search bool) (*CatalogOutput, error) {
 	q := mindvault.CatalogQuery{Limit: req.Limit, Offset: req.Offset}
 	q.Search = deref(req.Query)
 	q.MinPrice, q.MaxPrice = deref(req.MinPrice), deref(req.MaxPrice)
@@ -163,7 +209,7 @@ func catalog(ctx context.Context, d *Deps, req *requests.Browse, search bool) (*
 	return out, nil
 }
 
-func keep(r mindvault.Resource, req *requests.Browse) bool {
+func keep(r mindvault.Resource, req *BrowseInput) bool {
 	if q := deref(req.Query); q != "" && !strings.Contains(strings.ToLower(r.Title+" "+r.Description), strings.ToLower(q)) {
 		return false
 	}
@@ -212,7 +258,7 @@ func order(items []CatalogItem, by string) {
 }
 
 // emptyMessage describes the criteria that matched nothing.
-func emptyMessage(req *requests.Browse) string {
+func emptyMessage(req *BrowseInput) string {
 	var parts []string
 	add := func(label string, v *string) {
 		if v != nil {

@@ -30,6 +30,24 @@ import (
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
+// BuyInput is mindvault_buy.
+type BuyInput struct {
+	ResourceID   string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Catalog id of the resource to buy."`
+	MaxPriceUSDC *string `json:"maxPriceUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay, in USDC: a string or a number with at most 7 decimals, e.g. 2.5 or \"2.5\" (default: the operator's MINDVAULT_MAX_AUTO_PAY_USDC, 10)."`
+	AllowRepeat  bool    `json:"allowRepeat,omitempty" jsonschema_description:"Buy again even though this wallet already bought the resource (refused by default with ALREADY_PURCHASED)."`
+	// IdempotencyKey names one purchase: the same key from the same wallet never pays twice.
+	IdempotencyKey *string `json:"idempotencyKey,omitempty" validate:"omitnil,idemkey" jsonschema_description:"Names this purchase so it is paid at most once: reuse the same key when you retry the same purchase (after a timeout or an unknown outcome), use a new key for a new purchase. 8-64 of A-Z a-z 0-9 _ -."`
+	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check price, wallet and network and show what would be paid; send nothing."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile that pays (default: the configured default profile)."`
+	requests.Confirm
+}
+
+// DryRunRequested implements requests.DryRunner.
+func (b *BuyInput) DryRunRequested() bool { return b.DryRun }
+
+// ActingProfile implements requests.Acting.
+func (r *BuyInput) ActingProfile() *string { return r.Profile }
+
 // Access is what a purchase delivers: a link, a small text inline, or a file's bytes as an
 // embedded resource block described here by type, size and SHA-256.
 type Access struct {
@@ -104,7 +122,7 @@ const (
 const smallText = 64 << 10
 
 // buy is mindvault_buy.
-var buy = Spec[requests.Buy, BuyOutput]{
+var buy = Spec[BuyInput, BuyOutput]{
 	Name:      "mindvault_buy",
 	Toolset:   config.ToolsetPayments,
 	Title:     "Buy a resource",
@@ -128,7 +146,7 @@ var buy = Spec[requests.Buy, BuyOutput]{
 	},
 	// A dry run signs and sends nothing: it needs no mainnet confirmation.
 	DryRun: DryRunExempt,
-	Run: func(ctx context.Context, c *Call, req *requests.Buy) (_ *BuyOutput, err error) {
+	Run: func(ctx context.Context, c *Call, req *BuyInput) (_ *BuyOutput, err error) {
 		defer func() { err = checkPurchaseAction(err, req) }()
 		kp, err := c.wallet(ctx, req.Profile)
 		if err != nil {
@@ -347,7 +365,7 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 // a resource bought without allowRepeat is one purchase per wallet and network; an
 // idempotency key names one purchase; an approval (round 2) is one payment; an allowRepeat
 // buy without either is a new payment on purpose (nil: the simulation's random nonce).
-func buyIntent(c *Call, req *requests.Buy, payer, id string) *x402.Intent {
+func buyIntent(c *Call, req *BuyInput, payer, id string) *x402.Intent {
 	switch {
 	case !req.AllowRepeat:
 		return &x402.Intent{Kind: "buy", Parts: []string{payer, c.Config.X402Network, id}}
@@ -364,7 +382,7 @@ func buyIntent(c *Call, req *requests.Buy, payer, id string) *x402.Intent {
 // allowRepeat the API's history, read once, may have the receipt (ALREADY_PURCHASED); a keyed
 // or approved purchase is never matched to another purchase of the same resource. Either way
 // this call paid nothing.
-func (c *Call) settledElsewhere(ctx context.Context, payer string, req *requests.Buy, meta *mindvault.Meta, cause error) error {
+func (c *Call) settledElsewhere(ctx context.Context, payer string, req *BuyInput, meta *mindvault.Meta, cause error) error {
 	if !req.AllowRepeat {
 		if history, err := c.API.Payments(ctx, payer); err == nil {
 			if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
@@ -384,7 +402,7 @@ func (c *Call) settledElsewhere(ctx context.Context, payer string, req *requests
 }
 
 // historyAction is the look that shows a wallet's purchases of the resource.
-func historyAction(req *requests.Buy) *errmap.NextAction {
+func historyAction(req *BuyInput) *errmap.NextAction {
 	args := profileArgs(req.Profile)
 	args["resourceId"] = req.ResourceID
 	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
@@ -608,7 +626,7 @@ func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment
 // the earlier receipt and the exact call that buys it again on purpose. A link can be used
 // again; a file's bytes were delivered with the earlier answer and nothing keeps them, so the
 // advice says that getting them again means paying again, and how much.
-func alreadyPurchased(req *requests.Buy, meta *mindvault.Meta, p *mindvault.Payment, link string) error {
+func alreadyPurchased(req *BuyInput, meta *mindvault.Meta, p *mindvault.Payment, link string) error {
 	id := meta.ID
 	var parts []string
 	for _, f := range []struct{ label, v string }{{"payment ", p.PaymentID}, {"", amountPhrase(p)}, {"transaction ", p.TxHash}, {"paid ", p.PaidAt}} {
@@ -645,7 +663,7 @@ func amountPhrase(p *mindvault.Payment) string {
 
 // repeatArguments is the buy call that repeats a purchase on purpose: the caller's own
 // arguments (all known) with allowRepeat true.
-func repeatArguments(req *requests.Buy) map[string]any {
+func repeatArguments(req *BuyInput) map[string]any {
 	args := map[string]any{"resourceId": req.ResourceID, "allowRepeat": true}
 	if req.IdempotencyKey != nil {
 		args["idempotencyKey"] = *req.IdempotencyKey
@@ -679,7 +697,7 @@ func httpURL(s string) bool {
 // checkPurchaseAction gives a payment whose outcome is unknown its recovery call: the wallet's
 // purchase history for this resource tells whether the payment settled (all its arguments are
 // the caller's own), and Next says not to pay again before the payment expires.
-func checkPurchaseAction(err error, req *requests.Buy) error {
+func checkPurchaseAction(err error, req *BuyInput) error {
 	if f, ok := errmap.FactsOf(err); !ok || f.StateChanged != errmap.StateUnknown || f.NextAction != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
 
 // What a purchase leaves in the journal, and how a later call of the same intent is answered
@@ -64,7 +63,7 @@ func asPayment(r *ledger.Receipt) *mindvault.Payment {
 
 // alreadyPurchasedReceipt is ALREADY_PURCHASED from the journal's receipt, whose link (when
 // the purchase delivered one) is the earlier purchase to use.
-func alreadyPurchasedReceipt(req *requests.Buy, meta *mindvault.Meta, r *ledger.Receipt) error {
+func alreadyPurchasedReceipt(req *BuyInput, meta *mindvault.Meta, r *ledger.Receipt) error {
 	link := ""
 	if r.Delivered != nil {
 		link = r.Delivered.URL
@@ -75,7 +74,7 @@ func alreadyPurchasedReceipt(req *requests.Buy, meta *mindvault.Meta, r *ledger.
 // answerSettled answers a call whose intent already settled, from the journal: a purchase is
 // ALREADY_PURCHASED with its receipt, a keyed call its first result again (marked as a
 // replay), an approval CONFIRMATION_STALE naming the payment it made.
-func (d *Deps) answerSettled(ctx context.Context, req *requests.Buy, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
+func (d *Deps) answerSettled(ctx context.Context, req *BuyInput, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
 	r := e.Receipt
 	if r == nil {
 		r = &ledger.Receipt{Resource: meta.ID, Amount: e.Payment.Amount, Payee: e.Payment.Payee, PayeeName: e.Payment.PayeeName, Settlement: "chain"}

@@ -11,8 +11,12 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// CheckConsistencyInput is mindvault_check_consistency.
+type CheckConsistencyInput struct {
+	ResourceID string `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Resource id to compare between the MindVault API and the chain."`
+}
 
 // Compared is one field seen by the API and on chain.
 type Compared struct {
@@ -32,7 +36,7 @@ type ConsistencyOutput struct {
 }
 
 // checkConsistency is mindvault_check_consistency.
-var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
+var checkConsistency = Spec[CheckConsistencyInput, ConsistencyOutput]{
 	Name:      "mindvault_check_consistency",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Check API vs chain",
@@ -46,7 +50,7 @@ var checkConsistency = Spec[requests.CheckConsistency, ConsistencyOutput]{
 	Guide: errmap.Guide{Role: errmap.RoleCompare,
 		Codes: map[string]string{errmap.CodePriceMismatch: "Call mindvault_check_consistency again once the publisher has synced the API and on-chain prices."},
 	},
-	Run: func(ctx context.Context, c *Call, req *requests.CheckConsistency) (*ConsistencyOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *CheckConsistencyInput) (*ConsistencyOutput, error) {
 		var (
 			meta         *mindvault.Meta
 			ver          *mindvault.Verification

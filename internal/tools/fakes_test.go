@@ -22,7 +22,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
 
 // These tests drive the workflows through the Deps interfaces with in-memory fakes: no
@@ -308,7 +307,7 @@ func TestPublishRefusesBeforeCreating(t *testing.T) {
 // TestFailureEditsLeaveOriginal: the tools add what they learned to a failure as a new value;
 // the failure they were handed (which a parallel read or a caller may still hold) keeps its facts.
 func TestFailureEditsLeaveOriginal(t *testing.T) {
-	buy := &requests.Buy{ResourceID: "guide"}
+	buy := &BuyInput{ResourceID: "guide"}
 	for _, tc := range []struct {
 		name  string
 		edit  func(error) error

@@ -18,8 +18,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// HealthInput is mindvault_health: no arguments.
+type HealthInput struct{}
 
 // HealthCheck is one dependency check.
 type HealthCheck struct {
@@ -41,7 +43,7 @@ type HealthOutput struct {
 // because a root document or an echoed setting can look fine while the tools fail: the
 // catalog, a Horizon account read, RPC health and network, a registry_info simulation and,
 // when configured, the sponsored-account service. All run in parallel.
-var health = Spec[requests.Health, HealthOutput]{
+var health = Spec[HealthInput, HealthOutput]{
 	Name:      "mindvault_health",
 	Toolset:   config.ToolsetOps,
 	Title:     "Health",
@@ -55,7 +57,7 @@ var health = Spec[requests.Health, HealthOutput]{
 		contract errors.`,
 	Kind:  lookup(errmap.SourceRequest),
 	Guide: errmap.Guide{NoID: true},
-	Run: func(ctx context.Context, c *Call, _ *requests.Health) (*HealthOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *HealthInput) (*HealthOutput, error) {
 		probes := []func() HealthCheck{
 			func() HealthCheck { return timed("MindVault API", func() (string, error) { return c.probeAPI(ctx) }) },
 			func() HealthCheck { return timed("Horizon", func() (string, error) { return c.probeHorizon(ctx) }) },

@@ -7,8 +7,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/auth"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// ListProfilesInput is mindvault_list_profiles: no arguments.
+type ListProfilesInput struct{}
 
 // ProfileEntry is one profile the caller may use.
 type ProfileEntry struct {
@@ -26,7 +28,7 @@ type ListProfilesOutput struct {
 }
 
 // listProfiles is mindvault_list_profiles.
-var listProfiles = Spec[requests.ListProfiles, ListProfilesOutput]{
+var listProfiles = Spec[ListProfilesInput, ListProfilesOutput]{
 	Name:      "mindvault_list_profiles",
 	Toolset:   config.ToolsetWallet,
 	Title:     "List profiles",
@@ -41,7 +43,7 @@ var listProfiles = Spec[requests.ListProfiles, ListProfilesOutput]{
 			errmap.CodeCredentialsMissing: "Ask the operator to check the credential store: its profiles could not be read.",
 		},
 	},
-	Run: func(ctx context.Context, c *Call, _ *requests.ListProfiles) (*ListProfilesOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *ListProfilesInput) (*ListProfilesOutput, error) {
 		out := &ListProfilesOutput{DefaultProfile: c.Config.DefaultProfile, Store: c.Store.Kind()}
 		withheld, err := c.usableProfiles(ctx, out)
 		if err != nil {

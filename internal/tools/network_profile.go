@@ -7,8 +7,10 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// NetworkProfileInput is mindvault_network_profile: no arguments.
+type NetworkProfileInput struct{}
 
 // NetworkProfileOutput is the result of mindvault_network_profile.
 type NetworkProfileOutput struct {
@@ -78,7 +80,7 @@ type OverrideEntry struct {
 // spending switch (cached per process, MINDVAULT_PAUSE_CACHE_MS).
 // The local build writes the store it chose into MINDVAULT_CREDENTIALS before the configuration
 // is read, so the store named here is the one mindvault_list_profiles reads.
-var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
+var networkProfile = Spec[NetworkProfileInput, NetworkProfileOutput]{
 	Name:      "mindvault_network_profile",
 	Toolset:   config.ToolsetOps,
 	Title:     "Network profile",
@@ -90,7 +92,7 @@ var networkProfile = Spec[requests.NetworkProfile, NetworkProfileOutput]{
 		mainnet before buying or writing on-chain.`,
 	Kind:  introspection(errmap.SourceRequest),
 	Guide: errmap.Guide{Role: errmap.RoleServices, NoID: true},
-	Run: func(ctx context.Context, c *Call, _ *requests.NetworkProfile) (*NetworkProfileOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *NetworkProfileInput) (*NetworkProfileOutput, error) {
 		out := describeNetwork(c.Config)
 		out.Spending = c.spending(ctx)
 		return out, nil

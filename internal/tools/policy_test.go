@@ -186,7 +186,7 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 // TestPolicyDeclarationsRefused: a declaration that does not fit its request is refused when
 // the tool is defined, not discovered at a call.
 func TestPolicyDeclarationsRefused(t *testing.T) {
-	run := func(context.Context, *Call, *requests.Buy) (*guardOut, error) { return nil, nil }
+	run := func(context.Context, *Call, *BuyInput) (*guardOut, error) { return nil, nil }
 	cfg := testConfig(t, nil)
 	cases := []struct {
 		name   string
@@ -194,19 +194,19 @@ func TestPolicyDeclarationsRefused(t *testing.T) {
 		want   string
 	}{
 		{"confirmation declared, request takes none", func() {
-			Define(&Deps{Config: cfg}, Spec[requests.Preview, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired},
-				Run: func(context.Context, *Call, *requests.Preview) (*guardOut, error) { return nil, nil }})
+			Define(&Deps{Config: cfg}, Spec[PreviewInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired},
+				Run: func(context.Context, *Call, *PreviewInput) (*guardOut, error) { return nil, nil }})
 		}, "does not take confirmMainnet"},
 		{"request takes confirmMainnet, no policy", func() {
-			Define(&Deps{Config: cfg}, Spec[requests.SetPrice, guardOut]{Name: "t",
-				Run: func(context.Context, *Call, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
+			Define(&Deps{Config: cfg}, Spec[SetPriceInput, guardOut]{Name: "t",
+				Run: func(context.Context, *Call, *SetPriceInput) (*guardOut, error) { return nil, nil }})
 		}, "declares no mainnet policy"},
 		{"request takes dryRun, nothing declared for it", func() {
-			Define(&Deps{Config: cfg}, Spec[requests.Buy, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, Run: run})
+			Define(&Deps{Config: cfg}, Spec[BuyInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, Run: run})
 		}, "declare what a dry run does"},
 		{"dry run declared, request takes none", func() {
-			Define(&Deps{Config: cfg}, Spec[requests.SetPrice, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, DryRun: DryRunExempt,
-				Run: func(context.Context, *Call, *requests.SetPrice) (*guardOut, error) { return nil, nil }})
+			Define(&Deps{Config: cfg}, Spec[SetPriceInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, DryRun: DryRunExempt,
+				Run: func(context.Context, *Call, *SetPriceInput) (*guardOut, error) { return nil, nil }})
 		}, "does not take dryRun"},
 	}
 	for _, tc := range cases {

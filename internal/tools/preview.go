@@ -5,8 +5,12 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// PreviewInput is mindvault_preview.
+type PreviewInput struct {
+	ResourceID string `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Catalog id of the resource (from mindvault_browse or mindvault_search)."`
+}
 
 // PreviewOutput is the result of mindvault_preview.
 type PreviewOutput struct {
@@ -26,7 +30,7 @@ type PreviewOutput struct {
 }
 
 // preview is mindvault_preview.
-var preview = Spec[requests.Preview, PreviewOutput]{
+var preview = Spec[PreviewInput, PreviewOutput]{
 	Name:      "mindvault_preview",
 	Toolset:   config.ToolsetCatalog,
 	Title:     "Preview a resource",
@@ -37,7 +41,7 @@ var preview = Spec[requests.Preview, PreviewOutput]{
 	Guide: errmap.Guide{Role: errmap.RolePrice,
 		Codes: map[string]string{errmap.CodePriceChanged: "Call mindvault_preview again after a moment: the price changed while it was read."},
 	},
-	Run: func(ctx context.Context, c *Call, req *requests.Preview) (*PreviewOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *PreviewInput) (*PreviewOutput, error) {
 		m, err := c.API.Meta(ctx, req.ResourceID)
 		if err != nil {
 			return nil, err

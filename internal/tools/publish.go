@@ -22,8 +22,71 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// NewResourceInput is what describes a new resource to publish: title, price and externalUrl
+// together, description optional. A resumed resource (resourceId) takes none of it, which
+// PublishInput's cross-check enforces argument by argument (newResourceFields).
+type NewResourceInput struct {
+	Title       *string `json:"title,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Title shown in the catalog. Required unless resourceId is given."`
+	Description *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get. Not with resourceId."`
+	Price       *string `json:"price,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Price in USDC, a string or a number above 0 with at most 7 decimals, e.g. 1.5 or \"1.5\". Required unless resourceId is given."`
+	ExternalURL *string `json:"externalUrl,omitempty" validate:"omitnil,httpurl" jsonschema_description:"The http(s) link buyers receive after paying. Required unless resourceId is given."`
+}
+
+// PublishInput is mindvault_publish: a new resource (title, price and externalUrl), or resourceId
+// to resume one the publisher already created.
+type PublishInput struct {
+	NewResourceInput
+	ResourceID     *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Resume a resource you created whose verification fee was never paid or whose on-chain registration failed: only the missing steps run. Instead of title, description, price and externalUrl."`
+	MaxFeeUSDC     *string `json:"maxFeeUsdc,omitempty" validate:"omitnil,usdcpos" jsonschema_description:"Most you agree to pay for verification, in USDC: a string or a number with at most 7 decimals (default: MINDVAULT_MAX_AUTO_PAY_USDC)."`
+	IdempotencyKey *string `json:"idempotencyKey,omitempty" validate:"omitnil,idemkey" jsonschema_description:"Names this publication so it creates one resource and pays one fee however often it is sent: reuse the same key when you retry the same publication, use a new key for a new one. 8-64 of A-Z a-z 0-9 _ -."`
+	DryRun         bool    `json:"dryRun,omitempty" jsonschema_description:"Check everything the real call needs (API key, wallet, USDC for the current fee, maxFeeUsdc, mainnet confirmation) and show the steps; send nothing."`
+	Profile        *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (needs a wallet and an API key from mindvault_register)."`
+	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds), for a dry run too, unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// MainnetConfirmed implements requests.MainnetConfirmer; publish's own description says that a dry
+// run needs the confirmation too.
+func (p *PublishInput) MainnetConfirmed() bool { return p.ConfirmMainnet }
+
+// DryRunRequested implements requests.DryRunner.
+func (p *PublishInput) DryRunRequested() bool { return p.DryRun }
+
+// newResourceFields are the arguments that describe a new resource, in the model's order.
+var newResourceFields = []string{"title", "description", "price", "externalUrl"}
+
+// CrossCheck enforces the two shapes: title, price and externalUrl for a new resource, or
+// resourceId alone to resume one.
+func (p *PublishInput) CrossCheck() []errmap.Issue {
+	given := map[string]bool{"title": p.Title != nil, "description": p.Description != nil, "price": p.Price != nil, "externalUrl": p.ExternalURL != nil}
+	var issues []errmap.Issue
+	for _, f := range newResourceFields {
+		switch {
+		case p.ResourceID != nil && given[f]:
+			issues = append(issues, errmap.Issue{Path: "/" + f, Rule: "excluded_with", Expected: "absent when resourceId is given",
+				Message: "must not be combined with resourceId (a resumed resource keeps what it was created with)"})
+		case p.ResourceID == nil && !given[f] && f != "description":
+			issues = append(issues, errmap.Issue{Path: "/" + f, Rule: "required_without", Expected: "a value unless resourceId is given",
+				Message: "is required unless resourceId is given"})
+		}
+	}
+	return issues
+}
+
+// DependentRequired advertises the part of the cross-field rule JSON Schema can say without a
+// top-level combinator (as dependentRequired, when the tool definitions are generated): a new
+// resource names title, price and externalUrl together.
+func (PublishInput) DependentRequired() map[string][]string {
+	return map[string][]string{
+		"title":       {"price", "externalUrl"},
+		"price":       {"title", "externalUrl"},
+		"externalUrl": {"title", "price"},
+	}
+}
+
+// ActingProfile implements requests.Acting.
+func (r *PublishInput) ActingProfile() *string { return r.Profile }
 
 // Step is one step of a multi-step tool and how it went.
 type Step struct {
@@ -93,7 +156,7 @@ func (r *publishRun) feeAlreadyPaid(id string, e *ledger.Entry) *PublishOutput {
 }
 
 // publish is mindvault_publish.
-var publish = Spec[requests.Publish, PublishOutput]{
+var publish = Spec[PublishInput, PublishOutput]{
 	Name:      "mindvault_publish",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Publish a resource",
@@ -121,7 +184,7 @@ var publish = Spec[requests.Publish, PublishOutput]{
 	},
 	// A dry run checks the confirmation too: it passes only when the real call would.
 	DryRun: DryRunChecked,
-	Run: func(ctx context.Context, c *Call, req *requests.Publish) (*PublishOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *PublishInput) (*PublishOutput, error) {
 		p, kp, err := c.publisher(ctx, req.Profile)
 		if err != nil {
 			return nil, err
@@ -174,7 +237,7 @@ var publish = Spec[requests.Publish, PublishOutput]{
 // publishRun is one mindvault_publish call.
 type publishRun struct {
 	c      *Call
-	req    *requests.Publish
+	req    *PublishInput
 	apiKey string
 	kp     *keypair.Full
 	cap    *big.Int
@@ -674,7 +737,7 @@ func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
 // publication (its idempotencyKey, else the approval a round 2 acts on), so that every call,
 // instance or replay carrying it gets the API's first resource back instead of a second one.
 // "" is a new publication: the client sends a fresh random key.
-func creationKey(payer, nonce string, req *requests.Publish) string {
+func creationKey(payer, nonce string, req *PublishInput) string {
 	kind, name := "key", deref(req.IdempotencyKey)
 	if name == "" {
 		kind, name = "approval", nonce

@@ -9,8 +9,13 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// PublishStatusInput is mindvault_publish_status.
+type PublishStatusInput struct {
+	ResourceID  string `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Id returned by mindvault_publish."`
+	WaitSeconds int    `json:"waitSeconds,omitempty" validate:"min=0,max=60" jsonschema:"default=0" jsonschema_description:"Poll every 2 s for up to this many seconds until verification settles (0 = answer at once)."`
+}
 
 // Verification is the AI verification outcome of a resource.
 type Verification struct {
@@ -39,7 +44,7 @@ type PublishStatusOutput struct {
 const PollInterval = 2 * time.Second
 
 // publishStatus is mindvault_publish_status.
-var publishStatus = Spec[requests.PublishStatus, PublishStatusOutput]{
+var publishStatus = Spec[PublishStatusInput, PublishStatusOutput]{
 	Name:      "mindvault_publish_status",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Publish status",
@@ -55,7 +60,7 @@ var publishStatus = Spec[requests.PublishStatus, PublishStatusOutput]{
 			errmap.CategoryNotFound: "Confirm the id of your resource with mindvault_browse or mindvault_search, then call mindvault_publish_status with it.",
 		},
 	},
-	Run: func(ctx context.Context, c *Call, req *requests.PublishStatus) (*PublishStatusOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *PublishStatusInput) (*PublishStatusOutput, error) {
 		until := time.Now().Add(time.Duration(req.WaitSeconds) * time.Second)
 		if dl, ok := ctx.Deadline(); ok && dl.Add(-transport.Margin-PollInterval).Before(until) {
 			until = dl.Add(-transport.Margin - PollInterval)

@@ -12,8 +12,14 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// PurchaseHistoryInput is mindvault_purchase_history.
+type PurchaseHistoryInput struct {
+	Profile    *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile whose wallet's purchases to list (default: the configured default profile)."`
+	ResourceID *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Only purchases of this resource."`
+	Limit      int     `json:"limit,omitempty" validate:"min=1,max=100" jsonschema:"default=20" jsonschema_description:"Most purchases to return, newest first, 1-100."`
+}
 
 // Purchase is one earlier purchase of the profile's wallet.
 type Purchase struct {
@@ -42,7 +48,7 @@ type PurchaseHistoryOutput struct {
 }
 
 // purchaseHistory is mindvault_purchase_history.
-var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
+var purchaseHistory = Spec[PurchaseHistoryInput, PurchaseHistoryOutput]{
 	Name:      "mindvault_purchase_history",
 	Toolset:   config.ToolsetPayments,
 	Title:     "Purchase history",
@@ -55,7 +61,7 @@ var purchaseHistory = Spec[requests.PurchaseHistory, PurchaseHistoryOutput]{
 		count 0 and a message.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{Role: errmap.RoleHistory},
-	Run: func(ctx context.Context, c *Call, req *requests.PurchaseHistory) (*PurchaseHistoryOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *PurchaseHistoryInput) (*PurchaseHistoryOutput, error) {
 		p, addr, err := c.address(ctx, req.Profile)
 		if err != nil {
 			return nil, err

@@ -12,6 +12,18 @@ import (
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
+// RegisterInput is mindvault_register.
+type RegisterInput struct {
+	Name          string  `json:"name" validate:"required,max=128" jsonschema_description:"Publisher name shown to buyers."`
+	Email         string  `json:"email" validate:"required,max=254,email" jsonschema_description:"Contact email (one publisher per email)."`
+	WalletAddress *string `json:"walletAddress,omitempty" validate:"omitnil,gaccount" jsonschema_description:"Payout wallet (default: the profile's wallet)."`
+	Profile       *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Profile that stores the API key (default: the configured default profile)."`
+	requests.Confirm
+}
+
+// ActingProfile implements requests.Acting.
+func (r *RegisterInput) ActingProfile() *string { return r.Profile }
+
 // RegisterOutput is the result of mindvault_register.
 type RegisterOutput struct {
 	PublisherID   string `json:"publisherId"`
@@ -21,7 +33,7 @@ type RegisterOutput struct {
 }
 
 // register is mindvault_register.
-var register = Spec[requests.Register, RegisterOutput]{
+var register = Spec[RegisterInput, RegisterOutput]{
 	Name:      "mindvault_register",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Register as publisher",
@@ -42,7 +54,7 @@ var register = Spec[requests.Register, RegisterOutput]{
 			errmap.CategoryConflict: "Call mindvault_register again with another email, or, if this email is yours, use the profile already registered with it (mindvault_list_profiles shows which profiles are publishers).",
 		},
 	},
-	Run: func(ctx context.Context, c *Call, req *requests.Register) (*RegisterOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *RegisterInput) (*RegisterOutput, error) {
 		// The key is shown once: a store that cannot keep it must refuse before asking.
 		if c.Store.ReadOnly() {
 			return nil, credentials.ReadOnlyStore(c.Store)

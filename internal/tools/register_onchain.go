@@ -23,6 +23,16 @@ import (
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
+// RegisterOnchainInput is mindvault_register_onchain.
+type RegisterOnchainInput struct {
+	ResourceID string  `json:"resourceId" validate:"required,resourceid" jsonschema_description:"A verified resource of yours."`
+	Profile    *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Publisher profile (wallet and API key)."`
+	requests.Confirm
+}
+
+// ActingProfile implements requests.Acting.
+func (r *RegisterOnchainInput) ActingProfile() *string { return r.Profile }
+
 // RegisterOnchainOutput is the result of mindvault_register_onchain.
 type RegisterOnchainOutput struct {
 	ResourceID    string `json:"resourceId"`
@@ -36,7 +46,7 @@ type RegisterOnchainOutput struct {
 // txcheck, see prepareRegistration): a transaction that does anything but register this id
 // for this wallet at its listed price, or whose sequence, fee or validity is not bounded, is
 // UNEXPECTED_TRANSACTION with nothing signed or sent.
-var registerOnchain = Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
+var registerOnchain = Spec[RegisterOnchainInput, RegisterOnchainOutput]{
 	Name:      "mindvault_register_onchain",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Register on chain",
@@ -57,7 +67,7 @@ var registerOnchain = Spec[requests.RegisterOnchain, RegisterOnchainOutput]{
 			errmap.CategoryConflict: "Check the resource with mindvault_registry_lookup: the service reports it already registered on chain.",
 		},
 	},
-	Run: func(ctx context.Context, c *Call, req *requests.RegisterOnchain) (*RegisterOnchainOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *RegisterOnchainInput) (*RegisterOnchainOutput, error) {
 		p, kp, err := c.publisher(ctx, req.Profile)
 		if err != nil {
 			return nil, err

@@ -5,8 +5,10 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// RegistryInfoInput is mindvault_registry_info: no arguments.
+type RegistryInfoInput struct{}
 
 // LiveInfo is what the deployed contract says about itself.
 type LiveInfo struct {
@@ -28,7 +30,7 @@ type RegistryInfoOutput struct {
 }
 
 // registryInfo is mindvault_registry_info.
-var registryInfo = Spec[requests.RegistryInfo, RegistryInfoOutput]{
+var registryInfo = Spec[RegistryInfoInput, RegistryInfoOutput]{
 	Name:      "mindvault_registry_info",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry info",
@@ -42,7 +44,7 @@ var registryInfo = Spec[requests.RegistryInfo, RegistryInfoOutput]{
 			errmap.CategoryContract: "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: the contract did not answer as the vault registry.",
 		},
 	},
-	Run: func(ctx context.Context, c *Call, _ *requests.RegistryInfo) (*RegistryInfoOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *RegistryInfoInput) (*RegistryInfoOutput, error) {
 		cfg := c.Config
 		out := &RegistryInfoOutput{
 			ContractID: cfg.RegistryContract, Network: string(cfg.Network), NetworkPassphrase: cfg.Passphrase,

@@ -8,8 +8,13 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// RegistryListInput is mindvault_registry_list.
+type RegistryListInput struct {
+	Start int `json:"start,omitempty" validate:"min=0,max=4294967295" jsonschema:"default=0" jsonschema_description:"Index of the first entry (registration order)."`
+	Limit int `json:"limit,omitempty" validate:"min=1,max=20" jsonschema:"default=20" jsonschema_description:"Entries per page, 1-20 (the contract's cap)."`
+}
 
 // OnchainResource is a registry entry as tools report it.
 type OnchainResource struct {
@@ -41,7 +46,7 @@ type RegistryListOutput struct {
 }
 
 // registryList is mindvault_registry_list.
-var registryList = Spec[requests.RegistryList, RegistryListOutput]{
+var registryList = Spec[RegistryListInput, RegistryListOutput]{
 	Name:      "mindvault_registry_list",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry list",
@@ -50,7 +55,7 @@ var registryList = Spec[requests.RegistryList, RegistryListOutput]{
 		page; pass nextStart to continue. Free (a simulation). An empty page is a normal result with
 		a message.`,
 	Kind: lookup(errmap.SourceRegistry),
-	Run: func(ctx context.Context, c *Call, req *requests.RegistryList) (*RegistryListOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *RegistryListInput) (*RegistryListOutput, error) {
 		items, err := c.Registry.List(ctx, uint32(req.Start), uint32(req.Limit))
 		if err != nil {
 			return nil, err

@@ -7,8 +7,12 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// RegistryLookupInput is mindvault_registry_lookup.
+type RegistryLookupInput struct {
+	ResourceID string `json:"resourceId" validate:"required,resourceid" jsonschema_description:"Resource id; on-chain ids are 1-24 lowercase letters and digits."`
+}
 
 // LookupOutput is the result of mindvault_registry_lookup.
 type LookupOutput struct {
@@ -32,7 +36,7 @@ type LookupOutput struct {
 const notOnchainNext = "Confirm the id with mindvault_browse or mindvault_search, or register it on-chain with mindvault_register_onchain."
 
 // registryLookup is mindvault_registry_lookup.
-var registryLookup = Spec[requests.RegistryLookup, LookupOutput]{
+var registryLookup = Spec[RegistryLookupInput, LookupOutput]{
 	Name:      "mindvault_registry_lookup",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry lookup",
@@ -43,7 +47,7 @@ var registryLookup = Spec[requests.RegistryLookup, LookupOutput]{
 		do next.`,
 	Kind:  lookup(errmap.SourceRegistry),
 	Guide: errmap.Guide{Role: errmap.RoleEntry},
-	Run: func(ctx context.Context, c *Call, req *requests.RegistryLookup) (*LookupOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *RegistryLookupInput) (*LookupOutput, error) {
 		out := &LookupOutput{ResourceID: req.ResourceID, ContractID: c.Config.RegistryContract, Network: string(c.Config.Network)}
 		if !registry.OnchainID(req.ResourceID) {
 			out.Message = fmt.Sprintf("%q cannot be an on-chain id (on-chain ids are 1-24 lowercase letters and digits); the contract was not called.", req.ResourceID)

@@ -15,6 +15,41 @@ import (
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
+// SetPriceInput is mindvault_set_price.
+type SetPriceInput struct {
+	requests.OnchainResource
+	Price string `json:"price" validate:"required,usdcpos" jsonschema_description:"New price in USDC, a string or a number above 0 with at most 7 decimals, e.g. 2.5 or \"2.5\"."`
+	requests.Creator
+}
+
+// UpdateMetadataInput is mindvault_update_metadata.
+type UpdateMetadataInput struct {
+	requests.OnchainResource
+	Metadata string `json:"metadata" validate:"required,metaptr" jsonschema_description:"New metadata pointer: ipfs://, ar://, https://, http://, sha256:, sha-256: or 0x."`
+	requests.Creator
+}
+
+// SetListedInput is mindvault_set_listed.
+type SetListedInput struct {
+	requests.OnchainResource
+	Listed *bool `json:"listed" validate:"required" jsonschema_description:"true to list the resource, false to delist it."`
+	requests.Creator
+}
+
+// SetTagsInput is mindvault_set_tags.
+type SetTagsInput struct {
+	requests.OnchainResource
+	Tags []string `json:"tags" validate:"required,max=8,dive,tag" jsonschema_description:"The complete new tag list (replaces the old one): up to 8 tags of a-z 0-9 _ -; [] clears."`
+	requests.Creator
+}
+
+// TransferOwnershipInput is mindvault_transfer_ownership.
+type TransferOwnershipInput struct {
+	requests.OnchainResource
+	NewCreator string `json:"newCreator" validate:"required,gaccount" jsonschema_description:"Stellar account (G...) that becomes the resource's creator."`
+	requests.Creator
+}
+
 // WriteOutput is the result of a creator write: what changed, the transaction and the value
 // now on chain.
 type WriteOutput struct {
@@ -47,11 +82,11 @@ const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wall
 // the entry already holds them, and the output field.
 
 // setPrice is mindvault_set_price.
-var setPrice = writeSpec(registryWrite[requests.SetPrice]{
+var setPrice = writeSpec(registryWrite[SetPriceInput]{
 	name: "mindvault_set_price", title: "Set on-chain price", operation: "Set price failed",
 	does:  "Changes a resource's price in the vault-registry contract (signed by the creator's wallet).",
 	hints: Hints{Destructive: true, OpenWorld: true}, fn: "set_price",
-	change: func(r *requests.SetPrice) (creatorWrite, error) {
+	change: func(r *SetPriceInput) (creatorWrite, error) {
 		units, err := soroban.Units(r.Price)
 		if err != nil {
 			return creatorWrite{}, err
@@ -69,11 +104,11 @@ var setPrice = writeSpec(registryWrite[requests.SetPrice]{
 })
 
 // updateMetadata is mindvault_update_metadata.
-var updateMetadata = writeSpec(registryWrite[requests.UpdateMetadata]{
+var updateMetadata = writeSpec(registryWrite[UpdateMetadataInput]{
 	name: "mindvault_update_metadata", title: "Update on-chain metadata", operation: "Update metadata failed",
 	does:  "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet).",
 	hints: Hints{Destructive: true, OpenWorld: true}, fn: "update_metadata",
-	change: func(r *requests.UpdateMetadata) (creatorWrite, error) {
+	change: func(r *UpdateMetadataInput) (creatorWrite, error) {
 		return creatorWrite{args: []xdr.ScVal{soroban.Str(r.Metadata)},
 			holds:     func(cur *registry.Resource) bool { return cur.Metadata == r.Metadata },
 			unchanged: fmt.Sprintf("Resource %s already has this metadata pointer on chain.", r.ResourceID),
@@ -82,11 +117,11 @@ var updateMetadata = writeSpec(registryWrite[requests.UpdateMetadata]{
 })
 
 // setListed is mindvault_set_listed.
-var setListed = writeSpec(registryWrite[requests.SetListed]{
+var setListed = writeSpec(registryWrite[SetListedInput]{
 	name: "mindvault_set_listed", title: "List or delist on-chain", operation: "Set listed failed",
 	does:  "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet).",
 	hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_listed",
-	change: func(r *requests.SetListed) (creatorWrite, error) {
+	change: func(r *SetListedInput) (creatorWrite, error) {
 		state := "delisted"
 		if *r.Listed {
 			state = "listed"
@@ -99,13 +134,13 @@ var setListed = writeSpec(registryWrite[requests.SetListed]{
 })
 
 // setTags is mindvault_set_tags.
-var setTags = writeSpec(registryWrite[requests.SetTags]{
+var setTags = writeSpec(registryWrite[SetTagsInput]{
 	name: "mindvault_set_tags", title: "Set on-chain tags", operation: "Set tags failed",
 	does: `Replaces a resource's tag list in the vault-registry contract (signed by the creator's
 		wallet). Tags are trimmed, lower-cased and de-duplicated as the contract does, and compared
 		as a set: the same tags in another order change nothing.`,
 	hints: Hints{Destructive: true, Idempotent: true, OpenWorld: true}, fn: "set_tags",
-	change: func(r *requests.SetTags) (creatorWrite, error) {
+	change: func(r *SetTagsInput) (creatorWrite, error) {
 		tags := tagSet(r.Tags)
 		return creatorWrite{args: []xdr.ScVal{soroban.StrVec(tags)},
 			holds:     func(cur *registry.Resource) bool { return sameTags(cur.Tags, tags) },
@@ -115,14 +150,14 @@ var setTags = writeSpec(registryWrite[requests.SetTags]{
 })
 
 // transferOwnership is mindvault_transfer_ownership.
-var transferOwnership = writeSpec(registryWrite[requests.TransferOwnership]{
+var transferOwnership = writeSpec(registryWrite[TransferOwnershipInput]{
 	name: "mindvault_transfer_ownership", title: "Transfer on-chain ownership", operation: "Transfer ownership failed",
 	does: `Makes another Stellar account the creator of a resource in the vault-registry contract
 		(signed by the current creator's wallet); the old wallet loses control.`,
 	hints: Hints{Destructive: true, OpenWorld: true}, fn: "transfer_ownership",
 	// After a transfer the old creator, who asks again, no longer is the creator.
 	anySigner: true,
-	change: func(r *requests.TransferOwnership) (creatorWrite, error) {
+	change: func(r *TransferOwnershipInput) (creatorWrite, error) {
 		to, err := soroban.Account(r.NewCreator)
 		if err != nil {
 			return creatorWrite{}, err

@@ -11,7 +11,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
 
 type secretOut struct {
@@ -24,9 +23,9 @@ type secretOut struct {
 func TestCallSecretsReachDefine(t *testing.T) {
 	const learned = "LearnedInChildCtx7q2w9e"
 	for _, fail := range []bool{false, true} {
-		tool := Define(&Deps{}, Spec[requests.ListProfiles, secretOut]{
+		tool := Define(&Deps{}, Spec[ListProfilesInput, secretOut]{
 			Name: "test_secret", Operation: "Test failed", Toolset: config.ToolsetOps, Kind: Kind{Source: errmap.SourceAPI},
-			Run: func(ctx context.Context, c *Call, _ *requests.ListProfiles) (*secretOut, error) {
+			Run: func(ctx context.Context, c *Call, _ *ListProfilesInput) (*secretOut, error) {
 				c.addSecrets(learned)
 				if len(c.secretValues()) != 1 {
 					t.Fatal("the call must hold the secret")

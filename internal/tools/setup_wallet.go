@@ -15,8 +15,19 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// SetupWalletInput is mindvault_setup_wallet.
+type SetupWalletInput struct {
+	Profile        string `json:"profile" validate:"required,profile" jsonschema_description:"Name of the new profile that will hold the wallet."`
+	ConfirmMainnet bool   `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet unless the operator set MINDVAULT_ALLOW_MAINNET."`
+}
+
+// MainnetConfirmed implements requests.MainnetConfirmer.
+func (s *SetupWalletInput) MainnetConfirmed() bool { return s.ConfirmMainnet }
+
+// ActingProfile implements requests.Acting.
+func (r *SetupWalletInput) ActingProfile() *string { return &r.Profile }
 
 // SetupWalletOutput is the result of mindvault_setup_wallet; the secret is never in it.
 type SetupWalletOutput struct {
@@ -47,7 +58,7 @@ const (
 // 408), which proves no account exists, withdraws the claim — and only in a store that can
 // remove exactly what it wrote (dir); elsewhere (secretsmanager) the profile stays, holding
 // an unused key, and the failure says so. A read-only store refuses before a key exists.
-var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
+var setupWallet = Spec[SetupWalletInput, SetupWalletOutput]{
 	Name:      "mindvault_setup_wallet",
 	Toolset:   config.ToolsetWallet,
 	Title:     "Set up a wallet",
@@ -69,7 +80,7 @@ var setupWallet = Spec[requests.SetupWallet, SetupWalletOutput]{
 			errmap.CategoryAuth: "Ask the operator to check this endpoint's access to the sponsored-account service: it refused to create the wallet.",
 		},
 	},
-	Run: func(ctx context.Context, c *Call, req *requests.SetupWallet) (*SetupWalletOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *SetupWalletInput) (*SetupWalletOutput, error) {
 		if !auth.Permits(ctx, req.Profile) {
 			return nil, credentials.NotAllowed(req.Profile)
 		}

@@ -11,8 +11,12 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// TxStatusInput is mindvault_tx_status.
+type TxStatusInput struct {
+	TxHash string `json:"txHash" validate:"required,txhash" jsonschema_description:"Transaction hash: 64 hex characters, optionally prefixed sha256:."`
+}
 
 // TxStatusOutput is the result of mindvault_tx_status.
 type TxStatusOutput struct {
@@ -30,7 +34,7 @@ type TxStatusOutput struct {
 }
 
 // txStatus is mindvault_tx_status.
-var txStatus = Spec[requests.TxStatus, TxStatusOutput]{
+var txStatus = Spec[TxStatusInput, TxStatusOutput]{
 	Name:      "mindvault_tx_status",
 	Toolset:   config.ToolsetOps,
 	Title:     "Transaction status",
@@ -40,7 +44,7 @@ var txStatus = Spec[requests.TxStatus, TxStatusOutput]{
 		retention window). Free. Use it after a payment or on-chain write whose outcome is unknown.`,
 	Kind:  lookup(errmap.SourceRPC),
 	Guide: errmap.Guide{Role: errmap.RoleTxStatus},
-	Run: func(ctx context.Context, c *Call, req *requests.TxStatus) (*TxStatusOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *TxStatusInput) (*TxStatusOutput, error) {
 		tx, err := c.RPC.GetTransaction(ctx, req.TxHash)
 		if err != nil {
 			return nil, err

@@ -11,8 +11,12 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
-	"github.com/mindvault/mcp-endpoint/requests"
 )
+
+// WalletInfoInput is mindvault_wallet_info.
+type WalletInfoInput struct {
+	Profile *string `json:"profile,omitempty" validate:"omitnil,profile" jsonschema_description:"Credential profile (default: the configured default profile)."`
+}
 
 // XLMBalance is the native balance split into what the reserve locks and what is free.
 type XLMBalance struct {
@@ -42,7 +46,7 @@ type WalletInfoOutput struct {
 const baseReserve = 5_000_000
 
 // walletInfo is mindvault_wallet_info.
-var walletInfo = Spec[requests.WalletInfo, WalletInfoOutput]{
+var walletInfo = Spec[WalletInfoInput, WalletInfoOutput]{
 	Name:      "mindvault_wallet_info",
 	Toolset:   config.ToolsetWallet,
 	Title:     "Wallet info",
@@ -61,7 +65,7 @@ var walletInfo = Spec[requests.WalletInfo, WalletInfoOutput]{
 		},
 		Categories: map[errmap.Category]string{errmap.CategoryPayment: "Fund the wallet with USDC, then retry."},
 	},
-	Run: func(ctx context.Context, c *Call, req *requests.WalletInfo) (*WalletInfoOutput, error) {
+	Run: func(ctx context.Context, c *Call, req *WalletInfoInput) (*WalletInfoOutput, error) {
 		p, addr, err := c.address(ctx, req.Profile)
 		if err != nil {
 			return nil, err

@@ -11,14 +11,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mindvault/mcp-endpoint/requests"
-	"github.com/mindvault/mcp-endpoint/validate"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mindvault/mcp-endpoint/internal/tools"
+	"github.com/mindvault/mcp-endpoint/validate"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -327,7 +328,7 @@ func addRawPeerTool(server *mcp.Server, t *mcp.Tool, apiURL string, httpc *http.
 		return nil
 	}
 	server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		in, issues := validate.Decode[requests.Preview](req.Params.Arguments)
+		in, issues := validate.Decode[tools.PreviewInput](req.Params.Arguments)
 		if issues != nil {
 			msg, _ := json.Marshal(issues)
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "Invalid arguments: " + string(msg)}}}, nil

@@ -389,7 +389,7 @@ func (r *report) handlerSection(p printer) {
 	p("  validates arguments and output; its preview does the same one GET to the sandbox API meta route.\n")
 	p("- **gosdk-raw**: the same handler with the tools registered through the SDK's low-level `Server.AddTool` (arguments\n")
 	p("  handed over as sent, no schema resolved or checked by the SDK, as our own layer works); its preview decodes them with\n")
-	p("  our request model (`validate.Decode[requests.Preview]`).\n")
+	p("  our request model (`validate.Decode[tools.PreviewInput]`).\n")
 	p("- **null**: decodes the JSON-RPC envelope and writes the very bytes ours wrote for the case with the request's id\n")
 	p("  spliced in (`test/bench/nullrpc`; never re-encoded, held byte for byte to ours by `go test ./test/bench/`): the floor.\n\n")
 	p("Cases: `tools/list`; a validation failure (`mindvault_preview` with `{}`); an unknown tool (`mindvault_previews`);\n")

@@ -1,4 +1,4 @@
-package requests
+package tools
 
 import (
 	"encoding/json"
@@ -18,11 +18,11 @@ func TestRegistryWriteGroups(t *testing.T) {
 		value string // the write's own argument
 		model *validate.Model
 	}{
-		{"set_price", `"price":"2"`, validate.For[SetPrice]()},
-		{"update_metadata", `"metadata":"ipfs://x"`, validate.For[UpdateMetadata]()},
-		{"set_listed", `"listed":true`, validate.For[SetListed]()},
-		{"set_tags", `"tags":["a"]`, validate.For[SetTags]()},
-		{"transfer_ownership", `"newCreator":"` + account + `"`, validate.For[TransferOwnership]()},
+		{"set_price", `"price":"2"`, validate.For[SetPriceInput]()},
+		{"update_metadata", `"metadata":"ipfs://x"`, validate.For[UpdateMetadataInput]()},
+		{"set_listed", `"listed":true`, validate.For[SetListedInput]()},
+		{"set_tags", `"tags":["a"]`, validate.For[SetTagsInput]()},
+		{"transfer_ownership", `"newCreator":"` + account + `"`, validate.For[TransferOwnershipInput]()},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

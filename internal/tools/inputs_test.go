@@ -1,4 +1,4 @@
-package requests
+package tools
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/internal/gen/schemagen"
+	"github.com/mindvault/mcp-endpoint/requests"
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
@@ -21,7 +22,7 @@ func issues(m *validate.Model, args string) string {
 // The cross-field rules no tag can say: the price range of browse and search, search's "at
 // least one criterion", and publish's two shapes (a new resource, or resourceId alone).
 func TestCrossFieldRules(t *testing.T) {
-	browse, search, publish := validate.For[Browse](), validate.For[Search](), validate.For[Publish]()
+	browse, search, publish := validate.For[BrowseInput](), validate.For[SearchInput](), validate.For[PublishInput]()
 	cases := []struct {
 		name  string
 		model *validate.Model
@@ -61,7 +62,7 @@ func TestCrossFieldRules(t *testing.T) {
 // int64's maximum never reaches it; the registry's start by the contract's u32; limits and the
 // wait by their documented ranges.
 func TestIntegerBounds(t *testing.T) {
-	browse, search := validate.For[Browse](), validate.For[Search]()
+	browse, search := validate.For[BrowseInput](), validate.For[SearchInput]()
 	cases := []struct {
 		name  string
 		model *validate.Model
@@ -76,11 +77,11 @@ func TestIntegerBounds(t *testing.T) {
 		{"browse offset negative", browse, `{"offset":-1}`, "/offset min"},
 		{"search offset of int64's maximum", search, `{"query":"q","offset":9223372036854775807}`, "/offset max"},
 		{"browse limit above 100", browse, `{"limit":101}`, "/limit max"},
-		{"registry start at u32's maximum", validate.For[RegistryList](), `{"start":4294967295}`, ""},
-		{"registry start above u32", validate.For[RegistryList](), `{"start":4294967296}`, "/start max"},
-		{"registry limit above the contract's cap", validate.For[RegistryList](), `{"limit":21}`, "/limit max"},
-		{"purchase history limit", validate.For[PurchaseHistory](), `{"limit":101}`, "/limit max"},
-		{"publish status wait", validate.For[PublishStatus](), `{"resourceId":"r","waitSeconds":61}`, "/waitSeconds max"},
+		{"registry start at u32's maximum", validate.For[RegistryListInput](), `{"start":4294967295}`, ""},
+		{"registry start above u32", validate.For[RegistryListInput](), `{"start":4294967296}`, "/start max"},
+		{"registry limit above the contract's cap", validate.For[RegistryListInput](), `{"limit":21}`, "/limit max"},
+		{"purchase history limit", validate.For[PurchaseHistoryInput](), `{"limit":101}`, "/limit max"},
+		{"publish status wait", validate.For[PublishStatusInput](), `{"resourceId":"r","waitSeconds":61}`, "/waitSeconds max"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,14 +98,14 @@ func TestPolicyInterfaces(t *testing.T) {
 	confirmers := []struct {
 		name string
 		args string
-		req  func(string) (MainnetConfirmer, bool)
+		req  func(string) (requests.MainnetConfirmer, bool)
 	}{
-		{"buy", `{"resourceId":"r1","confirmMainnet":true}`, decodeAs[Buy]},
-		{"publish", `{"resourceId":"r1","confirmMainnet":true}`, decodeAs[Publish]},
-		{"register", `{"name":"A","email":"a@example.com","confirmMainnet":true}`, decodeAs[Register]},
-		{"register_onchain", `{"resourceId":"r1","confirmMainnet":true}`, decodeAs[RegisterOnchain]},
-		{"setup_wallet", `{"profile":"p","confirmMainnet":true}`, decodeAs[SetupWallet]},
-		{"set_price", `{"resourceId":"r1","price":"1","confirmMainnet":true}`, decodeAs[SetPrice]},
+		{"buy", `{"resourceId":"r1","confirmMainnet":true}`, decodeAs[BuyInput]},
+		{"publish", `{"resourceId":"r1","confirmMainnet":true}`, decodeAs[PublishInput]},
+		{"register", `{"name":"A","email":"a@example.com","confirmMainnet":true}`, decodeAs[RegisterInput]},
+		{"register_onchain", `{"resourceId":"r1","confirmMainnet":true}`, decodeAs[RegisterOnchainInput]},
+		{"setup_wallet", `{"profile":"p","confirmMainnet":true}`, decodeAs[SetupWalletInput]},
+		{"set_price", `{"resourceId":"r1","price":"1","confirmMainnet":true}`, decodeAs[SetPriceInput]},
 	}
 	for _, c := range confirmers {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,29 +119,29 @@ func TestPolicyInterfaces(t *testing.T) {
 			}
 		})
 	}
-	buy, _ := validate.Decode[Buy](json.RawMessage(`{"resourceId":"r1","dryRun":true}`))
-	publish, _ := validate.Decode[Publish](json.RawMessage(`{"resourceId":"r1"}`))
+	buy, _ := validate.Decode[BuyInput](json.RawMessage(`{"resourceId":"r1","dryRun":true}`))
+	publish, _ := validate.Decode[PublishInput](json.RawMessage(`{"resourceId":"r1"}`))
 	if !buy.DryRunRequested() || publish.DryRunRequested() {
 		t.Fatal("dryRun misread")
 	}
 }
 
-func decodeAs[T any](args string) (MainnetConfirmer, bool) {
+func decodeAs[T any](args string) (requests.MainnetConfirmer, bool) {
 	v, issues := validate.Decode[T](json.RawMessage(args))
 	if issues != nil {
 		return nil, false
 	}
-	mc, ok := any(v).(MainnetConfirmer)
+	mc, ok := any(v).(requests.MainnetConfirmer)
 	return mc, ok
 }
 
-// Publish's schema says what JSON Schema can of the two shapes: a new resource names title,
+// PublishInput's schema says what JSON Schema can of the two shapes: a new resource names title,
 // price and externalUrl together.
 func TestPublishSchemaDependentRequired(t *testing.T) {
 	var s struct {
 		DependentRequired map[string][]string `json:"dependentRequired"`
 	}
-	raw, err := schemagen.Input(validate.For[Publish]())
+	raw, err := schemagen.Input(validate.For[PublishInput]())
 	if err != nil {
 		t.Fatal(err)
 	}
