@@ -97,7 +97,7 @@ func suggest(name string, names []string) []string {
 			score = min(score, 1)
 		}
 		if score <= limit {
-			cs = append(cs, cand{n, score, distance(q, ln), i})
+			cs = append(cs, cand{n, score, distanceAtMost(q, ln, len(q)+len(ln)), i})
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
@@ -180,26 +180,4 @@ func appendRunes(dst []rune, s string) []rune {
 		dst = append(dst, r)
 	}
 	return dst
-}
-
-// distance is the Levenshtein distance between a and b in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -111,7 +111,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, isResponse, bad := s.decode(body)
 	if bad != nil {
 		e.status = http.StatusBadRequest
-		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)
+		writeRPCError(w, e, bad.id, e.status, bad.code, bad.message, nil)
 		return
 	}
 	e.method = req.Method
@@ -124,14 +124,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.Unavailable != nil {
 		// Retrying cannot help until the operator fixes the configuration.
-		s.writeError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(),
+		writeRPCError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(),
 			map[string]any{"correlationId": e.id, "retry": "no"})
 		return
 	}
 
 	v, problem := s.viewOf(r)
 	if problem != "" {
-		s.writeError(w, e, req.ID, http.StatusBadRequest, CodeInvalidRequest, "Bad Request: "+problem, nil)
+		writeRPCError(w, e, req.ID, http.StatusBadRequest, CodeInvalidRequest, "Bad Request: "+problem, nil)
 		return
 	}
 	e.surface = v.String()
@@ -148,7 +148,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if out.err != nil {
-		s.writeError(w, e, req.ID, out.status, out.err.Code, out.err.Message, out.err.Data)
+		writeRPCError(w, e, req.ID, out.status, out.err.Code, out.err.Message, out.err.Data)
 		return
 	}
 	e.status = http.StatusOK
@@ -178,10 +178,6 @@ func (w *statusWriter) WriteHeader(code int) {
 
 func fail(status, code int, msg string, data any) outcome {
 	return outcome{err: &rpcError{Code: code, Message: msg, Data: data}, status: status}
-}
-
-func (s *Server) writeError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
-	writeRPCError(w, e, id, status, code, msg, data)
 }
 
 // writeRPCError writes a JSON-RPC error answer and records it in e for the log line.
