@@ -63,12 +63,10 @@ var keyScans = sync.Pool{New: func() any {
 
 const maxPooledKeys = 1024
 
-// keyRef is one key as compared: bytes of the text (a key compared exactly that needs no
-// decoding) or of scratch (decoded, or folded).
+// keyRef is one key: its comparable form in scratch and its string token in the text.
 type keyRef struct {
 	off, n     int
-	inScratch  bool
-	start, end int  // the key's string token in the text, quotes included
+	start, end int  // quotes included
 	repeated   bool // already reported as given twice
 }
 
@@ -86,24 +84,22 @@ const (
 	ctxSkip          // the folded member's member named skip
 )
 
-func (s *keyScan) ws() {
-	for s.i < len(s.b) {
+// peek skips whitespace and returns the byte at s.i, 0 at the end.
+func (s *keyScan) peek() byte {
+	for ; s.i < len(s.b); s.i++ {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
-			s.i++
 		default:
-			return
+			return s.b[s.i]
 		}
 	}
+	return 0
 }
 
 // value scans the value at s.i and leaves s.i after it.
 func (s *keyScan) value(ctx int) {
-	s.ws()
-	if s.i >= len(s.b) {
-		return
-	}
-	switch c := s.b[s.i]; {
+	switch c := s.peek(); {
+	case c == 0:
 	case (c == '{' || c == '[') && ctx == ctxSkip:
 		s.skipValue()
 	case c == '{':
@@ -126,19 +122,17 @@ func (s *keyScan) value(ctx int) {
 func (s *keyScan) array() {
 	s.i++ // [
 	for n := 0; ; n++ {
-		s.ws()
-		if s.i >= len(s.b) {
-			return
-		}
-		if s.b[s.i] == ']' {
+		switch s.peek() {
+		case ']':
 			s.i++
+			return
+		case 0:
 			return
 		}
 		s.path = append(s.path, pathSeg{index: n})
 		s.value(ctxInner)
 		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ',' {
+		if s.peek() == ',' {
 			s.i++
 		}
 	}
@@ -154,9 +148,8 @@ func (s *keyScan) object(ctx int) {
 	fold := s.fold != "" && (ctx == ctxTop || ctx == ctxFolded)
 	var seen map[string]int // comparable form -> index in s.keys, once the object is large
 	for {
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			if s.i < len(s.b) && s.b[s.i] == '}' {
+		if c := s.peek(); c != '"' {
+			if c == '}' {
 				s.i++
 			}
 			break
@@ -194,14 +187,12 @@ func (s *keyScan) object(ctx int) {
 			s.keys[earlier].repeated = true
 			s.record(s.keys[earlier], k)
 		}
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ':' {
+		if s.peek() == ':' {
 			s.i++
 		}
 		s.value(s.memberContext(ctx, start, end))
 		s.path = s.path[:len(s.path)-1]
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ',' {
+		if s.peek() == ',' {
 			s.i++
 		}
 	}
@@ -267,38 +258,22 @@ func (s *keyScan) skipValue() {
 // stringEnd returns the index after the string token starting at b[start] == '"', and whether
 // it holds an escape.
 func (s *keyScan) stringEnd(start int) (end int, escaped bool) {
-	i := start + 1
-	for {
-		j := bytes.IndexByte(s.b[i:], '"')
-		if j < 0 {
-			return len(s.b), escaped
+	for i := start + 1; i < len(s.b); i++ {
+		switch s.b[i] {
+		case '\\':
+			i, escaped = i+1, true
+		case '"':
+			return i + 1, escaped
 		}
-		q := i + j
-		if bytes.IndexByte(s.b[i:q], '\\') >= 0 {
-			escaped = true
-			n := 0
-			for q-1-n > start && s.b[q-1-n] == '\\' {
-				n++
-			}
-			if n%2 == 1 { // an escaped quote
-				i = q + 1
-				continue
-			}
-		}
-		return q + 1, escaped
 	}
+	return len(s.b), escaped
 }
 
-// keyRef makes the comparable form of the key token b[start:end]: its bytes when it is plain
-// and compared exactly, otherwise its decoded (invalid UTF-8 decodes to U+FFFD) and, when
-// fold, case-folded text in scratch.
+// keyRef appends the comparable form of the key token b[start:end] to scratch: the text it
+// decodes to (invalid UTF-8 decodes to U+FFFD), case-folded when fold.
 func (s *keyScan) keyRef(start, end int, escaped, fold bool) keyRef {
 	raw := s.b[start+1 : end-1]
-	plain := !escaped && utf8.Valid(raw)
-	if plain && !fold {
-		return keyRef{off: start + 1, n: len(raw), start: start, end: end}
-	}
-	if !plain {
+	if escaped || !utf8.Valid(raw) {
 		raw = []byte(decodeKey(s.b[start:end]))
 	}
 	off := len(s.scratch)
@@ -307,15 +282,10 @@ func (s *keyScan) keyRef(start, end int, escaped, fold bool) keyRef {
 	} else {
 		s.scratch = append(s.scratch, raw...)
 	}
-	return keyRef{off: off, n: len(s.scratch) - off, inScratch: true, start: start, end: end}
+	return keyRef{off: off, n: len(s.scratch) - off, start: start, end: end}
 }
 
-func (s *keyScan) bytesOf(k keyRef) []byte {
-	if k.inScratch {
-		return s.scratch[k.off : k.off+k.n]
-	}
-	return s.b[k.off : k.off+k.n]
-}
+func (s *keyScan) bytesOf(k keyRef) []byte { return s.scratch[k.off : k.off+k.n] }
 
 // appendFolded appends key with every rune replaced by the smallest rune of its case-folding
 // orbit, so two keys fold alike exactly when bytes.EqualFold (encoding/json's rule for matching

@@ -7,14 +7,9 @@ import (
 	"net/http"
 )
 
-// Multi-round-trip requests (SEP-2322, the 2026-07-28 revision). A server that needs the
-// user's input answers a tools/call with an InputRequiredResult instead of a result: input
-// requests (form elicitations, and a url elicitation to fund the wallet) and an opaque
-// requestState. The client asks the user, then repeats the same tools/call on a fresh request
-// id with params.inputResponses (one answer per input request) and params.requestState echoed
-// byte for byte. Nothing is kept between the two requests: what the second one needs travels
-// in requestState, which the tool layer signs and verifies. The protocol layer only carries the fields in and out; it never
-// asks for an input on the initialize-based revisions, which have no such result.
+// Multi-round-trip requests (SEP-2322; docs/protocol.md "Asking the user"): the protocol layer
+// only carries inputRequests, requestState and inputResponses in and out; the tool layer signs
+// and verifies requestState, so nothing is kept between the two requests.
 
 // RoundTrip is what a modern tools/call carries for a multi-round-trip request.
 type RoundTrip struct {

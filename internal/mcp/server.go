@@ -263,32 +263,28 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 		slog.Int("status", e.status),
 		slog.Float64("durationMs", float64(d.Microseconds())/1000),
 	)
-	if e.era != "" {
-		attrs = append(attrs, slog.String("era", string(e.era)))
-	}
-	if e.version != "" {
-		attrs = append(attrs, slog.String("protocolVersion", obs.Field(e.version)))
-	}
-	if e.tool != "" {
-		attrs = append(attrs, slog.String("tool", obs.Field(e.tool)))
-	}
-	if e.surface != "" {
-		attrs = append(attrs, slog.String("surface", e.surface))
-	}
-	if s.Caller != nil {
-		if c := s.Caller(ctx); c != "" {
-			attrs = append(attrs, slog.String("caller", obs.Field(c)))
+	// add adds a value when there is one; field is for the values the request chose.
+	add := func(k, v string, field bool) {
+		if v == "" {
+			return
 		}
+		if field {
+			v = obs.Field(v)
+		}
+		attrs = append(attrs, slog.String(k, v))
 	}
-	if e.outcome != "" {
-		attrs = append(attrs, slog.String("outcome", e.outcome))
+	add("era", string(e.era), false)
+	add("protocolVersion", e.version, true)
+	add("tool", e.tool, true)
+	add("surface", e.surface, false)
+	if s.Caller != nil {
+		add("caller", s.Caller(ctx), true)
 	}
+	add("outcome", e.outcome, false)
 	if e.rpcCode != 0 {
 		attrs = append(attrs, slog.Int("rpcCode", e.rpcCode))
 	}
-	if e.code != "" {
-		attrs = append(attrs, slog.String("code", e.code))
-	}
+	add("code", e.code, false)
 	if len(e.calls) > 0 {
 		calls := make([]any, len(e.calls))
 		for i, c := range e.calls {

@@ -11,15 +11,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 )
 
-// Surface is the tool surface an operator chose, and the facts it is cut from
-// (docs/operations.md "Toolsets and read-only"). The deployment enables toolsets
-// (MINDVAULT_TOOLSETS) and may serve only read-only tools (MINDVAULT_READ_ONLY); a request
-// narrows that further, never wider, by URL path (<path>/readonly, <path>/x/<toolset>[,…],
-// <path>/x/<toolset>[,…]/readonly: for remote connectors that send no custom headers) or by
-// the headers X-MindVault-Toolsets and X-MindVault-Read-Only. tools/list, prompts/list,
-// server/discover and the instructions show only what a request may use; calling a disabled
-// tool is -32602 naming the setting that disabled it. A Server without a Surface serves every
-// tool on its one path.
+// Surface is the tool surface an operator chose (MINDVAULT_TOOLSETS, MINDVAULT_READ_ONLY), which a
+// request narrows, never widens, by URL path or headers (docs/operations.md "Toolsets and
+// read-only"). A Server without a Surface serves every tool on its one path.
 type Surface struct {
 	// Tools returns the tools' toolsets and read-only hints. It is called only for a narrowed
 	// surface, so a start and a full tools/list (a cold start's first answers) define no tool.
@@ -110,14 +104,6 @@ func maskOf(toolsets []string) uint64 {
 		}
 	}
 	return m
-}
-
-func toolsetBit(ts string) (uint64, bool) {
-	i := slices.Index(config.Toolsets, ts)
-	if i < 0 {
-		return 0, false
-	}
-	return 1 << i, true
 }
 
 // pathLayer reads the URL path: the endpoint's own path, <base>/readonly, <base>/x/<toolsets>
@@ -220,11 +206,8 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 
 // offered reports whether the tool name is in what l allows.
 func (s *Server) offered(l layer, name string) bool {
-	if ts, ok := s.Surface.Tools().ToolsetOf[name]; ok {
-		bit, _ := toolsetBit(ts)
-		if l.mask&bit == 0 {
-			return false
-		}
+	if ts, ok := s.Surface.Tools().ToolsetOf[name]; ok && l.mask&maskOf([]string{ts}) == 0 {
+		return false
 	}
 	return !l.readOnly || s.Surface.Tools().ReadOnly[name]
 }
@@ -250,14 +233,14 @@ func (s *Server) Offers(r *http.Request, name string) bool {
 // path, headers) that leaves it out.
 func (s *Server) disabledTool(v *view, name string) outcome {
 	ts := s.Surface.Tools().ToolsetOf[name]
-	bit, known := toolsetBit(ts)
+	bit := maskOf([]string{ts}) // 0 for a toolset not known
 	data := map[string]any{"code": errmap.CodeForbidden, "disabled": true, "tool": name}
 	if ts != "" {
 		data["toolset"] = ts
 	}
 	var why, setting string
 	for i, l := range v.layers {
-		if known && l.mask&bit == 0 {
+		if bit != 0 && l.mask&bit == 0 {
 			setting = [...]string{settingToolsets, settingPath, headerToolsets}[i]
 			why = fmt.Sprintf("its toolset %s is not enabled by %s", ts, s.settingPhrase(v, i, setting))
 			break
