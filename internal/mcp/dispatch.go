@@ -53,7 +53,7 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 		var bad *outcome
 		call, bad = parseCallParams(req.Params, req.Fields)
 		// Both methods name their target in params.name, which the modern Mcp-Name header repeats.
-		if n := headerValue(r, "Mcp-Name"); modern && (n == "" || n != call.rawName) {
+		if n := headerValue(r, "Mcp-Name"); modern && (n == "" || n != call.name) {
 			return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Name header must equal params.name", nil)
 		}
 		if bad != nil {
@@ -159,10 +159,9 @@ func (s *Server) modernResult(fields map[string]any) map[string]any {
 
 // callParams is a tools/call params object that passed the CallToolRequest schema.
 type callParams struct {
-	rawName string // params.name as sent ("" when absent or not a string)
-	name    string
-	args    json.RawMessage
-	fields  map[string]json.RawMessage // params, decoded once for every reader
+	name   string // params.name ("" when absent or not a string)
+	args   json.RawMessage
+	fields map[string]json.RawMessage // params, decoded once for every reader
 }
 
 // parseCallParams applies the CallToolRequest schema: failures are JSON-RPC -32602 naming
@@ -185,16 +184,13 @@ func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) 
 	}
 	c.fields = p
 	rawName, ok := p["name"]
-	if ok {
-		_ = json.Unmarshal(rawName, &c.rawName)
-	}
 	if !ok {
 		return bad("Invalid params: params.name: is required")
 	}
+	_ = json.Unmarshal(rawName, &c.name) // stays "" unless a string
 	if len(rawName) == 0 || rawName[0] != '"' {
 		return bad("Invalid params: params.name: must be a string")
 	}
-	c.name = c.rawName
 	if a, ok := p["arguments"]; ok {
 		a = bytes.TrimSpace(a)
 		if len(a) == 0 || a[0] != '{' {
@@ -301,12 +297,16 @@ func bounded(s string) string {
 		}
 		return r
 	}, strings.ToValidUTF8(redact.Exact(s), ""))
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+	return cutAt(s, max)
+}
+
+// cutAt cuts s to at most max bytes on a rune boundary, marking the cut with "…".
+func cutAt(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return s
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max] + "…"
 }

@@ -3,7 +3,6 @@ package mcp
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 	"github.com/mindvault/mcp-endpoint/validate"
@@ -78,13 +77,5 @@ func renderPath(steps []validate.Step) string {
 			break
 		}
 	}
-	p := b.String()
-	if len(p) > maxPath {
-		cut := maxPath
-		for cut > 0 && !utf8.RuneStart(p[cut]) {
-			cut--
-		}
-		p = p[:cut] + "…"
-	}
-	return p
+	return cutAt(b.String(), maxPath)
 }

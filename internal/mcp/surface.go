@@ -39,23 +39,19 @@ type ToolFacts struct {
 
 // The settings that narrow a surface, as a disabled tool's error names them.
 const (
-	settingToolsets       = "MINDVAULT_TOOLSETS"
-	settingReadOnly       = "MINDVAULT_READ_ONLY"
-	settingPath           = "URL path"
-	headerToolsets        = "X-MindVault-Toolsets"
-	headerReadOnly        = "X-MindVault-Read-Only"
-	layerDeployment       = 0
-	layerPath             = 1
-	layerHeaders          = 2
-	numLayers             = 3
-	readOnlyPathSegment   = "readonly"
-	toolsetsPathSegment   = "x"
-	maxToolsetsForTheMask = 64
+	settingToolsets = "MINDVAULT_TOOLSETS"
+	settingReadOnly = "MINDVAULT_READ_ONLY"
+	settingPath     = "URL path"
+	headerToolsets  = "X-MindVault-Toolsets"
+	headerReadOnly  = "X-MindVault-Read-Only"
+	layerDeployment = 0
+	layerPath       = 1
+	numLayers       = 3 // deployment, URL path, headers
 )
 
 // allToolsets is the mask of every toolset.
 var allToolsets = func() uint64 {
-	if len(config.Toolsets) > maxToolsetsForTheMask {
+	if len(config.Toolsets) > 64 {
 		panic("mcp: more toolsets than a view's mask holds")
 	}
 	return 1<<len(config.Toolsets) - 1
@@ -117,14 +113,14 @@ func pathLayer(base, p string) (l layer, problem string, ok bool) {
 	if !found {
 		return layer{}, "", false
 	}
-	if rest == readOnlyPathSegment {
+	if rest == "readonly" {
 		return layer{mask: allToolsets, readOnly: true}, "", true
 	}
-	list, found := strings.CutPrefix(rest, toolsetsPathSegment+"/")
+	list, found := strings.CutPrefix(rest, "x/")
 	if !found {
 		return layer{}, "", false
 	}
-	list, readOnly := strings.CutSuffix(list, "/"+readOnlyPathSegment)
+	list, readOnly := strings.CutSuffix(list, "/readonly")
 	if list == "" || strings.Contains(list, "/") {
 		return layer{}, "", false
 	}
@@ -165,10 +161,9 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if s.Surface == nil {
 		return fullView, ""
 	}
-	v := &view{path: r.URL.Path}
-	v.layers[layerDeployment] = layer{mask: allToolsets, readOnly: s.Surface.OnlyReadOnly}
+	dl := layer{mask: allToolsets, readOnly: s.Surface.OnlyReadOnly}
 	if s.Surface.Enabled != nil {
-		v.layers[layerDeployment].mask = maskOf(s.Surface.Enabled)
+		dl.mask = maskOf(s.Surface.Enabled)
 	}
 	pl, problem, ok := pathLayer(s.path(), r.URL.Path)
 	if !ok {
@@ -177,15 +172,12 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if problem != "" {
 		return nil, problem
 	}
-	v.layers[layerPath] = pl
 	hl, problem := headerLayer(r)
 	if problem != "" {
 		return nil, problem
 	}
-	v.layers[layerHeaders] = hl
-	before := layer{mask: v.layers[layerDeployment].mask & pl.mask, readOnly: v.layers[layerDeployment].readOnly || pl.readOnly}
-	v.mask = before.mask & hl.mask
-	v.readOnly = before.readOnly || hl.readOnly
+	before := layer{mask: dl.mask & pl.mask, readOnly: dl.readOnly || pl.readOnly}
+	v := &view{layers: [numLayers]layer{dl, pl, hl}, path: r.URL.Path, mask: before.mask & hl.mask, readOnly: before.readOnly || hl.readOnly}
 	if v.mask == allToolsets && !v.readOnly {
 		return fullView, "" // the common case: nothing narrows
 	}
