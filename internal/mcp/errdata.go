@@ -22,7 +22,7 @@ func errorData(status, rpcCode int, data any) map[string]any {
 		for k, v := range d {
 			out[k] = v
 		}
-	case map[string]string:
+	case map[string]string: // a CallError's Data may be either
 		for k, v := range d {
 			out[k] = v
 		}

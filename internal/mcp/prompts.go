@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -75,7 +74,7 @@ func promptArguments(raw json.RawMessage) (map[string]string, *outcome) {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys) // the first failing argument named is the same on every run
+	slices.Sort(keys) // the first failing argument named is the same on every run
 	for _, k := range keys {
 		v := bytes.TrimSpace(m[k])
 		var str string
