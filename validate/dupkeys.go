@@ -52,7 +52,7 @@ type keyScan struct {
 	i          int
 	fold, skip string
 	keys       []keyRef  // the keys of the objects open on the way down, innermost last
-	scratch    []byte    // keys that had to be decoded or case-folded
+	scratch    []byte    // the comparable form of those keys
 	path       []pathSeg // the path to the value being scanned
 	dups       []Dup
 }

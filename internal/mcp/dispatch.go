@@ -169,32 +169,28 @@ type callParams struct {
 // are params as the envelope decoded them (nil: decoded here).
 func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) (callParams, *outcome) {
 	var c callParams
-	bad := func(msg string) (callParams, *outcome) {
-		o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
-		return c, &o
-	}
 	if len(params) == 0 || params[0] != '{' {
-		return bad("Invalid params: params: must be an object with name and arguments")
+		return c, invalidParams("Invalid params: params: must be an object with name and arguments")
 	}
 	p := fields // the envelope decoded it already
 	if p == nil {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return bad("Invalid params: params: must be an object")
+			return c, invalidParams("Invalid params: params: must be an object")
 		}
 	}
 	c.fields = p
 	rawName, ok := p["name"]
 	if !ok {
-		return bad("Invalid params: params.name: is required")
+		return c, invalidParams("Invalid params: params.name: is required")
 	}
 	_ = json.Unmarshal(rawName, &c.name) // stays "" unless a string
 	if len(rawName) == 0 || rawName[0] != '"' {
-		return bad("Invalid params: params.name: must be a string")
+		return c, invalidParams("Invalid params: params.name: must be a string")
 	}
 	if a, ok := p["arguments"]; ok {
 		a = bytes.TrimSpace(a)
 		if len(a) == 0 || a[0] != '{' {
-			return bad("Invalid params: params.arguments: must be an object")
+			return c, invalidParams("Invalid params: params.arguments: must be an object")
 		}
 		c.args = a
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 )
 
 // Multi-round-trip requests (SEP-2322; docs/protocol.md "Asking the user"): the protocol layer
@@ -74,10 +73,6 @@ type inputRequiredResult struct {
 // be a string and inputResponses an object of objects.
 func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) (RoundTrip, *outcome) {
 	var rt RoundTrip
-	bad := func(msg string) (RoundTrip, *outcome) {
-		o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
-		return rt, &o
-	}
 	var caps struct {
 		Elicitation map[string]json.RawMessage `json:"elicitation"`
 	}
@@ -89,18 +84,18 @@ func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) 
 	}
 	if raw, ok := p["requestState"]; ok {
 		if json.Unmarshal(raw, &rt.RequestState) != nil || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
-			return bad("Invalid params: params.requestState: must be a string")
+			return rt, invalidParams("Invalid params: params.requestState: must be a string")
 		}
 		rt.HasRequestState = true
 	}
 	if raw, ok := p["inputResponses"]; ok {
 		var responses map[string]json.RawMessage
 		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &responses) != nil {
-			return bad("Invalid params: params.inputResponses: must be an object")
+			return rt, invalidParams("Invalid params: params.inputResponses: must be an object")
 		}
 		for key, v := range responses {
 			if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' {
-				return bad("Invalid params: params.inputResponses." + bounded(key) + ": must be an object (an elicitation result)")
+				return rt, invalidParams("Invalid params: params.inputResponses." + bounded(key) + ": must be an object (an elicitation result)")
 			}
 		}
 		rt.InputResponses = responses

@@ -67,8 +67,7 @@ func promptArguments(raw json.RawMessage) (map[string]string, *outcome) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		o := fail(http.StatusOK, CodeInvalidParams, "Invalid params: params.arguments: must be an object of strings", nil)
-		return nil, &o
+		return nil, invalidParams("Invalid params: params.arguments: must be an object of strings")
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -79,8 +78,7 @@ func promptArguments(raw json.RawMessage) (map[string]string, *outcome) {
 		v := bytes.TrimSpace(m[k])
 		var str string
 		if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &str) != nil {
-			o := fail(http.StatusOK, CodeInvalidParams, "Invalid params: params.arguments."+bounded(k)+": must be a string", nil)
-			return nil, &o
+			return nil, invalidParams("Invalid params: params.arguments." + bounded(k) + ": must be a string")
 		}
 		args[k] = str
 	}

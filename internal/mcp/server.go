@@ -180,6 +180,12 @@ func fail(status, code int, msg string, data any) outcome {
 	return outcome{err: &rpcError{Code: code, Message: msg, Data: data}, status: status}
 }
 
+// invalidParams is the -32602 (HTTP 200) of params that break their method's schema.
+func invalidParams(msg string) *outcome {
+	o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
+	return &o
+}
+
 // writeRPCError writes a JSON-RPC error answer and records it in e for the log line.
 func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
 	full := errorData(status, code, data)
