@@ -1,8 +1,9 @@
 package mcp
 
 import (
+	"cmp"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -100,15 +101,8 @@ func suggest(name string, names []string) []string {
 			cs = append(cs, cand{n, score, distanceAtMost(q, ln, len(q)+len(ln)), i})
 		}
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		a, b := cs[i], cs[j]
-		if a.score != b.score {
-			return a.score < b.score
-		}
-		if a.dist != b.dist {
-			return a.dist < b.dist
-		}
-		return a.pos < b.pos
+	slices.SortFunc(cs, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(a.dist, b.dist), cmp.Compare(a.pos, b.pos))
 	})
 	out := []string{}
 	for _, c := range cs[:min(len(cs), maxSuggestions)] {
