@@ -315,6 +315,9 @@ func appendFolded(dst, key []byte) []byte {
 // decodeKey decodes a string token. It hands encoding/json a copy: what json.Unmarshal is
 // given escapes, and escape analysis would move the text to the heap with it.
 func decodeKey(tok []byte) string {
+	if raw := tok[1 : len(tok)-1]; bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw) // what it decodes to
+	}
 	var k string
 	if json.Unmarshal(append([]byte(nil), tok...), &k) != nil {
 		return string(tok[1 : len(tok)-1])
