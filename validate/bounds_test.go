@@ -109,29 +109,6 @@ func TestDuplicateKeys(t *testing.T) {
 	}
 }
 
-// TestMayRepeatKeys: the pre-check that lets a flat object of distinct keys skip the full
-// scan counts the members of the top-level object only, outside strings, and sends every
-// object that holds another object to the full scan.
-func TestMayRepeatKeys(t *testing.T) {
-	cases := []struct {
-		raw  string
-		n    int
-		want bool
-	}{
-		{`{}`, 0, false},
-		{`{"a":1,"b":"x:y"}`, 2, false},
-		{`{"a":"\":\"","b":[1,"{",2]}`, 2, false},
-		{`{"a":1,"a":2}`, 1, true},
-		{`{"a":["x"],"b":{"c":1}}`, 2, true},
-		{`{"a":[{"c":1}]}`, 1, true},
-	}
-	for _, c := range cases {
-		if got := mayRepeatKeys([]byte(c.raw), c.n); got != c.want {
-			t.Errorf("mayRepeatKeys(%s, %d) = %v, want %v", c.raw, c.n, got, c.want)
-		}
-	}
-}
-
 // maxUnits is the contract's maximum price, 10^18 units of 7 decimals.
 var maxUnits = new(big.Rat).SetFrac(new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil), big.NewInt(10_000_000))
 

@@ -49,10 +49,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	// A key given twice is rejected, never resolved: the caller and this endpoint could
 	// otherwise read two different requests out of one text (the last value wins here,
 	// the first in another parser).
-	var issues []Issue
-	if mayRepeatKeys(raw, len(args)) {
-		issues = duplicateKeys(raw)
-	}
+	issues := duplicateKeys(raw)
 	var unknown []Issue
 	for key := range args {
 		if _, ok := m.byName[key]; !ok {
@@ -119,83 +116,22 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	return append(unknown, issues...)
 }
 
-// mayRepeatKeys reports whether raw, a JSON object that decoded into n distinct keys, could
-// name a key twice: it has more members than n, or an object inside it, whose keys the decoded
-// map does not show. For the arguments clients send (flat, each key once) it is false, and
-// duplicateKeys, which allocates a decoder and every token, does not run.
-func mayRepeatKeys(raw []byte, n int) bool {
-	members, depth := 0, 0
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case '"':
-			for i++; i < len(raw) && raw[i] != '"'; i++ {
-				if raw[i] == '\\' {
-					i++
-				}
-			}
-		case '{':
-			if depth++; depth > 1 {
-				return true
-			}
-		case '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ':':
-			if depth == 1 {
-				members++
-			}
-		}
-	}
-	return members != n
-}
-
-// duplicateKeys names every key that appears more than once in one object, at any depth,
-// once per key, in document order. raw is known to be valid JSON (so its nesting depth is
-// bounded by the decoder's limit and the recursion with it). Keys are compared after
-// unescaping, so "a" and "\u0061" are the same key.
+// duplicateKeys is an issue for every key given twice in one object, at any depth, at its
+// JSON-pointer path.
 func duplicateKeys(raw []byte) []Issue {
-	dec := json.NewDecoder(bytes.NewReader(raw))
 	var issues []Issue
-	var walk func(path string) bool
-	walk = func(path string) bool {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		d, ok := tok.(json.Delim)
-		if !ok {
-			return true
-		}
-		switch d {
-		case '{':
-			seen := map[string]int{}
-			for dec.More() {
-				kt, err := dec.Token()
-				k, isKey := kt.(string)
-				if err != nil || !isKey {
-					return false
-				}
-				p := path + "/" + pointerToken(k)
-				if seen[k]++; seen[k] == 2 {
-					issues = append(issues, Issue{Path: p, Rule: "duplicate", Expected: "each key once",
-						Message: "is given more than once in the same object"})
-				}
-				if !walk(p) {
-					return false
-				}
-			}
-		case '[':
-			for i := 0; dec.More(); i++ {
-				if !walk(path + "/" + strconv.Itoa(i)) {
-					return false
-				}
+	for _, d := range DuplicateKeys(raw, "", "") {
+		var p strings.Builder
+		for _, st := range d.Path {
+			if st.Index >= 0 {
+				p.WriteString("/" + strconv.Itoa(st.Index))
+			} else {
+				p.WriteString("/" + pointerToken(st.Key))
 			}
 		}
-		_, err = dec.Token() // the closing delimiter
-		return err == nil
+		issues = append(issues, Issue{Path: p.String(), Rule: "duplicate", Expected: "each key once",
+			Message: "is given more than once in the same object"})
 	}
-	walk("")
 	return issues
 }
 

@@ -81,32 +81,22 @@ func hasRule(rs []rule, tag string) bool {
 	return false
 }
 
-// knownRule reports a validate rule that request models may use: one the advertised schema can
-// say (docs/tools.md "Shared argument shapes") and validator runs as registered here. Every
-// other rule is refused when a model is compiled, that is when a tool is registered, never on a
-// call. That includes validator's validateFn, which the deployed binary is built without (the
-// validator_novalidatefn tag, docs/operations.md "Binary size"), where it would panic; and an
-// "a|b" alternative, which validator would run but no schema here could advertise.
-func knownRule(name string) bool {
-	switch name {
-	case "required", "omitempty", "omitnil", "min", "gte", "max", "lte", "oneof", "email":
-		return true
-	}
-	_, ok := shapeByTag[name]
-	return ok
-}
-
-// checkRule refuses, when a model is compiled, what validator would only fail on when a call
-// reaches it.
+// checkRule refuses, when a model is compiled (a tool is registered), never on a call, a rule the
+// advertised schema cannot say (docs/tools.md "Shared argument shapes") or validator would only
+// fail on when a call reaches it. That includes validator's validateFn, which the deployed binary
+// is built without (the validator_novalidatefn tag, docs/operations.md "Binary size"), where it
+// would panic; and an "a|b" alternative, which validator would run but no schema could advertise.
 func checkRule(name, param string) error {
-	switch {
-	case name == "dive":
-	case !knownRule(name):
-		return fmt.Errorf("rule %q is not one this package advertises and checks", name)
-	case name == "min" || name == "gte" || name == "max" || name == "lte":
+	switch name {
+	case "dive", "required", "omitempty", "omitnil", "oneof", "email":
+	case "min", "gte", "max", "lte":
 		// validator panics on a bound it cannot parse.
 		if _, err := strconv.ParseUint(param, 10, 64); err != nil {
 			return fmt.Errorf("rule %s=%s: the bound must be a non-negative integer", name, param)
+		}
+	default:
+		if _, ok := shapeByTag[name]; !ok {
+			return fmt.Errorf("rule %q is not one this package advertises and checks", name)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/go-playground/validator/v10"
@@ -80,6 +81,17 @@ func pattern(p string, min, max uint64) ShapeSchema {
 	return ShapeSchema{Pattern: p, MinLength: min, MaxLength: max}
 }
 
+// nameShape is a shape of nameRe of at most max characters.
+func nameShape(tag string, max int, expected string) shape {
+	return shape{
+		tag:      tag,
+		check:    func(s string) bool { return len(s) >= 1 && len(s) <= max && nameRe.MatchString(s) },
+		schema:   pattern(nameRe.String(), 1, uint64(max)),
+		message:  "must be 1-" + strconv.Itoa(max) + " characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
+		expected: expected,
+	}
+}
+
 // maxAmount is the vault-registry contract's maximum price in USDC, 10^18 units of 7 decimals.
 const maxAmount = "100000000000"
 
@@ -90,20 +102,8 @@ func amountSchema(p string, n NumberBounds) ShapeSchema {
 }
 
 var shapes = []shape{
-	{
-		tag:      "resourceid",
-		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 128 && nameRe.MatchString(s) },
-		schema:   pattern(nameRe.String(), 1, 128),
-		message:  "must be 1-128 characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
-		expected: "resource id",
-	},
-	{
-		tag:      "profile",
-		check:    func(s string) bool { return len(s) >= 1 && len(s) <= 64 && nameRe.MatchString(s) },
-		schema:   pattern(nameRe.String(), 1, 64),
-		message:  "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
-		expected: "profile name",
-	},
+	nameShape("resourceid", 128, "resource id"),
+	nameShape("profile", 64, "profile name"),
 	{
 		// An amount is a string or a number (amountNumber reads a number's literal into the
 		// string this check sees), so the schema carries both forms.

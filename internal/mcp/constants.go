@@ -43,33 +43,23 @@ type lazyConstant struct {
 
 // constResult is the result object of a constant answer, as the generic path encodes it.
 func (s *Server) constResult(v *view, k constKind) map[string]any {
+	var r map[string]any
 	switch k {
 	case legacyToolsList:
 		return map[string]any{"tools": s.toolDefs(v)}
-	case modernToolsList:
-		return s.modernResult(map[string]any{
-			"tools":      s.toolDefs(v),
-			"ttlMs":      s.ListTTL.Milliseconds(),
-			"cacheScope": v.cacheScope(),
-		})
-	case modernDiscover:
-		return s.modernResult(map[string]any{
-			"supportedVersions": SupportedVersions,
-			"capabilities":      s.capabilities(),
-			"instructions":      s.instructions(v),
-			"ttlMs":             s.ListTTL.Milliseconds(),
-			"cacheScope":        v.cacheScope(),
-		})
 	case legacyPromptsList:
 		return map[string]any{"prompts": s.promptDefs(v)}
+	case modernToolsList:
+		r = map[string]any{"tools": s.toolDefs(v)}
 	case modernPromptsList:
-		return s.modernResult(map[string]any{
-			"prompts":    s.promptDefs(v),
-			"ttlMs":      s.ListTTL.Milliseconds(),
-			"cacheScope": v.cacheScope(),
-		})
+		r = map[string]any{"prompts": s.promptDefs(v)}
+	case modernDiscover:
+		r = map[string]any{"supportedVersions": SupportedVersions, "capabilities": s.capabilities(), "instructions": s.instructions(v)}
+	default:
+		panic("protocol: unknown constant answer")
 	}
-	panic("protocol: unknown constant answer")
+	r["ttlMs"], r["cacheScope"] = s.ListTTL.Milliseconds(), v.cacheScope()
+	return s.modernResult(r)
 }
 
 // constantOutcome answers with the pre-encoded result of k for the surface v, or, when it

@@ -27,84 +27,118 @@ const (
 // legacyVersions are the initialize-based revisions served.
 var legacyVersions = []string{Version20251125, Version20250618}
 
+// dispatch serves a request on its era: the 2026-07-28 checks come first, in the order of
+// docs/protocol.md "Modern requests"; the initialize-based revisions have no session, so a
+// request without the version header is served as 2025-11-25 rather than rejected.
 func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *entry, v *view) outcome {
 	header := headerValue(r, "Mcp-Protocol-Version")
 	_, metaVersion := req.Meta[metaProtocolVersion]
-	if metaVersion || (isRevision(header) && header >= Version20260728) {
-		e.era = Modern
-		return s.modern(ctx, r, req, header, e, v)
-	}
-	e.era = Legacy
-	return s.legacy(ctx, req, header, e, v)
-}
-
-// modern applies the 2026-07-28 checks in the order of docs/protocol.md "Modern requests", then
-// dispatches.
-func (s *Server) modern(ctx context.Context, r *http.Request, req request, header string, e *entry, v *view) outcome {
-	var version string
-	pv, hasPV := req.Meta[metaProtocolVersion]
-	if !hasPV || json.Unmarshal(pv, &version) != nil || version == "" {
-		return fail(http.StatusBadRequest, CodeInvalidParams,
-			"Invalid params: params._meta[\""+metaProtocolVersion+"\"] is required and must be a string", nil)
-	}
-	caps := bytes.TrimSpace(req.Meta[metaClientCapabilities])
-	if len(caps) == 0 || caps[0] != '{' {
-		return fail(http.StatusBadRequest, CodeInvalidParams,
-			"Invalid params: params._meta[\""+metaClientCapabilities+"\"] is required and must be an object", nil)
-	}
-	if header == "" {
-		return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the MCP-Protocol-Version header is required", nil)
-	}
-	if header != version {
-		return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version does not match params._meta protocolVersion", nil)
-	}
-	if version != Version20260728 {
-		return fail(http.StatusBadRequest, CodeUnsupportedProtocol,
-			"Unsupported protocol version (2025 revisions start with initialize)",
-			map[string]any{"supported": SupportedVersions, "requested": bounded(version)})
-	}
-	if m := headerValue(r, "Mcp-Method"); m != req.Method {
-		return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Method header must equal the request method", nil)
+	modern := metaVersion || (isRevision(header) && header >= Version20260728)
+	notFound := http.StatusOK
+	if modern {
+		e.era, notFound = Modern, http.StatusNotFound
+		if bad := modernChecks(r, req, header); bad != nil {
+			return *bad
+		}
+	} else {
+		e.era = Legacy
+		if req.Method != "initialize" && header != "" && !slices.Contains(legacyVersions, header) {
+			return fail(http.StatusBadRequest, CodeInvalidRequest,
+				"Bad Request: unsupported MCP-Protocol-Version header",
+				map[string]any{"supported": SupportedVersions, "requested": bounded(header)})
+		}
 	}
 	var call callParams
-	var bad *outcome
 	if req.Method == "tools/call" || (req.Method == "prompts/get" && s.Prompts != nil) {
-		// Both methods name their target in params.name, which the Mcp-Name header repeats.
+		var bad *outcome
 		call, bad = parseCallParams(req.Params, req.Fields)
-		if n := headerValue(r, "Mcp-Name"); n == "" || n != call.rawName {
+		// Both methods name their target in params.name, which the modern Mcp-Name header repeats.
+		if n := headerValue(r, "Mcp-Name"); modern && (n == "" || n != call.name) {
 			return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Name header must equal params.name", nil)
 		}
 		if bad != nil {
 			return *bad
 		}
-		rt, bad := roundTripOf(req.Meta, call.fields)
-		if bad != nil {
-			return *bad
-		}
-		ctx = WithRoundTrip(ctx, rt)
-	}
-
-	switch req.Method {
-	case "server/discover":
-		return s.constantOutcome(v, modernDiscover)
-	case "tools/list":
-		return s.constantOutcome(v, modernToolsList)
-	case "tools/call":
-		return s.callTool(ctx, call, e, v, true)
-	}
-	if s.Prompts != nil {
-		switch req.Method {
-		case "prompts/list":
-			return s.constantOutcome(v, modernPromptsList)
-		case "prompts/get":
-			out := s.getPrompt(ctx, call, e, v)
-			if out.err == nil {
-				out.result = s.modernResult(out.result.(map[string]any))
+		if modern {
+			rt, bad := roundTripOf(req.Meta, call.fields)
+			if bad != nil {
+				return *bad
 			}
-			return out
+			ctx = WithRoundTrip(ctx, rt)
 		}
 	}
-	return fail(http.StatusNotFound, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
+	list := func(legacy, modernKind constKind) outcome {
+		if modern {
+			return s.constantOutcome(v, modernKind)
+		}
+		return s.constantOutcome(v, legacy)
+	}
+	switch m := req.Method; {
+	case m == "initialize" && !modern:
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		version := Version20251125
+		if slices.Contains(legacyVersions, p.ProtocolVersion) {
+			version = p.ProtocolVersion
+		}
+		return outcome{result: map[string]any{
+			"protocolVersion": version,
+			"capabilities":    s.capabilities(),
+			"serverInfo":      s.Info,
+			"instructions":    s.instructions(v),
+		}}
+	case m == "ping" && !modern:
+		return outcome{result: map[string]any{}}
+	case m == "server/discover" && modern:
+		return s.constantOutcome(v, modernDiscover)
+	case m == "tools/list":
+		return list(legacyToolsList, modernToolsList)
+	case m == "tools/call":
+		return s.callTool(ctx, call, e, v, modern)
+	case s.Prompts == nil:
+	case m == "prompts/list":
+		return list(legacyPromptsList, modernPromptsList)
+	case m == "prompts/get":
+		out := s.getPrompt(ctx, call, e, v)
+		if modern && out.err == nil {
+			out.result = s.modernResult(out.result.(map[string]any))
+		}
+		return out
+	}
+	return fail(notFound, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
+}
+
+// modernChecks applies the 2026-07-28 rules on _meta and the headers.
+func modernChecks(r *http.Request, req request, header string) *outcome {
+	bad := func(code int, msg string, data any) *outcome {
+		o := fail(http.StatusBadRequest, code, msg, data)
+		return &o
+	}
+	var version string
+	pv, hasPV := req.Meta[metaProtocolVersion]
+	if !hasPV || json.Unmarshal(pv, &version) != nil || version == "" {
+		return bad(CodeInvalidParams, "Invalid params: params._meta[\""+metaProtocolVersion+"\"] is required and must be a string", nil)
+	}
+	caps := bytes.TrimSpace(req.Meta[metaClientCapabilities])
+	if len(caps) == 0 || caps[0] != '{' {
+		return bad(CodeInvalidParams, "Invalid params: params._meta[\""+metaClientCapabilities+"\"] is required and must be an object", nil)
+	}
+	if header == "" {
+		return bad(CodeHeaderMismatch, "Header mismatch: the MCP-Protocol-Version header is required", nil)
+	}
+	if header != version {
+		return bad(CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version does not match params._meta protocolVersion", nil)
+	}
+	if version != Version20260728 {
+		return bad(CodeUnsupportedProtocol, "Unsupported protocol version (2025 revisions start with initialize)",
+			map[string]any{"supported": SupportedVersions, "requested": bounded(version)})
+	}
+	if m := headerValue(r, "Mcp-Method"); m != req.Method {
+		return bad(CodeHeaderMismatch, "Header mismatch: the Mcp-Method header must equal the request method", nil)
+	}
+	return nil
 }
 
 // capabilities is what initialize and server/discover declare: exactly the method families
@@ -123,62 +157,11 @@ func (s *Server) modernResult(fields map[string]any) map[string]any {
 	return fields
 }
 
-// legacy serves the initialize-based revisions. No session exists, so a request without the
-// version header is served as 2025-11-25 rather than rejected.
-func (s *Server) legacy(ctx context.Context, req request, header string, e *entry, v *view) outcome {
-	if req.Method != "initialize" && header != "" && !slices.Contains(legacyVersions, header) {
-		return fail(http.StatusBadRequest, CodeInvalidRequest,
-			"Bad Request: unsupported MCP-Protocol-Version header",
-			map[string]any{"supported": SupportedVersions, "requested": bounded(header)})
-	}
-	switch req.Method {
-	case "initialize":
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		_ = json.Unmarshal(req.Params, &p)
-		version := Version20251125
-		if slices.Contains(legacyVersions, p.ProtocolVersion) {
-			version = p.ProtocolVersion
-		}
-		return outcome{result: map[string]any{
-			"protocolVersion": version,
-			"capabilities":    s.capabilities(),
-			"serverInfo":      s.Info,
-			"instructions":    s.instructions(v),
-		}}
-	case "ping":
-		return outcome{result: map[string]any{}}
-	case "tools/list":
-		return s.constantOutcome(v, legacyToolsList)
-	case "tools/call":
-		call, bad := parseCallParams(req.Params, req.Fields)
-		if bad != nil {
-			return *bad
-		}
-		return s.callTool(ctx, call, e, v, false)
-	}
-	if s.Prompts != nil {
-		switch req.Method {
-		case "prompts/list":
-			return s.constantOutcome(v, legacyPromptsList)
-		case "prompts/get":
-			call, bad := parseCallParams(req.Params, req.Fields)
-			if bad != nil {
-				return *bad
-			}
-			return s.getPrompt(ctx, call, e, v)
-		}
-	}
-	return fail(http.StatusOK, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
-}
-
 // callParams is a tools/call params object that passed the CallToolRequest schema.
 type callParams struct {
-	rawName string // params.name as sent ("" when absent or not a string)
-	name    string
-	args    json.RawMessage
-	fields  map[string]json.RawMessage // params, decoded once for every reader
+	name   string // params.name ("" when absent or not a string)
+	args   json.RawMessage
+	fields map[string]json.RawMessage // params, decoded once for every reader
 }
 
 // parseCallParams applies the CallToolRequest schema: failures are JSON-RPC -32602 naming
@@ -186,35 +169,28 @@ type callParams struct {
 // are params as the envelope decoded them (nil: decoded here).
 func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) (callParams, *outcome) {
 	var c callParams
-	bad := func(msg string) (callParams, *outcome) {
-		o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
-		return c, &o
-	}
 	if len(params) == 0 || params[0] != '{' {
-		return bad("Invalid params: params: must be an object with name and arguments")
+		return c, invalidParams("Invalid params: params: must be an object with name and arguments")
 	}
 	p := fields // the envelope decoded it already
 	if p == nil {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return bad("Invalid params: params: must be an object")
+			return c, invalidParams("Invalid params: params: must be an object")
 		}
 	}
 	c.fields = p
 	rawName, ok := p["name"]
-	if ok {
-		_ = json.Unmarshal(rawName, &c.rawName)
-	}
 	if !ok {
-		return bad("Invalid params: params.name: is required")
+		return c, invalidParams("Invalid params: params.name: is required")
 	}
+	_ = json.Unmarshal(rawName, &c.name) // stays "" unless a string
 	if len(rawName) == 0 || rawName[0] != '"' {
-		return bad("Invalid params: params.name: must be a string")
+		return c, invalidParams("Invalid params: params.name: must be a string")
 	}
-	c.name = c.rawName
 	if a, ok := p["arguments"]; ok {
 		a = bytes.TrimSpace(a)
 		if len(a) == 0 || a[0] != '{' {
-			return bad("Invalid params: params.arguments: must be an object")
+			return c, invalidParams("Invalid params: params.arguments: must be an object")
 		}
 		c.args = a
 	}
@@ -317,12 +293,16 @@ func bounded(s string) string {
 		}
 		return r
 	}, strings.ToValidUTF8(redact.Exact(s), ""))
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+	return cutAt(s, max)
+}
+
+// cutAt cuts s to at most max bytes on a rune boundary, marking the cut with "…".
+func cutAt(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return s
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max] + "…"
 }

@@ -1,12 +1,8 @@
 package mcp
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // TestDuplicateKeysRefused: a key given twice in any object of the envelope is -32600 and in
@@ -77,34 +73,4 @@ func TestDuplicateKeysRefused(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzDuplicateKeyScan: the scan of the bytes finds what encoding/json's tokens find, for any
-// JSON object, in any place of the envelope.
-func FuzzDuplicateKeyScan(f *testing.F) {
-	for _, s := range envelopeSeeds {
-		f.Add([]byte(s), false)
-	}
-	f.Fuzz(func(t *testing.T, body []byte, skip bool) {
-		if !jsonObject(body) {
-			return
-		}
-		out, in, idTwice := scanDuplicateKeys(body, skip)
-		wout, win, widTwice := duplicateKeysReference(body, skip)
-		if fmtDup(out) != fmtDup(wout) || fmtDup(in) != fmtDup(win) || idTwice != widTwice {
-			t.Fatalf("%q: scan %s / %s / %v, tokens %s / %s / %v", body, fmtDup(out), fmtDup(in), idTwice, fmtDup(wout), fmtDup(win), widTwice)
-		}
-	})
-}
-
-func jsonObject(b []byte) bool {
-	var m map[string]json.RawMessage
-	return utf8.Valid(b) && json.Unmarshal(b, &m) == nil && m != nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("{"))
-}
-
-func fmtDup(d *dupKey) string {
-	if d == nil {
-		return "none"
-	}
-	return fmt.Sprintf("%q folded=%v", d.path, d.folded)
 }

@@ -11,7 +11,8 @@ import (
 
 // decodeEnvelopeReference is decodeEnvelope as it was before it saved a pass over the body and
 // the decoding of params._meta when there can be none (the key in any case, or an escape),
-// with the duplicate keys found by encoding/json's tokens instead of a scan of the bytes.
+// with the duplicate keys found by the shared scanner (validate.DuplicateKeys, checked there
+// against encoding/json's tokens).
 func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *envelopeError) {
 	body = bytes.TrimSpace(body)
 	if !utf8.Valid(body) || !json.Valid(body) {
@@ -26,7 +27,7 @@ func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *en
 	}
 	var method string
 	_ = json.Unmarshal(env["method"], &method)
-	outside, inside, idTwice := duplicateKeysReference(body, method == "tools/call" && bytes.HasPrefix(env["method"], []byte(`"`)))
+	outside, inside, idTwice := scanDuplicateKeys(body, method == "tools/call" && bytes.HasPrefix(env["method"], []byte(`"`)))
 	id, hasID := env["id"]
 	if outside != nil {
 		bad := &envelopeError{code: CodeInvalidRequest, message: outside.message("Invalid Request: ")}
@@ -75,81 +76,6 @@ func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *en
 		}
 	}
 	return req, false, nil
-}
-
-// duplicateKeysReference is scanDuplicateKeys by encoding/json's tokens: the first key that
-// repeats an earlier key of its object (ignoring case in the envelope and in params), outside
-// params and inside it, with its path.
-func duplicateKeysReference(body []byte, skipArguments bool) (outside, inside *dupKey, idTwice bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var path []pathStep
-	var walk func(ctx int) bool
-	walk = func(ctx int) bool {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		d, ok := tok.(json.Delim)
-		if !ok {
-			return true
-		}
-		switch d {
-		case '{':
-			fold := ctx == inEnvelope || ctx == inParams
-			var keys []string
-			for dec.More() {
-				kt, err := dec.Token()
-				k, isKey := kt.(string)
-				if err != nil || !isKey {
-					return false
-				}
-				path = append(path, pathStep{key: k, index: -1})
-				for _, o := range keys {
-					if ctx == skipped {
-						break
-					}
-					if o != k && !(fold && strings.EqualFold(o, k)) {
-						continue
-					}
-					if ctx == inEnvelope && strings.EqualFold(k, "id") {
-						idTwice = true
-					}
-					side := &outside
-					if ctx == inParams || ctx == inRest {
-						side = &inside
-					}
-					if *side == nil {
-						*side = &dupKey{path: renderPath(path), folded: o != k}
-					}
-					break
-				}
-				keys = append(keys, k)
-				next := child(ctx)
-				switch {
-				case ctx == inEnvelope && k == "params":
-					next = inParams
-				case ctx == inParams && skipArguments && k == "arguments":
-					next = skipped
-				}
-				if !walk(next) {
-					return false
-				}
-				path = path[:len(path)-1]
-			}
-		case '[':
-			for i := 0; dec.More(); i++ {
-				path = append(path, pathStep{index: i})
-				if !walk(child(ctx)) {
-					return false
-				}
-				path = path[:len(path)-1]
-			}
-		}
-		_, err = dec.Token()
-		return err == nil
-	}
-	walk(inEnvelope)
-	return outside, inside, idTwice
 }
 
 var envelopeSeeds = []string{

@@ -1,8 +1,9 @@
 package mcp
 
 import (
+	"cmp"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -22,7 +23,7 @@ func errorData(status, rpcCode int, data any) map[string]any {
 		for k, v := range d {
 			out[k] = v
 		}
-	case map[string]string:
+	case map[string]string: // a CallError's Data may be either
 		for k, v := range d {
 			out[k] = v
 		}
@@ -97,18 +98,11 @@ func suggest(name string, names []string) []string {
 			score = min(score, 1)
 		}
 		if score <= limit {
-			cs = append(cs, cand{n, score, distance(q, ln), i})
+			cs = append(cs, cand{n, score, distanceAtMost(q, ln, len(q)+len(ln)), i})
 		}
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		a, b := cs[i], cs[j]
-		if a.score != b.score {
-			return a.score < b.score
-		}
-		if a.dist != b.dist {
-			return a.dist < b.dist
-		}
-		return a.pos < b.pos
+	slices.SortFunc(cs, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(a.dist, b.dist), cmp.Compare(a.pos, b.pos))
 	})
 	out := []string{}
 	for _, c := range cs[:min(len(cs), maxSuggestions)] {
@@ -180,26 +174,4 @@ func appendRunes(dst []rune, s string) []rune {
 		dst = append(dst, r)
 	}
 	return dst
-}
-
-// distance is the Levenshtein distance between a and b in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -4,17 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 )
 
-// Multi-round-trip requests (SEP-2322, the 2026-07-28 revision). A server that needs the
-// user's input answers a tools/call with an InputRequiredResult instead of a result: input
-// requests (form elicitations, and a url elicitation to fund the wallet) and an opaque
-// requestState. The client asks the user, then repeats the same tools/call on a fresh request
-// id with params.inputResponses (one answer per input request) and params.requestState echoed
-// byte for byte. Nothing is kept between the two requests: what the second one needs travels
-// in requestState, which the tool layer signs and verifies. The protocol layer only carries the fields in and out; it never
-// asks for an input on the initialize-based revisions, which have no such result.
+// Multi-round-trip requests (SEP-2322; docs/protocol.md "Asking the user"): the protocol layer
+// only carries inputRequests, requestState and inputResponses in and out; the tool layer signs
+// and verifies requestState, so nothing is kept between the two requests.
 
 // RoundTrip is what a modern tools/call carries for a multi-round-trip request.
 type RoundTrip struct {
@@ -79,10 +73,6 @@ type inputRequiredResult struct {
 // be a string and inputResponses an object of objects.
 func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) (RoundTrip, *outcome) {
 	var rt RoundTrip
-	bad := func(msg string) (RoundTrip, *outcome) {
-		o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
-		return rt, &o
-	}
 	var caps struct {
 		Elicitation map[string]json.RawMessage `json:"elicitation"`
 	}
@@ -94,18 +84,18 @@ func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) 
 	}
 	if raw, ok := p["requestState"]; ok {
 		if json.Unmarshal(raw, &rt.RequestState) != nil || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
-			return bad("Invalid params: params.requestState: must be a string")
+			return rt, invalidParams("Invalid params: params.requestState: must be a string")
 		}
 		rt.HasRequestState = true
 	}
 	if raw, ok := p["inputResponses"]; ok {
 		var responses map[string]json.RawMessage
 		if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &responses) != nil {
-			return bad("Invalid params: params.inputResponses: must be an object")
+			return rt, invalidParams("Invalid params: params.inputResponses: must be an object")
 		}
 		for key, v := range responses {
 			if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' {
-				return bad("Invalid params: params.inputResponses." + bounded(key) + ": must be an object (an elicitation result)")
+				return rt, invalidParams("Invalid params: params.inputResponses." + bounded(key) + ": must be an object (an elicitation result)")
 			}
 		}
 		rt.InputResponses = responses

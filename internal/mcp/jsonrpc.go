@@ -139,16 +139,7 @@ func isString(raw json.RawMessage, want string) bool {
 
 func validID(id json.RawMessage) bool {
 	id = bytes.TrimSpace(id)
-	if len(id) == 0 {
-		return false
-	}
-	switch {
-	case id[0] == '"':
-		return true
-	case id[0] == '-' || (id[0] >= '0' && id[0] <= '9'):
-		return true
-	}
-	return false
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
 // decodeParams decodes an object params once: its fields when named is set, and _meta as
@@ -196,4 +187,13 @@ func countMetaKeys(p []byte) int {
 		}
 	}
 	return n
+}
+
+// decode reads body as a JSON-RPC envelope: the one decoding a request gets (onDecode, set
+// by tests, counts them).
+func (s *Server) decode(body []byte) (req request, isResponse bool, bad *envelopeError) {
+	if s.onDecode != nil {
+		s.onDecode()
+	}
+	return decodeEnvelope(body)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -68,20 +67,18 @@ func promptArguments(raw json.RawMessage) (map[string]string, *outcome) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		o := fail(http.StatusOK, CodeInvalidParams, "Invalid params: params.arguments: must be an object of strings", nil)
-		return nil, &o
+		return nil, invalidParams("Invalid params: params.arguments: must be an object of strings")
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys) // the first failing argument named is the same on every run
+	slices.Sort(keys) // the first failing argument named is the same on every run
 	for _, k := range keys {
 		v := bytes.TrimSpace(m[k])
 		var str string
 		if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &str) != nil {
-			o := fail(http.StatusOK, CodeInvalidParams, "Invalid params: params.arguments."+bounded(k)+": must be a string", nil)
-			return nil, &o
+			return nil, invalidParams("Invalid params: params.arguments." + bounded(k) + ": must be a string")
 		}
 		args[k] = str
 	}

@@ -111,7 +111,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req, isResponse, bad := s.decode(body)
 	if bad != nil {
 		e.status = http.StatusBadRequest
-		s.writeError(w, e, bad.id, e.status, bad.code, bad.message, nil)
+		writeRPCError(w, e, bad.id, e.status, bad.code, bad.message, nil)
 		return
 	}
 	e.method = req.Method
@@ -124,14 +124,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.Unavailable != nil {
 		// Retrying cannot help until the operator fixes the configuration.
-		s.writeError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(),
+		writeRPCError(w, e, req.ID, http.StatusOK, CodeInternalError, "Server misconfigured: "+s.Unavailable.Error(),
 			map[string]any{"correlationId": e.id, "retry": "no"})
 		return
 	}
 
 	v, problem := s.viewOf(r)
 	if problem != "" {
-		s.writeError(w, e, req.ID, http.StatusBadRequest, CodeInvalidRequest, "Bad Request: "+problem, nil)
+		writeRPCError(w, e, req.ID, http.StatusBadRequest, CodeInvalidRequest, "Bad Request: "+problem, nil)
 		return
 	}
 	e.surface = v.String()
@@ -148,7 +148,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if out.err != nil {
-		s.writeError(w, e, req.ID, out.status, out.err.Code, out.err.Message, out.err.Data)
+		writeRPCError(w, e, req.ID, out.status, out.err.Code, out.err.Message, out.err.Data)
 		return
 	}
 	e.status = http.StatusOK
@@ -180,8 +180,10 @@ func fail(status, code int, msg string, data any) outcome {
 	return outcome{err: &rpcError{Code: code, Message: msg, Data: data}, status: status}
 }
 
-func (s *Server) writeError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
-	writeRPCError(w, e, id, status, code, msg, data)
+// invalidParams is the -32602 (HTTP 200) of params that break their method's schema.
+func invalidParams(msg string) *outcome {
+	o := fail(http.StatusOK, CodeInvalidParams, msg, nil)
+	return &o
 }
 
 // writeRPCError writes a JSON-RPC error answer and records it in e for the log line.
@@ -267,32 +269,28 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 		slog.Int("status", e.status),
 		slog.Float64("durationMs", float64(d.Microseconds())/1000),
 	)
-	if e.era != "" {
-		attrs = append(attrs, slog.String("era", string(e.era)))
-	}
-	if e.version != "" {
-		attrs = append(attrs, slog.String("protocolVersion", obs.Field(e.version)))
-	}
-	if e.tool != "" {
-		attrs = append(attrs, slog.String("tool", obs.Field(e.tool)))
-	}
-	if e.surface != "" {
-		attrs = append(attrs, slog.String("surface", e.surface))
-	}
-	if s.Caller != nil {
-		if c := s.Caller(ctx); c != "" {
-			attrs = append(attrs, slog.String("caller", obs.Field(c)))
+	// add adds a value when there is one; field is for the values the request chose.
+	add := func(k, v string, field bool) {
+		if v == "" {
+			return
 		}
+		if field {
+			v = obs.Field(v)
+		}
+		attrs = append(attrs, slog.String(k, v))
 	}
-	if e.outcome != "" {
-		attrs = append(attrs, slog.String("outcome", e.outcome))
+	add("era", string(e.era), false)
+	add("protocolVersion", e.version, true)
+	add("tool", e.tool, true)
+	add("surface", e.surface, false)
+	if s.Caller != nil {
+		add("caller", s.Caller(ctx), true)
 	}
+	add("outcome", e.outcome, false)
 	if e.rpcCode != 0 {
 		attrs = append(attrs, slog.Int("rpcCode", e.rpcCode))
 	}
-	if e.code != "" {
-		attrs = append(attrs, slog.String("code", e.code))
-	}
+	add("code", e.code, false)
 	if len(e.calls) > 0 {
 		calls := make([]any, len(e.calls))
 		for i, c := range e.calls {

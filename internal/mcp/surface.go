@@ -11,15 +11,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 )
 
-// Surface is the tool surface an operator chose, and the facts it is cut from
-// (docs/operations.md "Toolsets and read-only"). The deployment enables toolsets
-// (MINDVAULT_TOOLSETS) and may serve only read-only tools (MINDVAULT_READ_ONLY); a request
-// narrows that further, never wider, by URL path (<path>/readonly, <path>/x/<toolset>[,…],
-// <path>/x/<toolset>[,…]/readonly: for remote connectors that send no custom headers) or by
-// the headers X-MindVault-Toolsets and X-MindVault-Read-Only. tools/list, prompts/list,
-// server/discover and the instructions show only what a request may use; calling a disabled
-// tool is -32602 naming the setting that disabled it. A Server without a Surface serves every
-// tool on its one path.
+// Surface is the tool surface an operator chose (MINDVAULT_TOOLSETS, MINDVAULT_READ_ONLY), which a
+// request narrows, never widens, by URL path or headers (docs/operations.md "Toolsets and
+// read-only"). A Server without a Surface serves every tool on its one path.
 type Surface struct {
 	// Tools returns the tools' toolsets and read-only hints. It is called only for a narrowed
 	// surface, so a start and a full tools/list (a cold start's first answers) define no tool.
@@ -45,23 +39,19 @@ type ToolFacts struct {
 
 // The settings that narrow a surface, as a disabled tool's error names them.
 const (
-	settingToolsets       = "MINDVAULT_TOOLSETS"
-	settingReadOnly       = "MINDVAULT_READ_ONLY"
-	settingPath           = "URL path"
-	headerToolsets        = "X-MindVault-Toolsets"
-	headerReadOnly        = "X-MindVault-Read-Only"
-	layerDeployment       = 0
-	layerPath             = 1
-	layerHeaders          = 2
-	numLayers             = 3
-	readOnlyPathSegment   = "readonly"
-	toolsetsPathSegment   = "x"
-	maxToolsetsForTheMask = 64
+	settingToolsets = "MINDVAULT_TOOLSETS"
+	settingReadOnly = "MINDVAULT_READ_ONLY"
+	settingPath     = "URL path"
+	headerToolsets  = "X-MindVault-Toolsets"
+	headerReadOnly  = "X-MindVault-Read-Only"
+	layerDeployment = 0
+	layerPath       = 1
+	numLayers       = 3 // deployment, URL path, headers
 )
 
 // allToolsets is the mask of every toolset.
 var allToolsets = func() uint64 {
-	if len(config.Toolsets) > maxToolsetsForTheMask {
+	if len(config.Toolsets) > 64 {
 		panic("mcp: more toolsets than a view's mask holds")
 	}
 	return 1<<len(config.Toolsets) - 1
@@ -112,14 +102,6 @@ func maskOf(toolsets []string) uint64 {
 	return m
 }
 
-func toolsetBit(ts string) (uint64, bool) {
-	i := slices.Index(config.Toolsets, ts)
-	if i < 0 {
-		return 0, false
-	}
-	return 1 << i, true
-}
-
 // pathLayer reads the URL path: the endpoint's own path, <base>/readonly, <base>/x/<toolsets>
 // or <base>/x/<toolsets>/readonly. ok is false for any other path; problem names a toolset
 // list that does not parse.
@@ -131,14 +113,14 @@ func pathLayer(base, p string) (l layer, problem string, ok bool) {
 	if !found {
 		return layer{}, "", false
 	}
-	if rest == readOnlyPathSegment {
+	if rest == "readonly" {
 		return layer{mask: allToolsets, readOnly: true}, "", true
 	}
-	list, found := strings.CutPrefix(rest, toolsetsPathSegment+"/")
+	list, found := strings.CutPrefix(rest, "x/")
 	if !found {
 		return layer{}, "", false
 	}
-	list, readOnly := strings.CutSuffix(list, "/"+readOnlyPathSegment)
+	list, readOnly := strings.CutSuffix(list, "/readonly")
 	if list == "" || strings.Contains(list, "/") {
 		return layer{}, "", false
 	}
@@ -179,10 +161,9 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if s.Surface == nil {
 		return fullView, ""
 	}
-	v := &view{path: r.URL.Path}
-	v.layers[layerDeployment] = layer{mask: allToolsets, readOnly: s.Surface.OnlyReadOnly}
+	dl := layer{mask: allToolsets, readOnly: s.Surface.OnlyReadOnly}
 	if s.Surface.Enabled != nil {
-		v.layers[layerDeployment].mask = maskOf(s.Surface.Enabled)
+		dl.mask = maskOf(s.Surface.Enabled)
 	}
 	pl, problem, ok := pathLayer(s.path(), r.URL.Path)
 	if !ok {
@@ -191,15 +172,12 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if problem != "" {
 		return nil, problem
 	}
-	v.layers[layerPath] = pl
 	hl, problem := headerLayer(r)
 	if problem != "" {
 		return nil, problem
 	}
-	v.layers[layerHeaders] = hl
-	before := layer{mask: v.layers[layerDeployment].mask & pl.mask, readOnly: v.layers[layerDeployment].readOnly || pl.readOnly}
-	v.mask = before.mask & hl.mask
-	v.readOnly = before.readOnly || hl.readOnly
+	before := layer{mask: dl.mask & pl.mask, readOnly: dl.readOnly || pl.readOnly}
+	v := &view{layers: [numLayers]layer{dl, pl, hl}, path: r.URL.Path, mask: before.mask & hl.mask, readOnly: before.readOnly || hl.readOnly}
 	if v.mask == allToolsets && !v.readOnly {
 		return fullView, "" // the common case: nothing narrows
 	}
@@ -220,11 +198,8 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 
 // offered reports whether the tool name is in what l allows.
 func (s *Server) offered(l layer, name string) bool {
-	if ts, ok := s.Surface.Tools().ToolsetOf[name]; ok {
-		bit, _ := toolsetBit(ts)
-		if l.mask&bit == 0 {
-			return false
-		}
+	if ts, ok := s.Surface.Tools().ToolsetOf[name]; ok && l.mask&maskOf([]string{ts}) == 0 {
+		return false
 	}
 	return !l.readOnly || s.Surface.Tools().ReadOnly[name]
 }
@@ -250,14 +225,14 @@ func (s *Server) Offers(r *http.Request, name string) bool {
 // path, headers) that leaves it out.
 func (s *Server) disabledTool(v *view, name string) outcome {
 	ts := s.Surface.Tools().ToolsetOf[name]
-	bit, known := toolsetBit(ts)
+	bit := maskOf([]string{ts}) // 0 for a toolset not known
 	data := map[string]any{"code": errmap.CodeForbidden, "disabled": true, "tool": name}
 	if ts != "" {
 		data["toolset"] = ts
 	}
 	var why, setting string
 	for i, l := range v.layers {
-		if known && l.mask&bit == 0 {
+		if bit != 0 && l.mask&bit == 0 {
 			setting = [...]string{settingToolsets, settingPath, headerToolsets}[i]
 			why = fmt.Sprintf("its toolset %s is not enabled by %s", ts, s.settingPhrase(v, i, setting))
 			break

@@ -8,6 +8,7 @@ package prompts
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -117,23 +118,14 @@ func (p *Prompt) allowed() []string {
 }
 
 func (p *Prompt) check(args map[string]string) error {
-	known := map[string]bool{}
-	for _, a := range p.Def.Arguments {
-		known[a.Name] = true
-	}
-	// Unknown names first, in a stable order, so the same request always names the same one.
 	var unknown []string
 	for k := range args {
-		if !known[k] {
+		if !slices.Contains(p.allowed(), k) {
 			unknown = append(unknown, k)
 		}
 	}
-	if len(unknown) > 0 {
-		first := unknown[0]
-		for _, k := range unknown[1:] {
-			first = min(first, k)
-		}
-		return &mcp.PromptArgumentError{Argument: first, Problem: "is not an argument of this prompt", Allowed: p.allowed()}
+	if len(unknown) > 0 { // the least name, so the same request always names the same one
+		return &mcp.PromptArgumentError{Argument: slices.Min(unknown), Problem: "is not an argument of this prompt", Allowed: p.allowed()}
 	}
 	for _, a := range p.Def.Arguments {
 		if a.Required && strings.TrimSpace(args[a.Name]) == "" {
