@@ -185,7 +185,7 @@ func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok boo
 	doc, ok = c.JSON()
 	head, okHead := JSON(prefix, nil)
 	tail, okTail := JSON(suffix, nil)
-	if reg, n := registry.exact.Load(), window*maxSpell; !ok || !okHead || !okTail ||
+	if reg, n := registry.exact.Load(), Window*maxSpell; !ok || !okHead || !okTail ||
 		reg != nil && (seamHolds(reg, head, doc, n) || seamHolds(reg, doc, tail, n)) {
 		return nil, nil, nil, false
 	}

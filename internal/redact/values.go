@@ -15,8 +15,6 @@ import (
 // to redact them; a secret shorter than that is matched whole.
 const Window = 16
 
-var window = Window // a test raises it to prove the rule is what catches a fragment
-
 const (
 	ring     = 64                 // canonical runes scan keeps, more than the longest window
 	rollBase = 0x9E3779B97F4A7C15 // the rolling hash's multiplier (odd: nothing is lost mod 2^64)
@@ -40,7 +38,11 @@ type Values struct {
 func salt(h uint64, n int) uint64 { return h ^ uint64(n)*0xC2B2AE3D27D4EB4F }
 
 // NewValues compiles values for Replace, ignoring those shorter than MinLength runes; nil when none is left.
-func NewValues(values []string) *Values {
+func NewValues(values []string) *Values { return newValues(values, Window) }
+
+// newValues is NewValues with the window as a parameter: a test widens it to prove that the
+// rule, not a coincidence of its table, is what catches a fragment.
+func newValues(values []string, window int) *Values {
 	v := &Values{}
 	for _, s := range values {
 		if utf8.RuneCountInString(s) < MinLength {
