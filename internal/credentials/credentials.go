@@ -71,9 +71,6 @@ type Store interface {
 	// Create stores a new profile; an existing name is PROFILE_EXISTS. It is exclusive in
 	// every writable store, so it is a claim: a caller that must do something irreversible for
 	// a new profile (mindvault_setup_wallet creating an account) creates the profile first,
-	// with its secret, and only the winner goes on. It is exclusive in
-	// every writable store, so it is a claim: a caller that must do something irreversible for
-	// a new profile (mindvault_setup_wallet creating an account) creates the profile first,
 	// with its secret, and only the winner goes on.
 	Create(ctx context.Context, p Profile) error
 	// Update replaces an existing profile.
@@ -125,16 +122,8 @@ func OpenWith(spec string, getenv func(string) string, defaultProfile string, lo
 	return nil, fmt.Errorf("credential store %q is not one this endpoint knows: use env, dir:<folder> (e.g. dir:$HOME/.config/mindvault) or secretsmanager:<name prefix>", bounded(spec))
 }
 
-// fail builds a credential-store failure.
-func fail(code string, cat errmap.Category, detail string) *errmap.Error {
-	return &errmap.Error{
-		Err:   fmt.Errorf("credentials: %s", detail),
-		Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: code, Category: cat, Detail: detail},
-	}
-}
-
-// failNext builds a credential-store failure whose Next line only the store can write.
-func failNext(code string, cat errmap.Category, detail, next string) *errmap.Error {
+// fail builds a credential-store failure; next is the Next line only the store can write ("" for none).
+func fail(code string, cat errmap.Category, detail, next string) *errmap.Error {
 	return &errmap.Error{
 		Err:   fmt.Errorf("credentials: %s", detail),
 		Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: code, Category: cat, Detail: detail, Next: next},
@@ -144,25 +133,25 @@ func failNext(code string, cat errmap.Category, detail, next string) *errmap.Err
 // Missing is the failure of a profile that does not exist or lacks what the tool needs.
 func Missing(store Store, name, what string) *errmap.Error {
 	return fail("CREDENTIALS_MISSING", errmap.CategoryAuth,
-		fmt.Sprintf("profile %q has no %s in the %s credential store", name, what, store.Kind()))
+		fmt.Sprintf("profile %q has no %s in the %s credential store", name, what, store.Kind()), "")
 }
 
 // NotAllowed is the failure of a caller whose access token is not bound to the profile.
 func NotAllowed(name string) *errmap.Error {
-	return failNext("PROFILE_NOT_ALLOWED", errmap.CategoryAuth, fmt.Sprintf("this access token may not use profile %q", name),
+	return fail("PROFILE_NOT_ALLOWED", errmap.CategoryAuth, fmt.Sprintf("this access token may not use profile %q", name),
 		"Use a profile your access token is bound to (mindvault_list_profiles shows them), or ask the operator to bind this one.")
 }
 
 // Exists is the failure of creating a profile that already exists.
 func Exists(store Store, name string) *errmap.Error {
 	return fail("PROFILE_EXISTS", errmap.CategoryConflict,
-		fmt.Sprintf("profile %q already exists in the %s credential store", name, store.Kind()))
+		fmt.Sprintf("profile %q already exists in the %s credential store", name, store.Kind()), "")
 }
 
 // ReadOnlyStore is the failure of writing to a store that cannot be written.
 func ReadOnlyStore(store Store) *errmap.Error {
 	return fail("READ_ONLY_STORE", errmap.CategoryAuth,
-		fmt.Sprintf("the %s credential store is read-only; configure MINDVAULT_CREDENTIALS=dir:<path> or secretsmanager:<prefix> to create profiles", store.Kind()))
+		fmt.Sprintf("the %s credential store is read-only; configure MINDVAULT_CREDENTIALS=dir:<path> or secretsmanager:<prefix> to create profiles", store.Kind()), "")
 }
 
 // StoreFailure is an I/O failure of the store itself.

@@ -289,12 +289,12 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 			}
 			// Written as "the Secrets Manager X permission": the redactor would blank the
 			// value of a "secretsmanager:X" pair, taking it for a secret.
-			e = failNext(errmap.CodeForbidden, errmap.CategoryAuth,
+			e = fail(errmap.CodeForbidden, errmap.CategoryAuth,
 				fmt.Sprintf("the %s credential store denied the request to %s (AWS %s)", s.Kind(), op.what(profile), code),
 				"The operator must grant the function's IAM role the Secrets Manager "+op.action+" permission "+scope+", then retry.")
 		case isThrottle(code):
 			e = fail(errmap.CodeRateLimited, errmap.CategoryRateLimit,
-				fmt.Sprintf("the %s credential store throttled the request to %s (AWS %s)", s.Kind(), op.what(profile), code))
+				fmt.Sprintf("the %s credential store throttled the request to %s (AWS %s)", s.Kind(), op.what(profile), code), "")
 		case code == "InvalidRequestException" && profile != "":
 			// What AWS answers for a name whose secret is scheduled for deletion.
 			e = StoreFailure(s, fmt.Sprintf("%s (AWS %s; a secret of that name may be scheduled for deletion)", op.what(profile), code), nil)

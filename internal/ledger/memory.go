@@ -24,11 +24,8 @@ var _ Ledger = (*Memory)(nil)
 
 // Reserve implements Ledger.
 func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent string, amount, limit int64) (Usage, error) {
-	p, err := newPeriod(key, day)
+	p, err := reservePeriod(key, day, intent, amount, limit)
 	if err != nil {
-		return Usage{}, err
-	}
-	if err := checkReserve(intent, amount, limit); err != nil {
 		return Usage{}, err
 	}
 	m.mu.Lock()
@@ -52,11 +49,8 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 
 // Release implements Ledger.
 func (m *Memory) Release(_ context.Context, key string, day time.Time, intent string) (Usage, error) {
-	p, err := newPeriod(key, day)
+	p, err := intentPeriod(key, day, intent)
 	if err != nil {
-		return Usage{}, err
-	}
-	if err := checkIntent(intent); err != nil {
 		return Usage{}, err
 	}
 	m.mu.Lock()
