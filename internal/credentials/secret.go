@@ -24,7 +24,7 @@ func LoadSecretString(ctx context.Context, label, name string, load AWSConfigLoa
 	out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})
 	if err != nil {
 		var apiErr smithy.APIError
-		if errors.As(err, &apiErr) && IsAWSErrorCode(apiErr.ErrorCode()) {
+		if errors.As(err, &apiErr) && awsCode.MatchString(apiErr.ErrorCode()) {
 			return "", fmt.Errorf("%s %q could not be read (AWS %s)", label, name, apiErr.ErrorCode())
 		}
 		if ctx.Err() != nil {

@@ -272,7 +272,7 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) {
 		code := apiErr.ErrorCode()
-		if !IsAWSErrorCode(code) {
+		if !awsCode.MatchString(code) {
 			code = "UnknownError"
 		}
 		cause := &awsError{msg: fmt.Sprintf("secretsmanager: %s: AWS %s", op.what(profile), code), cause: err}
@@ -333,11 +333,8 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 	return &errmap.Error{Err: &awsError{msg: fmt.Sprintf("secretsmanager: %s: unexpected response", op.what(profile)), cause: err}, Facts: f}
 }
 
-// IsAWSErrorCode reports a string shaped like an AWS error code (ResourceNotFoundException,
-// Throttling): only such a code is repeated in a detail or message, never other text an SDK
-// error carries.
-func IsAWSErrorCode(code string) bool { return awsCode.MatchString(code) }
-
+// awsCode is the shape of an AWS error code (ResourceNotFoundException, Throttling): only
+// such a code is repeated in a detail or message, never other text an SDK error carries.
 var awsCode = lazyre.New(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
 
 func isThrottle(code string) bool {

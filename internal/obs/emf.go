@@ -3,6 +3,7 @@ package obs
 import (
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,21 +38,9 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	// calls, errors and latency are per tool, and only a failure adds the errors by (tool,
 	// category): the pair a failed-payment alarm reads, with no always-zero "ok" pairs and no
 	// per-category copies of the calls and the latency (docs/deploy.md "What it costs").
-	directives := []any{map[string]any{
-		"Namespace":  Namespace,
-		"Dimensions": [][]string{{"Tool"}},
-		"Metrics": []any{
-			map[string]string{"Name": "ToolCalls", "Unit": "Count"},
-			map[string]string{"Name": "ToolErrors", "Unit": "Count"},
-			map[string]string{"Name": "ToolLatency", "Unit": "Milliseconds"},
-		},
-	}}
+	directives := []any{directive([]string{"Tool"}, "ToolCalls:Count", "ToolErrors:Count", "ToolLatency:Milliseconds")}
 	if errCount > 0 {
-		directives = append(directives, map[string]any{
-			"Namespace":  Namespace,
-			"Dimensions": [][]string{{"Tool", "Category"}},
-			"Metrics":    []any{map[string]string{"Name": "ToolErrors", "Unit": "Count"}},
-		})
+		directives = append(directives, directive([]string{"Tool", "Category"}, "ToolErrors:Count"))
 	}
 	lines := []map[string]any{{
 		"_aws": map[string]any{"Timestamp": now.UnixMilli(), "CloudWatchMetrics": directives},
@@ -61,12 +50,8 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	for _, c := range calls {
 		lines = append(lines, map[string]any{
 			"_aws": map[string]any{
-				"Timestamp": now.UnixMilli(),
-				"CloudWatchMetrics": []any{map[string]any{
-					"Namespace":  Namespace,
-					"Dimensions": [][]string{{"Service"}},
-					"Metrics":    []any{map[string]string{"Name": "DownstreamLatency", "Unit": "Milliseconds"}},
-				}},
+				"Timestamp":         now.UnixMilli(),
+				"CloudWatchMetrics": []any{directive([]string{"Service"}, "DownstreamLatency:Milliseconds")},
 			},
 			"Service": dimService(c.Service), "Route": dimRoute(c.Route), "Attempts": c.Attempts,
 			"DownstreamLatency": float64(c.Latency.Microseconds()) / 1000,
@@ -84,4 +69,14 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 			_, _ = w.Write(append(b, '\n'))
 		}
 	}
+}
+
+// directive is one CloudWatch metric directive: the metrics, each "Name:Unit", by dims.
+func directive(dims []string, metrics ...string) map[string]any {
+	ms := make([]any, len(metrics))
+	for i, m := range metrics {
+		name, unit, _ := strings.Cut(m, ":")
+		ms[i] = map[string]string{"Name": name, "Unit": unit}
+	}
+	return map[string]any{"Namespace": Namespace, "Dimensions": [][]string{dims}, "Metrics": ms}
 }

@@ -42,41 +42,31 @@ var (
 	rpcMethod = lazyre.New(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 )
 
-// dimTool keeps a Tool dimension in the shape of a registered tool name; the protocol layer
-// already passes a registered name or Unknown, this is the second lock.
-func dimTool(s string) string {
-	if toolName.MatchString(s) {
-		return s
-	}
-	return Unknown
-}
-
-// dimCategory keeps a Category dimension in the failure categories plus "ok".
 // InputRequired is the outcome of a tool call answered with a question to the user.
 const InputRequired = "input_required"
 
+// closed keeps a metric dimension's value when it is in the dimension's closed set, else Unknown.
+func closed(s string, in bool) string {
+	if in {
+		return s
+	}
+	return Unknown
+}
+
+// The dimensions: Tool in the shape of a registered tool name (the protocol layer already
+// passes a registered name or Unknown, this is the second lock); Category in the failure
+// categories plus "ok" and InputRequired; Service in the downstream sources; Route in the
+// shape the clients write it ("GET /resources/{id}/meta", "GET /resources/{id} (paid)", an
+// RPC method name): routes are written by the code, never taken from a request, so a route
+// the code writes must match one of these shapes (TestEMFDimensionsAreClosed lists them).
+func dimTool(s string) string { return closed(s, toolName.MatchString(s)) }
+
 func dimCategory(s string) string {
-	if s == "ok" || s == InputRequired || errmap.Category(s).Valid() {
-		return s
-	}
-	return Unknown
+	return closed(s, s == "ok" || s == InputRequired || errmap.Category(s).Valid())
 }
 
-// dimService keeps a Service dimension in the downstream sources.
-func dimService(s string) string {
-	if errmap.Source(s).Valid() {
-		return s
-	}
-	return Unknown
-}
+func dimService(s string) string { return closed(s, errmap.Source(s).Valid()) }
 
-// dimRoute keeps a route in the shape the clients write it ("GET /resources/{id}/meta",
-// "GET /resources/{id} (paid)", an RPC method name): routes are written by the code, never
-// taken from a request. A route of any other shape is recorded as Unknown, so a route the
-// code writes must match one of these shapes (TestEMFDimensionsAreClosed lists them).
 func dimRoute(s string) string {
-	if httpRoute.MatchString(s) || rpcMethod.MatchString(s) {
-		return s
-	}
-	return Unknown
+	return closed(s, httpRoute.MatchString(s) || rpcMethod.MatchString(s))
 }

@@ -46,8 +46,6 @@ type Client struct {
 
 // Resource is one registry entry; optional fields are nil when the deployment lacks them. It is
 // decoded from the contract's ScMap by key name, so deployments with fewer or more fields decode
-// alike, and prices stay exact 7-decimal integers (big.Int), never floats. It is
-// decoded from the contract's ScMap by key name, so deployments with fewer or more fields decode
 // alike, and prices stay exact 7-decimal integers (big.Int), never floats.
 type Resource struct {
 	ID       string

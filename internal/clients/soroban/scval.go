@@ -88,13 +88,18 @@ func AddressOf(id string) (xdr.ScVal, error) {
 	if !strings.HasPrefix(id, "C") {
 		return Account(id)
 	}
-	raw, err := DecodeContract(id)
+	a, err := contractAddress(id)
 	if err != nil {
 		return xdr.ScVal{}, fmt.Errorf("invalid contract %q", id)
 	}
+	return AddressVal(a), nil
+}
+
+func contractAddress(id string) (xdr.ScAddress, error) {
+	raw, err := DecodeContract(id)
 	var cid xdr.ContractId
 	copy(cid[:], raw)
-	return AddressVal(xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}), nil
+	return xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}, err
 }
 
 // AddressVal is the ScVal of an Address.

@@ -18,6 +18,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 )
 
 // The checks, as named in Refusal.Check.
@@ -306,8 +307,8 @@ func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScV
 			return "the resource's listed price is not known"
 		case v.Type != xdr.ScValTypeScvI128 || v.I128 == nil:
 			return "its price is not an i128"
-		case I128(*v.I128).Cmp(price) != 0:
-			return fmt.Sprintf("its price of %s units is not the listed price of %s units", I128(*v.I128), price)
+		case soroban.BigFromI128(*v.I128).Cmp(price) != 0:
+			return fmt.Sprintf("its price of %s units is not the listed price of %s units", soroban.BigFromI128(*v.I128), price)
 		}
 		if v := args[3]; v.Type != xdr.ScValTypeScvString || v.Str == nil {
 			return "its metadata is not a string"
@@ -369,10 +370,4 @@ func MetadataPointer(m string) bool {
 func Tag(t string) bool {
 	t = strings.ToLower(strings.TrimSpace(t))
 	return len(t) >= 1 && len(t) <= MaxTagBytes && strings.Trim(t, "abcdefghijklmnopqrstuvwxyz0123456789_-") == ""
-}
-
-// I128 is the value of an i128.
-func I128(p xdr.Int128Parts) *big.Int {
-	n := new(big.Int).Lsh(big.NewInt(int64(p.Hi)), 64)
-	return n.Add(n, new(big.Int).SetUint64(uint64(p.Lo)))
 }
