@@ -86,18 +86,10 @@ func (b Bounded) Usage(ctx context.Context, key string, day time.Time) (Usage, e
 	return bounded(ctx, b, func(ctx context.Context) (Usage, error) { return b.S.Usage(ctx, key, day) })
 }
 
-type claimed struct {
-	e  Entry
-	ok bool
-}
-
 // Claim implements Journal.
-func (b Bounded) Claim(ctx context.Context, e Entry, now time.Time) (Entry, bool, error) {
-	c, err := bounded(ctx, b, func(ctx context.Context) (claimed, error) {
-		e, ok, err := b.S.Claim(ctx, e, now)
-		return claimed{e, ok}, err
-	})
-	return c.e, c.ok, err
+func (b Bounded) Claim(ctx context.Context, e Entry, now time.Time) (stored Entry, ok bool, err error) {
+	_, err = bounded(ctx, b, func(ctx context.Context) (_ struct{}, err error) { stored, ok, err = b.S.Claim(ctx, e, now); return })
+	return stored, ok, err
 }
 
 // Save implements Journal.
@@ -107,12 +99,9 @@ func (b Bounded) Save(ctx context.Context, e Entry, prev string, now time.Time) 
 }
 
 // Get implements Journal.
-func (b Bounded) Get(ctx context.Context, id string) (Entry, bool, error) {
-	c, err := bounded(ctx, b, func(ctx context.Context) (claimed, error) {
-		e, ok, err := b.S.Get(ctx, id)
-		return claimed{e, ok}, err
-	})
-	return c.e, c.ok, err
+func (b Bounded) Get(ctx context.Context, id string) (e Entry, ok bool, err error) {
+	_, err = bounded(ctx, b, func(ctx context.Context) (_ struct{}, err error) { e, ok, err = b.S.Get(ctx, id); return })
+	return e, ok, err
 }
 
 // AddReceipt implements Journal.

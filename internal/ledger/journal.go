@@ -11,12 +11,6 @@ import (
 	"time"
 )
 
-// The journal is the endpoint's own durable record of money facts (docs/once.md "The journal"):
-// one entry per payment intent, created by the first call that carries it with a conditional
-// write and owned by one attempt at a time, and per wallet the receipts of its settled
-// payments. It lives in the same store as the budgets, so a deployment has one table, and it
-// outlives every nonce window: a settled intent never pays again, on any instance.
-
 // State is where an intent's payment stands.
 type State string
 

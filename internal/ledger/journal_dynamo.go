@@ -12,11 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// The journal's items in the budgets' table (docs/once.md "The journal"): an intent is
-// "intent#<id>" with its state, owner, lease and fingerprint as attributes of their own (the
-// conditions read them) and the rest as one JSON document; a wallet's receipts are one item,
-// "receipts#<address>", holding a map of receipt id to JSON. Every write is one conditional
-// UpdateItem on one item, so the function's role needs nothing beyond GetItem and UpdateItem.
+// The journal's items in the budgets' table (docs/once.md "The journal"): "intent#<id>" with
+// the attributes its conditions read and the rest as JSON, and "receipts#<address>", a map.
 const (
 	attrState   = "st"
 	attrAttempt = "att"

@@ -20,10 +20,7 @@ import (
 // 5xx, or a redirect (never followed: the server may have acted before answering it) leaves
 // its outcome unknown; any other status means it did not happen.
 func writeFailure(err error) error {
-	f, ok := errmap.FactsOf(err)
-	if !ok {
-		return err
-	}
+	f, _ := errmap.FactsOf(err) // always there: the errors come from the transport
 	switch {
 	case f.Transport != errmap.TransportNone:
 		if !transport.NotSent(err) {

@@ -37,17 +37,6 @@ type Written struct {
 	Ledger uint32
 }
 
-// Invoke performs a creator-authorised write: simulate with the wallet as source, assemble
-// the footprint, auth and resource fee (only the call itself may be authorised, and the fee
-// stays within MaxFee), sign, send, and poll until the outcome is known, the write wait has
-// passed since the first send, or the invocation deadline comes. Once the envelope may have
-// reached the network, an unconfirmed outcome is reported as stateChanged "unknown" with the
-// hash, computed before sending, and a mindvault_tx_status nextAction — never retried blindly:
-// the only resend is the same envelope after TRY_AGAIN_LATER (send).
-func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args ...xdr.ScVal) (*Written, error) {
-	return c.InvokeApproved(ctx, kp, nil, fn, args...)
-}
-
 // MaxFeeVar is the setting that caps the total fee of a transaction the endpoint signs.
 const MaxFeeVar = "MINDVAULT_MAX_TX_FEE_STROOPS"
 
@@ -64,9 +53,14 @@ type Plan struct {
 	Sequence int64
 }
 
-// InvokeApproved is Invoke with approve called once the transaction is simulated and
-// assembled, right before it is signed and sent; an error from it stops the write with
-// nothing signed or sent (the user's confirmation, package confirm). nil approves.
+// InvokeApproved performs a creator-authorised write: simulate with the wallet as source,
+// assemble the footprint, auth and resource fee (only the call itself may be authorised, and
+// the fee stays within MaxFee), have approve (the user's confirmation, package confirm; nil
+// approves) accept it or stop it with nothing signed or sent, sign, send, and poll until the
+// outcome is known, the write wait has passed since the first send, or the invocation deadline
+// comes. Once the envelope may have reached the network, an unconfirmed outcome is reported as
+// stateChanged "unknown" with the hash, computed before sending, and a mindvault_tx_status
+// nextAction — never retried blindly: the only resend is the same envelope after TRY_AGAIN_LATER (send).
 func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, Plan) error, fn string, args ...xdr.ScVal) (*Written, error) {
 	source := kp.Address()
 	seq, err := c.Sequence(ctx, source)
@@ -232,10 +226,7 @@ func refused(err error) (int, bool) {
 // 408, a redirect (never followed) and an answer that cannot be read. A 4xx or a JSON-RPC
 // error object is the node refusing the request: nothing was queued.
 func unknownOutcome(err error, hash string) error {
-	f, ok := errmap.FactsOf(err)
-	if !ok {
-		return err
-	}
+	f, _ := errmap.FactsOf(err) // none: the default below
 	switch {
 	case f.Transport != errmap.TransportNone:
 		if transport.NotSent(err) {

@@ -66,21 +66,21 @@ func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) 
 		if transport.NotSent(err) {
 			return nil, err // the request never left: no account was created
 		}
-		return nil, unknown(err)
+		return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
 	}
 	if !resp.OK() {
 		e := c.svc.StatusError(resp)
 		// A 5xx or a redirect (never followed: a second POST /create would create a second
 		// account) may come after the account was created.
 		if !refusal(resp.Status) {
-			return nil, unknown(e)
+			return nil, errmap.MarkStateChanged(e, errmap.StateUnknown)
 		}
 		return nil, e
 	}
 	var w Wallet
 	if json.Unmarshal(resp.Body, &w) != nil || !strkey.IsValidEd25519PublicKey(w.PublicKey) {
 		// Never echo the body: it may hold a secret.
-		return nil, unknown(c.svc.Malformed(resp, "no account id in the answer"))
+		return nil, errmap.MarkStateChanged(c.svc.Malformed(resp, "no account id in the answer"), errmap.StateUnknown)
 	}
 	if w.SecretKey != "" {
 		if kp, err := keypair.ParseFull(w.SecretKey); err != nil || kp.Address() != w.PublicKey {
@@ -98,12 +98,4 @@ func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) 
 // followed, so the service's answer is unknown.
 func refusal(status int) bool {
 	return status >= 400 && status < 500 && status != http.StatusRequestTimeout
-}
-
-// unknown marks a creation whose outcome is not known: the account may exist.
-func unknown(err error) error {
-	if _, ok := errmap.FactsOf(err); !ok {
-		return err
-	}
-	return errmap.MarkStateChanged(err, errmap.StateUnknown)
 }
