@@ -1,6 +1,7 @@
 package credentials
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -25,9 +26,7 @@ func (l AWSConfigLoader) Load(ctx context.Context) (aws.Config, error) {
 	if err != nil {
 		return aws.Config{}, err
 	}
-	if cfg.Region == "" {
-		cfg.Region = defaultRegion
-	}
+	cfg.Region = cmp.Or(cfg.Region, defaultRegion)
 	return cfg, nil
 }
 
@@ -51,13 +50,13 @@ func EnvAWSConfig(context.Context) (aws.Config, error) {
 	}
 	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"), Source: "EnvConfigCredentials"}
 	cfg := aws.Config{
-		Region: firstSet(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), defaultRegion),
+		Region: cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), defaultRegion),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return creds, nil
 		}),
 	}
 	if !strings.EqualFold(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true") {
-		if u := firstSet(os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"), os.Getenv("AWS_ENDPOINT_URL")); u != "" {
+		if u := cmp.Or(os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"), os.Getenv("AWS_ENDPOINT_URL")); u != "" {
 			cfg.BaseEndpoint = aws.String(u)
 		}
 	}
@@ -69,13 +68,4 @@ func EnvAWSConfig(context.Context) (aws.Config, error) {
 		cfg.RetryMaxAttempts = n
 	}
 	return cfg, nil
-}
-
-func firstSet(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -7,6 +7,7 @@ package credentials
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -47,6 +48,12 @@ func (p Profile) Format(f fmt.State, _ rune) {
 // LogValue logs the profile's name and whether it holds each secret.
 func (p Profile) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("name", p.Name), slog.Bool("wallet", p.SecretKey != ""), slog.Bool("apiKey", p.APIKey != ""))
+}
+
+// encode is the profile as the stores keep it; a Profile is strings only, so it always encodes.
+func (p Profile) encode() []byte {
+	b, _ := json.Marshal(p)
+	return b
 }
 
 // Secrets lists the profile's secret values, for exact redaction.

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,9 +70,7 @@ func NewDynamo(cfg aws.Config, table, endpoint string) (*Dynamo, error) {
 	if err := checkEndpoint(endpoint); err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
+	cfg.Region = cmp.Or(cfg.Region, "us-east-1")
 	return &Dynamo{
 		table: table,
 		client: sync.OnceValue(func() dynamoAPI {

@@ -1,6 +1,7 @@
 package mindvault
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -187,9 +188,7 @@ func (c *Client) Register(ctx context.Context, apiKey, id, signedXDR string) (*R
 	if err != nil {
 		return nil, err
 	}
-	if r.OnchainStatus == "" {
-		r.OnchainStatus = "registered"
-	}
+	r.OnchainStatus = cmp.Or(r.OnchainStatus, "registered")
 	return r, nil
 }
 
