@@ -187,15 +187,14 @@ func (r *Resource) set(key string, v xdr.ScVal) {
 			r.Listed = *v.B
 		}
 	case "tags":
-		if vec, ok := soroban.VecOf(v); ok {
+		if v.Type == xdr.ScValTypeScvVec { // an empty Vec may come as a nil vector
 			r.Tags = []string{}
-			for _, t := range vec {
-				if s, ok := soroban.Text(t); ok {
-					r.Tags = append(r.Tags, s)
-				}
+		}
+		vec, _ := soroban.VecOf(v)
+		for _, t := range vec {
+			if s, ok := soroban.Text(t); ok {
+				r.Tags = append(r.Tags, s)
 			}
-		} else if v.Type == xdr.ScValTypeScvVec {
-			r.Tags = []string{}
 		}
 	case "state":
 		if s, ok := soroban.Text(v); ok {

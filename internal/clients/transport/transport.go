@@ -174,7 +174,6 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 		call.Latency = time.Since(start)
 		obs.Record(ctx, call)
 	}()
-	var lastErr error
 	for attempt := 1; ; attempt++ {
 		call.Attempts = attempt
 		resp, err := s.once(ctx, req)
@@ -193,17 +192,13 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 			}
 			continue
 		}
-		lastErr = err
 		call.Outcome = "network"
 		if errmapTransport(err) == errmap.TransportTimeout {
 			call.Outcome = "timeout"
 		}
-		if attempt >= attempts || ctx.Err() != nil {
-			return nil, s.transportError(err, !req.Read)
-		}
 		delay, _ := s.backoff(attempt, nil)
-		if !s.wait(ctx, delay) {
-			return nil, s.transportError(lastErr, !req.Read)
+		if attempt >= attempts || ctx.Err() != nil || !s.wait(ctx, delay) {
+			return nil, s.transportError(err, !req.Read)
 		}
 	}
 }
