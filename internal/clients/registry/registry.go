@@ -222,14 +222,9 @@ func scalarText(v xdr.ScVal) string {
 	return ""
 }
 
-// call names a registry function with its arguments.
-func (c *Client) call(fn string, args []xdr.ScVal) soroban.Call {
-	return soroban.Call{Contract: c.Contract, Function: fn, Args: args}
-}
-
 // build makes an invocation of the registry, reporting a bad contract id as configuration.
 func (c *Client) build(source string, seq int64, fn string, args []xdr.ScVal, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData, fee int64) (*txnbuild.Transaction, error) {
-	tx, err := soroban.Build(source, seq, c.call(fn, args), auth, data, fee)
+	tx, err := soroban.Build(source, seq, soroban.Call{Contract: c.Contract, Function: fn, Args: args}, auth, data, fee)
 	if err != nil {
 		return nil, errmap.Wrap(err, errmap.Facts{Source: errmap.SourceRegistry, Code: errmap.CodeContractError,
 			Detail: "VAULT_REGISTRY_CONTRACT_ID is not a valid contract id"})

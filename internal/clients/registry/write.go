@@ -170,6 +170,10 @@ func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
 // write wait or the invocation deadline does. A persistent 4xx (the RPC refuses to tell)
 // ends it at once: waiting longer would only delay the same unknown answer.
 func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Duration) (*Written, error) {
+	poll := c.PollInterval
+	if poll <= 0 {
+		poll = DefaultPollInterval
+	}
 	for {
 		tx, err := c.RPC.GetTransaction(waitCtx, hash)
 		if err == nil {
@@ -184,7 +188,7 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 			err = errmap.WithDetail(err, "the transaction was sent, but Stellar RPC refused to report its status (HTTP "+strconv.Itoa(status)+" to getTransaction)")
 			return nil, errmap.MarkPending(err, hash)
 		}
-		if !transport.Sleep(waitCtx, c.pollInterval()) {
+		if !transport.Sleep(waitCtx, poll) {
 			limit := "within " + WriteWaitVar + " (" + strconv.FormatInt(wait.Milliseconds(), 10) + " ms)"
 			if dl, ok := ctx.Deadline(); ok {
 				if wdl, _ := waitCtx.Deadline(); !wdl.Before(dl) {
@@ -198,13 +202,6 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 			}), hash)
 		}
 	}
-}
-
-func (c *Client) pollInterval() time.Duration {
-	if c.PollInterval > 0 {
-		return c.PollInterval
-	}
-	return DefaultPollInterval
 }
 
 // refused reports a getTransaction failure that will not go away by asking again: an HTTP

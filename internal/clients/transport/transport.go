@@ -364,18 +364,15 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 	kind := errmapTransport(err)
 	started := write && !NotSent(err)
 	detail := "connection failed"
-	if kind == errmap.TransportTimeout {
+	switch {
+	case errors.Is(err, deadlineSpent): // a timeout, never a network failure
+		detail = "the invocation deadline was reached before the request could be sent"
+	case kind == errmap.TransportTimeout:
 		detail = "request timed out"
-		if errors.Is(err, deadlineSpent) {
-			detail = "the invocation deadline was reached before the request could be sent"
-		}
-	} else {
-		switch {
-		case NotSent(err):
-			detail = "connection refused or unreachable"
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			detail = "connection closed before a response"
-		}
+	case NotSent(err):
+		detail = "connection refused or unreachable"
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		detail = "connection closed before a response"
 	}
 	return &errmap.Error{Err: err, Facts: errmap.Facts{
 		Source:           s.Source,
