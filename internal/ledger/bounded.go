@@ -18,7 +18,6 @@ type Store interface {
 // MemoryStore is a Store in this process's memory, with its switch in a file (FileSwitch).
 type MemoryStore struct {
 	*Memory
-	*MemoryJournal
 	*FileSwitch
 }
 
@@ -28,10 +27,10 @@ func NewMemoryStore(pauseFile ...string) MemoryStore {
 	if len(pauseFile) > 0 {
 		sw.Path = pauseFile[0]
 	}
-	return MemoryStore{NewMemory(), NewMemoryJournal(), sw}
+	return MemoryStore{NewMemory(), sw}
 }
 
-var _ Store = (*Dynamo)(nil)
+var _, _ Store = (*Dynamo)(nil), MemoryStore{}
 
 // Bounded is a Store whose every call is bounded by Timeout (MINDVAULT_LEDGER_TIMEOUT_MS): a
 // store that does not answer in time is unavailable, and the caller refuses before it signs.

@@ -84,9 +84,6 @@ func NewDynamo(cfg aws.Config, table, endpoint string) (*Dynamo, error) {
 	}, nil
 }
 
-// Table is the DynamoDB table's name.
-func (d *Dynamo) Table() string { return d.table }
-
 // Reserve implements Ledger with one conditional UpdateItem in the common case.
 func (d *Dynamo) Reserve(ctx context.Context, key string, day time.Time, intent string, amount, limit int64) (Usage, error) {
 	p, err := reservePeriod(key, day, intent, amount, limit)
