@@ -41,8 +41,7 @@ type wirePayment struct {
 // address, which is not the same as "never bought": the deployed API records only payers it
 // can read from the legacy X-PAYMENT header.
 func (c *Client) Payments(ctx context.Context, address string) ([]Payment, error) {
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/buyers/" + url.PathEscape(address) + "/payments",
-		Route: "GET /buyers/{address}/payments", Read: true})
+	resp, err := c.svc.Do(ctx, transport.Get("/buyers/"+url.PathEscape(address)+"/payments", "GET /buyers/{address}/payments"))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -42,9 +43,7 @@ func (c *Client) post(ctx context.Context, path, route, apiKey string, body any,
 		}
 	}
 	h := http.Header{}
-	for k, v := range extra {
-		h[k] = v
-	}
+	maps.Copy(h, extra)
 	if apiKey != "" {
 		h.Set("x-api-key", apiKey)
 	}

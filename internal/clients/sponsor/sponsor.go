@@ -105,7 +105,7 @@ func refusal(status int) bool {
 // deployment without that route; 5xx, 408, 429 and transport failures are errors, mapped
 // with source sponsor.
 func (c *Client) Probe(ctx context.Context) (int, error) {
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/health", Route: "GET /health", Read: true})
+	resp, err := c.svc.Do(ctx, transport.Get("/health", "GET /health"))
 	if err != nil {
 		return 0, err
 	}
