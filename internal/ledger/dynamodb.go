@@ -220,7 +220,8 @@ func (d *Dynamo) result(p period, out *dynamodb.UpdateItemOutput) (Usage, error)
 	return p.usage(n), nil
 }
 
-// unavailable wraps a failure of op on item id (a day's "<key>#<date>", or "journal <op>" on an intent, wallet or the switch).
+// unavailable wraps a failure of op on item id: a day's "<key>#<date>", or for "journal <op>"
+// an intent, a wallet or the switch.
 func (d *Dynamo) unavailable(op, id string, err error) error {
 	return fmt.Errorf("%w: dynamodb %s %s in table %s: %w", ErrUnavailable, op, id, d.table, err)
 }
