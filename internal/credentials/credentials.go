@@ -126,7 +126,10 @@ func OpenWith(spec string, getenv func(string) string, defaultProfile string, lo
 	case strings.HasPrefix(spec, "secretsmanager:"):
 		return OpenSecretsManager(strings.TrimPrefix(spec, "secretsmanager:"), load)
 	}
-	return nil, fmt.Errorf("credential store %q is not one this endpoint knows: use env, dir:<folder> (e.g. dir:$HOME/.config/mindvault) or secretsmanager:<name prefix>", bounded(spec))
+	if len(spec) > 64 { // the operator's own value, but it may be long
+		spec = spec[:64] + "…"
+	}
+	return nil, fmt.Errorf("credential store %q is not one this endpoint knows: use env, dir:<folder> (e.g. dir:$HOME/.config/mindvault) or secretsmanager:<name prefix>", spec)
 }
 
 // fail builds a credential-store failure; next is the Next line only the store can write ("" for none).
@@ -171,14 +174,6 @@ func StoreFailure(store Store, op string, err error) *errmap.Error {
 func IsExists(err error) bool {
 	f, ok := errmap.FactsOf(err)
 	return ok && f.Code == "PROFILE_EXISTS"
-}
-
-// bounded cuts a setting's value for an error message (it is the operator's own, but may be long).
-func bounded(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
 }
 
 // loaded makes a profile's secrets known to the process-wide redaction (package redact)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
@@ -43,8 +44,9 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 		directives = append(directives, directive([]string{"Tool", "Category"}, "ToolErrors:Count"))
 	}
 	lines := []map[string]any{{
-		"_aws": map[string]any{"Timestamp": now.UnixMilli(), "CloudWatchMetrics": directives},
-		"Tool": dimTool(tool), "Category": dimCategory(outcome),
+		"_aws":      map[string]any{"Timestamp": now.UnixMilli(), "CloudWatchMetrics": directives},
+		"Tool":      closed(tool, toolName.MatchString(tool)),
+		"Category":  closed(outcome, outcome == "ok" || outcome == InputRequired || errmap.Category(outcome).Valid()),
 		"ToolCalls": 1, "ToolErrors": errCount, "ToolLatency": float64(d.Microseconds()) / 1000,
 	}}
 	for _, c := range calls {
@@ -53,7 +55,9 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 				"Timestamp":         now.UnixMilli(),
 				"CloudWatchMetrics": []any{directive([]string{"Service"}, "DownstreamLatency:Milliseconds")},
 			},
-			"Service": dimService(c.Service), "Route": dimRoute(c.Route), "Attempts": c.Attempts,
+			"Service":           closed(c.Service, errmap.Source(c.Service).Valid()),
+			"Route":             closed(c.Route, httpRoute.MatchString(c.Route) || rpcMethod.MatchString(c.Route)),
+			"Attempts":          c.Attempts,
 			"DownstreamLatency": float64(c.Latency.Microseconds()) / 1000,
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
@@ -35,9 +34,11 @@ const Unknown = "unknown"
 
 var (
 	toolName = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
-	// An HTTP route may end in one qualifier of a closed set: " (paid)" names the x402
-	// requests a payment is attached to (buy's GET /resources/{id}, the publish fee's POST
-	// /verify-content).
+	// The shapes the clients write a route in ("GET /resources/{id}/meta", an RPC method
+	// name): routes are written by the code, never taken from a request, so a route the code
+	// writes must match one (TestEMFDimensionsAreClosed lists them). An HTTP route may end in
+	// one qualifier of a closed set: " (paid)" names the x402 requests a payment is attached
+	// to (buy's GET /resources/{id}, the publish fee's POST /verify-content).
 	httpRoute = lazyre.New(`^[A-Z]{3,7} /[A-Za-z0-9/{}_.-]{0,96}(?: \(paid\))?$`)
 	rpcMethod = lazyre.New(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 )
@@ -51,22 +52,4 @@ func closed(s string, in bool) string {
 		return s
 	}
 	return Unknown
-}
-
-// The dimensions: Tool in the shape of a registered tool name (the protocol layer already
-// passes a registered name or Unknown, this is the second lock); Category in the failure
-// categories plus "ok" and InputRequired; Service in the downstream sources; Route in the
-// shape the clients write it ("GET /resources/{id}/meta", "GET /resources/{id} (paid)", an
-// RPC method name): routes are written by the code, never taken from a request, so a route
-// the code writes must match one of these shapes (TestEMFDimensionsAreClosed lists them).
-func dimTool(s string) string { return closed(s, toolName.MatchString(s)) }
-
-func dimCategory(s string) string {
-	return closed(s, s == "ok" || s == InputRequired || errmap.Category(s).Valid())
-}
-
-func dimService(s string) string { return closed(s, errmap.Source(s).Valid()) }
-
-func dimRoute(s string) string {
-	return closed(s, httpRoute.MatchString(s) || rpcMethod.MatchString(s))
 }

@@ -122,7 +122,7 @@ func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *e
 		f.Upstream = errmap.Upstream{ContractError: n, ContractErrorName: name}
 	case hostPair(msg, "Storage", "MissingValue"): // a missing contract instance
 		f.Code, f.UpstreamDetail = errmap.CodeContractMissing, "contract instance missing (Error(Storage, MissingValue))"
-	case isArchived(msg):
+	case strings.Contains(strings.ToLower(msg), "restorepreamble") || strings.Contains(strings.ToLower(msg), "archived"):
 		f.Code, f.UpstreamDetail = errmap.CodeStateArchived, errmap.Phrase(errmap.CodeStateArchived)
 	default:
 		f.Code, f.UpstreamDetail = errmap.CodeHostError, hostErrorName(msg)
@@ -167,11 +167,6 @@ func hostPair(s, typ, code string) bool {
 		}
 	}
 	return false
-}
-
-func isArchived(s string) bool {
-	l := strings.ToLower(s)
-	return strings.Contains(l, "restorepreamble") || strings.Contains(l, "archived")
 }
 
 // ContractError returns the contract error number carried by err, or 0.
