@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -287,7 +288,7 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 			f = fail(errmap.CodeForbidden, errmap.CategoryAuth,
 				fmt.Sprintf("the %s credential store denied the request to %s (AWS %s)", s.Kind(), op.what(profile), code),
 				"The operator must grant the function's IAM role the Secrets Manager "+op.action+" permission "+scope+", then retry.").Facts
-		case isThrottle(code):
+		case slices.Contains(throttles, code):
 			f = fail(errmap.CodeRateLimited, errmap.CategoryRateLimit,
 				fmt.Sprintf("the %s credential store throttled the request to %s (AWS %s)", s.Kind(), op.what(profile), code), "").Facts
 		case code == "InvalidRequestException" && profile != "":
@@ -321,15 +322,10 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 // such a code is repeated in a detail or message, never other text an SDK error carries.
 var awsCode = lazyre.New(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
 
-func isThrottle(code string) bool {
-	switch code {
-	// Not LimitExceededException: in Secrets Manager that is the account's secret quota.
-	case "ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded",
-		"RequestThrottled", "RequestThrottledException", "SlowDown":
-		return true
-	}
-	return false
-}
+// throttles are the AWS codes of a throttled request. Not LimitExceededException: in Secrets
+// Manager that is the account's secret quota.
+var throttles = []string{"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded",
+	"RequestThrottled", "RequestThrottledException", "SlowDown"}
 
 // transportKind classifies an SDK error that got no service response. The SDK wraps the
 // net/http error in RequestSendError (and retries in MaxAttemptsError), all unwrappable.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -207,12 +208,8 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 // refused reports a getTransaction failure that will not go away by asking again: an HTTP
 // 4xx other than the transient 408, 425 and 429, with its status.
 func refused(err error) (int, bool) {
-	f, ok := errmap.FactsOf(err)
-	if !ok || f.Transport != errmap.TransportNone || f.Status < 400 || f.Status > 499 {
-		return 0, false
-	}
-	switch f.Status {
-	case 408, 425, 429:
+	f, _ := errmap.FactsOf(err)
+	if f.Transport != errmap.TransportNone || f.Status < 400 || f.Status > 499 || slices.Contains([]int{408, 425, 429}, f.Status) {
 		return 0, false
 	}
 	return f.Status, true
@@ -350,8 +347,8 @@ func (c *Client) checkSimulation(fn string, want xdr.InvokeContractArgs, auth []
 
 // feeRefusal refuses a write whose total fee is above the cap.
 func (c *Client) feeRefusal(fn string, fee int64) error {
-	why := fmt.Sprintf("its fee of %d stroops (%s XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
-		fee, xlm(fee), c.maxFee(), MaxFeeVar)
+	why := fmt.Sprintf("its fee of %d stroops (%d.%07d XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
+		fee, fee/10_000_000, fee%10_000_000, c.maxFee(), MaxFeeVar)
 	return refusal(fn, why, "If a fee this high is expected, ask the operator to raise "+MaxFeeVar+"; otherwise report it to the operator of Stellar RPC (SOROBAN_RPC_URL), whose simulation asked for it.")
 }
 
@@ -402,9 +399,4 @@ func footprintReason(registry xdr.ScAddress, fp xdr.LedgerFootprint) string {
 		}
 	}
 	return ""
-}
-
-// xlm renders stroops as XLM with 7 decimals.
-func xlm(stroops int64) string {
-	return strconv.FormatInt(stroops/10_000_000, 10) + "." + fmt.Sprintf("%07d", stroops%10_000_000)
 }

@@ -141,10 +141,7 @@ func contractNumber(s string) int {
 	if m == nil {
 		return 0
 	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil {
-		return 0
-	}
+	n, _ := strconv.Atoi(m[1]) // at most 9 digits: always an int
 	return n
 }
 

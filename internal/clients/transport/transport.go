@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,7 +184,7 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 				call.Outcome = "status"
 			}
 			resp.Attempts, resp.Write = attempt, !req.Read
-			if attempt >= attempts || !retryableStatus(resp.Status) {
+			if attempt >= attempts || !slices.Contains([]int{408, 425, 429, 500, 502, 503, 504}, resp.Status) {
 				return resp, nil
 			}
 			delay, ok := s.backoff(attempt, resp.Header)
@@ -272,14 +273,6 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 
 // deadlineSpent means the invocation has no time left for another attempt.
 var deadlineSpent = fmt.Errorf("invocation deadline reached: %w", context.DeadlineExceeded)
-
-func retryableStatus(status int) bool {
-	switch status {
-	case 408, 425, 429, 500, 502, 503, 504:
-		return true
-	}
-	return false
-}
 
 // backoff is the delay before attempt+1: Retry-After when the server sent one it is
 // willing to wait for, full jitter otherwise. ok is false when the server asks for longer
