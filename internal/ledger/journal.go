@@ -163,20 +163,10 @@ func (e *Entry) expiry(now time.Time) time.Time {
 	return now.Add(keep)
 }
 
-// newestFirst sorts receipts newest first and drops those older than keep and past MaxReceipts.
-func newestFirst(rs []Receipt, now time.Time, keep time.Duration) []Receipt {
+// newestFirst sorts receipts newest first and drops those past MaxReceipts.
+func newestFirst(rs []Receipt) []Receipt {
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].PaidAt.After(rs[j].PaidAt) })
-	out := rs[:0]
-	for _, r := range rs {
-		if keep > 0 && r.PaidAt.Before(now.Add(-keep)) {
-			continue
-		}
-		out = append(out, r)
-	}
-	if len(out) > MaxReceipts {
-		out = out[:MaxReceipts]
-	}
-	return out
+	return rs[:min(len(rs), MaxReceipts)]
 }
 
 func checkEntry(e Entry) error {

@@ -176,7 +176,7 @@ func (d *Dynamo) Receipts(ctx context.Context, payer string) ([]Receipt, error) 
 		}
 	}
 	all := len(rs)
-	rs = newestFirst(rs, time.Now(), 0)
+	rs = newestFirst(rs)
 	if all > MaxReceipts {
 		d.prune(ctx, payer, m.Value, rs)
 	}

@@ -158,7 +158,7 @@ func (m *Memory) AddReceipt(_ context.Context, r Receipt, _ time.Duration) error
 			rs = append(rs, old)
 		}
 	}
-	m.receipts[r.Payer] = newestFirst(append(rs, r), time.Now(), 0)
+	m.receipts[r.Payer] = newestFirst(append(rs, r))
 	return nil
 }
 
