@@ -34,17 +34,11 @@ func (l AWSConfigLoader) Load(ctx context.Context) (aws.Config, error) {
 }
 
 // EnvAWSConfig is the deployed function's AWS configuration, read from the environment alone,
-// which is where Lambda puts everything the function needs: the execution role's credentials
-// (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) and AWS_REGION (then
-// AWS_DEFAULT_REGION, then us-east-1). AWS_ENDPOINT_URL_SECRETS_MANAGER, else AWS_ENDPOINT_URL
-// (unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true), and AWS_MAX_ATTEMPTS are honoured as the
-// SDK's own loader honours them.
-//
-// The SDK's shared-config loader (config.LoadDefaultConfig) also reads ~/.aws and can get
-// credentials from STS, SSO, a login session or instance metadata. A Lambda function needs none
-// of those, and linking their clients and endpoint tables costs the binary about 1 MB and every
-// cold start their package init. Local builds, whose developer's credentials live in ~/.aws,
-// inject that loader instead (package credentials/awsshared, through endpoint.Local).
+// where Lambda puts everything the function needs (docs/operations.md "Credential stores" lists
+// the variables, honoured as the SDK's own loader honours them). The SDK's shared-config loader
+// would also read ~/.aws and link STS, SSO and instance-metadata clients a function never
+// calls, about 1 MB of binary and their package init on every cold start: local builds inject
+// it instead (package credentials/awsshared, through endpoint.Local).
 func EnvAWSConfig(context.Context) (aws.Config, error) {
 	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if key == "" || secret == "" {

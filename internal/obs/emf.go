@@ -16,17 +16,13 @@ const Namespace = "MindVault/MCP"
 
 var emfMu sync.Mutex
 
-// WriteEMF writes one CloudWatch Embedded Metric Format line for a tool call: the call, its
-// error (dimension Category) and latency, plus each downstream call's latency by Service. EMF
-// lines are ordinary log lines that Lambda's log pipeline turns into metrics, so metrics
-// cost no API call. No secret, argument or body is ever part of a metric.
-//
-// Every dimension comes from a closed set, so a caller cannot create metrics (each distinct
-// dimension value is a billed custom metric) or smuggle text into them: tool is a registered
-// tool name or "unknown" (the caller passes it so; a value of another shape becomes
-// "unknown" here too), Category a failure category, "ok" or InputRequired (a call that asked
-// the user, not an error), Service a downstream source;
-// Route, a property, is the code's route name.
+// WriteEMF writes the CloudWatch Embedded Metric Format lines of a tool call
+// (docs/operations.md "Logs and metrics"): its count, error (by Category: a failure category,
+// "ok" or InputRequired) and latency by Tool, and each downstream call's latency by Service.
+// EMF lines are log lines Lambda turns into metrics, so metrics cost no API call. No secret,
+// argument or body is ever part of a metric, and every dimension comes from a closed set (a
+// value of another shape is "unknown"), so a caller can neither create metrics (each distinct
+// dimension value is a billed custom metric) nor smuggle text into them.
 func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration, calls []Call) {
 	if w == nil || tool == "" {
 		return

@@ -272,19 +272,11 @@ const (
 // MetadataPrefixes are the schemes a metadata pointer may start with.
 var MetadataPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
 
-// Register is the argument check of the vault registry's two registration functions,
-//
-//	register(creator: Address, id: String, price: i128, metadata: String, tags: Vec<String>)
-//	register_with_hash(creator, id, price, metadata, tags, content_hash: Option<String>)
-//
-// Every argument is checked, and no other is allowed: the creator must be the account
-// creator (the signing wallet), the id exactly id, the price exactly price (7-decimal units:
-// the price the resource is listed at; nil refuses every call), the metadata a pointer the
-// contract accepts (at most 512 bytes, one of MetadataPrefixes and something after it), the
-// tags at most 8 strings the contract accepts (1-32 of a-z 0-9 _ - once trimmed and
-// lower-cased), and the content hash none (void) or a string of 1-128 bytes. What the
-// metadata, tags and content hash say is the service's to choose; the user sees them in the
-// confirmation, which binds them.
+// Register is the argument check of the vault registry's register and register_with_hash
+// (docs/tools.md "Signing a prepared transaction" lists each argument's rule): every argument
+// and no other, the creator the signing wallet, the id exactly id, the price exactly price
+// (7-decimal units, the listed price; nil refuses every call), and the metadata, tags and
+// content hash within what the contract accepts.
 func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScVal) string {
 	return func(fn string, args []xdr.ScVal) string {
 		want := map[string]int{"register": 5, "register_with_hash": 6}[fn]
