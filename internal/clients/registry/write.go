@@ -311,23 +311,14 @@ func invocation(tx *txnbuild.Transaction) (xdr.InvokeContractArgs, error) {
 	return xdr.InvokeContractArgs{}, errors.New("registry: the built transaction is not one contract call")
 }
 
-// checkSimulation decides whether what a simulation of the write fn returned may go into
-// the transaction the wallet signs. The transaction is the endpoint's own (its source,
-// sequence, operation, call and time bounds); the simulation adds authorisation entries, a
-// footprint and a resource fee, and the wallet's signature covers all three:
-//
-//   - auth: a creator write calls require_auth of the creator, who is the transaction's
-//     source, so the simulation may return one entry with source-account credentials whose
-//     root invocation is exactly want (this contract, function and arguments) with no
-//     sub-invocations, or none at all. Anything else would have the wallet authorise a call
-//     the user did not ask for (a USDC transfer, say).
-//   - footprint: every read-write entry is the registry contract's own storage: a creator
-//     write changes nothing else.
-//   - fee: the resource fee is not negative, and with the inclusion fee it stays within the
-//     cap (MaxFee, MINDVAULT_MAX_TX_FEE_STROOPS), which so bounds whatever the declared
-//     resources would cost.
-//
-// A refusal is UNEXPECTED_TRANSACTION: nothing was signed or sent.
+// checkSimulation decides whether what a simulation of the write fn returned may go into the
+// transaction the wallet signs, whose signature also covers the authorisation entries, the
+// footprint and the resource fee the simulation adds (docs/tools.md "The wallet signs only the
+// call it was asked to make"): no entry or one, the source account's, for exactly want and no
+// sub-invocations (anything else would have the wallet authorise a call the user did not ask
+// for); read-write entries of the registry's own storage only; a resource fee that is not
+// negative and, with the inclusion fee, within MaxFee. A refusal is UNEXPECTED_TRANSACTION:
+// nothing was signed or sent.
 func (c *Client) checkSimulation(fn string, want xdr.InvokeContractArgs, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData) error {
 	if why := authReason(fn, want, auth); why != "" {
 		return refusal(fn, why, "Report it to the operator: the simulation of this call (Stellar RPC at SOROBAN_RPC_URL, running the registry contract) asked the wallet to authorise more than the call itself. Do not retry until that is fixed.")
