@@ -58,14 +58,11 @@ func bounded[T any](ctx context.Context, b Bounded, f func(context.Context) (T, 
 	if !errors.Is(err, ErrUnavailable) {
 		err = fmt.Errorf("%w: no answer within %s (MINDVAULT_LEDGER_TIMEOUT_MS): %w", ErrUnavailable, timeout, err)
 	}
-	return v, &TimeoutError{err: err, After: timeout}
+	return v, &TimeoutError{err: err}
 }
 
 // TimeoutError is a ledger call that did not answer within the bound.
-type TimeoutError struct {
-	err   error
-	After time.Duration
-}
+type TimeoutError struct{ err error }
 
 func (e *TimeoutError) Error() string { return e.err.Error() }
 func (e *TimeoutError) Unwrap() error { return e.err }

@@ -36,9 +36,8 @@ var readMethods = map[string]bool{
 
 // rpcError is a JSON-RPC error object.
 type rpcError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }
 
 // Call invokes method with params and decodes the result into out. HTTP failures,
