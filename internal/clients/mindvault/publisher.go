@@ -64,13 +64,10 @@ type NewResource struct {
 	Description string `json:"description,omitempty"`
 	Price       string `json:"price"`
 	ExternalURL string `json:"externalUrl"`
-	// IdempotencyKey is sent as the Idempotency-Key header, not in the body. Set it to a
-	// value derived from the intent so that every attempt at one publish, from any call or
-	// instance, carries the same key: the API keeps a publisher's key for 24 h and answers a
-	// repeat with the first answer (the same resource), 409 while the first is still in
-	// progress; a key reused with a different request gets the first resource too (the real
-	// server does not compare bodies), which CreateResource refuses. Empty: a fresh random
-	// key for this call, which only makes this one request recognisable.
+	// IdempotencyKey is sent as the Idempotency-Key header, not in the body: derived from the
+	// intent, every attempt at one publish, from any call or instance, carries it (docs/once.md
+	// "Creations and writes"). A key reused with another request gets the first resource (the
+	// real server does not compare bodies), which CreateResource refuses.
 	IdempotencyKey string `json:"-"`
 }
 
