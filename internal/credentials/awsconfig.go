@@ -1,13 +1,17 @@
 package credentials
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/smithy-go"
 )
 
 // AWSConfigLoader loads the AWS configuration the Secrets Manager clients are built from (the
@@ -25,24 +29,16 @@ func (l AWSConfigLoader) Load(ctx context.Context) (aws.Config, error) {
 	if err != nil {
 		return aws.Config{}, err
 	}
-	if cfg.Region == "" {
-		cfg.Region = defaultRegion
-	}
+	cfg.Region = cmp.Or(cfg.Region, defaultRegion)
 	return cfg, nil
 }
 
 // EnvAWSConfig is the deployed function's AWS configuration, read from the environment alone,
-// which is where Lambda puts everything the function needs: the execution role's credentials
-// (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) and AWS_REGION (then
-// AWS_DEFAULT_REGION, then us-east-1). AWS_ENDPOINT_URL_SECRETS_MANAGER, else AWS_ENDPOINT_URL
-// (unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true), and AWS_MAX_ATTEMPTS are honoured as the
-// SDK's own loader honours them.
-//
-// The SDK's shared-config loader (config.LoadDefaultConfig) also reads ~/.aws and can get
-// credentials from STS, SSO, a login session or instance metadata. A Lambda function needs none
-// of those, and linking their clients and endpoint tables costs the binary about 1 MB and every
-// cold start their package init. Local builds, whose developer's credentials live in ~/.aws,
-// inject that loader instead (package credentials/awsshared, through endpoint.Local).
+// where Lambda puts everything the function needs (docs/operations.md "Credential stores" lists
+// the variables, honoured as the SDK's own loader honours them). The SDK's shared-config loader
+// would also read ~/.aws and link STS, SSO and instance-metadata clients a function never
+// calls, about 1 MB of binary and their package init on every cold start: local builds inject
+// it instead (package credentials/awsshared, through endpoint.Local).
 func EnvAWSConfig(context.Context) (aws.Config, error) {
 	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if key == "" || secret == "" {
@@ -51,13 +47,13 @@ func EnvAWSConfig(context.Context) (aws.Config, error) {
 	}
 	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"), Source: "EnvConfigCredentials"}
 	cfg := aws.Config{
-		Region: firstSet(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), defaultRegion),
+		Region: cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), defaultRegion),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return creds, nil
 		}),
 	}
 	if !strings.EqualFold(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true") {
-		if u := firstSet(os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"), os.Getenv("AWS_ENDPOINT_URL")); u != "" {
+		if u := cmp.Or(os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"), os.Getenv("AWS_ENDPOINT_URL")); u != "" {
 			cfg.BaseEndpoint = aws.String(u)
 		}
 	}
@@ -71,11 +67,30 @@ func EnvAWSConfig(context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-func firstSet(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
+// LoadSecretString reads the string value of the Secrets Manager secret name the way
+// auth.LoadTokenSecret does (with the AWS configuration load gives, nil: the environment Lambda sets; errors name the secret and the AWS error code, never the value or the SDK's message); label names the secret's
+// purpose in errors, e.g. "confirmation key secret". For other once-per-process secrets.
+func LoadSecretString(ctx context.Context, label, name string, load AWSConfigLoader) (string, error) {
+	if name == "" {
+		return "", errors.New(label + ": no secret name")
 	}
-	return ""
+	cfg, err := load.Load(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s %q: load AWS configuration: %w", label, name, err)
+	}
+	out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})
+	if err != nil {
+		var apiErr smithy.APIError
+		if errors.As(err, &apiErr) && awsCode.MatchString(apiErr.ErrorCode()) {
+			return "", fmt.Errorf("%s %q could not be read (AWS %s)", label, name, apiErr.ErrorCode())
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s %q could not be read: %w", label, name, ctx.Err())
+		}
+		return "", fmt.Errorf("%s %q could not be read (no valid response from Secrets Manager)", label, name)
+	}
+	if out.SecretString == nil {
+		return "", fmt.Errorf("%s %q holds no string value", label, name)
+	}
+	return *out.SecretString, nil
 }

@@ -7,6 +7,7 @@ package credentials
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -49,6 +50,12 @@ func (p Profile) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("name", p.Name), slog.Bool("wallet", p.SecretKey != ""), slog.Bool("apiKey", p.APIKey != ""))
 }
 
+// encode is the profile as the stores keep it; a Profile is strings only, so it always encodes.
+func (p Profile) encode() []byte {
+	b, _ := json.Marshal(p)
+	return b
+}
+
 // Secrets lists the profile's secret values, for exact redaction.
 func (p Profile) Secrets() []string {
 	var out []string
@@ -69,9 +76,6 @@ type Store interface {
 	// List returns the profile names, sorted.
 	List(ctx context.Context) ([]string, error)
 	// Create stores a new profile; an existing name is PROFILE_EXISTS. It is exclusive in
-	// every writable store, so it is a claim: a caller that must do something irreversible for
-	// a new profile (mindvault_setup_wallet creating an account) creates the profile first,
-	// with its secret, and only the winner goes on. It is exclusive in
 	// every writable store, so it is a claim: a caller that must do something irreversible for
 	// a new profile (mindvault_setup_wallet creating an account) creates the profile first,
 	// with its secret, and only the winner goes on.
@@ -122,19 +126,14 @@ func OpenWith(spec string, getenv func(string) string, defaultProfile string, lo
 	case strings.HasPrefix(spec, "secretsmanager:"):
 		return OpenSecretsManager(strings.TrimPrefix(spec, "secretsmanager:"), load)
 	}
-	return nil, fmt.Errorf("credential store %q is not one this endpoint knows: use env, dir:<folder> (e.g. dir:$HOME/.config/mindvault) or secretsmanager:<name prefix>", bounded(spec))
-}
-
-// fail builds a credential-store failure.
-func fail(code string, cat errmap.Category, detail string) *errmap.Error {
-	return &errmap.Error{
-		Err:   fmt.Errorf("credentials: %s", detail),
-		Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: code, Category: cat, Detail: detail},
+	if len(spec) > 64 { // the operator's own value, but it may be long
+		spec = spec[:64] + "…"
 	}
+	return nil, fmt.Errorf("credential store %q is not one this endpoint knows: use env, dir:<folder> (e.g. dir:$HOME/.config/mindvault) or secretsmanager:<name prefix>", spec)
 }
 
-// failNext builds a credential-store failure whose Next line only the store can write.
-func failNext(code string, cat errmap.Category, detail, next string) *errmap.Error {
+// fail builds a credential-store failure; next is the Next line only the store can write ("" for none).
+func fail(code string, cat errmap.Category, detail, next string) *errmap.Error {
 	return &errmap.Error{
 		Err:   fmt.Errorf("credentials: %s", detail),
 		Facts: errmap.Facts{Source: errmap.SourceCredentials, Code: code, Category: cat, Detail: detail, Next: next},
@@ -144,25 +143,25 @@ func failNext(code string, cat errmap.Category, detail, next string) *errmap.Err
 // Missing is the failure of a profile that does not exist or lacks what the tool needs.
 func Missing(store Store, name, what string) *errmap.Error {
 	return fail("CREDENTIALS_MISSING", errmap.CategoryAuth,
-		fmt.Sprintf("profile %q has no %s in the %s credential store", name, what, store.Kind()))
+		fmt.Sprintf("profile %q has no %s in the %s credential store", name, what, store.Kind()), "")
 }
 
 // NotAllowed is the failure of a caller whose access token is not bound to the profile.
 func NotAllowed(name string) *errmap.Error {
-	return failNext("PROFILE_NOT_ALLOWED", errmap.CategoryAuth, fmt.Sprintf("this access token may not use profile %q", name),
+	return fail("PROFILE_NOT_ALLOWED", errmap.CategoryAuth, fmt.Sprintf("this access token may not use profile %q", name),
 		"Use a profile your access token is bound to (mindvault_list_profiles shows them), or ask the operator to bind this one.")
 }
 
 // Exists is the failure of creating a profile that already exists.
 func Exists(store Store, name string) *errmap.Error {
 	return fail("PROFILE_EXISTS", errmap.CategoryConflict,
-		fmt.Sprintf("profile %q already exists in the %s credential store", name, store.Kind()))
+		fmt.Sprintf("profile %q already exists in the %s credential store", name, store.Kind()), "")
 }
 
 // ReadOnlyStore is the failure of writing to a store that cannot be written.
 func ReadOnlyStore(store Store) *errmap.Error {
 	return fail("READ_ONLY_STORE", errmap.CategoryAuth,
-		fmt.Sprintf("the %s credential store is read-only; configure MINDVAULT_CREDENTIALS=dir:<path> or secretsmanager:<prefix> to create profiles", store.Kind()))
+		fmt.Sprintf("the %s credential store is read-only; configure MINDVAULT_CREDENTIALS=dir:<path> or secretsmanager:<prefix> to create profiles", store.Kind()), "")
 }
 
 // StoreFailure is an I/O failure of the store itself.
@@ -177,10 +176,12 @@ func IsExists(err error) bool {
 	return ok && f.Code == "PROFILE_EXISTS"
 }
 
-// bounded cuts a setting's value for an error message (it is the operator's own, but may be long).
-func bounded(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
+// loaded makes a profile's secrets known to the process-wide redaction (package redact)
+// before anyone gets the profile, so no response, log line or metric can show them from then
+// on. When the bounded registry cannot take them the profile is not handed out at all.
+func loaded(store Store, p Profile) (Profile, error) {
+	if err := redact.Register(p.Secrets()...); err != nil {
+		return Profile{}, StoreFailure(store, fmt.Sprintf("load profile %q (its secrets cannot be made redactable)", p.Name), err)
 	}
-	return s
+	return p, nil
 }

@@ -112,10 +112,7 @@ func (d *Dir) Discard(_ context.Context, p Profile) (bool, error) {
 	if !ValidName(p.Name) {
 		return false, nil
 	}
-	want, err := json.Marshal(p)
-	if err != nil {
-		return false, StoreFailure(d, "encode a profile", err)
-	}
+	want := p.encode()
 	f, err := os.CreateTemp(d.path, ".discard-*")
 	if err != nil {
 		return false, StoreFailure(d, "discard a profile", err)
@@ -163,10 +160,7 @@ func (d *Dir) Update(_ context.Context, p Profile) error {
 }
 
 func (d *Dir) writeTemp(p Profile) (string, error) {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return "", StoreFailure(d, "encode a profile", err)
-	}
+	b := p.encode()
 	f, err := os.CreateTemp(d.path, ".tmp-*")
 	if err != nil {
 		return "", StoreFailure(d, "write a profile", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -187,13 +188,9 @@ func (s *SecretsManager) Create(ctx context.Context, p Profile) error {
 	if !ValidName(p.Name) {
 		return StoreFailure(s, "create a profile", fmt.Errorf("invalid profile name"))
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return StoreFailure(s, "encode a profile", errors.New("profile could not be encoded"))
-	}
-	_, err = s.client().CreateSecret(ctx, &secretsmanager.CreateSecretInput{
+	_, err := s.client().CreateSecret(ctx, &secretsmanager.CreateSecretInput{
 		Name:         aws.String(s.secretName(p.Name)),
-		SecretString: aws.String(string(b)),
+		SecretString: aws.String(string(p.encode())),
 		Description:  aws.String("MindVault MCP endpoint credential profile " + p.Name),
 	})
 	s.invalidate(p.Name)
@@ -209,13 +206,9 @@ func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
 	if !ValidName(p.Name) {
 		return Missing(s, p.Name, "credentials")
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return StoreFailure(s, "encode a profile", errors.New("profile could not be encoded"))
-	}
-	_, err = s.client().PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{
+	_, err := s.client().PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{
 		SecretId:     aws.String(s.secretName(p.Name)),
-		SecretString: aws.String(string(b)),
+		SecretString: aws.String(string(p.encode())),
 	})
 	// Invalidated whatever the outcome: a timed-out write may still have landed.
 	s.invalidate(p.Name)
@@ -269,19 +262,22 @@ func (e *awsError) Unwrap() error { return e.cause }
 // mapErr turns an SDK error into a credential-store failure (docs/errors.md). Details carry the
 // operation, the profile name and the AWS error code — never the SDK's message.
 func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []string) *errmap.Error {
+	var f errmap.Facts
+	var why string // the cause's text after the operation
 	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
+	t := transportKind(err)
+	switch {
+	case errors.As(err, &apiErr):
 		code := apiErr.ErrorCode()
-		if !IsAWSErrorCode(code) {
+		if !awsCode.MatchString(code) {
 			code = "UnknownError"
 		}
-		cause := &awsError{msg: fmt.Sprintf("secretsmanager: %s: AWS %s", op.what(profile), code), cause: err}
-		var e *errmap.Error
+		why = "AWS " + code
 		switch {
 		case code == "ResourceNotFoundException" && profile != "":
-			e = Missing(s, profile, "credentials")
+			f = Missing(s, profile, "credentials").Facts
 		case code == "ResourceExistsException" && op == opCreate:
-			e = Exists(s, profile)
+			f = Exists(s, profile).Facts
 		case code == "AccessDeniedException":
 			scope := "on the secrets under the MINDVAULT_CREDENTIALS prefix"
 			if op == opList {
@@ -289,66 +285,47 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 			}
 			// Written as "the Secrets Manager X permission": the redactor would blank the
 			// value of a "secretsmanager:X" pair, taking it for a secret.
-			e = failNext(errmap.CodeForbidden, errmap.CategoryAuth,
+			f = fail(errmap.CodeForbidden, errmap.CategoryAuth,
 				fmt.Sprintf("the %s credential store denied the request to %s (AWS %s)", s.Kind(), op.what(profile), code),
-				"The operator must grant the function's IAM role the Secrets Manager "+op.action+" permission "+scope+", then retry.")
-		case isThrottle(code):
-			e = fail(errmap.CodeRateLimited, errmap.CategoryRateLimit,
-				fmt.Sprintf("the %s credential store throttled the request to %s (AWS %s)", s.Kind(), op.what(profile), code))
+				"The operator must grant the function's IAM role the Secrets Manager "+op.action+" permission "+scope+", then retry.").Facts
+		case slices.Contains(throttles, code):
+			f = fail(errmap.CodeRateLimited, errmap.CategoryRateLimit,
+				fmt.Sprintf("the %s credential store throttled the request to %s (AWS %s)", s.Kind(), op.what(profile), code), "").Facts
 		case code == "InvalidRequestException" && profile != "":
 			// What AWS answers for a name whose secret is scheduled for deletion.
-			e = StoreFailure(s, fmt.Sprintf("%s (AWS %s; a secret of that name may be scheduled for deletion)", op.what(profile), code), nil)
+			f = StoreFailure(s, fmt.Sprintf("%s (AWS %s; a secret of that name may be scheduled for deletion)", op.what(profile), code), nil).Facts
 		default:
-			e = StoreFailure(s, fmt.Sprintf("%s (AWS %s)", op.what(profile), code), nil)
+			f = StoreFailure(s, fmt.Sprintf("%s (AWS %s)", op.what(profile), code), nil).Facts
 		}
-		f := e.Facts
-		f.Secrets = secrets
-		return &errmap.Error{Err: cause, Facts: f}
-	}
-	if t := transportKind(err); t != errmap.TransportNone {
-		kind := "network error"
+	case t != errmap.TransportNone:
+		why = "network error"
 		if t == errmap.TransportTimeout {
-			kind = "timeout"
+			why = "timeout"
 		}
-		var state errmap.State // unset: the mapping decides from the rest of the facts
+		f = errmap.Facts{Source: errmap.SourceCredentials, Transport: t, ExecutionStarted: true,
+			Detail: fmt.Sprintf("the %s credential store failed to %s (%s)", s.Kind(), op.what(profile), why)}
 		if op.write {
-			// The write may have landed before the connection broke.
-			state = errmap.StateUnknown
+			// The write may have landed before the connection broke; unset, the mapping
+			// decides from the rest of the facts.
+			f.StateChanged = errmap.StateUnknown
 		}
-		return &errmap.Error{
-			Err: &awsError{msg: fmt.Sprintf("secretsmanager: %s: %s", op.what(profile), kind), cause: err},
-			Facts: errmap.Facts{
-				Source:           errmap.SourceCredentials,
-				Transport:        t,
-				Detail:           fmt.Sprintf("the %s credential store failed to %s (%s)", s.Kind(), op.what(profile), kind),
-				Secrets:          secrets,
-				ExecutionStarted: true,
-				StateChanged:     state,
-			},
-		}
+	default:
+		// Deserialization failures and the like: their text can quote the response body.
+		why = "unexpected response"
+		f = StoreFailure(s, op.what(profile)+" (unexpected response)", nil).Facts
 	}
-	// Deserialization failures and the like: their text can quote the response body.
-	f := StoreFailure(s, op.what(profile)+" (unexpected response)", nil).Facts
 	f.Secrets = secrets
-	return &errmap.Error{Err: &awsError{msg: fmt.Sprintf("secretsmanager: %s: unexpected response", op.what(profile)), cause: err}, Facts: f}
+	return &errmap.Error{Err: &awsError{msg: fmt.Sprintf("secretsmanager: %s: %s", op.what(profile), why), cause: err}, Facts: f}
 }
 
-// IsAWSErrorCode reports a string shaped like an AWS error code (ResourceNotFoundException,
-// Throttling): only such a code is repeated in a detail or message, never other text an SDK
-// error carries.
-func IsAWSErrorCode(code string) bool { return awsCode.MatchString(code) }
-
+// awsCode is the shape of an AWS error code (ResourceNotFoundException, Throttling): only
+// such a code is repeated in a detail or message, never other text an SDK error carries.
 var awsCode = lazyre.New(`^[A-Za-z][A-Za-z0-9_.]{0,63}$`)
 
-func isThrottle(code string) bool {
-	switch code {
-	// Not LimitExceededException: in Secrets Manager that is the account's secret quota.
-	case "ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded",
-		"RequestThrottled", "RequestThrottledException", "SlowDown":
-		return true
-	}
-	return false
-}
+// throttles are the AWS codes of a throttled request. Not LimitExceededException: in Secrets
+// Manager that is the account's secret quota.
+var throttles = []string{"ThrottlingException", "Throttling", "TooManyRequestsException", "RequestLimitExceeded",
+	"RequestThrottled", "RequestThrottledException", "SlowDown"}
 
 // transportKind classifies an SDK error that got no service response. The SDK wraps the
 // net/http error in RequestSendError (and retries in MaxAttemptsError), all unwrappable.

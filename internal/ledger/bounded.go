@@ -18,7 +18,6 @@ type Store interface {
 // MemoryStore is a Store in this process's memory, with its switch in a file (FileSwitch).
 type MemoryStore struct {
 	*Memory
-	*MemoryJournal
 	*FileSwitch
 }
 
@@ -28,10 +27,10 @@ func NewMemoryStore(pauseFile ...string) MemoryStore {
 	if len(pauseFile) > 0 {
 		sw.Path = pauseFile[0]
 	}
-	return MemoryStore{NewMemory(), NewMemoryJournal(), sw}
+	return MemoryStore{NewMemory(), sw}
 }
 
-var _ Store = (*Dynamo)(nil)
+var _, _ Store = (*Dynamo)(nil), MemoryStore{}
 
 // Bounded is a Store whose every call is bounded by Timeout (MINDVAULT_LEDGER_TIMEOUT_MS): a
 // store that does not answer in time is unavailable, and the caller refuses before it signs.
@@ -59,14 +58,11 @@ func bounded[T any](ctx context.Context, b Bounded, f func(context.Context) (T, 
 	if !errors.Is(err, ErrUnavailable) {
 		err = fmt.Errorf("%w: no answer within %s (MINDVAULT_LEDGER_TIMEOUT_MS): %w", ErrUnavailable, timeout, err)
 	}
-	return v, &TimeoutError{err: err, After: timeout}
+	return v, &TimeoutError{err: err}
 }
 
 // TimeoutError is a ledger call that did not answer within the bound.
-type TimeoutError struct {
-	err   error
-	After time.Duration
-}
+type TimeoutError struct{ err error }
 
 func (e *TimeoutError) Error() string { return e.err.Error() }
 func (e *TimeoutError) Unwrap() error { return e.err }
@@ -86,18 +82,10 @@ func (b Bounded) Usage(ctx context.Context, key string, day time.Time) (Usage, e
 	return bounded(ctx, b, func(ctx context.Context) (Usage, error) { return b.S.Usage(ctx, key, day) })
 }
 
-type claimed struct {
-	e  Entry
-	ok bool
-}
-
 // Claim implements Journal.
-func (b Bounded) Claim(ctx context.Context, e Entry, now time.Time) (Entry, bool, error) {
-	c, err := bounded(ctx, b, func(ctx context.Context) (claimed, error) {
-		e, ok, err := b.S.Claim(ctx, e, now)
-		return claimed{e, ok}, err
-	})
-	return c.e, c.ok, err
+func (b Bounded) Claim(ctx context.Context, e Entry, now time.Time) (stored Entry, ok bool, err error) {
+	_, err = bounded(ctx, b, func(ctx context.Context) (_ struct{}, err error) { stored, ok, err = b.S.Claim(ctx, e, now); return })
+	return stored, ok, err
 }
 
 // Save implements Journal.
@@ -107,12 +95,9 @@ func (b Bounded) Save(ctx context.Context, e Entry, prev string, now time.Time) 
 }
 
 // Get implements Journal.
-func (b Bounded) Get(ctx context.Context, id string) (Entry, bool, error) {
-	c, err := bounded(ctx, b, func(ctx context.Context) (claimed, error) {
-		e, ok, err := b.S.Get(ctx, id)
-		return claimed{e, ok}, err
-	})
-	return c.e, c.ok, err
+func (b Bounded) Get(ctx context.Context, id string) (e Entry, ok bool, err error) {
+	_, err = bounded(ctx, b, func(ctx context.Context) (_ struct{}, err error) { e, ok, err = b.S.Get(ctx, id); return })
+	return e, ok, err
 }
 
 // AddReceipt implements Journal.

@@ -87,7 +87,7 @@ func TestDynamoItemLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := rawClient(t).GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(d.Table()),
+		TableName: aws.String(d.table),
 		Key:       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "alice#2026-03-14"}},
 	})
 	if err != nil {
@@ -146,7 +146,7 @@ func TestDynamoCancelled(t *testing.T) {
 // process's.
 func TestDynamoSwitch(t *testing.T) {
 	d := newDynamo(t)
-	other, err := NewDynamo(testConfig(), d.Table(), dynaliteURL(t))
+	other, err := NewDynamo(testConfig(), d.table, dynaliteURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

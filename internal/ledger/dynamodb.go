@@ -1,9 +1,11 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -68,9 +70,7 @@ func NewDynamo(cfg aws.Config, table, endpoint string) (*Dynamo, error) {
 	if err := checkEndpoint(endpoint); err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
+	cfg.Region = cmp.Or(cfg.Region, "us-east-1")
 	return &Dynamo{
 		table: table,
 		client: sync.OnceValue(func() dynamoAPI {
@@ -84,16 +84,10 @@ func NewDynamo(cfg aws.Config, table, endpoint string) (*Dynamo, error) {
 	}, nil
 }
 
-// Table is the DynamoDB table's name.
-func (d *Dynamo) Table() string { return d.table }
-
 // Reserve implements Ledger with one conditional UpdateItem in the common case.
 func (d *Dynamo) Reserve(ctx context.Context, key string, day time.Time, intent string, amount, limit int64) (Usage, error) {
-	p, err := newPeriod(key, day)
+	p, err := reservePeriod(key, day, intent, amount, limit)
 	if err != nil {
-		return Usage{}, err
-	}
-	if err := checkReserve(intent, amount, limit); err != nil {
 		return Usage{}, err
 	}
 	names := map[string]string{"#intents": attrIntents, "#i": intent, "#reserved": attrReserved, "#exp": attrExpiresAt}
@@ -103,12 +97,12 @@ func (d *Dynamo) Reserve(ctx context.Context, key string, day time.Time, intent 
 		":exp": number(p.expiresAt().Unix()),
 	}
 	for range maxAttempts {
-		out, err := d.update(ctx, p, reserveExpr, reserveCond, names, values)
+		out, err := d.updateKey(ctx, p.id(), reserveExpr, reserveCond, names, values, types.ReturnValueUpdatedNew)
 		if err == nil {
 			return d.result(p, out)
 		}
 		if !conditionFailed(err) {
-			return Usage{}, d.unavailable("reserve", p, err)
+			return Usage{}, d.unavailable("reserve", p.id(), err)
 		}
 		it, err := d.get(ctx, p)
 		if err != nil {
@@ -121,34 +115,28 @@ func (d *Dynamo) Reserve(ctx context.Context, key string, day time.Time, intent 
 			return p.exceeded(it.reserved, amount, limit)
 		}
 		if it.intents == nil { // the day's first reservation
-			values := map[string]types.AttributeValue{
-				":amt":     values[":amt"],
-				":max":     values[":max"],
-				":exp":     values[":exp"],
-				":intents": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{intent: number(amount)}},
-			}
-			names := map[string]string{"#intents": attrIntents, "#reserved": attrReserved, "#exp": attrExpiresAt}
-			out, err := d.update(ctx, p, createExpr, createCond, names, values)
+			// createExpr has no #i: DynamoDB refuses a name the expressions do not use.
+			names, values := maps.Clone(names), maps.Clone(values)
+			delete(names, "#i")
+			values[":intents"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{intent: number(amount)}}
+			out, err := d.updateKey(ctx, p.id(), createExpr, createCond, names, values, types.ReturnValueUpdatedNew)
 			if err == nil {
 				return d.result(p, out)
 			}
 			if !conditionFailed(err) {
-				return Usage{}, d.unavailable("reserve", p, err)
+				return Usage{}, d.unavailable("reserve", p.id(), err)
 			}
 		}
 		// Another write came between ours and the read (the day's first by another instance,
 		// or a release): try again against the item as it is now.
 	}
-	return Usage{}, d.unavailable("reserve", p, fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
+	return Usage{}, d.unavailable("reserve", p.id(), fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
 }
 
 // Release implements Ledger: a read for the intent's amount, then one conditional UpdateItem.
 func (d *Dynamo) Release(ctx context.Context, key string, day time.Time, intent string) (Usage, error) {
-	p, err := newPeriod(key, day)
+	p, err := intentPeriod(key, day, intent)
 	if err != nil {
-		return Usage{}, err
-	}
-	if err := checkIntent(intent); err != nil {
 		return Usage{}, err
 	}
 	names := map[string]string{"#intents": attrIntents, "#i": intent, "#reserved": attrReserved}
@@ -162,16 +150,16 @@ func (d *Dynamo) Release(ctx context.Context, key string, day time.Time, intent 
 			return p.usage(it.reserved), nil // never reserved or already released: a no-op
 		}
 		values := map[string]types.AttributeValue{":amt": number(amt), ":neg": number(-amt)}
-		out, err := d.update(ctx, p, releaseExpr, releaseCond, names, values)
+		out, err := d.updateKey(ctx, p.id(), releaseExpr, releaseCond, names, values, types.ReturnValueUpdatedNew)
 		if err == nil {
 			return d.result(p, out)
 		}
 		if !conditionFailed(err) {
-			return Usage{}, d.unavailable("release", p, err)
+			return Usage{}, d.unavailable("release", p.id(), err)
 		}
 		// Released (or released and reserved again) by another call in between: read again.
 	}
-	return Usage{}, d.unavailable("release", p, fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
+	return Usage{}, d.unavailable("release", p.id(), fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
 }
 
 // Usage implements Ledger with one strongly consistent GetItem.
@@ -187,18 +175,6 @@ func (d *Dynamo) Usage(ctx context.Context, key string, day time.Time) (Usage, e
 	return p.usage(it.reserved), nil
 }
 
-func (d *Dynamo) update(ctx context.Context, p period, expr, cond string, names map[string]string, values map[string]types.AttributeValue) (*dynamodb.UpdateItemOutput, error) {
-	return d.client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(d.table),
-		Key:                       map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: p.id()}},
-		UpdateExpression:          aws.String(expr),
-		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-		ReturnValues:              types.ReturnValueUpdatedNew,
-	})
-}
-
 // item is a day's item as read; intents is nil when the item or its map is not there.
 type item struct {
 	reserved int64
@@ -206,29 +182,25 @@ type item struct {
 }
 
 func (d *Dynamo) get(ctx context.Context, p period) (item, error) {
-	out, err := d.client().GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(d.table),
-		Key:            map[string]types.AttributeValue{attrPK: &types.AttributeValueMemberS{Value: p.id()}},
-		ConsistentRead: aws.Bool(true),
-	})
+	attrs, err := d.getKey(ctx, p.id())
 	if err != nil {
-		return item{}, d.unavailable("read", p, err)
+		return item{}, d.unavailable("read", p.id(), err)
 	}
 	var it item
-	if v, ok := out.Item[attrReserved]; ok {
+	if v, ok := attrs[attrReserved]; ok {
 		if it.reserved, err = parseNumber(v); err != nil {
-			return item{}, d.unavailable("read", p, fmt.Errorf("attribute %s: %w", attrReserved, err))
+			return item{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s: %w", attrReserved, err))
 		}
 	}
-	if v, ok := out.Item[attrIntents]; ok {
+	if v, ok := attrs[attrIntents]; ok {
 		m, ok := v.(*types.AttributeValueMemberM)
 		if !ok {
-			return item{}, d.unavailable("read", p, fmt.Errorf("attribute %s is not a map", attrIntents))
+			return item{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s is not a map", attrIntents))
 		}
 		it.intents = make(map[string]int64, len(m.Value))
 		for k, v := range m.Value {
 			if it.intents[k], err = parseNumber(v); err != nil {
-				return item{}, d.unavailable("read", p, fmt.Errorf("attribute %s.%q: %w", attrIntents, k, err))
+				return item{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s.%q: %w", attrIntents, k, err))
 			}
 		}
 	}
@@ -239,17 +211,19 @@ func (d *Dynamo) get(ctx context.Context, p period) (item, error) {
 func (d *Dynamo) result(p period, out *dynamodb.UpdateItemOutput) (Usage, error) {
 	v, ok := out.Attributes[attrReserved]
 	if !ok {
-		return Usage{}, d.unavailable("update", p, fmt.Errorf("the answer has no %s", attrReserved))
+		return Usage{}, d.unavailable("update", p.id(), fmt.Errorf("the answer has no %s", attrReserved))
 	}
 	n, err := parseNumber(v)
 	if err != nil {
-		return Usage{}, d.unavailable("update", p, fmt.Errorf("attribute %s: %w", attrReserved, err))
+		return Usage{}, d.unavailable("update", p.id(), fmt.Errorf("attribute %s: %w", attrReserved, err))
 	}
 	return p.usage(n), nil
 }
 
-func (d *Dynamo) unavailable(op string, p period, err error) error {
-	return fmt.Errorf("%w: dynamodb %s %s in table %s: %w", ErrUnavailable, op, p.id(), d.table, err)
+// unavailable wraps a failure of op on item id: a day's "<key>#<date>", or for "journal <op>"
+// an intent, a wallet or the switch.
+func (d *Dynamo) unavailable(op, id string, err error) error {
+	return fmt.Errorf("%w: dynamodb %s %s in table %s: %w", ErrUnavailable, op, id, d.table, err)
 }
 
 func conditionFailed(err error) bool {

@@ -11,12 +11,6 @@ import (
 	"time"
 )
 
-// The journal is the endpoint's own durable record of money facts (docs/once.md "The journal"):
-// one entry per payment intent, created by the first call that carries it with a conditional
-// write and owned by one attempt at a time, and per wallet the receipts of its settled
-// payments. It lives in the same store as the budgets, so a deployment has one table, and it
-// outlives every nonce window: a settled intent never pays again, on any instance.
-
 // State is where an intent's payment stands.
 type State string
 
@@ -169,20 +163,10 @@ func (e *Entry) expiry(now time.Time) time.Time {
 	return now.Add(keep)
 }
 
-// newestFirst sorts receipts newest first and drops those older than keep and past MaxReceipts.
-func newestFirst(rs []Receipt, now time.Time, keep time.Duration) []Receipt {
+// newestFirst sorts receipts newest first and drops those past MaxReceipts.
+func newestFirst(rs []Receipt) []Receipt {
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].PaidAt.After(rs[j].PaidAt) })
-	out := rs[:0]
-	for _, r := range rs {
-		if keep > 0 && r.PaidAt.Before(now.Add(-keep)) {
-			continue
-		}
-		out = append(out, r)
-	}
-	if len(out) > MaxReceipts {
-		out = out[:MaxReceipts]
-	}
-	return out
+	return rs[:min(len(rs), MaxReceipts)]
 }
 
 func checkEntry(e Entry) error {

@@ -12,11 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// The journal's items in the budgets' table (docs/once.md "The journal"): an intent is
-// "intent#<id>" with its state, owner, lease and fingerprint as attributes of their own (the
-// conditions read them) and the rest as one JSON document; a wallet's receipts are one item,
-// "receipts#<address>", holding a map of receipt id to JSON. Every write is one conditional
-// UpdateItem on one item, so the function's role needs nothing beyond GetItem and UpdateItem.
+// The journal's items in the budgets' table (docs/once.md "The journal"): "intent#<id>" with
+// the attributes its conditions read and the rest as JSON, and "receipts#<address>", a map.
 const (
 	attrState   = "st"
 	attrAttempt = "att"
@@ -57,19 +54,19 @@ func (d *Dynamo) Claim(ctx context.Context, e Entry, now time.Time) (Entry, bool
 		":lease": number(e.LeaseUntil.UnixMilli()), ":fp": str(e.Fingerprint), ":doc": str(string(doc)),
 		":exp": number(e.expiry(now).Unix()), ":now": number(now.UnixMilli()), ":nowsec": number(now.Unix()),
 	}
-	_, err = d.updateKey(ctx, "intent#"+e.ID, claimExpr, claimCond, names, values)
+	_, err = d.updateKey(ctx, "intent#"+e.ID, claimExpr, claimCond, names, values, "")
 	switch {
 	case err == nil:
 		return e, true, nil
 	case !conditionFailed(err):
-		return Entry{}, false, d.journalUnavailable("claim", e.ID, err)
+		return Entry{}, false, d.unavailable("journal claim", e.ID, err)
 	}
 	cur, ok, err := d.Get(ctx, e.ID)
 	if err != nil {
 		return Entry{}, false, err
 	}
 	if !ok { // removed between the write and the read: the caller tries again as a new call would
-		return Entry{}, false, d.journalUnavailable("claim", e.ID, fmt.Errorf("the entry changed under the claim"))
+		return Entry{}, false, d.unavailable("journal claim", e.ID, fmt.Errorf("the entry changed under the claim"))
 	}
 	return cur, false, nil
 }
@@ -92,21 +89,21 @@ func (d *Dynamo) Save(ctx context.Context, e Entry, prev string, now time.Time) 
 		":st": str(string(e.State)), ":att": str(e.Attempt), ":lease": number(e.LeaseUntil.UnixMilli()), ":doc": str(string(doc)),
 		":exp": number(e.expiry(now).Unix()), ":prev": str(prev), ":nowsec": number(now.Unix()),
 	}
-	_, err = d.updateKey(ctx, "intent#"+e.ID, saveExpr, saveCond, names, values)
+	_, err = d.updateKey(ctx, "intent#"+e.ID, saveExpr, saveCond, names, values, "")
 	switch {
 	case err == nil:
 		return nil
 	case conditionFailed(err):
 		return ErrNotOwner
 	}
-	return d.journalUnavailable("save", e.ID, err)
+	return d.unavailable("journal save", e.ID, err)
 }
 
 // Get implements Journal with one strongly consistent GetItem.
 func (d *Dynamo) Get(ctx context.Context, id string) (Entry, bool, error) {
 	it, err := d.getKey(ctx, "intent#"+id)
 	if err != nil {
-		return Entry{}, false, d.journalUnavailable("read", id, err)
+		return Entry{}, false, d.unavailable("journal read", id, err)
 	}
 	if len(it) == 0 {
 		return Entry{}, false, nil
@@ -117,7 +114,7 @@ func (d *Dynamo) Get(ctx context.Context, id string) (Entry, bool, error) {
 	var e Entry
 	doc, _ := it[attrDoc].(*types.AttributeValueMemberS)
 	if doc == nil || json.Unmarshal([]byte(doc.Value), &e) != nil {
-		return Entry{}, false, d.journalUnavailable("read", id, fmt.Errorf("attribute %s is not an entry", attrDoc))
+		return Entry{}, false, d.unavailable("journal read", id, fmt.Errorf("attribute %s is not an entry", attrDoc))
 	}
 	e.ID = id
 	e.State = State(strValue(it[attrState]))
@@ -140,32 +137,32 @@ func (d *Dynamo) AddReceipt(ctx context.Context, r Receipt, keep time.Duration) 
 	for range maxAttempts {
 		_, err := d.updateKey(ctx, pk, receiptExpr, receiptCond,
 			map[string]string{"#rc": attrRcpts, "#id": r.ID, "#exp": attrExpiresAt},
-			map[string]types.AttributeValue{":doc": str(string(doc)), ":exp": exp})
+			map[string]types.AttributeValue{":doc": str(string(doc)), ":exp": exp}, "")
 		if err == nil {
 			return nil
 		}
 		if !conditionFailed(err) {
-			return d.journalUnavailable("receipt", r.Payer, err)
+			return d.unavailable("journal receipt", r.Payer, err)
 		}
 		_, err = d.updateKey(ctx, pk, receiptsExpr, receiptsCond,
 			map[string]string{"#rc": attrRcpts, "#exp": attrExpiresAt},
-			map[string]types.AttributeValue{":map": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{r.ID: str(string(doc))}}, ":exp": exp})
+			map[string]types.AttributeValue{":map": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{r.ID: str(string(doc))}}, ":exp": exp}, "")
 		if err == nil {
 			return nil
 		}
 		if !conditionFailed(err) {
-			return d.journalUnavailable("receipt", r.Payer, err)
+			return d.unavailable("journal receipt", r.Payer, err)
 		}
 		// Another instance wrote the wallet's first receipt in between: add to it.
 	}
-	return d.journalUnavailable("receipt", r.Payer, fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
+	return d.unavailable("journal receipt", r.Payer, fmt.Errorf("the item kept changing under %d attempts", maxAttempts))
 }
 
 // Receipts implements Journal; past MaxReceipts it removes the oldest (best effort).
 func (d *Dynamo) Receipts(ctx context.Context, payer string) ([]Receipt, error) {
 	it, err := d.getKey(ctx, "receipts#"+payer)
 	if err != nil {
-		return nil, d.journalUnavailable("read receipts", payer, err)
+		return nil, d.unavailable("journal read receipts", payer, err)
 	}
 	m, _ := it[attrRcpts].(*types.AttributeValueMemberM)
 	if m == nil {
@@ -179,7 +176,7 @@ func (d *Dynamo) Receipts(ctx context.Context, payer string) ([]Receipt, error) 
 		}
 	}
 	all := len(rs)
-	rs = newestFirst(rs, time.Now(), 0)
+	rs = newestFirst(rs)
 	if all > MaxReceipts {
 		d.prune(ctx, payer, m.Value, rs)
 	}
@@ -216,7 +213,8 @@ func (d *Dynamo) prune(ctx context.Context, payer string, stored map[string]type
 	})
 }
 
-func (d *Dynamo) updateKey(ctx context.Context, pk, expr, cond string, names map[string]string, values map[string]types.AttributeValue) (*dynamodb.UpdateItemOutput, error) {
+// updateKey is one conditional UpdateItem on item pk; ret is what it answers ("" for nothing).
+func (d *Dynamo) updateKey(ctx context.Context, pk, expr, cond string, names map[string]string, values map[string]types.AttributeValue, ret types.ReturnValue) (*dynamodb.UpdateItemOutput, error) {
 	return d.client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(d.table),
 		Key:                       map[string]types.AttributeValue{attrPK: str(pk)},
@@ -224,6 +222,7 @@ func (d *Dynamo) updateKey(ctx context.Context, pk, expr, cond string, names map
 		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
+		ReturnValues:              ret,
 	})
 }
 
@@ -237,10 +236,6 @@ func (d *Dynamo) getKey(ctx context.Context, pk string) (map[string]types.Attrib
 		return nil, err
 	}
 	return out.Item, nil
-}
-
-func (d *Dynamo) journalUnavailable(op, id string, err error) error {
-	return fmt.Errorf("%w: dynamodb journal %s %s in table %s: %w", ErrUnavailable, op, id, d.table, err)
 }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }

@@ -10,7 +10,7 @@ import (
 )
 
 func TestMemoryJournal(t *testing.T) {
-	testJournal(t, func(*testing.T) Journal { return NewMemoryJournal() })
+	testJournal(t, func(*testing.T) Journal { return NewMemory() })
 }
 
 // testJournal is what every backend guarantees: one owner per intent however many claim it at

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-
 	"strings"
 	"time"
 
@@ -92,24 +91,27 @@ func (p period) exceeded(reserved, amount, limit int64) (Usage, error) {
 	return p.usage(reserved), &ExceededError{Limit: limit, Reserved: reserved, Amount: amount, ResetsAt: p.resetsAt()}
 }
 
-func checkReserve(intent string, amount, limit int64) error {
-	if err := checkIntent(intent); err != nil {
-		return err
+// reservePeriod checks Reserve's arguments.
+func reservePeriod(key string, day time.Time, intent string, amount, limit int64) (period, error) {
+	p, err := intentPeriod(key, day, intent)
+	switch {
+	case err != nil:
+		return p, err
+	case amount <= 0:
+		return p, fmt.Errorf("%w: amount %d is not positive", ErrInvalid, amount)
+	case limit < 0:
+		return p, fmt.Errorf("%w: limit %d is negative", ErrInvalid, limit)
 	}
-	if amount <= 0 {
-		return fmt.Errorf("%w: amount %d is not positive", ErrInvalid, amount)
-	}
-	if limit < 0 {
-		return fmt.Errorf("%w: limit %d is negative", ErrInvalid, limit)
-	}
-	return nil
+	return p, nil
 }
 
-func checkIntent(intent string) error {
-	if intent == "" {
-		return fmt.Errorf("%w: empty intent", ErrInvalid)
+// intentPeriod checks Release's arguments.
+func intentPeriod(key string, day time.Time, intent string) (period, error) {
+	p, err := newPeriod(key, day)
+	if err == nil && intent == "" {
+		err = fmt.Errorf("%w: empty intent", ErrInvalid)
 	}
-	return nil
+	return p, err
 }
 
 // Kind names a backend.

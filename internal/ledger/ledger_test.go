@@ -340,7 +340,7 @@ func TestNewDynamoChecks(t *testing.T) {
 		}
 	}
 	for _, ep := range []string{"", "http://127.0.0.1:8000", "https://ledger.example:8443/"} {
-		if d, err := NewDynamo(testConfig(), "ledger", ep); err != nil || d.Table() != "ledger" {
+		if d, err := NewDynamo(testConfig(), "ledger", ep); err != nil || d.table != "ledger" {
 			t.Errorf("endpoint %q: %v", ep, err)
 		}
 	}

@@ -6,10 +6,13 @@ import (
 	"time"
 )
 
-// Memory is a Ledger in this process's memory, behind one mutex: for local runs and tests.
+// Memory is a Ledger and a Journal in this process's memory, behind one mutex: for local runs
+// and tests.
 type Memory struct {
-	mu   sync.Mutex
-	days map[period]*memDay
+	mu       sync.Mutex
+	days     map[period]*memDay
+	entries  map[string]memEntry
+	receipts map[string][]Receipt
 }
 
 type memDay struct {
@@ -17,18 +20,20 @@ type memDay struct {
 	intents  map[string]int64
 }
 
-// NewMemory returns an empty Memory ledger.
-func NewMemory() *Memory { return &Memory{days: map[period]*memDay{}} }
+type memEntry struct {
+	e       Entry
+	expires time.Time
+}
 
-var _ Ledger = (*Memory)(nil)
+// NewMemory returns an empty Memory ledger and journal.
+func NewMemory() *Memory {
+	return &Memory{days: map[period]*memDay{}, entries: map[string]memEntry{}, receipts: map[string][]Receipt{}}
+}
 
 // Reserve implements Ledger.
 func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent string, amount, limit int64) (Usage, error) {
-	p, err := newPeriod(key, day)
+	p, err := reservePeriod(key, day, intent, amount, limit)
 	if err != nil {
-		return Usage{}, err
-	}
-	if err := checkReserve(intent, amount, limit); err != nil {
 		return Usage{}, err
 	}
 	m.mu.Lock()
@@ -52,11 +57,8 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 
 // Release implements Ledger.
 func (m *Memory) Release(_ context.Context, key string, day time.Time, intent string) (Usage, error) {
-	p, err := newPeriod(key, day)
+	p, err := intentPeriod(key, day, intent)
 	if err != nil {
-		return Usage{}, err
-	}
-	if err := checkIntent(intent); err != nil {
 		return Usage{}, err
 	}
 	m.mu.Lock()
@@ -94,4 +96,75 @@ func (m *Memory) prune(start time.Time) {
 			delete(m.days, p)
 		}
 	}
+}
+
+// Claim implements Journal.
+func (m *Memory) Claim(_ context.Context, e Entry, now time.Time) (Entry, bool, error) {
+	if err := checkEntry(e); err != nil {
+		return Entry{}, false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.live(e.ID, now)
+	if ok && !(cur.Fingerprint == e.Fingerprint && (cur.State == Failed || (cur.State == Pending && !now.Before(cur.LeaseUntil)))) {
+		return cur, false, nil
+	}
+	e.State, e.LeaseUntil, e.Updated = Pending, now.Add(Lease), now
+	m.entries[e.ID] = memEntry{e: e, expires: e.expiry(now)}
+	return e, true, nil
+}
+
+// Save implements Journal.
+func (m *Memory) Save(_ context.Context, e Entry, prev string, now time.Time) error {
+	if err := checkEntry(e); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.live(e.ID, now)
+	if !ok || cur.Attempt != prev {
+		return ErrNotOwner
+	}
+	e.Fingerprint, e.Updated = cur.Fingerprint, now
+	m.entries[e.ID] = memEntry{e: e, expires: e.expiry(now)}
+	return nil
+}
+
+// Get implements Journal.
+func (m *Memory) Get(_ context.Context, id string) (Entry, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.live(id, time.Now())
+	return e, ok, nil
+}
+
+// live is the entry unless it has expired (as the table's TTL would forget it). The caller holds mu.
+func (m *Memory) live(id string, now time.Time) (Entry, bool) {
+	me, ok := m.entries[id]
+	if !ok || now.After(me.expires) {
+		delete(m.entries, id)
+		return Entry{}, false
+	}
+	return me.e, true
+}
+
+// AddReceipt implements Journal.
+func (m *Memory) AddReceipt(_ context.Context, r Receipt, _ time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rs := m.receipts[r.Payer][:0:0]
+	for _, old := range m.receipts[r.Payer] {
+		if old.ID != r.ID { // the same receipt again replaces the earlier copy
+			rs = append(rs, old)
+		}
+	}
+	m.receipts[r.Payer] = newestFirst(append(rs, r))
+	return nil
+}
+
+// Receipts implements Journal.
+func (m *Memory) Receipts(_ context.Context, payer string) ([]Receipt, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Receipt(nil), m.receipts[payer]...), nil
 }

@@ -67,21 +67,21 @@ func (d *Dynamo) setSwitch(ctx context.Context, paused bool, by string) (Pause, 
 	} else {
 		names["#pk"] = attrPK
 	}
-	_, err := d.updateKey(ctx, switchPK, expr, cond, names, values)
+	_, err := d.updateKey(ctx, switchPK, expr, cond, names, values, "")
 	switch {
 	case err == nil:
 		return Pause{Paused: paused, Since: now, By: by}, nil
 	case paused && conditionFailed(err):
 		return d.State(ctx) // already paused: its first pause stands
 	}
-	return Pause{}, d.journalUnavailable("write", switchPK, err)
+	return Pause{}, d.unavailable("journal write", switchPK, err)
 }
 
 // State implements Switch with one strongly consistent GetItem.
 func (d *Dynamo) State(ctx context.Context) (Pause, error) {
 	it, err := d.getKey(ctx, switchPK)
 	if err != nil {
-		return Pause{}, d.journalUnavailable("read", switchPK, err)
+		return Pause{}, d.unavailable("journal read", switchPK, err)
 	}
 	var p Pause
 	if v, ok := it[attrPaused].(*types.AttributeValueMemberBOOL); ok {
@@ -90,7 +90,7 @@ func (d *Dynamo) State(ctx context.Context) (Pause, error) {
 	p.By = strValue(it[attrBy])
 	if s := strValue(it[attrSince]); s != "" {
 		if p.Since, err = time.Parse(time.RFC3339Nano, s); err != nil {
-			return Pause{}, d.journalUnavailable("read", switchPK, fmt.Errorf("attribute %s: %w", attrSince, err))
+			return Pause{}, d.unavailable("journal read", switchPK, fmt.Errorf("attribute %s: %w", attrSince, err))
 		}
 	}
 	return p, nil

@@ -3,9 +3,11 @@ package obs
 import (
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
@@ -14,17 +16,13 @@ const Namespace = "MindVault/MCP"
 
 var emfMu sync.Mutex
 
-// WriteEMF writes one CloudWatch Embedded Metric Format line for a tool call: the call, its
-// error (dimension Category) and latency, plus each downstream call's latency by Service. EMF
-// lines are ordinary log lines that Lambda's log pipeline turns into metrics, so metrics
-// cost no API call. No secret, argument or body is ever part of a metric.
-//
-// Every dimension comes from a closed set, so a caller cannot create metrics (each distinct
-// dimension value is a billed custom metric) or smuggle text into them: tool is a registered
-// tool name or "unknown" (the caller passes it so; a value of another shape becomes
-// "unknown" here too), Category a failure category, "ok" or InputRequired (a call that asked
-// the user, not an error), Service a downstream source;
-// Route, a property, is the code's route name.
+// WriteEMF writes the CloudWatch Embedded Metric Format lines of a tool call
+// (docs/operations.md "Logs and metrics"): its count, error (by Category: a failure category,
+// "ok" or InputRequired) and latency by Tool, and each downstream call's latency by Service.
+// EMF lines are log lines Lambda turns into metrics, so metrics cost no API call. No secret,
+// argument or body is ever part of a metric, and every dimension comes from a closed set (a
+// value of another shape is "unknown"), so a caller can neither create metrics (each distinct
+// dimension value is a billed custom metric) nor smuggle text into them.
 func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration, calls []Call) {
 	if w == nil || tool == "" {
 		return
@@ -37,38 +35,25 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	// calls, errors and latency are per tool, and only a failure adds the errors by (tool,
 	// category): the pair a failed-payment alarm reads, with no always-zero "ok" pairs and no
 	// per-category copies of the calls and the latency (docs/deploy.md "What it costs").
-	directives := []any{map[string]any{
-		"Namespace":  Namespace,
-		"Dimensions": [][]string{{"Tool"}},
-		"Metrics": []any{
-			map[string]string{"Name": "ToolCalls", "Unit": "Count"},
-			map[string]string{"Name": "ToolErrors", "Unit": "Count"},
-			map[string]string{"Name": "ToolLatency", "Unit": "Milliseconds"},
-		},
-	}}
+	directives := []any{directive([]string{"Tool"}, "ToolCalls:Count", "ToolErrors:Count", "ToolLatency:Milliseconds")}
 	if errCount > 0 {
-		directives = append(directives, map[string]any{
-			"Namespace":  Namespace,
-			"Dimensions": [][]string{{"Tool", "Category"}},
-			"Metrics":    []any{map[string]string{"Name": "ToolErrors", "Unit": "Count"}},
-		})
+		directives = append(directives, directive([]string{"Tool", "Category"}, "ToolErrors:Count"))
 	}
 	lines := []map[string]any{{
-		"_aws": map[string]any{"Timestamp": now.UnixMilli(), "CloudWatchMetrics": directives},
-		"Tool": dimTool(tool), "Category": dimCategory(outcome),
+		"_aws":      map[string]any{"Timestamp": now.UnixMilli(), "CloudWatchMetrics": directives},
+		"Tool":      closed(tool, toolName.MatchString(tool)),
+		"Category":  closed(outcome, outcome == "ok" || outcome == InputRequired || errmap.Category(outcome).Valid()),
 		"ToolCalls": 1, "ToolErrors": errCount, "ToolLatency": float64(d.Microseconds()) / 1000,
 	}}
 	for _, c := range calls {
 		lines = append(lines, map[string]any{
 			"_aws": map[string]any{
-				"Timestamp": now.UnixMilli(),
-				"CloudWatchMetrics": []any{map[string]any{
-					"Namespace":  Namespace,
-					"Dimensions": [][]string{{"Service"}},
-					"Metrics":    []any{map[string]string{"Name": "DownstreamLatency", "Unit": "Milliseconds"}},
-				}},
+				"Timestamp":         now.UnixMilli(),
+				"CloudWatchMetrics": []any{directive([]string{"Service"}, "DownstreamLatency:Milliseconds")},
 			},
-			"Service": dimService(c.Service), "Route": dimRoute(c.Route), "Attempts": c.Attempts,
+			"Service":           closed(c.Service, errmap.Source(c.Service).Valid()),
+			"Route":             closed(c.Route, httpRoute.MatchString(c.Route) || rpcMethod.MatchString(c.Route)),
+			"Attempts":          c.Attempts,
 			"DownstreamLatency": float64(c.Latency.Microseconds()) / 1000,
 		})
 	}
@@ -84,4 +69,14 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 			_, _ = w.Write(append(b, '\n'))
 		}
 	}
+}
+
+// directive is one CloudWatch metric directive: the metrics, each "Name:Unit", by dims.
+func directive(dims []string, metrics ...string) map[string]any {
+	ms := make([]any, len(metrics))
+	for i, m := range metrics {
+		name, unit, _ := strings.Cut(m, ":")
+		ms[i] = map[string]string{"Name": name, "Unit": unit}
+	}
+	return map[string]any{"Namespace": Namespace, "Dimensions": [][]string{dims}, "Metrics": ms}
 }

@@ -5,7 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
@@ -35,47 +34,21 @@ const Unknown = "unknown"
 
 var (
 	toolName = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
-	// An HTTP route may end in one qualifier of a closed set: " (paid)" names the x402
-	// requests a payment is attached to (buy's GET /resources/{id}, the publish fee's POST
-	// /verify-content).
+	// The shapes the clients write a route in ("GET /resources/{id}/meta", an RPC method
+	// name): routes are written by the code, never taken from a request, so a route the code
+	// writes must match one (TestEMFDimensionsAreClosed lists them). An HTTP route may end in
+	// one qualifier of a closed set: " (paid)" names the x402 requests a payment is attached
+	// to (buy's GET /resources/{id}, the publish fee's POST /verify-content).
 	httpRoute = lazyre.New(`^[A-Z]{3,7} /[A-Za-z0-9/{}_.-]{0,96}(?: \(paid\))?$`)
 	rpcMethod = lazyre.New(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 )
 
-// dimTool keeps a Tool dimension in the shape of a registered tool name; the protocol layer
-// already passes a registered name or Unknown, this is the second lock.
-func dimTool(s string) string {
-	if toolName.MatchString(s) {
-		return s
-	}
-	return Unknown
-}
-
-// dimCategory keeps a Category dimension in the failure categories plus "ok".
 // InputRequired is the outcome of a tool call answered with a question to the user.
 const InputRequired = "input_required"
 
-func dimCategory(s string) string {
-	if s == "ok" || s == InputRequired || errmap.Category(s).Valid() {
-		return s
-	}
-	return Unknown
-}
-
-// dimService keeps a Service dimension in the downstream sources.
-func dimService(s string) string {
-	if errmap.Source(s).Valid() {
-		return s
-	}
-	return Unknown
-}
-
-// dimRoute keeps a route in the shape the clients write it ("GET /resources/{id}/meta",
-// "GET /resources/{id} (paid)", an RPC method name): routes are written by the code, never
-// taken from a request. A route of any other shape is recorded as Unknown, so a route the
-// code writes must match one of these shapes (TestEMFDimensionsAreClosed lists them).
-func dimRoute(s string) string {
-	if httpRoute.MatchString(s) || rpcMethod.MatchString(s) {
+// closed keeps a metric dimension's value when it is in the dimension's closed set, else Unknown.
+func closed(s string, in bool) string {
+	if in {
 		return s
 	}
 	return Unknown

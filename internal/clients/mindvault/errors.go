@@ -81,12 +81,10 @@ func objectMessage(o errmap.JSONObject) string {
 			if s == "" {
 				continue
 			}
-			if k == "error" && tokenRE.MatchString(s) && strings.Contains(s, "_") {
-				if m := o.String("message"); m != "" {
+			if k == "error" {
+				if m := o.String("message"); m != "" && tokenRE.MatchString(s) && strings.Contains(s, "_") {
 					s += ": " + m
 				}
-			}
-			if k == "error" {
 				// {error, detail}: the detail says why (a 500 of register/prepare names the
 				// SDK's failure there), so it is kept after the message.
 				if d := strings.TrimSpace(o.String("detail")); d != "" && d != s {

@@ -118,15 +118,14 @@ func (c *Client) Catalog(ctx context.Context, q CatalogQuery) (*Page, error) {
 			return nil, c.svc.Malformed(resp, "a catalog row has no id")
 		}
 	}
-	p := &Page{
+	return &Page{
 		Resources:    rows,
 		Total:        intHeader(resp.Header, "X-Total-Count"),
 		NextOffset:   intHeader(resp.Header, "X-Next-Offset"),
 		Age:          resp.Header.Get("Age"),
 		Date:         resp.Header.Get("Date"),
 		CacheControl: resp.Header.Get("Cache-Control"),
-	}
-	return p, nil
+	}, nil
 }
 
 // Meta is GET /resources/{id}/meta.

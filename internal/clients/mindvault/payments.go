@@ -1,6 +1,7 @@
 package mindvault
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -40,8 +41,7 @@ type wirePayment struct {
 // address, which is not the same as "never bought": the deployed API records only payers it
 // can read from the legacy X-PAYMENT header.
 func (c *Client) Payments(ctx context.Context, address string) ([]Payment, error) {
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodGet, Path: "/buyers/" + url.PathEscape(address) + "/payments",
-		Route: "GET /buyers/{address}/payments", Read: true})
+	resp, err := c.svc.Do(ctx, transport.Get("/buyers/"+url.PathEscape(address)+"/payments", "GET /buyers/{address}/payments"))
 	if err != nil {
 		return nil, err
 	}
@@ -67,14 +67,8 @@ func (c *Client) Payments(ctx context.Context, address string) ([]Payment, error
 		if transport.DecodeObject(raw, &w) != nil {
 			return nil, c.svc.Malformed(resp, "a purchase history entry is not a payment object")
 		}
-		p := Payment{PaymentID: w.PaymentID, ResourceID: strings.TrimSpace(w.ResourceID), Title: w.Title, Amount: w.Amount,
-			Currency: w.Currency, TxHash: w.TxHash, PaidAt: w.PaidAt}
-		if p.PaymentID == "" {
-			p.PaymentID = w.ID
-		}
-		if p.PaidAt == "" {
-			p.PaidAt = w.CreatedAt
-		}
+		p := Payment{PaymentID: cmp.Or(w.PaymentID, w.ID), ResourceID: strings.TrimSpace(w.ResourceID), Title: w.Title,
+			Amount: w.Amount, Currency: w.Currency, TxHash: w.TxHash, PaidAt: cmp.Or(w.PaidAt, w.CreatedAt)}
 		if p.ResourceID == "" {
 			return nil, c.svc.Malformed(resp, "a purchase history entry has no resourceId")
 		}

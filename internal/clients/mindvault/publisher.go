@@ -1,12 +1,14 @@
 package mindvault
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -20,10 +22,7 @@ import (
 // 5xx, or a redirect (never followed: the server may have acted before answering it) leaves
 // its outcome unknown; any other status means it did not happen.
 func writeFailure(err error) error {
-	f, ok := errmap.FactsOf(err)
-	if !ok {
-		return err
-	}
+	f, _ := errmap.FactsOf(err) // always there: the errors come from the transport
 	switch {
 	case f.Transport != errmap.TransportNone:
 		if !transport.NotSent(err) {
@@ -44,9 +43,7 @@ func (c *Client) post(ctx context.Context, path, route, apiKey string, body any,
 		}
 	}
 	h := http.Header{}
-	for k, v := range extra {
-		h[k] = v
-	}
+	maps.Copy(h, extra)
 	if apiKey != "" {
 		h.Set("x-api-key", apiKey)
 	}
@@ -67,13 +64,10 @@ type NewResource struct {
 	Description string `json:"description,omitempty"`
 	Price       string `json:"price"`
 	ExternalURL string `json:"externalUrl"`
-	// IdempotencyKey is sent as the Idempotency-Key header, not in the body. Set it to a
-	// value derived from the intent so that every attempt at one publish, from any call or
-	// instance, carries the same key: the API keeps a publisher's key for 24 h and answers a
-	// repeat with the first answer (the same resource), 409 while the first is still in
-	// progress; a key reused with a different request gets the first resource too (the real
-	// server does not compare bodies), which CreateResource refuses. Empty: a fresh random
-	// key for this call, which only makes this one request recognisable.
+	// IdempotencyKey is sent as the Idempotency-Key header, not in the body: derived from the
+	// intent, every attempt at one publish, from any call or instance, carries it (docs/once.md
+	// "Creations and writes"). A key reused with another request gets the first resource (the
+	// real server does not compare bodies), which CreateResource refuses.
 	IdempotencyKey string `json:"-"`
 }
 
@@ -190,9 +184,7 @@ func (c *Client) Register(ctx context.Context, apiKey, id, signedXDR string) (*R
 	if err != nil {
 		return nil, err
 	}
-	if r.OnchainStatus == "" {
-		r.OnchainStatus = "registered"
-	}
+	r.OnchainStatus = cmp.Or(r.OnchainStatus, "registered")
 	return r, nil
 }
 

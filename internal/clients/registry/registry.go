@@ -46,8 +46,6 @@ type Client struct {
 
 // Resource is one registry entry; optional fields are nil when the deployment lacks them. It is
 // decoded from the contract's ScMap by key name, so deployments with fewer or more fields decode
-// alike, and prices stay exact 7-decimal integers (big.Int), never floats. It is
-// decoded from the contract's ScMap by key name, so deployments with fewer or more fields decode
 // alike, and prices stay exact 7-decimal integers (big.Int), never floats.
 type Resource struct {
 	ID       string
@@ -189,15 +187,14 @@ func (r *Resource) set(key string, v xdr.ScVal) {
 			r.Listed = *v.B
 		}
 	case "tags":
-		if vec, ok := soroban.VecOf(v); ok {
+		if v.Type == xdr.ScValTypeScvVec { // an empty Vec may come as a nil vector
 			r.Tags = []string{}
-			for _, t := range vec {
-				if s, ok := soroban.Text(t); ok {
-					r.Tags = append(r.Tags, s)
-				}
+		}
+		vec, _ := soroban.VecOf(v)
+		for _, t := range vec {
+			if s, ok := soroban.Text(t); ok {
+				r.Tags = append(r.Tags, s)
 			}
-		} else if v.Type == xdr.ScValTypeScvVec {
-			r.Tags = []string{}
 		}
 	case "state":
 		if s, ok := soroban.Text(v); ok {
@@ -225,14 +222,9 @@ func scalarText(v xdr.ScVal) string {
 	return ""
 }
 
-// call names a registry function with its arguments.
-func (c *Client) call(fn string, args []xdr.ScVal) soroban.Call {
-	return soroban.Call{Contract: c.Contract, Function: fn, Args: args}
-}
-
 // build makes an invocation of the registry, reporting a bad contract id as configuration.
 func (c *Client) build(source string, seq int64, fn string, args []xdr.ScVal, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData, fee int64) (*txnbuild.Transaction, error) {
-	tx, err := soroban.Build(source, seq, c.call(fn, args), auth, data, fee)
+	tx, err := soroban.Build(source, seq, soroban.Call{Contract: c.Contract, Function: fn, Args: args}, auth, data, fee)
 	if err != nil {
 		return nil, errmap.Wrap(err, errmap.Facts{Source: errmap.SourceRegistry, Code: errmap.CodeContractError,
 			Detail: "VAULT_REGISTRY_CONTRACT_ID is not a valid contract id"})

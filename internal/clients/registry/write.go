@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -37,17 +38,6 @@ type Written struct {
 	Ledger uint32
 }
 
-// Invoke performs a creator-authorised write: simulate with the wallet as source, assemble
-// the footprint, auth and resource fee (only the call itself may be authorised, and the fee
-// stays within MaxFee), sign, send, and poll until the outcome is known, the write wait has
-// passed since the first send, or the invocation deadline comes. Once the envelope may have
-// reached the network, an unconfirmed outcome is reported as stateChanged "unknown" with the
-// hash, computed before sending, and a mindvault_tx_status nextAction — never retried blindly:
-// the only resend is the same envelope after TRY_AGAIN_LATER (send).
-func (c *Client) Invoke(ctx context.Context, kp *keypair.Full, fn string, args ...xdr.ScVal) (*Written, error) {
-	return c.InvokeApproved(ctx, kp, nil, fn, args...)
-}
-
 // MaxFeeVar is the setting that caps the total fee of a transaction the endpoint signs.
 const MaxFeeVar = "MINDVAULT_MAX_TX_FEE_STROOPS"
 
@@ -64,9 +54,14 @@ type Plan struct {
 	Sequence int64
 }
 
-// InvokeApproved is Invoke with approve called once the transaction is simulated and
-// assembled, right before it is signed and sent; an error from it stops the write with
-// nothing signed or sent (the user's confirmation, package confirm). nil approves.
+// InvokeApproved performs a creator-authorised write: simulate with the wallet as source,
+// assemble the footprint, auth and resource fee (only the call itself may be authorised, and
+// the fee stays within MaxFee), have approve (the user's confirmation, package confirm; nil
+// approves) accept it or stop it with nothing signed or sent, sign, send, and poll until the
+// outcome is known, the write wait has passed since the first send, or the invocation deadline
+// comes. Once the envelope may have reached the network, an unconfirmed outcome is reported as
+// stateChanged "unknown" with the hash, computed before sending, and a mindvault_tx_status
+// nextAction — never retried blindly: the only resend is the same envelope after TRY_AGAIN_LATER (send).
 func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, Plan) error, fn string, args ...xdr.ScVal) (*Written, error) {
 	source := kp.Address()
 	seq, err := c.Sequence(ctx, source)
@@ -176,6 +171,10 @@ func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
 // write wait or the invocation deadline does. A persistent 4xx (the RPC refuses to tell)
 // ends it at once: waiting longer would only delay the same unknown answer.
 func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Duration) (*Written, error) {
+	poll := c.PollInterval
+	if poll <= 0 {
+		poll = DefaultPollInterval
+	}
 	for {
 		tx, err := c.RPC.GetTransaction(waitCtx, hash)
 		if err == nil {
@@ -190,7 +189,7 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 			err = errmap.WithDetail(err, "the transaction was sent, but Stellar RPC refused to report its status (HTTP "+strconv.Itoa(status)+" to getTransaction)")
 			return nil, errmap.MarkPending(err, hash)
 		}
-		if !transport.Sleep(waitCtx, c.pollInterval()) {
+		if !transport.Sleep(waitCtx, poll) {
 			limit := "within " + WriteWaitVar + " (" + strconv.FormatInt(wait.Milliseconds(), 10) + " ms)"
 			if dl, ok := ctx.Deadline(); ok {
 				if wdl, _ := waitCtx.Deadline(); !wdl.Before(dl) {
@@ -206,22 +205,11 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 	}
 }
 
-func (c *Client) pollInterval() time.Duration {
-	if c.PollInterval > 0 {
-		return c.PollInterval
-	}
-	return DefaultPollInterval
-}
-
 // refused reports a getTransaction failure that will not go away by asking again: an HTTP
 // 4xx other than the transient 408, 425 and 429, with its status.
 func refused(err error) (int, bool) {
-	f, ok := errmap.FactsOf(err)
-	if !ok || f.Transport != errmap.TransportNone || f.Status < 400 || f.Status > 499 {
-		return 0, false
-	}
-	switch f.Status {
-	case 408, 425, 429:
+	f, _ := errmap.FactsOf(err)
+	if f.Transport != errmap.TransportNone || f.Status < 400 || f.Status > 499 || slices.Contains([]int{408, 425, 429}, f.Status) {
 		return 0, false
 	}
 	return f.Status, true
@@ -232,10 +220,7 @@ func refused(err error) (int, bool) {
 // 408, a redirect (never followed) and an answer that cannot be read. A 4xx or a JSON-RPC
 // error object is the node refusing the request: nothing was queued.
 func unknownOutcome(err error, hash string) error {
-	f, ok := errmap.FactsOf(err)
-	if !ok {
-		return err
-	}
+	f, _ := errmap.FactsOf(err) // none: the default below
 	switch {
 	case f.Transport != errmap.TransportNone:
 		if transport.NotSent(err) {
@@ -326,23 +311,14 @@ func invocation(tx *txnbuild.Transaction) (xdr.InvokeContractArgs, error) {
 	return xdr.InvokeContractArgs{}, errors.New("registry: the built transaction is not one contract call")
 }
 
-// checkSimulation decides whether what a simulation of the write fn returned may go into
-// the transaction the wallet signs. The transaction is the endpoint's own (its source,
-// sequence, operation, call and time bounds); the simulation adds authorisation entries, a
-// footprint and a resource fee, and the wallet's signature covers all three:
-//
-//   - auth: a creator write calls require_auth of the creator, who is the transaction's
-//     source, so the simulation may return one entry with source-account credentials whose
-//     root invocation is exactly want (this contract, function and arguments) with no
-//     sub-invocations, or none at all. Anything else would have the wallet authorise a call
-//     the user did not ask for (a USDC transfer, say).
-//   - footprint: every read-write entry is the registry contract's own storage: a creator
-//     write changes nothing else.
-//   - fee: the resource fee is not negative, and with the inclusion fee it stays within the
-//     cap (MaxFee, MINDVAULT_MAX_TX_FEE_STROOPS), which so bounds whatever the declared
-//     resources would cost.
-//
-// A refusal is UNEXPECTED_TRANSACTION: nothing was signed or sent.
+// checkSimulation decides whether what a simulation of the write fn returned may go into the
+// transaction the wallet signs, whose signature also covers the authorisation entries, the
+// footprint and the resource fee the simulation adds (docs/tools.md "The wallet signs only the
+// call it was asked to make"): no entry or one, the source account's, for exactly want and no
+// sub-invocations (anything else would have the wallet authorise a call the user did not ask
+// for); read-write entries of the registry's own storage only; a resource fee that is not
+// negative and, with the inclusion fee, within MaxFee. A refusal is UNEXPECTED_TRANSACTION:
+// nothing was signed or sent.
 func (c *Client) checkSimulation(fn string, want xdr.InvokeContractArgs, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData) error {
 	if why := authReason(fn, want, auth); why != "" {
 		return refusal(fn, why, "Report it to the operator: the simulation of this call (Stellar RPC at SOROBAN_RPC_URL, running the registry contract) asked the wallet to authorise more than the call itself. Do not retry until that is fixed.")
@@ -362,8 +338,8 @@ func (c *Client) checkSimulation(fn string, want xdr.InvokeContractArgs, auth []
 
 // feeRefusal refuses a write whose total fee is above the cap.
 func (c *Client) feeRefusal(fn string, fee int64) error {
-	why := fmt.Sprintf("its fee of %d stroops (%s XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
-		fee, xlm(fee), c.maxFee(), MaxFeeVar)
+	why := fmt.Sprintf("its fee of %d stroops (%d.%07d XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
+		fee, fee/10_000_000, fee%10_000_000, c.maxFee(), MaxFeeVar)
 	return refusal(fn, why, "If a fee this high is expected, ask the operator to raise "+MaxFeeVar+"; otherwise report it to the operator of Stellar RPC (SOROBAN_RPC_URL), whose simulation asked for it.")
 }
 
@@ -414,9 +390,4 @@ func footprintReason(registry xdr.ScAddress, fp xdr.LedgerFootprint) string {
 		}
 	}
 	return ""
-}
-
-// xlm renders stroops as XLM with 7 decimals.
-func xlm(stroops int64) string {
-	return strconv.FormatInt(stroops/10_000_000, 10) + "." + fmt.Sprintf("%07d", stroops%10_000_000)
 }

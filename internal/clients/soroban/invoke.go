@@ -29,17 +29,15 @@ type Call struct {
 
 // Build makes the one-operation transaction invoking c from source at sequence seq+1.
 func Build(source string, seq int64, c Call, auth []xdr.SorobanAuthorizationEntry, data *xdr.SorobanTransactionData, fee int64) (*txnbuild.Transaction, error) {
-	raw, err := DecodeContract(c.Contract)
+	addr, err := contractAddress(c.Contract)
 	if err != nil {
 		return nil, fmt.Errorf("invalid contract id")
 	}
-	var cid xdr.ContractId
-	copy(cid[:], raw)
 	op := &txnbuild.InvokeHostFunction{
 		HostFunction: xdr.HostFunction{
 			Type: xdr.HostFunctionTypeHostFunctionTypeInvokeContract,
 			InvokeContract: &xdr.InvokeContractArgs{
-				ContractAddress: xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid},
+				ContractAddress: addr,
 				FunctionName:    xdr.ScSymbol(c.Function),
 				Args:            c.Args,
 			},
@@ -122,9 +120,9 @@ func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *e
 		code, name, detail := errs(n)
 		f.Code, f.UpstreamDetail = code, detail
 		f.Upstream = errmap.Upstream{ContractError: n, ContractErrorName: name}
-	case isMissingValue(msg):
+	case hostPair(msg, "Storage", "MissingValue"): // a missing contract instance
 		f.Code, f.UpstreamDetail = errmap.CodeContractMissing, "contract instance missing (Error(Storage, MissingValue))"
-	case isArchived(msg):
+	case strings.Contains(strings.ToLower(msg), "restorepreamble") || strings.Contains(strings.ToLower(msg), "archived"):
 		f.Code, f.UpstreamDetail = errmap.CodeStateArchived, errmap.Phrase(errmap.CodeStateArchived)
 	default:
 		f.Code, f.UpstreamDetail = errmap.CodeHostError, hostErrorName(msg)
@@ -143,10 +141,7 @@ func contractNumber(s string) int {
 	if m == nil {
 		return 0
 	}
-	n, err := strconv.Atoi(m[1])
-	if err != nil {
-		return 0
-	}
+	n, _ := strconv.Atoi(m[1]) // at most 9 digits: always an int
 	return n
 }
 
@@ -161,19 +156,14 @@ func hostErrorName(s string) string {
 	return ""
 }
 
-// isMissingValue spots a missing contract instance: the host reports Error(Storage, MissingValue).
-func isMissingValue(s string) bool {
+// hostPair reports an "Error(typ, code)" pair in a simulation error string.
+func hostPair(s, typ, code string) bool {
 	for _, m := range hostPairRE.FindAllStringSubmatch(s, 8) {
-		if m[1] == "Storage" && m[2] == "MissingValue" {
+		if m[1] == typ && m[2] == code {
 			return true
 		}
 	}
 	return false
-}
-
-func isArchived(s string) bool {
-	l := strings.ToLower(s)
-	return strings.Contains(l, "restorepreamble") || strings.Contains(l, "archived")
 }
 
 // ContractError returns the contract error number carried by err, or 0.
@@ -231,13 +221,5 @@ func AuthEntries(sim *rpc.SimulateTransactionResponse) ([]xdr.SorobanAuthorizati
 // entry's nonce is already consumed on chain, so the payment it signs has settled before.
 func NonceUsed(err error) bool {
 	var se *SimulationError
-	if !errors.As(err, &se) {
-		return false
-	}
-	for _, m := range hostPairRE.FindAllStringSubmatch(se.Message, 8) {
-		if m[1] == "Auth" && m[2] == "ExistingValue" {
-			return true
-		}
-	}
-	return false
+	return errors.As(err, &se) && hostPair(se.Message, "Auth", "ExistingValue")
 }

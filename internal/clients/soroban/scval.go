@@ -88,13 +88,18 @@ func AddressOf(id string) (xdr.ScVal, error) {
 	if !strings.HasPrefix(id, "C") {
 		return Account(id)
 	}
-	raw, err := DecodeContract(id)
+	a, err := contractAddress(id)
 	if err != nil {
 		return xdr.ScVal{}, fmt.Errorf("invalid contract %q", id)
 	}
+	return AddressVal(a), nil
+}
+
+func contractAddress(id string) (xdr.ScAddress, error) {
+	raw, err := DecodeContract(id)
 	var cid xdr.ContractId
 	copy(cid[:], raw)
-	return AddressVal(xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}), nil
+	return xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}, err
 }
 
 // AddressVal is the ScVal of an Address.
@@ -132,16 +137,7 @@ func Units(decimal string) (*big.Int, error) {
 
 // Decimal formats 7-decimal units as an exact decimal string with 7 places ("1.5000000").
 func Decimal(units *big.Int) string {
-	neg := units.Sign() < 0
-	s := new(big.Int).Abs(units).String()
-	if len(s) < 8 {
-		s = strings.Repeat("0", 8-len(s)) + s
-	}
-	out := s[:len(s)-7] + "." + s[len(s)-7:]
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return new(big.Rat).SetFrac(units, big.NewInt(10_000_000)).FloatString(7) // exact: the denominator divides 10^7
 }
 
 // Text reads a String or Symbol.

@@ -66,21 +66,21 @@ func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) 
 		if transport.NotSent(err) {
 			return nil, err // the request never left: no account was created
 		}
-		return nil, unknown(err)
+		return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
 	}
 	if !resp.OK() {
 		e := c.svc.StatusError(resp)
 		// A 5xx or a redirect (never followed: a second POST /create would create a second
 		// account) may come after the account was created.
 		if !refusal(resp.Status) {
-			return nil, unknown(e)
+			return nil, errmap.MarkStateChanged(e, errmap.StateUnknown)
 		}
 		return nil, e
 	}
 	var w Wallet
 	if json.Unmarshal(resp.Body, &w) != nil || !strkey.IsValidEd25519PublicKey(w.PublicKey) {
 		// Never echo the body: it may hold a secret.
-		return nil, unknown(c.svc.Malformed(resp, "no account id in the answer"))
+		return nil, errmap.MarkStateChanged(c.svc.Malformed(resp, "no account id in the answer"), errmap.StateUnknown)
 	}
 	if w.SecretKey != "" {
 		if kp, err := keypair.ParseFull(w.SecretKey); err != nil || kp.Address() != w.PublicKey {
@@ -100,10 +100,17 @@ func refusal(status int) bool {
 	return status >= 400 && status < 500 && status != http.StatusRequestTimeout
 }
 
-// unknown marks a creation whose outcome is not known: the account may exist.
-func unknown(err error) error {
-	if _, ok := errmap.FactsOf(err); !ok {
-		return err
+// Probe asks the service for GET /health, which creates nothing, and returns the status it
+// answered. Any answer from the application proves it is up, including a 404 or 405 from a
+// deployment without that route; 5xx, 408, 429 and transport failures are errors, mapped
+// with source sponsor.
+func (c *Client) Probe(ctx context.Context) (int, error) {
+	resp, err := c.svc.Do(ctx, transport.Get("/health", "GET /health"))
+	if err != nil {
+		return 0, err
 	}
-	return errmap.MarkStateChanged(err, errmap.StateUnknown)
+	if resp.Status >= 500 || resp.Status == http.StatusRequestTimeout || resp.Status == http.StatusTooManyRequests {
+		return resp.Status, c.svc.StatusError(resp)
+	}
+	return resp.Status, nil
 }

@@ -36,9 +36,8 @@ var readMethods = map[string]bool{
 
 // rpcError is a JSON-RPC error object.
 type rpcError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }
 
 // Call invokes method with params and decodes the result into out. HTTP failures,
@@ -78,54 +77,47 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 
 // GetTransaction looks a transaction up by hash; NOT_FOUND is a normal result.
 func (c *Client) GetTransaction(ctx context.Context, hash string) (*rpc.GetTransactionResponse, error) {
-	var out rpc.GetTransactionResponse
-	if err := c.Call(ctx, "getTransaction", rpc.GetTransactionRequest{Hash: hash}, &out); err != nil {
+	out, err := call[rpc.GetTransactionResponse](ctx, c, "getTransaction", rpc.GetTransactionRequest{Hash: hash})
+	if err != nil {
 		return nil, err
 	}
 	switch out.Status {
 	case rpc.TransactionStatusSuccess, rpc.TransactionStatusFailed, rpc.TransactionStatusNotFound:
-		return &out, nil
+		return out, nil
 	}
 	return nil, malformedStatus(c.svc, "getTransaction status "+out.Status)
 }
 
 // GetHealth reads the node's health.
 func (c *Client) GetHealth(ctx context.Context) (*rpc.GetHealthResponse, error) {
-	var out rpc.GetHealthResponse
-	if err := c.Call(ctx, "getHealth", nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[rpc.GetHealthResponse](ctx, c, "getHealth", nil)
 }
 
 // GetNetwork reads the network passphrase and protocol version.
 func (c *Client) GetNetwork(ctx context.Context) (*rpc.GetNetworkResponse, error) {
-	var out rpc.GetNetworkResponse
-	if err := c.Call(ctx, "getNetwork", nil, &out); err != nil {
-		return nil, err
-	}
-	if out.Passphrase == "" {
+	out, err := call[rpc.GetNetworkResponse](ctx, c, "getNetwork", nil)
+	if err == nil && out.Passphrase == "" {
 		return nil, malformedStatus(c.svc, "getNetwork has no passphrase")
 	}
-	return &out, nil
+	return out, err
 }
 
 // GetLatestLedger reads the latest ledger.
 func (c *Client) GetLatestLedger(ctx context.Context) (*rpc.GetLatestLedgerResponse, error) {
-	var out rpc.GetLatestLedgerResponse
-	if err := c.Call(ctx, "getLatestLedger", nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call[rpc.GetLatestLedgerResponse](ctx, c, "getLatestLedger", nil)
 }
 
 // GetEvents reads contract events; the request's filters are the caller's.
 func (c *Client) GetEvents(ctx context.Context, req rpc.GetEventsRequest) (*rpc.GetEventsResponse, error) {
-	var out rpc.GetEventsResponse
-	if err := c.Call(ctx, "getEvents", req, &out); err != nil {
+	return call[rpc.GetEventsResponse](ctx, c, "getEvents", req)
+}
+
+func call[T any](ctx context.Context, c *Client, method string, params any) (*T, error) {
+	out := new(T)
+	if err := c.Call(ctx, method, params, out); err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out, nil
 }
 
 // serverCodes are the JSON-RPC codes with which the node says it is itself failing (internal

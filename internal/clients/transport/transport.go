@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,7 +175,6 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 		call.Latency = time.Since(start)
 		obs.Record(ctx, call)
 	}()
-	var lastErr error
 	for attempt := 1; ; attempt++ {
 		call.Attempts = attempt
 		resp, err := s.once(ctx, req)
@@ -184,7 +184,7 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 				call.Outcome = "status"
 			}
 			resp.Attempts, resp.Write = attempt, !req.Read
-			if attempt >= attempts || !retryableStatus(resp.Status) {
+			if attempt >= attempts || !slices.Contains([]int{408, 425, 429, 500, 502, 503, 504}, resp.Status) {
 				return resp, nil
 			}
 			delay, ok := s.backoff(attempt, resp.Header)
@@ -193,17 +193,13 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 			}
 			continue
 		}
-		lastErr = err
 		call.Outcome = "network"
 		if errmapTransport(err) == errmap.TransportTimeout {
 			call.Outcome = "timeout"
 		}
-		if attempt >= attempts || ctx.Err() != nil {
-			return nil, s.transportError(err, !req.Read)
-		}
 		delay, _ := s.backoff(attempt, nil)
-		if !s.wait(ctx, delay) {
-			return nil, s.transportError(lastErr, !req.Read)
+		if attempt >= attempts || ctx.Err() != nil || !s.wait(ctx, delay) {
+			return nil, s.transportError(err, !req.Read)
 		}
 	}
 }
@@ -278,14 +274,6 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 // deadlineSpent means the invocation has no time left for another attempt.
 var deadlineSpent = fmt.Errorf("invocation deadline reached: %w", context.DeadlineExceeded)
 
-func retryableStatus(status int) bool {
-	switch status {
-	case 408, 425, 429, 500, 502, 503, 504:
-		return true
-	}
-	return false
-}
-
 // backoff is the delay before attempt+1: Retry-After when the server sent one it is
 // willing to wait for, full jitter otherwise. ok is false when the server asks for longer
 // than the policy allows, so the failure surfaces at once.
@@ -311,22 +299,18 @@ func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
 	return rand.N(ceil + 1), true
 }
 
-// wait sleeps for d unless the context ends first or the sleep would leave no time for the
-// next attempt before the deadline margin.
+// wait is Sleep, through the test's sleep when it has one.
 func (s *Service) wait(ctx context.Context, d time.Duration) bool {
-	if s.sleep != nil {
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
-			return false
-		}
-		return s.sleep(ctx, d) == nil
+	if s.sleep == nil {
+		return Sleep(ctx, d)
 	}
-	return Sleep(ctx, d)
+	return !pastMargin(ctx, d) && s.sleep(ctx, d) == nil
 }
 
 // Sleep waits d unless the context ends first or waiting would cross the deadline margin,
 // so a loop that sleeps between attempts always leaves time to answer.
 func Sleep(ctx context.Context, d time.Duration) bool {
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
+	if pastMargin(ctx, d) {
 		return false
 	}
 	if d <= 0 {
@@ -340,6 +324,11 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+func pastMargin(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return ok && time.Until(dl)-Margin <= d
 }
 
 func errmapTransport(err error) errmap.Transport {
@@ -368,18 +357,15 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 	kind := errmapTransport(err)
 	started := write && !NotSent(err)
 	detail := "connection failed"
-	if kind == errmap.TransportTimeout {
+	switch {
+	case errors.Is(err, deadlineSpent): // a timeout, never a network failure
+		detail = "the invocation deadline was reached before the request could be sent"
+	case kind == errmap.TransportTimeout:
 		detail = "request timed out"
-		if errors.Is(err, deadlineSpent) {
-			detail = "the invocation deadline was reached before the request could be sent"
-		}
-	} else {
-		switch {
-		case NotSent(err):
-			detail = "connection refused or unreachable"
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			detail = "connection closed before a response"
-		}
+	case NotSent(err):
+		detail = "connection refused or unreachable"
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		detail = "connection closed before a response"
 	}
 	return &errmap.Error{Err: err, Facts: errmap.Facts{
 		Source:           s.Source,
@@ -395,29 +381,15 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 // a request that is not a read says that the redirect was not followed; whether the request
 // took effect is for the caller to say (for a payment or a write it is unknown).
 func (s *Service) StatusError(resp *Response) *errmap.Error {
+	f := s.facts(resp)
 	if resp.nonRead && IsRedirect(resp.Status) {
-		return &errmap.Error{
-			Err: fmt.Errorf("%s: HTTP %d redirect not followed", s.Source, resp.Status),
-			Facts: errmap.Facts{
-				Source:     s.Source,
-				Status:     resp.Status,
-				Header:     resp.Header,
-				TimeoutVar: s.TimeoutVar,
-				// The body of a redirect says nothing about the request; the detail must say
-				// why it was not followed.
-				Detail:           "the service answered a redirect (HTTP " + strconv.Itoa(resp.Status) + ") that was not followed because the request is not safe to repeat",
-				ExecutionStarted: true,
-			},
-		}
+		// The body of a redirect says nothing about the request; the detail must say why it
+		// was not followed.
+		f.Detail = "the service answered a redirect (HTTP " + strconv.Itoa(resp.Status) + ") that was not followed because the request is not safe to repeat"
+		f.ExecutionStarted = true
+		return &errmap.Error{Err: fmt.Errorf("%s: HTTP %d redirect not followed", s.Source, resp.Status), Facts: f}
 	}
-	f := errmap.Facts{
-		Source:           s.Source,
-		Status:           resp.Status,
-		Header:           resp.Header,
-		Body:             resp.Body,
-		TimeoutVar:       s.TimeoutVar,
-		ExecutionStarted: resp.Write,
-	}
+	f.Body = resp.Body
 	if s.ReadError != nil {
 		f = s.ReadError(f)
 	}
@@ -426,17 +398,11 @@ func (s *Service) StatusError(resp *Response) *errmap.Error {
 
 // Malformed is a 2xx answer whose body is not what the route promises.
 func (s *Service) Malformed(resp *Response, what string) *errmap.Error {
-	return &errmap.Error{
-		Err: fmt.Errorf("%s: malformed response: %s", s.Source, what),
-		Facts: errmap.Facts{
-			Source:           s.Source,
-			Status:           resp.Status,
-			Header:           resp.Header,
-			Code:             errmap.CodeMalformedResponse,
-			Category:         errmap.CategoryServer,
-			Detail:           "unexpected response shape: " + what,
-			TimeoutVar:       s.TimeoutVar,
-			ExecutionStarted: resp.Write,
-		},
-	}
+	f := s.facts(resp)
+	f.Code, f.Category, f.Detail = errmap.CodeMalformedResponse, errmap.CategoryServer, "unexpected response shape: "+what
+	return &errmap.Error{Err: fmt.Errorf("%s: malformed response: %s", s.Source, what), Facts: f}
+}
+
+func (s *Service) facts(resp *Response) errmap.Facts {
+	return errmap.Facts{Source: s.Source, Status: resp.Status, Header: resp.Header, TimeoutVar: s.TimeoutVar, ExecutionStarted: resp.Write}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 )
 
 // The checks, as named in Refusal.Check.
@@ -271,19 +272,11 @@ const (
 // MetadataPrefixes are the schemes a metadata pointer may start with.
 var MetadataPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
 
-// Register is the argument check of the vault registry's two registration functions,
-//
-//	register(creator: Address, id: String, price: i128, metadata: String, tags: Vec<String>)
-//	register_with_hash(creator, id, price, metadata, tags, content_hash: Option<String>)
-//
-// Every argument is checked, and no other is allowed: the creator must be the account
-// creator (the signing wallet), the id exactly id, the price exactly price (7-decimal units:
-// the price the resource is listed at; nil refuses every call), the metadata a pointer the
-// contract accepts (at most 512 bytes, one of MetadataPrefixes and something after it), the
-// tags at most 8 strings the contract accepts (1-32 of a-z 0-9 _ - once trimmed and
-// lower-cased), and the content hash none (void) or a string of 1-128 bytes. What the
-// metadata, tags and content hash say is the service's to choose; the user sees them in the
-// confirmation, which binds them.
+// Register is the argument check of the vault registry's register and register_with_hash
+// (docs/tools.md "Signing a prepared transaction" lists each argument's rule): every argument
+// and no other, the creator the signing wallet, the id exactly id, the price exactly price
+// (7-decimal units, the listed price; nil refuses every call), and the metadata, tags and
+// content hash within what the contract accepts.
 func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScVal) string {
 	return func(fn string, args []xdr.ScVal) string {
 		want := map[string]int{"register": 5, "register_with_hash": 6}[fn]
@@ -306,8 +299,8 @@ func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScV
 			return "the resource's listed price is not known"
 		case v.Type != xdr.ScValTypeScvI128 || v.I128 == nil:
 			return "its price is not an i128"
-		case I128(*v.I128).Cmp(price) != 0:
-			return fmt.Sprintf("its price of %s units is not the listed price of %s units", I128(*v.I128), price)
+		case soroban.BigFromI128(*v.I128).Cmp(price) != 0:
+			return fmt.Sprintf("its price of %s units is not the listed price of %s units", soroban.BigFromI128(*v.I128), price)
 		}
 		if v := args[3]; v.Type != xdr.ScValTypeScvString || v.Str == nil {
 			return "its metadata is not a string"
@@ -369,10 +362,4 @@ func MetadataPointer(m string) bool {
 func Tag(t string) bool {
 	t = strings.ToLower(strings.TrimSpace(t))
 	return len(t) >= 1 && len(t) <= MaxTagBytes && strings.Trim(t, "abcdefghijklmnopqrstuvwxyz0123456789_-") == ""
-}
-
-// I128 is the value of an i128.
-func I128(p xdr.Int128Parts) *big.Int {
-	n := new(big.Int).Lsh(big.NewInt(int64(p.Hi)), 64)
-	return n.Add(n, new(big.Int).SetUint64(uint64(p.Lo)))
 }

@@ -21,9 +21,6 @@ import (
 // clear startup problem rather than a failure at the first secret read. Instance metadata is
 // off unless AWS_EC2_METADATA_DISABLED=false asks for it: on a developer's machine the SDK's last
 // resort, 169.254.169.254, is not loopback and answers nothing (the lookup stalled about 11 s
-// and then surfaced as an unrelated error). Instance metadata is
-// off unless AWS_EC2_METADATA_DISABLED=false asks for it: on a developer's machine the SDK's last
-// resort, 169.254.169.254, is not loopback and answers nothing (the lookup stalled about 11 s
 // and then surfaced as an unrelated error).
 func Load(ctx context.Context) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{config.WithDefaultRegion("us-east-1")}
