@@ -147,10 +147,7 @@ var resultCodeRE = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
 
 // CodeTokens keeps the value-free code tokens of in (lower-case snake case, at most 64 bytes
 // each, at most 16 in all): only those may go to a detail or to upstream verbatim.
-func CodeTokens(in []string) []string { return sanitizeCodes(in) }
-
-// sanitizeCodes keeps only value-free code tokens: they go to upstream verbatim.
-func sanitizeCodes(in []string) []string {
+func CodeTokens(in []string) []string {
 	var out []string
 	for _, c := range in {
 		if len(out) == 16 {

@@ -88,7 +88,8 @@ func mapFacts(f *Facts) Failure {
 		}
 	}
 
-	retryAfterS := retryAfter(header(f.Header, "Retry-After"))
+	// Retry-After in delta-seconds (fractions round up); an HTTP-date needs a clock, and Map reads none.
+	retryAfterS := seconds(header(f.Header, "Retry-After"), true)
 	if retryAfterS == nil && f.RetryAfter != nil && *f.RetryAfter >= 0 && *f.RetryAfter <= 999_999_999 {
 		wait := *f.RetryAfter
 		retryAfterS = &wait
@@ -111,7 +112,8 @@ func mapFacts(f *Facts) Failure {
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
 			tv = ""
 		}
-		next = bound(red.contextFree(advise(nextInput{
+		// The sentence is assembled from sanitised parts; the context-free rules apply once more.
+		next = bound(red.own(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
 			contractName: red.contractName(f.Upstream), creator: red.account(f.Advice.Creator),
@@ -154,23 +156,11 @@ func mapFacts(f *Facts) Failure {
 // render builds the three lines; each part is already one line. Line 2 is for programs that
 // see only text: the category and the finer code, without parsing prose.
 func render(op, detail string, src Source, cat Category, code string, status int, next string) string {
-	var b strings.Builder
-	b.WriteString(op)
-	b.WriteString(": ")
-	b.WriteString(detail)
-	b.WriteString("\nSource: ")
-	b.WriteString(src.Label())
-	b.WriteString(" · Category: ")
-	b.WriteString(string(cat))
-	b.WriteString(" · Code: ")
-	b.WriteString(code)
+	s := op + ": " + detail + "\nSource: " + src.Label() + " · Category: " + string(cat) + " · Code: " + code
 	if status > 0 {
-		b.WriteString(" · HTTP ")
-		b.WriteString(itoa(status))
+		s += " · HTTP " + itoa(status)
 	}
-	b.WriteString("\nNext: ")
-	b.WriteString(next)
-	return b.String()
+	return s + "\nNext: " + next
 }
 
 // pickDetail applies the detail order: the endpoint's own detail (a client or tool that wrote
@@ -200,18 +190,7 @@ func pickDetail(f *Facts, red *Redactor, code string, status int) string {
 	case body.Empty && status > 0:
 		return "no response body"
 	}
-	return codePhrase(code)
-}
-
-var defaultOperations = map[Source]string{
-	SourceAPI:         "MindVault API request failed",
-	SourceX402:        "x402 payment failed",
-	SourceHorizon:     "Horizon request failed",
-	SourceRPC:         "Soroban RPC request failed",
-	SourceRegistry:    "Contract call failed",
-	SourceSponsor:     "Sponsored-account request failed",
-	SourceCredentials: "Credential store access failed",
-	SourceRequest:     "Request failed",
+	return Phrase(code)
 }
 
 func defaultOperation(src Source, tool string, validation bool) string {
@@ -221,14 +200,14 @@ func defaultOperation(src Source, tool string, validation bool) string {
 		}
 		return "Invalid arguments for " + tool + " (-32602)"
 	}
-	return defaultOperations[src]
+	return sources[src.index()].op
 }
 
 // upstream builds the allow-listed, value-free facts: code tokens and numbers only, each
 // checked again here, because a client's classification is still outside text.
 func upstream(u Upstream, red *Redactor, limit, remaining, reset *int) map[string]any {
 	up := map[string]any{}
-	if codes := red.tokens(sanitizeCodes(u.ResultCodes)); len(codes) > 0 {
+	if codes := red.tokens(CodeTokens(u.ResultCodes)); len(codes) > 0 {
 		up["resultCodes"] = codes
 	}
 	if u.ContractError > 0 {
@@ -308,23 +287,19 @@ var (
 // redact, make it one line, redact again (removing control characters can join a secret back
 // together), then bound. Redaction comes before bounding so a cut can never leave the head of
 // a secret behind.
-func (r *Redactor) text(s string, n int) string {
-	if s == "" {
-		return ""
-	}
-	s = r.exact(s) // before any cut or cleaning, which could split a secret with spaces
-	return bound(r.Redact(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
-}
+func (r *Redactor) text(s string, n int) string { return r.sanitize(s, n, r.Redact) }
 
 // ownText sanitises one of the endpoint's own sentences (operation, detail, Next) the same
 // way, but with the known values and unambiguous shapes only: the context rules (key=value,
 // Bearer, authorization) would redact the product's own advice.
-func (r *Redactor) ownText(s string, n int) string {
+func (r *Redactor) ownText(s string, n int) string { return r.sanitize(s, n, r.own) }
+
+func (r *Redactor) sanitize(s string, n int, redact func(string) string) string {
 	if s == "" {
 		return ""
 	}
-	s = r.exact(s)
-	return bound(r.own(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
+	s = r.exact(s) // before any cut or cleaning, which could split a secret with spaces
+	return bound(redact(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
 }
 
 // preRedactBytes bounds what the (linear but not cheap) redaction patterns ever scan; it is far
@@ -348,12 +323,6 @@ func precut(s string, limit int) string {
 		return s[:i]
 	}
 	return ""
-}
-
-// contextFree re-applies the rules that need no context (known values, seeds, mv_ keys), for
-// the endpoint's sentences assembled from already-sanitised parts.
-func (r *Redactor) contextFree(s string) string {
-	return r.own(s)
 }
 
 // safe reports whether s survives redaction untouched; tokens that would not are dropped.

@@ -173,10 +173,7 @@ func errText(err error) (s string) {
 		}
 	}()
 	s = err.Error()
-	switch strings.TrimSpace(s) {
-	case context.DeadlineExceeded.Error():
-		return ""
-	case context.Canceled.Error():
+	if t := strings.TrimSpace(s); t == context.DeadlineExceeded.Error() || t == context.Canceled.Error() {
 		return ""
 	}
 	return s

@@ -31,12 +31,6 @@ func header(h http.Header, name string) string {
 	return strings.TrimSpace(h[keys[0]][0])
 }
 
-// retryAfter parses a Retry-After delta-seconds value (fractions round up). An HTTP-date is
-// ignored: turning it into seconds needs a clock, and Map reads none.
-func retryAfter(v string) *int {
-	return seconds(v, true)
-}
-
 // seconds parses a non-negative count of seconds of at most nine digits.
 func seconds(v string, fractions bool) *int {
 	v = strings.TrimSpace(v)

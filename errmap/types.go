@@ -2,6 +2,7 @@ package errmap
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
@@ -22,33 +23,40 @@ const (
 	SourceRequest     Source = "request"
 )
 
-var sourceOrder = []Source{
-	SourceAPI, SourceX402, SourceHorizon, SourceRPC,
-	SourceRegistry, SourceSponsor, SourceCredentials, SourceLedger, SourceRequest,
+// sources are the sources in the order of docs/errors.md "Sources", each with the label of
+// line 2 and the line-1 operation of a failure that names none.
+var sources = []struct {
+	src       Source
+	label, op string
+}{
+	{SourceAPI, "MindVault API", "MindVault API request failed"},
+	{SourceX402, "x402 payment", "x402 payment failed"},
+	{SourceHorizon, "Horizon", "Horizon request failed"},
+	{SourceRPC, "Soroban RPC", "Soroban RPC request failed"},
+	{SourceRegistry, "vault-registry contract", "Contract call failed"},
+	{SourceSponsor, "sponsored-account service", "Sponsored-account request failed"},
+	{SourceCredentials, "credential store", "Credential store access failed"},
+	{SourceLedger, "spend ledger", ""},
+	{SourceRequest, "request validation", "Request failed"},
 }
 
-var sourceLabels = map[Source]string{
-	SourceAPI:         "MindVault API",
-	SourceX402:        "x402 payment",
-	SourceHorizon:     "Horizon",
-	SourceRPC:         "Soroban RPC",
-	SourceRegistry:    "vault-registry contract",
-	SourceSponsor:     "sponsored-account service",
-	SourceCredentials: "credential store",
-	SourceLedger:      "spend ledger",
-	SourceRequest:     "request validation",
+// index is s's position in sources, or -1.
+func (s Source) index() int {
+	for i, k := range sources {
+		if k.src == s {
+			return i
+		}
+	}
+	return -1
 }
 
 // Label returns the human label used on line 2 of the text; an unknown source gets the request label.
 func (s Source) Label() string {
-	return sourceLabels[s.norm()]
+	return sources[s.norm().index()].label
 }
 
 // Valid reports whether s is one of Sources().
-func (s Source) Valid() bool {
-	_, ok := sourceLabels[s]
-	return ok
-}
+func (s Source) Valid() bool { return s.index() >= 0 }
 
 // norm folds empty and unknown sources into SourceRequest: a failure nobody attributed to a
 // downstream is the endpoint's own, and the diagnostic must only ever name documented sources.
@@ -61,7 +69,11 @@ func (s Source) norm() Source {
 
 // Sources returns every source in the order of docs/errors.md "Sources".
 func Sources() []Source {
-	return append([]Source(nil), sourceOrder...)
+	out := make([]Source, len(sources))
+	for i, k := range sources {
+		out[i] = k.src
+	}
+	return out
 }
 
 // Category is the coarse, machine-readable class an agent branches on.
@@ -94,14 +106,7 @@ func Categories() []Category {
 }
 
 // Valid reports whether c is one of Categories().
-func (c Category) Valid() bool {
-	for _, k := range categoryOrder {
-		if k == c {
-			return true
-		}
-	}
-	return false
-}
+func (c Category) Valid() bool { return slices.Contains(categoryOrder, c) }
 
 // Retry is the retry verdict carried in the diagnostic.
 type Retry string

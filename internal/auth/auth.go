@@ -445,15 +445,12 @@ func metadataDoc(cfg Config) []byte {
 			scopes = append(scopes, cfg.OAuth.ScopePrefix+s)
 		}
 	}
-	b, err := json.Marshal(metadata{
+	b, _ := json.Marshal(metadata{ // strings only: it cannot fail
 		Resource:               cfg.ResourceURL,
 		AuthorizationServers:   slices.Clone(cfg.AuthorizationServers),
 		BearerMethodsSupported: []string{"header"},
 		ScopesSupported:        scopes,
 	})
-	if err != nil { // cannot happen: strings only
-		return []byte(`{}`)
-	}
 	return append(b, '\n')
 }
 

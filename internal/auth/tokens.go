@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
@@ -69,14 +70,12 @@ func parseEntry(entry string) (Token, error) {
 	if !ok {
 		return Token{}, fmt.Errorf("must be <sha256-hex>:<profile>[|<profile>...] or <sha256-hex>:*")
 	}
-	digest = strings.TrimSpace(digest)
 	var t Token
-	if len(digest) != 2*len(t.Digest) {
+	d, err := hex.DecodeString(strings.TrimSpace(digest))
+	if err != nil || len(d) != len(t.Digest) {
 		return Token{}, fmt.Errorf("the digest must be 64 hex characters (the SHA-256 of the token, not the token)")
 	}
-	if _, err := hex.Decode(t.Digest[:], []byte(digest)); err != nil {
-		return Token{}, fmt.Errorf("the digest must be 64 hex characters (the SHA-256 of the token, not the token)")
-	}
+	copy(t.Digest[:], d)
 	for _, p := range strings.Split(profiles, "|") {
 		p = strings.TrimSpace(p)
 		switch {
@@ -88,12 +87,8 @@ func parseEntry(entry string) (Token, error) {
 		}
 		t.Profiles = append(t.Profiles, p)
 	}
-	if len(t.Profiles) > 1 {
-		for _, p := range t.Profiles {
-			if p == AllProfiles {
-				return Token{}, fmt.Errorf("* cannot be combined with profile names")
-			}
-		}
+	if len(t.Profiles) > 1 && slices.Contains(t.Profiles, AllProfiles) {
+		return Token{}, fmt.Errorf("* cannot be combined with profile names")
 	}
 	return t, nil
 }

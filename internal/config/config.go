@@ -254,7 +254,9 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c.RetryMaxDelay = l.millis("MINDVAULT_RETRY_MAX_DELAY_MS", 4000, 0)
 
 	c.Credentials = l.str("MINDVAULT_CREDENTIALS", "env")
-	c.checkCredentials(&l)
+	if kind, name, _ := strings.Cut(c.Credentials, ":"); c.Credentials != "env" && (name == "" || kind != "dir" && kind != "secretsmanager") {
+		l.bad("MINDVAULT_CREDENTIALS", "must be env, dir:<path> or secretsmanager:<name prefix>")
+	}
 	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
 	if c.DefaultProfile != DefaultProfile && profileName.MatchString(c.DefaultProfile) && !hasAlnum.MatchString(c.DefaultProfile) {
 		l.bad("MINDVAULT_DEFAULT_PROFILE", "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
@@ -385,16 +387,6 @@ func (c *Config) loadOAuth(l *loader) {
 	}
 }
 
-func (c *Config) checkCredentials(l *loader) {
-	switch {
-	case c.Credentials == "env":
-	case strings.HasPrefix(c.Credentials, "dir:") && len(c.Credentials) > len("dir:"):
-	case strings.HasPrefix(c.Credentials, "secretsmanager:") && len(c.Credentials) > len("secretsmanager:"):
-	default:
-		l.bad("MINDVAULT_CREDENTIALS", "must be env, dir:<path> or secretsmanager:<name prefix>")
-	}
-}
-
 func isZeroAmount(s string) bool {
 	r, ok := new(big.Rat).SetString(s)
 	return ok && r.Sign() == 0
@@ -458,8 +450,7 @@ func (l *loader) url(v, def string) string {
 	if !ok {
 		return def
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !httpURL(s) {
 		l.bad(v, "must be an absolute http(s) URL")
 		return def
 	}
@@ -467,16 +458,17 @@ func (l *loader) url(v, def string) string {
 }
 
 func (l *loader) urlList(v string) []string {
-	var out []string
-	for _, s := range l.list(v) {
-		u, err := url.Parse(s)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			l.bad(v, "every entry must be an absolute http(s) URL")
-			return nil
-		}
-		out = append(out, s)
+	out := l.list(v)
+	if !slices.ContainsFunc(out, func(s string) bool { return !httpURL(s) }) {
+		return out
 	}
-	return out
+	l.bad(v, "every entry must be an absolute http(s) URL")
+	return nil
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 func (l *loader) list(v string) []string {

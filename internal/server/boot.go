@@ -106,7 +106,7 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 		logger.Warn(keeper.Note) // once: Boot runs once per process
 	}
 	b.Deps.Confirm = keeper
-	b.Deps.Ledger, b.Deps.LedgerErr = openLedger(cfg, local.AWSConfig)
+	b.Deps.Ledger, b.Deps.LedgerErr = OpenLedger(cfg, local.AWSConfig)
 	b.Err = errors.Join(errs...)
 	if b.Err != nil && !local.Refuses {
 		logger.Error("startup problem, reported to every authenticated request: " + b.Err.Error())
@@ -135,21 +135,19 @@ func authProblem(mode string, cfgErr, tokenErr error) error {
 			}
 		}
 	}
-	switch {
-	case len(out) > 0 && tokenErr != nil:
-		return errors.Join(out, tokenErr)
-	case len(out) > 0:
-		return out
+	if len(out) == 0 {
+		return tokenErr
 	}
-	return tokenErr
+	return errors.Join(out, tokenErr)
 }
 
-// openLedger is the ledger store: the daily budgets' reservations and the payment journal
-// (docs/once.md "The journal"), every call bounded by MINDVAULT_LEDGER_TIMEOUT_MS. Under Lambda
-// a memory store would remember per instance, so it is refused as a configuration problem that
-// every paying call reports (and mindvault_health shows), rather than promises that do not
-// hold; reads never touch the store. The DynamoDB client is built on first use.
-func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
+// OpenLedger is the ledger store (also for `mindvault-local spending`): the daily budgets'
+// reservations and the payment journal (docs/once.md "The journal"), every call bounded by
+// MINDVAULT_LEDGER_TIMEOUT_MS. Under Lambda a memory store would remember per instance, so it is
+// refused as a configuration problem that every paying call reports (and mindvault_health
+// shows), rather than promises that do not hold; reads never touch the store. The DynamoDB
+// client is built on first use.
+func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
 	spec, err := ledger.Parse(cfg.Ledger)
 	if err != nil {
 		return nil, err
@@ -170,11 +168,6 @@ func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger
 		return nil, err
 	}
 	return &ledger.Cached{Store: ledger.Bounded{S: d, Timeout: cfg.LedgerTimeout}, TTL: cfg.PauseCache}, nil
-}
-
-// OpenLedger is the ledger store a process with cfg uses (for `mindvault-local spending`).
-func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
-	return openLedger(cfg, loadAWS)
 }
 
 // openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is

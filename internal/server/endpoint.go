@@ -139,10 +139,8 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		Caller:               auth.Subject,
 		Admit:                admit(reg),
 	}
-	// Auth comes first, before the protocol layer's observation and HTTP guards
-	// (mcp.Handler lists them in order): a caller that fails it gets the bare 401 and
-	// nothing the guards or the configuration would tell.
-	// The server card is public metadata: served before auth, like the OAuth metadata.
+	// Auth comes before the protocol layer's observation and HTTP guards (mcp.Handler lists
+	// them); the server card is public metadata, served before auth like the OAuth metadata.
 	return withCard(d.Config, srv, auth.Middleware(auth.Config{
 		Mode: d.Config.Auth, Tokens: in.Tokens, ResourceURL: d.Config.ResourceURL,
 		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp", Broken: in.Err,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -73,10 +74,8 @@ func narrowedInstructions(toolsets []string, readOnly bool) string {
 		}
 		b.WriteString(" (toolsets " + strings.Join(toolsets, ", ") + "). ")
 	}
-	for _, ts := range toolsets {
-		if ts == config.ToolsetOps {
-			b.WriteString("Call mindvault_network_profile first to see the network. ")
-		}
+	if slices.Contains(toolsets, config.ToolsetOps) {
+		b.WriteString("Call mindvault_network_profile first to see the network. ")
 	}
 	b.WriteString(failuresLine)
 	b.WriteString(" Other MindVault tools are disabled here; tools/list names the enabled ones.")

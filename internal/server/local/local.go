@@ -47,15 +47,9 @@ func (b *Booted) Close() {
 }
 
 // Boot boots the endpoint as a local server does (not under Lambda), starting the sandbox
-// first when STELLAR_NETWORK=sandbox: the simulators listen on loopback
-// (MINDVAULT_SANDBOX_FAULTS is their fault plan, MINDVAULT_SANDBOX_APPLY_MS how long an
-// accepted transaction takes to apply), their preset points every URL, contract id, issuer and
-// the passphrase at them unless the environment sets one, profiles go to a fresh temporary dir:
-// store unless MINDVAULT_CREDENTIALS is set, and the funded demo profile is added to that store
-// (when writable) and is the default unless MINDVAULT_DEFAULT_PROFILE is set. Like server.Boot
-// it always returns a handler: a
-// simulator that cannot start is a startup problem every authenticated request reports.
-// Secrets Manager is reached with the SDK's shared-config loader, so ~/.aws profiles work.
+// first when STELLAR_NETWORK=sandbox, as docs/sandbox.md describes. Like server.Boot it always
+// returns a handler: a simulator that cannot start is a startup problem every authenticated
+// request reports. Secrets Manager is reached with the SDK's shared-config loader (~/.aws).
 func Boot(getenv func(string) string, logw io.Writer) *Booted {
 	return boot(getenv, logw, false)
 }
@@ -78,10 +72,10 @@ func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
 	}
 	b := &Booted{}
 	env := map[string]string{}
-	apply, err := applyDelay(getenv(ApplyDelayVar))
+	apply, err := millis(ApplyDelayVar, getenv(ApplyDelayVar), 60000)
 	var syncDelay time.Duration
 	if err == nil {
-		syncDelay, err = catalogSync(getenv(CatalogSyncVar))
+		syncDelay, err = millis(CatalogSyncVar, getenv(CatalogSyncVar), 600000)
 	}
 	var sb *sandbox.Sandbox
 	if err == nil {
@@ -123,30 +117,19 @@ func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
 // that write on chain.
 const ApplyDelayVar = "MINDVAULT_SANDBOX_APPLY_MS"
 
-// applyDelay parses ApplyDelayVar's value; "" is the sandbox's default.
-func applyDelay(v string) (time.Duration, error) {
-	if v = strings.TrimSpace(v); v == "" {
-		return 0, nil
-	}
-	ms, err := strconv.Atoi(v)
-	if err != nil || ms < 1 || ms > 60000 {
-		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to 60000", ApplyDelayVar)
-	}
-	return time.Duration(ms) * time.Millisecond, nil
-}
-
 // CatalogSyncVar is the milliseconds the sandbox API's catalog takes to show an on-chain
 // price change (sandbox.DefaultCatalogSync, 30 s like the real API's listener, when unset);
 // tests shorten it rather than wait.
 const CatalogSyncVar = "MINDVAULT_SANDBOX_CATALOG_SYNC_MS"
 
-func catalogSync(v string) (time.Duration, error) {
+// millis parses the value v of variable name, from 1 to most milliseconds; "" is the sandbox's default.
+func millis(name, v string, most int) (time.Duration, error) {
 	if v = strings.TrimSpace(v); v == "" {
 		return 0, nil
 	}
 	ms, err := strconv.Atoi(v)
-	if err != nil || ms < 1 || ms > 600000 {
-		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to 600000", CatalogSyncVar)
+	if err != nil || ms < 1 || ms > most {
+		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to %d", name, most)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }
@@ -161,10 +144,8 @@ func Preset(sb *sandbox.Sandbox) config.Preset {
 	}
 }
 
-// Env is the environment that points a testnet configuration at running simulators, for
-// the Lambda binary, which has no sandbox network: every URL, contract id and issuer
-// overridden, and the demo profile as the env store's (its secret and API key are the
-// sandbox's deterministic test values, not real secrets).
+// Env is the environment that points the Lambda binary's testnet configuration at running
+// simulators (docs/sandbox.md): every address overridden, and the demo profile in the env store.
 func Env(sb *sandbox.Sandbox) map[string]string {
 	p := Preset(sb)
 	return map[string]string{
