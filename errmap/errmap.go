@@ -2,10 +2,14 @@ package errmap
 
 import (
 	"math"
+	"net/http"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
@@ -294,12 +298,12 @@ func (r *Redactor) text(s string, n int) string { return r.sanitize(s, n, r.Reda
 // Bearer, authorization) would redact the product's own advice.
 func (r *Redactor) ownText(s string, n int) string { return r.sanitize(s, n, r.own) }
 
-func (r *Redactor) sanitize(s string, n int, redact func(string) string) string {
+func (r *Redactor) sanitize(s string, n int, rules func(string) string) string {
 	if s == "" {
 		return ""
 	}
 	s = r.exact(s) // before any cut or cleaning, which could split a secret with spaces
-	return bound(redact(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
+	return bound(rules(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
 }
 
 // preRedactBytes bounds what the (linear but not cheap) redaction patterns ever scan; it is far
@@ -460,3 +464,103 @@ func (r *Redactor) budget(b *Budget) *Budget {
 
 // timeoutWords spot a detail that calls a failure a timeout.
 var timeoutWords = lazyre.New(`(?i)\btime[ -]?out\b|\btimed out\b`)
+
+// Redactor removes secrets from the strings of one failure: the values of the process-wide
+// registry (package redact) plus the secrets of this call, in every encoded form, and the
+// secret shapes. The zero value and nil use the registry alone.
+type Redactor struct {
+	extra *redact.Values
+}
+
+// NewRedactor prepares redaction of the given exact secret values on top of the registry's.
+func NewRedactor(secrets []string) *Redactor {
+	return &Redactor{extra: redact.NewValues(secrets)}
+}
+
+// Redact returns s, text from outside the endpoint, with every known secret and every
+// secret-shaped value replaced by [REDACTED].
+func (r *Redactor) Redact(s string) string {
+	if s == "" {
+		return s
+	}
+	// Exact values first, so a known secret disappears whole before a shape rule can split it.
+	return redact.Shapes(r.exact(s))
+}
+
+// exact replaces the known values only.
+func (r *Redactor) exact(s string) string {
+	s = redact.Exact(s)
+	if r != nil {
+		s = r.extra.Replace(s)
+	}
+	return s
+}
+
+// own redacts one of the endpoint's own sentences: known values and the shapes that never
+// occur in prose, so advice such as "configure MINDVAULT_CREDENTIALS=dir:<path>" survives.
+func (r *Redactor) own(s string) string {
+	return redact.Unambiguous(r.exact(s))
+}
+
+// header reads one header value case-insensitively and deterministically: the canonical key wins,
+// then the lexicographically first spelling, because callers sometimes build headers from
+// lower-cased maps (Lambda events) and Go map order is random.
+func header(h http.Header, name string) string {
+	if h == nil {
+		return ""
+	}
+	if v, ok := h[http.CanonicalHeaderKey(name)]; ok && len(v) > 0 {
+		return strings.TrimSpace(v[0])
+	}
+	var keys []string
+	for k := range h {
+		if strings.EqualFold(k, name) && len(h[k]) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	sort.Strings(keys)
+	return strings.TrimSpace(h[keys[0]][0])
+}
+
+// seconds parses a non-negative count of seconds of at most nine digits.
+func seconds(v string, fractions bool) *int {
+	v = strings.TrimSpace(v)
+	if v == "" || len(v) > 12 {
+		return nil
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 0 || n > 999_999_999 {
+			return nil
+		}
+		return &n
+	}
+	if !fractions || strings.ContainsAny(v, "eE+-xXpP_") {
+		return nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || f > 999_999_999 || math.IsNaN(f) {
+		return nil
+	}
+	n := int(math.Ceil(f))
+	return &n
+}
+
+// rateLimits returns the allow-listed rate-limit numbers: Horizon's X-RateLimit-* and the IETF
+// RateLimit-* spelling the MindVault API sends.
+func rateLimits(h http.Header) (limit, remaining, reset *int) {
+	pick := func(names ...string) *int {
+		for _, n := range names {
+			if p := seconds(header(h, n), false); p != nil {
+				return p
+			}
+		}
+		return nil
+	}
+	limit = pick("X-RateLimit-Limit", "RateLimit-Limit")
+	remaining = pick("X-RateLimit-Remaining", "RateLimit-Remaining")
+	reset = pick("X-RateLimit-Reset", "RateLimit-Reset")
+	return limit, remaining, reset
+}

@@ -9,6 +9,7 @@ package auth
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -37,23 +38,15 @@ const WellKnownPath = "/.well-known/oauth-protected-resource"
 
 // Config is the inbound-auth configuration.
 type Config struct {
-	// Mode is ModeNone, ModeTokens or ModeOAuth; any other value is treated as ModeTokens
-	// (fail closed).
-	Mode string
-	// Tokens are the accepted tokens (ModeTokens). None configured: every request is refused.
-	Tokens []Token
-	// ResourceURL is this server's canonical URL (MINDVAULT_RESOURCE_URL, normally the full
-	// MCP URL, e.g. https://xyz.lambda-url.us-east-1.on.aws/mcp). When set, the metadata
-	// documents are served and the 401 challenge points at them.
+	Mode   string  // ModeNone, ModeTokens or ModeOAuth; any other is served as ModeTokens (fail closed)
+	Tokens []Token // the accepted tokens (ModeTokens); with none, every request is refused
+	// ResourceURL is this server's canonical URL (MINDVAULT_RESOURCE_URL, normally the full MCP
+	// URL). When set, the metadata documents are served and the 401 challenge points at them.
 	ResourceURL string
-	// AuthorizationServers are the OAuth authorization servers listed in the metadata; in
-	// ModeOAuth the metadata lists OAuth.Issuer instead.
+	// AuthorizationServers are listed in the metadata; ModeOAuth lists OAuth.Issuer instead.
 	AuthorizationServers []string
-	// OAuth configures ModeOAuth.
-	OAuth OAuth
-	// MCPPath is the MCP endpoint path, "/mcp" when empty; it names the path-suffixed
-	// metadata document.
-	MCPPath string
+	OAuth                OAuth  // configures ModeOAuth
+	MCPPath              string // "/mcp" when empty; it names the path-suffixed metadata document
 	// Broken, when set, is why the auth configuration itself could not be loaded (a token
 	// list that does not parse, an unreadable token secret, an unknown mode). The middleware
 	// then fails closed: every request is refused, whatever Mode says, and the problem is
@@ -471,3 +464,24 @@ func (m *middleware) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(m.metadata)
 	}
 }
+
+// AnonymousCaller is the identity of every caller when inbound auth is off: the endpoint
+// cannot tell them apart.
+const AnonymousCaller = "anonymous"
+
+// Caller is a stable identity of the authenticated caller, for binding something the
+// endpoint hands out to the caller it was handed to (a human confirmation's requestState):
+// "token:" and the configured digest of the bearer token in mode tokens, "sub:" and the verified
+// access token's subject in mode oauth, AnonymousCaller in
+// mode none, "" for a context the middleware never saw. The digest is what the operator
+// configured, never the token, and a token's profiles come with it (one digest, one list).
+// The value is an identity, not a secret, but callers should still hash it before showing it.
+func Caller(ctx context.Context) string {
+	g, ok := ctx.Value(grantKey{}).(grant)
+	if !ok {
+		return ""
+	}
+	return g.caller
+}
+
+func tokenCaller(t Token) string { return "token:" + hex.EncodeToString(t.Digest[:]) }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +19,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"github.com/mindvault/mcp-endpoint/internal/obs"
 )
 

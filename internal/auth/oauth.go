@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 )
 
 // The scopes of OAuth mode, one per kind of tool. They are independent: none implies another,
@@ -45,17 +45,13 @@ type OAuth struct {
 	Issuer string
 	// Audience must be among the token's aud values (RFC 8707: the token was issued for
 	// this resource). Normally the resource URL.
-	Audience string
-	// ProfilesClaim names the claim listing the profiles a token may use (DefaultProfilesClaim
-	// when empty).
-	ProfilesClaim string
+	Audience      string
+	ProfilesClaim string // the claim listing the profiles a token may use (DefaultProfilesClaim when empty)
 	// ScopePrefix is put before every scope name, in the metadata, the challenges and the
 	// check, for authorization servers that qualify custom scopes (Cognito names them
 	// "<resource server identifier>/<scope>").
 	ScopePrefix string
-	// HTTPClient fetches discovery and JWKS; nil means a client with 5 s timeouts that
-	// follows no redirect.
-	HTTPClient *http.Client
+	HTTPClient  *http.Client // fetches discovery and JWKS; nil: 5 s timeouts, no redirect followed
 }
 
 // Problem reports a configuration OAuth mode cannot serve; the middleware then fails closed.
