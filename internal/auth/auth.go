@@ -127,10 +127,7 @@ func withGrant(ctx context.Context, g grant) context.Context {
 // (mode none, or a "*" token), authenticated is true when a token was checked. A context the
 // middleware never saw allows nothing.
 func Allowed(ctx context.Context) (profiles []string, all bool, authenticated bool) {
-	g, ok := ctx.Value(grantKey{}).(grant)
-	if !ok {
-		return nil, false, false
-	}
+	g, _ := ctx.Value(grantKey{}).(grant) // none: the zero grant allows nothing
 	return slices.Clone(g.profiles), g.all, g.authenticated
 }
 
@@ -145,10 +142,7 @@ func Subject(ctx context.Context) string {
 // Permits reports whether the caller may use profile (always, in mode none). A context
 // without the middleware's mark is refused, so a handler wired without it fails closed.
 func Permits(ctx context.Context, profile string) bool {
-	g, ok := ctx.Value(grantKey{}).(grant)
-	if !ok {
-		return false
-	}
+	g, _ := ctx.Value(grantKey{}).(grant) // none: the zero grant permits nothing
 	return g.all || slices.Contains(g.profiles, profile)
 }
 
@@ -220,7 +214,6 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 		next:   next,
 		logger: logger,
 		tokens: slices.Clone(cfg.Tokens),
-		open:   cfg.Mode == ModeNone,
 	}
 	if cfg.Mode == ModeOAuth {
 		if err := cfg.OAuth.Problem(); err != nil && m.cfg.Broken == nil {
@@ -247,7 +240,6 @@ type middleware struct {
 	next        http.Handler
 	logger      *slog.Logger
 	tokens      []Token
-	open        bool
 	oauth       *verifier // ModeOAuth only
 	challenge   string
 	metadataURL string // "" when ResourceURL is unset
@@ -269,7 +261,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, "auth configuration broken")
 		return
 	}
-	if m.open {
+	if m.cfg.Mode == ModeNone {
 		m.pass(w, r, grant{all: true, caller: AnonymousCaller})
 		return
 	}
@@ -477,10 +469,7 @@ const AnonymousCaller = "anonymous"
 // configured, never the token, and a token's profiles come with it (one digest, one list).
 // The value is an identity, not a secret, but callers should still hash it before showing it.
 func Caller(ctx context.Context) string {
-	g, ok := ctx.Value(grantKey{}).(grant)
-	if !ok {
-		return ""
-	}
+	g, _ := ctx.Value(grantKey{}).(grant)
 	return g.caller
 }
 

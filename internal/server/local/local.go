@@ -63,11 +63,10 @@ func BootToServe(getenv func(string) string, logw io.Writer) *Booted {
 }
 
 func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
-	extra := server.Local{AWSConfig: awsshared.Load, Refuses: refuses}
+	// Started or not, the sandbox is a network of this build: a mistyped STELLAR_NETWORK is
+	// told the values valid here, the sandbox among them.
+	extra := server.Local{AWSConfig: awsshared.Load, Refuses: refuses, Networks: []config.LocalNetwork{{Name: Network}}}
 	if Network != config.Network(strings.ToLower(strings.TrimSpace(getenv("STELLAR_NETWORK")))) {
-		// Not started, but a network of this build: a mistyped STELLAR_NETWORK is told the
-		// values valid here, the sandbox among them.
-		extra.Networks = []config.LocalNetwork{{Name: Network}}
 		return &Booted{Booted: server.BootWith(withDefaultStore(getenv), false, logw, extra)}
 	}
 	b := &Booted{}
@@ -85,10 +84,9 @@ func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
 	}
 	if err != nil {
 		extra.Err = err
-		extra.Networks = []config.LocalNetwork{{Name: Network}}
 	} else {
 		b.Sandbox = sb
-		extra.Networks = []config.LocalNetwork{{Name: Network, Preset: Preset(sb)}}
+		extra.Networks[0].Preset = Preset(sb)
 		extra.Profiles = []credentials.Profile{{Name: DemoProfile, SecretKey: sb.Demo.Secret, APIKey: sb.DemoAPIKey}}
 	}
 	if strings.TrimSpace(getenv("MINDVAULT_DEFAULT_PROFILE")) == "" {
@@ -103,13 +101,18 @@ func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
 			env["MINDVAULT_CREDENTIALS"] = "dir:" + dir
 		}
 	}
-	b.Booted = server.BootWith(func(k string) string {
+	b.Booted = server.BootWith(overlay(getenv, env), false, logw, extra)
+	return b
+}
+
+// overlay is getenv with the variables of env set.
+func overlay(getenv func(string) string, env map[string]string) func(string) string {
+	return func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
 		return getenv(k)
-	}, false, logw, extra)
-	return b
+	}
 }
 
 // ApplyDelayVar is the milliseconds the sandbox takes to apply an accepted transaction
@@ -184,10 +187,5 @@ func withDefaultStore(getenv func(string) string) func(string) string {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return getenv
 	}
-	return func(k string) string {
-		if k == "MINDVAULT_CREDENTIALS" {
-			return "dir:" + dir
-		}
-		return getenv(k)
-	}
+	return overlay(getenv, map[string]string{"MINDVAULT_CREDENTIALS": "dir:" + dir})
 }
