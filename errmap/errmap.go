@@ -1,6 +1,7 @@
 package errmap
 
 import (
+	"cmp"
 	"math"
 	"net/http"
 	"sort"
@@ -75,10 +76,8 @@ func mapFacts(f *Facts) Failure {
 		issues = append(issues, red.issue(is))
 	}
 
-	op := red.ownText(f.Operation, maxOperation)
-	if op == "" {
-		op = defaultOperation(src, tool, len(f.Issues) > 0 || code == CodeInvalidArguments)
-	}
+	validation := len(f.Issues) > 0 || code == CodeInvalidArguments
+	op := cmp.Or(red.ownText(f.Operation, maxOperation), defaultOperation(src, tool, validation))
 
 	var detail string
 	if len(f.Issues) > 0 {

@@ -1,6 +1,7 @@
 package errmap
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
@@ -57,7 +58,7 @@ func advise(in nextInput) string {
 	case StateUnknown:
 		return unknownStateNext(in)
 	case StateYes:
-		return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again: the call changed something before it failed (the detail says what)."
+		return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again: the call changed something before it failed (the detail says what)."
 	}
 	if s := in.guide.Codes[in.code]; s != "" {
 		return s
@@ -69,13 +70,6 @@ func advise(in nextInput) string {
 		return s
 	}
 	return categoryNext(in)
-}
-
-func toolOr(tool, fallback string) string {
-	if tool == "" {
-		return fallback
-	}
-	return tool
 }
 
 // again is the way back to the failing tool once something has changed: "call <tool> again",
@@ -132,7 +126,7 @@ func unknownStateNext(in nextInput) string {
 	case in.expiresAt != "":
 		return "Do not pay again before " + in.expiresAt + ", when the signed payment expires, and then check the wallet" + wallet + ": the payment's outcome is unknown."
 	}
-	return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again, and do not repeat it blindly: the outcome is unknown."
+	return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again, and do not repeat it blindly: the outcome is unknown."
 }
 
 // fixedNext are the sentences of the codes that need no context.
@@ -195,7 +189,7 @@ func codeNext(in nextInput) string {
 		return "Wait " + itoa(wait) + " s for the catalog to catch up with the on-chain price, then " + in.again() +
 			"; if it persists, compare the API and on-chain prices" + in.clause(RoleCompare, " with ", "") + "."
 	case CodeMainnetNotConfirmed:
-		return "Call " + toolOr(in.tool, "the tool") + " again with confirmMainnet: true if you intend to change state on mainnet."
+		return "Call " + cmp.Or(in.tool, "the tool") + " again with confirmMainnet: true if you intend to change state on mainnet."
 	case CodeContractInvalidInput:
 		return contractInputNext(in)
 	case CodeCredentialsMissing:
@@ -211,7 +205,7 @@ func codeNext(in nextInput) string {
 	case CodeAlreadyRegistered:
 		return "Treat it as done: the resource is already registered on chain, so no action needed" + in.clause(RoleEntry, " (", " shows the entry)") + "."
 	case CodeProfileExists:
-		return "Use the existing profile, or call " + toolOr(in.tool, "the tool") + " again with another profile name."
+		return "Use the existing profile, or call " + cmp.Or(in.tool, "the tool") + " again with another profile name."
 	case CodeAlreadyPurchased:
 		again := "buy it again with allowRepeat: true."
 		if buy := in.named(RoleBuy); buy != "" {
@@ -228,7 +222,7 @@ func codeNext(in nextInput) string {
 
 // contractInputNext names the argument the contract refused, and the maximum for a price.
 func contractInputNext(in nextInput) string {
-	tool := toolOr(in.tool, "the tool")
+	tool := cmp.Or(in.tool, "the tool")
 	switch in.contractName {
 	case "PriceExceedsMax":
 		return "Pass a price of at most " + MaxPriceUSDC + " USDC (the contract's maximum, 10^18 units) and call " + tool + " again."
@@ -307,13 +301,13 @@ func categoryNext(in nextInput) string {
 	case CategoryPayment:
 		return "Check the wallet" + in.clause(RoleWallet, " with ", "") + " and fund it with USDC, then " + in.again() + "."
 	case CategoryValidation:
-		return "Correct the invalid arguments and call " + toolOr(in.tool, "the tool") + " again" + allowedClause(in) + "."
+		return "Correct the invalid arguments and call " + cmp.Or(in.tool, "the tool") + " again" + allowedClause(in) + "."
 	case CategoryAuth:
 		return authNext(in)
 	case CategoryNotFound:
 		return notFoundNext(in)
 	case CategoryConflict:
-		return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again: the service says the request conflicts with it."
+		return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again: the service says the request conflicts with it."
 	case CategoryRateLimit:
 		if in.defaultWait {
 			return "Wait " + itoa(*in.retryAfter) + " s (the service did not say how long), then retry."

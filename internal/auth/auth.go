@@ -7,6 +7,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"encoding/hex"
@@ -55,10 +56,7 @@ type Config struct {
 }
 
 func (c Config) mcpPath() string {
-	if c.MCPPath == "" {
-		return "/mcp"
-	}
-	return c.MCPPath
+	return cmp.Or(c.MCPPath, "/mcp")
 }
 
 // origin is scheme://host of ResourceURL, or "" when it is not an absolute http(s) URL.

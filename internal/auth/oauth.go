@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,10 +69,7 @@ func (o OAuth) Problem() error {
 }
 
 func (o OAuth) profilesClaim() string {
-	if o.ProfilesClaim == "" {
-		return DefaultProfilesClaim
-	}
-	return o.ProfilesClaim
+	return cmp.Or(o.ProfilesClaim, DefaultProfilesClaim)
 }
 
 // verdict is why a token was not accepted.
@@ -130,15 +128,8 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 	if !ready {
 		return p, unavailable, "no signing keys fetched yet"
 	}
-	var payload json.RawMessage
-	verified := false
-	for _, k := range keys {
-		if tok.Claims(k.Key, &payload) == nil {
-			verified = true
-			break
-		}
-	}
-	if !verified {
+	var payload json.RawMessage // set by the first key that verifies the signature
+	if !slices.ContainsFunc(keys, func(k jose.JSONWebKey) bool { return tok.Claims(k.Key, &payload) == nil }) {
 		return p, invalid, "no published key verifies the signature"
 	}
 	var std standardClaims

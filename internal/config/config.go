@@ -5,6 +5,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"math"
@@ -381,10 +382,8 @@ func (l *loader) raw(v string) (string, bool) {
 }
 
 func (l *loader) str(v, def string) string {
-	if s, ok := l.raw(v); ok {
-		return s
-	}
-	return def
+	s, _ := l.raw(v)
+	return cmp.Or(s, def)
 }
 
 // network reads STELLAR_NETWORK: a public network, or one of the local build's own off Lambda.
