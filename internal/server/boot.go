@@ -77,16 +77,8 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 	cfg, cfgErr := config.Load(getenv, lambda, local.Networks...)
 	logger := NewLogger(lambda, cfg.LogLevel, logw, nil)
 	b := &Booted{Config: cfg, Logger: logger}
-	if cfgErr != nil {
-		errs = append(errs, cfgErr)
-	}
-	if local.Err != nil {
-		errs = append(errs, local.Err)
-	}
-
-	store, err := openStore(cfg, getenv, local)
-	if err != nil {
-		errs = append(errs, err)
+	store, storeErr := openStore(cfg, getenv, local)
+	if storeErr != nil {
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
 	}
 	var tokens []auth.Token
@@ -94,20 +86,14 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 	if cfg.Auth != "oauth" { // oauth mode refuses token settings (a config problem) and reads none
 		tokens, tokenErr = loadTokens(cfg, local.AWSConfig)
 	}
-	if tokenErr != nil {
-		errs = append(errs, tokenErr)
-	}
 	b.Deps = Deps(cfg, store)
 	keeper, confirmErr := confirm.Load(context.Background(), getenv, lambda, local.AWSConfig)
-	if confirmErr != nil {
-		errs = append(errs, confirmErr)
-	}
 	if keeper.Note != "" {
 		logger.Warn(keeper.Note) // once: Boot runs once per process
 	}
 	b.Deps.Confirm = keeper
 	b.Deps.Ledger, b.Deps.LedgerErr = OpenLedger(cfg, local.AWSConfig)
-	b.Err = errors.Join(errs...)
+	b.Err = errors.Join(append(errs, cfgErr, local.Err, storeErr, tokenErr, confirmErr)...) // nil ones are dropped
 	if b.Err != nil && !local.Refuses {
 		logger.Error("startup problem, reported to every authenticated request: " + b.Err.Error())
 	}
