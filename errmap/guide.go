@@ -119,14 +119,7 @@ func (g *Guides) TxStatusAction(hash string) *NextAction {
 // isToolName is toolRE's rule without the pattern: NewGuides runs at process start, where no
 // pattern may be compiled (cold start; functions/mcp TestFirstAnswersCompileNoPattern).
 func isToolName(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return len(s) > 0 && len(s) <= 128 && !strings.ContainsFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-')
+	})
 }

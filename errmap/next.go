@@ -2,6 +2,7 @@ package errmap
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
@@ -85,10 +86,8 @@ func (in nextInput) again() string {
 // one of them: advice never points the agent back at the tool that just failed.
 func (in nextInput) named(role Role) string {
 	names := in.guides.Players(role)
-	for _, n := range names {
-		if n == in.tool {
-			return ""
-		}
+	if slices.Contains(names, in.tool) {
+		return ""
 	}
 	return strings.Join(names, " or ")
 }
@@ -103,12 +102,7 @@ func (in nextInput) clause(role Role, before, after string) string {
 
 // parens is the clauses that are not "", joined by "; " and wrapped in " (" and ")".
 func parens(clauses ...string) string {
-	var kept []string
-	for _, c := range clauses {
-		if c != "" {
-			kept = append(kept, c)
-		}
-	}
+	kept := slices.DeleteFunc(clauses, func(c string) bool { return c == "" })
 	if len(kept) == 0 {
 		return ""
 	}

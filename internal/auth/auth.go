@@ -185,17 +185,10 @@ func bearer(h http.Header) (token string, present, ok bool) {
 // isB64Token is RFC 6750's b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
 func isB64Token(s string) bool {
 	body := strings.TrimRight(s, "=")
-	if body == "" || len(s) > 4096 {
-		return false
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/') {
-			return false
-		}
-	}
-	return true
+	return body != "" && len(s) <= 4096 && !strings.ContainsFunc(body, func(c rune) bool {
+		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/')
+	})
 }
 
 // Middleware puts inbound auth in front of next. Mode none passes every request through
