@@ -206,12 +206,8 @@ type Upstream struct {
 // Advice holds what a tool knew that the derived Next line may name. Every part is optional;
 // an empty or malformed one is simply not mentioned.
 type Advice struct {
-	// Creator is the resource's creator on chain (a G... account), named when the vault
-	// registry refused a signer that is not the creator.
-	Creator string
-	// FundingURL is the page where the wallet can get USDC (MINDVAULT_FUNDING_URL with the
-	// address filled in), named when the wallet holds too little.
-	FundingURL string
+	Creator    string // the resource's creator (a G... account), for a signer the vault registry refused
+	FundingURL string // where the wallet gets USDC (MINDVAULT_FUNDING_URL filled in), when it holds too little
 }
 
 func (u Upstream) empty() bool {

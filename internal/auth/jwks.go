@@ -40,8 +40,7 @@ const (
 	// keyFetchTimeout bounds one discovery or JWKS request; keyFetchBudget bounds both.
 	keyFetchTimeout = 5 * time.Second
 	keyFetchBudget  = 10 * time.Second
-	// maxKeyDocument bounds a discovery document or key set.
-	maxKeyDocument = 512 << 10
+	maxKeyDocument  = 512 << 10 // bounds a discovery document or key set
 )
 
 // keySet fetches the issuer's signing keys (discovery document, then its jwks_uri) and caches

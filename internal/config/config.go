@@ -163,7 +163,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c := &Config{Lambda: lambda}
 
 	c.Network = l.network(local, lambda)
-	c.Preset, _ = PresetFor(c.Network)
+	c.Preset = presets[c.Network]
 	for _, n := range local {
 		if n.Name == c.Network {
 			c.Preset = n.Preset

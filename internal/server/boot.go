@@ -26,22 +26,15 @@ type Booted struct {
 	Config  *config.Config
 	Deps    *tools.Deps
 	Logger  *slog.Logger
-	// Err is the startup problem every request will report (nil when healthy).
-	Err error
+	Err     error // the startup problem every request will report (nil when healthy)
 }
 
 // Local is what a local build adds to Boot (package local supplies it for the sandbox); the
 // Lambda binary boots with none, so nothing of it can be reached there.
 type Local struct {
-	// Networks are the local build's own STELLAR_NETWORK values with their presets
-	// (config.Load); naming one under Lambda is a configuration problem.
-	Networks []config.LocalNetwork
-	// Profiles are added to the credential store when it is writable; a profile that already
-	// exists is kept as it is.
-	Profiles []credentials.Profile
-	// Err is a problem the local build met before Boot (a simulator that did not start); it
-	// is reported like a configuration problem.
-	Err error
+	Networks []config.LocalNetwork // the build's own STELLAR_NETWORK values (config.Load); none under Lambda
+	Profiles []credentials.Profile // added to a writable credential store; an existing one is kept
+	Err      error                 // a problem met before Boot (a simulator that did not start)
 	// AWSConfig loads the AWS configuration of the Secrets Manager clients (the profile store,
 	// the token secret, the confirmation key); nil reads the environment Lambda sets
 	// (credentials.EnvAWSConfig). Local builds pass the SDK's shared-config loader
