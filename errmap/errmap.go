@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,7 +120,7 @@ func mapFacts(f *Facts) Failure {
 		next = bound(red.own(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
-			contractName: red.contractName(f.Upstream), creator: red.account(f.Advice.Creator),
+			contractName: red.contractName(f.Upstream), creator: red.ident(f.Advice.Creator, accountRE),
 			guide: f.Guides.of(tool), guides: f.Guides, fundingURL: red.link(f.Advice.FundingURL),
 		})), maxNext)
 	}
@@ -247,15 +248,6 @@ func (r *Redactor) contractName(u Upstream) string {
 	return name
 }
 
-// account keeps a Stellar account id (G + 55 base32 characters), or "".
-func (r *Redactor) account(s string) string {
-	s = strings.TrimSpace(s)
-	if !accountRE.MatchString(s) || !r.safe(s) {
-		return ""
-	}
-	return s
-}
-
 // link keeps an operator's http(s) URL that survives redaction whole; anything else is dropped.
 func (r *Redactor) link(s string) string {
 	if (!strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://")) || len(s) > 1024 || !r.safe(s) {
@@ -333,14 +325,9 @@ func (r *Redactor) safe(s string) bool {
 	return r.Redact(s) == s
 }
 
+// tokens keeps, in place, the tokens redaction leaves untouched.
 func (r *Redactor) tokens(in []string) []string {
-	var out []string
-	for _, t := range in {
-		if r.safe(t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return slices.DeleteFunc(in, func(t string) bool { return !r.safe(t) })
 }
 
 func (r *Redactor) ident(s string, re *lazyre.Regexp) string {

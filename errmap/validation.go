@@ -57,9 +57,7 @@ func issueMessage(rule, expected string) string {
 // issuesLine joins "<path> <message>" items in the caller's order within budget runes, counting
 // whatever does not fit (including issues never sanitised) as "and N more".
 func issuesLine(issues []Issue, total, budget int) string {
-	if budget < 40 {
-		budget = 40
-	}
+	budget = max(budget, 40)
 	items := make([]string, len(issues))
 	for i, is := range issues {
 		items[i] = cmp.Or(is.Path, "arguments") + " " + is.Message
