@@ -269,7 +269,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 
 // Overrides lists the configured values that differ from the network preset.
 func (c *Config) Overrides() []Override {
-	pairs := []struct{ v, preset, value string }{
+	return slices.DeleteFunc([]Override{
 		{"X402_NETWORK", c.Preset.X402Network, c.X402Network},
 		{"MINDVAULT_URL", c.Preset.MindVaultURL, c.MindVaultURL},
 		{"HORIZON_URL", c.Preset.HorizonURL, c.HorizonURL},
@@ -278,14 +278,7 @@ func (c *Config) Overrides() []Override {
 		{"VAULT_REGISTRY_CONTRACT_ID", c.Preset.RegistryContract, c.RegistryContract},
 		{"USDC_CONTRACT_ID", c.Preset.USDCContractID, c.USDCContractID},
 		{"USDC_ISSUER", c.Preset.USDCIssuer, c.USDCIssuer},
-	}
-	var out []Override
-	for _, p := range pairs {
-		if p.value != p.preset {
-			out = append(out, Override{Var: p.v, Preset: p.preset, Value: p.value})
-		}
-	}
-	return out
+	}, func(o Override) bool { return o.Value == o.Preset })
 }
 
 // ExplorerURL is the block-explorer page of a transaction, or "" when the network has none.
