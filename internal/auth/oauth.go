@@ -117,10 +117,7 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 	}
 	h := tok.Headers[0]
 	if typ, ok := h.ExtraHeaders[jose.HeaderType]; ok {
-		s, _ := typ.(string)
-		switch strings.ToLower(s) {
-		case "jwt", "at+jwt", "application/at+jwt":
-		default:
+		if s, _ := typ.(string); !slices.Contains([]string{"jwt", "at+jwt", "application/at+jwt"}, strings.ToLower(s)) {
 			return p, invalid, "typ is not JWT or at+jwt"
 		}
 	}
