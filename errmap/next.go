@@ -61,16 +61,7 @@ func advise(in nextInput) string {
 	case StateYes:
 		return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again: the call changed something before it failed (the detail says what)."
 	}
-	if s := in.guide.Codes[in.code]; s != "" {
-		return s
-	}
-	if s := codeNext(in); s != "" {
-		return s
-	}
-	if s := in.guide.Categories[in.cat]; s != "" {
-		return s
-	}
-	return categoryNext(in)
+	return cmp.Or(in.guide.Codes[in.code], codeNext(in), in.guide.Categories[in.cat], categoryNext(in))
 }
 
 // again is the way back to the failing tool once something has changed: "call <tool> again",
