@@ -3,8 +3,6 @@ package errmap
 import (
 	"net/http"
 	"slices"
-
-	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
 // Source names the service (or the endpoint's own layer) a failure came from.
@@ -271,15 +269,14 @@ const MetaKey = "io.mindvault/error"
 
 // Bounds applied by Map.
 const (
-	MaxIssues       = 20               // issues kept in the diagnostic
-	MaxDetail       = 300              // runes in the detail (and in a validation line 1)
-	MaxBodyBytes    = 64 << 10         // bytes of a response body ever looked at
-	JSONRPCInvalid  = -32602           // JSON-RPC code of argument validation
-	maxOperation    = 200              // runes of the operation label
-	maxNext         = 600              // runes of an explicit or generated Next sentence
-	maxActionArgs   = 8                // arguments of a nextAction
-	maxActionValue  = 256              // bytes of one nextAction argument value
-	minSecretLength = redact.MinLength // exact secrets shorter than this are ignored (they would shred the text)
+	MaxIssues      = 20       // issues kept in the diagnostic
+	MaxDetail      = 300      // runes in the detail (and in a validation line 1)
+	MaxBodyBytes   = 64 << 10 // bytes of a response body ever looked at
+	JSONRPCInvalid = -32602   // JSON-RPC code of argument validation
+	maxOperation   = 200      // runes of the operation label
+	maxNext        = 600      // runes of an explicit or generated Next sentence
+	maxActionArgs  = 8        // arguments of a nextAction
+	maxActionValue = 256      // bytes of one nextAction argument value
 	// DefaultRetryAfterSeconds is the wait stated for a 429 that names none (no Retry-After,
 	// no retryAfterSeconds in the body, no rate-limit reset header).
 	DefaultRetryAfterSeconds = 5
