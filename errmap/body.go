@@ -19,9 +19,7 @@ type Body struct {
 	JSON      bool   // the first MaxBodyBytes parsed as one JSON value
 	Truncated bool   // longer than MaxBodyBytes and not parseable in that prefix
 	Message   string // the generic detail, raw (Map cleans, redacts and bounds it)
-	// Value is the decoded JSON in body order: JSONObject, []any, string, json.Number, bool
-	// or nil. Depth is bounded: deeper containers are skipped, never recursed into.
-	Value any
+	Value     any    // the decoded JSON in body order: JSONObject, []any, string, json.Number, bool or nil
 }
 
 // maxJSONDepth bounds the ordered decoder; deeper values are skipped, never recursed into.
@@ -76,13 +74,10 @@ func ReadBody(raw []byte) Body {
 		return b
 	}
 	b.JSON, b.Value = true, v
-	switch t := v.(type) {
-	case string:
-		b.Message = strings.TrimSpace(t)
-	case JSONObject:
-		b.Message = objectMessage(t)
-	case []any:
-		b.Message = nestedMessage(t, 0)
+	if o, ok := v.(JSONObject); ok {
+		b.Message = objectMessage(o)
+	} else {
+		b.Message = nestedMessage(v, 0) // a string, the first message of an array
 	}
 	return b
 }
@@ -97,11 +92,8 @@ func objectMessage(o JSONObject) string {
 			return s
 		}
 	}
-	switch v := o.Get("error").(type) {
-	case JSONObject, []any:
-		if s := nestedMessage(v, 0); s != "" {
-			return s
-		}
+	if s := nestedMessage(o.Get("error"), 0); s != "" { // an error object or array
+		return s
 	}
 	if arr, ok := o.Get("errors").([]any); ok {
 		return nestedMessage(arr, 0)
@@ -147,10 +139,7 @@ var resultCodeRE = lazyre.New(`^[a-z][a-z0-9_]{0,63}$`)
 
 // CodeTokens keeps the value-free code tokens of in (lower-case snake case, at most 64 bytes
 // each, at most 16 in all): only those may go to a detail or to upstream verbatim.
-func CodeTokens(in []string) []string { return sanitizeCodes(in) }
-
-// sanitizeCodes keeps only value-free code tokens: they go to upstream verbatim.
-func sanitizeCodes(in []string) []string {
+func CodeTokens(in []string) []string {
 	var out []string
 	for _, c := range in {
 		if len(out) == 16 {

@@ -74,76 +74,83 @@ type CodeDoc struct {
 	Meaning  string   // one sentence for the public code list
 }
 
-// codeInfo adds what the text needs: a short phrase used as detail when nothing better is known.
+// codeInfo adds a short phrase, the detail when nothing better is known; who must act when only
+// a person can resolve the code (none: an agent recovers by itself, or nothing is needed); and a
+// retry verdict stricter than the category's: no, when no caller action fixes it (the seller's
+// requirement, the operator's setting, the service's transaction, the file's size, the user's
+// no), after_wait, when time clears it (the day's budget, the catalog's price sync, the other
+// call paying for the same intent).
 type codeInfo struct {
 	CodeDoc
 	phrase string
+	needs  Needs
+	retry  Retry
 }
 
 // codeTable is the single source of truth: Codes(), the README list and the tests read it.
 // Order: by category as in docs/errors.md "Categories", the generic code of each category first.
 var codeTable = []codeInfo{
-	{CodeDoc{CodeNetworkError, CategoryNetwork, "A transport error (DNS, refused or reset connection, TLS) prevented any response."}, "connection failed"},
-	{CodeDoc{CodeCancelled, CategoryNetwork, "The caller went away or cancelled the request before it finished; logged as such, never reported as a timeout."}, "request cancelled by the caller"},
-	{CodeDoc{CodeTimeout, CategoryTimeout, "The deadline passed before the service answered, or it answered HTTP 408 or 504."}, "request timed out"},
-	{CodeDoc{CodePaymentRequired, CategoryPayment, "The service answered HTTP 402: the resource needs an x402 payment."}, "payment required"},
-	{CodeDoc{CodePaymentRejected, CategoryPayment, "The payment was refused by the seller or its facilitator; upstream.x402Reason says why when known."}, "payment rejected"},
-	{CodeDoc{CodePaymentSimFailed, CategoryPayment, "The seller's facilitator simulated the payment and the simulation failed (x402 invalid_exact_stellar_payload_simulation_failed): most often too little USDC or no USDC trustline, else an authorization already used or expired; nothing was paid."}, "the facilitator's simulation of the payment failed"},
-	{CodeDoc{CodeInsufficientUSDC, CategoryPayment, "The paying wallet holds less USDC than the price (USDC token error #10 or x402 insufficient_funds)."}, "insufficient USDC balance"},
-	{CodeDoc{CodeInsufficientBalance, CategoryPayment, "A classic transaction lacked funds (Horizon op_underfunded or tx_insufficient_balance)."}, "insufficient balance"},
-	{CodeDoc{CodeTrustlineMissing, CategoryPayment, "The account has no USDC trustline (USDC token error #13 or Horizon op_no_trust)."}, "USDC trustline missing"},
-	{CodeDoc{CodePriceAboveCap, CategoryPayment, "The price is above the caller's spend cap; refused before anything was signed."}, "price above the spend cap"},
-	{CodeDoc{CodePriceChanged, CategoryPayment, "The payment requested is above the previewed price; refused before anything was signed."}, "price changed since the preview"},
-	{CodeDoc{CodePayeeMismatch, CategoryPayment, "The seller's 402 names another payee than the listing (the resource's publisher wallet, or the verification agent's wallet for a fee), so nothing was signed."}, "payee differs from the listing"},
-	{CodeDoc{CodePayeeNotAllowed, CategoryPayment, "The operator's lists forbid paying this account: it is on MINDVAULT_PAYEES_DENIED, or not on a non-empty MINDVAULT_PAYEES_ALLOWED; nothing was signed."}, "payee not allowed by the operator"},
-	{CodeDoc{CodeResourceDenied, CategoryPayment, "The operator forbids buying this resource (MINDVAULT_RESOURCES_DENIED); nothing was signed."}, "resource denied by the operator"},
-	{CodeDoc{CodeSpendingPaused, CategoryPayment, "The operator paused all spending of this deployment (make spending-pause); nothing was signed, reads keep working."}, "spending paused by the operator"},
-	{CodeDoc{CodeBudgetExceeded, CategoryPayment, "The payment would take the wallet's (or the caller's) spending today above the daily budget (MINDVAULT_BUDGET_USDC); refused before anything was signed, retryAfterSeconds until the budget resets at UTC midnight."}, "daily budget exceeded"},
-	{CodeDoc{CodeConfirmationDeclined, CategoryPayment, "The user declined or cancelled the confirmation asked for on the modern era, so nothing was paid or sent (category validation for a write)."}, "the user declined"},
-	{CodeDoc{CodeConfirmationStale, CategoryPayment, "What the call would pay or send changed since the user approved it (payee, asset, network, payer, amount below the approved one, or a write's call or fee), so nothing was paid or sent (category validation for a write)."}, "changed since the user approved it"},
-	{CodeDoc{CodeUnsupportedRequirement, CategoryPayment, "No x402 payment option fits this endpoint (Stellar exact scheme, configured network and USDC asset)."}, "unsupported payment requirement"},
-	{CodeDoc{CodeFeesNotSponsored, CategoryPayment, "The seller's x402 requirement does not sponsor network fees, which this endpoint requires."}, "payment fees are not sponsored"},
-	{CodeDoc{CodeInvalidArguments, CategoryValidation, "The tool's arguments violate its request model; issues lists every problem (JSON-RPC -32602)."}, "invalid arguments"},
-	{CodeDoc{CodeInvalidRequest, CategoryValidation, "The MCP request broke the wire rules (not JSON, not one JSON-RPC request object, a header that disagrees with the body, an unsupported protocol version, malformed params); JSON-RPC error.message names the rule."}, "invalid MCP request"},
-	{CodeDoc{CodeMainnetNotConfirmed, CategoryValidation, "A state-changing tool was called on mainnet without confirmMainnet: true."}, "mainnet call not confirmed"},
-	{CodeDoc{CodeConfirmationInvalid, CategoryValidation, "The requestState of a repeated call failed verification, expired, or belongs to other arguments, another caller or another network (JSON-RPC -32602 error.data.code); nothing was done."}, "confirmation state not valid for this call"},
-	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid"},
-	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input"},
-	{CodeDoc{CodeUnexpectedTransaction, CategoryValidation, "A transaction prepared by a service does more than the call asked (network, sequence number, preconditions, memo, operations, contract call or any of its arguments, authorization, fee or time bounds), so nothing was signed or sent."}, "transaction refused before signing"},
-	{CodeDoc{CodeIdempotencyKeyReused, CategoryValidation, "The idempotencyKey was already used by this wallet for the same tool with other arguments, so nothing was signed or paid; a new call needs a new key."}, "idempotency key reused with other arguments"},
-	{CodeDoc{CodeDeliveryTooLarge, CategoryValidation, "The bought file is larger than this endpoint returns inline (MINDVAULT_MAX_INLINE_BYTES); when the preview announces the size it is refused before paying."}, "file too large to deliver inline"},
-	{CodeDoc{CodeUnauthorized, CategoryAuth, "The service answered HTTP 401: credentials are missing or not accepted."}, "not authenticated"},
-	{CodeDoc{CodeForbidden, CategoryAuth, "The service answered HTTP 403: these credentials may not do this."}, "not allowed"},
-	{CodeDoc{CodeContractUnauthorized, CategoryAuth, "The vault-registry contract refused the signer (contract error #6 Unauthorized)."}, "signer not authorised by the contract"},
-	{CodeDoc{CodeTxBadAuth, CategoryAuth, "Horizon rejected the transaction's signatures (tx_bad_auth or op_bad_auth)."}, "transaction signatures rejected"},
-	{CodeDoc{CodeCredentialsMissing, CategoryAuth, "The profile has no wallet secret or API key for this operation."}, "credentials missing"},
-	{CodeDoc{CodeReadOnlyStore, CategoryAuth, "The configured credential store is read-only, so the profile cannot be written."}, "credential store is read-only"},
-	{CodeDoc{CodeProfileNotAllowed, CategoryAuth, "The caller's access token is not bound to the requested profile."}, "profile not allowed for this token"},
-	{CodeDoc{CodeNotFound, CategoryNotFound, "The resource does not exist (HTTP 404, or contract error #2 NotFound)."}, "not found"},
-	{CodeDoc{CodeUnknownName, CategoryNotFound, "No method, tool or prompt of this endpoint has the name the request used (JSON-RPC -32601, or -32602 for a tool or prompt); error.data.suggestions offers up to three close names."}, "unknown method, tool or prompt"},
-	{CodeDoc{CodeAccountMissing, CategoryNotFound, "The Stellar account does not exist on the network (Horizon 404, tx_no_source_account, USDC token error #6)."}, "Stellar account not found"},
-	{CodeDoc{CodeConflict, CategoryConflict, "The target is already in a conflicting state: the service answered HTTP 409, or its answer shows it (a resource created earlier under the same Idempotency-Key with other content, a resource the paywall cannot sell because it is not on chain)."}, "conflict with the current state"},
-	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1, or the API's 409 \"already registered on-chain\"); for a publisher registration, the profile already holds a publisher API key, so nothing was sent."}, "already registered"},
-	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14)."}, "already the owner"},
-	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch): after an on-chain price change the catalog catches up within about 30 s (retryAfterSeconds)."}, "API and on-chain prices disagree"},
-	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists"},
-	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again."}, "already purchased by this wallet"},
-	{CodeDoc{CodeDuplicatePayment, CategoryConflict, "A payment for the same intent (the same purchase, approval, idempotency key or verification fee) already settled, so nothing was paid or sent; the purchase history shows it."}, "payment for this intent already made"},
-	{CodeDoc{CodeInProgress, CategoryConflict, "Another call is paying for the same intent right now, or an earlier payment of it has no known outcome yet, so nothing was signed; retryAfterSeconds says when the same call can answer the outcome (the journal, docs/once.md)."}, "a payment for this intent is in progress"},
-	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait)."}, "rate limited"},
-	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error"},
-	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names."}, "internal error"},
-	{CodeDoc{CodeSettlementFailed, CategoryServer, "The seller's facilitator accepted the payment but could not sign or submit its transaction (x402 settle_exact_stellar_* or unexpected_settle_error before a transaction hash), so nothing settled."}, "the facilitator could not submit the payment"},
-	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable)."}, "chain unavailable"},
-	{CodeDoc{CodeMalformedResponse, CategoryServer, "The service answered success with a body of the wrong shape."}, "malformed response"},
-	{CodeDoc{CodeTxBadSequence, CategoryServer, "The transaction's sequence number was stale (Horizon tx_bad_seq); a rebuilt transaction succeeds."}, "stale transaction sequence"},
-	{CodeDoc{CodeTxExpired, CategoryServer, "The transaction reached the network after its time bounds (Horizon tx_too_late)."}, "transaction expired"},
-	{CodeDoc{CodeContractError, CategoryContract, "The vault-registry contract rejected the call; upstream.contractError and contractErrorName say how."}, "contract rejected the call"},
-	{CodeDoc{CodeContractMissing, CategoryContract, "No contract instance exists at the configured id on this network (Error(Storage, MissingValue))."}, "contract instance missing"},
-	{CodeDoc{CodeStateArchived, CategoryContract, "The contract state needed is archived and must be restored first (restorePreamble, entry_archived)."}, "contract state archived"},
-	{CodeDoc{CodeHostError, CategoryContract, "The Soroban host aborted the contract call with a host error named in the detail."}, "contract call aborted by the host"},
-	{CodeDoc{CodeRPCError, CategoryContract, "Stellar RPC answered with a JSON-RPC error; upstream.rpcCode holds its code."}, "Stellar RPC rejected the request"},
-	{CodeDoc{CodeUnknown, CategoryUnknown, "A failure nothing else classifies."}, "unexpected failure"},
+	{CodeDoc{CodeNetworkError, CategoryNetwork, "A transport error (DNS, refused or reset connection, TLS) prevented any response."}, "connection failed", "", ""},
+	{CodeDoc{CodeCancelled, CategoryNetwork, "The caller went away or cancelled the request before it finished; logged as such, never reported as a timeout."}, "request cancelled by the caller", "", ""},
+	{CodeDoc{CodeTimeout, CategoryTimeout, "The deadline passed before the service answered, or it answered HTTP 408 or 504."}, "request timed out", "", ""},
+	{CodeDoc{CodePaymentRequired, CategoryPayment, "The service answered HTTP 402: the resource needs an x402 payment."}, "payment required", NeedsUser, ""},
+	{CodeDoc{CodePaymentRejected, CategoryPayment, "The payment was refused by the seller or its facilitator; upstream.x402Reason says why when known."}, "payment rejected", NeedsUser, ""},
+	{CodeDoc{CodePaymentSimFailed, CategoryPayment, "The seller's facilitator simulated the payment and the simulation failed (x402 invalid_exact_stellar_payload_simulation_failed): most often too little USDC or no USDC trustline, else an authorization already used or expired; nothing was paid."}, "the facilitator's simulation of the payment failed", NeedsUser, ""},
+	{CodeDoc{CodeInsufficientUSDC, CategoryPayment, "The paying wallet holds less USDC than the price (USDC token error #10 or x402 insufficient_funds)."}, "insufficient USDC balance", NeedsUser, ""},
+	{CodeDoc{CodeInsufficientBalance, CategoryPayment, "A classic transaction lacked funds (Horizon op_underfunded or tx_insufficient_balance)."}, "insufficient balance", NeedsUser, ""},
+	{CodeDoc{CodeTrustlineMissing, CategoryPayment, "The account has no USDC trustline (USDC token error #13 or Horizon op_no_trust)."}, "USDC trustline missing", NeedsUser, ""},
+	{CodeDoc{CodePriceAboveCap, CategoryPayment, "The price is above the caller's spend cap; refused before anything was signed."}, "price above the spend cap", NeedsUser, ""},
+	{CodeDoc{CodePriceChanged, CategoryPayment, "The payment requested is above the previewed price; refused before anything was signed."}, "price changed since the preview", NeedsUser, ""},
+	{CodeDoc{CodePayeeMismatch, CategoryPayment, "The seller's 402 names another payee than the listing (the resource's publisher wallet, or the verification agent's wallet for a fee), so nothing was signed."}, "payee differs from the listing", NeedsOperator, RetryNo},
+	{CodeDoc{CodePayeeNotAllowed, CategoryPayment, "The operator's lists forbid paying this account: it is on MINDVAULT_PAYEES_DENIED, or not on a non-empty MINDVAULT_PAYEES_ALLOWED; nothing was signed."}, "payee not allowed by the operator", NeedsOperator, RetryNo},
+	{CodeDoc{CodeResourceDenied, CategoryPayment, "The operator forbids buying this resource (MINDVAULT_RESOURCES_DENIED); nothing was signed."}, "resource denied by the operator", NeedsOperator, RetryNo},
+	{CodeDoc{CodeSpendingPaused, CategoryPayment, "The operator paused all spending of this deployment (make spending-pause); nothing was signed, reads keep working."}, "spending paused by the operator", NeedsOperator, RetryNo},
+	{CodeDoc{CodeBudgetExceeded, CategoryPayment, "The payment would take the wallet's (or the caller's) spending today above the daily budget (MINDVAULT_BUDGET_USDC); refused before anything was signed, retryAfterSeconds until the budget resets at UTC midnight."}, "daily budget exceeded", "", RetryAfterWait},
+	{CodeDoc{CodeConfirmationDeclined, CategoryPayment, "The user declined or cancelled the confirmation asked for on the modern era, so nothing was paid or sent (category validation for a write)."}, "the user declined", NeedsUser, RetryNo},
+	{CodeDoc{CodeConfirmationStale, CategoryPayment, "What the call would pay or send changed since the user approved it (payee, asset, network, payer, amount below the approved one, or a write's call or fee), so nothing was paid or sent (category validation for a write)."}, "changed since the user approved it", NeedsUser, ""},
+	{CodeDoc{CodeUnsupportedRequirement, CategoryPayment, "No x402 payment option fits this endpoint (Stellar exact scheme, configured network and USDC asset)."}, "unsupported payment requirement", NeedsOperator, RetryNo},
+	{CodeDoc{CodeFeesNotSponsored, CategoryPayment, "The seller's x402 requirement does not sponsor network fees, which this endpoint requires."}, "payment fees are not sponsored", NeedsOperator, RetryNo},
+	{CodeDoc{CodeInvalidArguments, CategoryValidation, "The tool's arguments violate its request model; issues lists every problem (JSON-RPC -32602)."}, "invalid arguments", "", ""},
+	{CodeDoc{CodeInvalidRequest, CategoryValidation, "The MCP request broke the wire rules (not JSON, not one JSON-RPC request object, a header that disagrees with the body, an unsupported protocol version, malformed params); JSON-RPC error.message names the rule."}, "invalid MCP request", "", ""},
+	{CodeDoc{CodeMainnetNotConfirmed, CategoryValidation, "A state-changing tool was called on mainnet without confirmMainnet: true."}, "mainnet call not confirmed", NeedsUser, ""},
+	{CodeDoc{CodeConfirmationInvalid, CategoryValidation, "The requestState of a repeated call failed verification, expired, or belongs to other arguments, another caller or another network (JSON-RPC -32602 error.data.code); nothing was done."}, "confirmation state not valid for this call", "", ""},
+	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid", "", ""},
+	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input", "", ""},
+	{CodeDoc{CodeUnexpectedTransaction, CategoryValidation, "A transaction prepared by a service does more than the call asked (network, sequence number, preconditions, memo, operations, contract call or any of its arguments, authorization, fee or time bounds), so nothing was signed or sent."}, "transaction refused before signing", NeedsOperator, RetryNo},
+	{CodeDoc{CodeIdempotencyKeyReused, CategoryValidation, "The idempotencyKey was already used by this wallet for the same tool with other arguments, so nothing was signed or paid; a new call needs a new key."}, "idempotency key reused with other arguments", "", ""},
+	{CodeDoc{CodeDeliveryTooLarge, CategoryValidation, "The bought file is larger than this endpoint returns inline (MINDVAULT_MAX_INLINE_BYTES); when the preview announces the size it is refused before paying."}, "file too large to deliver inline", NeedsOperator, RetryNo},
+	{CodeDoc{CodeUnauthorized, CategoryAuth, "The service answered HTTP 401: credentials are missing or not accepted."}, "not authenticated", NeedsUser, ""},
+	{CodeDoc{CodeForbidden, CategoryAuth, "The service answered HTTP 403: these credentials may not do this."}, "not allowed", NeedsUser, ""},
+	{CodeDoc{CodeContractUnauthorized, CategoryAuth, "The vault-registry contract refused the signer (contract error #6 Unauthorized)."}, "signer not authorised by the contract", NeedsUser, ""},
+	{CodeDoc{CodeTxBadAuth, CategoryAuth, "Horizon rejected the transaction's signatures (tx_bad_auth or op_bad_auth)."}, "transaction signatures rejected", NeedsUser, ""},
+	{CodeDoc{CodeCredentialsMissing, CategoryAuth, "The profile has no wallet secret or API key for this operation."}, "credentials missing", NeedsUser, ""},
+	{CodeDoc{CodeReadOnlyStore, CategoryAuth, "The configured credential store is read-only, so the profile cannot be written."}, "credential store is read-only", NeedsOperator, ""},
+	{CodeDoc{CodeProfileNotAllowed, CategoryAuth, "The caller's access token is not bound to the requested profile."}, "profile not allowed for this token", NeedsOperator, ""},
+	{CodeDoc{CodeNotFound, CategoryNotFound, "The resource does not exist (HTTP 404, or contract error #2 NotFound)."}, "not found", "", ""},
+	{CodeDoc{CodeUnknownName, CategoryNotFound, "No method, tool or prompt of this endpoint has the name the request used (JSON-RPC -32601, or -32602 for a tool or prompt); error.data.suggestions offers up to three close names."}, "unknown method, tool or prompt", "", ""},
+	{CodeDoc{CodeAccountMissing, CategoryNotFound, "The Stellar account does not exist on the network (Horizon 404, tx_no_source_account, USDC token error #6)."}, "Stellar account not found", NeedsUser, ""},
+	{CodeDoc{CodeConflict, CategoryConflict, "The target is already in a conflicting state: the service answered HTTP 409, or its answer shows it (a resource created earlier under the same Idempotency-Key with other content, a resource the paywall cannot sell because it is not on chain)."}, "conflict with the current state", "", ""},
+	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1, or the API's 409 \"already registered on-chain\"); for a publisher registration, the profile already holds a publisher API key, so nothing was sent."}, "already registered", "", ""},
+	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14)."}, "already the owner", "", ""},
+	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch): after an on-chain price change the catalog catches up within about 30 s (retryAfterSeconds)."}, "API and on-chain prices disagree", "", RetryAfterWait},
+	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists", "", ""},
+	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again."}, "already purchased by this wallet", "", ""},
+	{CodeDoc{CodeDuplicatePayment, CategoryConflict, "A payment for the same intent (the same purchase, approval, idempotency key or verification fee) already settled, so nothing was paid or sent; the purchase history shows it."}, "payment for this intent already made", "", ""},
+	{CodeDoc{CodeInProgress, CategoryConflict, "Another call is paying for the same intent right now, or an earlier payment of it has no known outcome yet, so nothing was signed; retryAfterSeconds says when the same call can answer the outcome (the journal, docs/once.md)."}, "a payment for this intent is in progress", "", RetryAfterWait},
+	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait)."}, "rate limited", "", ""},
+	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error", "", ""},
+	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names."}, "internal error", "", ""},
+	{CodeDoc{CodeSettlementFailed, CategoryServer, "The seller's facilitator accepted the payment but could not sign or submit its transaction (x402 settle_exact_stellar_* or unexpected_settle_error before a transaction hash), so nothing settled."}, "the facilitator could not submit the payment", "", ""},
+	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable)."}, "chain unavailable", "", ""},
+	{CodeDoc{CodeMalformedResponse, CategoryServer, "The service answered success with a body of the wrong shape."}, "malformed response", "", ""},
+	{CodeDoc{CodeTxBadSequence, CategoryServer, "The transaction's sequence number was stale (Horizon tx_bad_seq); a rebuilt transaction succeeds."}, "stale transaction sequence", "", ""},
+	{CodeDoc{CodeTxExpired, CategoryServer, "The transaction reached the network after its time bounds (Horizon tx_too_late)."}, "transaction expired", "", ""},
+	{CodeDoc{CodeContractError, CategoryContract, "The vault-registry contract rejected the call; upstream.contractError and contractErrorName say how."}, "contract rejected the call", NeedsOperator, ""},
+	{CodeDoc{CodeContractMissing, CategoryContract, "No contract instance exists at the configured id on this network (Error(Storage, MissingValue))."}, "contract instance missing", NeedsOperator, ""},
+	{CodeDoc{CodeStateArchived, CategoryContract, "The contract state needed is archived and must be restored first (restorePreamble, entry_archived)."}, "contract state archived", NeedsOperator, ""},
+	{CodeDoc{CodeHostError, CategoryContract, "The Soroban host aborted the contract call with a host error named in the detail."}, "contract call aborted by the host", NeedsOperator, ""},
+	{CodeDoc{CodeRPCError, CategoryContract, "Stellar RPC answered with a JSON-RPC error; upstream.rpcCode holds its code."}, "Stellar RPC rejected the request", NeedsOperator, ""},
+	{CodeDoc{CodeUnknown, CategoryUnknown, "A failure nothing else classifies."}, "unexpected failure", "", ""},
 }
 
 var codeIndex = func() map[string]int {
@@ -169,7 +176,7 @@ func CodesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| code | category | retry | needs | meaning |\n|---|---|---|---|---|\n")
 	for _, c := range codeTable {
-		needs := string(NeedsOf(c.Code))
+		needs := string(c.needs)
 		if needs != "" {
 			needs = "`" + needs + "`"
 		}
@@ -184,24 +191,21 @@ func IsCode(code string) bool {
 	return ok
 }
 
-// CodeCategory returns the category documented for code, or CategoryUnknown when undocumented.
-func CodeCategory(code string) Category {
-	if i, ok := codeIndex[code]; ok {
-		return codeTable[i].Category
+// info is code's row, UNKNOWN's for an undocumented code.
+func info(code string) codeInfo {
+	i, ok := codeIndex[code]
+	if !ok {
+		i = codeIndex[CodeUnknown]
 	}
-	return CategoryUnknown
+	return codeTable[i]
 }
+
+// CodeCategory returns the category documented for code, or CategoryUnknown when undocumented.
+func CodeCategory(code string) Category { return info(code).Category }
 
 // Phrase is the code's short phrase ("request timed out"), the detail of last resort; clients
 // build their details from it ("insufficient USDC balance (insufficient_funds)").
-func Phrase(code string) string { return codePhrase(code) }
-
-func codePhrase(code string) string {
-	if i, ok := codeIndex[code]; ok {
-		return codeTable[i].phrase
-	}
-	return "unexpected failure"
-}
+func Phrase(code string) string { return info(code).phrase }
 
 // CodeRetry is the retry verdict a code carries when nothing has changed: the category's,
 // made stricter for the codes no caller action can fix. The protocol layer uses it for the
@@ -223,4 +227,105 @@ var genericCode = map[Category]string{
 	CategoryServer:     CodeServerError,
 	CategoryContract:   CodeContractError,
 	CategoryUnknown:    CodeUnknown,
+}
+
+// Needs says who must act before a failed call can succeed when no call an agent can make
+// will do: the user (fund the wallet, approve a higher price, give a real email, confirm a
+// mainnet call) or the operator (a setting, a broken downstream contract). An agent's loop
+// stops at a diagnostic with needs and asks; retry then says what helps once the person acted.
+type Needs string
+
+// The people a failure can need.
+const (
+	NeedsUser     Needs = "user"
+	NeedsOperator Needs = "operator"
+)
+
+// needsFor is who must act on a failure: the tool's own word (Facts.Needs), else the code's.
+// A failure whose state changed needs a look first, which an agent can take itself.
+func needsFor(f *Facts, code string, state State) Needs {
+	if f.Needs != "" {
+		return f.Needs
+	}
+	if state != StateNo {
+		return ""
+	}
+	return info(code).needs
+}
+
+// classify returns the code and the category. Order: the explicit code (which the client
+// that read the downstream's answer, or the caller, set) and category, then the argument
+// issues, then a transport failure, then the HTTP status table. An explicit category without
+// a code keeps the derived code when it belongs to that category, else takes the category's
+// generic code.
+func classify(f *Facts, status int) (code string, cat Category) {
+	code = derive(f, status)
+	if IsCode(f.Code) {
+		code = f.Code
+	}
+	cat = CodeCategory(code)
+	if f.Category.Valid() {
+		cat = f.Category
+		if !IsCode(f.Code) && CodeCategory(code) != cat {
+			code = genericCode[cat]
+		}
+	}
+	return code, cat
+}
+
+func derive(f *Facts, status int) string {
+	if len(f.Issues) > 0 {
+		return CodeInvalidArguments
+	}
+	switch f.Transport {
+	case TransportTimeout:
+		return CodeTimeout
+	case TransportNetwork:
+		return CodeNetworkError
+	case TransportCancelled:
+		return CodeCancelled
+	}
+	return statusCode(status)
+}
+
+// statusCode is the HTTP status table of the taxonomy; the same for every source, because
+// whatever a status means more precisely for one service its client has already said.
+func statusCode(status int) string {
+	if code, ok := statusCodes[status]; ok {
+		return code
+	}
+	switch {
+	case status >= 500:
+		return CodeServerError
+	case status >= 400:
+		return CodeBadRequest
+	}
+	return CodeUnknown
+}
+
+var statusCodes = map[int]string{
+	400: CodeBadRequest, 401: CodeUnauthorized, 402: CodePaymentRequired, 403: CodeForbidden, 404: CodeNotFound,
+	408: CodeTimeout, 409: CodeConflict, 422: CodeBadRequest, 429: CodeRateLimited, 504: CodeTimeout,
+}
+
+// retryVerdict is the category's verdict, made stricter when something may already have changed:
+// repeating a call whose effect is unknown or already happened can pay or write twice.
+func retryVerdict(cat Category, code string, state State) Retry {
+	if state != StateNo {
+		return RetryNo
+	}
+	if r := info(code).retry; r != "" {
+		return r
+	}
+	switch cat {
+	case CategoryPayment, CategoryAuth, CategoryContract:
+		return RetryAfterAction
+	case CategoryValidation, CategoryNotFound:
+		return RetryAfterCorrection
+	case CategoryConflict:
+		return RetryNo
+	case CategoryRateLimit:
+		return RetryAfterWait
+	}
+	return RetrySafe // network, timeout, server, unknown
 }

@@ -24,7 +24,7 @@ func TestCodesDocumented(t *testing.T) {
 		if m == "" || !strings.HasSuffix(m, ".") || strings.Count(m, ". ") > 0 || strings.Contains(m, "\n") {
 			t.Errorf("%s: meaning must be one sentence: %q", c.Code, c.Meaning)
 		}
-		if codePhrase(c.Code) == "" || strings.Contains(codePhrase(c.Code), "\n") {
+		if Phrase(c.Code) == "" || strings.Contains(Phrase(c.Code), "\n") {
 			t.Errorf("%s: no phrase", c.Code)
 		}
 		if !IsCode(c.Code) || CodeCategory(c.Code) != c.Category {
@@ -66,7 +66,7 @@ func TestEveryCodeEmitted(t *testing.T) {
 		if got.Diagnostic.Code != c.Code || got.Diagnostic.Category != string(c.Category) {
 			t.Errorf("explicit %s mapped to %s/%s", c.Code, got.Diagnostic.Code, got.Diagnostic.Category)
 		}
-		if got.Diagnostic.Detail != codePhrase(c.Code) {
+		if got.Diagnostic.Detail != Phrase(c.Code) {
 			t.Errorf("%s: detail %q, want its phrase", c.Code, got.Diagnostic.Detail)
 		}
 	}

@@ -1,6 +1,9 @@
 package errmap
 
-import "errors"
+import (
+	"errors"
+	"maps"
+)
 
 // The constructors below are how a caller adds what it learned to a failure it passes on
 // (the tool that knows a resource was created, the client that knows a payment left). Each
@@ -31,10 +34,7 @@ func With(err error, edit func(*Facts)) error {
 		}
 		if f.NextAction != nil {
 			a := *f.NextAction
-			a.Arguments = make(map[string]any, len(f.NextAction.Arguments))
-			for k, v := range f.NextAction.Arguments {
-				a.Arguments[k] = v
-			}
+			a.Arguments = maps.Clone(a.Arguments)
 			f.NextAction = &a
 		}
 	}

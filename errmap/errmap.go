@@ -1,11 +1,17 @@
 package errmap
 
 import (
+	"cmp"
 	"math"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
@@ -71,10 +77,8 @@ func mapFacts(f *Facts) Failure {
 		issues = append(issues, red.issue(is))
 	}
 
-	op := red.ownText(f.Operation, maxOperation)
-	if op == "" {
-		op = defaultOperation(src, tool, len(f.Issues) > 0 || code == CodeInvalidArguments)
-	}
+	validation := len(f.Issues) > 0 || code == CodeInvalidArguments
+	op := cmp.Or(red.ownText(f.Operation, maxOperation), defaultOperation(src, tool, validation))
 
 	var detail string
 	if len(f.Issues) > 0 {
@@ -88,7 +92,8 @@ func mapFacts(f *Facts) Failure {
 		}
 	}
 
-	retryAfterS := retryAfter(header(f.Header, "Retry-After"))
+	// Retry-After in delta-seconds (fractions round up); an HTTP-date needs a clock, and Map reads none.
+	retryAfterS := seconds(header(f.Header, "Retry-After"), true)
 	if retryAfterS == nil && f.RetryAfter != nil && *f.RetryAfter >= 0 && *f.RetryAfter <= 999_999_999 {
 		wait := *f.RetryAfter
 		retryAfterS = &wait
@@ -111,10 +116,11 @@ func mapFacts(f *Facts) Failure {
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
 			tv = ""
 		}
-		next = bound(red.contextFree(advise(nextInput{
+		// The sentence is assembled from sanitised parts; the context-free rules apply once more.
+		next = bound(red.own(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
-			contractName: red.contractName(f.Upstream), creator: red.account(f.Advice.Creator),
+			contractName: red.contractName(f.Upstream), creator: red.ident(f.Advice.Creator, accountRE),
 			guide: f.Guides.of(tool), guides: f.Guides, fundingURL: red.link(f.Advice.FundingURL),
 		})), maxNext)
 	}
@@ -154,23 +160,11 @@ func mapFacts(f *Facts) Failure {
 // render builds the three lines; each part is already one line. Line 2 is for programs that
 // see only text: the category and the finer code, without parsing prose.
 func render(op, detail string, src Source, cat Category, code string, status int, next string) string {
-	var b strings.Builder
-	b.WriteString(op)
-	b.WriteString(": ")
-	b.WriteString(detail)
-	b.WriteString("\nSource: ")
-	b.WriteString(src.Label())
-	b.WriteString(" · Category: ")
-	b.WriteString(string(cat))
-	b.WriteString(" · Code: ")
-	b.WriteString(code)
+	s := op + ": " + detail + "\nSource: " + src.Label() + " · Category: " + string(cat) + " · Code: " + code
 	if status > 0 {
-		b.WriteString(" · HTTP ")
-		b.WriteString(itoa(status))
+		s += " · HTTP " + itoa(status)
 	}
-	b.WriteString("\nNext: ")
-	b.WriteString(next)
-	return b.String()
+	return s + "\nNext: " + next
 }
 
 // pickDetail applies the detail order: the endpoint's own detail (a client or tool that wrote
@@ -200,18 +194,7 @@ func pickDetail(f *Facts, red *Redactor, code string, status int) string {
 	case body.Empty && status > 0:
 		return "no response body"
 	}
-	return codePhrase(code)
-}
-
-var defaultOperations = map[Source]string{
-	SourceAPI:         "MindVault API request failed",
-	SourceX402:        "x402 payment failed",
-	SourceHorizon:     "Horizon request failed",
-	SourceRPC:         "Soroban RPC request failed",
-	SourceRegistry:    "Contract call failed",
-	SourceSponsor:     "Sponsored-account request failed",
-	SourceCredentials: "Credential store access failed",
-	SourceRequest:     "Request failed",
+	return Phrase(code)
 }
 
 func defaultOperation(src Source, tool string, validation bool) string {
@@ -221,14 +204,14 @@ func defaultOperation(src Source, tool string, validation bool) string {
 		}
 		return "Invalid arguments for " + tool + " (-32602)"
 	}
-	return defaultOperations[src]
+	return sources[src.index()].op
 }
 
 // upstream builds the allow-listed, value-free facts: code tokens and numbers only, each
 // checked again here, because a client's classification is still outside text.
 func upstream(u Upstream, red *Redactor, limit, remaining, reset *int) map[string]any {
 	up := map[string]any{}
-	if codes := red.tokens(sanitizeCodes(u.ResultCodes)); len(codes) > 0 {
+	if codes := red.tokens(CodeTokens(u.ResultCodes)); len(codes) > 0 {
 		up["resultCodes"] = codes
 	}
 	if u.ContractError > 0 {
@@ -265,15 +248,6 @@ func (r *Redactor) contractName(u Upstream) string {
 	return name
 }
 
-// account keeps a Stellar account id (G + 55 base32 characters), or "".
-func (r *Redactor) account(s string) string {
-	s = strings.TrimSpace(s)
-	if !accountRE.MatchString(s) || !r.safe(s) {
-		return ""
-	}
-	return s
-}
-
 // link keeps an operator's http(s) URL that survives redaction whole; anything else is dropped.
 func (r *Redactor) link(s string) string {
 	if (!strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://")) || len(s) > 1024 || !r.safe(s) {
@@ -308,23 +282,19 @@ var (
 // redact, make it one line, redact again (removing control characters can join a secret back
 // together), then bound. Redaction comes before bounding so a cut can never leave the head of
 // a secret behind.
-func (r *Redactor) text(s string, n int) string {
-	if s == "" {
-		return ""
-	}
-	s = r.exact(s) // before any cut or cleaning, which could split a secret with spaces
-	return bound(r.Redact(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
-}
+func (r *Redactor) text(s string, n int) string { return r.sanitize(s, n, r.Redact) }
 
 // ownText sanitises one of the endpoint's own sentences (operation, detail, Next) the same
 // way, but with the known values and unambiguous shapes only: the context rules (key=value,
 // Bearer, authorization) would redact the product's own advice.
-func (r *Redactor) ownText(s string, n int) string {
+func (r *Redactor) ownText(s string, n int) string { return r.sanitize(s, n, r.own) }
+
+func (r *Redactor) sanitize(s string, n int, rules func(string) string) string {
 	if s == "" {
 		return ""
 	}
-	s = r.exact(s)
-	return bound(r.own(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
+	s = r.exact(s) // before any cut or cleaning, which could split a secret with spaces
+	return bound(rules(precut(clean(precut(s, MaxBodyBytes)), preRedactBytes)), n)
 }
 
 // preRedactBytes bounds what the (linear but not cheap) redaction patterns ever scan; it is far
@@ -350,25 +320,14 @@ func precut(s string, limit int) string {
 	return ""
 }
 
-// contextFree re-applies the rules that need no context (known values, seeds, mv_ keys), for
-// the endpoint's sentences assembled from already-sanitised parts.
-func (r *Redactor) contextFree(s string) string {
-	return r.own(s)
-}
-
 // safe reports whether s survives redaction untouched; tokens that would not are dropped.
 func (r *Redactor) safe(s string) bool {
 	return r.Redact(s) == s
 }
 
+// tokens keeps, in place, the tokens redaction leaves untouched.
 func (r *Redactor) tokens(in []string) []string {
-	var out []string
-	for _, t := range in {
-		if r.safe(t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return slices.DeleteFunc(in, func(t string) bool { return !r.safe(t) })
 }
 
 func (r *Redactor) ident(s string, re *lazyre.Regexp) string {
@@ -491,3 +450,103 @@ func (r *Redactor) budget(b *Budget) *Budget {
 
 // timeoutWords spot a detail that calls a failure a timeout.
 var timeoutWords = lazyre.New(`(?i)\btime[ -]?out\b|\btimed out\b`)
+
+// Redactor removes secrets from the strings of one failure: the values of the process-wide
+// registry (package redact) plus the secrets of this call, in every encoded form, and the
+// secret shapes. The zero value and nil use the registry alone.
+type Redactor struct {
+	extra *redact.Values
+}
+
+// NewRedactor prepares redaction of the given exact secret values on top of the registry's.
+func NewRedactor(secrets []string) *Redactor {
+	return &Redactor{extra: redact.NewValues(secrets)}
+}
+
+// Redact returns s, text from outside the endpoint, with every known secret and every
+// secret-shaped value replaced by [REDACTED].
+func (r *Redactor) Redact(s string) string {
+	if s == "" {
+		return s
+	}
+	// Exact values first, so a known secret disappears whole before a shape rule can split it.
+	return redact.Shapes(r.exact(s))
+}
+
+// exact replaces the known values only.
+func (r *Redactor) exact(s string) string {
+	s = redact.Exact(s)
+	if r != nil {
+		s = r.extra.Replace(s)
+	}
+	return s
+}
+
+// own redacts one of the endpoint's own sentences: known values and the shapes that never
+// occur in prose, so advice such as "configure MINDVAULT_CREDENTIALS=dir:<path>" survives.
+func (r *Redactor) own(s string) string {
+	return redact.Unambiguous(r.exact(s))
+}
+
+// header reads one header value case-insensitively and deterministically: the canonical key wins,
+// then the lexicographically first spelling, because callers sometimes build headers from
+// lower-cased maps (Lambda events) and Go map order is random.
+func header(h http.Header, name string) string {
+	if h == nil {
+		return ""
+	}
+	if v, ok := h[http.CanonicalHeaderKey(name)]; ok && len(v) > 0 {
+		return strings.TrimSpace(v[0])
+	}
+	var keys []string
+	for k := range h {
+		if strings.EqualFold(k, name) && len(h[k]) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	sort.Strings(keys)
+	return strings.TrimSpace(h[keys[0]][0])
+}
+
+// seconds parses a non-negative count of seconds of at most nine digits.
+func seconds(v string, fractions bool) *int {
+	v = strings.TrimSpace(v)
+	if v == "" || len(v) > 12 {
+		return nil
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 0 || n > 999_999_999 {
+			return nil
+		}
+		return &n
+	}
+	if !fractions || strings.ContainsAny(v, "eE+-xXpP_") {
+		return nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || f > 999_999_999 || math.IsNaN(f) {
+		return nil
+	}
+	n := int(math.Ceil(f))
+	return &n
+}
+
+// rateLimits returns the allow-listed rate-limit numbers: Horizon's X-RateLimit-* and the IETF
+// RateLimit-* spelling the MindVault API sends.
+func rateLimits(h http.Header) (limit, remaining, reset *int) {
+	pick := func(names ...string) *int {
+		for _, n := range names {
+			if p := seconds(header(h, n), false); p != nil {
+				return p
+			}
+		}
+		return nil
+	}
+	limit = pick("X-RateLimit-Limit", "RateLimit-Limit")
+	remaining = pick("X-RateLimit-Remaining", "RateLimit-Remaining")
+	reset = pick("X-RateLimit-Reset", "RateLimit-Reset")
+	return limit, remaining, reset
+}

@@ -1,6 +1,7 @@
 package errmap
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -79,18 +80,10 @@ func FromError(err error, call Call) Failure {
 
 func factsOf(e *Error, call Call) Facts {
 	f := e.Facts
-	if f.Operation == "" {
-		f.Operation = call.Operation
-	}
-	if f.Tool == "" {
-		f.Tool = call.Tool
-	}
-	if f.Source == "" {
-		f.Source = call.Source
-	}
-	if f.Guides == nil {
-		f.Guides = call.Guides
-	}
+	f.Operation = cmp.Or(f.Operation, call.Operation)
+	f.Tool = cmp.Or(f.Tool, call.Tool)
+	f.Source = cmp.Or(f.Source, call.Source)
+	f.Guides = cmp.Or(f.Guides, call.Guides)
 	if len(call.Secrets) > 0 {
 		f.Secrets = append(append([]string(nil), f.Secrets...), call.Secrets...)
 	}
@@ -173,10 +166,7 @@ func errText(err error) (s string) {
 		}
 	}()
 	s = err.Error()
-	switch strings.TrimSpace(s) {
-	case context.DeadlineExceeded.Error():
-		return ""
-	case context.Canceled.Error():
+	if t := strings.TrimSpace(s); t == context.DeadlineExceeded.Error() || t == context.Canceled.Error() {
 		return ""
 	}
 	return s

@@ -10,21 +10,14 @@ import (
 // own sentences where the shared ones would mislead. errmap knows no tool: every tool name a
 // Next line holds comes from a Guide (Guides).
 type Guide struct {
-	// Role is the part the tool plays that other tools' advice points to ("check the wallet
-	// with ..."), if any; several tools may play one.
-	Role Role
-	// Profile: the tool takes a profile argument, so a refused credential may be the profile's.
-	Profile bool
+	Role    Role // the part other tools' advice points to ("check the wallet with ..."); several may play one
+	Profile bool // the tool takes a profile argument, so a refused credential may be the profile's
 	// CreatorWrite: the tool signs a vault-registry write with the resource creator's wallet,
 	// so a refusal or an unknown id is about the creator and the registry entry.
 	CreatorWrite bool
-	// NoID: the tool names no resource or id, so a not-found means its route is missing.
-	NoID bool
-	// Codes are the tool's own Next sentences per code; each replaces the code's sentence.
-	Codes map[string]string
-	// Categories are the tool's own Next sentences per category, for a code that has no
-	// sentence of its own (the tool's or the code's).
-	Categories map[Category]string
+	NoID         bool                // the tool names no resource or id, so a not-found means its route is missing
+	Codes        map[string]string   // the tool's own Next sentences per code, replacing the code's
+	Categories   map[Category]string // per category, for a code without a sentence (the tool's or the code's)
 }
 
 // Role is a part a tool plays that the advice of other tools' failures points to.
@@ -119,14 +112,7 @@ func (g *Guides) TxStatusAction(hash string) *NextAction {
 // isToolName is toolRE's rule without the pattern: NewGuides runs at process start, where no
 // pattern may be compiled (cold start; functions/mcp TestFirstAnswersCompileNoPattern).
 func isToolName(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return len(s) > 0 && len(s) <= 128 && !strings.ContainsFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-')
+	})
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
 // seenCodes collects every code a test produced, so TestMain can check that the documented list
@@ -83,7 +85,7 @@ func mapT(t *testing.T, f Facts) Failure {
 		t.Errorf("Map is not deterministic:\n%#v\n%#v", got, again)
 	}
 	for _, s := range f.Secrets {
-		if utf8.RuneCountInString(s) >= minSecretLength {
+		if utf8.RuneCountInString(s) >= redact.MinLength {
 			assertAbsent(t, got, s)
 		}
 	}

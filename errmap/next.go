@@ -1,26 +1,18 @@
 package errmap
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// The Next line is a function of the code, the failing tool, what changed and the facts
-// the tool knew (advise). The category gives the default; a code and the failing tool refine
-// it so the advice is right in context. Every sentence keeps four rules, which a table test
-// over every (code, tool) pair checks (test/e2e/advice_test.go): it never sends the agent back
-// to the tool that just failed unless something changes first (other arguments, a funded
-// wallet, a wait); it never tells a buyer to register a resource on chain; it says "no action
-// needed" only when the requested state already holds (ALREADY_REGISTERED, ALREADY_OWNER); and
-// it names a setting only the operator can change only as "ask the operator to ...". It is
-// always one imperative sentence.
-//
-// errmap knows no tool (TestNoToolNames): the sentences here are the ones every tool shares,
-// refined by the failing tool's declared traits, and they name other tools only by the role
-// those tools declared (Guide, Declare). A tool whose failure needs other words declares its
-// own sentence, per code or per category, in its Guide. A clause that would name a role no
-// declared tool plays, or the tool that just failed, is left out.
+// The Next line follows docs/errors.md "The three-line text" (advise): one imperative sentence
+// per code and failing tool, under four rules a table test over every (code, tool) pair checks
+// (test/e2e/advice_test.go). errmap knows no tool (TestNoToolNames): sentences name other tools
+// only by the role they declared (Guide), and a tool whose failures need other words declares
+// its own sentence in its Guide.
 
 // DefaultPriceSyncSeconds is how long the MindVault API takes at most to copy an on-chain
 // price change into its catalog: its event listener polls the contract every 30 s.
@@ -67,25 +59,9 @@ func advise(in nextInput) string {
 	case StateUnknown:
 		return unknownStateNext(in)
 	case StateYes:
-		return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again: the call changed something before it failed (the detail says what)."
+		return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again: the call changed something before it failed (the detail says what)."
 	}
-	if s := in.guide.Codes[in.code]; s != "" {
-		return s
-	}
-	if s := codeNext(in); s != "" {
-		return s
-	}
-	if s := in.guide.Categories[in.cat]; s != "" {
-		return s
-	}
-	return categoryNext(in)
-}
-
-func toolOr(tool, fallback string) string {
-	if tool == "" {
-		return fallback
-	}
-	return tool
+	return cmp.Or(in.guide.Codes[in.code], codeNext(in), in.guide.Categories[in.cat], categoryNext(in))
 }
 
 // again is the way back to the failing tool once something has changed: "call <tool> again",
@@ -101,10 +77,8 @@ func (in nextInput) again() string {
 // one of them: advice never points the agent back at the tool that just failed.
 func (in nextInput) named(role Role) string {
 	names := in.guides.Players(role)
-	for _, n := range names {
-		if n == in.tool {
-			return ""
-		}
+	if slices.Contains(names, in.tool) {
+		return ""
 	}
 	return strings.Join(names, " or ")
 }
@@ -119,12 +93,7 @@ func (in nextInput) clause(role Role, before, after string) string {
 
 // parens is the clauses that are not "", joined by "; " and wrapped in " (" and ")".
 func parens(clauses ...string) string {
-	var kept []string
-	for _, c := range clauses {
-		if c != "" {
-			kept = append(kept, c)
-		}
-	}
+	kept := slices.DeleteFunc(clauses, func(c string) bool { return c == "" })
 	if len(kept) == 0 {
 		return ""
 	}
@@ -142,12 +111,37 @@ func unknownStateNext(in nextInput) string {
 	case in.expiresAt != "":
 		return "Do not pay again before " + in.expiresAt + ", when the signed payment expires, and then check the wallet" + wallet + ": the payment's outcome is unknown."
 	}
-	return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again, and do not repeat it blindly: the outcome is unknown."
+	return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again, and do not repeat it blindly: the outcome is unknown."
+}
+
+// fixedNext are the sentences of the codes that need no context.
+var fixedNext = map[string]string{
+	CodeUnsupportedRequirement: "Report it to the service's operator: it asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid.",
+	CodeFeesNotSponsored:       "Report it to the service's operator: its payment requirement does not sponsor network fees, which this endpoint requires, and nothing was paid.",
+	CodeUnexpectedTransaction:  "Report it to the service's operator and do not sign the transaction elsewhere: the service prepared a transaction that does more than this call asked, and nothing was signed or sent.",
+	CodeDeliveryTooLarge:       "Ask the operator to raise MINDVAULT_MAX_INLINE_BYTES, or get the file outside this endpoint.",
+	CodeInvalidRequest:         "Correct the request as the error message says and send it again.",
+	CodeReadOnlyStore:          "Use an existing profile, or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.",
+	CodeUnknownName:            "Use a name that tools/list or prompts/list shows; error.data.suggestions offers the closest ones.",
+	CodeAlreadyOwner:           "Treat it as done: that account already owns the resource, so no action needed.",
+	CodeBudgetExceeded:         "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid.",
+	CodePayeeNotAllowed:        "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator.",
+	CodeResourceDenied:         "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator.",
+	CodeSpendingPaused:         "Do not pay now: the operator paused all spending of this deployment; reads keep working, and the operator resumes it (make spending-resume).",
+	CodePayeeMismatch:          "Do not pay this seller: its payment request names another payee than the listing; ask the operator to check the seller, and choose another resource meanwhile.",
+	CodeInProgress:             "Wait retryAfterSeconds, then send this same call again: it answers the other payment's outcome and pays nothing twice.",
+	CodeIdempotencyKeyReused:   "Use a new idempotencyKey for a new call; reuse a key only to retry the very same call.",
+	CodeTxBadSequence:          "Retry once: a new call rebuilds the transaction with a fresh sequence number.",
+	CodeTxExpired:              "Retry once: the transaction reached the network too late, and a new call signs a fresh one.",
+	CodeContractMissing:        "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: no contract exists at that id on this network.",
 }
 
 // codeNext is the sentence of a code whose category sentence would mislead, refined by the
 // tool's traits; "" falls back to the category.
 func codeNext(in nextInput) string {
+	if s, ok := fixedNext[in.code]; ok {
+		return s
+	}
 	switch in.code {
 	case CodeCancelled:
 		if in.tool == "" {
@@ -179,24 +173,12 @@ func codeNext(in nextInput) string {
 		}
 		return "Wait " + itoa(wait) + " s for the catalog to catch up with the on-chain price, then " + in.again() +
 			"; if it persists, compare the API and on-chain prices" + in.clause(RoleCompare, " with ", "") + "."
-	case CodeUnsupportedRequirement:
-		return "Report it to the service's operator: it asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid."
-	case CodeFeesNotSponsored:
-		return "Report it to the service's operator: its payment requirement does not sponsor network fees, which this endpoint requires, and nothing was paid."
 	case CodeMainnetNotConfirmed:
-		return "Call " + toolOr(in.tool, "the tool") + " again with confirmMainnet: true if you intend to change state on mainnet."
+		return "Call " + cmp.Or(in.tool, "the tool") + " again with confirmMainnet: true if you intend to change state on mainnet."
 	case CodeContractInvalidInput:
 		return contractInputNext(in)
-	case CodeUnexpectedTransaction:
-		return "Report it to the service's operator and do not sign the transaction elsewhere: the service prepared a transaction that does more than this call asked, and nothing was signed or sent."
-	case CodeDeliveryTooLarge:
-		return "Ask the operator to raise MINDVAULT_MAX_INLINE_BYTES, or get the file outside this endpoint."
-	case CodeInvalidRequest:
-		return "Correct the request as the error message says and send it again."
 	case CodeCredentialsMissing:
 		return credentialsNext(in)
-	case CodeReadOnlyStore:
-		return "Use an existing profile, or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store."
 	case CodeProfileNotAllowed:
 		return "Use a profile your access token may use" + in.clause(RoleProfiles, " (", " lists them)") + ", or ask the operator to bind this one."
 	case CodeContractUnauthorized:
@@ -205,40 +187,18 @@ func codeNext(in nextInput) string {
 		return "Pass the profile whose wallet signs for this account" + in.clause(RoleProfiles, " (", " shows each address)") + ", then " + in.again() + "."
 	case CodeAccountMissing:
 		return "Create a funded wallet" + in.clause(RoleNewWallet, " with ", "") + ", or fund the address, then " + in.again() + "."
-	case CodeUnknownName:
-		return "Use a name that tools/list or prompts/list shows; error.data.suggestions offers the closest ones."
 	case CodeAlreadyRegistered:
 		return "Treat it as done: the resource is already registered on chain, so no action needed" + in.clause(RoleEntry, " (", " shows the entry)") + "."
-	case CodeAlreadyOwner:
-		return "Treat it as done: that account already owns the resource, so no action needed."
 	case CodeProfileExists:
-		return "Use the existing profile, or call " + toolOr(in.tool, "the tool") + " again with another profile name."
+		return "Use the existing profile, or call " + cmp.Or(in.tool, "the tool") + " again with another profile name."
 	case CodeAlreadyPurchased:
 		again := "buy it again with allowRepeat: true."
 		if buy := in.named(RoleBuy); buy != "" {
 			again = "call " + buy + " with allowRepeat: true to pay for it again."
 		}
 		return "Use your earlier purchase" + in.clause(RoleHistory, " (", " lists it)") + ", or " + again
-	case CodeBudgetExceeded:
-		return "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid."
 	case CodeDuplicatePayment:
 		return "Do not pay again: the payment for this intent already settled once" + in.clause(RoleHistory, "; ", " lists its receipt") + "."
-	case CodePayeeNotAllowed, CodeResourceDenied:
-		return "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator."
-	case CodeSpendingPaused:
-		return "Do not pay now: the operator paused all spending of this deployment; reads keep working, and the operator resumes it (make spending-resume)."
-	case CodePayeeMismatch:
-		return "Do not pay this seller: its payment request names another payee than the listing; ask the operator to check the seller, and choose another resource meanwhile."
-	case CodeInProgress:
-		return "Wait retryAfterSeconds, then send this same call again: it answers the other payment's outcome and pays nothing twice."
-	case CodeIdempotencyKeyReused:
-		return "Use a new idempotencyKey for a new call; reuse a key only to retry the very same call."
-	case CodeTxBadSequence:
-		return "Retry once: a new call rebuilds the transaction with a fresh sequence number."
-	case CodeTxExpired:
-		return "Retry once: the transaction reached the network too late, and a new call signs a fresh one."
-	case CodeContractMissing:
-		return "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: no contract exists at that id on this network."
 	case CodeStateArchived:
 		return "Ask the operator to restore the archived contract state (RestoreFootprint), then " + in.again() + "."
 	}
@@ -247,7 +207,7 @@ func codeNext(in nextInput) string {
 
 // contractInputNext names the argument the contract refused, and the maximum for a price.
 func contractInputNext(in nextInput) string {
-	tool := toolOr(in.tool, "the tool")
+	tool := cmp.Or(in.tool, "the tool")
 	switch in.contractName {
 	case "PriceExceedsMax":
 		return "Pass a price of at most " + MaxPriceUSDC + " USDC (the contract's maximum, 10^18 units) and call " + tool + " again."
@@ -326,13 +286,13 @@ func categoryNext(in nextInput) string {
 	case CategoryPayment:
 		return "Check the wallet" + in.clause(RoleWallet, " with ", "") + " and fund it with USDC, then " + in.again() + "."
 	case CategoryValidation:
-		return "Correct the invalid arguments and call " + toolOr(in.tool, "the tool") + " again" + allowedClause(in) + "."
+		return "Correct the invalid arguments and call " + cmp.Or(in.tool, "the tool") + " again" + allowedClause(in) + "."
 	case CategoryAuth:
 		return authNext(in)
 	case CategoryNotFound:
 		return notFoundNext(in)
 	case CategoryConflict:
-		return "Check the current state before calling " + toolOr(in.tool, "the tool") + " again: the service says the request conflicts with it."
+		return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again: the service says the request conflicts with it."
 	case CategoryRateLimit:
 		if in.defaultWait {
 			return "Wait " + itoa(*in.retryAfter) + " s (the service did not say how long), then retry."

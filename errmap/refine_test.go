@@ -269,8 +269,8 @@ func TestExplicitOverrides(t *testing.T) {
 			if got.Diagnostic.Code != c.code || got.Diagnostic.Category != string(c.cat) {
 				t.Errorf("%s/%s", got.Diagnostic.Code, got.Diagnostic.Category)
 			}
-			if c.f.Detail == "" && c.f.Status == 0 && got.Diagnostic.Detail != codePhrase(c.code) {
-				t.Errorf("detail %q, want the phrase %q", got.Diagnostic.Detail, codePhrase(c.code))
+			if c.f.Detail == "" && c.f.Status == 0 && got.Diagnostic.Detail != Phrase(c.code) {
+				t.Errorf("detail %q, want the phrase %q", got.Diagnostic.Detail, Phrase(c.code))
 			}
 		})
 	}

@@ -2,8 +2,7 @@ package errmap
 
 import (
 	"net/http"
-
-	"github.com/mindvault/mcp-endpoint/internal/redact"
+	"slices"
 )
 
 // Source names the service (or the endpoint's own layer) a failure came from.
@@ -22,33 +21,40 @@ const (
 	SourceRequest     Source = "request"
 )
 
-var sourceOrder = []Source{
-	SourceAPI, SourceX402, SourceHorizon, SourceRPC,
-	SourceRegistry, SourceSponsor, SourceCredentials, SourceLedger, SourceRequest,
+// sources are the sources in the order of docs/errors.md "Sources", each with the label of
+// line 2 and the line-1 operation of a failure that names none.
+var sources = []struct {
+	src       Source
+	label, op string
+}{
+	{SourceAPI, "MindVault API", "MindVault API request failed"},
+	{SourceX402, "x402 payment", "x402 payment failed"},
+	{SourceHorizon, "Horizon", "Horizon request failed"},
+	{SourceRPC, "Soroban RPC", "Soroban RPC request failed"},
+	{SourceRegistry, "vault-registry contract", "Contract call failed"},
+	{SourceSponsor, "sponsored-account service", "Sponsored-account request failed"},
+	{SourceCredentials, "credential store", "Credential store access failed"},
+	{SourceLedger, "spend ledger", ""},
+	{SourceRequest, "request validation", "Request failed"},
 }
 
-var sourceLabels = map[Source]string{
-	SourceAPI:         "MindVault API",
-	SourceX402:        "x402 payment",
-	SourceHorizon:     "Horizon",
-	SourceRPC:         "Soroban RPC",
-	SourceRegistry:    "vault-registry contract",
-	SourceSponsor:     "sponsored-account service",
-	SourceCredentials: "credential store",
-	SourceLedger:      "spend ledger",
-	SourceRequest:     "request validation",
+// index is s's position in sources, or -1.
+func (s Source) index() int {
+	for i, k := range sources {
+		if k.src == s {
+			return i
+		}
+	}
+	return -1
 }
 
 // Label returns the human label used on line 2 of the text; an unknown source gets the request label.
 func (s Source) Label() string {
-	return sourceLabels[s.norm()]
+	return sources[s.norm().index()].label
 }
 
 // Valid reports whether s is one of Sources().
-func (s Source) Valid() bool {
-	_, ok := sourceLabels[s]
-	return ok
-}
+func (s Source) Valid() bool { return s.index() >= 0 }
 
 // norm folds empty and unknown sources into SourceRequest: a failure nobody attributed to a
 // downstream is the endpoint's own, and the diagnostic must only ever name documented sources.
@@ -61,7 +67,11 @@ func (s Source) norm() Source {
 
 // Sources returns every source in the order of docs/errors.md "Sources".
 func Sources() []Source {
-	return append([]Source(nil), sourceOrder...)
+	out := make([]Source, len(sources))
+	for i, k := range sources {
+		out[i] = k.src
+	}
+	return out
 }
 
 // Category is the coarse, machine-readable class an agent branches on.
@@ -94,14 +104,7 @@ func Categories() []Category {
 }
 
 // Valid reports whether c is one of Categories().
-func (c Category) Valid() bool {
-	for _, k := range categoryOrder {
-		if k == c {
-			return true
-		}
-	}
-	return false
-}
+func (c Category) Valid() bool { return slices.Contains(categoryOrder, c) }
 
 // Retry is the retry verdict carried in the diagnostic.
 type Retry string
@@ -201,12 +204,8 @@ type Upstream struct {
 // Advice holds what a tool knew that the derived Next line may name. Every part is optional;
 // an empty or malformed one is simply not mentioned.
 type Advice struct {
-	// Creator is the resource's creator on chain (a G... account), named when the vault
-	// registry refused a signer that is not the creator.
-	Creator string
-	// FundingURL is the page where the wallet can get USDC (MINDVAULT_FUNDING_URL with the
-	// address filled in), named when the wallet holds too little.
-	FundingURL string
+	Creator    string // the resource's creator (a G... account), for a signer the vault registry refused
+	FundingURL string // where the wallet gets USDC (MINDVAULT_FUNDING_URL filled in), when it holds too little
 }
 
 func (u Upstream) empty() bool {
@@ -270,15 +269,14 @@ const MetaKey = "io.mindvault/error"
 
 // Bounds applied by Map.
 const (
-	MaxIssues       = 20               // issues kept in the diagnostic
-	MaxDetail       = 300              // runes in the detail (and in a validation line 1)
-	MaxBodyBytes    = 64 << 10         // bytes of a response body ever looked at
-	JSONRPCInvalid  = -32602           // JSON-RPC code of argument validation
-	maxOperation    = 200              // runes of the operation label
-	maxNext         = 600              // runes of an explicit or generated Next sentence
-	maxActionArgs   = 8                // arguments of a nextAction
-	maxActionValue  = 256              // bytes of one nextAction argument value
-	minSecretLength = redact.MinLength // exact secrets shorter than this are ignored (they would shred the text)
+	MaxIssues      = 20       // issues kept in the diagnostic
+	MaxDetail      = 300      // runes in the detail (and in a validation line 1)
+	MaxBodyBytes   = 64 << 10 // bytes of a response body ever looked at
+	JSONRPCInvalid = -32602   // JSON-RPC code of argument validation
+	maxOperation   = 200      // runes of the operation label
+	maxNext        = 600      // runes of an explicit or generated Next sentence
+	maxActionArgs  = 8        // arguments of a nextAction
+	maxActionValue = 256      // bytes of one nextAction argument value
 	// DefaultRetryAfterSeconds is the wait stated for a 429 that names none (no Retry-After,
 	// no retryAfterSeconds in the body, no rate-limit reset header).
 	DefaultRetryAfterSeconds = 5

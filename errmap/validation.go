@@ -1,5 +1,7 @@
 package errmap
 
+import "cmp"
+
 // Validation maps argument-validation issues of tool to the failure docs/protocol.md describes: source
 // request, category validation, code INVALID_ARGUMENTS, jsonrpcCode -32602, the failing paths on
 // line 1 and the accepted argument names on line 3. fix, when the tool could tell exactly
@@ -23,10 +25,7 @@ func (r *Redactor) issue(is Issue) Issue {
 		Rule:     r.text(is.Rule, 64),
 		Expected: r.text(is.Expected, 128),
 	}
-	out.Message = r.text(is.Message, 160)
-	if out.Message == "" {
-		out.Message = issueMessage(out.Rule, out.Expected)
-	}
+	out.Message = cmp.Or(r.text(is.Message, 160), issueMessage(out.Rule, out.Expected))
 	return out
 }
 
@@ -58,16 +57,10 @@ func issueMessage(rule, expected string) string {
 // issuesLine joins "<path> <message>" items in the caller's order within budget runes, counting
 // whatever does not fit (including issues never sanitised) as "and N more".
 func issuesLine(issues []Issue, total, budget int) string {
-	if budget < 40 {
-		budget = 40
-	}
+	budget = max(budget, 40)
 	items := make([]string, len(issues))
 	for i, is := range issues {
-		p := is.Path
-		if p == "" {
-			p = "arguments"
-		}
-		items[i] = p + " " + is.Message
+		items[i] = cmp.Or(is.Path, "arguments") + " " + is.Message
 	}
 	more := func(n int) string {
 		if n <= 0 {

@@ -7,8 +7,10 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -37,23 +39,15 @@ const WellKnownPath = "/.well-known/oauth-protected-resource"
 
 // Config is the inbound-auth configuration.
 type Config struct {
-	// Mode is ModeNone, ModeTokens or ModeOAuth; any other value is treated as ModeTokens
-	// (fail closed).
-	Mode string
-	// Tokens are the accepted tokens (ModeTokens). None configured: every request is refused.
-	Tokens []Token
-	// ResourceURL is this server's canonical URL (MINDVAULT_RESOURCE_URL, normally the full
-	// MCP URL, e.g. https://xyz.lambda-url.us-east-1.on.aws/mcp). When set, the metadata
-	// documents are served and the 401 challenge points at them.
+	Mode   string  // ModeNone, ModeTokens or ModeOAuth; any other is served as ModeTokens (fail closed)
+	Tokens []Token // the accepted tokens (ModeTokens); with none, every request is refused
+	// ResourceURL is this server's canonical URL (MINDVAULT_RESOURCE_URL, normally the full MCP
+	// URL). When set, the metadata documents are served and the 401 challenge points at them.
 	ResourceURL string
-	// AuthorizationServers are the OAuth authorization servers listed in the metadata; in
-	// ModeOAuth the metadata lists OAuth.Issuer instead.
+	// AuthorizationServers are listed in the metadata; ModeOAuth lists OAuth.Issuer instead.
 	AuthorizationServers []string
-	// OAuth configures ModeOAuth.
-	OAuth OAuth
-	// MCPPath is the MCP endpoint path, "/mcp" when empty; it names the path-suffixed
-	// metadata document.
-	MCPPath string
+	OAuth                OAuth  // configures ModeOAuth
+	MCPPath              string // "/mcp" when empty; it names the path-suffixed metadata document
 	// Broken, when set, is why the auth configuration itself could not be loaded (a token
 	// list that does not parse, an unreadable token secret, an unknown mode). The middleware
 	// then fails closed: every request is refused, whatever Mode says, and the problem is
@@ -62,10 +56,7 @@ type Config struct {
 }
 
 func (c Config) mcpPath() string {
-	if c.MCPPath == "" {
-		return "/mcp"
-	}
-	return c.MCPPath
+	return cmp.Or(c.MCPPath, "/mcp")
 }
 
 // origin is scheme://host of ResourceURL, or "" when it is not an absolute http(s) URL.
@@ -134,10 +125,7 @@ func withGrant(ctx context.Context, g grant) context.Context {
 // (mode none, or a "*" token), authenticated is true when a token was checked. A context the
 // middleware never saw allows nothing.
 func Allowed(ctx context.Context) (profiles []string, all bool, authenticated bool) {
-	g, ok := ctx.Value(grantKey{}).(grant)
-	if !ok {
-		return nil, false, false
-	}
+	g, _ := ctx.Value(grantKey{}).(grant) // none: the zero grant allows nothing
 	return slices.Clone(g.profiles), g.all, g.authenticated
 }
 
@@ -152,10 +140,7 @@ func Subject(ctx context.Context) string {
 // Permits reports whether the caller may use profile (always, in mode none). A context
 // without the middleware's mark is refused, so a handler wired without it fails closed.
 func Permits(ctx context.Context, profile string) bool {
-	g, ok := ctx.Value(grantKey{}).(grant)
-	if !ok {
-		return false
-	}
+	g, _ := ctx.Value(grantKey{}).(grant) // none: the zero grant permits nothing
 	return g.all || slices.Contains(g.profiles, profile)
 }
 
@@ -200,17 +185,10 @@ func bearer(h http.Header) (token string, present, ok bool) {
 // isB64Token is RFC 6750's b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
 func isB64Token(s string) bool {
 	body := strings.TrimRight(s, "=")
-	if body == "" || len(s) > 4096 {
-		return false
-	}
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/') {
-			return false
-		}
-	}
-	return true
+	return body != "" && len(s) <= 4096 && !strings.ContainsFunc(body, func(c rune) bool {
+		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/')
+	})
 }
 
 // Middleware puts inbound auth in front of next. Mode none passes every request through
@@ -227,7 +205,6 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 		next:   next,
 		logger: logger,
 		tokens: slices.Clone(cfg.Tokens),
-		open:   cfg.Mode == ModeNone,
 	}
 	if cfg.Mode == ModeOAuth {
 		if err := cfg.OAuth.Problem(); err != nil && m.cfg.Broken == nil {
@@ -254,7 +231,6 @@ type middleware struct {
 	next        http.Handler
 	logger      *slog.Logger
 	tokens      []Token
-	open        bool
 	oauth       *verifier // ModeOAuth only
 	challenge   string
 	metadataURL string // "" when ResourceURL is unset
@@ -276,7 +252,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, "auth configuration broken")
 		return
 	}
-	if m.open {
+	if m.cfg.Mode == ModeNone {
 		m.pass(w, r, grant{all: true, caller: AnonymousCaller})
 		return
 	}
@@ -445,15 +421,12 @@ func metadataDoc(cfg Config) []byte {
 			scopes = append(scopes, cfg.OAuth.ScopePrefix+s)
 		}
 	}
-	b, err := json.Marshal(metadata{
+	b, _ := json.Marshal(metadata{ // strings only: it cannot fail
 		Resource:               cfg.ResourceURL,
 		AuthorizationServers:   slices.Clone(cfg.AuthorizationServers),
 		BearerMethodsSupported: []string{"header"},
 		ScopesSupported:        scopes,
 	})
-	if err != nil { // cannot happen: strings only
-		return []byte(`{}`)
-	}
 	return append(b, '\n')
 }
 
@@ -474,3 +447,21 @@ func (m *middleware) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(m.metadata)
 	}
 }
+
+// AnonymousCaller is the identity of every caller when inbound auth is off: the endpoint
+// cannot tell them apart.
+const AnonymousCaller = "anonymous"
+
+// Caller is a stable identity of the authenticated caller, for binding something the
+// endpoint hands out to the caller it was handed to (a human confirmation's requestState):
+// "token:" and the configured digest of the bearer token in mode tokens, "sub:" and the verified
+// access token's subject in mode oauth, AnonymousCaller in
+// mode none, "" for a context the middleware never saw. The digest is what the operator
+// configured, never the token, and a token's profiles come with it (one digest, one list).
+// The value is an identity, not a secret, but callers should still hash it before showing it.
+func Caller(ctx context.Context) string {
+	g, _ := ctx.Value(grantKey{}).(grant)
+	return g.caller
+}
+
+func tokenCaller(t Token) string { return "token:" + hex.EncodeToString(t.Digest[:]) }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +19,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"github.com/mindvault/mcp-endpoint/internal/obs"
 )
 
@@ -40,8 +40,7 @@ const (
 	// keyFetchTimeout bounds one discovery or JWKS request; keyFetchBudget bounds both.
 	keyFetchTimeout = 5 * time.Second
 	keyFetchBudget  = 10 * time.Second
-	// maxKeyDocument bounds a discovery document or key set.
-	maxKeyDocument = 512 << 10
+	maxKeyDocument  = 512 << 10 // bounds a discovery document or key set
 )
 
 // keySet fetches the issuer's signing keys (discovery document, then its jwks_uri) and caches

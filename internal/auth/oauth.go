@@ -1,10 +1,10 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -15,6 +15,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 )
 
 // The scopes of OAuth mode, one per kind of tool. They are independent: none implies another,
@@ -45,17 +46,13 @@ type OAuth struct {
 	Issuer string
 	// Audience must be among the token's aud values (RFC 8707: the token was issued for
 	// this resource). Normally the resource URL.
-	Audience string
-	// ProfilesClaim names the claim listing the profiles a token may use (DefaultProfilesClaim
-	// when empty).
-	ProfilesClaim string
+	Audience      string
+	ProfilesClaim string // the claim listing the profiles a token may use (DefaultProfilesClaim when empty)
 	// ScopePrefix is put before every scope name, in the metadata, the challenges and the
 	// check, for authorization servers that qualify custom scopes (Cognito names them
 	// "<resource server identifier>/<scope>").
 	ScopePrefix string
-	// HTTPClient fetches discovery and JWKS; nil means a client with 5 s timeouts that
-	// follows no redirect.
-	HTTPClient *http.Client
+	HTTPClient  *http.Client // fetches discovery and JWKS; nil: 5 s timeouts, no redirect followed
 }
 
 // Problem reports a configuration OAuth mode cannot serve; the middleware then fails closed.
@@ -72,10 +69,7 @@ func (o OAuth) Problem() error {
 }
 
 func (o OAuth) profilesClaim() string {
-	if o.ProfilesClaim == "" {
-		return DefaultProfilesClaim
-	}
-	return o.ProfilesClaim
+	return cmp.Or(o.ProfilesClaim, DefaultProfilesClaim)
 }
 
 // verdict is why a token was not accepted.
@@ -123,10 +117,7 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 	}
 	h := tok.Headers[0]
 	if typ, ok := h.ExtraHeaders[jose.HeaderType]; ok {
-		s, _ := typ.(string)
-		switch strings.ToLower(s) {
-		case "jwt", "at+jwt", "application/at+jwt":
-		default:
+		if s, _ := typ.(string); !slices.Contains([]string{"jwt", "at+jwt", "application/at+jwt"}, strings.ToLower(s)) {
 			return p, invalid, "typ is not JWT or at+jwt"
 		}
 	}
@@ -134,15 +125,8 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 	if !ready {
 		return p, unavailable, "no signing keys fetched yet"
 	}
-	var payload json.RawMessage
-	verified := false
-	for _, k := range keys {
-		if tok.Claims(k.Key, &payload) == nil {
-			verified = true
-			break
-		}
-	}
-	if !verified {
+	var payload json.RawMessage // set by the first key that verifies the signature
+	if !slices.ContainsFunc(keys, func(k jose.JSONWebKey) bool { return tok.Claims(k.Key, &payload) == nil }) {
 		return p, invalid, "no published key verifies the signature"
 	}
 	var std standardClaims

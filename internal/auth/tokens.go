@@ -1,9 +1,11 @@
 package auth
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
@@ -22,20 +24,11 @@ const AllProfiles = "*"
 // Digest is the SHA-256 of a bearer token, the form in which tokens are configured.
 func Digest(token string) [32]byte { return sha256.Sum256([]byte(token)) }
 
-// ParseTokens reads the MINDVAULT_ACCESS_TOKENS format (also the value of the
-// MINDVAULT_ACCESS_TOKENS_SECRET secret):
-//
-//	<sha256-hex>:<profile>[|<profile>...]   the token may use these profiles
-//	<sha256-hex>:*                          the token may use every profile
-//
-// Entries are separated by commas or newlines; spaces around them, empty entries and lines
-// starting with '#' are ignored. The digest is the lower- or upper-case hex SHA-256 of the
-// token's exact bytes (`printf %s "$TOKEN" | sha256sum`: no trailing newline). Profile names
-// follow credentials.ValidName; "*" cannot be combined with names; a digest may appear once.
-// An empty input yields no tokens and no error.
-//
-// Errors name the entry by its 1-based index and never repeat the entry, since a digest
-// pasted in the wrong field could be a token.
+// ParseTokens reads the MINDVAULT_ACCESS_TOKENS format of docs/operations.md "Inbound auth"
+// (also the value of the MINDVAULT_ACCESS_TOKENS_SECRET secret): <sha256-hex>:<profile>[|...]
+// or <sha256-hex>:*, separated by commas or newlines; empty entries and lines starting with '#'
+// are ignored, and an empty input yields no tokens. Errors name the entry by its 1-based index
+// and never repeat the entry, since a digest pasted in the wrong field could be a token.
 func ParseTokens(s string) ([]Token, error) {
 	var out []Token
 	seen := map[[32]byte]int{}
@@ -69,14 +62,12 @@ func parseEntry(entry string) (Token, error) {
 	if !ok {
 		return Token{}, fmt.Errorf("must be <sha256-hex>:<profile>[|<profile>...] or <sha256-hex>:*")
 	}
-	digest = strings.TrimSpace(digest)
 	var t Token
-	if len(digest) != 2*len(t.Digest) {
+	d, err := hex.DecodeString(strings.TrimSpace(digest))
+	if err != nil || len(d) != len(t.Digest) {
 		return Token{}, fmt.Errorf("the digest must be 64 hex characters (the SHA-256 of the token, not the token)")
 	}
-	if _, err := hex.Decode(t.Digest[:], []byte(digest)); err != nil {
-		return Token{}, fmt.Errorf("the digest must be 64 hex characters (the SHA-256 of the token, not the token)")
-	}
+	copy(t.Digest[:], d)
 	for _, p := range strings.Split(profiles, "|") {
 		p = strings.TrimSpace(p)
 		switch {
@@ -88,15 +79,29 @@ func parseEntry(entry string) (Token, error) {
 		}
 		t.Profiles = append(t.Profiles, p)
 	}
-	if len(t.Profiles) > 1 {
-		for _, p := range t.Profiles {
-			if p == AllProfiles {
-				return Token{}, fmt.Errorf("* cannot be combined with profile names")
-			}
-		}
+	if len(t.Profiles) > 1 && slices.Contains(t.Profiles, AllProfiles) {
+		return Token{}, fmt.Errorf("* cannot be combined with profile names")
 	}
 	return t, nil
 }
 
 // all reports a token bound to every profile.
 func (t Token) all() bool { return len(t.Profiles) == 1 && t.Profiles[0] == AllProfiles }
+
+// LoadTokenSecret reads the access-token list (ParseTokens format) from the string value of
+// the Secrets Manager secret name (a name or an ARN), with the AWS configuration load gives
+// (nil: the environment Lambda sets, credentials.EnvAWSConfig; AWS_ENDPOINT_URL_SECRETS_MANAGER
+// and AWS_REGION honoured, us-east-1 when no region is set). Call it once per process, at
+// start: a rotated secret is picked up by new instances. Errors name the secret and the AWS
+// error code, never the value or the SDK's message (which may quote a response body).
+func LoadTokenSecret(ctx context.Context, name string, load credentials.AWSConfigLoader) ([]Token, error) {
+	value, err := credentials.LoadSecretString(ctx, "access token secret", name, load)
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := ParseTokens(value)
+	if err != nil {
+		return nil, fmt.Errorf("access token secret %q: %w", name, err)
+	}
+	return tokens, nil
+}

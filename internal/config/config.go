@@ -5,8 +5,8 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
-	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"log/slog"
 	"math"
 	"math/big"
@@ -18,10 +18,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// Config is the whole runtime configuration of one process.
+// Config is the whole runtime configuration of one process. A field is the variable named
+// beside it (or read in Load), as docs/operations.md "Configuration" documents it.
 type Config struct {
 	Network          Network
 	Preset           Preset // the unmodified preset of Network, to report overrides
@@ -36,49 +38,30 @@ type Config struct {
 	USDCIssuer       string
 	ExplorerTxURL    string
 
-	AllowMainnet   bool
-	MaxAutoPayUSDC string // decimal string, 7 places at most
-	// MaxTxFeeStroops is the highest total fee of a transaction the endpoint signs
-	// (MINDVAULT_MAX_TX_FEE_STROOPS): a transaction a service prepared, or a registry write
-	// with its simulated resource fee, above it is refused unsigned.
-	MaxTxFeeStroops int64
-	// MaxInlineBytes is the largest bought file returned inline (MINDVAULT_MAX_INLINE_BYTES):
-	// a file known to be larger is refused before paying.
-	MaxInlineBytes int
+	AllowMainnet    bool
+	MaxAutoPayUSDC  string // decimal string, 7 places at most
+	MaxTxFeeStroops int64  // MINDVAULT_MAX_TX_FEE_STROOPS: a higher fee is refused unsigned
+	MaxInlineBytes  int    // MINDVAULT_MAX_INLINE_BYTES: a file known larger is refused before paying
 
-	// BudgetUSDC is the most a wallet's payments may add up to per UTC day
-	// (MINDVAULT_BUDGET_USDC, a decimal string); "" is no budget.
-	BudgetUSDC string
-	// BudgetCallerUSDC is the same limit per authenticated caller across wallets
-	// (MINDVAULT_BUDGET_CALLER_USDC); "" is none.
-	BudgetCallerUSDC string
-	// Ledger is where budget reservations live (MINDVAULT_LEDGER): "memory" (this process) or
-	// "dynamodb:<table>"; LedgerEndpoint is a DynamoDB-compatible endpoint URL, for tests.
-	Ledger         string
-	LedgerEndpoint string
-	// LedgerTimeout bounds every ledger call (MINDVAULT_LEDGER_TIMEOUT_MS); ReceiptDays is how
-	// long the journal keeps a settled payment's receipt (MINDVAULT_RECEIPT_DAYS).
-	LedgerTimeout time.Duration
-	ReceiptDays   int
-	// PayeesAllowed, when not empty, are the only accounts a payment may go to
-	// (MINDVAULT_PAYEES_ALLOWED); PayeesDenied never get one (MINDVAULT_PAYEES_DENIED);
-	// ResourcesDenied are never bought (MINDVAULT_RESOURCES_DENIED). No tool argument widens them.
-	PayeesAllowed   []string
-	PayeesDenied    []string
-	ResourcesDenied []string
-	// PauseFile holds the spending switch with the memory ledger (MINDVAULT_PAUSE_FILE);
-	// PauseCache is how long an instance trusts the switch it read (MINDVAULT_PAUSE_CACHE_MS).
-	PauseFile  string
-	PauseCache time.Duration
+	BudgetUSDC       string        // MINDVAULT_BUDGET_USDC, per wallet and UTC day; "" is none
+	BudgetCallerUSDC string        // MINDVAULT_BUDGET_CALLER_USDC, per caller across wallets; "" is none
+	Ledger           string        // MINDVAULT_LEDGER: "memory" or "dynamodb:<table>"
+	LedgerEndpoint   string        // MINDVAULT_LEDGER_ENDPOINT, a DynamoDB-compatible URL for tests
+	LedgerTimeout    time.Duration // MINDVAULT_LEDGER_TIMEOUT_MS
+	ReceiptDays      int           // MINDVAULT_RECEIPT_DAYS
+	// No tool argument widens the operator's lists.
+	PayeesAllowed   []string      // MINDVAULT_PAYEES_ALLOWED; empty allows every payee
+	PayeesDenied    []string      // MINDVAULT_PAYEES_DENIED
+	ResourcesDenied []string      // MINDVAULT_RESOURCES_DENIED
+	PauseFile       string        // MINDVAULT_PAUSE_FILE, the spending switch with the memory ledger
+	PauseCache      time.Duration // MINDVAULT_PAUSE_CACHE_MS
 
 	HTTPTimeout    time.Duration
 	HorizonTimeout time.Duration
 	RPCTimeout     time.Duration
 	PaymentTimeout time.Duration
-	// WriteWait bounds how long an on-chain write waits for its confirmation after sending.
-	WriteWait time.Duration
-	// WritePoll is the pause between getTransaction polls of a sent write (MINDVAULT_WRITE_POLL_MS).
-	WritePoll time.Duration
+	WriteWait      time.Duration // MINDVAULT_WRITE_WAIT_MS, for a sent write's confirmation
+	WritePoll      time.Duration // MINDVAULT_WRITE_POLL_MS
 
 	RetryAttempts  int
 	RetryBaseDelay time.Duration
@@ -99,23 +82,15 @@ type Config struct {
 	OAuthProfilesClaim string
 	OAuthScopePrefix   string
 
-	// Toolsets are the toolsets this deployment serves (MINDVAULT_TOOLSETS), in Toolsets
-	// order; nil serves every toolset.
-	Toolsets []string
-	// ReadOnly serves only the tools whose readOnlyHint is true (MINDVAULT_READ_ONLY).
-	ReadOnly bool
-
-	// FundingURL is MINDVAULT_FUNDING_URL, the template of the page where a user adds USDC to
-	// a wallet ({address}, {network}); "" is none. FundingLink fills it in.
-	FundingURL string
+	Toolsets   []string // MINDVAULT_TOOLSETS, in Toolsets order; nil serves every toolset
+	ReadOnly   bool     // MINDVAULT_READ_ONLY
+	FundingURL string   // MINDVAULT_FUNDING_URL, a template FundingLink fills in; "" is none
 
 	AllowedOrigins []string
 	MaxBodyBytes   int64
 	Addr           string
 	LogLevel       slog.Level
-
-	// Lambda is true when the process runs under the Lambda runtime API.
-	Lambda bool
+	Lambda         bool // the process runs under the Lambda runtime API
 }
 
 // Problem is one bad or inconsistent variable.
@@ -188,7 +163,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c := &Config{Lambda: lambda}
 
 	c.Network = l.network(local, lambda)
-	c.Preset, _ = PresetFor(c.Network)
+	c.Preset = presets[c.Network]
 	for _, n := range local {
 		if n.Name == c.Network {
 			c.Preset = n.Preset
@@ -254,7 +229,9 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c.RetryMaxDelay = l.millis("MINDVAULT_RETRY_MAX_DELAY_MS", 4000, 0)
 
 	c.Credentials = l.str("MINDVAULT_CREDENTIALS", "env")
-	c.checkCredentials(&l)
+	if kind, name, _ := strings.Cut(c.Credentials, ":"); c.Credentials != "env" && (name == "" || kind != "dir" && kind != "secretsmanager") {
+		l.bad("MINDVAULT_CREDENTIALS", "must be env, dir:<path> or secretsmanager:<name prefix>")
+	}
 	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
 	if c.DefaultProfile != DefaultProfile && profileName.MatchString(c.DefaultProfile) && !hasAlnum.MatchString(c.DefaultProfile) {
 		l.bad("MINDVAULT_DEFAULT_PROFILE", "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
@@ -292,7 +269,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 
 // Overrides lists the configured values that differ from the network preset.
 func (c *Config) Overrides() []Override {
-	pairs := []struct{ v, preset, value string }{
+	return slices.DeleteFunc([]Override{
 		{"X402_NETWORK", c.Preset.X402Network, c.X402Network},
 		{"MINDVAULT_URL", c.Preset.MindVaultURL, c.MindVaultURL},
 		{"HORIZON_URL", c.Preset.HorizonURL, c.HorizonURL},
@@ -301,14 +278,7 @@ func (c *Config) Overrides() []Override {
 		{"VAULT_REGISTRY_CONTRACT_ID", c.Preset.RegistryContract, c.RegistryContract},
 		{"USDC_CONTRACT_ID", c.Preset.USDCContractID, c.USDCContractID},
 		{"USDC_ISSUER", c.Preset.USDCIssuer, c.USDCIssuer},
-	}
-	var out []Override
-	for _, p := range pairs {
-		if p.value != p.preset {
-			out = append(out, Override{Var: p.v, Preset: p.preset, Value: p.value})
-		}
-	}
-	return out
+	}, func(o Override) bool { return o.Value == o.Preset })
 }
 
 // ExplorerURL is the block-explorer page of a transaction, or "" when the network has none.
@@ -385,16 +355,6 @@ func (c *Config) loadOAuth(l *loader) {
 	}
 }
 
-func (c *Config) checkCredentials(l *loader) {
-	switch {
-	case c.Credentials == "env":
-	case strings.HasPrefix(c.Credentials, "dir:") && len(c.Credentials) > len("dir:"):
-	case strings.HasPrefix(c.Credentials, "secretsmanager:") && len(c.Credentials) > len("secretsmanager:"):
-	default:
-		l.bad("MINDVAULT_CREDENTIALS", "must be env, dir:<path> or secretsmanager:<name prefix>")
-	}
-}
-
 func isZeroAmount(s string) bool {
 	r, ok := new(big.Rat).SetString(s)
 	return ok && r.Sign() == 0
@@ -415,10 +375,8 @@ func (l *loader) raw(v string) (string, bool) {
 }
 
 func (l *loader) str(v, def string) string {
-	if s, ok := l.raw(v); ok {
-		return s
-	}
-	return def
+	s, _ := l.raw(v)
+	return cmp.Or(s, def)
 }
 
 // network reads STELLAR_NETWORK: a public network, or one of the local build's own off Lambda.
@@ -458,8 +416,7 @@ func (l *loader) url(v, def string) string {
 	if !ok {
 		return def
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !httpURL(s) {
 		l.bad(v, "must be an absolute http(s) URL")
 		return def
 	}
@@ -467,16 +424,17 @@ func (l *loader) url(v, def string) string {
 }
 
 func (l *loader) urlList(v string) []string {
-	var out []string
-	for _, s := range l.list(v) {
-		u, err := url.Parse(s)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			l.bad(v, "every entry must be an absolute http(s) URL")
-			return nil
-		}
-		out = append(out, s)
+	out := l.list(v)
+	if !slices.ContainsFunc(out, func(s string) bool { return !httpURL(s) }) {
+		return out
 	}
-	return out
+	l.bad(v, "every entry must be an absolute http(s) URL")
+	return nil
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 func (l *loader) list(v string) []string {
@@ -599,4 +557,39 @@ func bounded(s string) string {
 		return s[:40] + "…"
 	}
 	return s
+}
+
+// EnvFundingURL is the page that lets a user add USDC to a wallet (a faucet, an exchange, an
+// on-ramp): a URL template whose {address} and {network} the endpoint fills in.
+const EnvFundingURL = "MINDVAULT_FUNDING_URL"
+
+// fundingURL reads MINDVAULT_FUNDING_URL: https, or http on a loopback host, with no
+// placeholder but {address} and {network} and no user info (it is shown to users, and a
+// credential in it would be shown too).
+func (l *loader) fundingURL() string {
+	s, ok := l.raw(EnvFundingURL)
+	if !ok {
+		return ""
+	}
+	filled := strings.NewReplacer("{address}", "G", "{network}", "testnet").Replace(s)
+	if strings.ContainsAny(filled, "{}") {
+		l.bad(EnvFundingURL, "may hold only the placeholders {address} and {network}")
+		return ""
+	}
+	u, err := url.Parse(filled)
+	if err != nil || strings.ContainsAny(filled, " \t\r\n") || u.Host == "" || u.User != nil || len(s) > 1024 ||
+		(u.Scheme != "https" && !(u.Scheme == "http" && netaddr.LoopbackHost(u.Hostname()))) {
+		l.bad(EnvFundingURL, "must be an https URL (http only on a loopback host) of at most 1024 characters, without user info")
+		return ""
+	}
+	return s
+}
+
+// FundingLink is the funding page for a wallet address on this network, or "" when none is
+// configured. Both values are escaped, so neither can change the URL's shape.
+func (c *Config) FundingLink(address string) string {
+	if c.FundingURL == "" {
+		return ""
+	}
+	return strings.NewReplacer("{address}", url.QueryEscape(address), "{network}", url.QueryEscape(string(c.Network))).Replace(c.FundingURL)
 }

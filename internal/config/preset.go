@@ -55,9 +55,3 @@ var presets = map[Network]Preset{
 		ExplorerTxURL:  "https://stellar.expert/explorer/public/tx/",
 	},
 }
-
-// PresetFor returns the preset of a public network.
-func PresetFor(n Network) (Preset, bool) {
-	p, ok := presets[n]
-	return p, ok
-}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -31,11 +32,7 @@ func ParseToolsets(s string) ([]string, error) {
 		if name == "" {
 			continue
 		}
-		known := false
-		for _, t := range Toolsets {
-			known = known || t == name
-		}
-		if !known {
+		if !slices.Contains(Toolsets, name) {
 			return nil, fmt.Errorf("unknown toolset %q; the toolsets are %s", bounded(name), strings.Join(Toolsets, ", "))
 		}
 		want[name] = true

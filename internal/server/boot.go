@@ -26,22 +26,15 @@ type Booted struct {
 	Config  *config.Config
 	Deps    *tools.Deps
 	Logger  *slog.Logger
-	// Err is the startup problem every request will report (nil when healthy).
-	Err error
+	Err     error // the startup problem every request will report (nil when healthy)
 }
 
 // Local is what a local build adds to Boot (package local supplies it for the sandbox); the
 // Lambda binary boots with none, so nothing of it can be reached there.
 type Local struct {
-	// Networks are the local build's own STELLAR_NETWORK values with their presets
-	// (config.Load); naming one under Lambda is a configuration problem.
-	Networks []config.LocalNetwork
-	// Profiles are added to the credential store when it is writable; a profile that already
-	// exists is kept as it is.
-	Profiles []credentials.Profile
-	// Err is a problem the local build met before Boot (a simulator that did not start); it
-	// is reported like a configuration problem.
-	Err error
+	Networks []config.LocalNetwork // the build's own STELLAR_NETWORK values (config.Load); none under Lambda
+	Profiles []credentials.Profile // added to a writable credential store; an existing one is kept
+	Err      error                 // a problem met before Boot (a simulator that did not start)
 	// AWSConfig loads the AWS configuration of the Secrets Manager clients (the profile store,
 	// the token secret, the confirmation key); nil reads the environment Lambda sets
 	// (credentials.EnvAWSConfig). Local builds pass the SDK's shared-config loader
@@ -77,16 +70,8 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 	cfg, cfgErr := config.Load(getenv, lambda, local.Networks...)
 	logger := NewLogger(lambda, cfg.LogLevel, logw, nil)
 	b := &Booted{Config: cfg, Logger: logger}
-	if cfgErr != nil {
-		errs = append(errs, cfgErr)
-	}
-	if local.Err != nil {
-		errs = append(errs, local.Err)
-	}
-
-	store, err := openStore(cfg, getenv, local)
-	if err != nil {
-		errs = append(errs, err)
+	store, storeErr := openStore(cfg, getenv, local)
+	if storeErr != nil {
 		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
 	}
 	var tokens []auth.Token
@@ -94,20 +79,14 @@ func BootWith(getenv func(string) string, lambda bool, logw io.Writer, local Loc
 	if cfg.Auth != "oauth" { // oauth mode refuses token settings (a config problem) and reads none
 		tokens, tokenErr = loadTokens(cfg, local.AWSConfig)
 	}
-	if tokenErr != nil {
-		errs = append(errs, tokenErr)
-	}
 	b.Deps = Deps(cfg, store)
 	keeper, confirmErr := confirm.Load(context.Background(), getenv, lambda, local.AWSConfig)
-	if confirmErr != nil {
-		errs = append(errs, confirmErr)
-	}
 	if keeper.Note != "" {
 		logger.Warn(keeper.Note) // once: Boot runs once per process
 	}
 	b.Deps.Confirm = keeper
-	b.Deps.Ledger, b.Deps.LedgerErr = openLedger(cfg, local.AWSConfig)
-	b.Err = errors.Join(errs...)
+	b.Deps.Ledger, b.Deps.LedgerErr = OpenLedger(cfg, local.AWSConfig)
+	b.Err = errors.Join(append(errs, cfgErr, local.Err, storeErr, tokenErr, confirmErr)...) // nil ones are dropped
 	if b.Err != nil && !local.Refuses {
 		logger.Error("startup problem, reported to every authenticated request: " + b.Err.Error())
 	}
@@ -135,21 +114,19 @@ func authProblem(mode string, cfgErr, tokenErr error) error {
 			}
 		}
 	}
-	switch {
-	case len(out) > 0 && tokenErr != nil:
-		return errors.Join(out, tokenErr)
-	case len(out) > 0:
-		return out
+	if len(out) == 0 {
+		return tokenErr
 	}
-	return tokenErr
+	return errors.Join(out, tokenErr)
 }
 
-// openLedger is the ledger store: the daily budgets' reservations and the payment journal
-// (docs/once.md "The journal"), every call bounded by MINDVAULT_LEDGER_TIMEOUT_MS. Under Lambda
-// a memory store would remember per instance, so it is refused as a configuration problem that
-// every paying call reports (and mindvault_health shows), rather than promises that do not
-// hold; reads never touch the store. The DynamoDB client is built on first use.
-func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
+// OpenLedger is the ledger store (also for `mindvault-local spending`): the daily budgets'
+// reservations and the payment journal (docs/once.md "The journal"), every call bounded by
+// MINDVAULT_LEDGER_TIMEOUT_MS. Under Lambda a memory store would remember per instance, so it is
+// refused as a configuration problem that every paying call reports (and mindvault_health
+// shows), rather than promises that do not hold; reads never touch the store. The DynamoDB
+// client is built on first use.
+func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
 	spec, err := ledger.Parse(cfg.Ledger)
 	if err != nil {
 		return nil, err
@@ -170,11 +147,6 @@ func openLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger
 		return nil, err
 	}
 	return &ledger.Cached{Store: ledger.Bounded{S: d, Timeout: cfg.LedgerTimeout}, TTL: cfg.PauseCache}, nil
-}
-
-// OpenLedger is the ledger store a process with cfg uses (for `mindvault-local spending`).
-func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
-	return openLedger(cfg, loadAWS)
 }
 
 // openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is

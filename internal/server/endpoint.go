@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -139,10 +140,8 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		Caller:               auth.Subject,
 		Admit:                admit(reg),
 	}
-	// Auth comes first, before the protocol layer's observation and HTTP guards
-	// (mcp.Handler lists them in order): a caller that fails it gets the bare 401 and
-	// nothing the guards or the configuration would tell.
-	// The server card is public metadata: served before auth, like the OAuth metadata.
+	// Auth comes before the protocol layer's observation and HTTP guards (mcp.Handler lists
+	// them); the server card is public metadata, served before auth like the OAuth metadata.
 	return withCard(d.Config, srv, auth.Middleware(auth.Config{
 		Mode: d.Config.Auth, Tokens: in.Tokens, ResourceURL: d.Config.ResourceURL,
 		AuthorizationServers: d.Config.AuthorizationServers, MCPPath: "/mcp", Broken: in.Err,
@@ -151,4 +150,24 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 			ProfilesClaim: d.Config.OAuthProfilesClaim, ScopePrefix: d.Config.OAuthScopePrefix,
 		},
 	}, mcp.Handler(srv), logger))
+}
+
+// ToolScopes maps every registered tool to the one OAuth scope a call of it needs, as the
+// tool's kind declares it (read for lookups, write for actions, spend for payments).
+func ToolScopes(reg *tools.Registry) map[string]string {
+	out := map[string]string{}
+	for _, t := range reg.Tools() {
+		out[t.Name()] = t.Scope()
+	}
+	return out
+}
+
+// admit is the protocol layer's Admit: a tool call needs its tool's scope (auth.ScopeRefusal).
+// The scopes are read from the registry on the first tool call, which defines the tools
+// (tools.All): a start and a tools/list define none.
+func admit(reg *tools.Registry) func(ctx context.Context, tool string) http.HandlerFunc {
+	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
+	return func(ctx context.Context, tool string) http.HandlerFunc {
+		return auth.ScopeRefusal(ctx, scopes()[tool])
+	}
 }

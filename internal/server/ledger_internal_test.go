@@ -29,10 +29,10 @@ func TestOpenLedger(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("AWS_ACCESS_KEY_ID", "test")
 			t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-			l, err := openLedger(&tc.cfg, nil)
+			l, err := OpenLedger(&tc.cfg, nil)
 			if tc.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.errHas) || l != nil {
-					t.Fatalf("openLedger = %v, %v; want an error naming %q", l, err, tc.errHas)
+					t.Fatalf("OpenLedger = %v, %v; want an error naming %q", l, err, tc.errHas)
 				}
 				return
 			}

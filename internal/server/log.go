@@ -26,7 +26,7 @@ func NewLogger(lambda bool, level slog.Level, w io.Writer, secrets []string) *sl
 	}
 	extra := redact.NewValues(secrets)
 	h := slog.NewJSONHandler(&redactingWriter{w: w, extra: extra}, opts)
-	return slog.New(&redacting{next: h, extra: extra, level: level})
+	return slog.New(&redacting{next: h, extra: extra})
 }
 
 // redactingWriter is the logger's output boundary: slog's JSON handler writes each record
@@ -57,12 +57,9 @@ func (r *redactingWriter) Write(p []byte) (int, error) {
 type redacting struct {
 	next  slog.Handler
 	extra *redact.Values
-	level slog.Level
 }
 
-func (r *redacting) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= r.level && r.next.Enabled(ctx, l)
-}
+func (r *redacting) Enabled(ctx context.Context, l slog.Level) bool { return r.next.Enabled(ctx, l) }
 
 func (r *redacting) Handle(ctx context.Context, rec slog.Record) error {
 	out := slog.NewRecord(rec.Time, rec.Level, redact.Own(r.extra.Replace(rec.Message)), rec.PC)
@@ -103,9 +100,9 @@ func (r *redacting) WithAttrs(as []slog.Attr) slog.Handler {
 	for i, a := range as {
 		red[i] = r.attr(a)
 	}
-	return &redacting{next: r.next.WithAttrs(red), extra: r.extra, level: r.level}
+	return &redacting{next: r.next.WithAttrs(red), extra: r.extra}
 }
 
 func (r *redacting) WithGroup(name string) slog.Handler {
-	return &redacting{next: r.next.WithGroup(name), extra: r.extra, level: r.level}
+	return &redacting{next: r.next.WithGroup(name), extra: r.extra}
 }

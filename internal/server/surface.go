@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,34 +52,21 @@ const failuresLine = "Failures are isError results whose second line names the S
 // narrowedInstructions are the instructions of a surface narrowed to toolsets (those with a
 // tool enabled), read-only or not: only what the agent can call here.
 func narrowedInstructions(toolsets []string, readOnly bool) string {
-	var b strings.Builder
-	b.WriteString("MindVault marketplace tools, narrowed on this endpoint")
+	s, kind := "MindVault marketplace tools, narrowed on this endpoint", 0
 	if readOnly {
-		b.WriteString(" to read-only tools (nothing here pays or changes state)")
+		s, kind = s+" to read-only tools (nothing here pays or changes state)", 1
 	}
 	if len(toolsets) == 0 {
-		b.WriteString(": no tool is enabled here. ")
+		s += ": no tool is enabled here. "
 	} else {
-		b.WriteString(": ")
+		phrases := make([]string, len(toolsets))
 		for i, ts := range toolsets {
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			p := toolsetPhrases[ts]
-			if readOnly {
-				b.WriteString(p[1])
-			} else {
-				b.WriteString(p[0])
-			}
+			phrases[i] = toolsetPhrases[ts][kind]
 		}
-		b.WriteString(" (toolsets " + strings.Join(toolsets, ", ") + "). ")
+		s += ": " + strings.Join(phrases, "; ") + " (toolsets " + strings.Join(toolsets, ", ") + "). "
 	}
-	for _, ts := range toolsets {
-		if ts == config.ToolsetOps {
-			b.WriteString("Call mindvault_network_profile first to see the network. ")
-		}
+	if slices.Contains(toolsets, config.ToolsetOps) {
+		s += "Call mindvault_network_profile first to see the network. "
 	}
-	b.WriteString(failuresLine)
-	b.WriteString(" Other MindVault tools are disabled here; tools/list names the enabled ones.")
-	return b.String()
+	return s + failuresLine + " Other MindVault tools are disabled here; tools/list names the enabled ones."
 }

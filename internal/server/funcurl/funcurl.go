@@ -6,6 +6,7 @@ package funcurl
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -51,18 +52,8 @@ func Request(ctx context.Context, ev events.LambdaFunctionURLRequest) (*http.Req
 		}
 		body = dec
 	}
-	path := ev.RawPath
-	if path == "" {
-		path = ev.RequestContext.HTTP.Path
-	}
-	if path == "" {
-		path = "/"
-	}
-	u := &url.URL{Path: path, RawQuery: ev.RawQueryString}
-	method := ev.RequestContext.HTTP.Method
-	if method == "" {
-		method = http.MethodGet
-	}
+	u := &url.URL{Path: cmp.Or(ev.RawPath, ev.RequestContext.HTTP.Path, "/"), RawQuery: ev.RawQueryString}
+	method := cmp.Or(ev.RequestContext.HTTP.Method, http.MethodGet)
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -70,10 +61,7 @@ func Request(ctx context.Context, ev events.LambdaFunctionURLRequest) (*http.Req
 	for k, v := range ev.Headers {
 		req.Header.Set(k, v)
 	}
-	req.Host = ev.Headers["host"]
-	if req.Host == "" {
-		req.Host = ev.RequestContext.DomainName
-	}
+	req.Host = cmp.Or(ev.Headers["host"], ev.RequestContext.DomainName)
 	req.RemoteAddr = ev.RequestContext.HTTP.SourceIP
 	req.ContentLength = int64(len(body))
 	req.RequestURI = u.RequestURI()
@@ -101,15 +89,11 @@ func (r *recorder) Write(p []byte) (int, error) {
 }
 
 func (r *recorder) response() events.LambdaFunctionURLResponse {
-	status := r.status
-	if status == 0 {
-		status = http.StatusOK
-	}
 	headers := make(map[string]string, len(r.header))
 	for k, v := range r.header {
 		headers[strings.ToLower(k)] = strings.Join(v, ", ")
 	}
-	resp := events.LambdaFunctionURLResponse{StatusCode: status, Headers: headers, Body: r.body.String()}
+	resp := events.LambdaFunctionURLResponse{StatusCode: cmp.Or(r.status, http.StatusOK), Headers: headers, Body: r.body.String()}
 	if !utf8.Valid(r.body.Bytes()) {
 		resp.Body = base64.StdEncoding.EncodeToString(r.body.Bytes())
 		resp.IsBase64Encoded = true

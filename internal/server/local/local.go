@@ -47,15 +47,9 @@ func (b *Booted) Close() {
 }
 
 // Boot boots the endpoint as a local server does (not under Lambda), starting the sandbox
-// first when STELLAR_NETWORK=sandbox: the simulators listen on loopback
-// (MINDVAULT_SANDBOX_FAULTS is their fault plan, MINDVAULT_SANDBOX_APPLY_MS how long an
-// accepted transaction takes to apply), their preset points every URL, contract id, issuer and
-// the passphrase at them unless the environment sets one, profiles go to a fresh temporary dir:
-// store unless MINDVAULT_CREDENTIALS is set, and the funded demo profile is added to that store
-// (when writable) and is the default unless MINDVAULT_DEFAULT_PROFILE is set. Like server.Boot
-// it always returns a handler: a
-// simulator that cannot start is a startup problem every authenticated request reports.
-// Secrets Manager is reached with the SDK's shared-config loader, so ~/.aws profiles work.
+// first when STELLAR_NETWORK=sandbox, as docs/sandbox.md describes. Like server.Boot it always
+// returns a handler: a simulator that cannot start is a startup problem every authenticated
+// request reports. Secrets Manager is reached with the SDK's shared-config loader (~/.aws).
 func Boot(getenv func(string) string, logw io.Writer) *Booted {
 	return boot(getenv, logw, false)
 }
@@ -69,19 +63,18 @@ func BootToServe(getenv func(string) string, logw io.Writer) *Booted {
 }
 
 func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
-	extra := server.Local{AWSConfig: awsshared.Load, Refuses: refuses}
+	// Started or not, the sandbox is a network of this build: a mistyped STELLAR_NETWORK is
+	// told the values valid here, the sandbox among them.
+	extra := server.Local{AWSConfig: awsshared.Load, Refuses: refuses, Networks: []config.LocalNetwork{{Name: Network}}}
 	if Network != config.Network(strings.ToLower(strings.TrimSpace(getenv("STELLAR_NETWORK")))) {
-		// Not started, but a network of this build: a mistyped STELLAR_NETWORK is told the
-		// values valid here, the sandbox among them.
-		extra.Networks = []config.LocalNetwork{{Name: Network}}
 		return &Booted{Booted: server.BootWith(withDefaultStore(getenv), false, logw, extra)}
 	}
 	b := &Booted{}
 	env := map[string]string{}
-	apply, err := applyDelay(getenv(ApplyDelayVar))
+	apply, err := millis(ApplyDelayVar, getenv(ApplyDelayVar), 60000)
 	var syncDelay time.Duration
 	if err == nil {
-		syncDelay, err = catalogSync(getenv(CatalogSyncVar))
+		syncDelay, err = millis(CatalogSyncVar, getenv(CatalogSyncVar), 600000)
 	}
 	var sb *sandbox.Sandbox
 	if err == nil {
@@ -91,10 +84,9 @@ func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
 	}
 	if err != nil {
 		extra.Err = err
-		extra.Networks = []config.LocalNetwork{{Name: Network}}
 	} else {
 		b.Sandbox = sb
-		extra.Networks = []config.LocalNetwork{{Name: Network, Preset: Preset(sb)}}
+		extra.Networks[0].Preset = Preset(sb)
 		extra.Profiles = []credentials.Profile{{Name: DemoProfile, SecretKey: sb.Demo.Secret, APIKey: sb.DemoAPIKey}}
 	}
 	if strings.TrimSpace(getenv("MINDVAULT_DEFAULT_PROFILE")) == "" {
@@ -109,13 +101,18 @@ func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
 			env["MINDVAULT_CREDENTIALS"] = "dir:" + dir
 		}
 	}
-	b.Booted = server.BootWith(func(k string) string {
+	b.Booted = server.BootWith(overlay(getenv, env), false, logw, extra)
+	return b
+}
+
+// overlay is getenv with the variables of env set.
+func overlay(getenv func(string) string, env map[string]string) func(string) string {
+	return func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
 		return getenv(k)
-	}, false, logw, extra)
-	return b
+	}
 }
 
 // ApplyDelayVar is the milliseconds the sandbox takes to apply an accepted transaction
@@ -123,30 +120,19 @@ func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
 // that write on chain.
 const ApplyDelayVar = "MINDVAULT_SANDBOX_APPLY_MS"
 
-// applyDelay parses ApplyDelayVar's value; "" is the sandbox's default.
-func applyDelay(v string) (time.Duration, error) {
-	if v = strings.TrimSpace(v); v == "" {
-		return 0, nil
-	}
-	ms, err := strconv.Atoi(v)
-	if err != nil || ms < 1 || ms > 60000 {
-		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to 60000", ApplyDelayVar)
-	}
-	return time.Duration(ms) * time.Millisecond, nil
-}
-
 // CatalogSyncVar is the milliseconds the sandbox API's catalog takes to show an on-chain
 // price change (sandbox.DefaultCatalogSync, 30 s like the real API's listener, when unset);
 // tests shorten it rather than wait.
 const CatalogSyncVar = "MINDVAULT_SANDBOX_CATALOG_SYNC_MS"
 
-func catalogSync(v string) (time.Duration, error) {
+// millis parses the value v of variable name, from 1 to most milliseconds; "" is the sandbox's default.
+func millis(name, v string, most int) (time.Duration, error) {
 	if v = strings.TrimSpace(v); v == "" {
 		return 0, nil
 	}
 	ms, err := strconv.Atoi(v)
-	if err != nil || ms < 1 || ms > 600000 {
-		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to 600000", CatalogSyncVar)
+	if err != nil || ms < 1 || ms > most {
+		return 0, fmt.Errorf("%s must be a whole number of milliseconds from 1 to %d", name, most)
 	}
 	return time.Duration(ms) * time.Millisecond, nil
 }
@@ -161,10 +147,8 @@ func Preset(sb *sandbox.Sandbox) config.Preset {
 	}
 }
 
-// Env is the environment that points a testnet configuration at running simulators, for
-// the Lambda binary, which has no sandbox network: every URL, contract id and issuer
-// overridden, and the demo profile as the env store's (its secret and API key are the
-// sandbox's deterministic test values, not real secrets).
+// Env is the environment that points the Lambda binary's testnet configuration at running
+// simulators (docs/sandbox.md): every address overridden, and the demo profile in the env store.
 func Env(sb *sandbox.Sandbox) map[string]string {
 	p := Preset(sb)
 	return map[string]string{
@@ -203,10 +187,5 @@ func withDefaultStore(getenv func(string) string) func(string) string {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return getenv
 	}
-	return func(k string) string {
-		if k == "MINDVAULT_CREDENTIALS" {
-			return "dir:" + dir
-		}
-		return getenv(k)
-	}
+	return overlay(getenv, map[string]string{"MINDVAULT_CREDENTIALS": "dir:" + dir})
 }
