@@ -12,7 +12,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -66,36 +65,6 @@ func (c Config) origin() string {
 		return ""
 	}
 	return u.Scheme + "://" + u.Host
-}
-
-// Validate reports a configuration the middleware would not serve as meant: an unknown mode
-// (served as tokens), a resource URL or authorization server that is not an absolute
-// http(s) URL (the metadata would be dropped), or an MCP path without a leading slash.
-func (c Config) Validate() error {
-	if c.Mode != ModeNone && c.Mode != ModeTokens && c.Mode != ModeOAuth {
-		return fmt.Errorf("auth mode must be %q, %q or %q", ModeNone, ModeTokens, ModeOAuth)
-	}
-	if c.Mode == ModeOAuth {
-		if err := c.OAuth.Problem(); err != nil {
-			return err
-		}
-	}
-	if c.ResourceURL != "" {
-		u, err := url.Parse(c.ResourceURL)
-		if err != nil || c.origin() == "" || u.Fragment != "" || u.RawQuery != "" {
-			return fmt.Errorf("resource URL must be an absolute http(s) URL without query or fragment")
-		}
-	}
-	for i, s := range c.AuthorizationServers {
-		u, err := url.Parse(s)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("authorization server %d must be an absolute http(s) URL", i+1)
-		}
-	}
-	if c.MCPPath != "" && !strings.HasPrefix(c.MCPPath, "/") {
-		return fmt.Errorf("MCP path must start with /")
-	}
-	return nil
 }
 
 // grant is what the middleware learned about the caller.

@@ -404,23 +404,3 @@ func TestMatchIsConstantTime(t *testing.T) {
 		}
 	}
 }
-
-func TestConfigValidate(t *testing.T) {
-	for _, tc := range []struct {
-		cfg Config
-		ok  bool
-	}{
-		{Config{Mode: ModeNone}, true},
-		{Config{Mode: ModeTokens, ResourceURL: resourceURL, AuthorizationServers: []string{"https://a.example"}, MCPPath: "/mcp"}, true},
-		{Config{Mode: "off"}, false},
-		{Config{Mode: ModeTokens, ResourceURL: "mv.example.com/mcp"}, false},
-		{Config{Mode: ModeTokens, ResourceURL: "ftp://mv.example.com/mcp"}, false},
-		{Config{Mode: ModeTokens, ResourceURL: resourceURL + "#frag"}, false},
-		{Config{Mode: ModeTokens, AuthorizationServers: []string{"/relative"}}, false},
-		{Config{Mode: ModeTokens, MCPPath: "mcp"}, false},
-	} {
-		if err := tc.cfg.Validate(); (err == nil) != tc.ok {
-			t.Errorf("%+v: %v", tc.cfg, err)
-		}
-	}
-}
