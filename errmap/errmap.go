@@ -15,22 +15,16 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// recoverPanics turns a bug in Map into a generic failure instead of a crash; tests switch it off
-// so a panic fails them instead of hiding.
-var recoverPanics = true
-
 // Map turns the facts of one failure into its three-line text and diagnostic. It is pure: no I/O,
 // no clock, no environment, the same facts always give the same failure (once the secrets they
-// mention are known to package redact), and it never
-// panics.
+// mention are known to package redact), and it never panics: a bug in it is a generic failure,
+// not a crash (the package's tests call mapFacts, where a panic fails them instead of hiding).
 func Map(f Facts) (out Failure) {
-	if recoverPanics {
-		defer func() {
-			if r := recover(); r != nil {
-				out = internalFailure()
-			}
-		}()
-	}
+	defer func() {
+		if r := recover(); r != nil {
+			out = internalFailure()
+		}
+	}()
 	return mapFacts(&f)
 }
 

@@ -24,7 +24,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	recoverPanics = false // a panic must fail the tests, not turn into a generic failure
 	code := m.Run()
 	if code == 0 && fullRun() {
 		var missing []string
