@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -70,9 +71,7 @@ type Receipt struct {
 	PaidAt    string `json:"paidAt,omitempty" jsonschema_description:"for a file, the time of the seller's answer (its Date header)"`
 }
 
-// BuyOutput is the result of mindvault_buy. Every field states only what this call can
-// prove: a payment by what was signed and sent, a settlement by a PAYMENT-RESPONSE that
-// confirms it, a delivery by the bytes or the link received.
+// BuyOutput is the result of mindvault_buy. Every field states only what this call can prove.
 type BuyOutput struct {
 	ResourceID       string      `json:"resourceId"`
 	Title            string      `json:"title"`
@@ -104,7 +103,7 @@ type BuyOutput struct {
 
 func (o *BuyOutput) extraContent() []mcp.Content { return o.blocks }
 
-// Settlement values of BuyOutput.
+// Settlement values.
 const (
 	SettlementConfirmed   = "confirmed"
 	SettlementUnconfirmed = "unconfirmed"
@@ -166,11 +165,9 @@ var buy = Spec[BuyInput, BuyOutput]{
 			func() { acct, found, aErr = c.Horizon.Account(ctx, kp.Address()) },
 		}
 		if !req.AllowRepeat {
-			// The repeat-purchase guard: read at the same time as the preview and the
-			// balance, so it costs no extra latency, and never fatal.
+			// The repeat-purchase guard, read with the preview; never fatal.
 			reads = append(reads, func() { history, hErr = c.API.Payments(ctx, kp.Address()) })
-			// The journal's receipts first: the wallet's own record of what it paid, which
-			// the API may not keep (it records x402 v2 payers as unknown).
+			// The journal's receipts: the API may not keep the payer (x402 v2 payers are unknown).
 			reads = append(reads, func() { receipts, rErr = c.receipts(ctx, kp.Address()) })
 		}
 		parallel(reads...)
@@ -184,11 +181,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 		if err != nil {
 			return nil, c.API.MalformedMeta("the price is not a USDC amount")
 		}
-		capText := c.Config.MaxAutoPayUSDC
-		if req.MaxPriceUSDC != nil {
-			capText = *req.MaxPriceUSDC
-		}
-		capUnits, _ := soroban.Units(capText)
+		capUnits := c.capOf(req.MaxPriceUSDC)
 		zero := soroban.Decimal(new(big.Int))
 		out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
 			AmountUSDC: zero, Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
@@ -214,9 +207,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
 			return nil, alreadyPurchased(req, meta, earlier, "")
 		}
-		// The operator's lists and pause, before anything is claimed, asked or signed (a dry run
-		// is refused too), after the answers that pay nothing (a replay, an earlier purchase);
-		// the paid request checks the 402's payee again.
+		// The operator's lists and pause, before anything is claimed, asked or signed, after
+		// the answers that pay nothing; the paid request checks the 402's payee again.
 		if err := c.mayPay(ctx, meta.PublisherWallet, meta.ID, req.ResourceID); err != nil {
 			return nil, err
 		}
@@ -227,8 +219,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 		aboveCap := ""
 		if price.Cmp(capUnits) > 0 {
 			// A price above the cap is the user's to accept, never the agent's: asked when the
-			// client can ask (the approved amount is then this call's cap), refused otherwise,
-			// with no next step that would pay more.
+			// client can ask, refused otherwise, with no next step that would pay more.
 			switch approved, ok := c.confirmation.ApprovedAmount(); {
 			case ok && approved.Cmp(price) >= 0:
 				capUnits = approved
@@ -284,9 +275,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 			if e := at.settledBefore(ctx, err); e != nil {
 				return c.answerSettled(ctx, req, meta, e)
 			}
-			// Only a used nonce says the intent settled elsewhere; a seller's refusal of this
-			// call's own payment is what it says (the journal's claim means no other call of
-			// the intent was sending at the same time).
+			// Only a used nonce says the intent settled elsewhere (the journal's claim means no
+			// other call of the intent was sending).
 			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {
 				return nil, c.settledElsewhere(ctx, kp.Address(), req, meta, err)
 			}
@@ -299,9 +289,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, notOnchain(c.X402.Service().StatusError(res.Response), meta)
 		}
 		got := delivered(res.Response, meta)
-		if !res.Paid {
-			// The seller answered without asking for a payment: nothing was paid, so
-			// there is no receipt or amount to report, only what was delivered.
+		if !res.Paid { // the seller answered without asking for a payment
 			if got.access == nil {
 				return nil, c.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
 			}
@@ -344,10 +332,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 	},
 }
 
-// balanceAfter reads the payer's USDC once the settlement is proven, so that the figure is
-// the wallet's and not a subtraction from a balance that concurrent payments may have
-// changed. A read that does not show this payment yet (Horizon lags the ledger) or fails is
-// not reported as the balance after; note says why.
+// balanceAfter reads the payer's USDC once the settlement is proven (concurrent payments
+// make a subtraction wrong); a read that fails or does not show the payment yet gives a note.
 func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, res *x402.Outcome) (*big.Int, string) {
 	acct, found, err := d.Horizon.Account(ctx, payer)
 	if err != nil || !found {
@@ -361,10 +347,9 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 	return now, ""
 }
 
-// buyIntent is what a purchase's payment is for, from the strongest identity the call has:
-// a resource bought without allowRepeat is one purchase per wallet and network; an
-// idempotency key names one purchase; an approval (round 2) is one payment; an allowRepeat
-// buy without either is a new payment on purpose (nil: the simulation's random nonce).
+// buyIntent is what a purchase pays for, by the strongest identity the call has: one
+// purchase per wallet without allowRepeat, the idempotency key, the approval, else nil (a new
+// payment on purpose).
 func buyIntent(c *Call, req *BuyInput, payer, id string) *x402.Intent {
 	switch {
 	case !req.AllowRepeat:
@@ -377,11 +362,9 @@ func buyIntent(c *Call, req *BuyInput, payer, id string) *x402.Intent {
 	return nil
 }
 
-// settledElsewhere answers a purchase whose intent's payment settled in another call (its
-// nonce was used) when the journal does not hold that settlement: for a purchase without
-// allowRepeat the API's history, read once, may have the receipt (ALREADY_PURCHASED); a keyed
-// or approved purchase is never matched to another purchase of the same resource. Either way
-// this call paid nothing.
+// settledElsewhere answers a purchase whose intent's nonce another call used while the journal
+// holds no settlement: the API's history may have the receipt (only without allowRepeat).
+// Either way this call paid nothing.
 func (c *Call) settledElsewhere(ctx context.Context, payer string, req *BuyInput, meta *mindvault.Meta, cause error) error {
 	if !req.AllowRepeat {
 		if history, err := c.API.Payments(ctx, payer); err == nil {
@@ -408,9 +391,8 @@ func historyAction(req *BuyInput) *errmap.NextAction {
 	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
 }
 
-// undelivered is a paid answer that carries nothing usable. The money left when the
-// settlement is proven (stateChanged yes, with its hash); otherwise whether it left is
-// unknown until the signed payment expires.
+// undelivered is a paid answer that carries nothing usable: the money left when the
+// settlement is proven, otherwise it is unknown until the signed payment expires.
 func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) error {
 	err := errmap.MarkStarted(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"))
 	if res.Confirmed {
@@ -436,10 +418,9 @@ type delivery struct {
 	missing string
 }
 
-// delivered reads a 2xx body as what was bought: the API's JSON {url, receipt} (a link; any
-// resource may be delivered this way), or, for a resource that is not a link, the file's
-// bytes — of the media type the preview announced, when it announced one — with the receipt
-// from the X-Payment-* headers. Anything else delivers nothing, and missing says what was wrong.
+// delivered reads a 2xx body as what was bought: the API's JSON {url, receipt} (a link), or,
+// for a resource that is not a link, the file's bytes of the media type the preview
+// announced, with the receipt from the X-Payment-* headers; missing says what was wrong.
 func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 	if len(bytes.TrimSpace(resp.Body)) == 0 {
 		return delivery{missing: "empty body"}
@@ -532,9 +513,8 @@ func headerReceipt(h http.Header) *Receipt {
 	return r
 }
 
-// paymentAmount reads X-Payment-Amount, which the real server sends as amount and currency in
-// one value ("0.75 USDC"; a bare "0.75" is USDC too): the amount with 7 decimals, or
-// "unknown" when it is not one.
+// paymentAmount reads X-Payment-Amount ("0.75 USDC", or a bare "0.75"): the amount with 7
+// decimals, or "unknown".
 func paymentAmount(v string) (amount, currency string) {
 	f := strings.Fields(v)
 	currency = "USDC"
@@ -563,9 +543,7 @@ func tooLargeBeforePaying(id string, size int64, limit int) error {
 	return errmap.With(e, func(f *errmap.Facts) { f.Category = errmap.CategoryValidation })
 }
 
-// tooLargeAfterAnswer is a file that turned out larger than the limit once the seller
-// answered. A proven settlement means the money left (stateChanged yes, with the hash and
-// the receipt); without that proof whether it left is unknown until the payment expires.
+// tooLargeAfterAnswer is a file found larger than the limit once the seller answered.
 func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindvault.Meta, g delivery, limit int) error {
 	detail := fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", g.length, limit)
 	tooLarge := func(f *errmap.Facts) {
@@ -623,9 +601,8 @@ func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment
 }
 
 // alreadyPurchased refuses a second purchase of the same resource by the same wallet, with
-// the earlier receipt and the exact call that buys it again on purpose. A link can be used
-// again; a file's bytes were delivered with the earlier answer and nothing keeps them, so the
-// advice says that getting them again means paying again, and how much.
+// the earlier receipt and the exact call that buys it again on purpose (a file's bytes are
+// kept nowhere, so getting them again means paying again).
 func alreadyPurchased(req *BuyInput, meta *mindvault.Meta, p *mindvault.Payment, link string) error {
 	id := meta.ID
 	var parts []string
@@ -694,16 +671,19 @@ func httpURL(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
-// checkPurchaseAction gives a payment whose outcome is unknown its recovery call: the wallet's
-// purchase history for this resource tells whether the payment settled (all its arguments are
-// the caller's own), and Next says not to pay again before the payment expires.
+// checkPurchaseAction gives a payment whose outcome is unknown its recovery call: the
+// wallet's purchase history for this resource.
 func checkPurchaseAction(err error, req *BuyInput) error {
 	if f, ok := errmap.FactsOf(err); !ok || f.StateChanged != errmap.StateUnknown || f.NextAction != nil {
 		return err
 	}
-	args := profileArgs(req.Profile)
-	args["resourceId"] = req.ResourceID
-	return errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args})
+	return errmap.WithNextAction(err, historyAction(req))
+}
+
+// capOf is the caller's cap in USDC units, or the operator's MINDVAULT_MAX_AUTO_PAY_USDC.
+func (c *Call) capOf(given *string) *big.Int {
+	units, _ := soroban.Units(cmp.Or(deref(given), c.Config.MaxAutoPayUSDC))
+	return units
 }
 
 // profileArgs is the arguments of a profile-only tool call for the caller's own profile choice.
@@ -715,9 +695,8 @@ func profileArgs(profile *string) map[string]any {
 	return args
 }
 
-// notOnchain reads the paywall's 503 chain_unavailable for a resource whose metadata says it
-// is not registered on chain: the paywall prices a purchase from the chain, so it cannot sell
-// it at all, and no wait changes that until its publisher registers it.
+// notOnchain reads the paywall's 503 chain_unavailable for a resource not registered on
+// chain: the paywall prices from the chain, so it cannot sell it until it is registered.
 func notOnchain(err error, meta *mindvault.Meta) error {
 	if !isCode(err, errmap.CodeChainUnavailable) || meta.OnchainStatus == "" || meta.OnchainStatus == "registered" {
 		return err

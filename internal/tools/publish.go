@@ -189,12 +189,7 @@ var publish = Spec[PublishInput, PublishOutput]{
 		if err != nil {
 			return nil, err
 		}
-		capText := c.Config.MaxAutoPayUSDC
-		if req.MaxFeeUSDC != nil {
-			capText = *req.MaxFeeUSDC
-		}
-		capUnits, _ := soroban.Units(capText)
-		r := &publishRun{c: c, req: req, apiKey: p.APIKey, kp: kp, cap: capUnits,
+		r := &publishRun{c: c, req: req, apiKey: p.APIKey, kp: kp, cap: c.capOf(req.MaxFeeUSDC),
 			out: &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeeSettlement: SettlementNone}}
 		if req.ResourceID != nil {
 			return r.resume(ctx, *req.ResourceID)
