@@ -68,9 +68,8 @@ func (k *Settings) CanAsk() bool {
 	return k != nil && k.mode != Off && (k.generated != nil || len(k.key.Reveal()) >= MinKeyBytes)
 }
 
-// signingKey is the key that signs and verifies requestState: the configured one, or the
-// process's own, drawn and registered with package redact on the first call. nil when there is
-// none; a generated key that could not be registered is never used, so Seal then fails rather
+// signingKey is the configured key, or the process's own drawn on first use; nil when there
+// is none. A generated key redact could not register is never used, so Seal fails rather
 // than letting the call proceed unasked.
 func (k *Settings) signingKey() []byte {
 	if k.generated == nil {
@@ -112,12 +111,10 @@ func (k *Settings) WithClock(now func() time.Time) *Settings {
 	return &c
 }
 
-// Load reads the policy and the key once per process. lambda says whether the process runs
-// under Lambda, where instances cannot share a generated key: there a missing key turns the
-// confirmation off (Note says so); elsewhere one is generated for the process, on first use. Errors name the
-// variable and never its value; with an error the Settings are still returned, never asking. load
-// is the AWS configuration MINDVAULT_CONFIRM_KEY_SECRET is read with (nil: the environment, as
-// Lambda sets it).
+// Load reads the policy and the key once per process. Under Lambda (lambda), where instances
+// cannot share a generated key, a missing key turns the confirmation off (Note says so);
+// elsewhere one is generated on first use. Errors name the variable, never its value, and
+// leave Settings that never ask. load reads MINDVAULT_CONFIRM_KEY_SECRET (nil: the environment).
 func Load(ctx context.Context, getenv func(string) string, lambda bool, load credentials.AWSConfigLoader) (*Settings, error) {
 	k := NewSettings(Auto, nil)
 	switch m := Mode(strings.ToLower(strings.TrimSpace(getenv(EnvMode)))); m {

@@ -84,10 +84,8 @@ type InvalidState struct{ Reason Reason }
 
 func (e *InvalidState) Error() string { return "requestState is not valid: " + string(e.Reason) }
 
-// Seal signs the approval of a call into a requestState: "mv1." + base64url(JSON payload) + "."
-// + base64url(HMAC-SHA256(key, everything before the last dot)). The payload binds the call
-// (Binding, the caller hashed), the approval, the issue and expiry times and a random nonce; it
-// carries nothing secret and nothing the client could not see.
+// Seal signs the approval of a call into a requestState: "mv1." + base64url(payload) + "." +
+// base64url(HMAC-SHA256(key, everything before the last dot)); nothing in it is secret.
 func (k *Settings) Seal(b Binding, a Approval) (string, error) {
 	var key []byte
 	if k.CanAsk() {
@@ -117,10 +115,8 @@ func mac(key []byte, signed string) []byte {
 	return m.Sum(nil)
 }
 
-// Open verifies a requestState for the call b and returns what the user was asked to approve.
-// The MAC is checked before anything in the payload is read, in constant time, then the
-// format, the expiry and every binding: a state signed with another key (a rotated one) is
-// refused like an altered one.
+// Open verifies a requestState for the call b: the MAC first, in constant time, then the
+// format, the expiry and every binding (a rotated key is refused like an alteration).
 func (k *Settings) Open(state string, b Binding) (Approval, error) {
 	var key []byte
 	if k != nil {

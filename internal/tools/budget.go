@@ -14,12 +14,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// Daily budgets (docs/budgets.md): before a payment is signed its amount is reserved in the
-// spend ledger by the attempt that will sign it, for the paying wallet and, when set, for the
-// caller; a payment that certainly did not happen releases that attempt's reservation, one
-// that settled or whose outcome is unknown keeps it. The ledger is shared by every instance,
-// so the budget holds across them; it fails closed: a ledger that cannot be read refuses the
-// payment.
+// Daily budgets (docs/budgets.md): an attempt reserves the amount in the shared spend ledger
+// before signing, for the wallet and the caller; a payment that certainly did not happen
+// releases it. A ledger that cannot be read refuses the payment (fail closed).
 
 // BudgetView is a daily budget as results show it.
 type BudgetView struct {
@@ -81,9 +78,8 @@ func (c *Call) budgetRead(ctx context.Context, payer string) (*BudgetView, error
 	return view(bs[0], u), nil
 }
 
-// checkBudget refuses, without reserving anything, a payment of amount that would take a
-// budget past its limit today (a dry run, round 1 of a confirmation). It returns the wallet's
-// budget as it stands (the payment not counted: nothing was spent) and what it would leave.
+// checkBudget refuses, without reserving, a payment that would pass a budget's limit today;
+// it returns the wallet's budget as it stands and what the payment would leave.
 func (c *Call) checkBudget(ctx context.Context, payer string, amount *big.Int) (now *BudgetView, leftAfter string, err error) {
 	bs, l, err := c.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {
@@ -115,9 +111,8 @@ type hold struct {
 	View *BudgetView
 }
 
-// reserve holds amount against every budget of payer for this attempt, in turn; when a later
-// budget refuses, the earlier reservations (this attempt's own) are released. Over a limit:
-// BUDGET_EXCEEDED.
+// reserve holds amount against every budget of payer for this attempt; when one refuses
+// (BUDGET_EXCEEDED), the earlier reservations are released.
 func (c *Call) reserve(ctx context.Context, payer, attempt string, amount *big.Int) (*hold, error) {
 	bs, l, err := c.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {

@@ -39,10 +39,8 @@ type HealthOutput struct {
 	Spending *SpendingView `json:"spending"`
 }
 
-// health is mindvault_health. Every dependency gets a probe of a route the tools really use,
-// because a root document or an echoed setting can look fine while the tools fail: the
-// catalog, a Horizon account read, RPC health and network, a registry_info simulation and,
-// when configured, the sponsored-account service. All run in parallel.
+// health is mindvault_health. Each probe is of a route the tools really use: a root document
+// or an echoed setting can look fine while the tools fail.
 var health = Spec[HealthInput, HealthOutput]{
 	Name:      "mindvault_health",
 	Toolset:   config.ToolsetOps,
@@ -58,23 +56,17 @@ var health = Spec[HealthInput, HealthOutput]{
 	Kind:  lookup(errmap.SourceRequest),
 	Guide: errmap.Guide{NoID: true},
 	Run: func(ctx context.Context, c *Call, _ *HealthInput) (*HealthOutput, error) {
-		probes := []func() HealthCheck{
-			func() HealthCheck { return timed("MindVault API", func() (string, error) { return c.probeAPI(ctx) }) },
-			func() HealthCheck { return timed("Horizon", func() (string, error) { return c.probeHorizon(ctx) }) },
-			func() HealthCheck { return timed("Stellar RPC", func() (string, error) { return c.probeRPC(ctx) }) },
-			func() HealthCheck {
-				return timed("Registry contract", func() (string, error) { return c.probeRegistry(ctx) })
-			},
-		}
+		probes := map[string]func(context.Context) (string, error){"MindVault API": c.probeAPI, "Horizon": c.probeHorizon,
+			"Stellar RPC": c.probeRPC, "Registry contract": c.probeRegistry}
+		names := []string{"MindVault API", "Horizon", "Stellar RPC", "Registry contract"}
 		if c.Config.SponsorURL != "" && c.Sponsor != nil {
-			probes = append(probes, func() HealthCheck {
-				return timed("Sponsored-account service", func() (string, error) { return c.probeSponsor(ctx) })
-			})
+			probes["Sponsored-account service"] = c.probeSponsor
+			names = append(names, "Sponsored-account service")
 		}
-		checks := make([]HealthCheck, len(probes), len(probes)+1)
-		fns := make([]func(), len(probes))
-		for i, p := range probes {
-			fns[i] = func() { checks[i] = p() }
+		checks := make([]HealthCheck, len(names), len(names)+1)
+		fns := make([]func(), len(names))
+		for i, name := range names {
+			fns[i] = func() { checks[i] = timed(ctx, name, probes[name]) }
 		}
 		parallel(fns...)
 		checks = append(checks, configCheck(c.Config, c.LedgerErr))
@@ -227,16 +219,15 @@ func usdcContract(issuer, passphrase string) (string, error) {
 	return strkey.Encode(strkey.VersionByteContract, id[:])
 }
 
-// problem is a probe that answered, but not what the tools need; its text is the check's
-// detail as is (it never leaves this tool as a failure).
+// problem is a probe that answered, but not what the tools need; its text is the check's detail.
 type problem string
 
 func (p problem) Error() string { return string(p) }
 
 // timed runs one check; a failure becomes the mapped one-line summary, never an error.
-func timed(name string, fn func() (string, error)) HealthCheck {
+func timed(ctx context.Context, name string, fn func(context.Context) (string, error)) HealthCheck {
 	start := time.Now()
-	detail, err := fn()
+	detail, err := fn(ctx)
 	hc := HealthCheck{Name: name, OK: err == nil, LatencyMs: time.Since(start).Milliseconds(), Detail: detail}
 	var p problem
 	switch {

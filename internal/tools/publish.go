@@ -24,9 +24,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// NewResourceInput is what describes a new resource to publish: title, price and externalUrl
-// together, description optional. A resumed resource (resourceId) takes none of it, which
-// PublishInput's cross-check enforces argument by argument (newResourceFields).
+// NewResourceInput describes a new resource (PublishInput.CrossCheck enforces the shapes).
 type NewResourceInput struct {
 	Title       *string `json:"title,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Title shown in the catalog. Required unless resourceId is given."`
 	Description *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get. Not with resourceId."`
@@ -74,9 +72,7 @@ func (p *PublishInput) CrossCheck() []errmap.Issue {
 	return issues
 }
 
-// DependentRequired advertises the part of the cross-field rule JSON Schema can say without a
-// top-level combinator (as dependentRequired, when the tool definitions are generated): a new
-// resource names title, price and externalUrl together.
+// DependentRequired is the part of the cross-field rule JSON Schema says as dependentRequired.
 func (PublishInput) DependentRequired() map[string][]string {
 	return map[string][]string{
 		"title":       {"price", "externalUrl"},
@@ -194,9 +190,7 @@ var publish = Spec[PublishInput, PublishOutput]{
 		if req.ResourceID != nil {
 			return r.resume(ctx, *req.ResourceID)
 		}
-		// A keyed publish, or an approved one (round 2), is one publication: a call that finds it
-		// done answers its first outcome, or for an approval CONFIRMATION_STALE (docs/once.md "The
-		// journal"); the same key with other arguments is refused.
+		// A keyed or approved publish is one publication (docs/once.md "The journal").
 		var intent *x402.Intent
 		switch {
 		case req.DryRun:
@@ -299,9 +293,8 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		out.Message = "Dry run: the API key, the wallet's USDC for the fee and the fee cap all pass; nothing was created or paid."
 		return out, nil
 	}
-	// The fee is why a user confirms a publish: ask before anything exists (the 402 of the
-	// verification needs the resource, so the fee and payee come from the agent's status, and
-	// the paid request checks them again against this approval).
+	// The fee is why a user confirms a publish: ask before anything exists, with the fee and
+	// payee from the agent's status (the paid request checks them again).
 	if ok, err := r.c.approvePay(ctx, r.fee(fee, r.agentWallet, "")); !ok {
 		return nil, err
 	}
@@ -408,9 +401,8 @@ func (r *publishRun) owns(meta *mindvault.Meta) error {
 	}}
 }
 
-// funds reads the current fee and the wallet in parallel and refuses, before anything is
-// created or sent, whatever the payment itself would be refused for: a fee above the cap, a
-// missing account or trustline, too little USDC. nothing says what the refusal leaves undone.
+// funds reads the fee and the wallet in parallel and refuses, before anything is created or
+// sent, what the payment would be refused for; nothing says what the refusal leaves undone.
 // No fee and no error: the call asks the user to fund the wallet.
 func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error) {
 	var (
@@ -583,14 +575,9 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	return r.register(ctx, id, false)
 }
 
-// register registers a verified resource on chain the way mindvault_register_onchain does:
-// the API prepares the transaction, the same checks pass it (the listed price included), the
-// wallet signs it and the API submits it. ask puts the prepared call before the user first
-// (a resume, whose registration is its own approval; a new resource's registration follows
-// the fee the user approved). Its failure keeps the result a success: the resource is
-// already listed and purchasable, and the resume call finishes the job. The user's
-// confirmation is not a failed step: its question, a decline or a stale approval is the
-// call's answer.
+// register registers a verified resource on chain as mindvault_register_onchain does; ask
+// puts the prepared call before the user first (a resume). Its failure keeps the result a
+// success (the resource is listed, and the resume call finishes the job).
 func (r *publishRun) register(ctx context.Context, id string, ask bool) (*PublishOutput, error) {
 	out := r.out
 	prepared, err := r.c.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
@@ -637,9 +624,8 @@ func verificationOf(body []byte) (*Verification, bool) {
 	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence.V, Flags: nonNil(raw.Flags)}, true
 }
 
-// afterCreation reports a failure of the fee step once the resource exists: which steps are
-// done, and the call that goes on. When the fee may have been paid, that call is
-// mindvault_publish_status (paying again could pay twice); otherwise it is the resume call.
+// afterCreation reports a failure of the fee step once the resource exists, with the call
+// that goes on: mindvault_publish_status when the fee may have been paid.
 func (r *publishRun) afterCreation(err error, id string) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok {
@@ -656,36 +642,30 @@ func (r *publishRun) afterCreation(err error, id string) error {
 		}
 	}
 	var fee, next string
-	var action *errmap.NextAction
 	switch {
-	case f.TxHash != "":
-		fee = "its verification fee was paid (transaction " + f.TxHash + ") but no verdict came back"
-		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
-		action = r.resumeCall("mindvault_publish_status", id).action()
-	case f.Code == errmap.CodeDuplicatePayment:
+	case f.TxHash != "" || f.Code == errmap.CodeDuplicatePayment:
 		fee = "its verification fee was already paid by another call with the same intent"
+		if f.TxHash != "" {
+			fee = "its verification fee was paid (transaction " + f.TxHash + ") but no verdict came back"
+		}
 		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
-		action = r.resumeCall("mindvault_publish_status", id).action()
 	case f.PaymentExpiresAt != "" && f.StateChanged != errmap.StateNo:
 		fee = "its verification fee was sent with an unknown outcome"
 		next = fmt.Sprintf("Resource %s %s; do not publish it again, and do not pay its fee again before %s, when the signed payment expires. "+
 			"Then check mindvault_publish_status %s; if it still waits for the fee, call mindvault_publish with resourceId %s.", id, exists, f.PaymentExpiresAt, id, id)
-		action = r.resumeCall("mindvault_publish_status", id).action()
 	case f.Code == errmap.CodePayeeMismatch:
 		fee = "its verification fee was not paid: the verification service asked to pay another account than the verification agent's"
 		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again and do not pay this fee: ask the operator to check the verification service, "+
 			"then call mindvault_publish with resourceId %s once it asks to pay the agent's wallet.", id, exists, id)
-		action = r.resumeCall("mindvault_publish_status", id).action()
 	default:
 		fee = "its verification fee was not paid"
 		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. %s, then call mindvault_publish "+
 			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, feeFix(f), id)
-		// Something exists now: the next step is a look at it; the resume pays, so it stays prose.
-		action = r.resumeCall("mindvault_publish_status", id).action()
 	}
 	// The detail below carries the body's message (cause), so WithDetail may drop the body.
 	err = errmap.WithDetail(err, fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause))
-	return errmap.WithNextAction(errmap.WithNext(err, next), action)
+	// Something exists now: the next step is a look at it (the resume pays, so it stays prose).
+	return errmap.WithNextAction(errmap.WithNext(err, next), r.resumeCall("mindvault_publish_status", id).action())
 }
 
 // feeFix is what to do about an unpaid fee before resuming, by what refused it: a wait the
@@ -728,10 +708,9 @@ func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
 		p.id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, p.shownCall()))
 }
 
-// creationKey is the Idempotency-Key of a resource creation, derived from what names this
-// publication (its idempotencyKey, else the approval a round 2 acts on), so that every call,
-// instance or replay carrying it gets the API's first resource back instead of a second one.
-// "" is a new publication: the client sends a fresh random key.
+// creationKey is the Idempotency-Key of a resource creation, derived from the publication's
+// idempotencyKey or approval, so every call carrying it gets the API's first resource back;
+// "" is a new publication (a fresh random key).
 func creationKey(payer, nonce string, req *PublishInput) string {
 	kind, name := "key", deref(req.IdempotencyKey)
 	if name == "" {

@@ -41,11 +41,8 @@ type RegisterOnchainOutput struct {
 	ExplorerURL   string `json:"explorerUrl,omitempty"`
 }
 
-// registerOnchain is mindvault_register_onchain. The API prepares the transaction and the
-// profile's wallet signs it, so the transaction is decoded and checked first (package
-// txcheck, see prepareRegistration): a transaction that does anything but register this id
-// for this wallet at its listed price, or whose sequence, fee or validity is not bounded, is
-// UNEXPECTED_TRANSACTION with nothing signed or sent.
+// registerOnchain is mindvault_register_onchain: the API prepares the transaction, which is
+// checked before the wallet signs it (prepareRegistration).
 var registerOnchain = Spec[RegisterOnchainInput, RegisterOnchainOutput]{
 	Name:      "mindvault_register_onchain",
 	Toolset:   config.ToolsetPublishing,
@@ -102,14 +99,10 @@ type preparedRegistration struct {
 	sequence int64
 }
 
-// prepareRegistration fetches the registration of resource id that the API prepared, with
-// the signing account (Horizon) and, when listed is "", the resource's listed price (the
-// API's /meta) in parallel, and checks the transaction before anything is signed: the
-// configured network and registry, the wallet as source and as creator, the account's next
-// sequence number and no other precondition than near time bounds, a fee within
-// MINDVAULT_MAX_TX_FEE_STROOPS, and every argument of register or register_with_hash — this
-// id, the listed price (listed, a USDC decimal, or the listing's), a metadata pointer and
-// tags the contract accepts, nothing more. A transaction that fails is UNEXPECTED_TRANSACTION.
+// prepareRegistration fetches the registration the API prepared for id, with the signing
+// account and (listed "") the listed price in parallel, and checks the transaction before
+// anything is signed (network, registry, source, sequence, time bounds, fee cap, every
+// argument): anything else is UNEXPECTED_TRANSACTION.
 func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypair.Full, id, listed string) (*preparedRegistration, error) {
 	var (
 		prep             *mindvault.Prepared
@@ -190,10 +183,8 @@ func (r *preparedRegistration) shownCall() string {
 	return r.checked.Function + "(" + strings.Join(parts, ", ") + ")"
 }
 
-// request is the registration as the user approves it. The approval binds the prepared call —
-// its function and every argument as shown — with its fee and the account sequence it was
-// checked against, so a round 2 in which the API prepares anything else, or after the
-// registration was sent, is CONFIRMATION_STALE before anything is signed.
+// request is the registration as the user approves it, binding the prepared call, its fee and
+// the sequence it was checked against: anything else in round 2 is CONFIRMATION_STALE.
 func (r *preparedRegistration) request(d *Deps, question string) confirm.Request {
 	c := d.Config
 	return confirm.Request{
@@ -206,10 +197,8 @@ func (r *preparedRegistration) request(d *Deps, question string) confirm.Request
 	}
 }
 
-// submitRegistration signs the checked envelope itself — the bytes that were checked, with
-// the wallet's signature added — and submits it through the API. The hash reported is the
-// one computed from that envelope, never the API's: the API cannot make the agent follow
-// another transaction than the one the wallet signed.
+// submitRegistration signs the checked envelope itself and submits it through the API; the
+// hash reported is computed from it, never the API's, so the API cannot substitute another.
 func (d *Deps) submitRegistration(ctx context.Context, apiKey string, kp *keypair.Full, r *preparedRegistration) (*mindvault.Registration, string, error) {
 	sig, err := kp.SignDecorated(r.checked.Hash[:])
 	if err != nil {
@@ -247,9 +236,8 @@ func withSignedHash(err error, hash string) error {
 // verified before registering on-chain").
 var mustBeVerified = lazyre.New(`(?i)must be verified`)
 
-// notVerifiedYet says what the API's "must be verified" means for this resource: a pending
-// one waits for its verification fee (mindvault_publish with its id pays it and registers);
-// a rejected one can never be registered. Any other failure is returned as is.
+// notVerifiedYet says what the API's "must be verified" means: a pending resource waits for
+// its verification fee, a rejected one can never be registered.
 func notVerifiedYet(ctx context.Context, d *Deps, err error, id string) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok || f.Status != 400 || !mustBeVerified.MatchString(f.UpstreamDetail+" "+f.Detail) {

@@ -77,9 +77,7 @@ var catalogLag = fmt.Sprintf("The MindVault catalog shows this within about %d s
 const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wallet, which must be the resource's creator. " +
 	"Needs confirmMainnet: true on mainnet. On an unconfirmed outcome it returns the transaction hash for mindvault_tx_status."
 
-// The creator writes of the vault-registry contract are one row each: the tool, its request,
-// the contract function, and how the request becomes the function's arguments, the check that
-// the entry already holds them, and the output field.
+// The creator writes of the vault-registry contract, one row each.
 
 // setPrice is mindvault_set_price.
 var setPrice = writeSpec(registryWrite[SetPriceInput]{
@@ -222,13 +220,9 @@ func writeSpec[Req any, P interface {
 	}
 }
 
-// write runs one creator write (the mainnet confirmation has passed). It reads the entry
-// first (a simulation, free): when the chain already holds the requested value and the
-// wallet is the creator, it answers changed: false without sending anything, so a repeated
-// call or a retry after an unknown outcome spends no fee. Otherwise it sends the write; a
-// wallet that is not the creator, or an entry that does not exist, is refused by the
-// contract's own simulation with its error. A nil output with a nil error: the call stops
-// to ask the user.
+// write runs one creator write. It reads the entry first (a free simulation): when the chain
+// already holds the value and the wallet is the creator it answers changed: false without
+// sending, so a retry spends no fee. A nil output with a nil error: the call asks the user.
 func (c *Call) write(ctx context.Context, id string, profile *string, fn string, anySigner bool, w creatorWrite) (*WriteOutput, error) {
 	kp, err := c.wallet(ctx, profile)
 	if err != nil {
@@ -283,9 +277,8 @@ func sameTags(a, b []string) bool {
 	return slices.Equal(x, y)
 }
 
-// needsXLM says how to get the XLM a contract write's fee needs. A new sponsored wallet holds
-// none: its USDC payments are fee-sponsored, its own transactions are not. Friendbot creates
-// accounts, it does not top up one that exists, so the way is a payment from another account.
+// needsXLM says how to get the XLM a write's fee needs: a sponsored wallet's own transactions
+// are not sponsored, and Friendbot does not top up an existing account.
 func needsXLM(err error, network config.Network, wallet string) error {
 	how := "send it XLM from an exchange or another wallet you control"
 	if network != config.Mainnet {
@@ -297,9 +290,8 @@ func needsXLM(err error, network config.Network, wallet string) error {
 	})
 }
 
-// usedApproval is a round 2 whose transaction, built on the approved sequence, met a sequence
-// already used: the approval was carried out by another call (or the account moved on), and
-// this transaction cannot apply. Nothing changed through it, and asking again is the way on.
+// usedApproval is a round 2 that met an already used sequence: the approval was carried out
+// by another call, nothing changed through this one, and asking again is the way on.
 func usedApproval(err error, id string) error {
 	return errmap.With(err, func(f *errmap.Facts) {
 		f.Code, f.Category, f.StateChanged, f.NextAction = errmap.CodeConfirmationStale, errmap.CategoryValidation, errmap.StateNo, nil
