@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,10 +80,8 @@ type CatalogItem struct {
 // maxTagReads bounds the registry reads one tag-filtered page makes at once.
 const maxTagReads = 8
 
-// chainTags fills in the tags of the rows that carry none from the vault registry: the real
-// API keeps tags on chain only (its rows have no tags, and it refuses ?tags=), so a tag filter
-// applied to the rows alone would match nothing. A row not on chain has no tags; a failed
-// read fails the call rather than dropping a row that may match.
+// chainTags fills in the tags of rows that carry none from the vault registry, where the API
+// keeps them; a failed read fails the call rather than dropping a row that may match.
 func chainTags(ctx context.Context, d *Deps, rows []mindvault.Resource) error {
 	errs := make([]error, len(rows))
 	sem := make(chan struct{}, maxTagReads)
@@ -117,8 +116,7 @@ func chainTags(ctx context.Context, d *Deps, rows []mindvault.Resource) error {
 	return nil
 }
 
-// usdc7 is a USDC amount as every structured result states it: a decimal string with exactly
-// 7 places ("1.5000000"), from the API's "1.50", "1.5" or 1.5; "unknown" when it is not one.
+// usdc7 is a USDC amount as every result states it, with exactly 7 places; "unknown" when it is not one.
 func usdc7(s string) string {
 	u, err := soroban.Units(strings.TrimSpace(s))
 	if err != nil {
@@ -223,14 +221,7 @@ func keep(r mindvault.Resource, req *BrowseInput) bool {
 		}
 	}
 	for _, want := range req.Tags {
-		found := false
-		for _, t := range r.Tags {
-			if strings.EqualFold(t, want) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(r.Tags, func(t string) bool { return strings.EqualFold(t, want) }) {
 			return false
 		}
 	}

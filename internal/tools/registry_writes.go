@@ -64,10 +64,8 @@ type WriteOutput struct {
 	Listed      *bool     `json:"listed,omitempty"`
 	Tags        *[]string `json:"tags,omitempty" jsonschema_description:"the tags now; [] when cleared"`
 	NewCreator  string    `json:"newCreator,omitempty"`
-	// CatalogSync says when the MindVault API's catalog shows a price or ownership written
-	// directly on chain: its event listener polls the contract (every 30 s).
-	CatalogSync string `json:"catalogSync,omitempty" jsonschema_description:"when the MindVault catalog shows this change (it copies on-chain changes within about 30 s; until then a purchase may be refused with PRICE_MISMATCH, retry after_wait)"`
-	Message     string `json:"message,omitempty"`
+	CatalogSync string    `json:"catalogSync,omitempty" jsonschema_description:"when the MindVault catalog shows this change (it copies on-chain changes within about 30 s; until then a purchase may be refused with PRICE_MISMATCH, retry after_wait)"`
+	Message     string    `json:"message,omitempty"`
 }
 
 // catalogLag is the catalogSync of a price or ownership written on chain.
@@ -170,33 +168,23 @@ var transferOwnership = writeSpec(registryWrite[TransferOwnershipInput]{
 // registryWrite is one row: a creator write.
 type registryWrite[Req any] struct {
 	name, title, operation string
-	// does is the description before writeCost: what the write changes and who signs it
-	// (prose, folded like Spec.Description).
-	does  string
-	hints Hints
-	// fn is the contract function; its first argument is the resource id.
-	fn string
-	// anySigner answers a write whose result already holds without requiring the signer to
-	// be the creator.
+	does                   string // the description before writeCost
+	hints                  Hints
+	fn                     string // the contract function; its first argument is the resource id
+	// anySigner answers a write whose result already holds whoever signs.
 	anySigner bool
-	// change reads the request: the function's other arguments and what to report.
-	change func(req *Req) (creatorWrite, error)
+	change    func(req *Req) (creatorWrite, error)
 }
 
-// creatorWrite is what one write asks of the entry, and how to tell, from the current entry,
-// that it would change nothing.
+// creatorWrite is what one write asks of the entry.
 type creatorWrite struct {
-	args []xdr.ScVal
-	// holds reports that the entry already has the requested value.
-	holds func(cur *registry.Resource) bool
-	// unchanged is the message of a write that was not sent.
-	unchanged string
-	// report sets the output field that shows the value now on chain.
-	report func(out *WriteOutput)
+	args      []xdr.ScVal
+	holds     func(cur *registry.Resource) bool // the entry already has the requested value
+	unchanged string                            // the message of a write that was not sent
+	report    func(out *WriteOutput)            // sets the output field of the value now on chain
 }
 
-// writeSpec is the Spec of one row. Every row's request embeds the shared groups, which name
-// the resource and the signing profile (requests.RegistryWrite).
+// writeSpec is the Spec of one row (its request embeds requests.RegistryWrite's groups).
 func writeSpec[Req any, P interface {
 	*Req
 	requests.RegistryWrite
