@@ -71,9 +71,8 @@ func alreadyPurchasedReceipt(req *BuyInput, meta *mindvault.Meta, r *ledger.Rece
 	return alreadyPurchased(req, meta, asPayment(r), link)
 }
 
-// answerSettled answers a call whose intent already settled, from the journal: a purchase is
-// ALREADY_PURCHASED with its receipt, a keyed call its first result again (marked as a
-// replay), an approval CONFIRMATION_STALE naming the payment it made.
+// answerSettled answers a call whose intent already settled, from the journal: ALREADY_PURCHASED,
+// a keyed call's first result again, or an approval's CONFIRMATION_STALE.
 func (d *Deps) answerSettled(ctx context.Context, req *BuyInput, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
 	r := e.Receipt
 	if r == nil {

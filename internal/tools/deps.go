@@ -21,14 +21,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// The interfaces below are what the tools call on each downstream, so that a workflow (buy,
-// publish, health, the registry writes) can be tested against small in-memory fakes in
-// milliseconds; the concrete clients satisfy them (endpoint.Deps assigns each to its field, so
-// the build checks it) and the sandbox-backed tests cover the wire.
+// The interfaces below are what the tools call on each downstream, so a workflow can be
+// tested against small in-memory fakes; the concrete clients satisfy them.
 
-// MindVaultAPI is all the tools call on the MindVault API: the catalog, resources, their
-// verification and the agent; a wallet's purchase history; the publisher side (accounts,
-// resources, registration).
+// MindVaultAPI is all the tools call on the MindVault API.
 type MindVaultAPI interface {
 	Catalog(ctx context.Context, q mindvault.CatalogQuery) (*mindvault.Page, error)
 	Meta(ctx context.Context, id string) (*mindvault.Meta, error)
@@ -66,9 +62,7 @@ type VaultRegistry interface {
 	InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, registry.Plan) error, fn string, args ...xdr.ScVal) (*registry.Written, error)
 }
 
-// Payer performs a request that may ask for an x402 payment, in the steps the tool drives
-// (payWith): the offer checked against policy, then, once approved and claimed, the signature
-// and, once the journal holds it, the paid request.
+// Payer performs a request that may ask for an x402 payment, in the steps payWith drives.
 type Payer interface {
 	Offer(ctx context.Context, req transport.Request, policy x402.Policy) (*x402.Offer, error)
 	Sign(ctx context.Context, o *x402.Offer, kp *keypair.Full) (*x402.Signed, error)

@@ -22,10 +22,8 @@ type Mainnet int
 const (
 	// NoMainnetPolicy is the zero value, for read-only tools: they change nothing anywhere.
 	NoMainnetPolicy Mainnet = iota
-	// ConfirmRequired is for every tool that changes state: on mainnet (real funds), unless
-	// the operator set MINDVAULT_ALLOW_MAINNET, a call without confirmMainnet: true is refused
-	// with MAINNET_NOT_CONFIRMED before Run. Its request must implement
-	// requests.MainnetConfirmer.
+	// ConfirmRequired is for every tool that changes state: on mainnet, unless the operator
+	// set MINDVAULT_ALLOW_MAINNET, a call without confirmMainnet: true is refused before Run.
 	ConfirmRequired
 )
 
@@ -48,8 +46,7 @@ type policy struct {
 	dryRun  DryRun
 }
 
-// checkPolicy refuses a declaration that does not fit the request (args, and whether it
-// implements requests.MainnetConfirmer and requests.DryRunner): a request that takes
+// checkPolicy refuses a declaration that does not fit the request: a request that takes
 // confirmMainnet or dryRun must be under a policy that reads it, and a policy must have what it reads.
 func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string, confirmer, dryRunner bool) error {
 	confirms, dryRuns := slices.Contains(args, "confirmMainnet"), slices.Contains(args, "dryRun")
