@@ -39,15 +39,11 @@ const MinKeyBytes = 32
 type Settings struct {
 	mode Mode
 	key  redact.Secret // never formatted or logged by accident
-	// generated, when set, is the process's own key, made on first use: a start (and every
-	// request that never reaches a confirmation) does not pay for drawing and registering it.
+	// generated, when set, is the process's own key, made on first use (a start pays nothing).
 	generated *generatedKey
-	// Source says where the key came from (a variable name, or "generated"); "" without one.
-	Source string
-	// Note, when set, is why the endpoint will not ask although the policy says it may; the
-	// caller logs it once.
-	Note string
-	now  func() time.Time
+	Source    string // where the key came from (a variable name, or "generated")
+	Note      string // why the endpoint will not ask although the policy says it may; logged once
+	now       func() time.Time
 }
 
 // NewSettings are Settings with an explicit policy and key (tests, and Load).
@@ -117,13 +113,16 @@ func (k *Settings) WithClock(now func() time.Time) *Settings {
 // leave Settings that never ask. load reads MINDVAULT_CONFIRM_KEY_SECRET (nil: the environment).
 func Load(ctx context.Context, getenv func(string) string, lambda bool, load credentials.AWSConfigLoader) (*Settings, error) {
 	k := NewSettings(Auto, nil)
+	off := func(format string, a ...any) (*Settings, error) {
+		k.mode = Off
+		return k, fmt.Errorf(format, a...)
+	}
 	switch m := Mode(strings.ToLower(strings.TrimSpace(getenv(EnvMode)))); m {
 	case "":
 	case Auto, Always, Off:
 		k.mode = m
 	default:
-		k.mode = Off
-		return k, fmt.Errorf("%s: must be auto, always or off", EnvMode)
+		return off("%s: must be auto, always or off", EnvMode)
 	}
 	if k.mode == Off {
 		return k, nil
@@ -132,21 +131,18 @@ func Load(ctx context.Context, getenv func(string) string, lambda bool, load cre
 	var text, from string
 	switch {
 	case inline != "" && secret != "":
-		k.mode = Off
-		return k, fmt.Errorf("%s and %s are both set; set one", EnvKey, EnvKeySecret)
+		return off("%s and %s are both set; set one", EnvKey, EnvKeySecret)
 	case inline != "":
 		text, from = inline, EnvKey
 	case secret != "":
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		v, err := credentials.LoadSecretString(ctx, "confirmation key secret", secret, load)
-		if err != nil {
-			k.mode = Off
-			return k, fmt.Errorf("%s: %w", EnvKeySecret, err)
+		if err == nil {
+			err = redact.Register(v, strings.TrimSpace(v))
 		}
-		if err := redact.Register(v, strings.TrimSpace(v)); err != nil {
-			k.mode = Off
-			return k, fmt.Errorf("%s: %w", EnvKeySecret, err)
+		if err != nil {
+			return off("%s: %w", EnvKeySecret, err)
 		}
 		text, from = strings.TrimSpace(v), EnvKeySecret
 	case lambda:
@@ -154,15 +150,13 @@ func Load(ctx context.Context, getenv func(string) string, lambda bool, load cre
 			"the argument guards (maxPriceUsdc, maxFeeUsdc, confirmMainnet, dryRun) apply", EnvMode, k.mode, EnvKey, EnvKeySecret)
 		return k, nil
 	default:
-		// Drawn on first use (signingKey): most processes never ask, and the start of every
-		// one would otherwise pay for the draw and for registering its spellings.
+		// Drawn on first use (signingKey): most processes never ask.
 		k.generated, k.Source = &generatedKey{}, "generated"
 		return k, nil
 	}
 	key, err := decodeKey(text)
 	if err != nil {
-		k.mode = Off
-		return k, fmt.Errorf("%s: %w", from, err)
+		return off("%s: %w", from, err)
 	}
 	k.key, k.Source = redact.NewSecret(string(key)), from
 	return k, registerKey(key)
