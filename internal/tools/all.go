@@ -8,8 +8,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// specs is every tool of this build: a new tool's Spec is added here (TestAllIsGenerated
-// checks it against the generated definitions).
+// specs is every tool of this build (TestAllIsGenerated checks it against the generated ones).
 func specs() []anySpec {
 	return []anySpec{agentStatus, browse, search, buy, checkConsistency, health, listProfiles, networkProfile,
 		preview, publish, publishStatus, purchaseHistory, register, registerOnchain, registryInfo, registryList,
@@ -29,8 +28,7 @@ var guideTable = sync.OnceValue(func() *errmap.Guides {
 	return errmap.NewGuides(byTool)
 })
 
-// All builds the registry of every tool of this build, each Spec bound to d and defined on
-// the first call of one, so a start and a tools/list pay for none of it.
+// All builds the registry of every tool, each defined with d on the first call of one.
 func All(d *Deps) *Registry {
 	return newGeneratedRegistry(func() []*Tool { return allTools(d) })
 }

@@ -130,8 +130,7 @@ func (a *attempt) view() *BudgetView {
 	return a.hold.View
 }
 
-// approveWrite is a registry.InvokeApproved hook for a creator write of resource id. When the
-// call stops to ask the user it returns errAsking, only to stop the client before it signs.
+// approveWrite is a registry.InvokeApproved hook for a creator write of resource id.
 func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Context, registry.Plan) error {
 	return func(ctx context.Context, plan registry.Plan) error {
 		shown := make([]string, len(args))
@@ -154,8 +153,7 @@ func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 	}
 }
 
-// errAsking stops a client's approval hook when the call stops to ask the user: the question
-// is in the Call, and the tool returns it rather than this error.
+// errAsking stops a client's approval hook when the call stops to ask the user.
 var errAsking = errors.New("the call stops to ask the user")
 
 // scText shows a write argument as the user knows it (an i128 is a USDC price); long strings

@@ -167,8 +167,7 @@ var search = Spec[SearchInput, CatalogOutput]{
 	},
 }
 
-// catalog sends the server-supported filters, then applies locally what the API cannot
-// (keyword on title+description, the skipped status, tags, listed) and re-applies the order.
+// catalog sends the server-supported filters, then applies locally what the API cannot.
 func catalog(ctx context.Context, d *Deps, req *BrowseInput, search bool) (*CatalogOutput, error) {
 	q := mindvault.CatalogQuery{Limit: req.Limit, Offset: req.Offset}
 	q.Search = deref(req.Query)

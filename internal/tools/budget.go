@@ -137,8 +137,7 @@ func (c *Call) reserve(ctx context.Context, payer, attempt string, amount *big.I
 	return h, nil
 }
 
-// release gives back what this attempt reserved: its payment certainly did not happen. It is
-// best effort (a failure keeps the amount counted, erring towards spending less).
+// release gives back what this attempt reserved, best effort (a failure errs towards spending less).
 func (h *hold) release(ctx context.Context) {
 	if h == nil {
 		return
@@ -159,8 +158,7 @@ func (h *hold) keys() []string {
 	return out
 }
 
-// exceeded is the refusal of a payment over a daily budget: nothing signed, retry after the
-// reset, the figures in the detail.
+// exceeded is the refusal of a payment over a daily budget.
 func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 	wait := int(time.Until(resets).Seconds()) + 1
 	left := max(b.limit-reserved, 0)
@@ -177,8 +175,7 @@ func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 	}}
 }
 
-// ledgerFailure is a ledger that could not be reached or read: the payment is refused (the
-// budget fails closed), as a server failure of the ledger.
+// ledgerFailure refuses a payment when the ledger cannot be read (the budget fails closed).
 func ledgerFailure(err error) error {
 	return &errmap.Error{Err: err, Facts: errmap.Facts{
 		Source: errmap.SourceLedger, Code: errmap.CodeServerError,

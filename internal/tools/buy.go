@@ -49,8 +49,7 @@ func (b *BuyInput) DryRunRequested() bool { return b.DryRun }
 // ActingProfile implements requests.Acting.
 func (r *BuyInput) ActingProfile() *string { return r.Profile }
 
-// Access is what a purchase delivers: a link, a small text inline, or a file's bytes as an
-// embedded resource block described here by type, size and SHA-256.
+// Access is what a purchase delivers: a link, a small text inline, or a file's bytes.
 type Access struct {
 	URL         string `json:"url,omitempty"`
 	Content     string `json:"content,omitempty" jsonschema_description:"a text body of at most 64 KiB, also sent as a text content block"`
@@ -61,8 +60,7 @@ type Access struct {
 	Delivery    string `json:"delivery" jsonschema:"enum=link,enum=content,enum=inline" jsonschema_description:"link: url; content: the text in content; inline: the bytes in an embedded resource content block (base64 blob)"`
 }
 
-// Receipt is the seller's purchase receipt: the API's JSON receipt for a link, the
-// X-Payment-* headers for a file.
+// Receipt is the seller's receipt: the API's JSON receipt for a link, X-Payment-* for a file.
 type Receipt struct {
 	PaymentID string `json:"paymentId"`
 	Amount    string `json:"amount"`
@@ -96,8 +94,7 @@ type BuyOutput struct {
 	USDCBalance string `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now"`
 	Message     string `json:"message,omitempty"`
 
-	// blocks are the delivered text or bytes, sent as content blocks after the JSON text
-	// block; the JSON itself never repeats the bytes (base64 already grows them by a third).
+	// blocks are sent after the JSON, which never repeats the bytes (base64 grows them by a third).
 	blocks []mcp.Content
 }
 
@@ -391,8 +388,7 @@ func historyAction(req *BuyInput) *errmap.NextAction {
 	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
 }
 
-// undelivered is a paid answer that carries nothing usable: the money left when the
-// settlement is proven, otherwise it is unknown until the signed payment expires.
+// undelivered is a paid answer with nothing usable: the money left if settled, else unknown.
 func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) error {
 	err := errmap.MarkStarted(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"))
 	if res.Confirmed {
@@ -406,8 +402,7 @@ func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) 
 	return errmap.MarkPaymentPending(err, res.ExpiresAt.UTC().Format(time.RFC3339))
 }
 
-// delivery is what a 2xx answer delivered: a link (access with a URL) or a file (body),
-// and the seller's receipt; missing says what was wrong when it delivered nothing.
+// delivery is what a 2xx answer delivered, and the seller's receipt; missing says what was wrong.
 type delivery struct {
 	access  *Access
 	receipt *Receipt
@@ -459,8 +454,7 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 		body: resp.Body, mime: mt, length: length}
 }
 
-// inline decides how a file travels: a small text as text, anything else up to limit bytes
-// as an embedded resource (base64 blob). ok is false when the file is larger than that.
+// inline decides how a file travels: a small text as text, else up to limit bytes as a blob.
 func (g *delivery) inline(id string, limit int) (ok bool) {
 	if g.body == nil {
 		return true // a link
@@ -497,8 +491,7 @@ func deliverable(size int64, mimeType string, limit int) bool {
 	return size <= int64(limit)
 }
 
-// headerReceipt is a file purchase's receipt from the X-Payment-* headers; the time is the
-// seller's Date header, when it sent one.
+// headerReceipt is a file purchase's receipt from the X-Payment-* headers and Date.
 func headerReceipt(h http.Header) *Receipt {
 	id := strings.TrimSpace(h.Get("X-Payment-Id"))
 	if id == "" {
@@ -513,8 +506,7 @@ func headerReceipt(h http.Header) *Receipt {
 	return r
 }
 
-// paymentAmount reads X-Payment-Amount ("0.75 USDC", or a bare "0.75"): the amount with 7
-// decimals, or "unknown".
+// paymentAmount reads X-Payment-Amount ("0.75 USDC", or "0.75") with 7 decimals, or "unknown".
 func paymentAmount(v string) (amount, currency string) {
 	f := strings.Fields(v)
 	currency = "USDC"
@@ -527,8 +519,7 @@ func paymentAmount(v string) (amount, currency string) {
 	return usdc7(strings.TrimPrefix(f[0], "$")), currency
 }
 
-// inlineLimitNote says what the operator could change, or that nothing can: the limit has a
-// ceiling set by Lambda's response size.
+// inlineLimitNote says what the operator could change, or that nothing can (Lambda's response size).
 func inlineLimitNote(size int64, limit int) string {
 	if size > config.MaxInlineBytesLimit {
 		return fmt.Sprintf("this endpoint cannot deliver files above %d bytes", config.MaxInlineBytesLimit)
@@ -587,8 +578,7 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 	})
 }
 
-// lastPurchase is the newest earlier purchase of the resource (by its catalog id or the id
-// asked for) in a history read newest first, or nil.
+// lastPurchase is the newest earlier purchase of the resource (by any of ids) in a history, or nil.
 func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment {
 	for _, p := range newestFirst(history) {
 		for _, id := range ids {
@@ -638,8 +628,7 @@ func amountPhrase(p *mindvault.Payment) string {
 	return string(p.Amount) + " " + firstNonEmpty(p.Currency, "USDC")
 }
 
-// repeatArguments is the buy call that repeats a purchase on purpose: the caller's own
-// arguments (all known) with allowRepeat true.
+// repeatArguments is the caller's own buy arguments with allowRepeat true.
 func repeatArguments(req *BuyInput) map[string]any {
 	args := map[string]any{"resourceId": req.ResourceID, "allowRepeat": true}
 	if req.IdempotencyKey != nil {
@@ -657,8 +646,7 @@ func repeatArguments(req *BuyInput) map[string]any {
 	return args
 }
 
-// oneLine is line 1 of a mapped failure and its category, for a warning about a check that
-// could not run.
+// oneLine is line 1 of a mapped failure and its category, for a warning about a skipped check.
 func (c *Call) oneLine(err error, operation string) string {
 	f := errmap.FromError(err, errmap.Call{Operation: operation, Tool: "mindvault_buy", Source: errmap.SourceAPI, Secrets: c.secretValues()})
 	line, _, _ := strings.Cut(f.Text, "\n")
@@ -671,8 +659,7 @@ func httpURL(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
-// checkPurchaseAction gives a payment whose outcome is unknown its recovery call: the
-// wallet's purchase history for this resource.
+// checkPurchaseAction gives an unknown payment outcome its recovery call: the purchase history.
 func checkPurchaseAction(err error, req *BuyInput) error {
 	if f, ok := errmap.FactsOf(err); !ok || f.StateChanged != errmap.StateUnknown || f.NextAction != nil {
 		return err
@@ -695,8 +682,7 @@ func profileArgs(profile *string) map[string]any {
 	return args
 }
 
-// notOnchain reads the paywall's 503 chain_unavailable for a resource not registered on
-// chain: the paywall prices from the chain, so it cannot sell it until it is registered.
+// notOnchain reads the paywall's 503 for a resource not on chain: it cannot sell it until registered.
 func notOnchain(err error, meta *mindvault.Meta) error {
 	if !isCode(err, errmap.CodeChainUnavailable) || meta.OnchainStatus == "" || meta.OnchainStatus == "registered" {
 		return err

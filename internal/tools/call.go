@@ -12,8 +12,7 @@ import (
 // its own result and failure even if the bounded process-wide registry refused them.
 type Call struct {
 	*Deps
-	// caller is who makes the call (auth.Caller): what a requestState binds and a caller's
-	// budget counts.
+	// caller is who makes the call (auth.Caller): what a requestState binds and a budget counts.
 	caller       string
 	confirmation *confirm.Confirmation // nil: every approval proceeds (the argument guards alone protect the call)
 	// elicit is what the call may ask the user (confirm.go); nil: it asks nothing.
@@ -37,8 +36,7 @@ func (c *Call) approve(r confirm.Request) (ok bool, err error) {
 // asking reports that the call stopped to ask the user.
 func (c *Call) asking() bool { return c.question != nil }
 
-// addSecrets makes secret values the call learned known to the process-wide redaction
-// registry and to the call itself.
+// addSecrets makes secret values known to the process-wide redaction and to the call.
 func (c *Call) addSecrets(secrets ...string) {
 	_ = redact.Register(secrets...) // when the registry is full the call's own list still has them
 	c.mu.Lock()

@@ -30,8 +30,8 @@ type elicitation struct {
 	url      bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
 }
 
-// beginConfirmation applies steps 1 and 2 to a validated request of call under the Deps'
-// settings (nil: never ask). stop, when set, is the call's answer and Run must not start.
+// beginConfirmation opens a round 2's requestState or readies round 1's question; stop, when
+// set, is the call's answer and Run must not start.
 func beginConfirmation(ctx context.Context, call *Call, tool, operation string, req any) (stop *mcp.ToolResult) {
 	k, cfg := call.Confirm, call.Config
 	rt, modern := mcp.RoundTripOf(ctx)
@@ -67,8 +67,7 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 				call.confirmation = confirm.Approved(approved)
 				return nil
 			}
-			// The user went to fund the wallet: Run reads the balance again, and a wallet
-			// still short is answered, not asked about a second time.
+			// The user went to fund the wallet: a wallet still short is answered, not asked again.
 			funded = true
 		}
 		// A state without an answer: the client did not ask the user; ask again (round 1).
@@ -109,8 +108,7 @@ func (c *Call) asked(operation, tool string) (mcp.ToolResult, bool) {
 		},
 	}
 	if q.Approval.Kind == confirm.Funding {
-		// A URL, never a form: the page is where any payment details are entered (the
-		// elicitation spec forbids collecting them in a form).
+		// A URL, never a form: the elicitation spec forbids collecting payment details in a form.
 		params = map[string]any{"mode": "url", "url": q.URL, "message": q.Message}
 	}
 	state, err := e.settings.Seal(e.binding, q.Approval)
@@ -193,8 +191,7 @@ func profileOf(req any, cfg *config.Config) string {
 	return cfg.DefaultProfile
 }
 
-// invalidConfirmation is the JSON-RPC -32602 of a round 2 that cannot be acted on; path names
-// the param at fault.
+// invalidConfirmation is the -32602 of a round 2 that cannot be acted on; path names the param.
 func invalidConfirmation(path, reason string) *mcp.ToolResult {
 	return &mcp.ToolResult{
 		Reject: &mcp.CallError{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + path + ": " + reason + "; nothing was done",

@@ -49,8 +49,7 @@ type Definition struct {
 	Annotations  Annotations     `json:"annotations"`
 }
 
-// Spec declares one tool: Req is its request model, Out its output. A Spec is a value (each
-// tool file declares one); Define binds it to the Deps its Run is given.
+// Spec declares one tool: Req is its request model, Out its output; Define binds it to Deps.
 type Spec[Req, Out any] struct {
 	Name  string
 	Title string
@@ -61,8 +60,7 @@ type Spec[Req, Out any] struct {
 	// Toolset is the one toolset (config.Toolsets) the tool belongs to.
 	Toolset string
 	Kind
-	// Guide is what the Next line of the tool's failures needs (errmap.Guide); its Profile
-	// trait is read from the request model.
+	// Guide is what the Next line of the tool's failures needs (errmap.Guide).
 	Guide errmap.Guide
 	// DryRun is what a dry run does to the mainnet policy (policy.go).
 	DryRun DryRun
@@ -127,8 +125,7 @@ func (t *Tool) Hints() Hints {
 // Model returns the tool's validation model.
 func (t *Tool) Model() *validate.Model { return t.model }
 
-// schemasFor reflects a tool's schemas; only this package's tests set it, for tools without a
-// generated definition.
+// schemasFor reflects a tool's schemas; only tests set it, for tools without a generated definition.
 var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
 
 // Define builds the Tool of a Spec whose Run is given a Call of d; it panics on a Spec the
@@ -167,8 +164,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	return t
 }
 
-// define completes the part of a Tool that does not depend on its types: annotations, the
-// generated encoding and the declared policies checked against the request.
+// define completes the part of a Tool that does not depend on its types.
 func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool) *Tool {
 	name := t.def.Name
 	t.def.Annotations = Annotations{
@@ -356,8 +352,7 @@ func newGeneratedRegistry(define func() []*Tool) *Registry {
 	return r
 }
 
-// joinDefinitions writes defs (compact json.Marshal output) as one JSON array whose slices
-// are the definitions: one copy.
+// joinDefinitions writes defs as one JSON array whose slices are the definitions: one copy.
 func joinDefinitions[S ~string | ~[]byte](defs []S) toolList {
 	size := 2 + len(defs)
 	for _, d := range defs {

@@ -53,8 +53,7 @@ type ChainReader interface {
 	GetNetwork(ctx context.Context) (*rpc.GetNetworkResponse, error)
 }
 
-// VaultRegistry reads the vault-registry contract by simulation, and submits a contract call
-// once approve has accepted its simulated plan.
+// VaultRegistry reads the vault-registry contract, and writes once approve accepts the plan.
 type VaultRegistry interface {
 	Get(ctx context.Context, id string) (*registry.Resource, bool, error)
 	List(ctx context.Context, start, limit uint32) ([]registry.Resource, error)
@@ -78,7 +77,7 @@ type Sponsor interface {
 }
 
 // Deps is what handlers call: configuration, the credential store and one client per
-// downstream. Built once per process; nothing in it holds request state.
+// downstream; nothing in it holds request state.
 type Deps struct {
 	Config  *config.Config
 	Store   credentials.Store
@@ -93,14 +92,12 @@ type Deps struct {
 	Sponsor Sponsor
 	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
 	Confirm *confirm.Settings
-	// Ledger holds the daily budgets' reservations and the payment journal. LedgerErr, when
-	// set, is why there is no usable one (every payment is then refused).
+	// Ledger holds the budgets and the payment journal; LedgerErr is why there is none usable.
 	Ledger    ledger.Store
 	LedgerErr error
 }
 
-// profile loads the named profile (or the default). The store has made its secrets known to
-// the process-wide redaction already; they join the call's own list too.
+// profile loads the named profile (or the default); its secrets join the call's own list.
 func (c *Call) profile(ctx context.Context, name *string) (credentials.Profile, error) {
 	n := c.Config.DefaultProfile
 	if name != nil {
@@ -117,8 +114,7 @@ func (c *Call) profile(ctx context.Context, name *string) (credentials.Profile, 
 	return p, nil
 }
 
-// address loads a profile and its wallet's address, for the tools that read a wallet
-// without signing for it.
+// address loads a profile and its wallet's address, for tools that read a wallet.
 func (c *Call) address(ctx context.Context, name *string) (credentials.Profile, string, error) {
 	p, err := c.profile(ctx, name)
 	if err != nil {

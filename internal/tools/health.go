@@ -86,8 +86,7 @@ func (d *Deps) probeAPI(ctx context.Context) (string, error) {
 	return "GET /resources answered a catalog page", nil
 }
 
-// probeHorizon reads an account, as the wallet tools do (a missing account is a healthy
-// answer), and the root document for the network passphrase.
+// probeHorizon reads an account (missing is healthy) and the root document's network.
 func (d *Deps) probeHorizon(ctx context.Context) (string, error) {
 	c := d.Config
 	account := c.USDCIssuer // exists on every network that has the configured USDC
@@ -145,8 +144,7 @@ func (d *Deps) probeRPC(ctx context.Context) (string, error) {
 	return fmt.Sprintf("healthy, latest ledger %d, protocol %d, configured network", h.LatestLedger, n.ProtocolVersion), nil
 }
 
-// probeRegistry simulates registry_info: a missing contract or one initialised for another
-// network fails, since every registry tool would.
+// probeRegistry simulates registry_info: a missing contract or another network fails.
 func (d *Deps) probeRegistry(ctx context.Context) (string, error) {
 	c := d.Config
 	if c.RegistryContract == "" {
@@ -178,8 +176,7 @@ func (d *Deps) probeSponsor(ctx context.Context) (string, error) {
 	return fmt.Sprintf("reachable: GET /health answered HTTP %d (no health route; account creation was not exercised)", status), nil
 }
 
-// configCheck compares the settings with each other and the network preset, from memory;
-// ledgerErr is why a configured budget cannot be kept, if it cannot.
+// configCheck compares the settings with each other and the preset; ledgerErr is a ledger failure.
 func configCheck(c *config.Config, ledgerErr error) HealthCheck {
 	var problems []string
 	if ledgerErr != nil {

@@ -71,8 +71,7 @@ func isCode(err error, code string) bool {
 	return ok && f.Code == code
 }
 
-// ProfileWallet is the wallet a result is about: the credential profile that holds it, its
-// address and the network it is on.
+// ProfileWallet is the wallet a result is about: its profile, address and network.
 type ProfileWallet struct {
 	Profile string `json:"profile"`
 	Address string `json:"address"`

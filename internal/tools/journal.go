@@ -60,8 +60,7 @@ func (d *Deps) journal() (ledger.Store, error) {
 	return d.Ledger, nil
 }
 
-// fingerprint is what a keyed call asks for: the tool and its canonical arguments, without
-// the parts that do not change the payment (a dry run, the mainnet confirmation).
+// fingerprint is a keyed call's tool and canonical arguments, less dryRun and confirmMainnet.
 func fingerprint(tool string, req any) string {
 	raw, _ := json.Marshal(req)
 	var m map[string]json.RawMessage
@@ -168,8 +167,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	return nil
 }
 
-// settledEvent looks for an expired payment's transfer in the ledgers its signature was
-// valid, one no other receipt of the wallet already names.
+// settledEvent finds an expired payment's transfer that no other receipt of the wallet names.
 func (d *Deps) settledEvent(ctx context.Context, e *ledger.Entry) (hash string, settled bool, err error) {
 	c, ok := d.X402.(interface {
 		Settled(context.Context, string, string, string, int64, uint32, uint32) ([]string, error)
@@ -245,8 +243,7 @@ func (a *attempt) claimEntry(ctx context.Context, p ledger.Payment) error {
 	return inProgress(&stored) // freed by the chain just now: the caller's next call pays
 }
 
-// claimCall claims a keyed call that is not itself a payment (a publish), so a replay answers
-// its first outcome.
+// claimCall claims a keyed call that is not itself a payment (a publish), for its replays.
 func (a *attempt) claimCall(ctx context.Context) error {
 	if a.intent == nil {
 		return nil
@@ -276,8 +273,7 @@ func (a *attempt) settledBefore(ctx context.Context, err error) *ledger.Entry {
 	return &e
 }
 
-// record writes the signed payment into the entry before it is sent: nothing leaves that the
-// journal does not hold.
+// record writes the signed payment into the entry before it is sent: nothing leaves unjournaled.
 func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
 	a.signed = s
 	if !a.owned {
@@ -325,8 +321,7 @@ func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
 		Network: p.Network, Settlement: settlement, PaidAt: time.Now().UTC()}
 }
 
-// settled records a settled payment (the entry, with the result a replay answers, and the
-// receipt); a failure to record it is a warning, never the call's failure: the payment happened.
+// settled records a settled payment and its receipt; a failure to record it is a warning, never the call's failure.
 func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) string {
 	j, err := a.d.journal()
 	if err != nil {
@@ -376,8 +371,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	ref, refused := x402.Refusal(err)
 	if a.signed == nil || !f.ExecutionStarted && f.StateChanged == errmap.StateNo && !refused {
 		if isCode(err, errmap.CodeDuplicatePayment) && a.owned {
-			// The intent's nonce is consumed on chain although the journal had no settlement:
-			// the intent settled (the journal learns it now).
+			// The nonce is consumed though the journal had no settlement: the intent settled.
 			p := a.entry.Payment
 			a.settled(ctx, a.receipt(p, "chain"), nil)
 			return err

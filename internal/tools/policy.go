@@ -33,8 +33,7 @@ type DryRun int
 const (
 	// NoDryRun is the zero value: the request has no dryRun.
 	NoDryRun DryRun = iota
-	// DryRunChecked: a dry run needs the confirmation too, because its answer is that the
-	// real call would pass every check (publish).
+	// DryRunChecked: a dry run needs the confirmation too: it says the real call would pass.
 	DryRunChecked
 	// DryRunExempt: a dry run signs and sends nothing, so it needs no confirmation (buy).
 	DryRunExempt
@@ -67,8 +66,7 @@ func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string,
 	return nil
 }
 
-// mainnetConfirmation is the ConfirmRequired policy. It reads the configuration at call time,
-// so a change to it applies to the next call.
+// mainnetConfirmation is the ConfirmRequired policy, reading the configuration at call time.
 func mainnetConfirmation(g *confirm.Confirmation, c *config.Config, dry DryRun, req any) error {
 	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() {
 		return nil

@@ -32,8 +32,7 @@ type NewResourceInput struct {
 	ExternalURL *string `json:"externalUrl,omitempty" validate:"omitnil,httpurl" jsonschema_description:"The http(s) link buyers receive after paying. Required unless resourceId is given."`
 }
 
-// PublishInput is mindvault_publish: a new resource (title, price and externalUrl), or resourceId
-// to resume one the publisher already created.
+// PublishInput is mindvault_publish: a new resource, or resourceId to resume one.
 type PublishInput struct {
 	NewResourceInput
 	ResourceID     *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Resume a resource you created whose verification fee was never paid or whose on-chain registration failed: only the missing steps run. Instead of title, description, price and externalUrl."`
@@ -44,8 +43,7 @@ type PublishInput struct {
 	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds), for a dry run too, unless the operator set MINDVAULT_ALLOW_MAINNET."`
 }
 
-// MainnetConfirmed implements requests.MainnetConfirmer; publish's own description says that a dry
-// run needs the confirmation too.
+// MainnetConfirmed implements requests.MainnetConfirmer (a dry run needs it too).
 func (p *PublishInput) MainnetConfirmed() bool { return p.ConfirmMainnet }
 
 // DryRunRequested implements requests.DryRunner.
@@ -54,8 +52,7 @@ func (p *PublishInput) DryRunRequested() bool { return p.DryRun }
 // newResourceFields are the arguments that describe a new resource, in the model's order.
 var newResourceFields = []string{"title", "description", "price", "externalUrl"}
 
-// CrossCheck enforces the two shapes: title, price and externalUrl for a new resource, or
-// resourceId alone to resume one.
+// CrossCheck enforces the two shapes: title, price and externalUrl, or resourceId alone.
 func (p *PublishInput) CrossCheck() []errmap.Issue {
 	given := map[string]bool{"title": p.Title != nil, "description": p.Description != nil, "price": p.Price != nil, "externalUrl": p.ExternalURL != nil}
 	var issues []errmap.Issue
@@ -133,8 +130,7 @@ type PublishOutput struct {
 	Replay             bool          `json:"replay,omitempty" jsonschema_description:"true when this answer repeats the first outcome of the same idempotencyKey, from the journal: nothing was created or paid now"`
 }
 
-// feeAlreadyPaid answers a publish whose resource's verification fee the journal shows paid:
-// nothing is paid again; the verdict is for mindvault_publish_status.
+// feeAlreadyPaid answers a publish whose fee the journal shows paid: nothing is paid again.
 func (r *publishRun) feeAlreadyPaid(id string, e *ledger.Entry) *PublishOutput {
 	out := r.out
 	detail := "the verification fee was already paid by an earlier call"
@@ -236,8 +232,7 @@ type publishRun struct {
 	// agentWallet and balance are what funds read: the fee's payee and the wallet's USDC.
 	agentWallet string
 	balance     *big.Int
-	// listed is the price the registration must carry: the user's for a resource this call
-	// creates, the listing's for a resumed one.
+	// listed is the price the registration must carry (the user's, or the resumed listing's).
 	listed string
 	// call is a keyed publish's own journal entry, claimed before the resource is created.
 	call *attempt
@@ -276,8 +271,7 @@ func approvalCarriedOut(e *ledger.Entry) error {
 	}}
 }
 
-// create publishes a new resource. The wallet is checked against the current fee before
-// the resource is created, so a wallet that cannot pay never leaves a resource behind.
+// create publishes a new resource, checking the wallet against the fee first (no resource left behind).
 func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	req, out := r.req, r.out
 	fee, err := r.funds(ctx, "nothing was created")
@@ -309,13 +303,11 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		IdempotencyKey: creationKey(r.kp.Address(), r.c.confirmation.ApprovalNonce(), req)})
 	if err != nil {
 		if isCode(err, errmap.CodeConflict) && !isStatus(err, http.StatusConflict) {
-			// The API answered a resource created earlier under this key with other content
-			// (the real server does not compare bodies): it is not this publication.
+			// A resource created earlier under this key with other content: not this publication.
 			return nil, errmap.WithNext(err, "Call mindvault_publish again with another idempotencyKey: this one already named the resource the detail gives (resume that one with its resourceId if you meant it); nothing was created or paid.")
 		}
 		if isCode(err, errmap.CodeConflict) {
-			// Another call carrying this publication is creating it: the same call, a little
-			// later, answers that call's resource (the key is the same), and pays no second fee.
+			// Another call of this publication is creating it: a repeat answers that resource.
 			err = errmap.WithNext(err, "Wait a few seconds, then send this same call again: another call with the same idempotencyKey or approval is creating this resource, and the repeat answers with that resource; nothing is created or paid twice.")
 		}
 		return nil, err
@@ -327,8 +319,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	return r.verifyAndRegister(ctx, created.ID, content, fee)
 }
 
-// resume finishes a resource this publisher created earlier: it reads what is done and runs
-// only the missing steps.
+// resume finishes a resource created earlier, running only the missing steps.
 func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, error) {
 	r.resumed = true
 	out := r.out
@@ -385,8 +376,7 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 	return out, nil
 }
 
-// owns refuses a resource another publisher created: paying its fee would help nobody here,
-// and only its publisher may register it.
+// owns refuses a resource another publisher created: only its publisher may pay for it or register it.
 func (r *publishRun) owns(meta *mindvault.Meta) error {
 	if meta.PublisherWallet == "" {
 		return r.c.API.MalformedMeta("the resource's metadata names no publisher wallet")
@@ -491,13 +481,11 @@ func (r *publishRun) resumeCall(tool, id string) *ResumeCall {
 func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, fee *big.Int) (*PublishOutput, error) {
 	out := r.out
 	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
-	// One fee per resource, whichever call, instance or resume pays it, whatever the time
-	// between them: the journal holds the fee's intent.
+	// One fee per resource, whichever call pays it: the journal holds the fee's intent.
 	intent := &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.c.Config.X402Network, id}}
 	at, err := r.c.begin(ctx, "mindvault_publish", r.kp.Address(), intent, "fee")
 	if at != nil && at.seen && !r.resumed {
-		// An earlier call carried this resource's fee: the API answered this call's
-		// Idempotency-Key with the resource that call created, and this call created nothing.
+		// An earlier call paid this resource's fee and created it (same Idempotency-Key).
 		r.resumed = true
 		for i := range out.Steps {
 			if out.Steps[i].Name == "create" {
@@ -608,13 +596,11 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	return out, nil
 }
 
-// verificationOf decodes the paid verification answer; a body without a boolean
-// isOriginal proves no verdict, so it is not read as a rejection.
+// verificationOf decodes the verdict; a body without a boolean isOriginal is none, not a rejection.
 func verificationOf(body []byte) (*Verification, bool) {
 	var raw struct {
 		IsOriginal *bool `json:"isOriginal"`
-		// Read leniently (a number or a numeric string): the verdict is isOriginal, and the
-		// fee is already paid when this is read.
+		// Lenient: the verdict is isOriginal, and the fee is already paid.
 		Confidence mindvault.Number `json:"confidence"`
 		Flags      []string         `json:"flags"`
 	}
@@ -624,8 +610,7 @@ func verificationOf(body []byte) (*Verification, bool) {
 	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence.V, Flags: nonNil(raw.Flags)}, true
 }
 
-// afterCreation reports a failure of the fee step once the resource exists, with the call
-// that goes on: mindvault_publish_status when the fee may have been paid.
+// afterCreation reports a fee step failure once the resource exists, with the call that goes on.
 func (r *publishRun) afterCreation(err error, id string) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok {
@@ -668,8 +653,7 @@ func (r *publishRun) afterCreation(err error, id string) error {
 	return errmap.WithNextAction(errmap.WithNext(err, next), r.resumeCall("mindvault_publish_status", id).action())
 }
 
-// feeFix is what to do about an unpaid fee before resuming, by what refused it: a wait the
-// service named, a moment for a failing service, the wallet for a payment refusal.
+// feeFix is what to do about an unpaid fee before resuming, by what refused it.
 func feeFix(f errmap.Facts) string {
 	d := errmap.Map(f).Diagnostic
 	switch errmap.Category(d.Category) {
@@ -686,8 +670,7 @@ func feeFix(f errmap.Facts) string {
 	return "Fix the cause above"
 }
 
-// fee is the verification fee as the user approves it. A resource this call creates has no
-// id yet when the user is asked, so only a resumed one is named by id.
+// fee is the verification fee as the user approves it (a new resource has no id yet).
 func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 	p := payment{quote: x402.Quote{Amount: amount, Asset: r.c.Config.USDCContractID, PayTo: payee, Network: r.c.Config.X402Network},
 		payer: r.kp.Address(), balance: r.balance, payeeName: "the MindVault verification agent"}
@@ -700,8 +683,7 @@ func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 	return p
 }
 
-// registration is the on-chain registration of a verified resource that the wallet signs and
-// the API submits, as the user approves it: the prepared call, every argument shown and bound.
+// registration is the registration as the user approves it: every argument shown and bound.
 func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
 	c := r.c.Config
 	return p.request(r.c.Deps, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",

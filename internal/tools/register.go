@@ -63,8 +63,7 @@ var register = Spec[RegisterInput, RegisterOutput]{
 		if err != nil {
 			return nil, err
 		}
-		// The API shows a key once: registering again would replace the stored key with a
-		// second publisher's and lose the first for good.
+		// The API shows a key once: registering again would replace and lose the stored one.
 		if p.APIKey != "" {
 			return nil, alreadyPublisher(p.Name)
 		}
@@ -88,8 +87,7 @@ var register = Spec[RegisterInput, RegisterOutput]{
 			return nil, err
 		}
 		c.addSecrets(pub.APIKey)
-		// Another call may have stored a key in this profile meanwhile: keep it, and put this
-		// publisher's key in a profile of its own rather than over it.
+		// Another call stored a key in this profile meanwhile: keep both.
 		if now, err := c.Store.Get(ctx, p.Name); err == nil && now.APIKey != "" {
 			return keepBoth(ctx, c.Deps, now, pub.ID, pub.APIKey, wallet)
 		}
@@ -116,8 +114,7 @@ func alreadyPublisher(profile string) error {
 	}}
 }
 
-// keepBoth stores a new publisher's key in a new profile beside one that gained a key while
-// the registration ran (a concurrent call): neither key is lost.
+// keepBoth stores a new publisher's key beside one a concurrent call stored: neither is lost.
 func keepBoth(ctx context.Context, d *Deps, now credentials.Profile, id, key, wallet string) (*RegisterOutput, error) {
 	np := credentials.Profile{Name: now.Name + "-" + id, SecretKey: now.SecretKey, APIKey: key}
 	if len(np.Name) > 64 || !credentials.ValidName(np.Name) {

@@ -88,14 +88,12 @@ var registerOnchain = Spec[RegisterOnchainInput, RegisterOnchainOutput]{
 	},
 }
 
-// preparedRegistration is a registration transaction the API prepared that passed every
-// check: what the wallet will sign, and the account sequence it was checked against.
+// preparedRegistration is a prepared registration that passed every check.
 type preparedRegistration struct {
 	id      string
 	signer  string // the wallet, source and creator
 	checked *txcheck.Checked
-	// sequence is the signing account's sequence when the transaction was checked; the
-	// transaction's own is the next one.
+	// sequence is the signing account's sequence when checked; the transaction's is the next.
 	sequence int64
 }
 
@@ -160,8 +158,7 @@ func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypa
 // registrationArgs names the arguments of register and register_with_hash, in order.
 var registrationArgs = []string{"creator", "id", "price", "metadata", "tags", "content hash"}
 
-// shownArgs are the call's arguments as the user reads and the approval binds them, each in
-// full: the price in USDC, the strings quoted, the tags as a list.
+// shownArgs are the call's arguments as the user reads and the approval binds them, in full.
 func (r *preparedRegistration) shownArgs() []string {
 	shown := make([]string, len(r.checked.Args))
 	for i, a := range r.checked.Args {
@@ -170,8 +167,7 @@ func (r *preparedRegistration) shownArgs() []string {
 	return shown
 }
 
-// shownCall is the call as the question shows it: register(creator G…, id "…", price 2
-// USDC, metadata "ipfs://…", tags []).
+// shownCall is the call as the question shows it: register(creator G…, id "…", price 2 USDC, …).
 func (r *preparedRegistration) shownCall() string {
 	parts := make([]string, len(r.checked.Args))
 	for i, s := range r.shownArgs() {
@@ -232,8 +228,7 @@ func withSignedHash(err error, hash string) error {
 	return err
 }
 
-// mustBeVerified is the API's 400 for a resource that is not verified ("Resource must be
-// verified before registering on-chain").
+// mustBeVerified is the API's 400 for a resource that is not verified.
 var mustBeVerified = lazyre.New(`(?i)must be verified`)
 
 // notVerifiedYet says what the API's "must be verified" means: a pending resource waits for

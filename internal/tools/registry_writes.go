@@ -50,8 +50,7 @@ type TransferOwnershipInput struct {
 	requests.Creator
 }
 
-// WriteOutput is the result of a creator write: what changed, the transaction and the value
-// now on chain.
+// WriteOutput is the result of a creator write.
 type WriteOutput struct {
 	Status      string    `json:"status" jsonschema:"enum=success"`
 	ResourceID  string    `json:"resourceId"`
@@ -278,8 +277,7 @@ func needsXLM(err error, network config.Network, wallet string) error {
 	})
 }
 
-// usedApproval is a round 2 that met an already used sequence: the approval was carried out
-// by another call, nothing changed through this one, and asking again is the way on.
+// usedApproval is a round 2 that met an already used sequence: carried out by another call.
 func usedApproval(err error, id string) error {
 	return errmap.With(err, func(f *errmap.Facts) {
 		f.Code, f.Category, f.StateChanged, f.NextAction = errmap.CodeConfirmationStale, errmap.CategoryValidation, errmap.StateNo, nil

@@ -145,8 +145,7 @@ var setupWallet = Spec[SetupWalletInput, SetupWalletOutput]{
 	},
 }
 
-// controlGap says why an account is not controlled by the key of address alone, or "": the
-// master key must be its only signer, with a weight that meets every threshold.
+// controlGap says why the key of address is not the account's only signer with enough weight, or "".
 func controlGap(acct *horizon.Account, address string) string {
 	master := int32(-1)
 	var others []string
@@ -197,8 +196,7 @@ func (d *Deps) claimFailed(ctx context.Context, claim credentials.Profile, addre
 	return errmap.WithNext(err, fmt.Sprintf("Profile %q exists without an account: once the cause is fixed, run mindvault_setup_wallet with another profile name, or ask the operator to delete %q.", claim.Name, claim.Name))
 }
 
-// afterAccount reports a failure after the account was created: state changed, the address
-// named, the profile kept.
+// afterAccount reports a failure after the account was created: state changed, profile kept.
 func afterAccount(err error, address, profile, detail, next string) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok {
