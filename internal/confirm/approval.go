@@ -20,8 +20,7 @@ const (
 	Payment Kind = "payment"
 	// Write is any other state change: a contract call, a registration, a new wallet.
 	Write Kind = "write"
-	// Funding approves nothing: the user was sent to a page to add USDC; the repeated call
-	// asks for the payment as any call does.
+	// Funding approves nothing: the user was sent to a page to add USDC.
 	Funding Kind = "funding"
 )
 
@@ -51,14 +50,12 @@ type Approval struct {
 	Nonce string `json:"-"`
 }
 
-// Request is what a confirmation point hands the call's Confirmation: the approval, and how
-// to ask for it.
+// Request is what a confirmation point hands the call's Confirmation.
 type Request struct {
 	Approval Approval
 	// Title labels the confirm checkbox, e.g. "Pay 1.5 USDC".
 	Title string
-	// Message is the question: amount and asset, payee, resource or contract call, network and
-	// balance after (a write: function, resource, new value, network fee in XLM).
+	// Message is the question: what is paid or called, to whom, on which network, and the cost.
 	Message string
 	// URL is the page a Funding question sends the user to.
 	URL string
@@ -114,8 +111,7 @@ func (g *Confirmation) WillAsk(k Kind) bool {
 	return g != nil && g.approved == nil && g.asks(k)
 }
 
-// ApprovedAmount is the USDC amount (units) the user approved for the payment a round 2 acts
-// on; ok is false outside one.
+// ApprovedAmount is the USDC units approved for a round 2's payment; ok is false outside one.
 func (g *Confirmation) ApprovedAmount() (*big.Int, bool) {
 	if g == nil || g.approved == nil || g.approved.Kind != Payment {
 		return nil, false
@@ -199,8 +195,7 @@ func Declined(a Approval, action string) error {
 	return a.refuse(errmap.CodeConfirmationDeclined, fmt.Sprintf("the user %s %s", action, what), "Do not repeat the call unless the user asks for it.")
 }
 
-// refuse is a refusal of what a approves, before anything started: nothing was paid (or, for a
-// write, sent), in the category payment for a payment and validation otherwise.
+// refuse is a refusal of what a approves, before anything was paid or sent.
 func (a *Approval) refuse(code, detail, next string) error {
 	cat, nothing := errmap.CategoryPayment, "nothing was paid"
 	if a.Kind != Payment {

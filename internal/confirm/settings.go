@@ -34,8 +34,7 @@ const (
 // MinKeyBytes is the shortest key accepted: HMAC-SHA256's own block of strength.
 const MinKeyBytes = 32
 
-// Settings are the process-wide confirmation settings: the policy and the key that signs and
-// verifies requestState. A nil Settings never asks and verifies nothing.
+// Settings are the process-wide policy and requestState key; a nil Settings never asks.
 type Settings struct {
 	mode Mode
 	key  redact.Secret // never formatted or logged by accident

@@ -27,8 +27,7 @@ const prefix = "mv1."
 
 var b64 = base64.RawURLEncoding.Strict()
 
-// Binding is the call a requestState is valid for: the same tool with the same arguments,
-// by the same caller, for the same profile, on the same network.
+// Binding is the call a requestState is valid for: tool, arguments, caller, profile, network.
 type Binding struct {
 	Tool     string
 	ArgsHash string // hex SHA-256 of the canonical arguments (ArgsHash)
@@ -37,8 +36,7 @@ type Binding struct {
 	Network  string
 }
 
-// ArgsHash is the hash a Binding carries for a tool's canonical arguments (the decoded
-// request, marshalled: fields in declaration order, defaults applied).
+// ArgsHash is the hash a Binding carries for a tool's canonical (decoded, marshalled) arguments.
 func ArgsHash(tool string, canonical []byte) string {
 	h := sha256.New()
 	h.Write([]byte(tool))

@@ -7,8 +7,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// tokenErrors is the Stellar Asset Contract's error table: the USDC token is the only
-// contract a payment's simulation calls.
+// tokenErrors is the Stellar Asset Contract's error table (the USDC token).
 var tokenErrors = map[int]string{
 	1: "InternalError", 2: "OperationNotSupported", 3: "AlreadyInitialized", 4: "Unauthorized",
 	5: "Authentication", 6: "AccountMissing", 7: "AccountIsNotClassic", 8: "NegativeAmount",
@@ -69,8 +68,7 @@ var formReasons = []string{
 	"invalid_payment_requirements", "invalid_payload", "invalid_exact_stellar_payload_",
 }
 
-// reasonOf is the code and meaning of a reason: the table, then the form reasons, then a
-// generic refusal.
+// reasonOf is the code and meaning of a reason: the table, the form reasons, else a refusal.
 func reasonOf(r string) reason {
 	if k, ok := reasons[r]; ok {
 		return k

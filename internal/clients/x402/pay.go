@@ -51,8 +51,8 @@ type Offer struct {
 // Free reports an answer that asked for no payment.
 func (o *Offer) Free() bool { return o.chosen == nil }
 
-// Offer sends req unpaid and decides on its answer: a non-402 is Free; a 402's requirement is
-// selected and checked against policy (every refusal happens here, before anything is signed).
+// Offer sends req unpaid: a non-402 is Free; a 402's requirement is selected and checked
+// against policy, every refusal before anything is signed.
 func (c *Client) Offer(ctx context.Context, req transport.Request, policy Policy) (*Offer, error) {
 	req.Read = false
 	first, err := c.Svc.Do(ctx, req)
@@ -83,8 +83,7 @@ func (c *Client) Sign(ctx context.Context, o *Offer, kp *keypair.Full) (*Signed,
 	return c.Signer.Sign(ctx, kp, o.required, o.chosen, o.amount, o.intent)
 }
 
-// Send sends the request once more with the signed payment, exactly once: the paid request is
-// never retried, and a second Send of the same payment is refused.
+// Send sends the request with the signed payment exactly once: never retried, never twice.
 func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, error) {
 	if signed.sent {
 		return nil, errors.New("x402: this signed payment was sent already")
@@ -187,8 +186,7 @@ type SentRefused struct {
 	Verify string
 }
 
-// beforeSettlement reports a verification reason, as against one of the settle step
-// (settle_*, unexpected_settle_error), after which the chain must be asked.
+// beforeSettlement reports a verification reason, as against one of the settle step.
 func beforeSettlement(reason string) bool {
 	return reason != "" && !strings.Contains(reason, "settle")
 }

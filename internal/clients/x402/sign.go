@@ -252,8 +252,7 @@ func checkEntry(e xdr.SorobanAuthorizationEntry, payer string, call soroban.Call
 	return nil
 }
 
-// signEntry signs sha256(HashIdPreimage{SorobanAuthorization}) and stores the signature as
-// Vec[Map{public_key: Bytes(32), signature: Bytes(64)}].
+// signEntry signs the entry's SorobanAuthorization preimage as Vec[Map{public_key, signature}].
 func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase string, expiration uint32) error {
 	creds := e.Credentials.Address
 	creds.SignatureExpirationLedger = xdr.Uint32(expiration)
