@@ -285,35 +285,35 @@ var buy = Spec[BuyInput, BuyOutput]{
 		if !res.Response.OK() {
 			return nil, notOnchain(c.X402.Service().StatusError(res.Response), meta)
 		}
-		got := delivered(res.Response, meta)
+		got, svc, limit := delivered(res.Response, meta), c.X402.Service(), c.Config.MaxInlineBytes
+		var failure error
+		switch {
+		case got.access == nil && !res.Paid:
+			failure = svc.Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
+		case got.access == nil:
+			failure = undelivered(svc, res, meta.ID, got.missing)
+		case !got.inline(meta.ID, limit):
+			failure = tooLargeAfterAnswer(svc, res, meta, got, limit)
+		}
+		if failure != nil && res.Paid {
+			failure = at.failed(ctx, failure, meta.ID)
+		}
+		if failure != nil {
+			return nil, failure
+		}
+		out.Access, out.blocks = got.access, got.blocks
 		if !res.Paid { // the seller answered without asking for a payment
-			if got.access == nil {
-				return nil, c.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
-			}
-			if !got.inline(meta.ID, c.Config.MaxInlineBytes) {
-				return nil, tooLargeAfterAnswer(c.X402.Service(), res, meta, got, c.Config.MaxInlineBytes)
-			}
-			out.Access, out.blocks = got.access, got.blocks
 			out.USDCBalanceAfter = soroban.Decimal(balance)
 			out.Message = "The seller delivered without asking for a payment; nothing was paid."
 			return out, nil
 		}
-		out.AmountUSDC = soroban.Decimal(res.Amount)
-		out.Settlement = SettlementUnconfirmed
+		out.Receipt, out.AmountUSDC, out.Settlement = got.receipt, soroban.Decimal(res.Amount), SettlementUnconfirmed
 		if res.Confirmed {
-			out.Settlement = SettlementConfirmed
-			out.TxHash = res.Settlement.Transaction
+			out.Settlement, out.TxHash = SettlementConfirmed, res.Settlement.Transaction
 			out.ExplorerURL = c.Config.ExplorerURL(out.TxHash)
 		}
-		if got.access == nil {
-			return nil, at.failed(ctx, undelivered(c.X402.Service(), res, meta.ID, got.missing), meta.ID)
-		}
-		if !got.inline(meta.ID, c.Config.MaxInlineBytes) {
-			return nil, at.failed(ctx, tooLargeAfterAnswer(c.X402.Service(), res, meta, got, c.Config.MaxInlineBytes), meta.ID)
-		}
-		out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
 		defer func() {
-			out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, buyReceipt(at, out, res), out.replayable()))
+			out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, buyReceipt(at, out), out.replayable()))
 		}()
 		if !res.Confirmed {
 			out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+

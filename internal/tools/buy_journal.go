@@ -12,7 +12,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
-	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
@@ -136,12 +135,8 @@ func (o *BuyOutput) replayable() *BuyOutput {
 }
 
 // buyReceipt is the journal's receipt of a delivered purchase.
-func buyReceipt(a *attempt, out *BuyOutput, res *x402.Outcome) *ledger.Receipt {
-	settlement := "unconfirmed"
-	if res.Confirmed {
-		settlement = "confirmed"
-	}
-	r := a.receiptFor(settlement, out.Title, out.TxHash)
+func buyReceipt(a *attempt, out *BuyOutput) *ledger.Receipt {
+	r := a.receiptFor(out.Settlement, out.Title, out.TxHash)
 	r.Resource = out.ResourceID
 	if out.Receipt != nil {
 		r.PaymentID = out.Receipt.PaymentID

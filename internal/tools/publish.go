@@ -517,15 +517,6 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 		}
 		return nil, r.afterCreation(err, id)
 	}
-	if res.Paid {
-		settlement, hash := "unconfirmed", ""
-		if res.Confirmed {
-			settlement, hash = "confirmed", res.Settlement.Transaction
-		}
-		rc := at.receiptFor(settlement, "verification fee", hash)
-		rc.Resource = id
-		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, rc, nil))
-	}
 	feeStep := "no fee was asked"
 	if res.Paid {
 		out.FeeSettlement = SettlementUnconfirmed
@@ -535,6 +526,9 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 			out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
 			feeStep = "fee " + out.FeePaidUSDC + " USDC"
 		}
+		rc := at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash)
+		rc.Resource = id
+		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, rc, nil))
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {
