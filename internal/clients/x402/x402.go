@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // Requirement is one PaymentRequirements entry; Raw is echoed verbatim as `accepted`
@@ -283,33 +283,8 @@ var txHashRE = lazyre.New(`^[0-9a-fA-F]{64}$`)
 // uniqueObject decodes one JSON object into its raw members, refusing duplicate keys (two
 // readers could disagree on which wins) and trailing data.
 func uniqueObject(b []byte) (map[string]json.RawMessage, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	out := map[string]json.RawMessage{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, isKey := t.(string)
-		if !isKey {
-			return nil, false
-		}
-		if _, dup := out[key]; dup {
-			return nil, false
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, false
-		}
-		out[key] = raw
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	var out map[string]json.RawMessage
+	if json.Unmarshal(b, &out) != nil || out == nil || validate.DuplicateKeys(b, "", "") != nil {
 		return nil, false
 	}
 	return out, true
