@@ -580,7 +580,7 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 
 // lastPurchase is the newest earlier purchase of the resource (by any of ids) in a history, or nil.
 func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment {
-	for _, p := range newestFirst(history) {
+	for _, p := range newestFirst(history, func(p mindvault.Payment) string { return p.PaidAt }) {
 		for _, id := range ids {
 			if id != "" && p.ResourceID == id {
 				return &p
