@@ -145,7 +145,7 @@ func (c *Call) askToFund(err error) bool {
 
 // refused is the isError result of err, a call's confirmation that ends it.
 func refused(err error, operation, tool string) *mcp.ToolResult {
-	res := ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
+	res := errorResult(errmap.FromError(err, errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 	return &res
 }
 

@@ -150,7 +150,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
-			return ErrorResult(errmap.Validation(t.def.Name, issues, t.args, corrected(t.def.Name, raw, issues, t.args, validates[Req])))
+			return errorResult(errmap.Validation(t.def.Name, issues, t.args, corrected(t.def.Name, raw, issues, t.args, validates[Req])))
 		}
 		return t.invoke(ctx, d, req, func(call *Call) (any, error) {
 			if t.policy.mainnet == ConfirmRequired {
@@ -216,7 +216,7 @@ func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (an
 		if t.def.Annotations.ReadOnlyHint {
 			err = readStarted(err)
 		}
-		return ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
+		return errorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
 			Operation: t.operation, Tool: name, Source: t.source, Secrets: call.secretValues(),
 			// The caller went away (not a deadline): CANCELLED, never a TIMEOUT.
 			Cancelled: errors.Is(ctx.Err(), context.Canceled),
@@ -260,7 +260,7 @@ func successResult(out any, extra *redact.Values, operation, tool string) mcp.To
 		text, ok = redact.JSON(text, extra)
 	}
 	if !ok {
-		return ErrorResult(errmap.Map(errmap.Facts{
+		return errorResult(errmap.Map(errmap.Facts{
 			Source: errmap.SourceRequest, Operation: operation, Tool: tool, Code: errmap.CodeUnknown,
 			Detail:           "the result was withheld because it held a secret that could not be removed from it",
 			ExecutionStarted: true, StateChanged: errmap.StateUnknown,
@@ -273,9 +273,9 @@ func successResult(out any, extra *redact.Values, operation, tool string) mcp.To
 	}
 }
 
-// ErrorResult is the isError result of a mapped failure, without structuredContent (clients
+// errorResult is the isError result of a mapped failure, without structuredContent (clients
 // would validate it against the output schema).
-func ErrorResult(f errmap.Failure) mcp.ToolResult {
+func errorResult(f errmap.Failure) mcp.ToolResult {
 	return mcp.ToolResult{
 		Content: []mcp.Content{{Type: "text", Text: f.Text}},
 		IsError: true,
