@@ -135,7 +135,7 @@ func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 	return func(ctx context.Context, plan registry.Plan) error {
 		shown := make([]string, len(args))
 		for i, a := range args {
-			shown[i] = scText(a)
+			shown[i] = scShow(a, true)
 		}
 		value := strings.Join(shown, ", ")
 		cfg := c.Config
@@ -156,14 +156,9 @@ func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 // errAsking stops a client's approval hook when the call stops to ask the user.
 var errAsking = errors.New("the call stops to ask the user")
 
-// scText shows a write argument as the user knows it (an i128 is a USDC price); long strings
-// are cut, being the user's own.
-func scText(v xdr.ScVal) string { return scShow(v, true) }
-
-// scFull is scText without cutting anything: what an approval binds of a call someone else
-// prepared, where two values that differ only after the cut must not look the same.
-func scFull(v xdr.ScVal) string { return scShow(v, false) }
-
+// scShow shows a write argument as the user knows it (an i128 is a USDC price). cut shortens
+// long strings, the user's own; an approval of a call someone else prepared binds them in full,
+// where two values that differ only after the cut must not look the same.
 func scShow(v xdr.ScVal, cut bool) string {
 	switch v.Type {
 	case xdr.ScValTypeScvI128:

@@ -430,7 +430,7 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 			var g delivery
 			var r Receipt
 			if raw, ok := body["receipt"]; ok && json.Unmarshal(raw, &r) == nil && r.PaymentID != "" {
-				r.Amount, r.Currency = paymentAmount(r.Amount + " " + firstNonEmpty(r.Currency, "USDC"))
+				r.Amount, r.Currency = paymentAmount(r.Amount + " " + cmp.Or(r.Currency, "USDC"))
 				g.receipt = &r
 			}
 			g.access = &Access{URL: link, Delivery: DeliveryLink}
@@ -442,7 +442,7 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 	case meta.ResourceType == "link":
 		return delivery{missing: "no access url in the answer"}
 	case sold != "" && mt != sold:
-		return delivery{missing: "a " + firstNonEmpty(mt, "untyped") + " body where " + sold + " was sold"}
+		return delivery{missing: "a " + cmp.Or(mt, "untyped") + " body where " + sold + " was sold"}
 	case sold == "" && isJSON:
 		return delivery{missing: "a JSON answer without an access url"}
 	}
@@ -472,7 +472,7 @@ func (g *delivery) inline(id string, limit int) (ok bool) {
 	a.SHA256, a.Delivery = hex.EncodeToString(sum[:]), DeliveryInline
 	a.URI = "mindvault://resources/" + url.PathEscape(id)
 	g.blocks = []mcp.Content{{Type: "resource", Resource: &mcp.ResourceContents{
-		URI: a.URI, MimeType: firstNonEmpty(g.mime, "application/octet-stream"), Blob: base64.StdEncoding.EncodeToString(g.body),
+		URI: a.URI, MimeType: cmp.Or(g.mime, "application/octet-stream"), Blob: base64.StdEncoding.EncodeToString(g.body),
 	}}}
 	return true
 }
@@ -548,7 +548,7 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 			f.Next = fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", inlineLimitNote(g.length, limit), meta.ID)
 		})
 	}
-	seller := firstNonEmpty(meta.PublisherName, "the publisher")
+	seller := cmp.Or(meta.PublisherName, "the publisher")
 	if meta.AccessURL != "" {
 		seller += ", " + meta.AccessURL
 	}
@@ -625,7 +625,7 @@ func amountPhrase(p *mindvault.Payment) string {
 	if p.Amount == "" {
 		return ""
 	}
-	return string(p.Amount) + " " + firstNonEmpty(p.Currency, "USDC")
+	return string(p.Amount) + " " + cmp.Or(p.Currency, "USDC")
 }
 
 // repeatArguments is the caller's own buy arguments with allowRepeat true.

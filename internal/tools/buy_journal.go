@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -111,7 +112,7 @@ func fileNote(out *BuyOutput) string {
 func receiptPhrase(r *ledger.Receipt) string {
 	parts := []string{soroban.Decimal(big.NewInt(r.Amount)) + " USDC"}
 	if r.Payee != "" {
-		parts[0] += " to " + firstNonEmpty(r.PayeeName, "the payee") + " (" + r.Payee + ")"
+		parts[0] += " to " + cmp.Or(r.PayeeName, "the payee") + " (" + r.Payee + ")"
 	}
 	if r.TxHash != "" {
 		parts = append(parts, "transaction "+r.TxHash)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -160,8 +161,8 @@ func (d *Deps) probeRegistry(ctx context.Context) (string, error) {
 			return "", problem("the contract reports network id " + info.NetworkID + ", not the configured network's")
 		}
 	}
-	return fmt.Sprintf("registry_info: %s %s (schema %s) at %s", firstNonEmpty(info.Name, "unnamed"), firstNonEmpty(info.Version, "?"),
-		firstNonEmpty(info.ResourceSchemaVersion, "?"), c.RegistryContract), nil
+	return fmt.Sprintf("registry_info: %s %s (schema %s) at %s", cmp.Or(info.Name, "unnamed"), cmp.Or(info.Version, "?"),
+		cmp.Or(info.ResourceSchemaVersion, "?"), c.RegistryContract), nil
 }
 
 // probeSponsor asks the sponsored-account service for its health route; it creates nothing.

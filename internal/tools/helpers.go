@@ -30,14 +30,6 @@ func summary(err error, name string) string {
 	return line + " (" + string(f.Diagnostic.Category) + ")"
 }
 
-// firstNonEmpty is a, or b when a is empty.
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // parallel runs independent downstream calls at once and waits for all of them.
 func parallel(fns ...func()) {
 	var wg sync.WaitGroup

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -316,8 +317,8 @@ func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
 	} else if p.Nonce != 0 {
 		id = "n" + strconv.FormatInt(p.Nonce, 36)
 	}
-	return &ledger.Receipt{ID: id, Tool: firstNonEmpty(p.Tool, a.tool), Payer: p.Payer, Payee: p.Payee,
-		PayeeName: firstNonEmpty(p.PayeeName, a.payeeName), Resource: p.Resource, Amount: p.Amount,
+	return &ledger.Receipt{ID: id, Tool: cmp.Or(p.Tool, a.tool), Payer: p.Payer, Payee: p.Payee,
+		PayeeName: cmp.Or(p.PayeeName, a.payeeName), Resource: p.Resource, Amount: p.Amount,
 		Network: p.Network, Settlement: settlement, PaidAt: time.Now().UTC()}
 }
 
@@ -354,7 +355,7 @@ func (a *attempt) receiptFor(settlement, title, txHash string) *ledger.Receipt {
 	if s := a.signed; s != nil {
 		p.Payee, p.Amount, p.Nonce = s.PayTo, s.Amount.Int64(), s.Nonce
 	}
-	p.Network = firstNonEmpty(p.Network, a.d.Config.X402Network)
+	p.Network = cmp.Or(p.Network, a.d.Config.X402Network)
 	r := a.receipt(p, settlement)
 	r.Title, r.TxHash = title, txHash
 	return r
@@ -391,7 +392,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	if cerr == nil && verdict == x402.Consumed {
 		r := a.receiptFor("chain", "", "")
 		r.Note = "the seller answered without delivering after the payment settled"
-		r.Resource = firstNonEmpty(r.Resource, resource)
+		r.Resource = cmp.Or(r.Resource, resource)
 		a.settled(ctx, r, nil)
 		return sellerRefusedAfterSettling(err, resource, a.signed)
 	}
@@ -400,7 +401,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	expires := a.signed.ExpiresAt.UTC().Format(time.RFC3339)
 	return errmap.With(err, func(f *errmap.Facts) {
 		f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateUnknown, expires
-		f.Detail = firstNonEmpty(f.Detail, errmap.Map(*f).Diagnostic.Detail) +
+		f.Detail = cmp.Or(f.Detail, errmap.Map(*f).Diagnostic.Detail) +
 			"; the payment was sent and the chain shows it not settled yet: it can still settle until " + expires
 		if a.hold != nil {
 			f.Detail += "; the amount stays counted against today's budget until it is known"
@@ -450,7 +451,7 @@ func sellerRefusedAfterSettling(err error, resource string, s *x402.Signed) erro
 		f.Detail = fmt.Sprintf("the seller answered %s without a settlement proof, but the chain shows the payment of %s USDC settled (its nonce is consumed); nothing was delivered",
 			status, soroban.Decimal(s.Amount))
 		f.Next = "Do not pay again: the payment settled and mindvault_purchase_history lists its receipt; ask the seller or the operator to deliver " +
-			firstNonEmpty(resource, "what was paid for") + "."
+			cmp.Or(resource, "what was paid for") + "."
 	})
 }
 

@@ -162,7 +162,7 @@ var registrationArgs = []string{"creator", "id", "price", "metadata", "tags", "c
 func (r *preparedRegistration) shownArgs() []string {
 	shown := make([]string, len(r.checked.Args))
 	for i, a := range r.checked.Args {
-		shown[i] = scFull(a)
+		shown[i] = scShow(a, false)
 	}
 	return shown
 }
