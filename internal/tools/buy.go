@@ -345,14 +345,20 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 }
 
 // buyIntent is what a purchase pays for, by the strongest identity the call has: one
-// purchase per wallet without allowRepeat, the idempotency key, the approval, else nil (a new
-// payment on purpose).
+// purchase per wallet without allowRepeat, else the call's own (callIntent).
 func buyIntent(c *Call, req *BuyInput, payer, id string) *x402.Intent {
-	switch {
-	case !req.AllowRepeat:
+	if !req.AllowRepeat {
 		return &x402.Intent{Kind: "buy", Parts: []string{payer, c.Config.X402Network, id}}
-	case req.IdempotencyKey != nil:
-		return &x402.Intent{Kind: "key", Parts: []string{payer, "mindvault_buy", *req.IdempotencyKey}}
+	}
+	return c.callIntent("key", payer, "mindvault_buy", req.IdempotencyKey)
+}
+
+// callIntent names a call by its idempotency key (as kind), else by the approval it acts on;
+// nil is a new call on purpose.
+func (c *Call) callIntent(kind, payer, tool string, key *string) *x402.Intent {
+	switch {
+	case key != nil:
+		return &x402.Intent{Kind: kind, Parts: []string{payer, tool, *key}}
 	case c.confirmation.ApprovalNonce() != "":
 		return &x402.Intent{Kind: "approval", Parts: []string{payer, c.confirmation.ApprovalNonce()}}
 	}

@@ -187,15 +187,8 @@ var publish = Spec[PublishInput, PublishOutput]{
 			return r.resume(ctx, *req.ResourceID)
 		}
 		// A keyed or approved publish is one publication (docs/once.md "The journal").
-		var intent *x402.Intent
-		switch {
-		case req.DryRun:
-		case req.IdempotencyKey != nil:
-			intent = &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
-		case c.confirmation.ApprovalNonce() != "":
-			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), c.confirmation.ApprovalNonce()}}
-		}
-		if intent == nil {
+		intent := c.callIntent("publish", kp.Address(), "mindvault_publish", req.IdempotencyKey)
+		if intent == nil || req.DryRun {
 			return r.create(ctx)
 		}
 		at, err := c.begin(ctx, "mindvault_publish", kp.Address(), intent, fingerprint("mindvault_publish", req))
