@@ -93,13 +93,7 @@ var register = Spec[RegisterInput, RegisterOutput]{
 		}
 		p.APIKey = pub.APIKey
 		if err := c.Store.Update(ctx, p); err != nil {
-			if _, ok := errmap.FactsOf(err); ok {
-				err = errmap.With(err, func(f *errmap.Facts) {
-					f.StateChanged = errmap.StateYes
-					f.Detail = "publisher " + pub.ID + " was registered but its API key could not be stored; " + f.Detail
-				})
-			}
-			return nil, err
+			return nil, storeFailed(err, "publisher "+pub.ID+" was registered but its API key could not be stored")
 		}
 		return &RegisterOutput{PublisherID: pub.ID, Profile: p.Name, WalletAddress: wallet, APIKeyStored: true}, nil
 	},
@@ -121,13 +115,16 @@ func keepBoth(ctx context.Context, d *Deps, now credentials.Profile, id, key, wa
 		np.Name = "publisher-" + id
 	}
 	if err := d.Store.Create(ctx, np); err != nil {
-		if _, ok := errmap.FactsOf(err); ok {
-			err = errmap.With(err, func(f *errmap.Facts) {
-				f.StateChanged = errmap.StateYes
-				f.Detail = "publisher " + id + " was registered, but profile " + quoted(now.Name) + " gained another key meanwhile and a new profile for this one could not be created; " + f.Detail
-			})
-		}
-		return nil, err
+		return nil, storeFailed(err, "publisher "+id+" was registered, but profile "+quoted(now.Name)+" gained another key meanwhile and a new profile for this one could not be created")
 	}
 	return &RegisterOutput{PublisherID: id, Profile: np.Name, WalletAddress: wallet, APIKeyStored: true}, nil
+}
+
+// storeFailed is a store failure after the publisher was registered: the state changed, and
+// the detail says what exists first.
+func storeFailed(err error, what string) error {
+	if _, ok := errmap.FactsOf(err); !ok {
+		return err
+	}
+	return errmap.With(err, func(f *errmap.Facts) { f.StateChanged, f.Detail = errmap.StateYes, what+"; "+f.Detail })
 }
