@@ -100,15 +100,6 @@ type ResumeArgs struct {
 	Profile    string `json:"profile,omitempty"`
 }
 
-// action is the call as the failure diagnostic carries it.
-func (c *ResumeCall) action() *errmap.NextAction {
-	args := map[string]any{"resourceId": c.Arguments.ResourceID}
-	if c.Arguments.Profile != "" {
-		args["profile"] = c.Arguments.Profile
-	}
-	return &errmap.NextAction{Tool: c.Tool, Arguments: args}
-}
-
 // PublishOutput is the result of mindvault_publish.
 type PublishOutput struct {
 	ResourceID         string        `json:"resourceId,omitempty"`
@@ -637,7 +628,7 @@ func (r *publishRun) afterCreation(err error, id string) error {
 	// The detail below carries the body's message (cause), so WithDetail may drop the body.
 	err = errmap.WithDetail(err, fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause))
 	// Something exists now: the next step is a look at it (the resume pays, so it stays prose).
-	return errmap.WithNextAction(errmap.WithNext(err, next), r.resumeCall("mindvault_publish_status", id).action())
+	return errmap.WithNextAction(errmap.WithNext(err, next), &errmap.NextAction{Tool: "mindvault_publish_status", Arguments: map[string]any{"resourceId": id}})
 }
 
 // feeFix is what to do about an unpaid fee before resuming, by what refused it.
