@@ -20,14 +20,8 @@ func TokenErrors(n int) (code, name, detail string) {
 	if !ok {
 		name = "Unknown"
 	}
-	switch n {
-	case 10:
-		code = errmap.CodeInsufficientUSDC
-	case 13:
-		code = errmap.CodeTrustlineMissing
-	case 6:
-		code = errmap.CodeAccountMissing
-	default:
+	code = map[int]string{10: errmap.CodeInsufficientUSDC, 13: errmap.CodeTrustlineMissing, 6: errmap.CodeAccountMissing}[n]
+	if code == "" {
 		code = errmap.CodePaymentRejected
 	}
 	return code, name, errmap.Phrase(code) + " (USDC token error #" + strconv.Itoa(n) + " " + name + ")"
