@@ -132,8 +132,8 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 			})
 		}
 		proven := ""
-		if beforeSettlement(why) {
-			proven = why // a verification reason, at verify or from the settle step's own check
+		if why != "" && !strings.Contains(why, "settle") {
+			proven = why // a verification reason, not one of the settle step, after which the chain decides
 		}
 		return nil, SentRefused{Verify: proven, error: errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
 			said := f.UpstreamDetail
@@ -184,11 +184,6 @@ func refusalReason(resp *transport.Response, st *Settlement) (why, stage string)
 type SentRefused struct {
 	error
 	Verify string
-}
-
-// beforeSettlement reports a verification reason, as against one of the settle step.
-func beforeSettlement(reason string) bool {
-	return reason != "" && !strings.Contains(reason, "settle")
 }
 
 // Refusal is the SentRefused in err's chain, if any.
