@@ -10,6 +10,7 @@ import (
 	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/network"
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
@@ -274,21 +275,13 @@ func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase st
 	if err != nil {
 		return fmt.Errorf("sign auth entry: %w", err)
 	}
-	raw, err := rawPublicKey(kp.Address())
+	raw, err := strkey.Decode(strkey.VersionByteAccountID, kp.Address())
 	if err != nil {
-		return err
+		return fmt.Errorf("invalid payer address")
 	}
 	creds.Signature = soroban.Vec(soroban.SymMap(map[string]xdr.ScVal{
 		"public_key": soroban.Bytes(raw),
 		"signature":  soroban.Bytes(sig),
 	}))
 	return nil
-}
-
-func rawPublicKey(g string) ([]byte, error) {
-	aid, err := xdr.AddressToAccountId(g)
-	if err != nil || aid.Ed25519 == nil {
-		return nil, fmt.Errorf("invalid payer address")
-	}
-	return aid.Ed25519[:], nil
 }
