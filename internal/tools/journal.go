@@ -151,7 +151,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 		if next.Receipt == nil {
 			next.Receipt = a.receipt(e.Payment, "chain")
 		}
-		if hash != "" {
+		if verdict == x402.Expired {
 			next.Receipt.TxHash = hash
 		}
 	}
