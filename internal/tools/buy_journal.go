@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -91,11 +90,8 @@ func (d *Deps) answerSettled(ctx context.Context, req *BuyInput, meta *mindvault
 		})
 	case "approval":
 		detail := "this approval was already carried out: its payment settled (" + receiptPhrase(r) + "); nothing was paid now"
-		return nil, errmap.WithNextAction(&errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-			Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale, Category: errmap.CategoryPayment, Detail: detail,
-			StateChanged: errmap.StateNo,
-			Next:         "The approved purchase is done: mindvault_purchase_history lists its receipt; ask the user before buying again.",
-		}}, historyAction(req))
+		return nil, errmap.WithNextAction(approvalUsed(detail,
+			"The approved purchase is done: mindvault_purchase_history lists its receipt; ask the user before buying again."), historyAction(req))
 	}
 	return nil, alreadyPurchasedReceipt(req, meta, r)
 }

@@ -237,22 +237,21 @@ func replayPublish(e *ledger.Entry) (*PublishOutput, error) {
 func approvalCarriedOut(e *ledger.Entry) error {
 	var out PublishOutput
 	_ = json.Unmarshal(e.Result, &out)
-	detail := "this approval was already carried out"
+	detail, next := "this approval was already carried out", "The approved publication is done; ask the user before publishing again."
 	if out.ResourceID != "" {
 		detail += ": it published resource " + out.ResourceID
 		if out.PaymentTxHash != "" {
 			detail += " and paid its verification fee in transaction " + out.PaymentTxHash
 		}
-	}
-	detail += "; nothing was created or paid now"
-	next := "The approved publication is done; ask the user before publishing again."
-	if out.ResourceID != "" {
 		next = "The approved publication is done: check mindvault_publish_status " + out.ResourceID + "; ask the user before publishing again."
 	}
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale, Category: errmap.CategoryPayment, Detail: detail,
-		StateChanged: errmap.StateNo, Next: next,
-	}}
+	return approvalUsed(detail+"; nothing was created or paid now", next)
+}
+
+// approvalUsed refuses an approval acted on again: what it approved is done.
+func approvalUsed(detail, next string) error {
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale,
+		Category: errmap.CategoryPayment, Detail: detail, StateChanged: errmap.StateNo, Next: next}}
 }
 
 // create publishes a new resource, checking the wallet against the fee first (no resource left behind).
