@@ -467,23 +467,22 @@ func keyReused(tool string) error {
 
 // inProgress refuses an intent another call is paying right now.
 func inProgress(e *ledger.Entry) error {
-	wait := max(int(time.Until(e.LeaseUntil).Seconds())+1, 1)
-	detail := "another call is paying for the same intent right now; nothing was paid by this call"
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait,
-		StateChanged: errmap.StateNo,
-		Next:         fmt.Sprintf("Wait %d seconds, then send this same call again: it answers the other call's outcome and pays nothing twice.", wait),
-	}}
+	return busy(max(int(time.Until(e.LeaseUntil).Seconds())+1, 1), "another call is paying for the same intent right now",
+		"it answers the other call's outcome and pays nothing twice.")
 }
 
 // undecided refuses to sign for an intent whose earlier payment has no known outcome yet.
 func undecided(e *ledger.Entry, why string) error {
-	wait := max(int(time.Until(e.Payment.ExpiresAt).Seconds())+1, 5)
-	detail := "an earlier call's payment for the same intent has no known outcome: " + why + "; nothing was paid by this call"
+	return busy(max(int(time.Until(e.Payment.ExpiresAt).Seconds())+1, 5), "an earlier call's payment for the same intent has no known outcome: "+why,
+		"by then the chain can say whether the earlier payment settled, and nothing is paid twice.")
+}
+
+// busy refuses a call of an intent for wait seconds; nothing was paid by it.
+func busy(wait int, detail, then string) error {
+	detail += "; nothing was paid by this call"
 	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait,
-		StateChanged: errmap.StateNo,
-		Next:         fmt.Sprintf("Wait %d seconds, then send this same call again: by then the chain can say whether the earlier payment settled, and nothing is paid twice.", wait),
+		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait, StateChanged: errmap.StateNo,
+		Next: fmt.Sprintf("Wait %d seconds, then send this same call again: %s", wait, then),
 	}}
 }
 
