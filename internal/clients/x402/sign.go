@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
@@ -109,16 +110,13 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 		latest     *rpc.GetLatestLedgerResponse
 		witness    int64
 		lErr, wErr error
-		witnessed  = make(chan struct{})
+		wg         sync.WaitGroup
 	)
-	go func() {
-		defer close(witnessed)
-		if s.Witness != nil {
-			witness, wErr = s.Witness(ctx)
-		}
-	}()
+	if s.Witness != nil {
+		wg.Go(func() { witness, wErr = s.Witness(ctx) })
+	}
 	latest, lErr = s.RPC.GetLatestLedger(ctx)
-	<-witnessed
+	wg.Wait()
 	if lErr != nil {
 		return nil, lErr
 	}
