@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/big"
@@ -108,12 +109,7 @@ func chainTags(ctx context.Context, d *Deps, rows []mindvault.Resource) error {
 		})
 	}
 	parallel(fns...)
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return cmp.Or(errs...)
 }
 
 // usdc7 is a USDC amount as every result states it, with exactly 7 places; "unknown" when it is not one.

@@ -168,11 +168,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 			reads = append(reads, func() { receipts, rErr = c.receipts(ctx, kp.Address()) })
 		}
 		parallel(reads...)
-		if mErr != nil {
-			return nil, mErr
-		}
-		if aErr != nil {
-			return nil, aErr
+		if err := cmp.Or(mErr, aErr); err != nil {
+			return nil, err
 		}
 		price, err := soroban.Units(string(meta.Price))
 		if err != nil {

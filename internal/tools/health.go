@@ -103,11 +103,8 @@ func (d *Deps) probeHorizon(ctx context.Context) (string, error) {
 		func() { root, rErr = d.Horizon.Root(ctx) },
 		func() { _, found, aErr = d.Horizon.Account(ctx, account) },
 	)
-	if aErr != nil {
-		return "", aErr
-	}
-	if rErr != nil {
-		return "", rErr
+	if err := cmp.Or(aErr, rErr); err != nil {
+		return "", err
 	}
 	if root.NetworkPassphrase != c.Passphrase {
 		return "", problem(fmt.Sprintf("Horizon serves network %q, but this endpoint is configured for %q", root.NetworkPassphrase, c.Passphrase))
@@ -130,11 +127,8 @@ func (d *Deps) probeRPC(ctx context.Context) (string, error) {
 		func() { h, hErr = d.RPC.GetHealth(ctx) },
 		func() { n, nErr = d.RPC.GetNetwork(ctx) },
 	)
-	if hErr != nil {
-		return "", hErr
-	}
-	if nErr != nil {
-		return "", nErr
+	if err := cmp.Or(hErr, nErr); err != nil {
+		return "", err
 	}
 	if h.Status != "healthy" {
 		return "", problem(fmt.Sprintf("getHealth reports status %q", h.Status))

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -117,10 +118,8 @@ func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypa
 		reads = append(reads, func() { meta, mErr = d.API.Meta(ctx, id) })
 	}
 	parallel(reads...)
-	for _, err := range []error{pErr, mErr, aErr} {
-		if err != nil {
-			return nil, err
-		}
+	if err := cmp.Or(pErr, mErr, aErr); err != nil {
+		return nil, err
 	}
 	if meta != nil {
 		listed = string(meta.Price)

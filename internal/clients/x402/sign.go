@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -117,11 +118,8 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	}
 	latest, lErr = s.RPC.GetLatestLedger(ctx)
 	wg.Wait()
-	if lErr != nil {
-		return nil, lErr
-	}
-	if wErr != nil {
-		return nil, wErr
+	if err := cmp.Or(lErr, wErr); err != nil {
+		return nil, err
 	}
 	readAt := s.now()
 	if err := saneLedger(latest.LedgerCloseTime, readAt); err != nil {
