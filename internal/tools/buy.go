@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -584,10 +585,8 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 // lastPurchase is the newest earlier purchase of the resource (by any of ids) in a history, or nil.
 func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment {
 	for _, p := range newestFirst(history, func(p mindvault.Payment) string { return p.PaidAt }) {
-		for _, id := range ids {
-			if id != "" && p.ResourceID == id {
-				return &p
-			}
+		if p.ResourceID != "" && slices.Contains(ids, p.ResourceID) {
+			return &p
 		}
 	}
 	return nil

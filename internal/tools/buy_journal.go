@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,25 +30,14 @@ func (d *Deps) receipts(ctx context.Context, payer string) ([]ledger.Receipt, er
 		return nil, ledgerFailure(err)
 	}
 	since := time.Now().Add(-d.receiptKeep())
-	out := rs[:0]
-	for _, r := range rs {
-		if r.PaidAt.After(since) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(rs, func(r ledger.Receipt) bool { return !r.PaidAt.After(since) }), nil
 }
 
 // lastReceipt is the newest purchase receipt of the resource (by catalog id or the id asked for).
 func lastReceipt(rs []ledger.Receipt, ids ...string) *ledger.Receipt {
 	for i := range rs {
-		if rs[i].Tool != "mindvault_buy" {
-			continue
-		}
-		for _, id := range ids {
-			if id != "" && rs[i].Resource == id {
-				return &rs[i]
-			}
+		if rs[i].Tool == "mindvault_buy" && rs[i].Resource != "" && slices.Contains(ids, rs[i].Resource) {
+			return &rs[i]
 		}
 	}
 	return nil
