@@ -79,17 +79,14 @@ type Sponsor interface {
 // Deps is what handlers call: configuration, the credential store and one client per
 // downstream; nothing in it holds request state.
 type Deps struct {
-	Config  *config.Config
-	Store   credentials.Store
-	API     MindVaultAPI
-	Horizon AccountReader
-	RPC     ChainReader
-	// Registry reads and writes the vault-registry contract over RPC.
+	Config   *config.Config
+	Store    credentials.Store
+	API      MindVaultAPI
+	Horizon  AccountReader
+	RPC      ChainReader
 	Registry VaultRegistry
-	// X402 performs paid requests against the MindVault API.
-	X402 Payer
-	// Sponsor creates sponsored wallets.
-	Sponsor Sponsor
+	X402     Payer
+	Sponsor  Sponsor
 	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
 	Confirm *confirm.Settings
 	// Ledger holds the budgets and the payment journal; LedgerErr is why there is none usable.
