@@ -132,10 +132,7 @@ func (k *Settings) Open(state string, b Binding) (Approval, error) {
 	}
 	signed, sig := state[:dot], state[dot+1:]
 	got, err := b64.DecodeString(sig)
-	if err != nil || len(got) != sha256.Size || b64.EncodeToString(got) != sig {
-		return Approval{}, &InvalidState{ReasonSignature}
-	}
-	if !hmac.Equal(got, mac(key, signed)) {
+	if err != nil || len(got) != sha256.Size || b64.EncodeToString(got) != sig || !hmac.Equal(got, mac(key, signed)) {
 		return Approval{}, &InvalidState{ReasonSignature}
 	}
 	// Signed by this key: from here on the content is this endpoint's own.
