@@ -85,10 +85,7 @@ type generatedKey struct {
 func (g *generatedKey) get() []byte {
 	g.once.Do(func() {
 		key := make([]byte, MinKeyBytes)
-		if _, err := rand.Read(key); err != nil {
-			return
-		}
-		if registerKey(key) != nil {
+		if _, err := rand.Read(key); err != nil || registerKey(key) != nil {
 			return
 		}
 		g.key = redact.NewSecret(string(key))

@@ -203,10 +203,8 @@ func catalog(ctx context.Context, d *Deps, req *BrowseInput, search bool) (*Cata
 }
 
 func keep(r mindvault.Resource, req *BrowseInput) bool {
-	if q := deref(req.Query); q != "" && !strings.Contains(strings.ToLower(r.Title+" "+r.Description), strings.ToLower(q)) {
-		return false
-	}
-	if deref(req.VerificationStatus) == "skipped" && r.VerificationStatus != "skipped" {
+	if q := deref(req.Query); q != "" && !strings.Contains(strings.ToLower(r.Title+" "+r.Description), strings.ToLower(q)) ||
+		deref(req.VerificationStatus) == "skipped" && r.VerificationStatus != "skipped" {
 		return false
 	}
 	if req.Listed != nil {

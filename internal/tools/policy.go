@@ -68,10 +68,7 @@ func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string,
 
 // mainnetConfirmation is the ConfirmRequired policy, reading the configuration at call time.
 func mainnetConfirmation(g *confirm.Confirmation, c *config.Config, dry DryRun, req any) error {
-	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() {
-		return nil
-	}
-	if g.StandsInForMainnet() {
+	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() || g.StandsInForMainnet() {
 		return nil
 	}
 	return mainnetUnconfirmed(c, req.(requests.MainnetConfirmer).MainnetConfirmed())
