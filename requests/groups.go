@@ -1,14 +1,10 @@
-// Package requests holds the argument shapes several tools share (the on-chain resource, the
-// creator's profile, the mainnet confirmation) and the interfaces through which the tool layer reads
-// a request's policy arguments. Each tool's own request struct sits in its file in internal/tools;
-// a struct's tags are the single source of truth of each argument (`json` its name, `validate` its
-// rules, `jsonschema_description` what an agent reads; docs/tools.md "Shared argument shapes").
+// Package requests holds the argument shapes several tools share and the interfaces through
+// which the tool layer reads a request's policy arguments; a struct's tags are the single
+// source of truth of each argument (docs/tools.md "Shared argument shapes").
 package requests
 
 // Argument groups: arguments several requests share with the same name, rule and
-// description, declared once and embedded (package validate flattens an embedded group into
-// the request, in the place it is embedded, so the advertised schema lists its arguments
-// there). A request whose argument reads differently keeps its own field.
+// description, declared once and embedded.
 
 // Confirm is the mainnet confirmation a state-changing request carries; the tool's declared
 // mainnet policy reads it through MainnetConfirmer.

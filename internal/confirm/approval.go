@@ -20,9 +20,7 @@ const (
 	Payment Kind = "payment"
 	// Write is any other state change: a contract call, a registration, a new wallet.
 	Write Kind = "write"
-	// Funding approves nothing: it is the state of a question that sent the user to a page to
-	// add USDC to the wallet (Payer); the repeated call reads the balance again and asks for
-	// a payment's approval as any call does.
+	// Funding approves nothing: the user was sent to a page to add USDC.
 	Funding Kind = "funding"
 )
 
@@ -44,32 +42,26 @@ type Approval struct {
 	Function string   `json:"function,omitempty"`
 	Args     []string `json:"args,omitempty"`
 	MaxFee   int64    `json:"maxFee,omitempty"`
-	// Before is the payer's state the approval was given in: its USDC balance in units before a
-	// payment, its account sequence before a transaction it signs. An accepted round 2 replayed
-	// after it took effect meets another balance or sequence and is refused, although the
-	// endpoint keeps no record of it.
+	// Before is the payer's USDC balance (a payment) or account sequence (a write) when
+	// approved: a round 2 replayed after it took effect meets another and is refused.
 	Before string `json:"before,omitempty"`
-	// Nonce is the requestState's random nonce, set by Open and never sealed into the
-	// approval itself: the identity of this one approval (its payment's authorization nonce,
-	// its resource creation's Idempotency-Key), so that a replay cannot act a second time.
+	// Nonce is the requestState's random nonce (not sealed into the approval): this approval's
+	// identity, so that a replay cannot act a second time.
 	Nonce string `json:"-"`
 }
 
-// Request is what a confirmation point hands the call's Confirmation: the approval, and how
-// to ask for it.
+// Request is what a confirmation point hands the call's Confirmation.
 type Request struct {
 	Approval Approval
 	// Title labels the confirm checkbox, e.g. "Pay 1.5 USDC".
 	Title string
-	// Message is the question: amount and asset, payee, resource or contract call, network and
-	// balance after (a write: function, resource, new value, network fee in XLM).
+	// Message is the question: what is paid or called, to whom, on which network, and the cost.
 	Message string
 	// URL is the page a Funding question sends the user to.
 	URL string
 }
 
-// Confirmation is one call's confirmation, held by the tool layer with the call's state. A nil
-// Confirmation (not the modern era, no form elicitation, no key, policy off, a dry run) lets every confirmation point
+// Confirmation is one call's confirmation. A nil Confirmation lets every confirmation point
 // proceed: the argument guards alone protect the call.
 type Confirmation struct {
 	mode     Mode
@@ -85,9 +77,8 @@ func Asking(mode Mode, mainnet bool) *Confirmation {
 // Approved is the Confirmation of round 2 after the user accepted a.
 func Approved(a Approval) *Confirmation { return &Confirmation{approved: &a} }
 
-// StandsInForMainnet reports whether the human confirmation replaces the confirmMainnet
-// argument: in round 1 every state-changing confirmation point on mainnet asks (under auto and always
-// alike), and in round 2 the user has accepted.
+// StandsInForMainnet reports whether the human confirmation replaces confirmMainnet: round 1
+// on mainnet asks under auto and always alike, and in round 2 the user has accepted.
 func (g *Confirmation) StandsInForMainnet() bool {
 	return g != nil && (g.approved != nil || g.mode == Auto || g.mode == Always)
 }
@@ -103,9 +94,8 @@ func (g *Confirmation) asks(k Kind) bool {
 	return false
 }
 
-// Approve is called right before the call signs or sends what r describes. ask is true in
-// round 1 when the policy asks the user about r first (the call then stops, and r is its
-// question); err, in round 2, refuses an r that is not what the user approved.
+// Approve is called right before the call signs or sends what r describes: ask is true in
+// round 1 when the policy asks first; err, in round 2, refuses an r the user did not approve.
 func (g *Confirmation) Approve(r Request) (ask bool, err error) {
 	switch {
 	case g == nil:
@@ -121,8 +111,7 @@ func (g *Confirmation) WillAsk(k Kind) bool {
 	return g != nil && g.approved == nil && g.asks(k)
 }
 
-// ApprovedAmount is the USDC amount (units) the user approved for the payment a round 2 acts
-// on; ok is false outside one.
+// ApprovedAmount is the USDC units approved for a round 2's payment; ok is false outside one.
 func (g *Confirmation) ApprovedAmount() (*big.Int, bool) {
 	if g == nil || g.approved == nil || g.approved.Kind != Payment {
 		return nil, false
@@ -206,8 +195,7 @@ func Declined(a Approval, action string) error {
 	return a.refuse(errmap.CodeConfirmationDeclined, fmt.Sprintf("the user %s %s", action, what), "Do not repeat the call unless the user asks for it.")
 }
 
-// refuse is a refusal of what a approves, before anything started: nothing was paid (or, for a
-// write, sent), in the category payment for a payment and validation otherwise.
+// refuse is a refusal of what a approves, before anything was paid or sent.
 func (a *Approval) refuse(code, detail, next string) error {
 	cat, nothing := errmap.CategoryPayment, "nothing was paid"
 	if a.Kind != Payment {

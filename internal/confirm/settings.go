@@ -34,20 +34,15 @@ const (
 // MinKeyBytes is the shortest key accepted: HMAC-SHA256's own block of strength.
 const MinKeyBytes = 32
 
-// Settings are the process-wide confirmation settings: the policy and the key that signs and
-// verifies requestState. A nil Settings never asks and verifies nothing.
+// Settings are the process-wide policy and requestState key; a nil Settings never asks.
 type Settings struct {
 	mode Mode
 	key  redact.Secret // never formatted or logged by accident
-	// generated, when set, is the process's own key, made on first use: a start (and every
-	// request that never reaches a confirmation) does not pay for drawing and registering it.
+	// generated, when set, is the process's own key, made on first use (a start pays nothing).
 	generated *generatedKey
-	// Source says where the key came from (a variable name, or "generated"); "" without one.
-	Source string
-	// Note, when set, is why the endpoint will not ask although the policy says it may; the
-	// caller logs it once.
-	Note string
-	now  func() time.Time
+	Source    string // where the key came from (a variable name, or "generated")
+	Note      string // why the endpoint will not ask although the policy says it may; logged once
+	now       func() time.Time
 }
 
 // NewSettings are Settings with an explicit policy and key (tests, and Load).
@@ -68,9 +63,8 @@ func (k *Settings) CanAsk() bool {
 	return k != nil && k.mode != Off && (k.generated != nil || len(k.key.Reveal()) >= MinKeyBytes)
 }
 
-// signingKey is the key that signs and verifies requestState: the configured one, or the
-// process's own, drawn and registered with package redact on the first call. nil when there is
-// none; a generated key that could not be registered is never used, so Seal then fails rather
+// signingKey is the configured key, or the process's own drawn on first use; nil when there
+// is none. A generated key redact could not register is never used, so Seal fails rather
 // than letting the call proceed unasked.
 func (k *Settings) signingKey() []byte {
 	if k.generated == nil {
@@ -91,10 +85,7 @@ type generatedKey struct {
 func (g *generatedKey) get() []byte {
 	g.once.Do(func() {
 		key := make([]byte, MinKeyBytes)
-		if _, err := rand.Read(key); err != nil {
-			return
-		}
-		if registerKey(key) != nil {
+		if _, err := rand.Read(key); err != nil || registerKey(key) != nil {
 			return
 		}
 		g.key = redact.NewSecret(string(key))
@@ -112,21 +103,22 @@ func (k *Settings) WithClock(now func() time.Time) *Settings {
 	return &c
 }
 
-// Load reads the policy and the key once per process. lambda says whether the process runs
-// under Lambda, where instances cannot share a generated key: there a missing key turns the
-// confirmation off (Note says so); elsewhere one is generated for the process, on first use. Errors name the
-// variable and never its value; with an error the Settings are still returned, never asking. load
-// is the AWS configuration MINDVAULT_CONFIRM_KEY_SECRET is read with (nil: the environment, as
-// Lambda sets it).
+// Load reads the policy and the key once per process. Under Lambda (lambda), where instances
+// cannot share a generated key, a missing key turns the confirmation off (Note says so);
+// elsewhere one is generated on first use. Errors name the variable, never its value, and
+// leave Settings that never ask. load reads MINDVAULT_CONFIRM_KEY_SECRET (nil: the environment).
 func Load(ctx context.Context, getenv func(string) string, lambda bool, load credentials.AWSConfigLoader) (*Settings, error) {
 	k := NewSettings(Auto, nil)
+	off := func(format string, a ...any) (*Settings, error) {
+		k.mode = Off
+		return k, fmt.Errorf(format, a...)
+	}
 	switch m := Mode(strings.ToLower(strings.TrimSpace(getenv(EnvMode)))); m {
 	case "":
 	case Auto, Always, Off:
 		k.mode = m
 	default:
-		k.mode = Off
-		return k, fmt.Errorf("%s: must be auto, always or off", EnvMode)
+		return off("%s: must be auto, always or off", EnvMode)
 	}
 	if k.mode == Off {
 		return k, nil
@@ -135,21 +127,18 @@ func Load(ctx context.Context, getenv func(string) string, lambda bool, load cre
 	var text, from string
 	switch {
 	case inline != "" && secret != "":
-		k.mode = Off
-		return k, fmt.Errorf("%s and %s are both set; set one", EnvKey, EnvKeySecret)
+		return off("%s and %s are both set; set one", EnvKey, EnvKeySecret)
 	case inline != "":
 		text, from = inline, EnvKey
 	case secret != "":
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		v, err := credentials.LoadSecretString(ctx, "confirmation key secret", secret, load)
-		if err != nil {
-			k.mode = Off
-			return k, fmt.Errorf("%s: %w", EnvKeySecret, err)
+		if err == nil {
+			err = redact.Register(v, strings.TrimSpace(v))
 		}
-		if err := redact.Register(v, strings.TrimSpace(v)); err != nil {
-			k.mode = Off
-			return k, fmt.Errorf("%s: %w", EnvKeySecret, err)
+		if err != nil {
+			return off("%s: %w", EnvKeySecret, err)
 		}
 		text, from = strings.TrimSpace(v), EnvKeySecret
 	case lambda:
@@ -157,15 +146,13 @@ func Load(ctx context.Context, getenv func(string) string, lambda bool, load cre
 			"the argument guards (maxPriceUsdc, maxFeeUsdc, confirmMainnet, dryRun) apply", EnvMode, k.mode, EnvKey, EnvKeySecret)
 		return k, nil
 	default:
-		// Drawn on first use (signingKey): most processes never ask, and the start of every
-		// one would otherwise pay for the draw and for registering its spellings.
+		// Drawn on first use (signingKey): most processes never ask.
 		k.generated, k.Source = &generatedKey{}, "generated"
 		return k, nil
 	}
 	key, err := decodeKey(text)
 	if err != nil {
-		k.mode = Off
-		return k, fmt.Errorf("%s: %w", from, err)
+		return off("%s: %w", from, err)
 	}
 	k.key, k.Source = redact.NewSecret(string(key)), from
 	return k, registerKey(key)

@@ -27,8 +27,7 @@ const prefix = "mv1."
 
 var b64 = base64.RawURLEncoding.Strict()
 
-// Binding is the call a requestState is valid for: the same tool with the same arguments,
-// by the same caller, for the same profile, on the same network.
+// Binding is the call a requestState is valid for: tool, arguments, caller, profile, network.
 type Binding struct {
 	Tool     string
 	ArgsHash string // hex SHA-256 of the canonical arguments (ArgsHash)
@@ -37,8 +36,7 @@ type Binding struct {
 	Network  string
 }
 
-// ArgsHash is the hash a Binding carries for a tool's canonical arguments (the decoded
-// request, marshalled: fields in declaration order, defaults applied).
+// ArgsHash is the hash a Binding carries for a tool's canonical (decoded, marshalled) arguments.
 func ArgsHash(tool string, canonical []byte) string {
 	h := sha256.New()
 	h.Write([]byte(tool))
@@ -84,10 +82,8 @@ type InvalidState struct{ Reason Reason }
 
 func (e *InvalidState) Error() string { return "requestState is not valid: " + string(e.Reason) }
 
-// Seal signs the approval of a call into a requestState: "mv1." + base64url(JSON payload) + "."
-// + base64url(HMAC-SHA256(key, everything before the last dot)). The payload binds the call
-// (Binding, the caller hashed), the approval, the issue and expiry times and a random nonce; it
-// carries nothing secret and nothing the client could not see.
+// Seal signs the approval of a call into a requestState: "mv1." + base64url(payload) + "." +
+// base64url(HMAC-SHA256(key, everything before the last dot)); nothing in it is secret.
 func (k *Settings) Seal(b Binding, a Approval) (string, error) {
 	var key []byte
 	if k.CanAsk() {
@@ -117,10 +113,8 @@ func mac(key []byte, signed string) []byte {
 	return m.Sum(nil)
 }
 
-// Open verifies a requestState for the call b and returns what the user was asked to approve.
-// The MAC is checked before anything in the payload is read, in constant time, then the
-// format, the expiry and every binding: a state signed with another key (a rotated one) is
-// refused like an altered one.
+// Open verifies a requestState for the call b: the MAC first, in constant time, then the
+// format, the expiry and every binding (a rotated key is refused like an alteration).
 func (k *Settings) Open(state string, b Binding) (Approval, error) {
 	var key []byte
 	if k != nil {
@@ -138,10 +132,7 @@ func (k *Settings) Open(state string, b Binding) (Approval, error) {
 	}
 	signed, sig := state[:dot], state[dot+1:]
 	got, err := b64.DecodeString(sig)
-	if err != nil || len(got) != sha256.Size || b64.EncodeToString(got) != sig {
-		return Approval{}, &InvalidState{ReasonSignature}
-	}
-	if !hmac.Equal(got, mac(key, signed)) {
+	if err != nil || len(got) != sha256.Size || b64.EncodeToString(got) != sig || !hmac.Equal(got, mac(key, signed)) {
 		return Approval{}, &InvalidState{ReasonSignature}
 	}
 	// Signed by this key: from here on the content is this endpoint's own.

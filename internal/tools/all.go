@@ -8,9 +8,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// specs is every tool of this build, in one list: a new tool's Spec, in its own file, is
-// added here (and to the generated definitions, whose list of names is checked against this
-// one: TestAllIsGenerated).
+// specs is every tool of this build (TestAllIsGenerated checks it against the generated ones).
 func specs() []anySpec {
 	return []anySpec{agentStatus, browse, search, buy, checkConsistency, health, listProfiles, networkProfile,
 		preview, publish, publishStatus, purchaseHistory, register, registerOnchain, registryInfo, registryList,
@@ -18,8 +16,7 @@ func specs() []anySpec {
 		walletInfo}
 }
 
-// Guides is every tool's Guide (its errmap advice, with the Profile trait its request
-// model implies), built on the first failure mapped, so a start that maps none pays for none.
+// Guides is every tool's Guide, built on the first failure mapped.
 func Guides() *errmap.Guides { return guideTable() }
 
 var guideTable = sync.OnceValue(func() *errmap.Guides {
@@ -31,9 +28,7 @@ var guideTable = sync.OnceValue(func() *errmap.Guides {
 	return errmap.NewGuides(byTool)
 })
 
-// All builds the registry of every tool of this build, each Spec bound to d. It lists them
-// from their generated definitions and defines them (Define) on the first call of one, so that
-// a start, and a tools/list, pay for none of it.
+// All builds the registry of every tool, each defined with d on the first call of one.
 func All(d *Deps) *Registry {
 	return newGeneratedRegistry(func() []*Tool { return allTools(d) })
 }

@@ -19,13 +19,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// The confirmation points: what each state-changing tool hands Call.approve right before it
-// signs or sends, and the question the user reads. The call's Confirmation decides whether to
-// ask (confirm.go).
+// The confirmation points: what each state-changing tool hands Call.approve (confirm.go).
 
-// payment is a USDC payment about to be sent: the quote of the selected 402 requirement, the
-// payer and its USDC balance read before paying, and what it pays for ("" when the resource
-// does not exist yet).
+// payment is a USDC payment about to be sent and what it pays for ("" resource: not created yet).
 type payment struct {
 	quote    x402.Quote
 	payer    string
@@ -38,9 +34,8 @@ type payment struct {
 	left      string // what the daily budget leaves after this payment, when one is set
 }
 
-// request words a payment for the user: the full payee address, with the name the listing
-// gives it (the user approves exactly whom the money goes to), the cap it is above and what the
-// daily budget leaves after it, when they apply.
+// request words a payment for the user, with the full payee address (the user approves
+// exactly whom the money goes to).
 func (p payment) request(network string) confirm.Request {
 	after := new(big.Int).Set(p.balance)
 	if p.quote.PayTo != p.payer {
@@ -65,9 +60,8 @@ func (p payment) request(network string) confirm.Request {
 	}
 }
 
-// approvePay asks the user about p (round 1: the daily budget is checked, not reserved, so the
-// question can say what it leaves), or checks p against what the user approved (round 2), as
-// Call.approve answers.
+// approvePay asks the user about p (round 1, checking the daily budget without reserving), or
+// checks p against the approval (round 2).
 func (c *Call) approvePay(ctx context.Context, p payment) (ok bool, err error) {
 	if c.confirmation.WillAsk(confirm.Payment) {
 		_, left, err := c.checkBudget(ctx, p.payer, p.quote.Amount)
@@ -79,10 +73,9 @@ func (c *Call) approvePay(ctx context.Context, p payment) (ok bool, err error) {
 	return c.approve(p.request(string(c.Config.Network)))
 }
 
-// approvePayment approves p, completed with the offer's quote q, as Call.approve answers: the
-// operator's lists and pause against the payee about to be signed for, the user's approval,
-// then the attempt's claim on its intent in the journal and its reservation against the daily
-// budgets (before anything is signed), kept in a for the call to end once the outcome is known.
+// approvePayment approves p with the offer's quote q: the operator's lists and pause against
+// the payee, the user's approval, then the journal claim and the budget reservation, before
+// anything is signed.
 func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *attempt) (ok bool, err error) {
 	p.quote = q
 	a.payeeName = p.payeeName
@@ -104,10 +97,10 @@ func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *a
 	return true, nil
 }
 
-// payWith performs req, which may ask for the payment p, under policy: the x402 client's offer,
-// its approval (approvePayment), the signature, its record in the journal and the paid
-// request, sent once. Nothing is signed before the approval, and nothing sent that the journal
-// does not hold. A nil Outcome with a nil error: the call stops to ask the user.
+// payWith performs req, which may ask for the payment p: the offer, its approval, the
+// signature, its record in the journal and the paid request, sent once. Nothing is signed
+// before the approval, nothing sent that the journal does not hold. A nil Outcome with a nil
+// error: the call stops to ask the user.
 func (c *Call) payWith(ctx context.Context, req transport.Request, kp *keypair.Full, policy x402.Policy, p payment, a *attempt) (*x402.Outcome, error) {
 	o, err := c.X402.Offer(ctx, req, policy)
 	if err != nil {
@@ -137,13 +130,12 @@ func (a *attempt) view() *BudgetView {
 	return a.hold.View
 }
 
-// approveWrite is a registry.InvokeApproved hook for a creator write of resource id. When the
-// call stops to ask the user it returns errAsking, only to stop the client before it signs.
+// approveWrite is a registry.InvokeApproved hook for a creator write of resource id.
 func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Context, registry.Plan) error {
 	return func(ctx context.Context, plan registry.Plan) error {
 		shown := make([]string, len(args))
 		for i, a := range args {
-			shown[i] = scText(a)
+			shown[i] = scShow(a, true)
 		}
 		value := strings.Join(shown, ", ")
 		cfg := c.Config
@@ -161,19 +153,12 @@ func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Co
 	}
 }
 
-// errAsking stops a client's approval hook when the call stops to ask the user: the question
-// is in the Call, and the tool returns it rather than this error.
+// errAsking stops a client's approval hook when the call stops to ask the user.
 var errAsking = errors.New("the call stops to ask the user")
 
-// scText shows a write argument as the user knows it: a price in USDC (the registry's only
-// i128), a string, a boolean, an account, a tag list. Long strings are cut: the arguments of
-// a creator write are the user's own.
-func scText(v xdr.ScVal) string { return scShow(v, true) }
-
-// scFull is scText without cutting anything: what an approval binds of a call someone else
-// prepared, where two values that differ only after the cut must not look the same.
-func scFull(v xdr.ScVal) string { return scShow(v, false) }
-
+// scShow shows a write argument as the user knows it (an i128 is a USDC price). cut shortens
+// long strings, the user's own; an approval of a call someone else prepared binds them in full,
+// where two values that differ only after the cut must not look the same.
 func scShow(v xdr.ScVal, cut bool) string {
 	switch v.Type {
 	case xdr.ScValTypeScvI128:

@@ -1,9 +1,11 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,10 +81,8 @@ type CatalogItem struct {
 // maxTagReads bounds the registry reads one tag-filtered page makes at once.
 const maxTagReads = 8
 
-// chainTags fills in the tags of the rows that carry none from the vault registry: the real
-// API keeps tags on chain only (its rows have no tags, and it refuses ?tags=), so a tag filter
-// applied to the rows alone would match nothing. A row not on chain has no tags; a failed
-// read fails the call rather than dropping a row that may match.
+// chainTags fills in the tags of rows that carry none from the vault registry, where the API
+// keeps them; a failed read fails the call rather than dropping a row that may match.
 func chainTags(ctx context.Context, d *Deps, rows []mindvault.Resource) error {
 	errs := make([]error, len(rows))
 	sem := make(chan struct{}, maxTagReads)
@@ -109,16 +109,10 @@ func chainTags(ctx context.Context, d *Deps, rows []mindvault.Resource) error {
 		})
 	}
 	parallel(fns...)
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return cmp.Or(errs...)
 }
 
-// usdc7 is a USDC amount as every structured result states it: a decimal string with exactly
-// 7 places ("1.5000000"), from the API's "1.50", "1.5" or 1.5; "unknown" when it is not one.
+// usdc7 is a USDC amount as every result states it, with exactly 7 places; "unknown" when it is not one.
 func usdc7(s string) string {
 	u, err := soroban.Units(strings.TrimSpace(s))
 	if err != nil {
@@ -169,8 +163,7 @@ var search = Spec[SearchInput, CatalogOutput]{
 	},
 }
 
-// catalog sends the server-supported filters, then applies locally what the API cannot
-// (keyword on title+description, the skipped status, tags, listed) and re-applies the order.
+// catalog sends the server-supported filters, then applies locally what the API cannot.
 func catalog(ctx context.Context, d *Deps, req *BrowseInput, search bool) (*CatalogOutput, error) {
 	q := mindvault.CatalogQuery{Limit: req.Limit, Offset: req.Offset}
 	q.Search = deref(req.Query)
@@ -210,10 +203,8 @@ func catalog(ctx context.Context, d *Deps, req *BrowseInput, search bool) (*Cata
 }
 
 func keep(r mindvault.Resource, req *BrowseInput) bool {
-	if q := deref(req.Query); q != "" && !strings.Contains(strings.ToLower(r.Title+" "+r.Description), strings.ToLower(q)) {
-		return false
-	}
-	if deref(req.VerificationStatus) == "skipped" && r.VerificationStatus != "skipped" {
+	if q := deref(req.Query); q != "" && !strings.Contains(strings.ToLower(r.Title+" "+r.Description), strings.ToLower(q)) ||
+		deref(req.VerificationStatus) == "skipped" && r.VerificationStatus != "skipped" {
 		return false
 	}
 	if req.Listed != nil {
@@ -223,14 +214,7 @@ func keep(r mindvault.Resource, req *BrowseInput) bool {
 		}
 	}
 	for _, want := range req.Tags {
-		found := false
-		for _, t := range r.Tags {
-			if strings.EqualFold(t, want) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(r.Tags, func(t string) bool { return strings.EqualFold(t, want) }) {
 			return false
 		}
 	}

@@ -14,12 +14,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// Daily budgets (docs/budgets.md): before a payment is signed its amount is reserved in the
-// spend ledger by the attempt that will sign it, for the paying wallet and, when set, for the
-// caller; a payment that certainly did not happen releases that attempt's reservation, one
-// that settled or whose outcome is unknown keeps it. The ledger is shared by every instance,
-// so the budget holds across them; it fails closed: a ledger that cannot be read refuses the
-// payment.
+// Daily budgets (docs/budgets.md): an attempt reserves the amount in the shared spend ledger
+// before signing, for the wallet and the caller; a payment that certainly did not happen
+// releases it. A ledger that cannot be read refuses the payment (fail closed).
 
 // BudgetView is a daily budget as results show it.
 type BudgetView struct {
@@ -81,9 +78,8 @@ func (c *Call) budgetRead(ctx context.Context, payer string) (*BudgetView, error
 	return view(bs[0], u), nil
 }
 
-// checkBudget refuses, without reserving anything, a payment of amount that would take a
-// budget past its limit today (a dry run, round 1 of a confirmation). It returns the wallet's
-// budget as it stands (the payment not counted: nothing was spent) and what it would leave.
+// checkBudget refuses, without reserving, a payment that would pass a budget's limit today;
+// it returns the wallet's budget as it stands and what the payment would leave.
 func (c *Call) checkBudget(ctx context.Context, payer string, amount *big.Int) (now *BudgetView, leftAfter string, err error) {
 	bs, l, err := c.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {
@@ -115,9 +111,8 @@ type hold struct {
 	View *BudgetView
 }
 
-// reserve holds amount against every budget of payer for this attempt, in turn; when a later
-// budget refuses, the earlier reservations (this attempt's own) are released. Over a limit:
-// BUDGET_EXCEEDED.
+// reserve holds amount against every budget of payer for this attempt; when one refuses
+// (BUDGET_EXCEEDED), the earlier reservations are released.
 func (c *Call) reserve(ctx context.Context, payer, attempt string, amount *big.Int) (*hold, error) {
 	bs, l, err := c.budgeted(ctx, payer)
 	if err != nil || len(bs) == 0 {
@@ -142,8 +137,7 @@ func (c *Call) reserve(ctx context.Context, payer, attempt string, amount *big.I
 	return h, nil
 }
 
-// release gives back what this attempt reserved: its payment certainly did not happen. It is
-// best effort (a failure keeps the amount counted, erring towards spending less).
+// release gives back what this attempt reserved, best effort (a failure errs towards spending less).
 func (h *hold) release(ctx context.Context) {
 	if h == nil {
 		return
@@ -164,8 +158,7 @@ func (h *hold) keys() []string {
 	return out
 }
 
-// exceeded is the refusal of a payment over a daily budget: nothing signed, retry after the
-// reset, the figures in the detail.
+// exceeded is the refusal of a payment over a daily budget.
 func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 	wait := int(time.Until(resets).Seconds()) + 1
 	left := max(b.limit-reserved, 0)
@@ -182,8 +175,7 @@ func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 	}}
 }
 
-// ledgerFailure is a ledger that could not be reached or read: the payment is refused (the
-// budget fails closed), as a server failure of the ledger.
+// ledgerFailure refuses a payment when the ledger cannot be read (the budget fails closed).
 func ledgerFailure(err error) error {
 	return &errmap.Error{Err: err, Facts: errmap.Facts{
 		Source: errmap.SourceLedger, Code: errmap.CodeServerError,

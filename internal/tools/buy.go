@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -12,6 +13,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,8 +50,7 @@ func (b *BuyInput) DryRunRequested() bool { return b.DryRun }
 // ActingProfile implements requests.Acting.
 func (r *BuyInput) ActingProfile() *string { return r.Profile }
 
-// Access is what a purchase delivers: a link, a small text inline, or a file's bytes as an
-// embedded resource block described here by type, size and SHA-256.
+// Access is what a purchase delivers: a link, a small text inline, or a file's bytes.
 type Access struct {
 	URL         string `json:"url,omitempty"`
 	Content     string `json:"content,omitempty" jsonschema_description:"a text body of at most 64 KiB, also sent as a text content block"`
@@ -60,8 +61,7 @@ type Access struct {
 	Delivery    string `json:"delivery" jsonschema:"enum=link,enum=content,enum=inline" jsonschema_description:"link: url; content: the text in content; inline: the bytes in an embedded resource content block (base64 blob)"`
 }
 
-// Receipt is the seller's purchase receipt: the API's JSON receipt for a link, the
-// X-Payment-* headers for a file.
+// Receipt is the seller's receipt: the API's JSON receipt for a link, X-Payment-* for a file.
 type Receipt struct {
 	PaymentID string `json:"paymentId"`
 	Amount    string `json:"amount"`
@@ -70,9 +70,7 @@ type Receipt struct {
 	PaidAt    string `json:"paidAt,omitempty" jsonschema_description:"for a file, the time of the seller's answer (its Date header)"`
 }
 
-// BuyOutput is the result of mindvault_buy. Every field states only what this call can
-// prove: a payment by what was signed and sent, a settlement by a PAYMENT-RESPONSE that
-// confirms it, a delivery by the bytes or the link received.
+// BuyOutput is the result of mindvault_buy. Every field states only what this call can prove.
 type BuyOutput struct {
 	ResourceID       string      `json:"resourceId"`
 	Title            string      `json:"title"`
@@ -97,14 +95,13 @@ type BuyOutput struct {
 	USDCBalance string `json:"usdcBalance,omitempty" jsonschema_description:"dry run: the wallet's USDC balance now"`
 	Message     string `json:"message,omitempty"`
 
-	// blocks are the delivered text or bytes, sent as content blocks after the JSON text
-	// block; the JSON itself never repeats the bytes (base64 already grows them by a third).
+	// blocks are sent after the JSON, which never repeats the bytes (base64 grows them by a third).
 	blocks []mcp.Content
 }
 
 func (o *BuyOutput) extraContent() []mcp.Content { return o.blocks }
 
-// Settlement values of BuyOutput.
+// Settlement values.
 const (
 	SettlementConfirmed   = "confirmed"
 	SettlementUnconfirmed = "unconfirmed"
@@ -166,29 +163,20 @@ var buy = Spec[BuyInput, BuyOutput]{
 			func() { acct, found, aErr = c.Horizon.Account(ctx, kp.Address()) },
 		}
 		if !req.AllowRepeat {
-			// The repeat-purchase guard: read at the same time as the preview and the
-			// balance, so it costs no extra latency, and never fatal.
+			// The repeat-purchase guard, read with the preview; never fatal.
 			reads = append(reads, func() { history, hErr = c.API.Payments(ctx, kp.Address()) })
-			// The journal's receipts first: the wallet's own record of what it paid, which
-			// the API may not keep (it records x402 v2 payers as unknown).
+			// The journal's receipts: the API may not keep the payer (x402 v2 payers are unknown).
 			reads = append(reads, func() { receipts, rErr = c.receipts(ctx, kp.Address()) })
 		}
 		parallel(reads...)
-		if mErr != nil {
-			return nil, mErr
-		}
-		if aErr != nil {
-			return nil, aErr
+		if err := cmp.Or(mErr, aErr); err != nil {
+			return nil, err
 		}
 		price, err := soroban.Units(string(meta.Price))
 		if err != nil {
 			return nil, c.API.MalformedMeta("the price is not a USDC amount")
 		}
-		capText := c.Config.MaxAutoPayUSDC
-		if req.MaxPriceUSDC != nil {
-			capText = *req.MaxPriceUSDC
-		}
-		capUnits, _ := soroban.Units(capText)
+		capUnits := c.capOf(req.MaxPriceUSDC)
 		zero := soroban.Decimal(new(big.Int))
 		out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
 			AmountUSDC: zero, Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
@@ -214,9 +202,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 		if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
 			return nil, alreadyPurchased(req, meta, earlier, "")
 		}
-		// The operator's lists and pause, before anything is claimed, asked or signed (a dry run
-		// is refused too), after the answers that pay nothing (a replay, an earlier purchase);
-		// the paid request checks the 402's payee again.
+		// The operator's lists and pause, before anything is claimed, asked or signed, after
+		// the answers that pay nothing; the paid request checks the 402's payee again.
 		if err := c.mayPay(ctx, meta.PublisherWallet, meta.ID, req.ResourceID); err != nil {
 			return nil, err
 		}
@@ -227,8 +214,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 		aboveCap := ""
 		if price.Cmp(capUnits) > 0 {
 			// A price above the cap is the user's to accept, never the agent's: asked when the
-			// client can ask (the approved amount is then this call's cap), refused otherwise,
-			// with no next step that would pay more.
+			// client can ask, refused otherwise, with no next step that would pay more.
 			switch approved, ok := c.confirmation.ApprovedAmount(); {
 			case ok && approved.Cmp(price) >= 0:
 				capUnits = approved
@@ -284,9 +270,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 			if e := at.settledBefore(ctx, err); e != nil {
 				return c.answerSettled(ctx, req, meta, e)
 			}
-			// Only a used nonce says the intent settled elsewhere; a seller's refusal of this
-			// call's own payment is what it says (the journal's claim means no other call of
-			// the intent was sending at the same time).
+			// Only a used nonce says the intent settled elsewhere (the journal's claim means no
+			// other call of the intent was sending).
 			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {
 				return nil, c.settledElsewhere(ctx, kp.Address(), req, meta, err)
 			}
@@ -298,37 +283,35 @@ var buy = Spec[BuyInput, BuyOutput]{
 		if !res.Response.OK() {
 			return nil, notOnchain(c.X402.Service().StatusError(res.Response), meta)
 		}
-		got := delivered(res.Response, meta)
-		if !res.Paid {
-			// The seller answered without asking for a payment: nothing was paid, so
-			// there is no receipt or amount to report, only what was delivered.
-			if got.access == nil {
-				return nil, c.X402.Service().Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
-			}
-			if !got.inline(meta.ID, c.Config.MaxInlineBytes) {
-				return nil, tooLargeAfterAnswer(c.X402.Service(), res, meta, got, c.Config.MaxInlineBytes)
-			}
-			out.Access, out.blocks = got.access, got.blocks
+		got, svc, limit := delivered(res.Response, meta), c.X402.Service(), c.Config.MaxInlineBytes
+		var failure error
+		switch {
+		case got.access == nil && !res.Paid:
+			failure = svc.Malformed(res.Response, "the seller answered without asking for payment and delivered nothing ("+got.missing+"); nothing was paid")
+		case got.access == nil:
+			failure = undelivered(svc, res, meta.ID, got.missing)
+		case !got.inline(meta.ID, limit):
+			failure = tooLargeAfterAnswer(svc, res, meta, got, limit)
+		}
+		if failure != nil && res.Paid {
+			failure = at.failed(ctx, failure, meta.ID)
+		}
+		if failure != nil {
+			return nil, failure
+		}
+		out.Access, out.blocks = got.access, got.blocks
+		if !res.Paid { // the seller answered without asking for a payment
 			out.USDCBalanceAfter = soroban.Decimal(balance)
 			out.Message = "The seller delivered without asking for a payment; nothing was paid."
 			return out, nil
 		}
-		out.AmountUSDC = soroban.Decimal(res.Amount)
-		out.Settlement = SettlementUnconfirmed
+		out.Receipt, out.AmountUSDC, out.Settlement = got.receipt, soroban.Decimal(res.Amount), SettlementUnconfirmed
 		if res.Confirmed {
-			out.Settlement = SettlementConfirmed
-			out.TxHash = res.Settlement.Transaction
+			out.Settlement, out.TxHash = SettlementConfirmed, res.Settlement.Transaction
 			out.ExplorerURL = c.Config.ExplorerURL(out.TxHash)
 		}
-		if got.access == nil {
-			return nil, at.failed(ctx, undelivered(c.X402.Service(), res, meta.ID, got.missing), meta.ID)
-		}
-		if !got.inline(meta.ID, c.Config.MaxInlineBytes) {
-			return nil, at.failed(ctx, tooLargeAfterAnswer(c.X402.Service(), res, meta, got, c.Config.MaxInlineBytes), meta.ID)
-		}
-		out.Access, out.Receipt, out.blocks = got.access, got.receipt, got.blocks
 		defer func() {
-			out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, buyReceipt(at, out, res), out.replayable()))
+			out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, buyReceipt(at, out), out.replayable()))
 		}()
 		if !res.Confirmed {
 			out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+
@@ -344,10 +327,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 	},
 }
 
-// balanceAfter reads the payer's USDC once the settlement is proven, so that the figure is
-// the wallet's and not a subtraction from a balance that concurrent payments may have
-// changed. A read that does not show this payment yet (Horizon lags the ledger) or fails is
-// not reported as the balance after; note says why.
+// balanceAfter reads the payer's USDC once the settlement is proven (concurrent payments
+// make a subtraction wrong); a read that fails or does not show the payment yet gives a note.
 func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, res *x402.Outcome) (*big.Int, string) {
 	acct, found, err := d.Horizon.Account(ctx, payer)
 	if err != nil || !found {
@@ -361,27 +342,30 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 	return now, ""
 }
 
-// buyIntent is what a purchase's payment is for, from the strongest identity the call has:
-// a resource bought without allowRepeat is one purchase per wallet and network; an
-// idempotency key names one purchase; an approval (round 2) is one payment; an allowRepeat
-// buy without either is a new payment on purpose (nil: the simulation's random nonce).
+// buyIntent is what a purchase pays for, by the strongest identity the call has: one
+// purchase per wallet without allowRepeat, else the call's own (callIntent).
 func buyIntent(c *Call, req *BuyInput, payer, id string) *x402.Intent {
-	switch {
-	case !req.AllowRepeat:
+	if !req.AllowRepeat {
 		return &x402.Intent{Kind: "buy", Parts: []string{payer, c.Config.X402Network, id}}
-	case req.IdempotencyKey != nil:
-		return &x402.Intent{Kind: "key", Parts: []string{payer, "mindvault_buy", *req.IdempotencyKey}}
+	}
+	return c.callIntent("key", payer, "mindvault_buy", req.IdempotencyKey)
+}
+
+// callIntent names a call by its idempotency key (as kind), else by the approval it acts on;
+// nil is a new call on purpose.
+func (c *Call) callIntent(kind, payer, tool string, key *string) *x402.Intent {
+	switch {
+	case key != nil:
+		return &x402.Intent{Kind: kind, Parts: []string{payer, tool, *key}}
 	case c.confirmation.ApprovalNonce() != "":
 		return &x402.Intent{Kind: "approval", Parts: []string{payer, c.confirmation.ApprovalNonce()}}
 	}
 	return nil
 }
 
-// settledElsewhere answers a purchase whose intent's payment settled in another call (its
-// nonce was used) when the journal does not hold that settlement: for a purchase without
-// allowRepeat the API's history, read once, may have the receipt (ALREADY_PURCHASED); a keyed
-// or approved purchase is never matched to another purchase of the same resource. Either way
-// this call paid nothing.
+// settledElsewhere answers a purchase whose intent's nonce another call used while the journal
+// holds no settlement: the API's history may have the receipt (only without allowRepeat).
+// Either way this call paid nothing.
 func (c *Call) settledElsewhere(ctx context.Context, payer string, req *BuyInput, meta *mindvault.Meta, cause error) error {
 	if !req.AllowRepeat {
 		if history, err := c.API.Payments(ctx, payer); err == nil {
@@ -408,9 +392,7 @@ func historyAction(req *BuyInput) *errmap.NextAction {
 	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
 }
 
-// undelivered is a paid answer that carries nothing usable. The money left when the
-// settlement is proven (stateChanged yes, with its hash); otherwise whether it left is
-// unknown until the signed payment expires.
+// undelivered is a paid answer with nothing usable: the money left if settled, else unknown.
 func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) error {
 	err := errmap.MarkStarted(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"))
 	if res.Confirmed {
@@ -424,8 +406,7 @@ func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) 
 	return errmap.MarkPaymentPending(err, res.ExpiresAt.UTC().Format(time.RFC3339))
 }
 
-// delivery is what a 2xx answer delivered: a link (access with a URL) or a file (body),
-// and the seller's receipt; missing says what was wrong when it delivered nothing.
+// delivery is what a 2xx answer delivered, and the seller's receipt; missing says what was wrong.
 type delivery struct {
 	access  *Access
 	receipt *Receipt
@@ -436,10 +417,9 @@ type delivery struct {
 	missing string
 }
 
-// delivered reads a 2xx body as what was bought: the API's JSON {url, receipt} (a link; any
-// resource may be delivered this way), or, for a resource that is not a link, the file's
-// bytes — of the media type the preview announced, when it announced one — with the receipt
-// from the X-Payment-* headers. Anything else delivers nothing, and missing says what was wrong.
+// delivered reads a 2xx body as what was bought: the API's JSON {url, receipt} (a link), or,
+// for a resource that is not a link, the file's bytes of the media type the preview
+// announced, with the receipt from the X-Payment-* headers; missing says what was wrong.
 func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 	if len(bytes.TrimSpace(resp.Body)) == 0 {
 		return delivery{missing: "empty body"}
@@ -454,7 +434,7 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 			var g delivery
 			var r Receipt
 			if raw, ok := body["receipt"]; ok && json.Unmarshal(raw, &r) == nil && r.PaymentID != "" {
-				r.Amount, r.Currency = paymentAmount(r.Amount + " " + firstNonEmpty(r.Currency, "USDC"))
+				r.Amount, r.Currency = paymentAmount(r.Amount + " " + cmp.Or(r.Currency, "USDC"))
 				g.receipt = &r
 			}
 			g.access = &Access{URL: link, Delivery: DeliveryLink}
@@ -466,7 +446,7 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 	case meta.ResourceType == "link":
 		return delivery{missing: "no access url in the answer"}
 	case sold != "" && mt != sold:
-		return delivery{missing: "a " + firstNonEmpty(mt, "untyped") + " body where " + sold + " was sold"}
+		return delivery{missing: "a " + cmp.Or(mt, "untyped") + " body where " + sold + " was sold"}
 	case sold == "" && isJSON:
 		return delivery{missing: "a JSON answer without an access url"}
 	}
@@ -478,8 +458,7 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 		body: resp.Body, mime: mt, length: length}
 }
 
-// inline decides how a file travels: a small text as text, anything else up to limit bytes
-// as an embedded resource (base64 blob). ok is false when the file is larger than that.
+// inline decides how a file travels: a small text as text, else up to limit bytes as a blob.
 func (g *delivery) inline(id string, limit int) (ok bool) {
 	if g.body == nil {
 		return true // a link
@@ -497,7 +476,7 @@ func (g *delivery) inline(id string, limit int) (ok bool) {
 	a.SHA256, a.Delivery = hex.EncodeToString(sum[:]), DeliveryInline
 	a.URI = "mindvault://resources/" + url.PathEscape(id)
 	g.blocks = []mcp.Content{{Type: "resource", Resource: &mcp.ResourceContents{
-		URI: a.URI, MimeType: firstNonEmpty(g.mime, "application/octet-stream"), Blob: base64.StdEncoding.EncodeToString(g.body),
+		URI: a.URI, MimeType: cmp.Or(g.mime, "application/octet-stream"), Blob: base64.StdEncoding.EncodeToString(g.body),
 	}}}
 	return true
 }
@@ -516,8 +495,7 @@ func deliverable(size int64, mimeType string, limit int) bool {
 	return size <= int64(limit)
 }
 
-// headerReceipt is a file purchase's receipt from the X-Payment-* headers; the time is the
-// seller's Date header, when it sent one.
+// headerReceipt is a file purchase's receipt from the X-Payment-* headers and Date.
 func headerReceipt(h http.Header) *Receipt {
 	id := strings.TrimSpace(h.Get("X-Payment-Id"))
 	if id == "" {
@@ -532,9 +510,7 @@ func headerReceipt(h http.Header) *Receipt {
 	return r
 }
 
-// paymentAmount reads X-Payment-Amount, which the real server sends as amount and currency in
-// one value ("0.75 USDC"; a bare "0.75" is USDC too): the amount with 7 decimals, or
-// "unknown" when it is not one.
+// paymentAmount reads X-Payment-Amount ("0.75 USDC", or "0.75") with 7 decimals, or "unknown".
 func paymentAmount(v string) (amount, currency string) {
 	f := strings.Fields(v)
 	currency = "USDC"
@@ -547,8 +523,7 @@ func paymentAmount(v string) (amount, currency string) {
 	return usdc7(strings.TrimPrefix(f[0], "$")), currency
 }
 
-// inlineLimitNote says what the operator could change, or that nothing can: the limit has a
-// ceiling set by Lambda's response size.
+// inlineLimitNote says what the operator could change, or that nothing can (Lambda's response size).
 func inlineLimitNote(size int64, limit int) string {
 	if size > config.MaxInlineBytesLimit {
 		return fmt.Sprintf("this endpoint cannot deliver files above %d bytes", config.MaxInlineBytesLimit)
@@ -563,9 +538,7 @@ func tooLargeBeforePaying(id string, size int64, limit int) error {
 	return errmap.With(e, func(f *errmap.Facts) { f.Category = errmap.CategoryValidation })
 }
 
-// tooLargeAfterAnswer is a file that turned out larger than the limit once the seller
-// answered. A proven settlement means the money left (stateChanged yes, with the hash and
-// the receipt); without that proof whether it left is unknown until the payment expires.
+// tooLargeAfterAnswer is a file found larger than the limit once the seller answered.
 func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindvault.Meta, g delivery, limit int) error {
 	detail := fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", g.length, limit)
 	tooLarge := func(f *errmap.Facts) {
@@ -579,7 +552,7 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 			f.Next = fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", inlineLimitNote(g.length, limit), meta.ID)
 		})
 	}
-	seller := firstNonEmpty(meta.PublisherName, "the publisher")
+	seller := cmp.Or(meta.PublisherName, "the publisher")
 	if meta.AccessURL != "" {
 		seller += ", " + meta.AccessURL
 	}
@@ -609,23 +582,19 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 	})
 }
 
-// lastPurchase is the newest earlier purchase of the resource (by its catalog id or the id
-// asked for) in a history read newest first, or nil.
+// lastPurchase is the newest earlier purchase of the resource (by any of ids) in a history, or nil.
 func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment {
-	for _, p := range newestFirst(history) {
-		for _, id := range ids {
-			if id != "" && p.ResourceID == id {
-				return &p
-			}
+	for _, p := range newestFirst(history, func(p mindvault.Payment) string { return p.PaidAt }) {
+		if p.ResourceID != "" && slices.Contains(ids, p.ResourceID) {
+			return &p
 		}
 	}
 	return nil
 }
 
 // alreadyPurchased refuses a second purchase of the same resource by the same wallet, with
-// the earlier receipt and the exact call that buys it again on purpose. A link can be used
-// again; a file's bytes were delivered with the earlier answer and nothing keeps them, so the
-// advice says that getting them again means paying again, and how much.
+// the earlier receipt and the exact call that buys it again on purpose (a file's bytes are
+// kept nowhere, so getting them again means paying again).
 func alreadyPurchased(req *BuyInput, meta *mindvault.Meta, p *mindvault.Payment, link string) error {
 	id := meta.ID
 	var parts []string
@@ -658,11 +627,10 @@ func amountPhrase(p *mindvault.Payment) string {
 	if p.Amount == "" {
 		return ""
 	}
-	return string(p.Amount) + " " + firstNonEmpty(p.Currency, "USDC")
+	return string(p.Amount) + " " + cmp.Or(p.Currency, "USDC")
 }
 
-// repeatArguments is the buy call that repeats a purchase on purpose: the caller's own
-// arguments (all known) with allowRepeat true.
+// repeatArguments is the caller's own buy arguments with allowRepeat true.
 func repeatArguments(req *BuyInput) map[string]any {
 	args := map[string]any{"resourceId": req.ResourceID, "allowRepeat": true}
 	if req.IdempotencyKey != nil {
@@ -680,8 +648,7 @@ func repeatArguments(req *BuyInput) map[string]any {
 	return args
 }
 
-// oneLine is line 1 of a mapped failure and its category, for a warning about a check that
-// could not run.
+// oneLine is line 1 of a mapped failure and its category, for a warning about a skipped check.
 func (c *Call) oneLine(err error, operation string) string {
 	f := errmap.FromError(err, errmap.Call{Operation: operation, Tool: "mindvault_buy", Source: errmap.SourceAPI, Secrets: c.secretValues()})
 	line, _, _ := strings.Cut(f.Text, "\n")
@@ -694,16 +661,18 @@ func httpURL(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
-// checkPurchaseAction gives a payment whose outcome is unknown its recovery call: the wallet's
-// purchase history for this resource tells whether the payment settled (all its arguments are
-// the caller's own), and Next says not to pay again before the payment expires.
+// checkPurchaseAction gives an unknown payment outcome its recovery call: the purchase history.
 func checkPurchaseAction(err error, req *BuyInput) error {
 	if f, ok := errmap.FactsOf(err); !ok || f.StateChanged != errmap.StateUnknown || f.NextAction != nil {
 		return err
 	}
-	args := profileArgs(req.Profile)
-	args["resourceId"] = req.ResourceID
-	return errmap.WithNextAction(err, &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args})
+	return errmap.WithNextAction(err, historyAction(req))
+}
+
+// capOf is the caller's cap in USDC units, or the operator's MINDVAULT_MAX_AUTO_PAY_USDC.
+func (c *Call) capOf(given *string) *big.Int {
+	units, _ := soroban.Units(cmp.Or(deref(given), c.Config.MaxAutoPayUSDC))
+	return units
 }
 
 // profileArgs is the arguments of a profile-only tool call for the caller's own profile choice.
@@ -715,9 +684,7 @@ func profileArgs(profile *string) map[string]any {
 	return args
 }
 
-// notOnchain reads the paywall's 503 chain_unavailable for a resource whose metadata says it
-// is not registered on chain: the paywall prices a purchase from the chain, so it cannot sell
-// it at all, and no wait changes that until its publisher registers it.
+// notOnchain reads the paywall's 503 for a resource not on chain: it cannot sell it until registered.
 func notOnchain(err error, meta *mindvault.Meta) error {
 	if !isCode(err, errmap.CodeChainUnavailable) || meta.OnchainStatus == "" || meta.OnchainStatus == "registered" {
 		return err

@@ -1,18 +1,18 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
-	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
@@ -30,25 +30,14 @@ func (d *Deps) receipts(ctx context.Context, payer string) ([]ledger.Receipt, er
 		return nil, ledgerFailure(err)
 	}
 	since := time.Now().Add(-d.receiptKeep())
-	out := rs[:0]
-	for _, r := range rs {
-		if r.PaidAt.After(since) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(rs, func(r ledger.Receipt) bool { return !r.PaidAt.After(since) }), nil
 }
 
 // lastReceipt is the newest purchase receipt of the resource (by catalog id or the id asked for).
 func lastReceipt(rs []ledger.Receipt, ids ...string) *ledger.Receipt {
 	for i := range rs {
-		if rs[i].Tool != "mindvault_buy" {
-			continue
-		}
-		for _, id := range ids {
-			if id != "" && rs[i].Resource == id {
-				return &rs[i]
-			}
+		if rs[i].Tool == "mindvault_buy" && rs[i].Resource != "" && slices.Contains(ids, rs[i].Resource) {
+			return &rs[i]
 		}
 	}
 	return nil
@@ -71,9 +60,8 @@ func alreadyPurchasedReceipt(req *BuyInput, meta *mindvault.Meta, r *ledger.Rece
 	return alreadyPurchased(req, meta, asPayment(r), link)
 }
 
-// answerSettled answers a call whose intent already settled, from the journal: a purchase is
-// ALREADY_PURCHASED with its receipt, a keyed call its first result again (marked as a
-// replay), an approval CONFIRMATION_STALE naming the payment it made.
+// answerSettled answers a call whose intent already settled, from the journal: ALREADY_PURCHASED,
+// a keyed call's first result again, or an approval's CONFIRMATION_STALE.
 func (d *Deps) answerSettled(ctx context.Context, req *BuyInput, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
 	r := e.Receipt
 	if r == nil {
@@ -92,11 +80,8 @@ func (d *Deps) answerSettled(ctx context.Context, req *BuyInput, meta *mindvault
 		})
 	case "approval":
 		detail := "this approval was already carried out: its payment settled (" + receiptPhrase(r) + "); nothing was paid now"
-		return nil, errmap.WithNextAction(&errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-			Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale, Category: errmap.CategoryPayment, Detail: detail,
-			StateChanged: errmap.StateNo,
-			Next:         "The approved purchase is done: mindvault_purchase_history lists its receipt; ask the user before buying again.",
-		}}, historyAction(req))
+		return nil, errmap.WithNextAction(approvalUsed(detail,
+			"The approved purchase is done: mindvault_purchase_history lists its receipt; ask the user before buying again."), historyAction(req))
 	}
 	return nil, alreadyPurchasedReceipt(req, meta, r)
 }
@@ -113,7 +98,7 @@ func fileNote(out *BuyOutput) string {
 func receiptPhrase(r *ledger.Receipt) string {
 	parts := []string{soroban.Decimal(big.NewInt(r.Amount)) + " USDC"}
 	if r.Payee != "" {
-		parts[0] += " to " + firstNonEmpty(r.PayeeName, "the payee") + " (" + r.Payee + ")"
+		parts[0] += " to " + cmp.Or(r.PayeeName, "the payee") + " (" + r.Payee + ")"
 	}
 	if r.TxHash != "" {
 		parts = append(parts, "transaction "+r.TxHash)
@@ -137,12 +122,8 @@ func (o *BuyOutput) replayable() *BuyOutput {
 }
 
 // buyReceipt is the journal's receipt of a delivered purchase.
-func buyReceipt(a *attempt, out *BuyOutput, res *x402.Outcome) *ledger.Receipt {
-	settlement := "unconfirmed"
-	if res.Confirmed {
-		settlement = "confirmed"
-	}
-	r := a.receiptFor(settlement, out.Title, out.TxHash)
+func buyReceipt(a *attempt, out *BuyOutput) *ledger.Receipt {
+	r := a.receiptFor(out.Settlement, out.Title, out.TxHash)
 	r.Resource = out.ResourceID
 	if out.Receipt != nil {
 		r.PaymentID = out.Receipt.PaymentID

@@ -8,14 +8,11 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
-// Call is one tool call's own state, handed to Run with the Deps it embeds: the caller, the
-// user's confirmation (asked for in round 1, given in round 2), the question the call stops to ask,
-// and the secret values it handled, so its own result and failure are cleaned of them even if
-// the process-wide registry refused them (it is bounded).
+// Call is one tool call's own state, handed to Run with the Deps it embeds. Its secrets clean
+// its own result and failure even if the bounded process-wide registry refused them.
 type Call struct {
 	*Deps
-	// caller is who makes the call (auth.Caller): what a requestState binds and a caller's
-	// budget counts.
+	// caller is who makes the call (auth.Caller): what a requestState binds and a budget counts.
 	caller       string
 	confirmation *confirm.Confirmation // nil: every approval proceeds (the argument guards alone protect the call)
 	// elicit is what the call may ask the user (confirm.go); nil: it asks nothing.
@@ -26,9 +23,8 @@ type Call struct {
 	secrets  []string
 }
 
-// approve is called right before the call signs or sends what r describes. ok is true to go
-// on; false with a nil err when the user must be asked first: r is then the call's question,
-// and Run returns (nil, nil) for the call to be answered with it; otherwise err refuses.
+// approve is called right before the call signs or sends what r describes: ok to go on; false
+// with a nil err when r is the call's question (Run returns nil, nil); otherwise err refuses.
 func (c *Call) approve(r confirm.Request) (ok bool, err error) {
 	ask, err := c.confirmation.Approve(r)
 	if ask {
@@ -40,9 +36,7 @@ func (c *Call) approve(r confirm.Request) (ok bool, err error) {
 // asking reports that the call stopped to ask the user.
 func (c *Call) asking() bool { return c.question != nil }
 
-// addSecrets makes secret values the call learned (a new wallet's secret, a new publisher key)
-// known: to the process-wide redaction registry, which cleans every response, log line and
-// metric from now on, and to the call itself.
+// addSecrets makes secret values known to the process-wide redaction and to the call.
 func (c *Call) addSecrets(secrets ...string) {
 	_ = redact.Register(secrets...) // when the registry is full the call's own list still has them
 	c.mu.Lock()

@@ -3,7 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -136,11 +137,4 @@ func consistencySummary(o *ConsistencyOutput) string {
 	return fmt.Sprintf("Found %d mismatched field(s): %s. The chain is authoritative.", len(names), strings.Join(names, ", "))
 }
 
-func sortedKeys(m map[string]Compared) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+func sortedKeys(m map[string]Compared) []string { return slices.Sorted(maps.Keys(m)) }

@@ -16,26 +16,11 @@ import (
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
-// The human confirmation (package confirm) is part of the declared mainnet policy: every tool
-// that declares ConfirmRequired is under it, and Define applies it around Run, so no tool
-// decides by itself whether to ask. What a tool does is name, at its confirmation point, what it
-// is about to pay or send (Call.approve, right before signing or sending); the Call's
-// Confirmation decides. In
-// order, for a state-changing call on the modern era:
-//
-//  1. a requestState is verified first (-32602 CONFIRMATION_INVALID when it fails, nothing
-//     runs); with the user's answer, a decline is CONFIRMATION_DECLINED and an acceptance
-//     gives the Call an approving Confirmation (it also stands in for confirmMainnet);
-//  2. otherwise, when the endpoint may ask (policy, key, the client's form elicitation, no
-//     dry run), an asking Confirmation: the mainnet confirmation waits for it instead of refusing;
-//  3. Run; a confirmation point that must ask records its question in the Call and Run returns, and the
-//     call is answered with an InputRequiredResult whose requestState binds this call.
-//
-// A wallet short of USDC (checked before anything is signed) is the other question: when the
-// client declares url elicitation and MINDVAULT_FUNDING_URL is set, step 3 answers it with a
-// url elicitation to the funding page instead of INSUFFICIENT_USDC, sealed the same way. Its
-// acceptance only lets the repeated call read the balance again (and then ask for the
-// payment as any call does); a decline is INSUFFICIENT_USDC, and so is a wallet still short.
+// The human confirmation (package confirm) is part of the declared mainnet policy: Define
+// applies it around Run, and a tool only names, at its confirmation point (Call.approve),
+// what it is about to pay or send; the Call's Confirmation decides (docs/tools.md "The
+// user's confirmation"). A wallet short of USDC is the other question: a url elicitation to
+// MINDVAULT_FUNDING_URL, sealed the same way.
 
 // elicitation is what a call may ask the user: what its requestState will bind, and how.
 type elicitation struct {
@@ -45,8 +30,8 @@ type elicitation struct {
 	url      bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
 }
 
-// beginConfirmation applies steps 1 and 2 to a validated request of call under the Deps'
-// settings (nil: never ask). stop, when set, is the call's answer and Run must not start.
+// beginConfirmation opens a round 2's requestState or readies round 1's question; stop, when
+// set, is the call's answer and Run must not start.
 func beginConfirmation(ctx context.Context, call *Call, tool, operation string, req any) (stop *mcp.ToolResult) {
 	k, cfg := call.Confirm, call.Config
 	rt, modern := mcp.RoundTripOf(ctx)
@@ -82,8 +67,7 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 				call.confirmation = confirm.Approved(approved)
 				return nil
 			}
-			// The user went to fund the wallet: Run reads the balance again, and a wallet
-			// still short is answered, not asked about a second time.
+			// The user went to fund the wallet: a wallet still short is answered, not asked again.
 			funded = true
 		}
 		// A state without an answer: the client did not ask the user; ask again (round 1).
@@ -124,8 +108,7 @@ func (c *Call) asked(operation, tool string) (mcp.ToolResult, bool) {
 		},
 	}
 	if q.Approval.Kind == confirm.Funding {
-		// A URL, never a form: the page is where any payment details are entered (the
-		// elicitation spec forbids collecting them in a form).
+		// A URL, never a form: the elicitation spec forbids collecting payment details in a form.
 		params = map[string]any{"mode": "url", "url": q.URL, "message": q.Message}
 	}
 	state, err := e.settings.Seal(e.binding, q.Approval)
@@ -146,8 +129,7 @@ func (c *Call) asked(operation, tool string) (mcp.ToolResult, bool) {
 }
 
 // askToFund makes err, a wallet short of USDC, the call's question when the client opens URLs
-// and a funding page is configured (round 1): the user is sent to the page instead of the
-// refusal, and the caller returns as for any question.
+// and a funding page is configured (round 1).
 func (c *Call) askToFund(err error) bool {
 	var short *unfunded
 	if c.elicit == nil || !c.elicit.url || !errors.As(err, &short) || short.link == "" {
@@ -163,7 +145,7 @@ func (c *Call) askToFund(err error) bool {
 
 // refused is the isError result of err, a call's confirmation that ends it.
 func refused(err error, operation, tool string) *mcp.ToolResult {
-	res := ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
+	res := errorResult(errmap.FromError(err, errmap.Call{Guides: Guides(), Operation: operation, Tool: tool}))
 	return &res
 }
 
@@ -177,8 +159,7 @@ func notFunded(cfg *config.Config, address, action string) error {
 }
 
 // readAnswer reads an elicitation result: accepted only for action accept, with confirm true
-// when checked (a url elicitation's acceptance carries no content). Unknown members are
-// ignored; ok is false for something that is not an elicitation result.
+// when checked; ok is false for something that is not one.
 func readAnswer(raw json.RawMessage, checked bool) (accepted bool, action string, ok bool) {
 	var r struct {
 		Action  string                     `json:"action"`
@@ -210,8 +191,7 @@ func profileOf(req any, cfg *config.Config) string {
 	return cfg.DefaultProfile
 }
 
-// invalidConfirmation is the JSON-RPC -32602 of a round 2 that cannot be acted on; path names
-// the param at fault.
+// invalidConfirmation is the -32602 of a round 2 that cannot be acted on; path names the param.
 func invalidConfirmation(path, reason string) *mcp.ToolResult {
 	return &mcp.ToolResult{
 		Reject: &mcp.CallError{Code: mcp.CodeInvalidParams, Message: "Invalid params: " + path + ": " + reason + "; nothing was done",

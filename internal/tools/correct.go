@@ -13,11 +13,9 @@ import (
 // allowed one the call left out ("resourceID" for "resourceId", "resouceId" too).
 const maxCorrection = 2
 
-// corrected is the call an agent meant when every problem of its arguments is an unknown name
-// that stands for exactly one allowed argument it left out (a case-only difference, or within
-// maxCorrection edits): the same arguments with those names fixed, the values copied, and
-// offered only when that call passes validation as it is. Anything else is not a correction
-// the endpoint can make safely, and nil is returned: the issues say what to fix.
+// corrected is the call an agent meant when every problem is an unknown name that stands for
+// exactly one allowed argument it left out (case or a few edits), offered only when that call
+// passes validation; otherwise nil.
 func corrected(tool string, raw json.RawMessage, issues []errmap.Issue, allowed []string, check func(json.RawMessage) bool) *errmap.NextAction {
 	var args map[string]json.RawMessage
 	if json.Unmarshal(raw, &args) != nil || len(args) == 0 {

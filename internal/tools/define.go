@@ -49,59 +49,45 @@ type Definition struct {
 	Annotations  Annotations     `json:"annotations"`
 }
 
-// Spec declares one tool: Req is its request model, Out its output. A Spec is a value (each
-// tool file declares one); Define binds it to the Deps its Run is given.
+// Spec declares one tool: Req is its request model, Out its output; Define binds it to Deps.
 type Spec[Req, Out any] struct {
 	Name  string
 	Title string
 	// Operation is line 1's label of every failure, e.g. "Browse failed".
 	Operation string
-	// Description is what agents read to choose the tool: prose, wrapped in the source like a
-	// paragraph; Define folds its white space into single spaces.
+	// Description is what agents read to choose the tool; Define folds its white space.
 	Description string
-	// Toolset is the one toolset (config.Toolsets) the tool belongs to: the unit an operator
-	// enables with MINDVAULT_TOOLSETS and a client narrows to by URL path or header.
+	// Toolset is the one toolset (config.Toolsets) the tool belongs to.
 	Toolset string
-	// Kind is what the tool reads and what it may change: its failures' default source, its
-	// hints and its mainnet policy.
 	Kind
-	// Guide is what the Next line of the tool's failures needs: the role it plays for other
-	// tools' advice, its traits and its own sentences (errmap.Guide). Its Profile trait is not
-	// declared: it is read from the request model (a profile argument).
+	// Guide is what the Next line of the tool's failures needs (errmap.Guide).
 	Guide errmap.Guide
-	// DryRun and Guards are the call's other policies, which Define enforces with the mainnet
-	// policy after validation and before Run (policy.go).
+	// DryRun is what a dry run does to the mainnet policy (policy.go).
 	DryRun DryRun
-	Guards []Guard[Req]
 	Run    func(ctx context.Context, c *Call, req *Req) (*Out, error)
 }
 
-// Kind is what a tool reads and what it may change; the kinds the tools come in are declared
-// once each (kinds.go).
+// Kind is what a tool reads and what it may change (kinds.go).
 type Kind struct {
-	// Source is the default failure source when a handler error carries none: the service
-	// the tool is about.
+	// Source is the default failure source when a handler error carries none.
 	Source errmap.Source
 	Hints  Hints
-	// Mainnet is the mainnet confirmation Define enforces (policy.go): ConfirmRequired for
-	// every tool that changes state, nothing for read-only tools.
+	// Mainnet is the mainnet confirmation Define enforces (policy.go).
 	Mainnet Mainnet
-	// Scope is the OAuth scope a call needs (auth.ScopeRead, ScopeWrite or ScopeSpend),
-	// declared with the kind so that the scope rule and the tool cannot drift apart.
+	// Scope is the OAuth scope a call needs, declared with the kind so the two cannot drift.
 	Scope string
 }
 
 // Tool is one registered tool.
 type Tool struct {
-	def     Definition      // without the schemas, which only encoded carries
-	encoded json.RawMessage // the tools/list entry, generated at build time
-	out     reflect.Type    // the output type, whose schema is the outputSchema
-	args    []string
-	model   *validate.Model
-	policy  policy // ConfirmRequired: the mainnet policy, and the user's confirmation (confirm.go)
-	scope   string
-	toolset string
-	// operation, source and config are what a call's failures and policies read of the Spec.
+	def       Definition      // without the schemas, which only encoded carries
+	encoded   json.RawMessage // the tools/list entry, generated at build time
+	out       reflect.Type    // the output type, whose schema is the outputSchema
+	args      []string
+	model     *validate.Model
+	policy    policy
+	scope     string
+	toolset   string
 	operation string
 	source    errmap.Source
 	config    *config.Config
@@ -114,8 +100,7 @@ func (t *Tool) Scope() string { return t.scope }
 // Toolset is the toolset the tool belongs to.
 func (t *Tool) Toolset() string { return t.toolset }
 
-// Definition returns the public definition, schemas included. They are decoded from the
-// encoded entry on each call: this is for docs and tests, never for a request.
+// Definition returns the public definition with its schemas, decoded on each call (docs and tests).
 func (t *Tool) Definition() Definition {
 	d := t.def
 	var schemas struct {
@@ -140,24 +125,14 @@ func (t *Tool) Hints() Hints {
 // Model returns the tool's validation model.
 func (t *Tool) Model() *validate.Model { return t.model }
 
-// schemasFor reflects a tool's input and output schemas. The endpoint never sets it: the
-// schemas of its tools are generated at build time. Only this package's tests do,
-// for the tools they define themselves (definitions_test.go).
+// schemasFor reflects a tool's schemas; only tests set it, for tools without a generated definition.
 var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
 
-// Define builds the Tool of a Spec whose Run is given a Call of d; it panics on a Spec the registry cannot list, which the
-// registry tests turn into a failing test rather than a bad tools/list.
-//
-// The entry tools/list sends is the one generated from the Spec at build time
-// (definitions_gen.go, `go generate ./internal/tools/`): reflecting every tool's schemas at start would
-// cost each cold start milliseconds and the binary a schema reflector. A test regenerates the
-// file and fails when the committed one differs. The request model is still compiled here,
-// when the tool is defined (for All, on the process's first tool call, which defines every
-// tool at once), so a rule validate cannot check fails then, and in the registry tests,
-// rather than on a call of that one tool.
-//
-// Only decoding the request and calling its guards and Run depend on the tool's types; the
-// rest is shared code (define, Tool.invoke), so each tool adds little to the binary.
+// Define builds the Tool of a Spec whose Run is given a Call of d; it panics on a Spec the
+// registry cannot list, which the registry tests catch. tools/list sends the definition
+// generated at build time (definitions_gen.go, `go generate ./internal/tools/`), so a cold
+// start reflects no schemas; the request model is compiled here, so a rule validate cannot
+// check fails when the tools are defined rather than on a call.
 func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	defines.Add(1)
 	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
@@ -171,32 +146,25 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 		operation: s.Operation, source: s.Source, policy: policy{mainnet: s.Mainnet, dryRun: s.DryRun},
 		scope: s.Scope, toolset: s.Toolset, config: d.Config,
 	}, s.Hints, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
-	guards, run := s.Guards, s.Run
+	run := s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
 		req, issues := validate.Decode[Req](raw)
 		if issues != nil {
-			return ErrorResult(errmap.Validation(t.def.Name, issues, t.args, corrected(t.def.Name, raw, issues, t.args, validates[Req])))
+			return errorResult(errmap.Validation(t.def.Name, issues, t.args, corrected(t.def.Name, raw, issues, t.args, validates[Req])))
 		}
 		return t.invoke(ctx, d, req, func(call *Call) (any, error) {
-			if err := t.declared(call, req); err != nil {
-				return nil, err
-			}
-			for _, g := range guards {
-				if err := g(ctx, req); err != nil {
+			if t.policy.mainnet == ConfirmRequired {
+				if err := mainnetConfirmation(call.confirmation, t.config, t.policy.dryRun, req); err != nil {
 					return nil, err
 				}
 			}
-			out, err := run(ctx, call, req)
-			return out, err
+			return run(ctx, call, req)
 		})
 	}
 	return t
 }
 
-// define completes the part of a Tool that does not depend on the tool's types: its
-// annotations (hints), its generated encoding, the declared policies checked against the
-// request (confirmer, dryRunner: whether it implements requests.MainnetConfirmer,
-// requests.DryRunner), and what a call needs.
+// define completes the part of a Tool that does not depend on its types.
 func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool) *Tool {
 	name := t.def.Name
 	t.def.Annotations = Annotations{
@@ -231,16 +199,7 @@ func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confi
 	return t
 }
 
-// declared runs the declared mainnet policy, before the spec's own Guards.
-func (t *Tool) declared(call *Call, req any) error {
-	if t.policy.mainnet != ConfirmRequired {
-		return nil
-	}
-	return mainnetConfirmation(call.confirmation, t.config, t.policy.dryRun, req)
-}
-
-// invoke runs a validated request as one Call of d: the user's confirmation steps around run
-// (the declared policies, the guards and Run), and the result, the question or the mapped failure.
+// invoke runs a validated request as one Call of d, the user's confirmation around run.
 func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (any, error)) mcp.ToolResult {
 	call := &Call{Deps: d, caller: auth.Caller(ctx)}
 	name := t.def.Name
@@ -257,10 +216,9 @@ func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (an
 		if t.def.Annotations.ReadOnlyHint {
 			err = readStarted(err)
 		}
-		return ErrorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
+		return errorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
 			Operation: t.operation, Tool: name, Source: t.source, Secrets: call.secretValues(),
-			// The caller went away (not a deadline): whatever the cut-short call looked
-			// like, it is CANCELLED, never a TIMEOUT.
+			// The caller went away (not a deadline): CANCELLED, never a TIMEOUT.
 			Cancelled: errors.Is(ctx.Err(), context.Canceled),
 		}))
 	}
@@ -271,14 +229,11 @@ func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (an
 	return out
 }
 
-// extraContent is an output that delivers more than its JSON: blocks sent after the text
-// block that repeats structuredContent (a bought file's bytes, a bought text).
+// extraContent is an output with content blocks after its JSON (a bought file or text).
 type extraContent interface{ extraContent() []mcp.Content }
 
-// readStarted applies the executionStarted rule of a read-only tool: its operation is its
-// downstream requests, so any failure that a downstream answered or caused means it began.
-// (For a write or a payment only the submission or the paid request counts; the clients
-// mark those themselves, and leave preparatory reads and simulations unmarked.)
+// readStarted marks a read-only tool's downstream failure as started: its operation is its
+// downstream requests (writes and payments are marked by their clients).
 func readStarted(err error) error {
 	f, _ := errmap.FactsOf(err)
 	switch f.Source {
@@ -289,11 +244,10 @@ func readStarted(err error) error {
 	return err
 }
 
-// successResult encodes out once for both blocks. The registered secrets are removed where
-// the whole answer leaves (the protocol layer's output boundary, once per answer); only the
-// call's own secrets that the bounded registry refused (extra) are removed here. A result that
-// cannot be cleaned without breaking it is not sent; since the tool did run, the failure says
-// its effect is unknown.
+// successResult encodes out once for both blocks. The protocol layer removes registered
+// secrets from the whole answer; only the call's own secrets the bounded registry refused
+// (extra) are removed here. A result that cannot be cleaned is withheld: the tool ran, so its
+// effect is unknown.
 func successResult(out any, extra *redact.Values, operation, tool string) mcp.ToolResult {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -306,7 +260,7 @@ func successResult(out any, extra *redact.Values, operation, tool string) mcp.To
 		text, ok = redact.JSON(text, extra)
 	}
 	if !ok {
-		return ErrorResult(errmap.Map(errmap.Facts{
+		return errorResult(errmap.Map(errmap.Facts{
 			Source: errmap.SourceRequest, Operation: operation, Tool: tool, Code: errmap.CodeUnknown,
 			Detail:           "the result was withheld because it held a secret that could not be removed from it",
 			ExecutionStarted: true, StateChanged: errmap.StateUnknown,
@@ -319,9 +273,9 @@ func successResult(out any, extra *redact.Values, operation, tool string) mcp.To
 	}
 }
 
-// ErrorResult is the isError result of a mapped failure: the three-line text and the
-// diagnostic, and no structuredContent (clients would validate it against the output schema).
-func ErrorResult(f errmap.Failure) mcp.ToolResult {
+// errorResult is the isError result of a mapped failure, without structuredContent (clients
+// would validate it against the output schema).
+func errorResult(f errmap.Failure) mcp.ToolResult {
 	return mcp.ToolResult{
 		Content: []mcp.Content{{Type: "text", Text: f.Text}},
 		IsError: true,
@@ -331,11 +285,9 @@ func ErrorResult(f errmap.Failure) mcp.ToolResult {
 	}
 }
 
-// defines counts the Define calls of this process.
 var defines atomic.Int64
 
-// Defines counts the tools defined so far in this process, for tests of what a cold start
-// does (a start and its first answers define none).
+// Defines counts the tools defined so far in this process, for tests of a cold start.
 func Defines() int { return int(defines.Load()) }
 
 // Registry is the ordered set of tools; it implements mcp.EncodedToolSet.
@@ -345,13 +297,13 @@ type Registry struct {
 	built func() definedTools // the tools a call runs
 }
 
-// toolList is what tools/list needs: the definitions, and the same as one JSON array.
+// toolList is the definitions, and the same as one JSON array.
 type toolList struct {
 	defs   []json.RawMessage
 	joined json.RawMessage
 }
 
-// definedTools is what a call needs: the defined tools, in order and by name.
+// definedTools is the defined tools, in order and by name.
 type definedTools struct {
 	tools  []*Tool
 	byName map[string]*Tool
@@ -377,12 +329,9 @@ func NewRegistry(ts ...*Tool) *Registry {
 	return &Registry{names: names, list: func() toolList { return list }, built: func() definedTools { return bt }}
 }
 
-// newGeneratedRegistry is the registry of the tools that have a generated definition, listed
-// from those definitions alone: a process whose first request lists tools (a cold start)
-// defines none of them. define, which builds every tool with its Spec and compiles its request
-// model, runs once, on the first call of a tool (or Tools, Lookup); its tools must be exactly
-// the generated ones (TestAllIsGenerated), or that first call panics, which the protocol layer
-// answers -32603.
+// newGeneratedRegistry lists the generated definitions alone, so a cold start that only lists
+// tools defines none; define runs once, on the first call, and must give exactly the
+// generated tools (TestAllIsGenerated).
 func newGeneratedRegistry(define func() []*Tool) *Registry {
 	names := generatedNames
 	r := &Registry{names: names}
@@ -403,9 +352,7 @@ func newGeneratedRegistry(define func() []*Tool) *Registry {
 	return r
 }
 
-// joinDefinitions writes defs as one JSON array, each definition a slice of it: one copy. The
-// definitions are json.Marshal output, compact already, so the array is what encoding/json
-// writes for defs (a test holds it to that).
+// joinDefinitions writes defs as one JSON array whose slices are the definitions: one copy.
 func joinDefinitions[S ~string | ~[]byte](defs []S) toolList {
 	size := 2 + len(defs)
 	for _, d := range defs {

@@ -21,14 +21,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// The interfaces below are what the tools call on each downstream, so that a workflow (buy,
-// publish, health, the registry writes) can be tested against small in-memory fakes in
-// milliseconds; the concrete clients satisfy them (endpoint.Deps assigns each to its field, so
-// the build checks it) and the sandbox-backed tests cover the wire.
+// The interfaces below are what the tools call on each downstream, so a workflow can be
+// tested against small in-memory fakes; the concrete clients satisfy them.
 
-// MindVaultAPI is all the tools call on the MindVault API: the catalog, resources, their
-// verification and the agent; a wallet's purchase history; the publisher side (accounts,
-// resources, registration).
+// MindVaultAPI is all the tools call on the MindVault API.
 type MindVaultAPI interface {
 	Catalog(ctx context.Context, q mindvault.CatalogQuery) (*mindvault.Page, error)
 	Meta(ctx context.Context, id string) (*mindvault.Meta, error)
@@ -57,8 +53,7 @@ type ChainReader interface {
 	GetNetwork(ctx context.Context) (*rpc.GetNetworkResponse, error)
 }
 
-// VaultRegistry reads the vault-registry contract by simulation, and submits a contract call
-// once approve has accepted its simulated plan.
+// VaultRegistry reads the vault-registry contract, and writes once approve accepts the plan.
 type VaultRegistry interface {
 	Get(ctx context.Context, id string) (*registry.Resource, bool, error)
 	List(ctx context.Context, start, limit uint32) ([]registry.Resource, error)
@@ -66,9 +61,7 @@ type VaultRegistry interface {
 	InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, registry.Plan) error, fn string, args ...xdr.ScVal) (*registry.Written, error)
 }
 
-// Payer performs a request that may ask for an x402 payment, in the steps the tool drives
-// (payWith): the offer checked against policy, then, once approved and claimed, the signature
-// and, once the journal holds it, the paid request.
+// Payer performs a request that may ask for an x402 payment, in the steps payWith drives.
 type Payer interface {
 	Offer(ctx context.Context, req transport.Request, policy x402.Policy) (*x402.Offer, error)
 	Sign(ctx context.Context, o *x402.Offer, kp *keypair.Full) (*x402.Signed, error)
@@ -84,29 +77,24 @@ type Sponsor interface {
 }
 
 // Deps is what handlers call: configuration, the credential store and one client per
-// downstream. Built once per process; nothing in it holds request state.
+// downstream; nothing in it holds request state.
 type Deps struct {
-	Config  *config.Config
-	Store   credentials.Store
-	API     MindVaultAPI
-	Horizon AccountReader
-	RPC     ChainReader
-	// Registry reads and writes the vault-registry contract over RPC.
+	Config   *config.Config
+	Store    credentials.Store
+	API      MindVaultAPI
+	Horizon  AccountReader
+	RPC      ChainReader
 	Registry VaultRegistry
-	// X402 performs paid requests against the MindVault API.
-	X402 Payer
-	// Sponsor creates sponsored wallets.
-	Sponsor Sponsor
+	X402     Payer
+	Sponsor  Sponsor
 	// Confirm is the human-confirmation policy and key; nil never asks (confirm.go).
 	Confirm *confirm.Settings
-	// Ledger holds the daily budgets' reservations and the payment journal. LedgerErr, when
-	// set, is why there is no usable one (every payment is then refused).
+	// Ledger holds the budgets and the payment journal; LedgerErr is why there is none usable.
 	Ledger    ledger.Store
 	LedgerErr error
 }
 
-// profile loads the named profile (or the default). The store has made its secrets known to
-// the process-wide redaction already; they join the call's own list too.
+// profile loads the named profile (or the default); its secrets join the call's own list.
 func (c *Call) profile(ctx context.Context, name *string) (credentials.Profile, error) {
 	n := c.Config.DefaultProfile
 	if name != nil {
@@ -123,8 +111,7 @@ func (c *Call) profile(ctx context.Context, name *string) (credentials.Profile, 
 	return p, nil
 }
 
-// address loads a profile and its wallet's address, for the tools that read a wallet
-// without signing for it.
+// address loads a profile and its wallet's address, for tools that read a wallet.
 func (c *Call) address(ctx context.Context, name *string) (credentials.Profile, string, error) {
 	p, err := c.profile(ctx, name)
 	if err != nil {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -39,10 +40,8 @@ type HealthOutput struct {
 	Spending *SpendingView `json:"spending"`
 }
 
-// health is mindvault_health. Every dependency gets a probe of a route the tools really use,
-// because a root document or an echoed setting can look fine while the tools fail: the
-// catalog, a Horizon account read, RPC health and network, a registry_info simulation and,
-// when configured, the sponsored-account service. All run in parallel.
+// health is mindvault_health. Each probe is of a route the tools really use: a root document
+// or an echoed setting can look fine while the tools fail.
 var health = Spec[HealthInput, HealthOutput]{
 	Name:      "mindvault_health",
 	Toolset:   config.ToolsetOps,
@@ -58,23 +57,17 @@ var health = Spec[HealthInput, HealthOutput]{
 	Kind:  lookup(errmap.SourceRequest),
 	Guide: errmap.Guide{NoID: true},
 	Run: func(ctx context.Context, c *Call, _ *HealthInput) (*HealthOutput, error) {
-		probes := []func() HealthCheck{
-			func() HealthCheck { return timed("MindVault API", func() (string, error) { return c.probeAPI(ctx) }) },
-			func() HealthCheck { return timed("Horizon", func() (string, error) { return c.probeHorizon(ctx) }) },
-			func() HealthCheck { return timed("Stellar RPC", func() (string, error) { return c.probeRPC(ctx) }) },
-			func() HealthCheck {
-				return timed("Registry contract", func() (string, error) { return c.probeRegistry(ctx) })
-			},
-		}
+		probes := map[string]func(context.Context) (string, error){"MindVault API": c.probeAPI, "Horizon": c.probeHorizon,
+			"Stellar RPC": c.probeRPC, "Registry contract": c.probeRegistry}
+		names := []string{"MindVault API", "Horizon", "Stellar RPC", "Registry contract"}
 		if c.Config.SponsorURL != "" && c.Sponsor != nil {
-			probes = append(probes, func() HealthCheck {
-				return timed("Sponsored-account service", func() (string, error) { return c.probeSponsor(ctx) })
-			})
+			probes["Sponsored-account service"] = c.probeSponsor
+			names = append(names, "Sponsored-account service")
 		}
-		checks := make([]HealthCheck, len(probes), len(probes)+1)
-		fns := make([]func(), len(probes))
-		for i, p := range probes {
-			fns[i] = func() { checks[i] = p() }
+		checks := make([]HealthCheck, len(names), len(names)+1)
+		fns := make([]func(), len(names))
+		for i, name := range names {
+			fns[i] = func() { checks[i] = timed(ctx, name, probes[name]) }
 		}
 		parallel(fns...)
 		checks = append(checks, configCheck(c.Config, c.LedgerErr))
@@ -94,8 +87,7 @@ func (d *Deps) probeAPI(ctx context.Context) (string, error) {
 	return "GET /resources answered a catalog page", nil
 }
 
-// probeHorizon reads an account, as the wallet tools do (a missing account is a healthy
-// answer), and the root document for the network passphrase.
+// probeHorizon reads an account (missing is healthy) and the root document's network.
 func (d *Deps) probeHorizon(ctx context.Context) (string, error) {
 	c := d.Config
 	account := c.USDCIssuer // exists on every network that has the configured USDC
@@ -111,11 +103,8 @@ func (d *Deps) probeHorizon(ctx context.Context) (string, error) {
 		func() { root, rErr = d.Horizon.Root(ctx) },
 		func() { _, found, aErr = d.Horizon.Account(ctx, account) },
 	)
-	if aErr != nil {
-		return "", aErr
-	}
-	if rErr != nil {
-		return "", rErr
+	if err := cmp.Or(aErr, rErr); err != nil {
+		return "", err
 	}
 	if root.NetworkPassphrase != c.Passphrase {
 		return "", problem(fmt.Sprintf("Horizon serves network %q, but this endpoint is configured for %q", root.NetworkPassphrase, c.Passphrase))
@@ -138,11 +127,8 @@ func (d *Deps) probeRPC(ctx context.Context) (string, error) {
 		func() { h, hErr = d.RPC.GetHealth(ctx) },
 		func() { n, nErr = d.RPC.GetNetwork(ctx) },
 	)
-	if hErr != nil {
-		return "", hErr
-	}
-	if nErr != nil {
-		return "", nErr
+	if err := cmp.Or(hErr, nErr); err != nil {
+		return "", err
 	}
 	if h.Status != "healthy" {
 		return "", problem(fmt.Sprintf("getHealth reports status %q", h.Status))
@@ -153,8 +139,7 @@ func (d *Deps) probeRPC(ctx context.Context) (string, error) {
 	return fmt.Sprintf("healthy, latest ledger %d, protocol %d, configured network", h.LatestLedger, n.ProtocolVersion), nil
 }
 
-// probeRegistry simulates registry_info: a missing contract or one initialised for another
-// network fails, since every registry tool would.
+// probeRegistry simulates registry_info: a missing contract or another network fails.
 func (d *Deps) probeRegistry(ctx context.Context) (string, error) {
 	c := d.Config
 	if c.RegistryContract == "" {
@@ -170,8 +155,8 @@ func (d *Deps) probeRegistry(ctx context.Context) (string, error) {
 			return "", problem("the contract reports network id " + info.NetworkID + ", not the configured network's")
 		}
 	}
-	return fmt.Sprintf("registry_info: %s %s (schema %s) at %s", firstNonEmpty(info.Name, "unnamed"), firstNonEmpty(info.Version, "?"),
-		firstNonEmpty(info.ResourceSchemaVersion, "?"), c.RegistryContract), nil
+	return fmt.Sprintf("registry_info: %s %s (schema %s) at %s", cmp.Or(info.Name, "unnamed"), cmp.Or(info.Version, "?"),
+		cmp.Or(info.ResourceSchemaVersion, "?"), c.RegistryContract), nil
 }
 
 // probeSponsor asks the sponsored-account service for its health route; it creates nothing.
@@ -186,8 +171,7 @@ func (d *Deps) probeSponsor(ctx context.Context) (string, error) {
 	return fmt.Sprintf("reachable: GET /health answered HTTP %d (no health route; account creation was not exercised)", status), nil
 }
 
-// configCheck compares the settings with each other and the network preset, from memory;
-// ledgerErr is why a configured budget cannot be kept, if it cannot.
+// configCheck compares the settings with each other and the preset; ledgerErr is a ledger failure.
 func configCheck(c *config.Config, ledgerErr error) HealthCheck {
 	var problems []string
 	if ledgerErr != nil {
@@ -227,16 +211,15 @@ func usdcContract(issuer, passphrase string) (string, error) {
 	return strkey.Encode(strkey.VersionByteContract, id[:])
 }
 
-// problem is a probe that answered, but not what the tools need; its text is the check's
-// detail as is (it never leaves this tool as a failure).
+// problem is a probe that answered, but not what the tools need; its text is the check's detail.
 type problem string
 
 func (p problem) Error() string { return string(p) }
 
 // timed runs one check; a failure becomes the mapped one-line summary, never an error.
-func timed(name string, fn func() (string, error)) HealthCheck {
+func timed(ctx context.Context, name string, fn func(context.Context) (string, error)) HealthCheck {
 	start := time.Now()
-	detail, err := fn()
+	detail, err := fn(ctx)
 	hc := HealthCheck{Name: name, OK: err == nil, LatencyMs: time.Since(start).Milliseconds(), Detail: detail}
 	var p problem
 	switch {

@@ -30,23 +30,11 @@ func summary(err error, name string) string {
 	return line + " (" + string(f.Diagnostic.Category) + ")"
 }
 
-// firstNonEmpty is a, or b when a is empty.
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // parallel runs independent downstream calls at once and waits for all of them.
 func parallel(fns ...func()) {
 	var wg sync.WaitGroup
 	for _, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn()
-		}()
+		wg.Go(fn)
 	}
 	wg.Wait()
 }
@@ -71,8 +59,7 @@ func isCode(err error, code string) bool {
 	return ok && f.Code == code
 }
 
-// ProfileWallet is the wallet a result is about: the credential profile that holds it, its
-// address and the network it is on.
+// ProfileWallet is the wallet a result is about: its profile, address and network.
 type ProfileWallet struct {
 	Profile string `json:"profile"`
 	Address string `json:"address"`

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -17,30 +18,24 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// The journal (docs/once.md "The journal") is the endpoint's own record of every payment
-// intent: a paying call reads its intent's entry before anything else, claims it right before
-// signing, records the signed payment before sending it, and records the outcome. A settled
-// intent never pays again whatever the nonce window; an outcome nobody knows is decided by the
-// chain before anything new is signed; and every reservation belongs to the attempt that made
-// it, so no call frees another's.
+// The journal (docs/once.md "The journal") records every payment intent: read first, claimed
+// right before signing, the signed payment recorded before it is sent, then the outcome.
 
 // attempt is one paying call's part in the journal and the budgets.
 type attempt struct {
-	d      *Call
-	id     string // this attempt's own name: it owns its claim and its reservations
-	tool   string
-	payer  string
-	intent *x402.Intent // nil: a payment without identity (allowRepeat, no key, no approval)
-	entry  *ledger.Entry
-	fp     string // the request's fingerprint: the same key with other arguments is a reuse
-	// prior is the intent's entry as found by begin when it already settled.
-	prior  *ledger.Entry
-	owned  bool // this attempt claimed the entry
-	seen   bool // begin found an entry: an earlier call carried this intent
-	signed *x402.Signed
-	hold   *hold
-	// payeeName is who the payment pays, as the listing names it, for its receipt.
-	payeeName string
+	d         *Call
+	id        string // this attempt's own name: it owns its claim and its reservations
+	tool      string
+	payer     string
+	intent    *x402.Intent // nil: a payment without identity (allowRepeat, no key, no approval)
+	entry     *ledger.Entry
+	fp        string        // the request's fingerprint: the same key with other arguments is a reuse
+	prior     *ledger.Entry // the intent's entry, when begin found it settled
+	owned     bool          // this attempt claimed the entry
+	seen      bool          // begin found an entry: an earlier call carried this intent
+	signed    *x402.Signed
+	hold      *hold
+	payeeName string // as the listing names it, for the receipt
 }
 
 // newAttemptID names an attempt.
@@ -66,8 +61,7 @@ func (d *Deps) journal() (ledger.Store, error) {
 	return d.Ledger, nil
 }
 
-// fingerprint is what a keyed call asks for: the tool and its canonical arguments, without
-// the parts that do not change the payment (a dry run, the mainnet confirmation).
+// fingerprint is a keyed call's tool and canonical arguments, less dryRun and confirmMainnet.
 func fingerprint(tool string, req any) string {
 	raw, _ := json.Marshal(req)
 	var m map[string]json.RawMessage
@@ -81,9 +75,8 @@ func fingerprint(tool string, req any) string {
 // intentEntry is the journal id of an intent.
 func intentEntry(in *x402.Intent) string { return ledger.IntentID(in.Kind, in.Parts...) }
 
-// begin reads the intent's entry before anything is asked, reserved or signed. It refuses a
-// reused key, an intent in progress elsewhere and an outcome the chain cannot decide yet; a
-// settled intent is left in a.prior for the tool to answer with its first outcome.
+// begin reads the intent's entry before anything is asked, reserved or signed: a reused key,
+// an intent in progress and an undecided outcome are refused; a settled one is left in a.prior.
 func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Intent, fp string) (*attempt, error) {
 	a := &attempt{d: d, id: newAttemptID(), tool: tool, payer: payer, intent: intent, fp: fp}
 	j, err := d.journal()
@@ -107,8 +100,7 @@ func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Inten
 	return a, a.judge(ctx, &e)
 }
 
-// judge decides what a found entry leaves this attempt: settled (a.prior), free to pay (nil),
-// or a refusal.
+// judge decides a found entry: settled (a.prior), free to pay (nil), or a refusal.
 func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
 	now := time.Now()
 	switch {
@@ -124,9 +116,8 @@ func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
 	return a.resolve(ctx, e)
 }
 
-// resolve asks the chain about an entry whose payment was sent with an outcome nobody
-// recorded: consumed is settled (recorded, a.prior), expired without a sign of settlement is
-// failed (recorded, this attempt may pay), open is still unknown (refused).
+// resolve asks the chain about a sent payment with no recorded outcome: consumed is settled,
+// expired without a settlement event is failed, open is still unknown (refused).
 func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	j, _ := a.d.journal()
 	if e.Payment.Envelope == "" {
@@ -139,35 +130,30 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	prev := e.Attempt
 	next := *e
 	next.Attempt = a.id
+	settled, hash := verdict == x402.Consumed, ""
 	switch verdict {
 	case x402.Consumed:
-		next.State = ledger.Settled
-		next.Keep = a.d.receiptKeep()
-		if next.Receipt == nil {
-			next.Receipt = a.receipt(e.Payment, "chain")
-		}
 	case x402.Expired:
-		// The nonce entry went with the signature: the chain's history decides instead, the
-		// asset's transfer events in the ledgers the signature was valid.
-		hash, settled, err := a.d.settledEvent(ctx, e)
-		if err != nil {
+		// The nonce entry went with the signature: the transfer events decide instead.
+		if hash, settled, err = a.d.settledEvent(ctx, e); err != nil {
 			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+a.d.oneLine(err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
 				f.Needs, f.RetryAfter = errmap.NeedsOperator, nil
 				f.Next = "Do not pay again for this intent: check the wallet's USDC history for a payment of " +
 					soroban.Decimal(big.NewInt(e.Payment.Amount)) + " USDC to " + e.Payment.Payee + "; ask the operator if it is not there."
 			})
 		}
-		if !settled {
-			next.State = ledger.Failed // the whole window is in the history, without this payment
-			break
-		}
+	default:
+		return undecided(e, "its payment was sent, has not settled, and can still settle until "+e.Payment.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	next.State = ledger.Failed // expired, and the whole window is in the history without it
+	if settled {
 		next.State, next.Keep = ledger.Settled, a.d.receiptKeep()
 		if next.Receipt == nil {
 			next.Receipt = a.receipt(e.Payment, "chain")
 		}
-		next.Receipt.TxHash = hash
-	default:
-		return undecided(e, "its payment was sent, has not settled, and can still settle until "+e.Payment.ExpiresAt.UTC().Format(time.RFC3339))
+		if verdict == x402.Expired {
+			next.Receipt.TxHash = hash
+		}
 	}
 	if err := j.Save(ctx, next, prev, time.Now()); err != nil {
 		if errors.Is(err, ledger.ErrNotOwner) {
@@ -182,9 +168,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	return nil
 }
 
-// settledEvent looks for an expired payment's settlement in the chain's history: a transfer
-// of its amount from its payer to its payee in the ledgers its signature was valid, that no
-// other receipt of the wallet already names.
+// settledEvent finds an expired payment's transfer that no other receipt of the wallet names.
 func (d *Deps) settledEvent(ctx context.Context, e *ledger.Entry) (hash string, settled bool, err error) {
 	c, ok := d.X402.(interface {
 		Settled(context.Context, string, string, string, int64, uint32, uint32) ([]string, error)
@@ -224,8 +208,7 @@ func (d *Deps) chain(ctx context.Context, envelope string, expiration uint32) (x
 	return c.Chain(ctx, envelope, expiration)
 }
 
-// claim makes this attempt the owner of its intent's entry right before signing. A call that
-// loses the claim to another is refused as begin would refuse it.
+// claim makes this attempt the owner of its intent's entry right before signing.
 func (a *attempt) claim(ctx context.Context, q x402.Quote, resource string) error {
 	if a.intent == nil {
 		return nil
@@ -261,8 +244,7 @@ func (a *attempt) claimEntry(ctx context.Context, p ledger.Payment) error {
 	return inProgress(&stored) // freed by the chain just now: the caller's next call pays
 }
 
-// claimCall claims a keyed call that is not itself a payment (a publish: its creation and its
-// fee, whose own intent guards the money), so that a replay answers the first outcome.
+// claimCall claims a keyed call that is not itself a payment (a publish), for its replays.
 func (a *attempt) claimCall(ctx context.Context) error {
 	if a.intent == nil {
 		return nil
@@ -276,8 +258,7 @@ func (a *attempt) done(ctx context.Context, result any) {
 	a.finish(ctx, ledger.Settled, raw)
 }
 
-// settledBefore is the intent's settled entry when err says its payment already settled (a
-// used nonce, or a claim lost to a call that settled it), nil otherwise.
+// settledBefore is the intent's settled entry when err says its payment already settled.
 func (a *attempt) settledBefore(ctx context.Context, err error) *ledger.Entry {
 	if a.intent == nil || !isCode(err, errmap.CodeDuplicatePayment) {
 		return nil
@@ -293,8 +274,7 @@ func (a *attempt) settledBefore(ctx context.Context, err error) *ledger.Entry {
 	return &e
 }
 
-// record writes the signed payment into the entry before it is sent; a store that cannot
-// take it stops the payment, so nothing leaves that the journal does not hold.
+// record writes the signed payment into the entry before it is sent: nothing leaves unjournaled.
 func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
 	a.signed = s
 	if !a.owned {
@@ -337,14 +317,12 @@ func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
 	} else if p.Nonce != 0 {
 		id = "n" + strconv.FormatInt(p.Nonce, 36)
 	}
-	return &ledger.Receipt{ID: id, Tool: firstNonEmpty(p.Tool, a.tool), Payer: p.Payer, Payee: p.Payee,
-		PayeeName: firstNonEmpty(p.PayeeName, a.payeeName), Resource: p.Resource, Amount: p.Amount,
+	return &ledger.Receipt{ID: id, Tool: cmp.Or(p.Tool, a.tool), Payer: p.Payer, Payee: p.Payee,
+		PayeeName: cmp.Or(p.PayeeName, a.payeeName), Resource: p.Resource, Amount: p.Amount,
 		Network: p.Network, Settlement: settlement, PaidAt: time.Now().UTC()}
 }
 
-// settled records a settled payment: the entry (with the result a replay answers) and the
-// wallet's receipt. The payment happened: a failure to record it is reported as a warning,
-// never as the call's failure.
+// settled records a settled payment and its receipt; a failure to record it is a warning, never the call's failure.
 func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) string {
 	j, err := a.d.journal()
 	if err != nil {
@@ -377,17 +355,15 @@ func (a *attempt) receiptFor(settlement, title, txHash string) *ledger.Receipt {
 	if s := a.signed; s != nil {
 		p.Payee, p.Amount, p.Nonce = s.PayTo, s.Amount.Int64(), s.Nonce
 	}
-	p.Network = firstNonEmpty(p.Network, a.d.Config.X402Network)
+	p.Network = cmp.Or(p.Network, a.d.Config.X402Network)
 	r := a.receipt(p, settlement)
 	r.Title, r.TxHash = title, txHash
 	return r
 }
 
-// failed ends the attempt after err: what certainly paid nothing frees its entry and its
-// reservation; what may have paid is decided by the chain when the answer proved nothing
-// (docs/once.md): consumed is settled (stateChanged yes, kept in the budget and the
-// receipts), open is unknown until the signature expires. It returns err, rewritten to what
-// the chain said.
+// failed ends the attempt after err: what certainly paid nothing frees its entry and
+// reservation; what may have paid is decided by the chain (docs/once.md). It returns err,
+// rewritten to what the chain said.
 func (a *attempt) failed(ctx context.Context, err error, resource string) error {
 	if err == nil {
 		return nil
@@ -396,15 +372,12 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	ref, refused := x402.Refusal(err)
 	if a.signed == nil || !f.ExecutionStarted && f.StateChanged == errmap.StateNo && !refused {
 		if isCode(err, errmap.CodeDuplicatePayment) && a.owned {
-			// The intent's nonce is consumed on chain although the journal had no settlement:
-			// the intent settled (the journal learns it now).
+			// The nonce is consumed though the journal had no settlement: the intent settled.
 			p := a.entry.Payment
 			a.settled(ctx, a.receipt(p, "chain"), nil)
 			return err
 		}
-		a.release(ctx)
-		a.close(ctx, ledger.Failed)
-		return err
+		return a.free(ctx, err)
 	}
 	if f.StateChanged == errmap.StateYes {
 		r := a.receiptFor("confirmed", "", f.TxHash)
@@ -413,15 +386,13 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 		return err
 	}
 	if refused && ref.Verify != "" {
-		a.release(ctx)
-		a.close(ctx, ledger.Failed)
-		return err // refused at verification: proven before any settlement
+		return a.free(ctx, err) // refused at verification: proven before any settlement
 	}
 	verdict, cerr := a.d.chain(ctx, a.signed.Envelope, a.signed.ExpirationLedger)
 	if cerr == nil && verdict == x402.Consumed {
 		r := a.receiptFor("chain", "", "")
 		r.Note = "the seller answered without delivering after the payment settled"
-		r.Resource = firstNonEmpty(r.Resource, resource)
+		r.Resource = cmp.Or(r.Resource, resource)
 		a.settled(ctx, r, nil)
 		return sellerRefusedAfterSettling(err, resource, a.signed)
 	}
@@ -430,7 +401,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	expires := a.signed.ExpiresAt.UTC().Format(time.RFC3339)
 	return errmap.With(err, func(f *errmap.Facts) {
 		f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateUnknown, expires
-		f.Detail = firstNonEmpty(f.Detail, errmap.Map(*f).Diagnostic.Detail) +
+		f.Detail = cmp.Or(f.Detail, errmap.Map(*f).Diagnostic.Detail) +
 			"; the payment was sent and the chain shows it not settled yet: it can still settle until " + expires
 		if a.hold != nil {
 			f.Detail += "; the amount stays counted against today's budget until it is known"
@@ -438,8 +409,14 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	})
 }
 
-// close writes the entry's final state for this attempt (best effort: an entry left Sending
-// is decided by the chain on the next call).
+// free ends an attempt that certainly paid nothing: its reservation and its entry are freed.
+func (a *attempt) free(ctx context.Context, err error) error {
+	a.hold.release(ctx)
+	a.close(ctx, ledger.Failed)
+	return err
+}
+
+// close writes the entry's final state (best effort: the chain decides an entry left Sending).
 func (a *attempt) close(ctx context.Context, st ledger.State) { a.finish(ctx, st, nil) }
 
 // finish writes the owned entry's final state, with a result to answer again when there is one.
@@ -461,13 +438,7 @@ func (a *attempt) finish(ctx context.Context, st ledger.State, result json.RawMe
 	}
 }
 
-// release frees this attempt's own reservations.
-func (a *attempt) release(ctx context.Context) {
-	a.hold.release(ctx)
-}
-
-// sellerRefusedAfterSettling is a paid answer without proof whose payment the chain shows
-// settled: the money left, the seller did not deliver.
+// sellerRefusedAfterSettling: the chain shows the payment settled, the seller did not deliver.
 func sellerRefusedAfterSettling(err error, resource string, s *x402.Signed) error {
 	return errmap.With(err, func(f *errmap.Facts) {
 		status := "an error"
@@ -480,7 +451,7 @@ func sellerRefusedAfterSettling(err error, resource string, s *x402.Signed) erro
 		f.Detail = fmt.Sprintf("the seller answered %s without a settlement proof, but the chain shows the payment of %s USDC settled (its nonce is consumed); nothing was delivered",
 			status, soroban.Decimal(s.Amount))
 		f.Next = "Do not pay again: the payment settled and mindvault_purchase_history lists its receipt; ask the seller or the operator to deliver " +
-			firstNonEmpty(resource, "what was paid for") + "."
+			cmp.Or(resource, "what was paid for") + "."
 	})
 }
 
@@ -489,36 +460,33 @@ func keyReused(tool string) error {
 	detail := "this idempotencyKey was already used by this wallet for a " + tool + " call with other arguments; nothing was paid"
 	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
 		Source: errmap.SourceRequest, Code: errmap.CodeIdempotencyKeyReused, Detail: detail,
-		ExecutionStarted: false, StateChanged: errmap.StateNo,
-		Next: "Use a new idempotencyKey for a new " + tool + " call; reuse a key only to retry the very same call.",
+		StateChanged: errmap.StateNo,
+		Next:         "Use a new idempotencyKey for a new " + tool + " call; reuse a key only to retry the very same call.",
 	}}
 }
 
 // inProgress refuses an intent another call is paying right now.
 func inProgress(e *ledger.Entry) error {
-	wait := max(int(time.Until(e.LeaseUntil).Seconds())+1, 1)
-	detail := "another call is paying for the same intent right now; nothing was paid by this call"
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait,
-		ExecutionStarted: false, StateChanged: errmap.StateNo,
-		Next: fmt.Sprintf("Wait %d seconds, then send this same call again: it answers the other call's outcome and pays nothing twice.", wait),
-	}}
+	return busy(max(int(time.Until(e.LeaseUntil).Seconds())+1, 1), "another call is paying for the same intent right now",
+		"it answers the other call's outcome and pays nothing twice.")
 }
 
-// undecided refuses to sign anything new for an intent whose earlier payment has no known
-// outcome yet.
+// undecided refuses to sign for an intent whose earlier payment has no known outcome yet.
 func undecided(e *ledger.Entry, why string) error {
-	wait := max(int(time.Until(e.Payment.ExpiresAt).Seconds())+1, 5)
-	detail := "an earlier call's payment for the same intent has no known outcome: " + why + "; nothing was paid by this call"
+	return busy(max(int(time.Until(e.Payment.ExpiresAt).Seconds())+1, 5), "an earlier call's payment for the same intent has no known outcome: "+why,
+		"by then the chain can say whether the earlier payment settled, and nothing is paid twice.")
+}
+
+// busy refuses a call of an intent for wait seconds; nothing was paid by it.
+func busy(wait int, detail, then string) error {
+	detail += "; nothing was paid by this call"
 	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait,
-		ExecutionStarted: false, StateChanged: errmap.StateNo,
-		Next: fmt.Sprintf("Wait %d seconds, then send this same call again: by then the chain can say whether the earlier payment settled, and nothing is paid twice.", wait),
+		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait, StateChanged: errmap.StateNo,
+		Next: fmt.Sprintf("Wait %d seconds, then send this same call again: %s", wait, then),
 	}}
 }
 
-// alreadySettled is a settled intent met at the claim (a concurrent call settled it between
-// this call's read and its claim): nothing was paid by this call.
+// alreadySettled is an intent a concurrent call settled between this call's read and claim.
 func alreadySettled(e *ledger.Entry) error {
 	detail := "a payment for the same intent already settled"
 	if r := e.Receipt; r != nil {

@@ -76,10 +76,8 @@ type OverrideEntry struct {
 	Value    string `json:"value"`
 }
 
-// networkProfile is mindvault_network_profile: the configuration in effect, from memory, and the
-// spending switch (cached per process, MINDVAULT_PAUSE_CACHE_MS).
-// The local build writes the store it chose into MINDVAULT_CREDENTIALS before the configuration
-// is read, so the store named here is the one mindvault_list_profiles reads.
+// networkProfile is mindvault_network_profile: the configuration in effect, from memory, and
+// the spending switch.
 var networkProfile = Spec[NetworkProfileInput, NetworkProfileOutput]{
 	Name:      "mindvault_network_profile",
 	Toolset:   config.ToolsetOps,

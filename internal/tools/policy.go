@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,22 +12,9 @@ import (
 )
 
 // Policy is declared, not called: a tool's Spec says which policies its calls are under and
-// Define enforces them, the way it enforces validation. A call runs in this order:
-//
-//  1. the arguments are decoded and validated into the request (package validate);
-//  2. the declared mainnet confirmation (Spec.Mainnet, read with Spec.DryRun);
-//  3. Spec.Guards, in order;
-//  4. Run.
-//
-// A policy or guard that refuses returns its failure as Run would (through errmap, with the
-// tool's operation and source) and Run never starts, so nothing is sent. A Guard sees the
-// call's context and the decoded request (its dry run included, through requests.DryRunner)
-// after the cheap checks, before anything is read or sent.
-//
-// ConfirmRequired also puts the call under the user's own confirmation on the modern era
-// (confirm.go): Define verifies a repeated call's requestState before step 2, and the user's
-// confirmation, asked for or given, stands in for confirmMainnet at step 2. It cannot be a
-// Guard, because the user must see what the call would pay or send, which only Run learns.
+// Define enforces them after validation and before Run, so a refusal sends nothing.
+// ConfirmRequired also puts the call under the user's own confirmation (confirm.go), which
+// stands in for confirmMainnet.
 
 // Mainnet declares a tool's mainnet confirmation.
 type Mainnet int
@@ -36,10 +22,8 @@ type Mainnet int
 const (
 	// NoMainnetPolicy is the zero value, for read-only tools: they change nothing anywhere.
 	NoMainnetPolicy Mainnet = iota
-	// ConfirmRequired is for every tool that changes state: on mainnet (real funds), unless
-	// the operator set MINDVAULT_ALLOW_MAINNET, a call without confirmMainnet: true is refused
-	// with MAINNET_NOT_CONFIRMED before Run. Its request must implement
-	// requests.MainnetConfirmer.
+	// ConfirmRequired is for every tool that changes state: on mainnet, unless the operator
+	// set MINDVAULT_ALLOW_MAINNET, a call without confirmMainnet: true is refused before Run.
 	ConfirmRequired
 )
 
@@ -49,16 +33,11 @@ type DryRun int
 const (
 	// NoDryRun is the zero value: the request has no dryRun.
 	NoDryRun DryRun = iota
-	// DryRunChecked: a dry run needs the confirmation too, because its answer is that the
-	// real call would pass every check (publish).
+	// DryRunChecked: a dry run needs the confirmation too: it says the real call would pass.
 	DryRunChecked
 	// DryRunExempt: a dry run signs and sends nothing, so it needs no confirmation (buy).
 	DryRunExempt
 )
-
-// Guard checks a call after validation and the declared policies, before Run; an error
-// refuses the call.
-type Guard[Req any] func(ctx context.Context, req *Req) error
 
 // policy is what a tool declared, kept so the registry-wide tests can read it.
 type policy struct {
@@ -66,11 +45,8 @@ type policy struct {
 	dryRun  DryRun
 }
 
-// checkPolicy checks a spec's declared policies against its request: args are the request's
-// arguments, confirmer and dryRunner whether it implements requests.MainnetConfirmer and
-// requests.DryRunner. A declaration that does not fit the request is an error: a request that
-// takes confirmMainnet or dryRun must be under a policy that reads it, and a policy must have
-// what it reads. Define then runs the declared policy before the spec's own Guards.
+// checkPolicy refuses a declaration that does not fit the request: a request that takes
+// confirmMainnet or dryRun must be under a policy that reads it, and a policy must have what it reads.
 func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string, confirmer, dryRunner bool) error {
 	confirms, dryRuns := slices.Contains(args, "confirmMainnet"), slices.Contains(args, "dryRun")
 	switch {
@@ -90,16 +66,9 @@ func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string,
 	return nil
 }
 
-// mainnetConfirmation is the ConfirmRequired policy, run before the spec's Guards. It reads the
-// configuration at call time, so an operator's or a test's change to it applies to the next
-// call. req implements requests.MainnetConfirmer (checkPolicy made sure).
+// mainnetConfirmation is the ConfirmRequired policy, reading the configuration at call time.
 func mainnetConfirmation(g *confirm.Confirmation, c *config.Config, dry DryRun, req any) error {
-	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() {
-		return nil
-	}
-	// The user's own confirmation, asked for or given (confirm.go), stands in for the
-	// agent's confirmMainnet.
-	if g.StandsInForMainnet() {
+	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() || g.StandsInForMainnet() {
 		return nil
 	}
 	return mainnetUnconfirmed(c, req.(requests.MainnetConfirmer).MainnetConfirmed())

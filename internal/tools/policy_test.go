@@ -132,10 +132,9 @@ type guardOut struct {
 
 var errGuard = &errmap.Error{Err: errors.New("declined"), Facts: errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeForbidden, Detail: "declined"}}
 
-// TestGuardsRunBetweenValidationAndRun: guards see only validated, decoded requests, run in
-// order after the mainnet confirmation, and a guard's refusal is the call's failure with Run
-// never started.
-func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
+// TestChecksRunBeforeRun: Run sees only validated, decoded requests, after the mainnet
+// confirmation, and Run's refusal is the call's failure.
+func TestChecksRunBeforeRun(t *testing.T) {
 	mainnet := testConfig(t, map[string]string{"STELLAR_NETWORK": "mainnet", "SOROBAN_RPC_URL": "https://rpc.example.org",
 		"VAULT_REGISTRY_CONTRACT_ID": "CDQKUIADLO5S5WEHEUTTXX2M45WAHVRU2PBEBD6ZGDKMOP5A72FJ3OD4", "X402_NETWORK": "stellar:pubnet"})
 	cases := []struct {
@@ -144,30 +143,22 @@ func TestGuardsRunBetweenValidationAndRun(t *testing.T) {
 		trail      string // what ran, in order
 		code       string // "" for success
 	}{
-		{"invalid arguments reach no guard", `{"name":"far too long"}`, false, "", errmap.CodeInvalidArguments},
-		{"unconfirmed on mainnet reaches no guard", `{"name":"a"}`, false, "", errmap.CodeMainnetNotConfirmed},
-		{"guards in order, then Run", `{"name":" a ","confirmMainnet":true}`, false, "first(a) second(a) run(a)", ""},
-		{"a refusal stops the call", `{"name":"a","confirmMainnet":true}`, true, "first(a)", errmap.CodeForbidden},
+		{"invalid arguments reach no Run", `{"name":"far too long"}`, false, "", errmap.CodeInvalidArguments},
+		{"unconfirmed on mainnet reaches no Run", `{"name":"a"}`, false, "", errmap.CodeMainnetNotConfirmed},
+		{"confirmed: Run sees the decoded request", `{"name":" a ","confirmMainnet":true}`, false, "run(a)", ""},
+		{"a refusal is the call's failure", `{"name":"a","confirmMainnet":true}`, true, "run(a)", errmap.CodeForbidden},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var trail []string
-			mark := func(step string, req *confirmable) { trail = append(trail, step+"("+req.Name+")") }
 			tool := Define(&Deps{Config: mainnet}, Spec[confirmable, guardOut]{
 				Name: "test_guarded", Operation: "Test failed", Toolset: config.ToolsetOps,
 				Kind: Kind{Source: errmap.SourceRequest, Mainnet: ConfirmRequired},
-				Guards: []Guard[confirmable]{
-					func(_ context.Context, req *confirmable) error {
-						mark("first", req)
-						if tc.decline {
-							return errGuard
-						}
-						return nil
-					},
-					func(_ context.Context, req *confirmable) error { mark("second", req); return nil },
-				},
 				Run: func(_ context.Context, _ *Call, req *confirmable) (*guardOut, error) {
-					mark("run", req)
+					trail = append(trail, "run("+req.Name+")")
+					if tc.decline {
+						return nil, errGuard
+					}
 					return &guardOut{Name: req.Name}, nil
 				},
 			})

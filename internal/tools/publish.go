@@ -24,9 +24,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
 
-// NewResourceInput is what describes a new resource to publish: title, price and externalUrl
-// together, description optional. A resumed resource (resourceId) takes none of it, which
-// PublishInput's cross-check enforces argument by argument (newResourceFields).
+// NewResourceInput describes a new resource (PublishInput.CrossCheck enforces the shapes).
 type NewResourceInput struct {
 	Title       *string `json:"title,omitempty" validate:"omitnil,min=1,max=256" jsonschema_description:"Title shown in the catalog. Required unless resourceId is given."`
 	Description *string `json:"description,omitempty" validate:"omitnil,min=1,max=2048" jsonschema_description:"What buyers get. Not with resourceId."`
@@ -34,8 +32,7 @@ type NewResourceInput struct {
 	ExternalURL *string `json:"externalUrl,omitempty" validate:"omitnil,httpurl" jsonschema_description:"The http(s) link buyers receive after paying. Required unless resourceId is given."`
 }
 
-// PublishInput is mindvault_publish: a new resource (title, price and externalUrl), or resourceId
-// to resume one the publisher already created.
+// PublishInput is mindvault_publish: a new resource, or resourceId to resume one.
 type PublishInput struct {
 	NewResourceInput
 	ResourceID     *string `json:"resourceId,omitempty" validate:"omitnil,resourceid" jsonschema_description:"Resume a resource you created whose verification fee was never paid or whose on-chain registration failed: only the missing steps run. Instead of title, description, price and externalUrl."`
@@ -46,8 +43,7 @@ type PublishInput struct {
 	ConfirmMainnet bool    `json:"confirmMainnet,omitempty" jsonschema_description:"Must be true on mainnet (real funds), for a dry run too, unless the operator set MINDVAULT_ALLOW_MAINNET."`
 }
 
-// MainnetConfirmed implements requests.MainnetConfirmer; publish's own description says that a dry
-// run needs the confirmation too.
+// MainnetConfirmed implements requests.MainnetConfirmer (a dry run needs it too).
 func (p *PublishInput) MainnetConfirmed() bool { return p.ConfirmMainnet }
 
 // DryRunRequested implements requests.DryRunner.
@@ -56,8 +52,7 @@ func (p *PublishInput) DryRunRequested() bool { return p.DryRun }
 // newResourceFields are the arguments that describe a new resource, in the model's order.
 var newResourceFields = []string{"title", "description", "price", "externalUrl"}
 
-// CrossCheck enforces the two shapes: title, price and externalUrl for a new resource, or
-// resourceId alone to resume one.
+// CrossCheck enforces the two shapes: title, price and externalUrl, or resourceId alone.
 func (p *PublishInput) CrossCheck() []errmap.Issue {
 	given := map[string]bool{"title": p.Title != nil, "description": p.Description != nil, "price": p.Price != nil, "externalUrl": p.ExternalURL != nil}
 	var issues []errmap.Issue
@@ -74,9 +69,7 @@ func (p *PublishInput) CrossCheck() []errmap.Issue {
 	return issues
 }
 
-// DependentRequired advertises the part of the cross-field rule JSON Schema can say without a
-// top-level combinator (as dependentRequired, when the tool definitions are generated): a new
-// resource names title, price and externalUrl together.
+// DependentRequired is the part of the cross-field rule JSON Schema says as dependentRequired.
 func (PublishInput) DependentRequired() map[string][]string {
 	return map[string][]string{
 		"title":       {"price", "externalUrl"},
@@ -107,15 +100,6 @@ type ResumeArgs struct {
 	Profile    string `json:"profile,omitempty"`
 }
 
-// action is the call as the failure diagnostic carries it.
-func (c *ResumeCall) action() *errmap.NextAction {
-	args := map[string]any{"resourceId": c.Arguments.ResourceID}
-	if c.Arguments.Profile != "" {
-		args["profile"] = c.Arguments.Profile
-	}
-	return &errmap.NextAction{Tool: c.Tool, Arguments: args}
-}
-
 // PublishOutput is the result of mindvault_publish.
 type PublishOutput struct {
 	ResourceID         string        `json:"resourceId,omitempty"`
@@ -137,8 +121,7 @@ type PublishOutput struct {
 	Replay             bool          `json:"replay,omitempty" jsonschema_description:"true when this answer repeats the first outcome of the same idempotencyKey, from the journal: nothing was created or paid now"`
 }
 
-// feeAlreadyPaid answers a publish whose resource's verification fee the journal shows paid:
-// nothing is paid again; the verdict is for mindvault_publish_status.
+// feeAlreadyPaid answers a publish whose fee the journal shows paid: nothing is paid again.
 func (r *publishRun) feeAlreadyPaid(id string, e *ledger.Entry) *PublishOutput {
 	out := r.out
 	detail := "the verification fee was already paid by an earlier call"
@@ -189,28 +172,14 @@ var publish = Spec[PublishInput, PublishOutput]{
 		if err != nil {
 			return nil, err
 		}
-		capText := c.Config.MaxAutoPayUSDC
-		if req.MaxFeeUSDC != nil {
-			capText = *req.MaxFeeUSDC
-		}
-		capUnits, _ := soroban.Units(capText)
-		r := &publishRun{c: c, req: req, apiKey: p.APIKey, kp: kp, cap: capUnits,
+		r := &publishRun{c: c, req: req, apiKey: p.APIKey, kp: kp, cap: c.capOf(req.MaxFeeUSDC),
 			out: &PublishOutput{DryRun: req.DryRun, VerificationStatus: "planned", OnchainStatus: "none", FeeSettlement: SettlementNone}}
 		if req.ResourceID != nil {
 			return r.resume(ctx, *req.ResourceID)
 		}
-		// A keyed publish, or an approved one (round 2), is one publication: a call that finds it
-		// done answers its first outcome, or for an approval CONFIRMATION_STALE (docs/once.md "The
-		// journal"); the same key with other arguments is refused.
-		var intent *x402.Intent
-		switch {
-		case req.DryRun:
-		case req.IdempotencyKey != nil:
-			intent = &x402.Intent{Kind: "publish", Parts: []string{kp.Address(), "mindvault_publish", *req.IdempotencyKey}}
-		case c.confirmation.ApprovalNonce() != "":
-			intent = &x402.Intent{Kind: "approval", Parts: []string{kp.Address(), c.confirmation.ApprovalNonce()}}
-		}
-		if intent == nil {
+		// A keyed or approved publish is one publication (docs/once.md "The journal").
+		intent := c.callIntent("publish", kp.Address(), "mindvault_publish", req.IdempotencyKey)
+		if intent == nil || req.DryRun {
 			return r.create(ctx)
 		}
 		at, err := c.begin(ctx, "mindvault_publish", kp.Address(), intent, fingerprint("mindvault_publish", req))
@@ -247,8 +216,7 @@ type publishRun struct {
 	// agentWallet and balance are what funds read: the fee's payee and the wallet's USDC.
 	agentWallet string
 	balance     *big.Int
-	// listed is the price the registration must carry: the user's for a resource this call
-	// creates, the listing's for a resumed one.
+	// listed is the price the registration must carry (the user's, or the resumed listing's).
 	listed string
 	// call is a keyed publish's own journal entry, claimed before the resource is created.
 	call *attempt
@@ -269,26 +237,24 @@ func replayPublish(e *ledger.Entry) (*PublishOutput, error) {
 func approvalCarriedOut(e *ledger.Entry) error {
 	var out PublishOutput
 	_ = json.Unmarshal(e.Result, &out)
-	detail := "this approval was already carried out"
+	detail, next := "this approval was already carried out", "The approved publication is done; ask the user before publishing again."
 	if out.ResourceID != "" {
 		detail += ": it published resource " + out.ResourceID
 		if out.PaymentTxHash != "" {
 			detail += " and paid its verification fee in transaction " + out.PaymentTxHash
 		}
-	}
-	detail += "; nothing was created or paid now"
-	next := "The approved publication is done; ask the user before publishing again."
-	if out.ResourceID != "" {
 		next = "The approved publication is done: check mindvault_publish_status " + out.ResourceID + "; ask the user before publishing again."
 	}
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale, Category: errmap.CategoryPayment, Detail: detail,
-		StateChanged: errmap.StateNo, Next: next,
-	}}
+	return approvalUsed(detail+"; nothing was created or paid now", next)
 }
 
-// create publishes a new resource. The wallet is checked against the current fee before
-// the resource is created, so a wallet that cannot pay never leaves a resource behind.
+// approvalUsed refuses an approval acted on again: what it approved is done.
+func approvalUsed(detail, next string) error {
+	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale,
+		Category: errmap.CategoryPayment, Detail: detail, StateChanged: errmap.StateNo, Next: next}}
+}
+
+// create publishes a new resource, checking the wallet against the fee first (no resource left behind).
 func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	req, out := r.req, r.out
 	fee, err := r.funds(ctx, "nothing was created")
@@ -304,9 +270,8 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		out.Message = "Dry run: the API key, the wallet's USDC for the fee and the fee cap all pass; nothing was created or paid."
 		return out, nil
 	}
-	// The fee is why a user confirms a publish: ask before anything exists (the 402 of the
-	// verification needs the resource, so the fee and payee come from the agent's status, and
-	// the paid request checks them again against this approval).
+	// The fee is why a user confirms a publish: ask before anything exists, with the fee and
+	// payee from the agent's status (the paid request checks them again).
 	if ok, err := r.c.approvePay(ctx, r.fee(fee, r.agentWallet, "")); !ok {
 		return nil, err
 	}
@@ -321,13 +286,11 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		IdempotencyKey: creationKey(r.kp.Address(), r.c.confirmation.ApprovalNonce(), req)})
 	if err != nil {
 		if isCode(err, errmap.CodeConflict) && !isStatus(err, http.StatusConflict) {
-			// The API answered a resource created earlier under this key with other content
-			// (the real server does not compare bodies): it is not this publication.
+			// A resource created earlier under this key with other content: not this publication.
 			return nil, errmap.WithNext(err, "Call mindvault_publish again with another idempotencyKey: this one already named the resource the detail gives (resume that one with its resourceId if you meant it); nothing was created or paid.")
 		}
 		if isCode(err, errmap.CodeConflict) {
-			// Another call carrying this publication is creating it: the same call, a little
-			// later, answers that call's resource (the key is the same), and pays no second fee.
+			// Another call of this publication is creating it: a repeat answers that resource.
 			err = errmap.WithNext(err, "Wait a few seconds, then send this same call again: another call with the same idempotencyKey or approval is creating this resource, and the repeat answers with that resource; nothing is created or paid twice.")
 		}
 		return nil, err
@@ -339,8 +302,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	return r.verifyAndRegister(ctx, created.ID, content, fee)
 }
 
-// resume finishes a resource this publisher created earlier: it reads what is done and runs
-// only the missing steps.
+// resume finishes a resource created earlier, running only the missing steps.
 func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, error) {
 	r.resumed = true
 	out := r.out
@@ -397,8 +359,7 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 	return out, nil
 }
 
-// owns refuses a resource another publisher created: paying its fee would help nobody here,
-// and only its publisher may register it.
+// owns refuses a resource another publisher created: only its publisher may pay for it or register it.
 func (r *publishRun) owns(meta *mindvault.Meta) error {
 	if meta.PublisherWallet == "" {
 		return r.c.API.MalformedMeta("the resource's metadata names no publisher wallet")
@@ -413,9 +374,8 @@ func (r *publishRun) owns(meta *mindvault.Meta) error {
 	}}
 }
 
-// funds reads the current fee and the wallet in parallel and refuses, before anything is
-// created or sent, whatever the payment itself would be refused for: a fee above the cap, a
-// missing account or trustline, too little USDC. nothing says what the refusal leaves undone.
+// funds reads the fee and the wallet in parallel and refuses, before anything is created or
+// sent, what the payment would be refused for; nothing says what the refusal leaves undone.
 // No fee and no error: the call asks the user to fund the wallet.
 func (r *publishRun) funds(ctx context.Context, nothing string) (*big.Int, error) {
 	var (
@@ -504,13 +464,11 @@ func (r *publishRun) resumeCall(tool, id string) *ResumeCall {
 func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, fee *big.Int) (*PublishOutput, error) {
 	out := r.out
 	body, _ := json.Marshal(map[string]string{"content": content, "resourceId": id})
-	// One fee per resource, whichever call, instance or resume pays it, whatever the time
-	// between them: the journal holds the fee's intent.
+	// One fee per resource, whichever call pays it: the journal holds the fee's intent.
 	intent := &x402.Intent{Kind: "fee", Parts: []string{r.kp.Address(), r.c.Config.X402Network, id}}
 	at, err := r.c.begin(ctx, "mindvault_publish", r.kp.Address(), intent, "fee")
 	if at != nil && at.seen && !r.resumed {
-		// An earlier call carried this resource's fee: the API answered this call's
-		// Idempotency-Key with the resource that call created, and this call created nothing.
+		// An earlier call paid this resource's fee and created it (same Idempotency-Key).
 		r.resumed = true
 		for i := range out.Steps {
 			if out.Steps[i].Name == "create" {
@@ -542,15 +500,6 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 		}
 		return nil, r.afterCreation(err, id)
 	}
-	if res.Paid {
-		settlement, hash := "unconfirmed", ""
-		if res.Confirmed {
-			settlement, hash = "confirmed", res.Settlement.Transaction
-		}
-		rc := at.receiptFor(settlement, "verification fee", hash)
-		rc.Resource = id
-		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, rc, nil))
-	}
 	feeStep := "no fee was asked"
 	if res.Paid {
 		out.FeeSettlement = SettlementUnconfirmed
@@ -560,6 +509,9 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 			out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
 			feeStep = "fee " + out.FeePaidUSDC + " USDC"
 		}
+		rc := at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash)
+		rc.Resource = id
+		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, rc, nil))
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {
@@ -588,14 +540,9 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	return r.register(ctx, id, false)
 }
 
-// register registers a verified resource on chain the way mindvault_register_onchain does:
-// the API prepares the transaction, the same checks pass it (the listed price included), the
-// wallet signs it and the API submits it. ask puts the prepared call before the user first
-// (a resume, whose registration is its own approval; a new resource's registration follows
-// the fee the user approved). Its failure keeps the result a success: the resource is
-// already listed and purchasable, and the resume call finishes the job. The user's
-// confirmation is not a failed step: its question, a decline or a stale approval is the
-// call's answer.
+// register registers a verified resource on chain as mindvault_register_onchain does; ask
+// puts the prepared call before the user first (a resume). Its failure keeps the result a
+// success (the resource is listed, and the resume call finishes the job).
 func (r *publishRun) register(ctx context.Context, id string, ask bool) (*PublishOutput, error) {
 	out := r.out
 	prepared, err := r.c.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
@@ -626,13 +573,11 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	return out, nil
 }
 
-// verificationOf decodes the paid verification answer; a body without a boolean
-// isOriginal proves no verdict, so it is not read as a rejection.
+// verificationOf decodes the verdict; a body without a boolean isOriginal is none, not a rejection.
 func verificationOf(body []byte) (*Verification, bool) {
 	var raw struct {
 		IsOriginal *bool `json:"isOriginal"`
-		// Read leniently (a number or a numeric string): the verdict is isOriginal, and the
-		// fee is already paid when this is read.
+		// Lenient: the verdict is isOriginal, and the fee is already paid.
 		Confidence mindvault.Number `json:"confidence"`
 		Flags      []string         `json:"flags"`
 	}
@@ -642,9 +587,7 @@ func verificationOf(body []byte) (*Verification, bool) {
 	return &Verification{IsOriginal: *raw.IsOriginal, Confidence: raw.Confidence.V, Flags: nonNil(raw.Flags)}, true
 }
 
-// afterCreation reports a failure of the fee step once the resource exists: which steps are
-// done, and the call that goes on. When the fee may have been paid, that call is
-// mindvault_publish_status (paying again could pay twice); otherwise it is the resume call.
+// afterCreation reports a fee step failure once the resource exists, with the call that goes on.
 func (r *publishRun) afterCreation(err error, id string) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok {
@@ -661,40 +604,33 @@ func (r *publishRun) afterCreation(err error, id string) error {
 		}
 	}
 	var fee, next string
-	var action *errmap.NextAction
 	switch {
-	case f.TxHash != "":
-		fee = "its verification fee was paid (transaction " + f.TxHash + ") but no verdict came back"
-		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
-		action = r.resumeCall("mindvault_publish_status", id).action()
-	case f.Code == errmap.CodeDuplicatePayment:
+	case f.TxHash != "" || f.Code == errmap.CodeDuplicatePayment:
 		fee = "its verification fee was already paid by another call with the same intent"
+		if f.TxHash != "" {
+			fee = "its verification fee was paid (transaction " + f.TxHash + ") but no verdict came back"
+		}
 		next = fmt.Sprintf("Resource %s %s and its fee is paid: do not publish or pay again. Check mindvault_publish_status %s for the verdict.", id, exists, id)
-		action = r.resumeCall("mindvault_publish_status", id).action()
 	case f.PaymentExpiresAt != "" && f.StateChanged != errmap.StateNo:
 		fee = "its verification fee was sent with an unknown outcome"
 		next = fmt.Sprintf("Resource %s %s; do not publish it again, and do not pay its fee again before %s, when the signed payment expires. "+
 			"Then check mindvault_publish_status %s; if it still waits for the fee, call mindvault_publish with resourceId %s.", id, exists, f.PaymentExpiresAt, id, id)
-		action = r.resumeCall("mindvault_publish_status", id).action()
 	case f.Code == errmap.CodePayeeMismatch:
 		fee = "its verification fee was not paid: the verification service asked to pay another account than the verification agent's"
 		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again and do not pay this fee: ask the operator to check the verification service, "+
 			"then call mindvault_publish with resourceId %s once it asks to pay the agent's wallet.", id, exists, id)
-		action = r.resumeCall("mindvault_publish_status", id).action()
 	default:
 		fee = "its verification fee was not paid"
 		next = fmt.Sprintf("Resource %s %s unverified; do not publish it again. %s, then call mindvault_publish "+
 			"with resourceId %s: it pays the fee and registers, nothing else.", id, exists, feeFix(f), id)
-		// Something exists now: the next step is a look at it; the resume pays, so it stays prose.
-		action = r.resumeCall("mindvault_publish_status", id).action()
 	}
 	// The detail below carries the body's message (cause), so WithDetail may drop the body.
 	err = errmap.WithDetail(err, fmt.Sprintf("resource %s %s; %s; not verified or registered yet (%s)", id, exists, fee, cause))
-	return errmap.WithNextAction(errmap.WithNext(err, next), action)
+	// Something exists now: the next step is a look at it (the resume pays, so it stays prose).
+	return errmap.WithNextAction(errmap.WithNext(err, next), &errmap.NextAction{Tool: "mindvault_publish_status", Arguments: map[string]any{"resourceId": id}})
 }
 
-// feeFix is what to do about an unpaid fee before resuming, by what refused it: a wait the
-// service named, a moment for a failing service, the wallet for a payment refusal.
+// feeFix is what to do about an unpaid fee before resuming, by what refused it.
 func feeFix(f errmap.Facts) string {
 	d := errmap.Map(f).Diagnostic
 	switch errmap.Category(d.Category) {
@@ -711,8 +647,7 @@ func feeFix(f errmap.Facts) string {
 	return "Fix the cause above"
 }
 
-// fee is the verification fee as the user approves it. A resource this call creates has no
-// id yet when the user is asked, so only a resumed one is named by id.
+// fee is the verification fee as the user approves it (a new resource has no id yet).
 func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 	p := payment{quote: x402.Quote{Amount: amount, Asset: r.c.Config.USDCContractID, PayTo: payee, Network: r.c.Config.X402Network},
 		payer: r.kp.Address(), balance: r.balance, payeeName: "the MindVault verification agent"}
@@ -725,18 +660,16 @@ func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 	return p
 }
 
-// registration is the on-chain registration of a verified resource that the wallet signs and
-// the API submits, as the user approves it: the prepared call, every argument shown and bound.
+// registration is the registration as the user approves it: every argument shown and bound.
 func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
 	c := r.c.Config
 	return p.request(r.c.Deps, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
 		p.id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, p.shownCall()))
 }
 
-// creationKey is the Idempotency-Key of a resource creation, derived from what names this
-// publication (its idempotencyKey, else the approval a round 2 acts on), so that every call,
-// instance or replay carrying it gets the API's first resource back instead of a second one.
-// "" is a new publication: the client sends a fresh random key.
+// creationKey is the Idempotency-Key of a resource creation, derived from the publication's
+// idempotencyKey or approval, so every call carrying it gets the API's first resource back;
+// "" is a new publication (a fresh random key).
 func creationKey(payer, nonce string, req *PublishInput) string {
 	kind, name := "key", deref(req.IdempotencyKey)
 	if name == "" {

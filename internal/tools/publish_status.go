@@ -107,9 +107,8 @@ type publishState struct {
 }
 
 // readPublishState reads a resource's meta and verification record in parallel and says
-// what it waits for. The API records the verdict inside the paid verification call, so a
-// pending resource without one has not had its fee paid: it waits for the fee, not for
-// verification, and only a paid call (mindvault_publish with resourceId) moves it on.
+// what it waits for: the API records the verdict inside the paid verification call, so a
+// pending resource without one waits for its fee.
 func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *mindvault.Meta, error) {
 	var (
 		meta       *mindvault.Meta

@@ -3,13 +3,12 @@ package tools
 import (
 	"context"
 	"fmt"
-	"math/big"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
-	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 )
@@ -85,9 +84,8 @@ var purchaseHistory = Spec[PurchaseHistoryInput, PurchaseHistoryOutput]{
 			if r.Tool != "mindvault_buy" {
 				continue
 			}
-			row := Purchase{ResourceID: r.Resource, Title: r.Title, Amount: soroban.Decimal(big.NewInt(r.Amount)), Currency: "USDC", TxHash: r.TxHash,
-				PaidAt: r.PaidAt.UTC().Format(time.RFC3339), PaymentID: r.PaymentID, Source: "journal", Settlement: r.Settlement, Note: r.Note,
-				Payee: r.Payee, PayeeName: r.PayeeName}
+			row := purchaseOf(asPayment(&r), "journal")
+			row.Settlement, row.Note, row.Payee, row.PayeeName = r.Settlement, r.Note, r.Payee, r.PayeeName
 			if r.Delivered != nil {
 				row.AccessURL = r.Delivered.URL
 			}
@@ -98,15 +96,9 @@ var purchaseHistory = Spec[PurchaseHistoryInput, PurchaseHistoryOutput]{
 			if pay.TxHash != "" && seen[pay.TxHash] {
 				continue
 			}
-			rows = append(rows, Purchase{ResourceID: pay.ResourceID, Title: pay.Title, Amount: string(pay.Amount),
-				Currency: pay.Currency, TxHash: pay.TxHash, PaidAt: pay.PaidAt, PaymentID: pay.PaymentID, Source: "api"})
+			rows = append(rows, purchaseOf(&pay, "api"))
 		}
-		at := func(p Purchase) time.Time {
-			t, _ := time.Parse(time.RFC3339, p.PaidAt)
-			return t
-		}
-		sort.SliceStable(rows, func(i, j int) bool { return at(rows[i]).After(at(rows[j])) })
-		for _, row := range rows {
+		for _, row := range newestFirst(rows, func(p Purchase) string { return p.PaidAt }) {
 			if req.ResourceID != nil && row.ResourceID != *req.ResourceID {
 				continue
 			}
@@ -138,14 +130,20 @@ var purchaseHistory = Spec[PurchaseHistoryInput, PurchaseHistoryOutput]{
 	},
 }
 
-// newestFirst orders purchases by payment time, newest first; entries whose time does not
-// parse keep the API's order after the dated ones.
-func newestFirst(ps []mindvault.Payment) []mindvault.Payment {
-	out := append([]mindvault.Payment(nil), ps...)
-	at := func(p mindvault.Payment) time.Time {
-		t, _ := time.Parse(time.RFC3339, p.PaidAt)
+// newestFirst orders purchases by payment time (RFC 3339), newest first; entries whose time
+// does not parse keep their order after the dated ones.
+func newestFirst[T any](ps []T, paidAt func(T) string) []T {
+	out := slices.Clone(ps)
+	at := func(p T) time.Time {
+		t, _ := time.Parse(time.RFC3339, paidAt(p))
 		return t
 	}
 	sort.SliceStable(out, func(i, j int) bool { return at(out[i]).After(at(out[j])) })
 	return out
+}
+
+// purchaseOf is a purchase row from source ("journal" or "api").
+func purchaseOf(p *mindvault.Payment, source string) Purchase {
+	return Purchase{ResourceID: p.ResourceID, Title: p.Title, Amount: string(p.Amount), Currency: p.Currency, TxHash: p.TxHash,
+		PaidAt: p.PaidAt, PaymentID: p.PaymentID, Source: source}
 }

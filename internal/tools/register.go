@@ -63,8 +63,7 @@ var register = Spec[RegisterInput, RegisterOutput]{
 		if err != nil {
 			return nil, err
 		}
-		// The API shows a key once: registering again would replace the stored key with a
-		// second publisher's and lose the first for good.
+		// The API shows a key once: registering again would replace and lose the stored one.
 		if p.APIKey != "" {
 			return nil, alreadyPublisher(p.Name)
 		}
@@ -88,20 +87,13 @@ var register = Spec[RegisterInput, RegisterOutput]{
 			return nil, err
 		}
 		c.addSecrets(pub.APIKey)
-		// Another call may have stored a key in this profile meanwhile: keep it, and put this
-		// publisher's key in a profile of its own rather than over it.
+		// Another call stored a key in this profile meanwhile: keep both.
 		if now, err := c.Store.Get(ctx, p.Name); err == nil && now.APIKey != "" {
 			return keepBoth(ctx, c.Deps, now, pub.ID, pub.APIKey, wallet)
 		}
 		p.APIKey = pub.APIKey
 		if err := c.Store.Update(ctx, p); err != nil {
-			if _, ok := errmap.FactsOf(err); ok {
-				err = errmap.With(err, func(f *errmap.Facts) {
-					f.StateChanged = errmap.StateYes
-					f.Detail = "publisher " + pub.ID + " was registered but its API key could not be stored; " + f.Detail
-				})
-			}
-			return nil, err
+			return nil, storeFailed(err, "publisher "+pub.ID+" was registered but its API key could not be stored")
 		}
 		return &RegisterOutput{PublisherID: pub.ID, Profile: p.Name, WalletAddress: wallet, APIKeyStored: true}, nil
 	},
@@ -116,21 +108,23 @@ func alreadyPublisher(profile string) error {
 	}}
 }
 
-// keepBoth stores a new publisher's key in a new profile beside one that gained a key while
-// the registration ran (a concurrent call): neither key is lost.
+// keepBoth stores a new publisher's key beside one a concurrent call stored: neither is lost.
 func keepBoth(ctx context.Context, d *Deps, now credentials.Profile, id, key, wallet string) (*RegisterOutput, error) {
 	np := credentials.Profile{Name: now.Name + "-" + id, SecretKey: now.SecretKey, APIKey: key}
 	if len(np.Name) > 64 || !credentials.ValidName(np.Name) {
 		np.Name = "publisher-" + id
 	}
 	if err := d.Store.Create(ctx, np); err != nil {
-		if _, ok := errmap.FactsOf(err); ok {
-			err = errmap.With(err, func(f *errmap.Facts) {
-				f.StateChanged = errmap.StateYes
-				f.Detail = "publisher " + id + " was registered, but profile " + quoted(now.Name) + " gained another key meanwhile and a new profile for this one could not be created; " + f.Detail
-			})
-		}
-		return nil, err
+		return nil, storeFailed(err, "publisher "+id+" was registered, but profile "+quoted(now.Name)+" gained another key meanwhile and a new profile for this one could not be created")
 	}
 	return &RegisterOutput{PublisherID: id, Profile: np.Name, WalletAddress: wallet, APIKeyStored: true}, nil
+}
+
+// storeFailed is a store failure after the publisher was registered: the state changed, and
+// the detail says what exists first.
+func storeFailed(err error, what string) error {
+	if _, ok := errmap.FactsOf(err); !ok {
+		return err
+	}
+	return errmap.With(err, func(f *errmap.Facts) { f.StateChanged, f.Detail = errmap.StateYes, what+"; "+f.Detail })
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -41,11 +42,8 @@ type RegisterOnchainOutput struct {
 	ExplorerURL   string `json:"explorerUrl,omitempty"`
 }
 
-// registerOnchain is mindvault_register_onchain. The API prepares the transaction and the
-// profile's wallet signs it, so the transaction is decoded and checked first (package
-// txcheck, see prepareRegistration): a transaction that does anything but register this id
-// for this wallet at its listed price, or whose sequence, fee or validity is not bounded, is
-// UNEXPECTED_TRANSACTION with nothing signed or sent.
+// registerOnchain is mindvault_register_onchain: the API prepares the transaction, which is
+// checked before the wallet signs it (prepareRegistration).
 var registerOnchain = Spec[RegisterOnchainInput, RegisterOnchainOutput]{
 	Name:      "mindvault_register_onchain",
 	Toolset:   config.ToolsetPublishing,
@@ -91,25 +89,19 @@ var registerOnchain = Spec[RegisterOnchainInput, RegisterOnchainOutput]{
 	},
 }
 
-// preparedRegistration is a registration transaction the API prepared that passed every
-// check: what the wallet will sign, and the account sequence it was checked against.
+// preparedRegistration is a prepared registration that passed every check.
 type preparedRegistration struct {
 	id      string
 	signer  string // the wallet, source and creator
 	checked *txcheck.Checked
-	// sequence is the signing account's sequence when the transaction was checked; the
-	// transaction's own is the next one.
+	// sequence is the signing account's sequence when checked; the transaction's is the next.
 	sequence int64
 }
 
-// prepareRegistration fetches the registration of resource id that the API prepared, with
-// the signing account (Horizon) and, when listed is "", the resource's listed price (the
-// API's /meta) in parallel, and checks the transaction before anything is signed: the
-// configured network and registry, the wallet as source and as creator, the account's next
-// sequence number and no other precondition than near time bounds, a fee within
-// MINDVAULT_MAX_TX_FEE_STROOPS, and every argument of register or register_with_hash — this
-// id, the listed price (listed, a USDC decimal, or the listing's), a metadata pointer and
-// tags the contract accepts, nothing more. A transaction that fails is UNEXPECTED_TRANSACTION.
+// prepareRegistration fetches the registration the API prepared for id, with the signing
+// account and (listed "") the listed price in parallel, and checks the transaction before
+// anything is signed (network, registry, source, sequence, time bounds, fee cap, every
+// argument): anything else is UNEXPECTED_TRANSACTION.
 func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypair.Full, id, listed string) (*preparedRegistration, error) {
 	var (
 		prep             *mindvault.Prepared
@@ -126,10 +118,8 @@ func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypa
 		reads = append(reads, func() { meta, mErr = d.API.Meta(ctx, id) })
 	}
 	parallel(reads...)
-	for _, err := range []error{pErr, mErr, aErr} {
-		if err != nil {
-			return nil, err
-		}
+	if err := cmp.Or(pErr, mErr, aErr); err != nil {
+		return nil, err
 	}
 	if meta != nil {
 		listed = string(meta.Price)
@@ -167,18 +157,16 @@ func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypa
 // registrationArgs names the arguments of register and register_with_hash, in order.
 var registrationArgs = []string{"creator", "id", "price", "metadata", "tags", "content hash"}
 
-// shownArgs are the call's arguments as the user reads and the approval binds them, each in
-// full: the price in USDC, the strings quoted, the tags as a list.
+// shownArgs are the call's arguments as the user reads and the approval binds them, in full.
 func (r *preparedRegistration) shownArgs() []string {
 	shown := make([]string, len(r.checked.Args))
 	for i, a := range r.checked.Args {
-		shown[i] = scFull(a)
+		shown[i] = scShow(a, false)
 	}
 	return shown
 }
 
-// shownCall is the call as the question shows it: register(creator G…, id "…", price 2
-// USDC, metadata "ipfs://…", tags []).
+// shownCall is the call as the question shows it: register(creator G…, id "…", price 2 USDC, …).
 func (r *preparedRegistration) shownCall() string {
 	parts := make([]string, len(r.checked.Args))
 	for i, s := range r.shownArgs() {
@@ -190,10 +178,8 @@ func (r *preparedRegistration) shownCall() string {
 	return r.checked.Function + "(" + strings.Join(parts, ", ") + ")"
 }
 
-// request is the registration as the user approves it. The approval binds the prepared call —
-// its function and every argument as shown — with its fee and the account sequence it was
-// checked against, so a round 2 in which the API prepares anything else, or after the
-// registration was sent, is CONFIRMATION_STALE before anything is signed.
+// request is the registration as the user approves it, binding the prepared call, its fee and
+// the sequence it was checked against: anything else in round 2 is CONFIRMATION_STALE.
 func (r *preparedRegistration) request(d *Deps, question string) confirm.Request {
 	c := d.Config
 	return confirm.Request{
@@ -206,10 +192,8 @@ func (r *preparedRegistration) request(d *Deps, question string) confirm.Request
 	}
 }
 
-// submitRegistration signs the checked envelope itself — the bytes that were checked, with
-// the wallet's signature added — and submits it through the API. The hash reported is the
-// one computed from that envelope, never the API's: the API cannot make the agent follow
-// another transaction than the one the wallet signed.
+// submitRegistration signs the checked envelope itself and submits it through the API; the
+// hash reported is computed from it, never the API's, so the API cannot substitute another.
 func (d *Deps) submitRegistration(ctx context.Context, apiKey string, kp *keypair.Full, r *preparedRegistration) (*mindvault.Registration, string, error) {
 	sig, err := kp.SignDecorated(r.checked.Hash[:])
 	if err != nil {
@@ -243,13 +227,11 @@ func withSignedHash(err error, hash string) error {
 	return err
 }
 
-// mustBeVerified is the API's 400 for a resource that is not verified ("Resource must be
-// verified before registering on-chain").
+// mustBeVerified is the API's 400 for a resource that is not verified.
 var mustBeVerified = lazyre.New(`(?i)must be verified`)
 
-// notVerifiedYet says what the API's "must be verified" means for this resource: a pending
-// one waits for its verification fee (mindvault_publish with its id pays it and registers);
-// a rejected one can never be registered. Any other failure is returned as is.
+// notVerifiedYet says what the API's "must be verified" means: a pending resource waits for
+// its verification fee, a rejected one can never be registered.
 func notVerifiedYet(ctx context.Context, d *Deps, err error, id string) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok || f.Status != 400 || !mustBeVerified.MatchString(f.UpstreamDetail+" "+f.Detail) {

@@ -50,8 +50,7 @@ type TransferOwnershipInput struct {
 	requests.Creator
 }
 
-// WriteOutput is the result of a creator write: what changed, the transaction and the value
-// now on chain.
+// WriteOutput is the result of a creator write.
 type WriteOutput struct {
 	Status      string    `json:"status" jsonschema:"enum=success"`
 	ResourceID  string    `json:"resourceId"`
@@ -64,10 +63,8 @@ type WriteOutput struct {
 	Listed      *bool     `json:"listed,omitempty"`
 	Tags        *[]string `json:"tags,omitempty" jsonschema_description:"the tags now; [] when cleared"`
 	NewCreator  string    `json:"newCreator,omitempty"`
-	// CatalogSync says when the MindVault API's catalog shows a price or ownership written
-	// directly on chain: its event listener polls the contract (every 30 s).
-	CatalogSync string `json:"catalogSync,omitempty" jsonschema_description:"when the MindVault catalog shows this change (it copies on-chain changes within about 30 s; until then a purchase may be refused with PRICE_MISMATCH, retry after_wait)"`
-	Message     string `json:"message,omitempty"`
+	CatalogSync string    `json:"catalogSync,omitempty" jsonschema_description:"when the MindVault catalog shows this change (it copies on-chain changes within about 30 s; until then a purchase may be refused with PRICE_MISMATCH, retry after_wait)"`
+	Message     string    `json:"message,omitempty"`
 }
 
 // catalogLag is the catalogSync of a price or ownership written on chain.
@@ -77,9 +74,7 @@ var catalogLag = fmt.Sprintf("The MindVault catalog shows this within about %d s
 const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wallet, which must be the resource's creator. " +
 	"Needs confirmMainnet: true on mainnet. On an unconfirmed outcome it returns the transaction hash for mindvault_tx_status."
 
-// The creator writes of the vault-registry contract are one row each: the tool, its request,
-// the contract function, and how the request becomes the function's arguments, the check that
-// the entry already holds them, and the output field.
+// The creator writes of the vault-registry contract, one row each.
 
 // setPrice is mindvault_set_price.
 var setPrice = writeSpec(registryWrite[SetPriceInput]{
@@ -172,33 +167,23 @@ var transferOwnership = writeSpec(registryWrite[TransferOwnershipInput]{
 // registryWrite is one row: a creator write.
 type registryWrite[Req any] struct {
 	name, title, operation string
-	// does is the description before writeCost: what the write changes and who signs it
-	// (prose, folded like Spec.Description).
-	does  string
-	hints Hints
-	// fn is the contract function; its first argument is the resource id.
-	fn string
-	// anySigner answers a write whose result already holds without requiring the signer to
-	// be the creator.
+	does                   string // the description before writeCost
+	hints                  Hints
+	fn                     string // the contract function; its first argument is the resource id
+	// anySigner answers a write whose result already holds whoever signs.
 	anySigner bool
-	// change reads the request: the function's other arguments and what to report.
-	change func(req *Req) (creatorWrite, error)
+	change    func(req *Req) (creatorWrite, error)
 }
 
-// creatorWrite is what one write asks of the entry, and how to tell, from the current entry,
-// that it would change nothing.
+// creatorWrite is what one write asks of the entry.
 type creatorWrite struct {
-	args []xdr.ScVal
-	// holds reports that the entry already has the requested value.
-	holds func(cur *registry.Resource) bool
-	// unchanged is the message of a write that was not sent.
-	unchanged string
-	// report sets the output field that shows the value now on chain.
-	report func(out *WriteOutput)
+	args      []xdr.ScVal
+	holds     func(cur *registry.Resource) bool // the entry already has the requested value
+	unchanged string                            // the message of a write that was not sent
+	report    func(out *WriteOutput)            // sets the output field of the value now on chain
 }
 
-// writeSpec is the Spec of one row. Every row's request embeds the shared groups, which name
-// the resource and the signing profile (requests.RegistryWrite).
+// writeSpec is the Spec of one row (its request embeds requests.RegistryWrite's groups).
 func writeSpec[Req any, P interface {
 	*Req
 	requests.RegistryWrite
@@ -222,13 +207,9 @@ func writeSpec[Req any, P interface {
 	}
 }
 
-// write runs one creator write (the mainnet confirmation has passed). It reads the entry
-// first (a simulation, free): when the chain already holds the requested value and the
-// wallet is the creator, it answers changed: false without sending anything, so a repeated
-// call or a retry after an unknown outcome spends no fee. Otherwise it sends the write; a
-// wallet that is not the creator, or an entry that does not exist, is refused by the
-// contract's own simulation with its error. A nil output with a nil error: the call stops
-// to ask the user.
+// write runs one creator write. It reads the entry first (a free simulation): when the chain
+// already holds the value and the wallet is the creator it answers changed: false without
+// sending, so a retry spends no fee. A nil output with a nil error: the call asks the user.
 func (c *Call) write(ctx context.Context, id string, profile *string, fn string, anySigner bool, w creatorWrite) (*WriteOutput, error) {
 	kp, err := c.wallet(ctx, profile)
 	if err != nil {
@@ -283,9 +264,8 @@ func sameTags(a, b []string) bool {
 	return slices.Equal(x, y)
 }
 
-// needsXLM says how to get the XLM a contract write's fee needs. A new sponsored wallet holds
-// none: its USDC payments are fee-sponsored, its own transactions are not. Friendbot creates
-// accounts, it does not top up one that exists, so the way is a payment from another account.
+// needsXLM says how to get the XLM a write's fee needs: a sponsored wallet's own transactions
+// are not sponsored, and Friendbot does not top up an existing account.
 func needsXLM(err error, network config.Network, wallet string) error {
 	how := "send it XLM from an exchange or another wallet you control"
 	if network != config.Mainnet {
@@ -297,9 +277,7 @@ func needsXLM(err error, network config.Network, wallet string) error {
 	})
 }
 
-// usedApproval is a round 2 whose transaction, built on the approved sequence, met a sequence
-// already used: the approval was carried out by another call (or the account moved on), and
-// this transaction cannot apply. Nothing changed through it, and asking again is the way on.
+// usedApproval is a round 2 that met an already used sequence: carried out by another call.
 func usedApproval(err error, id string) error {
 	return errmap.With(err, func(f *errmap.Facts) {
 		f.Code, f.Category, f.StateChanged, f.NextAction = errmap.CodeConfirmationStale, errmap.CategoryValidation, errmap.StateNo, nil

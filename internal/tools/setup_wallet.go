@@ -44,20 +44,12 @@ const (
 	keySponsor = "sponsor"
 )
 
-// setupWallet is mindvault_setup_wallet.
-//
-// Order matters, because the account is created remotely and only the key makes it usable:
-// the key pair is generated here, the profile is claimed in the store with its secret
-// (exclusive create: of concurrent calls for one name exactly one goes on, the others get
-// PROFILE_EXISTS without calling anything), then the sponsored-account service creates the
-// account, then Horizon confirms it and that the stored key alone controls it (no other
-// signer, a weight that meets every threshold). Once the service was called the profile is kept,
-// whatever happens: a failure says stateChanged "yes" (the service answered success) or
-// "unknown" (its answer was lost, it timed out, failed with a 5xx or redirected) and names
-// the address whose key the profile holds. Only a refusal by the service (a 4xx other than
-// 408), which proves no account exists, withdraws the claim — and only in a store that can
-// remove exactly what it wrote (dir); elsewhere (secretsmanager) the profile stays, holding
-// an unused key, and the failure says so. A read-only store refuses before a key exists.
+// setupWallet is mindvault_setup_wallet. The order matters, because only the key makes the
+// remote account usable: the key is generated here and claimed in the store (exclusive
+// create: one of concurrent calls goes on), then the service creates the account and Horizon
+// confirms the stored key alone controls it. Once the service was called the profile is kept;
+// only a refusal (4xx but 408), which proves no account exists, withdraws the claim where the
+// store can remove exactly what it wrote.
 var setupWallet = Spec[SetupWalletInput, SetupWalletOutput]{
 	Name:      "mindvault_setup_wallet",
 	Toolset:   config.ToolsetWallet,
@@ -112,13 +104,11 @@ var setupWallet = Spec[SetupWalletInput, SetupWalletOutput]{
 		}
 		address, origin := kp.Address(), keyLocal
 		if w.SecretKey != "" {
-			// The service returned a secret (Create checked that it derives the account): it
-			// generated the key, or at least knows it.
+			// The service returned a secret (Create checked it derives the account): it knows the key.
 			origin = keySponsor
 		}
 		if w.PublicKey != address {
-			// The service created an account with a key pair of its own: that account's
-			// secret replaces the claimed one, which no account uses.
+			// The service used a key pair of its own: its secret replaces the unused claimed one.
 			if w.SecretKey == "" {
 				return nil, walletFailure(errmap.SourceSponsor, errmap.CodeMalformedResponse, fmt.Sprintf("the service created account %s, not the requested %s, and returned no key for it; profile %q holds the requested key, which no account uses", w.PublicKey, address, req.Profile),
 					fmt.Sprintf("Report this to the sponsored-account service's operator; account %s cannot be used by this endpoint.", w.PublicKey))
@@ -140,9 +130,8 @@ var setupWallet = Spec[SetupWalletInput, SetupWalletOutput]{
 			}
 			return nil, afterAccount(err, address, req.Profile, detail, next)
 		}
-		// Success means the stored key alone controls the account: a service that added a
-		// signer of its own, or raised the thresholds above the key's weight, could move the
-		// funds or lock the key out.
+		// Success means the stored key alone controls the account: another signer, or thresholds
+		// above the key's weight, could move the funds or lock the key out.
 		if why := controlGap(acct, address); why != "" {
 			return nil, walletFailure(errmap.SourceSponsor, errmap.CodeConflict,
 				fmt.Sprintf("account %s exists and profile %q holds its key, but the account is not safely controlled by this key alone: %s", address, req.Profile, why),
@@ -156,8 +145,7 @@ var setupWallet = Spec[SetupWalletInput, SetupWalletOutput]{
 	},
 }
 
-// controlGap says why an account is not controlled by the key of address alone, or "": the
-// master key must be its only signer, with a weight that meets every threshold.
+// controlGap says why the key of address is not the account's only signer with enough weight, or "".
 func controlGap(acct *horizon.Account, address string) string {
 	master := int32(-1)
 	var others []string
@@ -186,9 +174,9 @@ func controlGap(acct *horizon.Account, address string) string {
 	return ""
 }
 
-// claimFailed reports a sponsored-account call that failed after the profile was claimed.
-// An outcome that is not known keeps the profile (it may hold the key of a new account); a
-// refusal withdraws it where the store can remove exactly what it wrote.
+// claimFailed reports a sponsored-account call that failed after the profile was claimed: an
+// unknown outcome keeps the profile (it may hold a new account's key); a refusal withdraws it
+// where the store can.
 func (d *Deps) claimFailed(ctx context.Context, claim credentials.Profile, address string, err error) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok {
@@ -208,8 +196,7 @@ func (d *Deps) claimFailed(ctx context.Context, claim credentials.Profile, addre
 	return errmap.WithNext(err, fmt.Sprintf("Profile %q exists without an account: once the cause is fixed, run mindvault_setup_wallet with another profile name, or ask the operator to delete %q.", claim.Name, claim.Name))
 }
 
-// afterAccount reports a failure after the account was created: state changed, the address
-// named, the profile kept.
+// afterAccount reports a failure after the account was created: state changed, profile kept.
 func afterAccount(err error, address, profile, detail, next string) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok {
@@ -220,15 +207,13 @@ func afterAccount(err error, address, profile, detail, next string) error {
 	return errmap.WithNext(errmap.WithDetail(err, detail+" ("+shownDetail(f)+")"), next)
 }
 
-// shownDetail is the detail the failure would show as it is: the body's message, the
-// explicit detail or the code's phrase, already redacted and bounded. Callers put it last,
-// so the bound on the whole detail never cuts the address or the profile name.
+// shownDetail is the detail the failure would show, redacted and bounded; callers put it last,
+// so the bound never cuts the address or the profile name.
 func shownDetail(f errmap.Facts) string {
 	return errmap.Map(f).Diagnostic.Detail
 }
 
-// walletFailure is a setup failure the endpoint itself detected after the service created an
-// account: the state changed whatever the code.
+// walletFailure is a failure detected after the service created an account: state changed.
 func walletFailure(source errmap.Source, code, detail, next string) error {
 	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
 		Source: source, Code: code, Detail: detail, Next: next, ExecutionStarted: true, StateChanged: errmap.StateYes,

@@ -10,11 +10,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// The operator's controls over spending (docs/security.md "Whom the wallet may pay"): the payee
-// and resource lists of the configuration and the deployment's spending switch in the ledger.
-// Every payment passes mayPay before anything is signed: once when the tool knows whom the
-// listing names (a dry run says so too), and again with the payee of the very requirement about
-// to be signed (approvePayment). No argument reaches them.
+// The operator's controls over spending (docs/security.md "Whom the wallet may pay"): every
+// payment passes mayPay before anything is signed, when the listing names the payee and again
+// with the payee about to be signed for. No argument reaches them.
 
 // SpendingView is the deployment's spending switch as this instance last read it.
 type SpendingView struct {

@@ -124,8 +124,7 @@ func walletState(acct *horizon.Account, found bool, issuer string) *WalletInfoOu
 	return out
 }
 
-// usdcFor checks the payer's USDC before anything is signed: account, trustline (by code and
-// issuer), and balance against the price.
+// usdcFor checks the payer's account, trustline and USDC balance before anything is signed.
 func (d *Deps) usdcFor(acct *horizon.Account, found bool, price *big.Int) (*big.Int, error) {
 	if !found {
 		return nil, refusal(errmap.CodeAccountMissing, "the paying wallet's account does not exist on this network",
@@ -146,8 +145,7 @@ func (d *Deps) usdcFor(acct *horizon.Account, found bool, price *big.Int) (*big.
 	return bal, nil
 }
 
-// unfunded is a wallet short of USDC before anything was signed: the refusal (whose Next
-// line names the funding page, when one is configured) and what a funding question names.
+// unfunded is a wallet short of USDC before anything was signed, and what a funding question names.
 type unfunded struct {
 	error
 	address, link string

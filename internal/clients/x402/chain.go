@@ -25,10 +25,8 @@ const (
 	Expired
 )
 
-// Chain asks the network about a signed payment: past its expiration ledger it is Expired;
-// otherwise an enforcing simulation of the signed transfer says Consumed (Error(Auth,
-// ExistingValue)) or Open (the authorization passed, whatever the transfer would do next).
-// Any other failure is returned: the chain did not answer.
+// Chain asks the network about a signed payment: Expired past its expiration ledger, else an
+// enforcing simulation says Consumed (Error(Auth, ExistingValue)) or Open (the authorization passed).
 func (s *Signer) Chain(ctx context.Context, envelope string, expiration uint32) (Verdict, error) {
 	latest, err := s.RPC.GetLatestLedger(ctx)
 	if err != nil {
@@ -53,16 +51,9 @@ func (s *Signer) Chain(ctx context.Context, envelope string, expiration uint32) 
 	return 0, err
 }
 
-// Chain asks the network about a signed payment (Signer.Chain).
-func (c *Client) Chain(ctx context.Context, envelope string, expiration uint32) (Verdict, error) {
-	return c.Signer.Chain(ctx, envelope, expiration)
-}
-
-// Settled looks, in the ledgers in which a signed payment could settle (signed through
-// expiration), for the asset's transfers of exactly amount from payer to payee: the settlement
-// that the nonce entry no longer shows once the signature expired. It returns the hashes of
-// the transactions that made one (none: nothing settled); an error when the node cannot say
-// (the ledgers are outside its retention, or it failed).
+// Settled returns the hashes of the asset's transfers of exactly amount from payer to payee in
+// the ledgers a signed payment could settle (signed through expiration): the settlement the
+// nonce entry no longer shows once the signature expired. An error: the node cannot say.
 func (s *Signer) Settled(ctx context.Context, asset, payer, payee string, amount int64, signed, expiration uint32) ([]string, error) {
 	from, err := soroban.Account(payer)
 	if err != nil {
@@ -94,9 +85,4 @@ func (s *Signer) Settled(ctx context.Context, asset, payer, payee string, amount
 		}
 	}
 	return hashes, nil
-}
-
-// Settled asks the network for a signed payment's settlement (Signer.Settled).
-func (c *Client) Settled(ctx context.Context, asset, payer, payee string, amount int64, signed, expiration uint32) ([]string, error) {
-	return c.Signer.Settled(ctx, asset, payer, payee, amount, signed, expiration)
 }

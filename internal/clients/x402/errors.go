@@ -7,42 +7,30 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// tokenErrors is the Stellar Asset Contract's error table: the USDC token is the only
-// contract a payment's simulation calls.
+// tokenErrors is the Stellar Asset Contract's error table (the USDC token).
 var tokenErrors = map[int]string{
 	1: "InternalError", 2: "OperationNotSupported", 3: "AlreadyInitialized", 4: "Unauthorized",
 	5: "Authentication", 6: "AccountMissing", 7: "AccountIsNotClassic", 8: "NegativeAmount",
 	9: "Allowance", 10: "BalanceError", 11: "BalanceDeauthorized", 12: "Overflow", 13: "TrustlineMissing",
 }
 
-// TokenErrors is the USDC token's soroban.ContractErrors: #10 BalanceError is
-// INSUFFICIENT_USDC, #13 TrustlineMissing TRUSTLINE_MISSING, #6 AccountMissing
-// ACCOUNT_MISSING, any other number PAYMENT_REJECTED.
+// TokenErrors is the USDC token's soroban.ContractErrors.
 func TokenErrors(n int) (code, name, detail string) {
 	name, ok := tokenErrors[n]
 	if !ok {
 		name = "Unknown"
 	}
-	switch n {
-	case 10:
-		code = errmap.CodeInsufficientUSDC
-	case 13:
-		code = errmap.CodeTrustlineMissing
-	case 6:
-		code = errmap.CodeAccountMissing
-	default:
+	code = map[int]string{10: errmap.CodeInsufficientUSDC, 13: errmap.CodeTrustlineMissing, 6: errmap.CodeAccountMissing}[n]
+	if code == "" {
 		code = errmap.CodePaymentRejected
 	}
 	return code, name, errmap.Phrase(code) + " (USDC token error #" + strconv.Itoa(n) + " " + name + ")"
 }
 
-// reason is what the endpoint knows of one x402 facilitator reason: the code it maps to and
-// what it means for the payer, in words an agent can act on.
+// reason is the code a facilitator reason maps to and what it means for the payer.
 type reason struct{ code, meaning string }
 
-// reasons is the facilitator's vocabulary as @x402/core 2.9 and the @x402/stellar exact
-// scheme name it (invalidReason at verify, errorReason at settle); a reason not in it is read
-// by its prefix (reasonOf).
+// reasons is the facilitator's vocabulary (@x402/core 2.9, @x402/stellar exact).
 var reasons = map[string]reason{
 	"insufficient_funds": {errmap.CodeInsufficientUSDC, "the wallet holds less USDC than the price"},
 	"payment_required":   {errmap.CodePaymentRequired, "the seller still asks for a payment"},
@@ -68,16 +56,13 @@ var reasons = map[string]reason{
 	"duplicate_settlement":                            {errmap.CodePaymentRejected, "the facilitator has already settled this payment"},
 }
 
-// formReasons are the verify reasons that say the facilitator does not accept the payment's
-// form (scheme, network, asset, payee, amount, operation, fee, auth entries): no retry of
-// this endpoint's payment changes that, only the seller's or the endpoint's configuration.
+// formReasons say the facilitator does not accept the payment's form: only configuration changes that.
 var formReasons = []string{
 	"unsupported_scheme", "invalid_scheme", "network_mismatch", "invalid_network", "invalid_x402_version",
 	"invalid_payment_requirements", "invalid_payload", "invalid_exact_stellar_payload_",
 }
 
-// reasonOf is the code and meaning of a reason: the table, then the form reasons, then a
-// generic refusal.
+// reasonOf is the code and meaning of a reason: the table, the form reasons, else a refusal.
 func reasonOf(r string) reason {
 	if k, ok := reasons[r]; ok {
 		return k
@@ -93,9 +78,8 @@ func reasonOf(r string) reason {
 	return reason{errmap.CodePaymentRejected, "the facilitator refused the payment"}
 }
 
-// reasonFacts records a facilitator's reason: its code, the reason in upstream, and
-// "<meaning> (<reason>)" as what was seen. A reason that is not a code token, or that looks
-// like a secret, is not repeated and refines nothing.
+// reasonFacts records a facilitator's reason; one that is not a code token, or looks like a
+// secret, refines nothing.
 func reasonFacts(f errmap.Facts, r string) errmap.Facts {
 	r = strings.TrimSpace(r)
 	if !IsReasonToken(r) {

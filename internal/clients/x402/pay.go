@@ -15,10 +15,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
 )
 
-// Client performs paid requests.
+// Client performs paid requests; its Signer also asks the chain about signed payments.
 type Client struct {
-	Svc    *transport.Service // source x402, timeout MINDVAULT_PAYMENT_TIMEOUT_MS
-	Signer *Signer
+	Svc *transport.Service // source x402, timeout MINDVAULT_PAYMENT_TIMEOUT_MS
+	*Signer
 }
 
 // Service is the paid requests' service; callers use it to report an answer they cannot use.
@@ -30,22 +30,17 @@ type Outcome struct {
 	Paid        bool // the paid request was sent and answered
 	Amount      *big.Int
 	Requirement *Requirement
-	// Settlement is the decoded PAYMENT-RESPONSE, if any; Confirmed says whether it proves
-	// that this payment settled (success, a transaction hash, this network and this payer).
-	Settlement *Settlement
-	Confirmed  bool
-	ExpiresAt  time.Time
+	Settlement  *Settlement // the decoded PAYMENT-RESPONSE, if any
+	Confirmed   bool        // Settlement proves this payment settled (Settlement.Confirms)
+	ExpiresAt   time.Time
 }
 
-// Offer is the first answer to a request that may be paid, as the payer decides on it: Free
-// (Response is the answer) or the payment it asks for, selected and checked against the
-// policy, with nothing signed. The caller approves Quote, then Sign and Send pay it once.
+// Offer is the first answer to a request that may be paid: Free (Response is the answer) or
+// the payment it asks for, checked against the policy, with nothing signed. The caller
+// approves Quote, then Sign and Send pay it once.
 type Offer struct {
-	// Response is the first answer when it asked for no payment; it is not the payment, so
-	// its failures do not mark the tool's operation as started.
-	Response *transport.Response
-	// Quote is what the payment would pay (zero when Free).
-	Quote    Quote
+	Response *transport.Response // when Free; not the payment, so its failures are not started
+	Quote    Quote               // what the payment would pay (zero when Free)
 	req      transport.Request
 	required *Required
 	chosen   *Requirement
@@ -56,8 +51,8 @@ type Offer struct {
 // Free reports an answer that asked for no payment.
 func (o *Offer) Free() bool { return o.chosen == nil }
 
-// Offer sends req unpaid and decides on its answer: a non-402 is Free; a 402's requirement is
-// selected and checked against policy (every refusal happens here, before anything is signed).
+// Offer sends req unpaid: a non-402 is Free; a 402's requirement is selected and checked
+// against policy, every refusal before anything is signed.
 func (c *Client) Offer(ctx context.Context, req transport.Request, policy Policy) (*Offer, error) {
 	req.Read = false
 	first, err := c.Svc.Do(ctx, req)
@@ -88,8 +83,7 @@ func (c *Client) Sign(ctx context.Context, o *Offer, kp *keypair.Full) (*Signed,
 	return c.Signer.Sign(ctx, kp, o.required, o.chosen, o.amount, o.intent)
 }
 
-// Send sends the request once more with the signed payment, exactly once: the paid request is
-// never retried, and a second Send of the same payment is refused.
+// Send sends the request with the signed payment exactly once: never retried, never twice.
 func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, error) {
 	if signed.sent {
 		return nil, errors.New("x402: this signed payment was sent already")
@@ -125,14 +119,11 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 			f.Detail = fmt.Sprintf("the payment settled in transaction %s, but the seller answered HTTP %d instead of delivering", hash, resp.Status)
 		})
 	case resp.Status == http.StatusPaymentRequired:
-		// This answer did not settle the payment; the signed authorization stays valid until
-		// it expires, so nothing here may say the money can no longer move. The real paywall
-		// answers body {} and carries the facilitator's reason in a header: a refusal at
-		// verify in PAYMENT-REQUIRED.error, a failed settlement in PAYMENT-RESPONSE.errorReason.
+		// Not settled by this answer, but the signed authorization stays valid until it
+		// expires. The paywall answers {} with the facilitator's reason in a header.
 		why, stage := refusalReason(resp, out.Settlement)
 		if why == "settle_exact_stellar_transaction_failed" && txHashRE.MatchString(out.Settlement.Transaction) {
-			// The facilitator submitted a transaction and did not see it succeed in time: it
-			// may still land. Its hash says where to look.
+			// Submitted but not seen to succeed in time: it may still land; its hash says where.
 			hash := strings.ToLower(out.Settlement.Transaction)
 			return nil, errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
 				*f = reasonFacts(*f, why)
@@ -141,8 +132,8 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 			})
 		}
 		proven := ""
-		if beforeSettlement(why) {
-			proven = why // a verification reason, at verify or from the settle step's own check
+		if why != "" && !strings.Contains(why, "settle") {
+			proven = why // a verification reason, not one of the settle step, after which the chain decides
 		}
 		return nil, SentRefused{Verify: proven, error: errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
 			said := f.UpstreamDetail
@@ -168,18 +159,16 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 			f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateNo, expires
 		})}
 	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout || resp.Status == http.StatusTooManyRequests || transport.IsRedirect(resp.Status):
-		// The server may have settled before failing, or before redirecting (a redirect is
-		// never followed with the payment attached: that would be a second payment attempt):
-		// say so, and when it is safe to pay again.
+		// The server may have settled before failing or redirecting (a redirect is never
+		// followed with the payment attached: that would be a second payment attempt).
 		return nil, ambiguous(c.Svc.StatusError(resp), signed.ExpiresAt)
 	default:
 		return nil, c.Svc.StatusError(resp)
 	}
 }
 
-// refusalReason is the facilitator's reason for refusing a sent payment and the stage that
-// gave it: PAYMENT-RESPONSE.errorReason (at settlement), else PAYMENT-REQUIRED.error (at
-// verification; "Payment required", the text of a first 402, is no reason).
+// refusalReason is the facilitator's reason for refusing a sent payment and its stage:
+// PAYMENT-RESPONSE.errorReason (at settlement), else PAYMENT-REQUIRED.error (at verification).
 func refusalReason(resp *transport.Response, st *Settlement) (why, stage string) {
 	if st != nil && IsReasonToken(strings.TrimSpace(st.ErrorReason)) {
 		return strings.TrimSpace(st.ErrorReason), "at settlement"
@@ -190,19 +179,11 @@ func refusalReason(resp *transport.Response, st *Settlement) (why, stage string)
 	return "", ""
 }
 
-// SentRefused is a payment the seller refused with a 402 after it was sent. Verify is the
-// facilitator's verification reason when the refusal came at verification (PAYMENT-REQUIRED
-// error), which proves nothing settled; without it the chain decides (docs/once.md).
+// SentRefused is a sent payment the seller refused with a 402. Verify is the reason of a
+// refusal at verification, which proves nothing settled; without it the chain decides.
 type SentRefused struct {
 	error
 	Verify string
-}
-
-// beforeSettlement reports an x402 reason that refuses a payment before anything is submitted
-// (a verification reason: invalid_*, insufficient_funds, ...), as against one of the settle
-// step itself (settle_*, unexpected_settle_error), after which the chain must be asked.
-func beforeSettlement(reason string) bool {
-	return reason != "" && !strings.Contains(reason, "settle")
 }
 
 // Refusal is the SentRefused in err's chain, if any.
@@ -222,9 +203,8 @@ func unpaid(err error) error {
 	return errmap.MarkNotStarted(err)
 }
 
-// ambiguous marks a failure after the payment may have left: the outcome is unknown until
-// the signed payment expires. A paid request that provably never left (refused at dial,
-// deadline spent before sending: the transport leaves ExecutionStarted false) changed nothing.
+// ambiguous marks a failure after the payment may have left: unknown until it expires. A
+// paid request that provably never left (the transport leaves ExecutionStarted false) changed nothing.
 func ambiguous(err error, expires time.Time) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok || (f.Transport != errmap.TransportNone && !f.ExecutionStarted) {

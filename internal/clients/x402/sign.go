@@ -1,15 +1,18 @@
 package x402
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 	"github.com/stellar/go-stellar-sdk/network"
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/txnbuild"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
@@ -18,36 +21,21 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/stellarrpc"
 )
 
-// LedgerSeconds is the ledger time used to turn maxTimeoutSeconds into the auth entry's
-// expiration ledger (latest + ceil(maxTimeoutSeconds / 6), as x402 clients do). Erring short
-// (6 s rather than the ~5 s average) keeps the expiration ledger inside the facilitator's
-// own estimate, which refuses entries that live too long.
+// LedgerSeconds turns maxTimeoutSeconds into the expiration ledger, as x402 clients do; erring
+// short keeps it inside the facilitator's own estimate, which refuses entries that live too long.
 const LedgerSeconds = 6
 
-// Reporting when a signed payment can no longer settle is the opposite problem: an agent
-// told "do not pay again before T" pays again at T, so T must never be early. The auth
-// entry is valid through ledger `expiration`, so the last moment it can settle is when that
-// ledger closes. Ledgers close about every 5 s but slow down under load or during
-// consensus trouble, so the estimate counts SlowLedgerSeconds per remaining ledger (twice
-// the nominal time) and adds ExpiryMargin for clock skew between this host, the RPC node
-// and the caller.
-//
-// The count starts from the later of the signed-against ledger's close time (from Stellar
-// RPC) and the moment it was read. The close time is the network's own clock, so a host
-// clock running behind cannot make T early; and when that close time is long past (a node
-// lagging behind, or a network that stopped closing ledgers), counting from the reading
-// keeps T late, because the remaining ledgers cannot have closed before the reading if
-// the network stalled.
+// An agent told "do not pay again before T" pays again at T, so the expiry must never be
+// early: it counts twice the nominal ledger time per remaining ledger, plus a margin for
+// clock skew, from the later of the ledger's close time and the moment it was read.
 const (
 	SlowLedgerSeconds = 10
 	ExpiryMargin      = 60 * time.Second
 )
 
-// ExpiresAt is the time after which a payment signed against ledger `signed` (closed at
-// closeTime, unix seconds; 0 when the RPC node does not report it) with expiration ledger
-// `expiration` can no longer settle, erring late; readAt is when that ledger was read as
-// the latest. The result is rounded up to a whole second because it is reported in RFC
-// 3339 seconds.
+// ExpiresAt is when a payment signed against ledger `signed` (closed at closeTime, 0 when
+// unknown; read at readAt) with expiration ledger `expiration` can no longer settle, erring
+// late and rounded up to a whole second.
 func ExpiresAt(closeTime int64, readAt time.Time, signed, expiration uint32) time.Time {
 	base := readAt
 	if ct := time.Unix(closeTime, 0); closeTime > 0 && ct.After(base) {
@@ -70,14 +58,12 @@ type Signer struct {
 	Passphrase string
 	// Now is the clock a latest ledger's close time is checked against; nil is time.Now.
 	Now func() time.Time
-	// Witness, when set, is a second source of the latest ledger's sequence (Horizon's),
-	// read beside Stellar RPC's: an RPC node that claims a ledger far from it would have the
-	// payment signed to expire that much later, so a disagreement refuses the payment.
+	// Witness, when set, is Horizon's latest ledger: an RPC node far from it would have the
+	// payment expire that much later, so a disagreement refuses the payment.
 	Witness func(ctx context.Context) (int64, error)
 }
 
-// MaxLedgerDrift is how far, in ledgers, the two sources of the latest ledger may disagree
-// (about five minutes; Horizon's ingestion lags the network by seconds).
+// MaxLedgerDrift is how far, in ledgers (about five minutes), the two sources may disagree.
 const MaxLedgerDrift = 60
 
 func (s *Signer) now() time.Time {
@@ -96,23 +82,16 @@ type Signed struct {
 	Asset     string
 	Amount    *big.Int
 	Nonce     int64
-	// SignedLedger is the latest ledger it was signed against; ExpirationLedger the last one
-	// in which it can settle.
+	// SignedLedger is the latest ledger when signed; ExpirationLedger the last it can settle in.
 	SignedLedger, ExpirationLedger uint32
-	// Envelope is the signed transfer (base64 XDR) that an enforcing simulation re-runs.
-	Envelope string
-	sent     bool // Send sent it: a signed payment leaves once
+	Envelope                       string // the signed transfer (base64 XDR), for the chain's verdict
+	sent                           bool   // a signed payment leaves once
 }
 
-// Sign builds the `transfer(payer, payTo, amount)` invocation on the asset with the all-zero
-// source, simulates it to obtain the payer's auth entry, signs that entry's preimage,
-// re-simulates with the signature, and wraps the unsigned envelope in a v2 payload.
-//
-// With an intent the entry is signed with the intent's nonce (Intent.Nonce) instead of the
-// simulation's, and the enforcing re-simulation then tells whether that nonce is already
-// consumed: the intent's payment settled, and this one is refused as DUPLICATE_PAYMENT
-// before anything is sent to the seller (a consumed nonce makes the signed entry worthless,
-// so it is no payment whoever holds it).
+// Sign simulates `transfer(payer, payTo, amount)` from the all-zero source for the payer's
+// auth entry, signs it (with the intent's nonce, when there is one), re-simulates and wraps
+// the envelope in a v2 payload. A consumed intent nonce is DUPLICATE_PAYMENT before anything
+// is sent (the signed entry is worthless then, whoever holds it).
 func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Requirement, amount *big.Int, intent *Intent) (*Signed, error) {
 	from, err := soroban.Account(kp.Address())
 	if err != nil {
@@ -132,21 +111,15 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 		latest     *rpc.GetLatestLedgerResponse
 		witness    int64
 		lErr, wErr error
-		witnessed  = make(chan struct{})
+		wg         sync.WaitGroup
 	)
-	go func() {
-		defer close(witnessed)
-		if s.Witness != nil {
-			witness, wErr = s.Witness(ctx)
-		}
-	}()
-	latest, lErr = s.RPC.GetLatestLedger(ctx)
-	<-witnessed
-	if lErr != nil {
-		return nil, lErr
+	if s.Witness != nil {
+		wg.Go(func() { witness, wErr = s.Witness(ctx) })
 	}
-	if wErr != nil {
-		return nil, wErr
+	latest, lErr = s.RPC.GetLatestLedger(ctx)
+	wg.Wait()
+	if err := cmp.Or(lErr, wErr); err != nil {
+		return nil, err
 	}
 	readAt := s.now()
 	if err := saneLedger(latest.LedgerCloseTime, readAt); err != nil {
@@ -215,9 +188,8 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 		Nonce: int64(entry.Credentials.Address.Nonce), SignedLedger: latest.Sequence, ExpirationLedger: expiration, Envelope: env}, nil
 }
 
-// Bounds on the latest ledger a payment's expiry is counted from: its close time must be
-// the clock's, give or take. An RPC node that claims a ledger far ahead would make the
-// signed payment live that much longer; one far behind is not the network this call pays on.
+// Bounds on the latest ledger's close time against the clock: a ledger far ahead would make
+// the payment live longer; one far behind is not the network this call pays on.
 const (
 	maxLedgerAhead  = time.Minute
 	maxLedgerBehind = 5 * time.Minute
@@ -277,8 +249,7 @@ func checkEntry(e xdr.SorobanAuthorizationEntry, payer string, call soroban.Call
 	return nil
 }
 
-// signEntry signs sha256(HashIdPreimage{SorobanAuthorization}) and stores the signature as
-// Vec[Map{public_key: Bytes(32), signature: Bytes(64)}].
+// signEntry signs the entry's SorobanAuthorization preimage as Vec[Map{public_key, signature}].
 func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase string, expiration uint32) error {
 	creds := e.Credentials.Address
 	creds.SignatureExpirationLedger = xdr.Uint32(expiration)
@@ -300,21 +271,13 @@ func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase st
 	if err != nil {
 		return fmt.Errorf("sign auth entry: %w", err)
 	}
-	raw, err := rawPublicKey(kp.Address())
+	raw, err := strkey.Decode(strkey.VersionByteAccountID, kp.Address())
 	if err != nil {
-		return err
+		return fmt.Errorf("invalid payer address")
 	}
 	creds.Signature = soroban.Vec(soroban.SymMap(map[string]xdr.ScVal{
 		"public_key": soroban.Bytes(raw),
 		"signature":  soroban.Bytes(sig),
 	}))
 	return nil
-}
-
-func rawPublicKey(g string) ([]byte, error) {
-	aid, err := xdr.AddressToAccountId(g)
-	if err != nil || aid.Ed25519 == nil {
-		return nil, fmt.Errorf("invalid payer address")
-	}
-	return aid.Ed25519[:], nil
 }

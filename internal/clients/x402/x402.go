@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // Requirement is one PaymentRequirements entry; Raw is echoed verbatim as `accepted`
@@ -49,32 +49,25 @@ type Required struct {
 
 // Policy is what the caller accepts to pay.
 type Policy struct {
-	Network string   // e.g. stellar:testnet
-	Asset   string   // the configured USDC contract
-	Cap     *big.Int // most units the caller allows (maxPriceUsdc)
-	// Previewed is the price seen before paying, in units; nil when unknown.
-	Previewed *big.Int
-	// Intent, when set, is the payment's identity (IntentNonce): the auth entry is signed
-	// with the nonce derived from it instead of the simulation's random one, so that however
-	// many calls, instances or replays carry the intent, the network settles at most one of
-	// them. nil is a new payment on purpose (allowRepeat without an idempotency key).
+	Network   string   // e.g. stellar:testnet
+	Asset     string   // the configured USDC contract
+	Cap       *big.Int // most units the caller allows (maxPriceUsdc)
+	Previewed *big.Int // the price seen before paying, in units; nil when unknown
+	// Intent, when set, gives the auth entry its nonce (Intent.Nonce), so however many calls
+	// carry the intent the network settles at most one; nil is a new payment on purpose.
 	Intent *Intent
-	// PayTo, when set, is the only payee this payment may go to (the listing's): a requirement
-	// naming another is refused before anything is signed (PAYEE_MISMATCH).
+	// PayTo, when set, is the only payee allowed (the listing's): PAYEE_MISMATCH otherwise.
 	PayTo string
 }
 
-// Intent is what a payment is for, as its nonce is derived from: a kind and its parts
-// (e.g. "buy", payer, network, resource id). Two payments with equal intents share a nonce.
+// Intent is what a payment is for: a kind and its parts (e.g. "buy", payer, network, resource id).
 type Intent struct {
 	Kind  string
 	Parts []string
 }
 
-// Nonce is the intent's authorization nonce: the first 8 bytes of
-// SHA-256("mindvault-intent-v1" ‖ 0 ‖ kind ‖ 0 ‖ part ‖ 0 ‖ …) read as a big-endian int64.
-// A length-free join is unambiguous because no part may hold a NUL byte (ids, addresses,
-// networks and keys never do; a part that does is replaced by its own hash).
+// Nonce is the first 8 bytes (big-endian) of SHA-256("mindvault-intent-v1" ‖ 0 ‖ kind ‖ 0 ‖
+// part ‖ …); a part holding a NUL byte is replaced by its hash, so the join is unambiguous.
 func (i *Intent) Nonce() int64 {
 	h := sha256.New()
 	h.Write([]byte("mindvault-intent-v1"))
@@ -89,14 +82,11 @@ func (i *Intent) Nonce() int64 {
 	return int64(binary.BigEndian.Uint64(h.Sum(nil)[:8]))
 }
 
-// MaxTimeoutSeconds is the longest validity a seller may ask for a signed payment. A signed
-// authorization can settle until it expires, so a seller asking for days (or a value that
-// wraps the ledger count) would hold a usable payment that long; x402 sellers ask for 60 to
-// 300 s.
+// MaxTimeoutSeconds is the longest validity a seller may ask for a signed payment, which can
+// settle until it expires (x402 sellers ask for 60 to 300 s).
 const MaxTimeoutSeconds = 600
 
-// Quote is what a payment about to be sent pays: amount in units, asset contract, payee and
-// x402 network, all from the selected requirement.
+// Quote is what a payment about to be sent pays, from the selected requirement.
 type Quote struct {
 	Amount  *big.Int
 	Asset   string
@@ -107,12 +97,11 @@ type Quote struct {
 // refuse is a refusal before anything was signed or sent.
 func refuse(code, detail string) *errmap.Error {
 	return errmap.Wrap(errors.New(detail), errmap.Facts{
-		Source: errmap.SourceX402, Code: code, Detail: detail, ExecutionStarted: false,
+		Source: errmap.SourceX402, Code: code, Detail: detail,
 	})
 }
 
-// ParseRequired decodes a 402: the v2 PAYMENT-REQUIRED header, or a v1 body, which Stellar
-// does not support.
+// ParseRequired decodes a 402's v2 PAYMENT-REQUIRED header (a v1 body is refused).
 func ParseRequired(h http.Header, body []byte) (*Required, error) {
 	raw := strings.TrimSpace(h.Get("PAYMENT-REQUIRED"))
 	if raw == "" {
@@ -187,8 +176,7 @@ func Select(pr *Required, p Policy) (*Requirement, *big.Int, error) {
 }
 
 var (
-	// canonicalUnits is a positive integer without sign, leading zeros or other decoration:
-	// what the seller's facilitator compares with the signed amount digit for digit.
+	// canonicalUnits: the facilitator compares it with the signed amount digit for digit.
 	canonicalUnits = lazyre.New(`^[1-9][0-9]{0,37}$`)
 	accountAddress = lazyre.New(`^G[A-Z2-7]{55}$`)
 )
@@ -239,12 +227,10 @@ type Settlement struct {
 // maxSettlementHeader bounds the PAYMENT-RESPONSE value looked at; a real one is ~300 bytes.
 const maxSettlementHeader = 4096
 
-// DecodeSettlement reads PAYMENT-RESPONSE (or the v1 X-PAYMENT-RESPONSE) strictly, because a
-// decoded settlement is what lets a result claim that money moved: ok is false unless the
-// header is present exactly once, is bounded standard base64 of one JSON object without
-// duplicate keys or trailing data, `success` is a JSON boolean, the other fields present are
-// strings, and the document is consistent — a success names a 64-hex transaction hash
-// (returned in lower case) and no errorReason. Unknown fields are ignored.
+// DecodeSettlement reads PAYMENT-RESPONSE (or X-PAYMENT-RESPONSE) strictly, because it lets
+// a result claim that money moved: one header, bounded base64 of one JSON object without
+// duplicate keys or trailing data, typed fields, and a success names a 64-hex hash (returned
+// in lower case) and no errorReason.
 func DecodeSettlement(h http.Header) (*Settlement, bool) {
 	name := "PAYMENT-RESPONSE"
 	if len(h.Values(name)) == 0 {
@@ -295,43 +281,17 @@ func DecodeSettlement(h http.Header) (*Settlement, bool) {
 var txHashRE = lazyre.New(`^[0-9a-fA-F]{64}$`)
 
 // uniqueObject decodes one JSON object into its raw members, refusing duplicate keys (two
-// readers could disagree on which one wins) and anything after the object.
+// readers could disagree on which wins) and trailing data.
 func uniqueObject(b []byte) (map[string]json.RawMessage, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	out := map[string]json.RawMessage{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, isKey := t.(string)
-		if !isKey {
-			return nil, false
-		}
-		if _, dup := out[key]; dup {
-			return nil, false
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, false
-		}
-		out[key] = raw
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	var out map[string]json.RawMessage
+	if json.Unmarshal(b, &out) != nil || out == nil || validate.DuplicateKeys(b, "", "") != nil {
 		return nil, false
 	}
 	return out, true
 }
 
 // Confirms reports whether s proves that a payment by payer settled on network: success, a
-// transaction hash, and the network (always present in a v2 settlement) and payer (when
-// given) matching. Anything less is no proof, and a result must not claim a settlement.
+// transaction hash, the network and the payer (when given) matching.
 func (s *Settlement) Confirms(network, payer string) bool {
 	return s != nil && s.Success && txHashRE.MatchString(s.Transaction) &&
 		s.Network == network && (s.Payer == "" || s.Payer == payer)
