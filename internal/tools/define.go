@@ -125,9 +125,6 @@ func (t *Tool) Hints() Hints {
 // Model returns the tool's validation model.
 func (t *Tool) Model() *validate.Model { return t.model }
 
-// schemasFor reflects a tool's schemas; only tests set it, for tools without a generated definition.
-var schemasFor func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
-
 // Define builds the Tool of a Spec whose Run is given a Call of d; it panics on a Spec the
 // registry cannot list, which the registry tests catch. tools/list sends the definition
 // generated at build time (definitions_gen.go, `go generate ./internal/tools/`), so a cold
@@ -145,7 +142,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 		def:       Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " ")},
 		operation: s.Operation, source: s.Source, policy: policy{mainnet: s.Mainnet, dryRun: s.DryRun},
 		scope: s.Scope, toolset: s.Toolset, config: d.Config,
-	}, s.Hints, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner)
+	}, s.Hints, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner, d.Schemas)
 	run := s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
 		req, issues := validate.Decode[Req](raw)
@@ -165,7 +162,8 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 }
 
 // define completes the part of a Tool that does not depend on its types.
-func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool) *Tool {
+func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool,
+	schemas func(*validate.Model, reflect.Type) (json.RawMessage, json.RawMessage, error)) *Tool {
 	name := t.def.Name
 	t.def.Annotations = Annotations{
 		Title:           t.def.Title,
@@ -178,12 +176,12 @@ func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confi
 	if gen := generatedDefinition(name); gen != "" {
 		t.encoded = json.RawMessage(gen)
 	} else {
-		if schemasFor == nil {
+		if schemas == nil {
 			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", name))
 		}
 		def := t.def
 		var err error
-		if def.InputSchema, def.OutputSchema, err = schemasFor(model, out); err != nil {
+		if def.InputSchema, def.OutputSchema, err = schemas(model, out); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", name, err))
 		}
 		if t.encoded, err = json.Marshal(def); err != nil {

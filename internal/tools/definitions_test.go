@@ -20,7 +20,7 @@ import (
 // definitionsFile is the generated source Define takes each tool's tools/list entry from.
 const definitionsFile = "definitions_gen.go"
 
-// reflectSchemas is schemasFor in this package's tests, which define tools of their own.
+// reflectSchemas is Deps.Schemas in this package's tests, which define tools of their own.
 func reflectSchemas(model *validate.Model, out reflect.Type) (json.RawMessage, json.RawMessage, error) {
 	in, err := schemagen.Input(model)
 	if err != nil {
@@ -32,8 +32,6 @@ func reflectSchemas(model *validate.Model, out reflect.Type) (json.RawMessage, j
 	}
 	return in, o, nil
 }
-
-func init() { schemasFor = reflectSchemas }
 
 // generateDefinitions renders definitions_gen.go from the registry's Specs: each tool's
 // tools/list entry, encoded as json.Marshal encodes a Definition, with the inputSchema of its
@@ -108,12 +106,9 @@ func TestGeneratedDefinitions(t *testing.T) {
 	}
 }
 
-// TestDefineNeedsAGeneratedDefinition: the endpoint (where nothing sets schemasFor) refuses to
+// TestDefineNeedsAGeneratedDefinition: the endpoint (where nothing sets Deps.Schemas) refuses to
 // register a tool whose definition was not generated, instead of listing it without schemas.
 func TestDefineNeedsAGeneratedDefinition(t *testing.T) {
-	saved := schemasFor
-	schemasFor = nil
-	defer func() { schemasFor = saved }()
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "go generate ./internal/tools/") {
 			t.Fatalf("panic %v, want one saying to run go generate", r)

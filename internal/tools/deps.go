@@ -2,12 +2,15 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/internal/auth"
+	"github.com/mindvault/mcp-endpoint/validate"
 
 	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
@@ -92,6 +95,9 @@ type Deps struct {
 	// Ledger holds the budgets and the payment journal; LedgerErr is why there is none usable.
 	Ledger    ledger.Store
 	LedgerErr error
+	// Schemas reflects the schemas of a tool that has no generated definition. The endpoint
+	// leaves it nil, so such a tool is refused; tests that define tools of their own set it.
+	Schemas func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
 }
 
 // profile loads the named profile (or the default); its secrets join the call's own list.
