@@ -2,6 +2,7 @@ package validate
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,7 +82,6 @@ func pattern(p string, min, max uint64) ShapeSchema {
 	return ShapeSchema{Pattern: p, MinLength: min, MaxLength: max}
 }
 
-// nameShape is a shape of nameRe of at most max characters.
 func nameShape(tag string, max int, expected string) shape {
 	return shape{
 		tag:      tag,
@@ -140,15 +140,7 @@ var shapes = []shape{
 	{
 		tag: "metaptr",
 		check: func(s string) bool {
-			if len(s) < 1 || len(s) > 512 {
-				return false
-			}
-			for _, p := range metaPrefixes {
-				if strings.HasPrefix(s, p) && len(s) > len(p) {
-					return true
-				}
-			}
-			return false
+			return len(s) <= 512 && slices.ContainsFunc(metaPrefixes, func(p string) bool { return len(s) > len(p) && strings.HasPrefix(s, p) })
 		},
 		schema:   pattern(`^(ipfs://|ar://|https://|http://|sha256:|sha-256:|0x).+`, 1, 512),
 		message:  "must be a metadata pointer starting with ipfs://, ar://, https://, http://, sha256:, sha-256: or 0x (at most 512 characters)",
@@ -210,10 +202,10 @@ func registerShapes(v *validator.Validate) {
 // their sha256: prefix and are lower-cased; tags are lower-cased and de-duplicated.
 func normalise(f *field, v reflect.Value) {
 	switch {
-	case f.has("txhash") && v.Kind() == reflect.String:
+	case hasRule(f.rules, "txhash") && v.Kind() == reflect.String:
 		s := strings.TrimPrefix(strings.ToLower(v.String()), "sha256:")
 		v.SetString(s)
-	case f.diveHas("tag") && v.Kind() == reflect.Slice:
+	case hasRule(f.dive, "tag") && v.Kind() == reflect.Slice:
 		seen := map[string]bool{}
 		out := reflect.MakeSlice(v.Type(), 0, v.Len())
 		for i := 0; i < v.Len(); i++ {

@@ -31,7 +31,6 @@ const (
 	numConstKinds
 )
 
-// constSet is the constant answers of one surface.
 type constSet [numConstKinds]lazyConstant
 
 // lazyConstant is one constant answer, encoded on first use: a process pays for encoding the
@@ -45,27 +44,22 @@ type lazyConstant struct {
 func (s *Server) constResult(v *view, k constKind) map[string]any {
 	var r map[string]any
 	switch k {
-	case legacyToolsList:
-		return map[string]any{"tools": s.toolDefs(v)}
-	case legacyPromptsList:
-		return map[string]any{"prompts": s.promptDefs(v)}
-	case modernToolsList:
+	case legacyToolsList, modernToolsList:
 		r = map[string]any{"tools": s.toolDefs(v)}
-	case modernPromptsList:
+	case legacyPromptsList, modernPromptsList:
 		r = map[string]any{"prompts": s.promptDefs(v)}
-	case modernDiscover:
-		r = map[string]any{"supportedVersions": SupportedVersions, "capabilities": s.capabilities(), "instructions": s.instructions(v)}
 	default:
-		panic("protocol: unknown constant answer")
+		r = map[string]any{"supportedVersions": SupportedVersions, "capabilities": s.capabilities(), "instructions": s.instructions(v)}
+	}
+	if k == legacyToolsList || k == legacyPromptsList {
+		return r
 	}
 	r["ttlMs"], r["cacheScope"] = s.ListTTL.Milliseconds(), v.cacheScope()
 	return s.modernResult(r)
 }
 
-// constantOutcome answers with the pre-encoded result of k for the surface v, or, when it
-// could not be pre-encoded, with the result object (writeJSON then reports the encoding
-// failure). A narrowed surface has answers of its own, as constant as the full one's: there
-// are at most a few hundred surfaces, and a process meets a handful.
+// constantOutcome answers with the pre-encoded result of k for v, else the result object
+// (writeJSON reports the failure). Each narrowed surface caches its own: a process meets a handful.
 func (s *Server) constantOutcome(v *view, k constKind) outcome {
 	set := &s.consts
 	if v != fullView {
@@ -129,10 +123,8 @@ func joinDefinitions(defs []json.RawMessage) json.RawMessage {
 	return append(out, ']')
 }
 
-// writeConstant writes a constant answer under the request's id: the bytes writeJSON would
-// write for it, under the same output redaction. The result's cleaned bytes are kept until a
-// secret is registered (redact.Constant); the envelope with the caller's id is cleaned on
-// every request, and a secret spanning the two withholds the answer, as it would in writeJSON.
+// writeConstant writes a constant answer under the request's id, byte for byte and redacted as
+// writeJSON would (redact.Constant.Within: a secret across the id and the result withholds it).
 func writeConstant(w http.ResponseWriter, e *entry, id json.RawMessage, c *redact.Constant) {
 	prefix := make([]byte, 0, 40+len(id))
 	prefix = append(prefix, `{"jsonrpc":"2.0",`...)

@@ -64,7 +64,9 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 			if bad != nil {
 				return *bad
 			}
-			ctx = WithRoundTrip(ctx, rt)
+			st := stateOf(ctx)
+			st.rt = &rt
+			ctx = withState(ctx, st)
 		}
 	}
 	list := func(legacy, modernKind constKind) outcome {
@@ -110,7 +112,6 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 	return fail(notFound, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
 }
 
-// modernChecks applies the 2026-07-28 rules on _meta and the headers.
 func modernChecks(r *http.Request, req request, header string) *outcome {
 	bad := func(code int, msg string, data any) *outcome {
 		o := fail(http.StatusBadRequest, code, msg, data)
@@ -164,9 +165,8 @@ type callParams struct {
 	fields map[string]json.RawMessage // params, decoded once for every reader
 }
 
-// parseCallParams applies the CallToolRequest schema: failures are JSON-RPC -32602 naming
-// the path, while anything inside arguments is the tool's business (isError results). fields
-// are params as the envelope decoded them (nil: decoded here).
+// parseCallParams applies the CallToolRequest schema (-32602 naming the path); what is inside
+// arguments is the tool's business. fields are params as the envelope decoded them, or nil.
 func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) (callParams, *outcome) {
 	var c callParams
 	if len(params) == 0 || params[0] != '{' {
@@ -273,8 +273,7 @@ func headerValue(r *http.Request, name string) string {
 	return v
 }
 
-// isRevision reports a YYYY-MM-DD revision string, so a stray header value is never
-// compared as if it were a date.
+// isRevision reports a YYYY-MM-DD revision, so a stray header is never compared as a date.
 func isRevision(v string) bool {
 	if len(v) != 10 {
 		return false

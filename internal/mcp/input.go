@@ -17,20 +17,11 @@ type RoundTrip struct {
 	FormElicitation bool
 	// URLElicitation: they declare elicitation with url mode (SEP-1036), which only sends the
 	// user to a page; the endpoint uses it to ask for a wallet to be funded.
-	URLElicitation bool
-	// RequestState is params.requestState as sent; HasRequestState says whether it was.
-	RequestState    string
+	URLElicitation  bool
+	RequestState    string // params.requestState as sent; HasRequestState says whether it was
 	HasRequestState bool
 	// InputResponses are params.inputResponses by key (each one a JSON object); nil when absent.
 	InputResponses map[string]json.RawMessage
-}
-
-// WithRoundTrip attaches a modern request's round-trip fields; tests use it to call a tool set
-// directly.
-func WithRoundTrip(ctx context.Context, rt RoundTrip) context.Context {
-	st := stateOf(ctx)
-	st.rt = &rt
-	return withState(ctx, st)
 }
 
 // RoundTripOf returns the round-trip fields of the modern tools/call being served; ok is false
@@ -68,9 +59,7 @@ type inputRequiredResult struct {
 	Meta          map[string]any          `json:"_meta,omitempty"`
 }
 
-// roundTripOf reads the round-trip fields of a modern tools/call from its params (as
-// parseCallParams decoded them). A malformed one is -32602 naming the path: requestState must
-// be a string and inputResponses an object of objects.
+// roundTripOf reads the round-trip fields of a modern tools/call; a malformed one is -32602.
 func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) (RoundTrip, *outcome) {
 	var rt RoundTrip
 	var caps struct {

@@ -142,13 +142,9 @@ func validID(id json.RawMessage) bool {
 	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
-// decodeParams decodes an object params once: its fields when named is set, and _meta as
-// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a key
-// given twice, in one case or two, never gets here: decodeEnvelope refused it). p is valid
-// JSON, so the fields always decode. Without an escape a key in any case is spelled out: none
-// means no _meta to decode (most legacy requests), and exactly one that is the field "_meta"
-// means _meta is that field's value; otherwise (an odd spelling, "_meta" inside another
-// value) the struct decoding itself answers.
+// decodeParams decodes an object params once: its fields when named, and _meta as encoding/json
+// would into a field tagged "_meta" (any case). Without escapes, no "_meta" key in any case
+// means no _meta, and one that is the field "_meta" is its value; otherwise a struct decodes it.
 func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage) {
 	plain := bytes.IndexByte(p, '\\') < 0
 	keys := countMetaKeys(p)
@@ -189,8 +185,7 @@ func countMetaKeys(p []byte) int {
 	return n
 }
 
-// decode reads body as a JSON-RPC envelope: the one decoding a request gets (onDecode, set
-// by tests, counts them).
+// decode reads body as a JSON-RPC envelope, the one decoding a request gets.
 func (s *Server) decode(body []byte) (req request, isResponse bool, bad *envelopeError) {
 	if s.onDecode != nil {
 		s.onDecode()

@@ -92,9 +92,8 @@ func (s *Server) path() string {
 	return s.Path
 }
 
-// ServeHTTP reads a request that passed the HTTP guards (see Handler) as JSON-RPC and answers
-// it. Called on its own, not through Handler, it serves the request through Handler, so no
-// request escapes the guards or its log line.
+// ServeHTTP answers a request that passed the HTTP guards; called without them, it goes through
+// Handler, so no request escapes the guards or its log line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e := requestEntry(r.Context())
 	if e == nil {
@@ -155,8 +154,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, e, e.status, response{JSONRPC: "2.0", ID: req.ID, Result: out.result})
 }
 
-// outcome is what a method produced: a result, or an error with its HTTP status. A result
-// that never changes comes pre-encoded as constant instead (constants.go).
+// outcome is what a method produced: a result (or a pre-encoded constant), or an error.
 type outcome struct {
 	result   any
 	constant *redact.Constant
@@ -165,7 +163,7 @@ type outcome struct {
 	refusal  http.HandlerFunc // Admit's answer, written as it is
 }
 
-// statusWriter remembers the status an Admit refusal wrote, for the request's log line.
+// statusWriter remembers the status an Admit refusal wrote, for the log line.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -214,15 +212,13 @@ func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
 	writeBody(w, status, body)
 }
 
-// withhold answers in place of a response that held a secret in a form that could not be
-// removed.
+// withhold answers in place of a response that held a secret that could not be removed.
 func withhold(w http.ResponseWriter, e *entry, status int) {
 	e.withheld = true
 	writeBody(w, status, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"`+withheldMessage+`","data":{"code":"INTERNAL_ERROR","category":"server","retry":"no"}}}`+"\n"))
 }
 
-// writeBody writes an encoded, already redacted answer, given in parts (a constant answer's
-// envelope and its shared result bytes, which are never copied).
+// writeBody writes an encoded, already redacted answer, in parts that are never copied.
 func writeBody(w http.ResponseWriter, status int, parts ...[]byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -233,12 +229,10 @@ func writeBody(w http.ResponseWriter, status int, parts ...[]byte) {
 	}
 }
 
-// withheldMessage answers a response that held a secret in a form that could not be removed.
 const withheldMessage = "Internal error: the response was withheld because it contained a secret that could not be removed safely. " +
 	"The call may have taken effect (a payment or a write): check with mindvault_wallet_info or mindvault_tx_status before retrying."
 
-// safely runs fn, turning a panic into -32603 with the correlation id; the stack goes only
-// to the log.
+// safely runs fn, turning a panic into -32603; the stack goes only to the log.
 func (s *Server) safely(ctx context.Context, e *entry, fn func() outcome) (out outcome) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -269,7 +263,6 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 		slog.Int("status", e.status),
 		slog.Float64("durationMs", float64(d.Microseconds())/1000),
 	)
-	// add adds a value when there is one; field is for the values the request chose.
 	add := func(k, v string, field bool) {
 		if v == "" {
 			return

@@ -49,7 +49,6 @@ const (
 	numLayers       = 3 // deployment, URL path, headers
 )
 
-// allToolsets is the mask of every toolset.
 var allToolsets = func() uint64 {
 	if len(config.Toolsets) > 64 {
 		panic("mcp: more toolsets than a view's mask holds")
@@ -102,9 +101,8 @@ func maskOf(toolsets []string) uint64 {
 	return m
 }
 
-// pathLayer reads the URL path: the endpoint's own path, <base>/readonly, <base>/x/<toolsets>
-// or <base>/x/<toolsets>/readonly. ok is false for any other path; problem names a toolset
-// list that does not parse.
+// pathLayer reads <base>, <base>/readonly or <base>/x/<toolsets>[/readonly]: ok is false for any
+// other path; problem names a toolset list that does not parse.
 func pathLayer(base, p string) (l layer, problem string, ok bool) {
 	if p == base {
 		return openLayer, "", true
@@ -131,8 +129,7 @@ func pathLayer(base, p string) (l layer, problem string, ok bool) {
 	return layer{mask: maskOf(ts), readOnly: readOnly}, "", true
 }
 
-// headerLayer reads X-MindVault-Toolsets (repeated headers join as one list) and
-// X-MindVault-Read-Only.
+// headerLayer reads X-MindVault-Toolsets (repeated headers join) and X-MindVault-Read-Only.
 func headerLayer(r *http.Request) (layer, string) {
 	l := openLayer
 	if vals := r.Header.Values(headerToolsets); len(vals) > 0 {
@@ -196,7 +193,6 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	return v, ""
 }
 
-// offered reports whether the tool name is in what l allows.
 func (s *Server) offered(l layer, name string) bool {
 	if ts, ok := s.Surface.Tools().ToolsetOf[name]; ok && l.mask&maskOf([]string{ts}) == 0 {
 		return false
@@ -204,7 +200,6 @@ func (s *Server) offered(l layer, name string) bool {
 	return !l.readOnly || s.Surface.Tools().ReadOnly[name]
 }
 
-// enabled reports whether v offers the tool name.
 func (s *Server) enabled(v *view, name string) bool {
 	return v == fullView || s.offered(layer{v.mask, v.readOnly}, name)
 }
@@ -220,9 +215,8 @@ func (s *Server) Offers(r *http.Request, name string) bool {
 	return problem == "" && s.enabled(v, name)
 }
 
-// disabledTool is the -32602 of a call of a registered tool that v does not offer: the message
-// and error.data say it is disabled here and by which setting, the first (deployment, URL
-// path, headers) that leaves it out.
+// disabledTool is the -32602 of a registered tool v does not offer, naming the first setting
+// (deployment, URL path, headers) that leaves it out.
 func (s *Server) disabledTool(v *view, name string) outcome {
 	ts := s.Surface.Tools().ToolsetOf[name]
 	bit := maskOf([]string{ts}) // 0 for a toolset not known
@@ -261,7 +255,6 @@ func (s *Server) disabledTool(v *view, name string) outcome {
 		fmt.Sprintf("Invalid params: params.name: tool %q is disabled here: %s (tools/list names the tools enabled here)", name, why), data)
 }
 
-// settingPhrase names a layer's setting in a sentence.
 func (s *Server) settingPhrase(v *view, layer int, setting string) string {
 	switch layer {
 	case layerDeployment:
@@ -275,53 +268,53 @@ func (s *Server) settingPhrase(v *view, layer int, setting string) string {
 	return "the " + setting + " header"
 }
 
-// promptEnabled reports whether v offers every tool the prompt names, and the first it does not.
-func (s *Server) promptEnabled(v *view, name string) (bool, string) {
+// promptBlocked is the first tool the prompt names that v does not offer, "" when v offers them all.
+func (s *Server) promptBlocked(v *view, name string) string {
 	if v.full() {
-		return true, ""
+		return ""
 	}
 	for _, t := range s.Surface.PromptTools[name] {
 		if !s.enabled(v, t) {
-			return false, t
+			return t
 		}
 	}
-	return true, ""
+	return ""
 }
 
-// toolNames and toolDefs are the tools v offers, in the registry's order.
+func (s *Server) promptOffered(v *view, name string) bool { return s.promptBlocked(v, name) == "" }
+
+// toolNames, toolDefs, promptNames and promptDefs are what v offers, in their set's order.
 func (s *Server) toolNames(v *view) []string {
-	return offered(v, s.Tools.Names(), s.Tools.Names(), func(n string) bool { return s.enabled(v, n) })
+	return offered(v, s.Tools.Names(), s.Tools.Names(), s.enabled)
 }
 
 func (s *Server) toolDefs(v *view) []json.RawMessage {
-	return offered(v, s.Tools.Names(), s.Tools.Definitions(), func(n string) bool { return s.enabled(v, n) })
+	return offered(v, s.Tools.Names(), s.Tools.Definitions(), s.enabled)
 }
 
-// promptNames and promptDefs are the prompts v offers, in the prompt set's order.
 func (s *Server) promptNames(v *view) []string {
-	return offered(v, s.Prompts.Names(), s.Prompts.Names(), func(n string) bool { ok, _ := s.promptEnabled(v, n); return ok })
+	return offered(v, s.Prompts.Names(), s.Prompts.Names(), s.promptOffered)
 }
 
 func (s *Server) promptDefs(v *view) []json.RawMessage {
-	return offered(v, s.Prompts.Names(), s.Prompts.Definitions(), func(n string) bool { ok, _ := s.promptEnabled(v, n); return ok })
+	return offered(v, s.Prompts.Names(), s.Prompts.Definitions(), s.promptOffered)
 }
 
 // offered keeps the items (listed in the order of names) whose name v enables; the full
 // surface keeps the list as it is, without a copy.
-func offered[T any](v *view, names []string, items []T, enabled func(string) bool) []T {
+func offered[T any](v *view, names []string, items []T, enabled func(*view, string) bool) []T {
 	if v.full() {
 		return items
 	}
 	out := []T{}
 	for i, n := range names {
-		if i < len(items) && enabled(n) {
+		if i < len(items) && enabled(v, n) {
 			out = append(out, items[i])
 		}
 	}
 	return out
 }
 
-// instructions describes what v offers.
 func (s *Server) instructions(v *view) string {
 	if v.full() || s.Surface.Instructions == nil {
 		return s.Instructions

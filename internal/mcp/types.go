@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -90,20 +91,9 @@ func appendJSONString(dst []byte, s string) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if e := strings.IndexByte("\"\\\b\f\n\r\t", b); e >= 0 {
+				dst = append(dst, '\\', "\"\\bfnrt"[e])
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
 			i++
@@ -143,8 +133,7 @@ type ToolResult struct {
 	RequestState      string                  `json:"-"`
 	Reject            *CallError              `json:"-"`
 	Outcome           string                  `json:"-"`
-	// Code is the failure's diagnostic code (e.g. CANCELLED), for the log line only.
-	Code string `json:"-"`
+	Code              string                  `json:"-"` // the diagnostic's code (e.g. CANCELLED), for the log line
 }
 
 // ToolSet is what the protocol layer needs from the tool registry.
@@ -158,9 +147,8 @@ type ToolSet interface {
 	Call(ctx context.Context, name string, args json.RawMessage) (result ToolResult, ok bool)
 }
 
-// reqState is what the protocol layer knows of the request being served, carried in one
-// context value: its correlation id, its log record and, on a modern tools/call, the
-// round-trip fields. Each With* copies it, so a parent context never changes.
+// reqState is the request being served, in one context value; each change copies it, so a
+// parent context never changes.
 type reqState struct {
 	id    string
 	entry *entry
@@ -169,7 +157,6 @@ type reqState struct {
 
 type stateKey struct{}
 
-// stateOf is a copy of ctx's request state (zero when none).
 func stateOf(ctx context.Context) reqState {
 	if st, ok := ctx.Value(stateKey{}).(*reqState); ok {
 		return *st
