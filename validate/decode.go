@@ -46,9 +46,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 		return []Issue{{Path: "", Rule: "type", Expected: "object", Message: "must be an object"}}
 	}
 
-	// A key given twice is rejected, never resolved: the caller and this endpoint could
-	// otherwise read two different requests out of one text (the last value wins here,
-	// the first in another parser).
+	// A key given twice is rejected, never resolved (dupkeys.go says why).
 	issues := duplicateKeys(raw)
 	var unknown []Issue
 	for key := range args {
@@ -116,8 +114,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	return append(unknown, issues...)
 }
 
-// duplicateKeys is an issue for every key given twice in one object, at any depth, at its
-// JSON-pointer path.
+// duplicateKeys is an issue for every key given twice in one object, at any depth.
 func duplicateKeys(raw []byte) []Issue {
 	var issues []Issue
 	for _, d := range DuplicateKeys(raw, "", "") {
@@ -316,8 +313,7 @@ func article(s string) string {
 	return "a " + s
 }
 
-// pointerToken escapes a JSON-pointer token and bounds it, since argument names come from
-// the caller and are echoed in paths.
+// pointerToken escapes and bounds a JSON-pointer token: argument names come from the caller.
 func pointerToken(s string) string {
 	const max = 64
 	plain := len(s) <= max

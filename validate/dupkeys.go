@@ -135,8 +135,7 @@ func (s *keyScan) array() {
 	}
 }
 
-// maxLinearKeys is how many keys of one object are compared one by one; a larger object is
-// checked through a map, so no text can make the scan quadratic.
+// maxLinearKeys is how many keys are compared one by one; beyond, a map keeps the scan linear.
 const maxLinearKeys = 16
 
 func (s *keyScan) object(ctx int) {
@@ -194,8 +193,7 @@ func (s *keyScan) object(ctx int) {
 	s.keys, s.scratch = s.keys[:first], s.scratch[:scratchMark]
 }
 
-// memberContext is the context of the value of key b[start:end] in an object of ctx: the
-// members are found as a decoder finds them, by the exact text their key decodes to.
+// memberContext is the context of the value of key b[start:end] in an object of ctx.
 func (s *keyScan) memberContext(ctx, start, end int) int {
 	switch {
 	case ctx == ctxTop && s.fold != "" && s.keyIs(start, end, s.fold):
@@ -248,8 +246,7 @@ func (s *keyScan) skipValue() {
 	}
 }
 
-// stringEnd returns the index after the string token starting at b[start] == '"', and whether
-// it holds an escape.
+// stringEnd returns the index after the string token at b[start], and whether it holds an escape.
 func (s *keyScan) stringEnd(start int) (end int, escaped bool) {
 	for i := start + 1; i < len(s.b); i++ {
 		switch s.b[i] {
@@ -262,8 +259,7 @@ func (s *keyScan) stringEnd(start int) (end int, escaped bool) {
 	return len(s.b), escaped
 }
 
-// keyRef appends the comparable form of the key token b[start:end] to scratch: the text it
-// decodes to (invalid UTF-8 decodes to U+FFFD), case-folded when fold.
+// keyRef appends the key token's decoded text to scratch, case-folded when fold.
 func (s *keyScan) keyRef(start, end int, escaped, fold bool) keyRef {
 	raw := s.b[start+1 : end-1]
 	if escaped || !utf8.Valid(raw) {

@@ -115,8 +115,7 @@ var (
 	models     sync.Map // reflect.Type -> *Model
 )
 
-// validatorEngine is built on the first decode rather than at registration: a process whose
-// first request lists tools never builds it.
+// validatorEngine is built on the first decode, not at registration: listing tools never needs it.
 func validatorEngine() *validator.Validate {
 	engineOnce.Do(func() {
 		// Blank names are left out of validator's namespaces, so a field of an embedded group

@@ -49,10 +49,8 @@ func Shape(tag string) (ShapeSchema, bool) {
 	return sh.schema, ok
 }
 
-// Conforms reports whether s has the shared shape tag (a validate rule name), with the phrase
-// an issue about it reads ("must be ..."), for a value that does not come through a request
-// model: the buy prompt's resourceId takes the tools' rule this way. An unknown tag conforms
-// to nothing.
+// Conforms reports whether s, outside a request model, has the shared shape tag, with the phrase
+// of an issue about it ("must be ..."). An unknown tag conforms to nothing.
 func Conforms(tag, s string) (ok bool, message string) {
 	sh, known := shapeByTag[tag]
 	if !known {
@@ -186,11 +184,7 @@ func registerShapes(v *validator.Validate) {
 	for _, s := range shapes {
 		check := s.check
 		err := v.RegisterValidation(s.tag, func(fl validator.FieldLevel) bool {
-			f := fl.Field()
-			if f.Kind() != reflect.String {
-				return false
-			}
-			return check(f.String())
+			return fl.Field().Kind() == reflect.String && check(fl.Field().String())
 		})
 		if err != nil {
 			panic(err)
@@ -198,8 +192,7 @@ func registerShapes(v *validator.Validate) {
 	}
 }
 
-// normalise applies the value rewrites that the shared shapes promise (docs/tools.md): hashes lose
-// their sha256: prefix and are lower-cased; tags are lower-cased and de-duplicated.
+// normalise applies the rewrites the shared shapes promise (docs/tools.md) to hashes and tags.
 func normalise(f *field, v reflect.Value) {
 	switch {
 	case hasRule(f.rules, "txhash") && v.Kind() == reflect.String:

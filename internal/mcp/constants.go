@@ -10,16 +10,14 @@ import (
 )
 
 // EncodedToolSet is a ToolSet that also hands over its definitions as one encoded JSON array,
-// byte for byte what encoding/json writes for Definitions(). The tools/list answer is then
-// built around those bytes: encoding/json compacts and checks every json.RawMessage it writes,
-// which for the tool list cost every process about 0.7 ms on its first answer.
+// byte for byte what encoding/json writes for Definitions(), which tools/list then uses as they
+// are: encoding/json checks every json.RawMessage it writes (0.7 ms of a process's first answer).
 type EncodedToolSet interface {
 	ToolSet
 	EncodedDefinitions() json.RawMessage
 }
 
-// constKind names an answer that never changes for the life of a Server: its tools, prompts,
-// revisions and instructions are fixed when it is built. Only the request's id differs.
+// constKind names an answer that only the request's id changes for the life of a Server.
 type constKind int
 
 const (
@@ -33,8 +31,7 @@ const (
 
 type constSet [numConstKinds]lazyConstant
 
-// lazyConstant is one constant answer, encoded on first use: a process pays for encoding the
-// tool list only when a client asks for it, and only once.
+// lazyConstant is one constant answer, encoded once, on first use, not at start.
 type lazyConstant struct {
 	once sync.Once
 	c    *redact.Constant
@@ -58,8 +55,7 @@ func (s *Server) constResult(v *view, k constKind) map[string]any {
 	return s.modernResult(r)
 }
 
-// constantOutcome answers with the pre-encoded result of k for v, else the result object
-// (writeJSON reports the failure). Each narrowed surface caches its own: a process meets a handful.
+// constantOutcome answers with the pre-encoded result of k for v (each narrowed surface has its own).
 func (s *Server) constantOutcome(v *view, k constKind) outcome {
 	set := &s.consts
 	if v != fullView {
@@ -78,8 +74,7 @@ func (s *Server) constantOutcome(v *view, k constKind) outcome {
 	return outcome{constant: lc.c}
 }
 
-// toolsPlaceholder stands in for the tool list while the rest of a tools/list result is
-// encoded; no JSON the server writes otherwise contains it.
+// toolsPlaceholder stands in for the tool list, which no other JSON the server writes contains.
 const toolsPlaceholder = `"\u0000tools\u0000"`
 
 // encodeConstant encodes the result of k as writeJSON would. When the tools come encoded
@@ -110,8 +105,7 @@ func (s *Server) encodeConstant(v *view, k constKind) ([]byte, bool) {
 	return bytes.Replace(doc, []byte(toolsPlaceholder), tools, 1), true
 }
 
-// joinDefinitions is defs as one JSON array: what encoding/json writes for them, since an
-// EncodedToolSet's definitions are compact already.
+// joinDefinitions is defs as one JSON array, as encoding/json writes compact ones.
 func joinDefinitions(defs []json.RawMessage) json.RawMessage {
 	out := json.RawMessage{'['}
 	for i, d := range defs {

@@ -142,8 +142,7 @@ func modernChecks(r *http.Request, req request, header string) *outcome {
 	return nil
 }
 
-// capabilities is what initialize and server/discover declare: exactly the method families
-// this server answers, so a client never calls one that would be -32601.
+// capabilities declares exactly the method families served, so none a client calls is -32601.
 func (s *Server) capabilities() map[string]any {
 	c := map[string]any{"tools": map[string]any{}}
 	if s.Prompts != nil {
@@ -214,12 +213,10 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, v *view, 
 		}
 	}
 	return s.safely(ctx, e, func() outcome {
-		if s.CallTimeout > 0 {
-			if _, has := ctx.Deadline(); !has {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, s.CallTimeout)
-				defer cancel()
-			}
+		if _, has := ctx.Deadline(); s.CallTimeout > 0 && !has {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, s.CallTimeout)
+			defer cancel()
 		}
 		res, ok := s.Tools.Call(ctx, c.name, c.args)
 		if !ok {
@@ -259,8 +256,7 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, v *view, 
 	})
 }
 
-// headerValue reads a header (names are case-insensitive), trims it and decodes the
-// =?base64?...?= sentinel that carries non-ASCII values.
+// headerValue reads a header, trimmed, decoding the =?base64?...?= form of non-ASCII values.
 func headerValue(r *http.Request, name string) string {
 	v := strings.TrimSpace(r.Header.Get(name))
 	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {

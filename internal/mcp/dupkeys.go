@@ -8,11 +8,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// Duplicate keys (validate.DuplicateKeys says why they are refused): a key given twice in any
-// object of the envelope is -32600, in any object of params -32602, each naming the path. In
-// the envelope and params keys also compare ignoring case, as encoding/json matches them to
-// struct fields (the Go MCP SDK decodes into structs). params.arguments of tools/call is left
-// to the tool's request model, which reports a duplicate as an INVALID_ARGUMENTS result.
+// Duplicate keys (validate.DuplicateKeys says why they are refused): -32600 in the envelope,
+// -32602 in params, compared ignoring case too, as encoding/json matches struct fields (the Go
+// MCP SDK decodes into structs). tools/call's arguments are left to the tool's request model.
 
 type dupKey struct {
 	path   string // "params.name", `params._meta["io.modelcontextprotocol/protocolVersion"]`, "method"

@@ -57,9 +57,8 @@ const maxSuggestions = 3
 func suggest(name string, names []string) []string {
 	q := strings.ToLower(name)
 	type cand struct {
-		name        string
-		score, dist int
-		pos         int
+		name             string
+		score, dist, pos int
 	}
 	var cs []cand
 	for i, n := range names {
@@ -71,14 +70,12 @@ func suggest(name string, names []string) []string {
 			short = rest
 			qs = strings.TrimPrefix(q, prefix+"_")
 		}
-		// A third of the name may be wrong, and always two characters: further away, the
-		// name is a guess, not a typo. Distances beyond that bound are not worked out, so an
-		// unknown name costs a few bounded comparisons rather than two full tables per tool.
+		// A third of the name may be wrong, and always two characters: further away, the name is a
+		// guess, not a typo. Distances beyond the bound are not worked out, so each costs little.
 		limit := max(2, utf8.RuneCountInString(qs)/3)
 		score := distanceAtMost(qs, short, limit)
 		if len(q)-len(qs) != len(ln)-len(short) {
-			// Unless both lost the same prefix (then the distances are equal), the full names
-			// may be closer.
+			// Unless both lost the same prefix, the full names may be closer.
 			score = min(score, distanceAtMost(q, ln, limit))
 		}
 		if utf8.RuneCountInString(qs) >= 3 && (strings.Contains(short, qs) || strings.Contains(qs, short)) {
@@ -144,12 +141,7 @@ func boundedDistance[T byte | rune](ra, rb []T, k int) int {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) < 0
 }
 
 func appendRunes(dst []rune, s string) []rune {

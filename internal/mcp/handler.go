@@ -142,8 +142,7 @@ func limitBody(max int64) func(http.Handler) http.Handler {
 	}
 }
 
-// readBody reads r to its end into one buffer of the declared length (plus the byte that
-// finds the end) when the request declares one within max, instead of growing from 512 bytes.
+// readBody reads r into one buffer of the declared length (within max) rather than from 512 bytes up.
 func readBody(r io.Reader, declared, max int64) ([]byte, error) {
 	if declared <= 0 || declared > max {
 		return io.ReadAll(r)

@@ -33,8 +33,7 @@ func RoundTripOf(ctx context.Context) (rt RoundTrip, ok bool) {
 	return RoundTrip{}, false
 }
 
-// InputRequest is one entry of an InputRequiredResult's inputRequests: an embedded request
-// such as {"method": "elicitation/create", "params": {...}}.
+// InputRequest is one embedded request of inputRequests, e.g. {"method": "elicitation/create", ...}.
 type InputRequest struct {
 	Method string `json:"method"`
 	Params any    `json:"params"`
@@ -43,8 +42,7 @@ type InputRequest struct {
 // ResultInputRequired is the resultType of a ToolResult that asks for input.
 const ResultInputRequired = "input_required"
 
-// CallError is a tools/call that the tool set answers with a JSON-RPC error instead of a
-// result (ToolResult.Reject), e.g. a requestState that fails verification.
+// CallError is a tools/call answered with a JSON-RPC error (ToolResult.Reject), not a result.
 type CallError struct {
 	Code    int
 	Message string

@@ -25,8 +25,7 @@ type rpcError struct {
 	Data    any    `json:"data,omitempty"`
 }
 
-// response is one JSON-RPC response; exactly one of Result and Error is set. ID is omitted
-// when the request's id could not be read (parse errors), as the MCP schema allows.
+// response is one JSON-RPC response; ID is omitted when the request's could not be read.
 type response struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
@@ -41,8 +40,7 @@ type request struct {
 	Params json.RawMessage
 	// Meta is params._meta when params is an object.
 	Meta map[string]json.RawMessage
-	// Fields is params decoded as an object, when it is one: read by the methods that take
-	// named params (tools/call, prompts/get) instead of decoding the params again.
+	// Fields is params decoded as an object, for tools/call and prompts/get to read.
 	Fields map[string]json.RawMessage
 }
 
@@ -78,8 +76,7 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		}
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
 	}
-	// One walk over the body for keys given twice (dupkeys.go); tools/call's arguments are the
-	// tool's request model's to check.
+	// One walk over the body for keys given twice; tools/call's arguments are the tool's to check.
 	outside, inside, idTwice := scanDuplicateKeys(body, isString(env["method"], "tools/call"))
 	id, hasID := env["id"]
 	if outside != nil {

@@ -25,35 +25,22 @@ import (
 
 // Server is the MCP endpoint as an http.Handler.
 type Server struct {
-	Info         ServerInfo
-	Instructions string
-	Tools        ToolSet
-	// Prompts, when set, serves prompts/list and prompts/get and declares the prompts
-	// capability; nil leaves both methods unknown (-32601).
-	Prompts PromptSet
-	// Path is the endpoint path, "/mcp" when empty.
-	Path string
-	// Surface, when set, is the tool surface the operator chose and the narrowing a request
-	// may add (surface.go); nil serves every tool on Path alone.
-	Surface *Surface
-	// MaxBodyBytes bounds a request body (413 above it).
-	MaxBodyBytes int64
-	// AllowedOrigins are the Origin values accepted besides loopback ones (when allowed).
-	AllowedOrigins []string
-	// AllowLoopbackOrigins accepts http(s)://localhost|127.0.0.1|[::1] origins (local mode).
-	AllowLoopbackOrigins bool
+	Info                 ServerInfo
+	Instructions         string
+	Tools                ToolSet
+	Prompts              PromptSet // prompts/list and prompts/get; nil leaves both unknown (-32601)
+	Path                 string    // the endpoint path, "/mcp" when empty
+	Surface              *Surface  // the operator's tool surface and a request's narrowing; nil: every tool
+	MaxBodyBytes         int64     // bounds a request body (413 above it)
+	AllowedOrigins       []string  // the Origin values accepted besides loopback ones (when allowed)
+	AllowLoopbackOrigins bool      // accepts http(s)://localhost|127.0.0.1|[::1] origins (local mode)
 	// Unavailable, when set, is a startup problem (bad configuration): every JSON-RPC
 	// request is answered -32603 with this message instead of being served half-configured.
 	Unavailable error
-	// ListTTL is the ttlMs advertised on server/discover, tools/list and prompts/list.
-	ListTTL time.Duration
-	// CallTimeout bounds a tools/call whose context has no deadline (local mode); under
-	// Lambda the invocation deadline already bounds it.
-	CallTimeout time.Duration
-	// Logger receives one line per request; nil discards.
-	Logger *slog.Logger
-	// Metrics receives CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none.
-	Metrics io.Writer
+	ListTTL     time.Duration // the ttlMs advertised on server/discover, tools/list and prompts/list
+	CallTimeout time.Duration // bounds a tools/call without a deadline (local mode; Lambda has one)
+	Logger      *slog.Logger  // one line per request; nil discards
+	Metrics     io.Writer     // CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none
 	// Admit, when set, is asked before a served tool runs whether the request may call it: a
 	// non-nil answer is written instead of any JSON-RPC response (inbound auth's OAuth step-up
 	// 403, auth.ScopeRefusal). It sees the call as decoded here, so the body is decoded once.
@@ -299,8 +286,7 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	if e.panicked || e.withheld || e.rpcCode == CodeInternalError {
 		level = slog.LevelError
 	}
-	// The record goes to the handler directly: Logger.LogAttrs would also walk the stack for a
-	// source position this log never prints.
+	// Straight to the handler: Logger.LogAttrs would walk the stack for a source never printed.
 	h := s.Logger.Handler()
 	if !h.Enabled(ctx, level) {
 		return

@@ -17,13 +17,10 @@ import (
 type Surface struct {
 	// Tools returns the tools' toolsets and read-only hints. It is called only for a narrowed
 	// surface, so a start and a full tools/list (a cold start's first answers) define no tool.
-	Tools func() ToolFacts
-	// PromptTools are the tools each prompt names: a prompt is offered only when all of them are.
-	PromptTools map[string][]string
-	// Enabled are the deployment's toolsets (config.Config.Toolsets); nil enables all.
-	Enabled []string
-	// OnlyReadOnly is config.Config.ReadOnly.
-	OnlyReadOnly bool
+	Tools        func() ToolFacts
+	PromptTools  map[string][]string // the tools each prompt names: it is offered only with all of them
+	Enabled      []string            // the deployment's toolsets (config.Config.Toolsets); nil enables all
+	OnlyReadOnly bool                // config.Config.ReadOnly
 	// Instructions describes a narrowed surface: the toolsets that have a tool enabled, in
 	// config.Toolsets order, and whether only read-only tools are. nil: Server.Instructions.
 	Instructions func(toolsets []string, readOnly bool) string
@@ -31,10 +28,8 @@ type Surface struct {
 
 // ToolFacts are what a surface needs to know of each tool.
 type ToolFacts struct {
-	// ToolsetOf is each tool's toolset (one of config.Toolsets).
-	ToolsetOf map[string]string
-	// ReadOnly holds the tools whose readOnlyHint is true.
-	ReadOnly map[string]bool
+	ToolsetOf map[string]string // each tool's toolset (one of config.Toolsets)
+	ReadOnly  map[string]bool   // the tools whose readOnlyHint is true
 }
 
 // The settings that narrow a surface, as a disabled tool's error names them.
@@ -56,8 +51,7 @@ var allToolsets = func() uint64 {
 	return 1<<len(config.Toolsets) - 1
 }()
 
-// layer is what one setting allows: the toolsets (a mask over config.Toolsets) and whether
-// only read-only tools.
+// layer is what one setting allows: a mask over config.Toolsets, and whether only read-only tools.
 type layer struct {
 	mask     uint64
 	readOnly bool
@@ -65,15 +59,13 @@ type layer struct {
 
 var openLayer = layer{mask: allToolsets}
 
-// view is the surface one request sees: each layer (deployment, URL path, headers) and their
-// intersection.
+// view is the surface one request sees: each layer and their intersection.
 type view struct {
 	layers   [numLayers]layer
 	path     string // the URL path, for the messages that name it
 	mask     uint64
 	readOnly bool
-	// private: the headers narrowed what the deployment and the URL allow, so the lists depend
-	// on the request and not only on its URL (their cacheScope is "private").
+	// private: the headers narrowed what the deployment and the URL allow (cacheScope "private").
 	private bool
 }
 
@@ -152,8 +144,7 @@ func headerLayer(r *http.Request) (layer, string) {
 	return l, ""
 }
 
-// viewOf is the surface r sees, or the problem with the settings it sent (a toolset name not
-// known, a read-only value that is not a boolean), which is answered instead.
+// viewOf is the surface r sees, or the problem with the settings it sent, answered instead.
 func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if s.Surface == nil {
 		return fullView, ""
@@ -178,9 +169,8 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if v.mask == allToolsets && !v.readOnly {
 		return fullView, "" // the common case: nothing narrows
 	}
-	// What counts is the tools: a narrowing that leaves every tool (toolsets without tools,
-	// read-only where every tool is) narrows nothing, and the headers make the lists private
-	// only when they take a tool away.
+	// What counts is the tools: a narrowing that leaves every tool narrows nothing, and the
+	// headers make the lists private only when they take a tool away.
 	all := true
 	for _, n := range s.Tools.Names() {
 		was, is := s.offered(before, n), s.offered(layer{v.mask, v.readOnly}, n)
@@ -300,8 +290,7 @@ func (s *Server) promptDefs(v *view) []json.RawMessage {
 	return offered(v, s.Prompts.Names(), s.Prompts.Definitions(), s.promptOffered)
 }
 
-// offered keeps the items (listed in the order of names) whose name v enables; the full
-// surface keeps the list as it is, without a copy.
+// offered keeps the items (in the order of names) whose name v enables; without a copy for all.
 func offered[T any](v *view, names []string, items []T, enabled func(*view, string) bool) []T {
 	if v.full() {
 		return items
@@ -331,8 +320,7 @@ func (s *Server) instructions(v *view) string {
 	return s.Surface.Instructions(toolsets, v.readOnly)
 }
 
-// String names the toolsets v enables and whether only read-only tools, for the request's log
-// line; "" for the full surface.
+// String is v for the log line, e.g. "catalog,ops;read-only"; "" for the full surface.
 func (v *view) String() string {
 	if v.full() {
 		return ""
@@ -350,8 +338,7 @@ func (v *view) String() string {
 	return out
 }
 
-// cacheScope is "public" for lists that depend on the URL at most, "private" for lists the
-// request's headers narrowed.
+// cacheScope is "private" for lists the request's headers narrowed, else "public".
 func (v *view) cacheScope() string {
 	if v.private {
 		return "private"

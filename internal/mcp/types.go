@@ -42,8 +42,7 @@ type Content struct {
 	Resource *ResourceContents `json:"resource,omitempty"`
 }
 
-// ResourceContents is the resource of an embedded-resource block: its bytes as base64 in
-// Blob (binary), or Text.
+// ResourceContents is an embedded resource: its bytes as base64 in Blob, or Text.
 type ResourceContents struct {
 	URI      string `json:"uri"`
 	MimeType string `json:"mimeType,omitempty"`
@@ -56,8 +55,7 @@ type ResourceContents struct {
 // unescaped, as in the rest of the response.
 func (c Content) MarshalJSON() ([]byte, error) {
 	if c.Type != "resource" {
-		// Every result has a text block (an error's three lines, a result's JSON): written
-		// directly, as encoding/json would write it, rather than through an encoder of its own.
+		// Every result has a text block: written directly, as encoding/json would write it.
 		b := make([]byte, 0, len(c.Type)+len(c.Text)+24)
 		b = append(b, `{"type":`...)
 		b = appendJSONString(b, c.Type)
@@ -147,8 +145,7 @@ type ToolSet interface {
 	Call(ctx context.Context, name string, args json.RawMessage) (result ToolResult, ok bool)
 }
 
-// reqState is the request being served, in one context value; each change copies it, so a
-// parent context never changes.
+// reqState is the request being served, in one context value that each change copies.
 type reqState struct {
 	id    string
 	entry *entry
@@ -168,8 +165,7 @@ func withState(ctx context.Context, st reqState) context.Context {
 	return context.WithValue(ctx, stateKey{}, &st)
 }
 
-// WithRequestID attaches the correlation id of the current invocation (the Lambda request id
-// under Lambda); the server generates one when none is attached.
+// WithRequestID attaches the invocation's correlation id; without one the server makes one up.
 func WithRequestID(ctx context.Context, id string) context.Context {
 	st := stateOf(ctx)
 	st.id = id

@@ -294,8 +294,7 @@ func literal(s string, i int) (rune, int) {
 	return r, i + size
 }
 
-// percentRune decodes a character whose UTF-8 bytes are each percent-encoded, each up to
-// maxReps times over ("%2541").
+// percentRune decodes a character whose UTF-8 bytes are each percent-encoded, maxReps deep.
 func percentRune(s string, i int) (rune, int) {
 	var buf [utf8.UTFMax]byte
 	var ends [utf8.UTFMax]int
