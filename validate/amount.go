@@ -10,14 +10,10 @@ const amountDecimals = 7
 // literal such as 1e999999999 costs nothing.
 const amountIntegerDigits = 12
 
-// amountNumber reads a JSON number token as the exact decimal its literal writes, never
-// through a float64 (which would make 0.1 0.1000000000000000055 and 100000000000.0000001 the
-// contract's maximum), and returns it as the plain decimal text the amount shapes check:
-// no exponent, no sign, no leading zeros, no trailing zeros after the point ("2", "2.5",
-// "0.0000005"). A number's value counts, as JSON Schema's minimum and maximum read it, so
-// 2.50, 25e-1 and 2.5 are the same amount and -0 is 0. ok is false when the value cannot be
-// an amount whatever its bounds: not a number, negative, more than 7 decimal places, or more
-// than 12 integer digits.
+// amountNumber reads a JSON number token as the exact decimal its literal writes, never through
+// a float64 (which would make 100000000000.0000001 the contract's maximum), as the plain text the
+// amount shapes check ("2.50", "25e-1" → "2.5"). ok is false when it cannot be an amount at all:
+// negative, more than 7 decimal places or 12 integer digits.
 func amountNumber(lit []byte) (string, bool) {
 	s := string(lit)
 	neg := strings.HasPrefix(s, "-")
@@ -79,7 +75,6 @@ func amountNumber(lit []byte) (string, bool) {
 	}
 }
 
-// cutDigits splits s after its leading ASCII digits.
 func cutDigits(s string) (digits, rest string) {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {

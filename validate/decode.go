@@ -46,9 +46,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 		return []Issue{{Path: "", Rule: "type", Expected: "object", Message: "must be an object"}}
 	}
 
-	// A key given twice is rejected, never resolved: the caller and this endpoint could
-	// otherwise read two different requests out of one text (the last value wins here,
-	// the first in another parser).
+	// A key given twice is rejected, never resolved (dupkeys.go says why).
 	issues := duplicateKeys(raw)
 	var unknown []Issue
 	for key := range args {
@@ -107,7 +105,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	// Deterministic: unknown arguments first, then the request model's field order.
 	order := func(p string) int {
 		top, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
-		if f, ok := m.byName[unescapeToken(top)]; ok {
+		if f, ok := m.byName[tokenUnescaper.Replace(top)]; ok {
 			return f.order
 		}
 		return math.MaxInt
@@ -116,8 +114,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	return append(unknown, issues...)
 }
 
-// duplicateKeys is an issue for every key given twice in one object, at any depth, at its
-// JSON-pointer path.
+// duplicateKeys is an issue for every key given twice in one object, at any depth.
 func duplicateKeys(raw []byte) []Issue {
 	var issues []Issue
 	for _, d := range DuplicateKeys(raw, "", "") {
@@ -135,7 +132,6 @@ func duplicateKeys(raw []byte) []Issue {
 	return issues
 }
 
-// assign type-checks one argument's raw JSON and stores it; strings are trimmed.
 func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issue {
 	typeIssue := func(p string, k kind) []Issue {
 		msg := "must be " + article(k.expected())
@@ -280,25 +276,20 @@ func ruleIssue(f *field, fe validator.FieldError, path string) Issue {
 	switch tag {
 	case "required":
 		is.Rule, is.Expected, is.Message = "nonempty", "non-empty "+k.expected(), "must not be empty"
-	case "min", "gte":
+	case "min", "gte", "max", "lte":
+		bound := "at least " + p
+		if tag == "max" || tag == "lte" {
+			bound = "at most " + p
+		}
 		switch {
-		case k == kString && p == "1":
+		case k == kString && bound == "at least 1":
 			is.Expected, is.Message = "non-empty string", "must not be empty"
 		case k == kString:
-			is.Expected, is.Message = "at least "+p+" characters", "must be at least "+p+" characters"
+			is.Expected, is.Message = bound+" characters", "must be "+bound+" characters"
 		case k == kStrings:
-			is.Expected, is.Message = "at least "+p+" items", "must have at least "+p+" items"
+			is.Expected, is.Message = bound+" items", "must have "+bound+" items"
 		default:
-			is.Expected, is.Message = "at least "+p, "must be at least "+p
-		}
-	case "max", "lte":
-		switch k {
-		case kString:
-			is.Expected, is.Message = "at most "+p+" characters", "must be at most "+p+" characters"
-		case kStrings:
-			is.Expected, is.Message = "at most "+p+" items", "must have at most "+p+" items"
-		default:
-			is.Expected, is.Message = "at most "+p, "must be at most "+p
+			is.Expected, is.Message = bound, "must be "+bound
 		}
 	case "oneof":
 		vals := strings.Join(strings.Fields(p), ", ")
@@ -322,8 +313,7 @@ func article(s string) string {
 	return "a " + s
 }
 
-// pointerToken escapes a JSON-pointer token and bounds it, since argument names come from
-// the caller and are echoed in paths.
+// pointerToken escapes and bounds a JSON-pointer token: argument names come from the caller.
 func pointerToken(s string) string {
 	const max = 64
 	plain := len(s) <= max
@@ -350,12 +340,7 @@ func pointerToken(s string) string {
 	return tokenEscaper.Replace(s)
 }
 
-// The escapers are built once: issues are sorted by a key that unescapes every path.
 var (
 	tokenEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
 	tokenUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 )
-
-func unescapeToken(s string) string {
-	return tokenUnescaper.Replace(s)
-}

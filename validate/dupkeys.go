@@ -44,9 +44,8 @@ func DuplicateKeys(text []byte, fold, skip string) []Dup {
 	return dups
 }
 
-// keyScan walks a text once without decoding it. It is pooled with its buffers: they grow by
-// appends through the scanner's pointer, which escape analysis sends to the heap, so a scanner
-// on the stack would cost its buffers on every request.
+// keyScan walks a text once without decoding it. It is pooled with its buffers, which escape
+// to the heap through its pointer anyway.
 type keyScan struct {
 	b          []byte
 	i          int
@@ -84,7 +83,6 @@ const (
 	ctxSkip          // the folded member's member named skip
 )
 
-// peek skips whitespace and returns the byte at s.i, 0 at the end.
 func (s *keyScan) peek() byte {
 	for ; s.i < len(s.b); s.i++ {
 		switch s.b[s.i] {
@@ -96,7 +94,6 @@ func (s *keyScan) peek() byte {
 	return 0
 }
 
-// value scans the value at s.i and leaves s.i after it.
 func (s *keyScan) value(ctx int) {
 	switch c := s.peek(); {
 	case c == 0:
@@ -138,8 +135,7 @@ func (s *keyScan) array() {
 	}
 }
 
-// maxLinearKeys is how many keys of one object are compared one by one; a larger object is
-// checked through a map, so no text can make the scan quadratic.
+// maxLinearKeys is how many keys are compared one by one; beyond, a map keeps the scan linear.
 const maxLinearKeys = 16
 
 func (s *keyScan) object(ctx int) {
@@ -161,10 +157,8 @@ func (s *keyScan) object(ctx int) {
 		earlier := -1
 		if seen == nil && len(s.keys)-first >= maxLinearKeys {
 			seen = make(map[string]int, 2*maxLinearKeys)
-			for j := first; j < len(s.keys); j++ {
-				if _, ok := seen[string(s.bytesOf(s.keys[j]))]; !ok {
-					seen[string(s.bytesOf(s.keys[j]))] = j
-				}
+			for j := len(s.keys) - 1; j >= first; j-- { // backwards: a key's first occurrence stays
+				seen[string(s.bytesOf(s.keys[j]))] = j
 			}
 		}
 		if seen != nil {
@@ -199,8 +193,7 @@ func (s *keyScan) object(ctx int) {
 	s.keys, s.scratch = s.keys[:first], s.scratch[:scratchMark]
 }
 
-// memberContext is the context of the value of key b[start:end] in an object of ctx: the
-// members are found as a decoder finds them, by the exact text their key decodes to.
+// memberContext is the context of the value of key b[start:end] in an object of ctx.
 func (s *keyScan) memberContext(ctx, start, end int) int {
 	switch {
 	case ctx == ctxTop && s.fold != "" && s.keyIs(start, end, s.fold):
@@ -220,8 +213,7 @@ func (s *keyScan) keyIs(start, end int, want string) bool {
 	return bytes.IndexByte(tok, '\\') >= 0 && decodeKey(tok) == want
 }
 
-// record notes that key k, at the end of the current path, repeats key earlier (error path
-// only).
+// record notes that key k, at the end of the current path, repeats key earlier.
 func (s *keyScan) record(earlier, k keyRef) {
 	text := decodeKey(s.b[k.start:k.end])
 	path := make([]Step, len(s.path))
@@ -234,7 +226,6 @@ func (s *keyScan) record(earlier, k keyRef) {
 	s.dups = append(s.dups, Dup{Path: path, Folded: text != decodeKey(s.b[earlier.start:earlier.end])})
 }
 
-// skipValue leaves s.i after the object or array at s.i without looking at its keys.
 func (s *keyScan) skipValue() {
 	depth := 0
 	for s.i < len(s.b) {
@@ -255,8 +246,7 @@ func (s *keyScan) skipValue() {
 	}
 }
 
-// stringEnd returns the index after the string token starting at b[start] == '"', and whether
-// it holds an escape.
+// stringEnd returns the index after the string token at b[start], and whether it holds an escape.
 func (s *keyScan) stringEnd(start int) (end int, escaped bool) {
 	for i := start + 1; i < len(s.b); i++ {
 		switch s.b[i] {
@@ -269,8 +259,7 @@ func (s *keyScan) stringEnd(start int) (end int, escaped bool) {
 	return len(s.b), escaped
 }
 
-// keyRef appends the comparable form of the key token b[start:end] to scratch: the text it
-// decodes to (invalid UTF-8 decodes to U+FFFD), case-folded when fold.
+// keyRef appends the key token's decoded text to scratch, case-folded when fold.
 func (s *keyScan) keyRef(start, end int, escaped, fold bool) keyRef {
 	raw := s.b[start+1 : end-1]
 	if escaped || !utf8.Valid(raw) {

@@ -9,6 +9,7 @@ package validate
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +42,6 @@ func (k kind) expected() string {
 	return "string"
 }
 
-// rule is one parsed entry of a validate tag.
 type rule struct {
 	name  string
 	param string
@@ -59,33 +59,23 @@ type field struct {
 	dive     []rule // after "dive" (slice elements)
 }
 
-func (f *field) has(tag string) bool     { return hasRule(f.rules, tag) }
-func (f *field) diveHas(tag string) bool { return hasRule(f.dive, tag) }
+func hasRule(rs []rule, tag string) bool {
+	return slices.ContainsFunc(rs, func(r rule) bool { return r.name == tag })
+}
 
-// amountShape is the (first) amount shape a kAmount field names.
+// amountShape is the (first) amount shape a field names; its tag is "" for none.
 func (f *field) amountShape() shape {
 	for _, r := range f.rules {
-		if s, ok := shapeByTag[r.name]; ok && s.number {
+		if s := shapeByTag[r.name]; s.number {
 			return s
 		}
 	}
 	return shape{}
 }
 
-func hasRule(rs []rule, tag string) bool {
-	for _, r := range rs {
-		if r.name == tag {
-			return true
-		}
-	}
-	return false
-}
-
-// checkRule refuses, when a model is compiled (a tool is registered), never on a call, a rule the
-// advertised schema cannot say (docs/tools.md "Shared argument shapes") or validator would only
-// fail on when a call reaches it. That includes validator's validateFn, which the deployed binary
-// is built without (the validator_novalidatefn tag, docs/operations.md "Binary size"), where it
-// would panic; and an "a|b" alternative, which validator would run but no schema could advertise.
+// checkRule refuses, when a tool is registered rather than on a call, a rule the schema cannot
+// advertise or validator would fail on late: e.g. validateFn, which panics in the deployed binary
+// (validator_novalidatefn, docs/operations.md "Binary size"), or an "a|b" alternative.
 func checkRule(name, param string) error {
 	switch name {
 	case "dive", "required", "omitempty", "omitnil", "oneof", "email":
@@ -125,8 +115,7 @@ var (
 	models     sync.Map // reflect.Type -> *Model
 )
 
-// validatorEngine is built on the first decode rather than at registration: a process whose
-// first request lists tools never builds it.
+// validatorEngine is built on the first decode, not at registration: listing tools never needs it.
 func validatorEngine() *validator.Validate {
 	engineOnce.Do(func() {
 		// Blank names are left out of validator's namespaces, so a field of an embedded group
@@ -147,11 +136,7 @@ func validatorEngine() *validator.Validate {
 // For returns the compiled model of request type T; it panics on a request struct this
 // package cannot serve, which the registry tests turn into a failing test.
 func For[T any]() *Model {
-	return ModelOf(reflect.TypeFor[T]())
-}
-
-// ModelOf is For with a reflect.Type.
-func ModelOf(t reflect.Type) *Model {
+	t := reflect.TypeFor[T]()
 	if m, ok := models.Load(t); ok {
 		return m.(*Model)
 	}
@@ -214,11 +199,8 @@ func compile(t reflect.Type) (*Model, error) {
 	return m, nil
 }
 
-// addFields compiles the arguments of struct type t, reached from the request type through
-// the index path at. An embedded struct without a json name is a group of arguments shared by
-// several requests (as encoding/json and the schema reflector see it): its fields are
-// arguments of the request itself, in the place the group is embedded, so a group changes
-// neither the advertised schema nor the order of the issues.
+// addFields compiles the arguments of struct type t, at the index path at; an embedded group's
+// fields are the request's own, in its place (see Model).
 func (m *Model) addFields(t reflect.Type, at []int) error {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
@@ -255,7 +237,6 @@ func (m *Model) addFields(t reflect.Type, at []int) error {
 	return nil
 }
 
-// compileField reads one argument's type and validate tag.
 func compileField(sf reflect.StructField, name string) (*field, error) {
 	f := &field{name: name}
 	ft := sf.Type
@@ -292,23 +273,17 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 			f.rules = append(f.rules, rule{n, p})
 		}
 	}
-	if f.kind == kString {
-		for _, r := range f.rules {
-			if sh, ok := shapeByTag[r.name]; ok && sh.number {
-				f.kind = kAmount
-			}
-		}
-	}
-	if f.kind == kAmount {
+	if f.kind == kString && f.amountShape().tag != "" {
+		f.kind = kAmount
 		// The schema says only presence and the shape of an amount (a length or a second
 		// shape would bind its string form alone), so nothing else may be checked.
 		for _, r := range f.rules {
-			if sh, ok := shapeByTag[r.name]; !(ok && sh.number) && r.name != "required" && r.name != "omitnil" && r.name != "omitempty" {
+			if !shapeByTag[r.name].number && r.name != "required" && r.name != "omitnil" && r.name != "omitempty" {
 				return nil, fmt.Errorf("field %s: an amount takes no rule %s besides its shape", sf.Name, r.name)
 			}
 		}
 	}
-	f.required = f.has("required")
+	f.required = hasRule(f.rules, "required")
 	if f.required && f.kind == kBool && !f.ptr {
 		return nil, fmt.Errorf("field %s: a required boolean must be a pointer (false is a value)", sf.Name)
 	}

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,10 +49,8 @@ func Shape(tag string) (ShapeSchema, bool) {
 	return sh.schema, ok
 }
 
-// Conforms reports whether s has the shared shape tag (a validate rule name), with the phrase
-// an issue about it reads ("must be ..."), for a value that does not come through a request
-// model: the buy prompt's resourceId takes the tools' rule this way. An unknown tag conforms
-// to nothing.
+// Conforms reports whether s, outside a request model, has the shared shape tag, with the phrase
+// of an issue about it ("must be ..."). An unknown tag conforms to nothing.
 func Conforms(tag, s string) (ok bool, message string) {
 	sh, known := shapeByTag[tag]
 	if !known {
@@ -81,7 +80,6 @@ func pattern(p string, min, max uint64) ShapeSchema {
 	return ShapeSchema{Pattern: p, MinLength: min, MaxLength: max}
 }
 
-// nameShape is a shape of nameRe of at most max characters.
 func nameShape(tag string, max int, expected string) shape {
 	return shape{
 		tag:      tag,
@@ -140,15 +138,7 @@ var shapes = []shape{
 	{
 		tag: "metaptr",
 		check: func(s string) bool {
-			if len(s) < 1 || len(s) > 512 {
-				return false
-			}
-			for _, p := range metaPrefixes {
-				if strings.HasPrefix(s, p) && len(s) > len(p) {
-					return true
-				}
-			}
-			return false
+			return len(s) <= 512 && slices.ContainsFunc(metaPrefixes, func(p string) bool { return len(s) > len(p) && strings.HasPrefix(s, p) })
 		},
 		schema:   pattern(`^(ipfs://|ar://|https://|http://|sha256:|sha-256:|0x).+`, 1, 512),
 		message:  "must be a metadata pointer starting with ipfs://, ar://, https://, http://, sha256:, sha-256: or 0x (at most 512 characters)",
@@ -194,11 +184,7 @@ func registerShapes(v *validator.Validate) {
 	for _, s := range shapes {
 		check := s.check
 		err := v.RegisterValidation(s.tag, func(fl validator.FieldLevel) bool {
-			f := fl.Field()
-			if f.Kind() != reflect.String {
-				return false
-			}
-			return check(f.String())
+			return fl.Field().Kind() == reflect.String && check(fl.Field().String())
 		})
 		if err != nil {
 			panic(err)
@@ -206,14 +192,13 @@ func registerShapes(v *validator.Validate) {
 	}
 }
 
-// normalise applies the value rewrites that the shared shapes promise (docs/tools.md): hashes lose
-// their sha256: prefix and are lower-cased; tags are lower-cased and de-duplicated.
+// normalise applies the rewrites the shared shapes promise (docs/tools.md) to hashes and tags.
 func normalise(f *field, v reflect.Value) {
 	switch {
-	case f.has("txhash") && v.Kind() == reflect.String:
+	case hasRule(f.rules, "txhash") && v.Kind() == reflect.String:
 		s := strings.TrimPrefix(strings.ToLower(v.String()), "sha256:")
 		v.SetString(s)
-	case f.diveHas("tag") && v.Kind() == reflect.Slice:
+	case hasRule(f.dive, "tag") && v.Kind() == reflect.Slice:
 		seen := map[string]bool{}
 		out := reflect.MakeSlice(v.Type(), 0, v.Len())
 		for i := 0; i < v.Len(); i++ {

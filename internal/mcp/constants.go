@@ -10,16 +10,14 @@ import (
 )
 
 // EncodedToolSet is a ToolSet that also hands over its definitions as one encoded JSON array,
-// byte for byte what encoding/json writes for Definitions(). The tools/list answer is then
-// built around those bytes: encoding/json compacts and checks every json.RawMessage it writes,
-// which for the tool list cost every process about 0.7 ms on its first answer.
+// byte for byte what encoding/json writes for Definitions(), which tools/list then uses as they
+// are: encoding/json checks every json.RawMessage it writes (0.7 ms of a process's first answer).
 type EncodedToolSet interface {
 	ToolSet
 	EncodedDefinitions() json.RawMessage
 }
 
-// constKind names an answer that never changes for the life of a Server: its tools, prompts,
-// revisions and instructions are fixed when it is built. Only the request's id differs.
+// constKind names an answer that only the request's id changes for the life of a Server.
 type constKind int
 
 const (
@@ -31,11 +29,9 @@ const (
 	numConstKinds
 )
 
-// constSet is the constant answers of one surface.
 type constSet [numConstKinds]lazyConstant
 
-// lazyConstant is one constant answer, encoded on first use: a process pays for encoding the
-// tool list only when a client asks for it, and only once.
+// lazyConstant is one constant answer, encoded once, on first use, not at start.
 type lazyConstant struct {
 	once sync.Once
 	c    *redact.Constant
@@ -45,27 +41,21 @@ type lazyConstant struct {
 func (s *Server) constResult(v *view, k constKind) map[string]any {
 	var r map[string]any
 	switch k {
-	case legacyToolsList:
-		return map[string]any{"tools": s.toolDefs(v)}
-	case legacyPromptsList:
-		return map[string]any{"prompts": s.promptDefs(v)}
-	case modernToolsList:
+	case legacyToolsList, modernToolsList:
 		r = map[string]any{"tools": s.toolDefs(v)}
-	case modernPromptsList:
+	case legacyPromptsList, modernPromptsList:
 		r = map[string]any{"prompts": s.promptDefs(v)}
-	case modernDiscover:
-		r = map[string]any{"supportedVersions": SupportedVersions, "capabilities": s.capabilities(), "instructions": s.instructions(v)}
 	default:
-		panic("protocol: unknown constant answer")
+		r = map[string]any{"supportedVersions": SupportedVersions, "capabilities": s.capabilities(), "instructions": s.instructions(v)}
+	}
+	if k == legacyToolsList || k == legacyPromptsList {
+		return r
 	}
 	r["ttlMs"], r["cacheScope"] = s.ListTTL.Milliseconds(), v.cacheScope()
 	return s.modernResult(r)
 }
 
-// constantOutcome answers with the pre-encoded result of k for the surface v, or, when it
-// could not be pre-encoded, with the result object (writeJSON then reports the encoding
-// failure). A narrowed surface has answers of its own, as constant as the full one's: there
-// are at most a few hundred surfaces, and a process meets a handful.
+// constantOutcome answers with the pre-encoded result of k for v (each narrowed surface has its own).
 func (s *Server) constantOutcome(v *view, k constKind) outcome {
 	set := &s.consts
 	if v != fullView {
@@ -84,8 +74,7 @@ func (s *Server) constantOutcome(v *view, k constKind) outcome {
 	return outcome{constant: lc.c}
 }
 
-// toolsPlaceholder stands in for the tool list while the rest of a tools/list result is
-// encoded; no JSON the server writes otherwise contains it.
+// toolsPlaceholder stands in for the tool list, which no other JSON the server writes contains.
 const toolsPlaceholder = `"\u0000tools\u0000"`
 
 // encodeConstant encodes the result of k as writeJSON would. When the tools come encoded
@@ -116,8 +105,7 @@ func (s *Server) encodeConstant(v *view, k constKind) ([]byte, bool) {
 	return bytes.Replace(doc, []byte(toolsPlaceholder), tools, 1), true
 }
 
-// joinDefinitions is defs as one JSON array: what encoding/json writes for them, since an
-// EncodedToolSet's definitions are compact already.
+// joinDefinitions is defs as one JSON array, as encoding/json writes compact ones.
 func joinDefinitions(defs []json.RawMessage) json.RawMessage {
 	out := json.RawMessage{'['}
 	for i, d := range defs {
@@ -129,10 +117,8 @@ func joinDefinitions(defs []json.RawMessage) json.RawMessage {
 	return append(out, ']')
 }
 
-// writeConstant writes a constant answer under the request's id: the bytes writeJSON would
-// write for it, under the same output redaction. The result's cleaned bytes are kept until a
-// secret is registered (redact.Constant); the envelope with the caller's id is cleaned on
-// every request, and a secret spanning the two withholds the answer, as it would in writeJSON.
+// writeConstant writes a constant answer under the request's id, byte for byte and redacted as
+// writeJSON would (redact.Constant.Within: a secret across the id and the result withholds it).
 func writeConstant(w http.ResponseWriter, e *entry, id json.RawMessage, c *redact.Constant) {
 	prefix := make([]byte, 0, 40+len(id))
 	prefix = append(prefix, `{"jsonrpc":"2.0",`...)

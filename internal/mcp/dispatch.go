@@ -64,7 +64,9 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 			if bad != nil {
 				return *bad
 			}
-			ctx = WithRoundTrip(ctx, rt)
+			st := stateOf(ctx)
+			st.rt = &rt
+			ctx = withState(ctx, st)
 		}
 	}
 	list := func(legacy, modernKind constKind) outcome {
@@ -110,7 +112,6 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 	return fail(notFound, CodeMethodNotFound, "Method not found: "+bounded(req.Method), nil)
 }
 
-// modernChecks applies the 2026-07-28 rules on _meta and the headers.
 func modernChecks(r *http.Request, req request, header string) *outcome {
 	bad := func(code int, msg string, data any) *outcome {
 		o := fail(http.StatusBadRequest, code, msg, data)
@@ -141,8 +142,7 @@ func modernChecks(r *http.Request, req request, header string) *outcome {
 	return nil
 }
 
-// capabilities is what initialize and server/discover declare: exactly the method families
-// this server answers, so a client never calls one that would be -32601.
+// capabilities declares exactly the method families served, so none a client calls is -32601.
 func (s *Server) capabilities() map[string]any {
 	c := map[string]any{"tools": map[string]any{}}
 	if s.Prompts != nil {
@@ -164,9 +164,8 @@ type callParams struct {
 	fields map[string]json.RawMessage // params, decoded once for every reader
 }
 
-// parseCallParams applies the CallToolRequest schema: failures are JSON-RPC -32602 naming
-// the path, while anything inside arguments is the tool's business (isError results). fields
-// are params as the envelope decoded them (nil: decoded here).
+// parseCallParams applies the CallToolRequest schema (-32602 naming the path); what is inside
+// arguments is the tool's business. fields are params as the envelope decoded them, or nil.
 func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) (callParams, *outcome) {
 	var c callParams
 	if len(params) == 0 || params[0] != '{' {
@@ -214,12 +213,10 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, v *view, 
 		}
 	}
 	return s.safely(ctx, e, func() outcome {
-		if s.CallTimeout > 0 {
-			if _, has := ctx.Deadline(); !has {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, s.CallTimeout)
-				defer cancel()
-			}
+		if _, has := ctx.Deadline(); s.CallTimeout > 0 && !has {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, s.CallTimeout)
+			defer cancel()
 		}
 		res, ok := s.Tools.Call(ctx, c.name, c.args)
 		if !ok {
@@ -259,8 +256,7 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, v *view, 
 	})
 }
 
-// headerValue reads a header (names are case-insensitive), trims it and decodes the
-// =?base64?...?= sentinel that carries non-ASCII values.
+// headerValue reads a header, trimmed, decoding the =?base64?...?= form of non-ASCII values.
 func headerValue(r *http.Request, name string) string {
 	v := strings.TrimSpace(r.Header.Get(name))
 	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
@@ -273,8 +269,7 @@ func headerValue(r *http.Request, name string) string {
 	return v
 }
 
-// isRevision reports a YYYY-MM-DD revision string, so a stray header value is never
-// compared as if it were a date.
+// isRevision reports a YYYY-MM-DD revision, so a stray header is never compared as a date.
 func isRevision(v string) bool {
 	if len(v) != 10 {
 		return false

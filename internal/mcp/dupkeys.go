@@ -8,13 +8,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// Duplicate keys (validate.DuplicateKeys says why they are refused): a key given twice in any
-// object of the envelope is -32600, in any object of params -32602, each naming the path. In
-// the envelope and params keys also compare ignoring case, as encoding/json matches them to
-// struct fields (the Go MCP SDK decodes into structs). params.arguments of tools/call is left
-// to the tool's request model, which reports a duplicate as an INVALID_ARGUMENTS result.
+// Duplicate keys (validate.DuplicateKeys says why they are refused): -32600 in the envelope,
+// -32602 in params, compared ignoring case too, as encoding/json matches struct fields (the Go
+// MCP SDK decodes into structs). tools/call's arguments are left to the tool's request model.
 
-// dupKey is the first key found given twice in one object.
 type dupKey struct {
 	path   string // "params.name", `params._meta["io.modelcontextprotocol/protocolVersion"]`, "method"
 	folded bool   // equal to the earlier key only ignoring case
@@ -54,12 +51,9 @@ var plainKey = lazyre.New(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
 
 var keyQuoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
-// maxPath bounds a path in a message: the keys come from the caller.
 const maxPath = 256
 
-// renderPath renders a path for a message: the envelope member first, then .key for a plain
-// key, ["key"] for any other, [n] for an array element; keys are bounded like every echoed
-// value, and so is the whole path.
+// renderPath renders a path for a message (.key, ["key"], [n]), bounded like every echoed value.
 func renderPath(steps []validate.Step) string {
 	var b strings.Builder
 	for i, st := range steps {

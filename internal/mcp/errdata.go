@@ -10,12 +10,8 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// errorData is the error.data of a JSON-RPC error: the fields the call site set (supported
-// versions, a correlation id, suggestions) plus the facts every protocol error carries, in the
-// vocabulary of a tool result's diagnostic — code, category and retry — so a client that
-// branches on those does not need a second table for protocol errors. A call site may choose
-// the code (an unknown tool is UNKNOWN_NAME) or the retry verdict; the rest follows the
-// JSON-RPC code and the HTTP status.
+// errorData is a JSON-RPC error's data: the call site's fields plus code, category and retry in
+// a tool diagnostic's vocabulary, so a client needs no second table (docs/protocol.md).
 func errorData(status, rpcCode int, data any) map[string]any {
 	out := map[string]any{}
 	switch d := data.(type) {
@@ -40,10 +36,7 @@ func errorData(status, rpcCode int, data any) map[string]any {
 	return out
 }
 
-// defaultErrorCode maps a JSON-RPC error to its code when the call site chose none: the
-// Origin guard is an authorisation refusal, -32601 names something that does not exist,
-// -32603 is the endpoint's own failure, and everything else (-32700, -32600, -32602, -32020,
-// -32022) is a request that broke the wire rules.
+// defaultErrorCode is the code of an error whose call site chose none.
 func defaultErrorCode(status, rpcCode int) string {
 	switch {
 	case status == http.StatusForbidden:
@@ -56,23 +49,16 @@ func defaultErrorCode(status, rpcCode int) string {
 	return errmap.CodeInvalidRequest
 }
 
-// maxSuggestions bounds the names offered for an unknown tool or prompt: enough to recover
-// from a typo, never the whole list (which tools/list already gives, and which would grow
-// every error with the catalogue).
+// maxSuggestions bounds the names offered for an unknown name: enough for a typo, never the list.
 const maxSuggestions = 3
 
-// suggest returns up to maxSuggestions of names closest to name, nearest first, leaving out
-// names too far away to be what was meant. Closeness is the edit distance, compared
-// case-insensitively and also without the namespace prefix ("mindvault_"), so "browse" finds
-// mindvault_browse; a name that contains what was asked, or is contained in it, counts as one
-// edit away ("mindvault_wallet" finds mindvault_wallet_info and mindvault_setup_wallet). Ties go
-// to the smaller plain edit distance, then to list order.
+// suggest returns up to maxSuggestions of names closest to name by edit distance (ignoring case,
+// with and without the "mindvault_" prefix; containment counts as one edit), nearest first.
 func suggest(name string, names []string) []string {
 	q := strings.ToLower(name)
 	type cand struct {
-		name        string
-		score, dist int
-		pos         int
+		name             string
+		score, dist, pos int
 	}
 	var cs []cand
 	for i, n := range names {
@@ -84,14 +70,12 @@ func suggest(name string, names []string) []string {
 			short = rest
 			qs = strings.TrimPrefix(q, prefix+"_")
 		}
-		// A third of the name may be wrong, and always two characters: further away, the
-		// name is a guess, not a typo. Distances beyond that bound are not worked out, so an
-		// unknown name costs a few bounded comparisons rather than two full tables per tool.
+		// A third of the name may be wrong, and always two characters: further away, the name is a
+		// guess, not a typo. Distances beyond the bound are not worked out, so each costs little.
 		limit := max(2, utf8.RuneCountInString(qs)/3)
 		score := distanceAtMost(qs, short, limit)
 		if len(q)-len(qs) != len(ln)-len(short) {
-			// Unless both lost the same prefix (then the distances are equal), the full names
-			// may be closer.
+			// Unless both lost the same prefix, the full names may be closer.
 			score = min(score, distanceAtMost(q, ln, limit))
 		}
 		if utf8.RuneCountInString(qs) >= 3 && (strings.Contains(short, qs) || strings.Contains(qs, short)) {
@@ -114,10 +98,6 @@ func suggest(name string, names []string) []string {
 // DistanceAtMost is the edit distance of a and b when it is at most k, and k+1 otherwise.
 func DistanceAtMost(a, b string, k int) int { return distanceAtMost(a, b, k) }
 
-// distanceAtMost is distance(a, b) when that is at most k, and k+1 otherwise. A common prefix
-// and suffix change no distance and are skipped (the namespace prefix every tool shares), ASCII
-// names are compared as bytes, and it stops as soon as every path through the table costs more
-// than k.
 func distanceAtMost(a, b string, k int) int {
 	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); d > k || -d > k {
 		return k + 1 // the lengths alone differ by more
@@ -161,12 +141,7 @@ func boundedDistance[T byte | rune](ra, rb []T, k int) int {
 }
 
 func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) < 0
 }
 
 func appendRunes(dst []rune, s string) []rune {

@@ -13,11 +13,8 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 )
 
-// Handler serves s over HTTP. Every request is observed first (correlation id, downstream
-// trace, its one log line and metrics, whatever becomes of it), then passes the HTTP guards in
-// the order below; only a request that passed them all is read as JSON-RPC. Inbound auth is
-// not here: the endpoint wraps it around this handler, so a caller that fails it learns nothing
-// the guards would tell.
+// Handler serves s over HTTP: every request is observed (its log line and metrics), then passes
+// the HTTP guards in order before it is read as JSON-RPC. Inbound auth wraps this handler.
 func Handler(s *Server) http.Handler {
 	return chain(
 		s.observe,
@@ -29,7 +26,6 @@ func Handler(s *Server) http.Handler {
 	)(s)
 }
 
-// chain composes middlewares so that the first one listed sees a request first.
 func chain(mws ...func(http.Handler) http.Handler) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		for i := len(mws) - 1; i >= 0; i-- {
@@ -39,9 +35,7 @@ func chain(mws ...func(http.Handler) http.Handler) func(http.Handler) http.Handl
 	}
 }
 
-// requirePath answers 404 to every path but the endpoint's one and, when narrowing is on (a
-// Surface), the narrowed forms of it: <path>/readonly and <path>/x/<toolset>[,…][/readonly].
-// A narrowed path naming a toolset that does not exist is 404 too, saying which exist.
+// requirePath answers 404 to every path but the endpoint's and, with a Surface, its narrowed forms.
 func requirePath(path string, narrowing bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -61,9 +55,7 @@ func requirePath(path string, narrowing bool) func(http.Handler) http.Handler {
 	}
 }
 
-// requirePOST answers 405 with Allow: POST to every other method. The endpoint is stateless:
-// it opens no SSE stream (GET) and has no session to end (DELETE), and the 405 is how the MCP
-// transport tells a client so.
+// requirePOST answers 405 to every other method: a stateless endpoint has no SSE stream or session.
 func requirePOST(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -109,9 +101,7 @@ func originAllowed(origin string, allowed []string, loopback bool) bool {
 	return netaddr.LoopbackHost(u.Hostname())
 }
 
-// requireJSON answers 415 unless the body is declared application/json (parameters such as
-// charset are accepted): the endpoint reads nothing else, and saying so up front beats a parse
-// error about bytes the client never meant as JSON.
+// requireJSON answers 415 unless the body is declared application/json.
 func requireJSON(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -128,10 +118,8 @@ const defaultMaxBody = 1 << 20
 // unreadableMessage answers a body that could not be read (the connection broke mid-body).
 const unreadableMessage = "Parse error: the body could not be read"
 
-// limitBody reads the whole body, at most max bytes (defaultMaxBody when max <= 0), before
-// anything else sees it: a larger body gets 413 and one that cannot be read 400, so the
-// handler behind works on bytes in memory and no request can make it hold more than max.
-// http.MaxBytesReader also tells the server to close a connection whose body was cut short.
+// limitBody reads the whole body, at most max bytes, before anything else sees it (413 above it,
+// 400 when unreadable), so no request can make the handler hold more than max.
 func limitBody(max int64) func(http.Handler) http.Handler {
 	if max <= 0 {
 		max = defaultMaxBody
@@ -154,8 +142,7 @@ func limitBody(max int64) func(http.Handler) http.Handler {
 	}
 }
 
-// readBody reads r to its end into one buffer of the declared length (plus the byte that
-// finds the end) when the request declares one within max, instead of growing from 512 bytes.
+// readBody reads r into one buffer of the declared length (within max) rather than from 512 bytes up.
 func readBody(r io.Reader, declared, max int64) ([]byte, error) {
 	if declared <= 0 || declared > max {
 		return io.ReadAll(r)
@@ -176,8 +163,7 @@ func readBody(r io.Reader, declared, max int64) ([]byte, error) {
 	}
 }
 
-// memBody is a body limitBody read into memory. The server takes its bytes as they are
-// (bodyBytes) instead of reading them into a second buffer.
+// memBody is a body limitBody read into memory, whose bytes bodyBytes hands over without a copy.
 type memBody struct {
 	*bytes.Reader
 	b []byte
@@ -186,8 +172,7 @@ type memBody struct {
 // Close implements io.Closer.
 func (*memBody) Close() error { return nil }
 
-// bodyBytes returns the request's body: the bytes limitBody read when no one has read from it
-// since, else whatever is left to read.
+// bodyBytes returns the request's body: limitBody's bytes when unread since, else what is left.
 func bodyBytes(r *http.Request) ([]byte, error) {
 	if mb, ok := r.Body.(*memBody); ok && mb.Len() == len(mb.b) {
 		return mb.b, nil

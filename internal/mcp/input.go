@@ -17,20 +17,11 @@ type RoundTrip struct {
 	FormElicitation bool
 	// URLElicitation: they declare elicitation with url mode (SEP-1036), which only sends the
 	// user to a page; the endpoint uses it to ask for a wallet to be funded.
-	URLElicitation bool
-	// RequestState is params.requestState as sent; HasRequestState says whether it was.
-	RequestState    string
+	URLElicitation  bool
+	RequestState    string // params.requestState as sent; HasRequestState says whether it was
 	HasRequestState bool
 	// InputResponses are params.inputResponses by key (each one a JSON object); nil when absent.
 	InputResponses map[string]json.RawMessage
-}
-
-// WithRoundTrip attaches a modern request's round-trip fields; tests use it to call a tool set
-// directly.
-func WithRoundTrip(ctx context.Context, rt RoundTrip) context.Context {
-	st := stateOf(ctx)
-	st.rt = &rt
-	return withState(ctx, st)
 }
 
 // RoundTripOf returns the round-trip fields of the modern tools/call being served; ok is false
@@ -42,8 +33,7 @@ func RoundTripOf(ctx context.Context) (rt RoundTrip, ok bool) {
 	return RoundTrip{}, false
 }
 
-// InputRequest is one entry of an InputRequiredResult's inputRequests: an embedded request
-// such as {"method": "elicitation/create", "params": {...}}.
+// InputRequest is one embedded request of inputRequests, e.g. {"method": "elicitation/create", ...}.
 type InputRequest struct {
 	Method string `json:"method"`
 	Params any    `json:"params"`
@@ -52,8 +42,7 @@ type InputRequest struct {
 // ResultInputRequired is the resultType of a ToolResult that asks for input.
 const ResultInputRequired = "input_required"
 
-// CallError is a tools/call that the tool set answers with a JSON-RPC error instead of a
-// result (ToolResult.Reject), e.g. a requestState that fails verification.
+// CallError is a tools/call answered with a JSON-RPC error (ToolResult.Reject), not a result.
 type CallError struct {
 	Code    int
 	Message string
@@ -68,9 +57,7 @@ type inputRequiredResult struct {
 	Meta          map[string]any          `json:"_meta,omitempty"`
 }
 
-// roundTripOf reads the round-trip fields of a modern tools/call from its params (as
-// parseCallParams decoded them). A malformed one is -32602 naming the path: requestState must
-// be a string and inputResponses an object of objects.
+// roundTripOf reads the round-trip fields of a modern tools/call; a malformed one is -32602.
 func roundTripOf(meta map[string]json.RawMessage, p map[string]json.RawMessage) (RoundTrip, *outcome) {
 	var rt RoundTrip
 	var caps struct {

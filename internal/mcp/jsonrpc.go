@@ -25,8 +25,7 @@ type rpcError struct {
 	Data    any    `json:"data,omitempty"`
 }
 
-// response is one JSON-RPC response; exactly one of Result and Error is set. ID is omitted
-// when the request's id could not be read (parse errors), as the MCP schema allows.
+// response is one JSON-RPC response; ID is omitted when the request's could not be read.
 type response struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
@@ -41,8 +40,7 @@ type request struct {
 	Params json.RawMessage
 	// Meta is params._meta when params is an object.
 	Meta map[string]json.RawMessage
-	// Fields is params decoded as an object, when it is one: read by the methods that take
-	// named params (tools/call, prompts/get) instead of decoding the params again.
+	// Fields is params decoded as an object, for tools/call and prompts/get to read.
 	Fields map[string]json.RawMessage
 }
 
@@ -78,8 +76,7 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		}
 		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
 	}
-	// One walk over the body for keys given twice (dupkeys.go); tools/call's arguments are the
-	// tool's request model's to check.
+	// One walk over the body for keys given twice; tools/call's arguments are the tool's to check.
 	outside, inside, idTwice := scanDuplicateKeys(body, isString(env["method"], "tools/call"))
 	id, hasID := env["id"]
 	if outside != nil {
@@ -142,13 +139,9 @@ func validID(id json.RawMessage) bool {
 	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
-// decodeParams decodes an object params once: its fields when named is set, and _meta as
-// encoding/json would decode it into a struct field tagged "_meta" (the key in any case; a key
-// given twice, in one case or two, never gets here: decodeEnvelope refused it). p is valid
-// JSON, so the fields always decode. Without an escape a key in any case is spelled out: none
-// means no _meta to decode (most legacy requests), and exactly one that is the field "_meta"
-// means _meta is that field's value; otherwise (an odd spelling, "_meta" inside another
-// value) the struct decoding itself answers.
+// decodeParams decodes an object params once: its fields when named, and _meta as encoding/json
+// would into a field tagged "_meta" (any case). Without escapes, no "_meta" key in any case
+// means no _meta, and one that is the field "_meta" is its value; otherwise a struct decodes it.
 func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage) {
 	plain := bytes.IndexByte(p, '\\') < 0
 	keys := countMetaKeys(p)
@@ -189,8 +182,7 @@ func countMetaKeys(p []byte) int {
 	return n
 }
 
-// decode reads body as a JSON-RPC envelope: the one decoding a request gets (onDecode, set
-// by tests, counts them).
+// decode reads body as a JSON-RPC envelope, the one decoding a request gets.
 func (s *Server) decode(body []byte) (req request, isResponse bool, bad *envelopeError) {
 	if s.onDecode != nil {
 		s.onDecode()

@@ -44,14 +44,12 @@ func entryOf(r *http.Request) *entry {
 	return &entry{}
 }
 
-// refuse answers a request the HTTP rules turn away with a JSON-RPC error that has no id
-// (none was read yet).
+// refuse answers a request the HTTP rules turn away with an id-less JSON-RPC error.
 func refuse(w http.ResponseWriter, r *http.Request, status, code int, msg string) {
 	writeRPCError(w, entryOf(r), nil, status, code, msg, nil)
 }
 
-// refusePlain answers a request that is not for the MCP endpoint at all with a plain JSON
-// object: there is no JSON-RPC conversation to answer within.
+// refusePlain answers a request that is not for the MCP endpoint with a plain JSON object.
 func refusePlain(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	e := entryOf(r)
 	e.status = status

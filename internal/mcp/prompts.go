@@ -13,9 +13,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// getPrompt serves prompts/get on either era once params passed the name/arguments shape
-// check. An unknown prompt and an argument problem are -32602 naming what failed (a prompt is
-// not a tool call, so there is no isError result to carry them).
+// getPrompt serves prompts/get; an unknown prompt or argument problem is -32602 (no isError result).
 func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry, v *view) outcome {
 	return s.safely(ctx, e, func() outcome {
 		args, bad := promptArguments(c.args)
@@ -23,7 +21,7 @@ func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry, v *view)
 			return *bad
 		}
 		if slices.Contains(s.Prompts.Names(), c.name) {
-			if ok, tool := s.promptEnabled(v, c.name); !ok {
+			if tool := s.promptBlocked(v, c.name); tool != "" {
 				return fail(http.StatusOK, CodeInvalidParams,
 					fmt.Sprintf("Invalid params: params.name: prompt %q is disabled here: it names %s, which is disabled here (prompts/list names the prompts enabled here)", c.name, tool),
 					map[string]any{"code": errmap.CodeForbidden, "disabled": true, "prompt": c.name, "tool": tool})
@@ -58,8 +56,7 @@ func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry, v *view)
 	})
 }
 
-// promptArguments applies the GetPromptRequest schema to params.arguments: an object whose
-// values are strings. Which names a prompt takes is the prompt's business.
+// promptArguments applies the GetPromptRequest schema: params.arguments is an object of strings.
 func promptArguments(raw json.RawMessage) (map[string]string, *outcome) {
 	args := map[string]string{}
 	if len(raw) == 0 {

@@ -25,35 +25,22 @@ import (
 
 // Server is the MCP endpoint as an http.Handler.
 type Server struct {
-	Info         ServerInfo
-	Instructions string
-	Tools        ToolSet
-	// Prompts, when set, serves prompts/list and prompts/get and declares the prompts
-	// capability; nil leaves both methods unknown (-32601).
-	Prompts PromptSet
-	// Path is the endpoint path, "/mcp" when empty.
-	Path string
-	// Surface, when set, is the tool surface the operator chose and the narrowing a request
-	// may add (surface.go); nil serves every tool on Path alone.
-	Surface *Surface
-	// MaxBodyBytes bounds a request body (413 above it).
-	MaxBodyBytes int64
-	// AllowedOrigins are the Origin values accepted besides loopback ones (when allowed).
-	AllowedOrigins []string
-	// AllowLoopbackOrigins accepts http(s)://localhost|127.0.0.1|[::1] origins (local mode).
-	AllowLoopbackOrigins bool
+	Info                 ServerInfo
+	Instructions         string
+	Tools                ToolSet
+	Prompts              PromptSet // prompts/list and prompts/get; nil leaves both unknown (-32601)
+	Path                 string    // the endpoint path, "/mcp" when empty
+	Surface              *Surface  // the operator's tool surface and a request's narrowing; nil: every tool
+	MaxBodyBytes         int64     // bounds a request body (413 above it)
+	AllowedOrigins       []string  // the Origin values accepted besides loopback ones (when allowed)
+	AllowLoopbackOrigins bool      // accepts http(s)://localhost|127.0.0.1|[::1] origins (local mode)
 	// Unavailable, when set, is a startup problem (bad configuration): every JSON-RPC
 	// request is answered -32603 with this message instead of being served half-configured.
 	Unavailable error
-	// ListTTL is the ttlMs advertised on server/discover, tools/list and prompts/list.
-	ListTTL time.Duration
-	// CallTimeout bounds a tools/call whose context has no deadline (local mode); under
-	// Lambda the invocation deadline already bounds it.
-	CallTimeout time.Duration
-	// Logger receives one line per request; nil discards.
-	Logger *slog.Logger
-	// Metrics receives CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none.
-	Metrics io.Writer
+	ListTTL     time.Duration // the ttlMs advertised on server/discover, tools/list and prompts/list
+	CallTimeout time.Duration // bounds a tools/call without a deadline (local mode; Lambda has one)
+	Logger      *slog.Logger  // one line per request; nil discards
+	Metrics     io.Writer     // CloudWatch EMF lines for tool calls (stdout under Lambda); nil: none
 	// Admit, when set, is asked before a served tool runs whether the request may call it: a
 	// non-nil answer is written instead of any JSON-RPC response (inbound auth's OAuth step-up
 	// 403, auth.ScopeRefusal). It sees the call as decoded here, so the body is decoded once.
@@ -92,9 +79,8 @@ func (s *Server) path() string {
 	return s.Path
 }
 
-// ServeHTTP reads a request that passed the HTTP guards (see Handler) as JSON-RPC and answers
-// it. Called on its own, not through Handler, it serves the request through Handler, so no
-// request escapes the guards or its log line.
+// ServeHTTP answers a request that passed the HTTP guards; called without them, it goes through
+// Handler, so no request escapes the guards or its log line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e := requestEntry(r.Context())
 	if e == nil {
@@ -155,8 +141,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, e, e.status, response{JSONRPC: "2.0", ID: req.ID, Result: out.result})
 }
 
-// outcome is what a method produced: a result, or an error with its HTTP status. A result
-// that never changes comes pre-encoded as constant instead (constants.go).
+// outcome is what a method produced: a result (or a pre-encoded constant), or an error.
 type outcome struct {
 	result   any
 	constant *redact.Constant
@@ -165,7 +150,7 @@ type outcome struct {
 	refusal  http.HandlerFunc // Admit's answer, written as it is
 }
 
-// statusWriter remembers the status an Admit refusal wrote, for the request's log line.
+// statusWriter remembers the status an Admit refusal wrote, for the log line.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
@@ -214,15 +199,13 @@ func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
 	writeBody(w, status, body)
 }
 
-// withhold answers in place of a response that held a secret in a form that could not be
-// removed.
+// withhold answers in place of a response that held a secret that could not be removed.
 func withhold(w http.ResponseWriter, e *entry, status int) {
 	e.withheld = true
 	writeBody(w, status, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"`+withheldMessage+`","data":{"code":"INTERNAL_ERROR","category":"server","retry":"no"}}}`+"\n"))
 }
 
-// writeBody writes an encoded, already redacted answer, given in parts (a constant answer's
-// envelope and its shared result bytes, which are never copied).
+// writeBody writes an encoded, already redacted answer, in parts that are never copied.
 func writeBody(w http.ResponseWriter, status int, parts ...[]byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -233,12 +216,10 @@ func writeBody(w http.ResponseWriter, status int, parts ...[]byte) {
 	}
 }
 
-// withheldMessage answers a response that held a secret in a form that could not be removed.
 const withheldMessage = "Internal error: the response was withheld because it contained a secret that could not be removed safely. " +
 	"The call may have taken effect (a payment or a write): check with mindvault_wallet_info or mindvault_tx_status before retrying."
 
-// safely runs fn, turning a panic into -32603 with the correlation id; the stack goes only
-// to the log.
+// safely runs fn, turning a panic into -32603; the stack goes only to the log.
 func (s *Server) safely(ctx context.Context, e *entry, fn func() outcome) (out outcome) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -269,7 +250,6 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 		slog.Int("status", e.status),
 		slog.Float64("durationMs", float64(d.Microseconds())/1000),
 	)
-	// add adds a value when there is one; field is for the values the request chose.
 	add := func(k, v string, field bool) {
 		if v == "" {
 			return
@@ -306,8 +286,7 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 	if e.panicked || e.withheld || e.rpcCode == CodeInternalError {
 		level = slog.LevelError
 	}
-	// The record goes to the handler directly: Logger.LogAttrs would also walk the stack for a
-	// source position this log never prints.
+	// Straight to the handler: Logger.LogAttrs would walk the stack for a source never printed.
 	h := s.Logger.Handler()
 	if !h.Enabled(ctx, level) {
 		return

@@ -17,13 +17,10 @@ import (
 type Surface struct {
 	// Tools returns the tools' toolsets and read-only hints. It is called only for a narrowed
 	// surface, so a start and a full tools/list (a cold start's first answers) define no tool.
-	Tools func() ToolFacts
-	// PromptTools are the tools each prompt names: a prompt is offered only when all of them are.
-	PromptTools map[string][]string
-	// Enabled are the deployment's toolsets (config.Config.Toolsets); nil enables all.
-	Enabled []string
-	// OnlyReadOnly is config.Config.ReadOnly.
-	OnlyReadOnly bool
+	Tools        func() ToolFacts
+	PromptTools  map[string][]string // the tools each prompt names: it is offered only with all of them
+	Enabled      []string            // the deployment's toolsets (config.Config.Toolsets); nil enables all
+	OnlyReadOnly bool                // config.Config.ReadOnly
 	// Instructions describes a narrowed surface: the toolsets that have a tool enabled, in
 	// config.Toolsets order, and whether only read-only tools are. nil: Server.Instructions.
 	Instructions func(toolsets []string, readOnly bool) string
@@ -31,10 +28,8 @@ type Surface struct {
 
 // ToolFacts are what a surface needs to know of each tool.
 type ToolFacts struct {
-	// ToolsetOf is each tool's toolset (one of config.Toolsets).
-	ToolsetOf map[string]string
-	// ReadOnly holds the tools whose readOnlyHint is true.
-	ReadOnly map[string]bool
+	ToolsetOf map[string]string // each tool's toolset (one of config.Toolsets)
+	ReadOnly  map[string]bool   // the tools whose readOnlyHint is true
 }
 
 // The settings that narrow a surface, as a disabled tool's error names them.
@@ -49,7 +44,6 @@ const (
 	numLayers       = 3 // deployment, URL path, headers
 )
 
-// allToolsets is the mask of every toolset.
 var allToolsets = func() uint64 {
 	if len(config.Toolsets) > 64 {
 		panic("mcp: more toolsets than a view's mask holds")
@@ -57,8 +51,7 @@ var allToolsets = func() uint64 {
 	return 1<<len(config.Toolsets) - 1
 }()
 
-// layer is what one setting allows: the toolsets (a mask over config.Toolsets) and whether
-// only read-only tools.
+// layer is what one setting allows: a mask over config.Toolsets, and whether only read-only tools.
 type layer struct {
 	mask     uint64
 	readOnly bool
@@ -66,15 +59,13 @@ type layer struct {
 
 var openLayer = layer{mask: allToolsets}
 
-// view is the surface one request sees: each layer (deployment, URL path, headers) and their
-// intersection.
+// view is the surface one request sees: each layer and their intersection.
 type view struct {
 	layers   [numLayers]layer
 	path     string // the URL path, for the messages that name it
 	mask     uint64
 	readOnly bool
-	// private: the headers narrowed what the deployment and the URL allow, so the lists depend
-	// on the request and not only on its URL (their cacheScope is "private").
+	// private: the headers narrowed what the deployment and the URL allow (cacheScope "private").
 	private bool
 }
 
@@ -102,9 +93,8 @@ func maskOf(toolsets []string) uint64 {
 	return m
 }
 
-// pathLayer reads the URL path: the endpoint's own path, <base>/readonly, <base>/x/<toolsets>
-// or <base>/x/<toolsets>/readonly. ok is false for any other path; problem names a toolset
-// list that does not parse.
+// pathLayer reads <base>, <base>/readonly or <base>/x/<toolsets>[/readonly]: ok is false for any
+// other path; problem names a toolset list that does not parse.
 func pathLayer(base, p string) (l layer, problem string, ok bool) {
 	if p == base {
 		return openLayer, "", true
@@ -131,8 +121,7 @@ func pathLayer(base, p string) (l layer, problem string, ok bool) {
 	return layer{mask: maskOf(ts), readOnly: readOnly}, "", true
 }
 
-// headerLayer reads X-MindVault-Toolsets (repeated headers join as one list) and
-// X-MindVault-Read-Only.
+// headerLayer reads X-MindVault-Toolsets (repeated headers join) and X-MindVault-Read-Only.
 func headerLayer(r *http.Request) (layer, string) {
 	l := openLayer
 	if vals := r.Header.Values(headerToolsets); len(vals) > 0 {
@@ -155,8 +144,7 @@ func headerLayer(r *http.Request) (layer, string) {
 	return l, ""
 }
 
-// viewOf is the surface r sees, or the problem with the settings it sent (a toolset name not
-// known, a read-only value that is not a boolean), which is answered instead.
+// viewOf is the surface r sees, or the problem with the settings it sent, answered instead.
 func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if s.Surface == nil {
 		return fullView, ""
@@ -181,9 +169,8 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if v.mask == allToolsets && !v.readOnly {
 		return fullView, "" // the common case: nothing narrows
 	}
-	// What counts is the tools: a narrowing that leaves every tool (toolsets without tools,
-	// read-only where every tool is) narrows nothing, and the headers make the lists private
-	// only when they take a tool away.
+	// What counts is the tools: a narrowing that leaves every tool narrows nothing, and the
+	// headers make the lists private only when they take a tool away.
 	all := true
 	for _, n := range s.Tools.Names() {
 		was, is := s.offered(before, n), s.offered(layer{v.mask, v.readOnly}, n)
@@ -196,7 +183,6 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	return v, ""
 }
 
-// offered reports whether the tool name is in what l allows.
 func (s *Server) offered(l layer, name string) bool {
 	if ts, ok := s.Surface.Tools().ToolsetOf[name]; ok && l.mask&maskOf([]string{ts}) == 0 {
 		return false
@@ -204,7 +190,6 @@ func (s *Server) offered(l layer, name string) bool {
 	return !l.readOnly || s.Surface.Tools().ReadOnly[name]
 }
 
-// enabled reports whether v offers the tool name.
 func (s *Server) enabled(v *view, name string) bool {
 	return v == fullView || s.offered(layer{v.mask, v.readOnly}, name)
 }
@@ -220,9 +205,8 @@ func (s *Server) Offers(r *http.Request, name string) bool {
 	return problem == "" && s.enabled(v, name)
 }
 
-// disabledTool is the -32602 of a call of a registered tool that v does not offer: the message
-// and error.data say it is disabled here and by which setting, the first (deployment, URL
-// path, headers) that leaves it out.
+// disabledTool is the -32602 of a registered tool v does not offer, naming the first setting
+// (deployment, URL path, headers) that leaves it out.
 func (s *Server) disabledTool(v *view, name string) outcome {
 	ts := s.Surface.Tools().ToolsetOf[name]
 	bit := maskOf([]string{ts}) // 0 for a toolset not known
@@ -261,7 +245,6 @@ func (s *Server) disabledTool(v *view, name string) outcome {
 		fmt.Sprintf("Invalid params: params.name: tool %q is disabled here: %s (tools/list names the tools enabled here)", name, why), data)
 }
 
-// settingPhrase names a layer's setting in a sentence.
 func (s *Server) settingPhrase(v *view, layer int, setting string) string {
 	switch layer {
 	case layerDeployment:
@@ -275,53 +258,52 @@ func (s *Server) settingPhrase(v *view, layer int, setting string) string {
 	return "the " + setting + " header"
 }
 
-// promptEnabled reports whether v offers every tool the prompt names, and the first it does not.
-func (s *Server) promptEnabled(v *view, name string) (bool, string) {
+// promptBlocked is the first tool the prompt names that v does not offer, "" when v offers them all.
+func (s *Server) promptBlocked(v *view, name string) string {
 	if v.full() {
-		return true, ""
+		return ""
 	}
 	for _, t := range s.Surface.PromptTools[name] {
 		if !s.enabled(v, t) {
-			return false, t
+			return t
 		}
 	}
-	return true, ""
+	return ""
 }
 
-// toolNames and toolDefs are the tools v offers, in the registry's order.
+func (s *Server) promptOffered(v *view, name string) bool { return s.promptBlocked(v, name) == "" }
+
+// toolNames, toolDefs, promptNames and promptDefs are what v offers, in their set's order.
 func (s *Server) toolNames(v *view) []string {
-	return offered(v, s.Tools.Names(), s.Tools.Names(), func(n string) bool { return s.enabled(v, n) })
+	return offered(v, s.Tools.Names(), s.Tools.Names(), s.enabled)
 }
 
 func (s *Server) toolDefs(v *view) []json.RawMessage {
-	return offered(v, s.Tools.Names(), s.Tools.Definitions(), func(n string) bool { return s.enabled(v, n) })
+	return offered(v, s.Tools.Names(), s.Tools.Definitions(), s.enabled)
 }
 
-// promptNames and promptDefs are the prompts v offers, in the prompt set's order.
 func (s *Server) promptNames(v *view) []string {
-	return offered(v, s.Prompts.Names(), s.Prompts.Names(), func(n string) bool { ok, _ := s.promptEnabled(v, n); return ok })
+	return offered(v, s.Prompts.Names(), s.Prompts.Names(), s.promptOffered)
 }
 
 func (s *Server) promptDefs(v *view) []json.RawMessage {
-	return offered(v, s.Prompts.Names(), s.Prompts.Definitions(), func(n string) bool { ok, _ := s.promptEnabled(v, n); return ok })
+	return offered(v, s.Prompts.Names(), s.Prompts.Definitions(), s.promptOffered)
 }
 
-// offered keeps the items (listed in the order of names) whose name v enables; the full
-// surface keeps the list as it is, without a copy.
-func offered[T any](v *view, names []string, items []T, enabled func(string) bool) []T {
+// offered keeps the items (in the order of names) whose name v enables; without a copy for all.
+func offered[T any](v *view, names []string, items []T, enabled func(*view, string) bool) []T {
 	if v.full() {
 		return items
 	}
 	out := []T{}
 	for i, n := range names {
-		if i < len(items) && enabled(n) {
+		if i < len(items) && enabled(v, n) {
 			out = append(out, items[i])
 		}
 	}
 	return out
 }
 
-// instructions describes what v offers.
 func (s *Server) instructions(v *view) string {
 	if v.full() || s.Surface.Instructions == nil {
 		return s.Instructions
@@ -338,8 +320,7 @@ func (s *Server) instructions(v *view) string {
 	return s.Surface.Instructions(toolsets, v.readOnly)
 }
 
-// String names the toolsets v enables and whether only read-only tools, for the request's log
-// line; "" for the full surface.
+// String is v for the log line, e.g. "catalog,ops;read-only"; "" for the full surface.
 func (v *view) String() string {
 	if v.full() {
 		return ""
@@ -357,8 +338,7 @@ func (v *view) String() string {
 	return out
 }
 
-// cacheScope is "public" for lists that depend on the URL at most, "private" for lists the
-// request's headers narrowed.
+// cacheScope is "private" for lists the request's headers narrowed, else "public".
 func (v *view) cacheScope() string {
 	if v.private {
 		return "private"

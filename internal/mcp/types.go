@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -41,8 +42,7 @@ type Content struct {
 	Resource *ResourceContents `json:"resource,omitempty"`
 }
 
-// ResourceContents is the resource of an embedded-resource block: its bytes as base64 in
-// Blob (binary), or Text.
+// ResourceContents is an embedded resource: its bytes as base64 in Blob, or Text.
 type ResourceContents struct {
 	URI      string `json:"uri"`
 	MimeType string `json:"mimeType,omitempty"`
@@ -55,8 +55,7 @@ type ResourceContents struct {
 // unescaped, as in the rest of the response.
 func (c Content) MarshalJSON() ([]byte, error) {
 	if c.Type != "resource" {
-		// Every result has a text block (an error's three lines, a result's JSON): written
-		// directly, as encoding/json would write it, rather than through an encoder of its own.
+		// Every result has a text block: written directly, as encoding/json would write it.
 		b := make([]byte, 0, len(c.Type)+len(c.Text)+24)
 		b = append(b, `{"type":`...)
 		b = appendJSONString(b, c.Type)
@@ -90,20 +89,9 @@ func appendJSONString(dst []byte, s string) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if e := strings.IndexByte("\"\\\b\f\n\r\t", b); e >= 0 {
+				dst = append(dst, '\\', "\"\\bfnrt"[e])
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
 			i++
@@ -143,8 +131,7 @@ type ToolResult struct {
 	RequestState      string                  `json:"-"`
 	Reject            *CallError              `json:"-"`
 	Outcome           string                  `json:"-"`
-	// Code is the failure's diagnostic code (e.g. CANCELLED), for the log line only.
-	Code string `json:"-"`
+	Code              string                  `json:"-"` // the diagnostic's code (e.g. CANCELLED), for the log line
 }
 
 // ToolSet is what the protocol layer needs from the tool registry.
@@ -158,9 +145,7 @@ type ToolSet interface {
 	Call(ctx context.Context, name string, args json.RawMessage) (result ToolResult, ok bool)
 }
 
-// reqState is what the protocol layer knows of the request being served, carried in one
-// context value: its correlation id, its log record and, on a modern tools/call, the
-// round-trip fields. Each With* copies it, so a parent context never changes.
+// reqState is the request being served, in one context value that each change copies.
 type reqState struct {
 	id    string
 	entry *entry
@@ -169,7 +154,6 @@ type reqState struct {
 
 type stateKey struct{}
 
-// stateOf is a copy of ctx's request state (zero when none).
 func stateOf(ctx context.Context) reqState {
 	if st, ok := ctx.Value(stateKey{}).(*reqState); ok {
 		return *st
@@ -181,8 +165,7 @@ func withState(ctx context.Context, st reqState) context.Context {
 	return context.WithValue(ctx, stateKey{}, &st)
 }
 
-// WithRequestID attaches the correlation id of the current invocation (the Lambda request id
-// under Lambda); the server generates one when none is attached.
+// WithRequestID attaches the invocation's correlation id; without one the server makes one up.
 func WithRequestID(ctx context.Context, id string) context.Context {
 	st := stateOf(ctx)
 	st.id = id

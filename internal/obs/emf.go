@@ -16,13 +16,9 @@ const Namespace = "MindVault/MCP"
 
 var emfMu sync.Mutex
 
-// WriteEMF writes the CloudWatch Embedded Metric Format lines of a tool call
-// (docs/operations.md "Logs and metrics"): its count, error (by Category: a failure category,
-// "ok" or InputRequired) and latency by Tool, and each downstream call's latency by Service.
-// EMF lines are log lines Lambda turns into metrics, so metrics cost no API call. No secret,
-// argument or body is ever part of a metric, and every dimension comes from a closed set (a
-// value of another shape is "unknown"), so a caller can neither create metrics (each distinct
-// dimension value is a billed custom metric) nor smuggle text into them.
+// WriteEMF writes the CloudWatch Embedded Metric Format lines of a tool call (docs/operations.md
+// "Logs and metrics"). Every dimension comes from a closed set (else "unknown"), so a caller can
+// neither create metrics (each is billed) nor smuggle text into them.
 func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration, calls []Call) {
 	if w == nil || tool == "" {
 		return

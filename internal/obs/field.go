@@ -46,7 +46,6 @@ var (
 // InputRequired is the outcome of a tool call answered with a question to the user.
 const InputRequired = "input_required"
 
-// closed keeps a metric dimension's value when it is in the dimension's closed set, else Unknown.
 func closed(s string, in bool) string {
 	if in {
 		return s

@@ -176,9 +176,8 @@ func (c *Constant) JSON() (out []byte, ok bool) {
 	return out, ok
 }
 
-// Within cleans prefix + document + suffix as JSON would clean the whole, and returns the three parts.
-//
-// A registered value across a seam, which cleaning the parts apart cannot see, makes ok false
+// Within cleans prefix + document + suffix as JSON would clean the whole, and returns the three
+// parts. A registered value across a seam, which cleaning the parts apart cannot see, makes ok false
 // (the answer is withheld): the seams are scanned again as far as a window of the longest
 // spellings reaches.
 func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok bool) {

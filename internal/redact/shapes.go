@@ -25,8 +25,7 @@ func Shapes(s string) string {
 	return s
 }
 
-// Unambiguous replaces the two shapes that never occur in prose: Stellar secret seeds and
-// MindVault API keys.
+// Unambiguous replaces the shapes that never occur in prose: secret seeds and mv_ API keys.
 func Unambiguous(s string) string {
 	if s = Seeds(s); !strings.Contains(s, "mv_") { // the key pattern's literal prefix (it does not fold case)
 		return s

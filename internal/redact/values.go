@@ -40,8 +40,7 @@ func salt(h uint64, n int) uint64 { return h ^ uint64(n)*0xC2B2AE3D27D4EB4F }
 // NewValues compiles values for Replace, ignoring those shorter than MinLength runes; nil when none is left.
 func NewValues(values []string) *Values { return newValues(values, Window) }
 
-// newValues is NewValues with the window as a parameter: a test widens it to prove that the
-// rule, not a coincidence of its table, is what catches a fragment.
+// newValues is NewValues with the window a test widens.
 func newValues(values []string, window int) *Values {
 	v := &Values{}
 	for _, s := range values {
@@ -166,7 +165,6 @@ func canonical(s string, next func(s string, i int) (rune, int)) (out []rune) {
 	return out
 }
 
-// region is a span of text to replace.
 type region struct{ start, end int }
 
 // Replace returns s with every span that spells Window consecutive characters of a value, in
@@ -288,7 +286,6 @@ func decode(s string, i int) (rune, int) {
 	return literal(s, i)
 }
 
-// literal reads the character at s[i] as it is.
 func literal(s string, i int) (rune, int) {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	if r == utf8.RuneError && size == 1 {
@@ -297,8 +294,7 @@ func literal(s string, i int) (rune, int) {
 	return r, i + size
 }
 
-// percentRune decodes a character whose UTF-8 bytes are each percent-encoded, each up to
-// maxReps times over ("%2541").
+// percentRune decodes a character whose UTF-8 bytes are each percent-encoded, maxReps deep.
 func percentRune(s string, i int) (rune, int) {
 	var buf [utf8.UTFMax]byte
 	var ends [utf8.UTFMax]int
@@ -398,7 +394,6 @@ func backslash(s string, i int) (rune, int) {
 	return 0, -1
 }
 
-// hexN reads n hex digits at s[q].
 func hexN(s string, q, n int) (v rune, end int) {
 	if q+n > len(s) {
 		return 0, -1

@@ -282,21 +282,18 @@ func Quote(s string) (quoted string, ok bool) {
 			b.WriteRune(r)
 		}
 	}
-	var lines []string
-	blank := false
-	for _, l := range strings.Split(b.String(), "\n") {
-		l = strings.TrimRight(l, " ")
-		if strings.TrimSpace(l) == "" {
-			if len(lines) > 0 && !blank {
-				lines = append(lines, "")
-			}
-			blank = true
-			continue
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		if lines[i] = strings.TrimRight(l, " "); strings.TrimSpace(l) == "" {
+			lines[i] = ""
 		}
-		blank = false
-		lines = append(lines, l)
 	}
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
+	// Blank runs become one blank line, and none is left at either end.
+	lines = slices.CompactFunc(lines, func(a, b string) bool { return a == "" && b == "" })
+	if lines[0] == "" {
+		lines = lines[1:]
+	}
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
 	if len(lines) == 0 {

@@ -34,8 +34,7 @@ func New(expr string) *Regexp {
 	return r
 }
 
-// MustCompileAll compiles every declared pattern, panicking on the first that does not
-// compile; it returns how many there are.
+// MustCompileAll compiles every declared pattern (panicking on a bad one) and counts them.
 func MustCompileAll() int {
 	mu.Lock()
 	rs := append([]*Regexp(nil), all...)
@@ -46,8 +45,7 @@ func MustCompileAll() int {
 	return len(rs)
 }
 
-// Compiled counts the patterns compiled so far in this process, for tests of what a cold start
-// does.
+// Compiled counts the patterns compiled so far, for tests of what a cold start does.
 func Compiled() int { return int(compiled.Load()) }
 
 // String returns the source text; it compiles nothing.
