@@ -15,10 +15,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// Map turns the facts of one failure into its three-line text and diagnostic. It is pure: no I/O,
-// no clock, no environment, the same facts always give the same failure (once the secrets they
-// mention are known to package redact), and it never panics: a bug in it is a generic failure,
-// not a crash (the package's tests call mapFacts, where a panic fails them instead of hiding).
+// Map turns the facts of one failure into its three-line text and diagnostic. It is pure (same
+// facts, same failure, once their secrets are known to package redact) and never panics: a bug in
+// it is a generic failure (the tests call mapFacts, where a panic fails them).
 func Map(f Facts) (out Failure) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -161,10 +160,8 @@ func render(op, detail string, src Source, cat Category, code string, status int
 	return s + "\nNext: " + next
 }
 
-// pickDetail applies the detail order: the endpoint's own detail (a client or tool that wrote
-// one has already said what the downstream said, or chose to say something better), then
-// what the downstream said as its client read it, then the generic reading of a raw body,
-// then a description of that body, and finally the code's own phrase.
+// pickDetail applies the detail order: the endpoint's own detail, what the downstream said as its
+// client read it, the generic reading of a raw body, a description of that body, the code's phrase.
 func pickDetail(f *Facts, red *Redactor, code string, status int) string {
 	if s := red.ownText(f.Detail, MaxDetail); s != "" {
 		return s
@@ -295,10 +292,9 @@ func (r *Redactor) sanitize(s string, n int, rules func(string) string) string {
 // more than any bound applied afterwards.
 const preRedactBytes = 4096
 
-// precut shortens s to at most limit bytes and then drops the trailing word the cut went
-// through: half a secret no longer matches its pattern, so it must not survive as a fragment.
-// Keyed patterns (token=, Bearer, authorization:) stay safe because their key is kept and
-// whatever remains of the value is still redacted.
+// precut shortens s to at most limit bytes and drops the trailing word the cut went through: half
+// a secret no longer matches its pattern, so it must not survive as a fragment (keyed patterns
+// keep their key, so their remainder is still redacted).
 func precut(s string, limit int) string {
 	if len(s) <= limit {
 		return s
@@ -482,9 +478,8 @@ func (r *Redactor) own(s string) string {
 	return redact.Unambiguous(r.exact(s))
 }
 
-// header reads one header value case-insensitively and deterministically: the canonical key wins,
-// then the lexicographically first spelling, because callers sometimes build headers from
-// lower-cased maps (Lambda events) and Go map order is random.
+// header reads one header value case-insensitively and deterministically (the canonical key, then
+// the first spelling in order): headers built from lower-cased maps, and map order is random.
 func header(h http.Header, name string) string {
 	if h == nil {
 		return ""

@@ -46,9 +46,8 @@ func Roles() []Role {
 		RoleCompare, RoleEntry, RoleContract, RoleRegisterOnchain, RoleTxStatus, RoleServices}
 }
 
-// Guides is every tool's Guide and, per role, the tools that play it in name order. The tools
-// layer builds it once from its list of tools and passes it with each failure (Call.Guides), so
-// errmap holds no table of its own.
+// Guides is every tool's Guide and, per role, the tools that play it in name order; the tools
+// layer builds it once and passes it with each failure (Call.Guides).
 type Guides struct {
 	tools map[string]Guide
 	roles map[Role][]string

@@ -50,10 +50,9 @@ type nextInput struct {
 	guides       *Guides // every tool's Guide, for the roles a sentence names
 }
 
-// advise picks the recovery sentence from (code, tool, state, facts): an unknown outcome
-// first (a blind retry could pay or write twice), then a partial effect, then the code as
-// the tool declared it, then the code as refined for the tool, then the category as the tool
-// declared it, then the category as refined for the tool.
+// advise picks the recovery sentence: an unknown outcome first (a blind retry could pay or write
+// twice), then a partial effect, then the code, then the category, each as the tool declared it,
+// else as refined for the tool.
 func advise(in nextInput) string {
 	switch in.state {
 	case StateUnknown:

@@ -149,11 +149,9 @@ type Issue struct {
 	Message  string `json:"-"`                  // human phrase without the path, e.g. "is required"
 }
 
-// Facts is everything known about one failure, as the client that saw it classified it.
-// Zero values mean "not known". Downstream specifics do not live here: each client reads its
-// own service's answers (a Horizon problem document, a contract error number, an x402 reason,
-// a JSON-RPC error object, a MindVault API body) and hands over the code, a detail and the
-// value-free Upstream facts. Only a body nobody read stays raw in Body, for the generic reader.
+// Facts is everything known about one failure, as the client that saw it classified it; zero
+// values mean "not known". Each client reads its own service's answers and hands over the code, a
+// detail and the value-free Upstream facts; only a body nobody read stays raw in Body.
 type Facts struct {
 	Source    Source  // which service; empty or unknown is treated as SourceRequest
 	Operation string  // line-1 label (the endpoint's own), e.g. "Browse failed", "Buy failed [402]"

@@ -150,14 +150,10 @@ type LocalNetwork struct {
 	Preset Preset
 }
 
-// Load reads the configuration through getenv (os.Getenv in production, a map in tests).
-// lambda says whether the process runs under the Lambda runtime, which changes defaults.
-//
-// STELLAR_NETWORK names a public network or, in a build that brings them, one of the local
-// networks, whose preset then applies as a public network's does (every variable set in the
-// environment still wins). Local networks exist only off Lambda, so that a deployed function
-// can never be pointed at a network no operator can see: under the Lambda runtime naming one
-// is a problem.
+// Load reads the configuration through getenv; lambda says whether the process runs under the
+// Lambda runtime, which changes defaults. STELLAR_NETWORK may name one of the local networks
+// a build brings, whose preset then applies, but never under Lambda: a deployed function must
+// not point at a network no operator can see.
 func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Config, error) {
 	l := loader{getenv: getenv}
 	c := &Config{Lambda: lambda}

@@ -22,9 +22,8 @@ const (
 var Toolsets = []string{ToolsetCatalog, ToolsetWallet, ToolsetPayments, ToolsetPublishing,
 	ToolsetRegistry, ToolsetRegistryWrites, ToolsetOps}
 
-// ParseToolsets reads a comma-separated list of toolset names (any case, spaces around names
-// ignored, a name given twice counted once) into Toolsets order. An unknown name, or a list
-// that names none, is an error that names the valid ones.
+// ParseToolsets reads a comma-separated list of toolset names (any case, duplicates once) into
+// Toolsets order; an unknown name, or none, is an error naming the valid ones.
 func ParseToolsets(s string) ([]string, error) {
 	want := map[string]bool{}
 	for _, part := range strings.Split(s, ",") {

@@ -91,9 +91,8 @@ var (
 	alnum       = lazyre.New(`[A-Za-z0-9]`)
 )
 
-// ValidName reports a profile name that is safe as a file name and a secret name: 1-64
-// characters of A-Z a-z 0-9 . _ - with at least one letter or digit, the rule argument
-// validation applies, so "." and ".." (and "-_" alike) are never a profile.
+// ValidName reports a profile name that is safe as a file name and a secret name, by the rule
+// argument validation applies ("." and ".." are never a profile).
 func ValidName(name string) bool {
 	return profileName.MatchString(name) && alnum.MatchString(name)
 }

@@ -45,9 +45,8 @@ type smAPI interface {
 	ListSecrets(context.Context, *secretsmanager.ListSecretsInput, ...func(*secretsmanager.Options)) (*secretsmanager.ListSecretsOutput, error)
 }
 
-// SecretsManager stores one AWS Secrets Manager secret per profile, named prefix+profile,
-// whose string value is the Profile JSON ({"secretKey","apiKey"}). It is safe for
-// concurrent use; build it once per process.
+// SecretsManager stores one secret per profile, named prefix+profile, whose string value is the
+// Profile JSON. It is safe for concurrent use; build it once per process.
 type SecretsManager struct {
 	client func() smAPI // built on first use: a cold start that never reads a profile builds none
 	prefix string
@@ -64,11 +63,9 @@ type cached struct {
 	at time.Time
 }
 
-// NewSecretsManager builds the store from the AWS configuration load gives (nil:
-// EnvAWSConfig, the environment Lambda sets; AWS_ENDPOINT_URL_SECRETS_MANAGER and AWS_REGION
-// are honoured and the region defaults to us-east-1). The configuration is read now, so a
-// missing one is a startup problem; the client is built, and the first request made, when the
-// store is first used.
+// NewSecretsManager builds the store from the AWS configuration load gives (nil: EnvAWSConfig).
+// The configuration is read now, so a missing one is a startup problem; the client is built on
+// first use.
 func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader) (*SecretsManager, error) {
 	if !secretPrefix.MatchString(prefix) {
 		return nil, fmt.Errorf("secretsmanager: store needs a secret-name prefix of 1-256 characters from A-Z a-z 0-9 / _ + = . @ -")
@@ -105,8 +102,7 @@ func (s *SecretsManager) ReadOnly() bool { return false }
 func (s *SecretsManager) secretName(profile string) string { return s.prefix + profile }
 
 // Get implements Store: GetSecretValue, served from memory for SecretsManagerTTL after a
-// successful read. Misses and failures are not cached, so a profile created by another
-// instance is visible at once.
+// successful read; misses and failures are not cached.
 func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) {
 	if !ValidName(name) {
 		return Profile{}, Missing(s, name, "credentials")

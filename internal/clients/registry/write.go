@@ -27,9 +27,8 @@ const WriteWaitVar = "MINDVAULT_WRITE_WAIT_MS"
 // Client sets none (MINDVAULT_WRITE_POLL_MS defaults to it).
 const DefaultPollInterval = time.Second
 
-// DefaultWriteWait is the confirmation wait of a Client without WriteWait: long enough for a
-// few ledgers, short enough that the answer arrives well inside the minute most MCP clients
-// wait (MINDVAULT_WRITE_WAIT_MS defaults to it).
+// DefaultWriteWait is the confirmation wait of a Client without WriteWait: a few ledgers, well
+// inside the minute most MCP clients wait.
 const DefaultWriteWait = 20 * time.Second
 
 // Written is a confirmed write.
@@ -45,9 +44,8 @@ const MaxFeeVar = "MINDVAULT_MAX_TX_FEE_STROOPS"
 // MINDVAULT_MAX_TX_FEE_STROOPS.
 const DefaultMaxFee = 10_000_000
 
-// Plan is a write about to be signed and sent: the function, the transaction's fee
-// (inclusion plus simulated resource fee, in stroops) and the source account's sequence it
-// was built on.
+// Plan is a write about to be signed and sent: the function, the fee (inclusion plus simulated
+// resource fee, in stroops) and the sequence it was built on.
 type Plan struct {
 	Function string
 	Fee      int64

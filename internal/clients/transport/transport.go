@@ -274,9 +274,8 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 // deadlineSpent means the invocation has no time left for another attempt.
 var deadlineSpent = fmt.Errorf("invocation deadline reached: %w", context.DeadlineExceeded)
 
-// backoff is the delay before attempt+1: Retry-After when the server sent one it is
-// willing to wait for, full jitter otherwise. ok is false when the server asks for longer
-// than the policy allows, so the failure surfaces at once.
+// backoff is the delay before attempt+1: Retry-After when the policy allows waiting that long,
+// full jitter otherwise; ok is false when the server asks for longer, so the failure surfaces.
 func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
 	if h != nil {
 		if ra := h.Get("Retry-After"); ra != "" {
@@ -377,9 +376,8 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 }
 
 // StatusError is the failure of a completed exchange with a non-2xx status, its body read by
-// the service's ReadError when it has one. A 3xx answer to
-// a request that is not a read says that the redirect was not followed; whether the request
-// took effect is for the caller to say (for a payment or a write it is unknown).
+// the service's ReadError. A 3xx to a request that is not a read says the redirect was not
+// followed; whether the request took effect is for the caller to say.
 func (s *Service) StatusError(resp *Response) *errmap.Error {
 	f := s.facts(resp)
 	if resp.nonRead && IsRedirect(resp.Status) {
