@@ -189,11 +189,7 @@ func (s *SecretsManager) Create(ctx context.Context, p Profile) error {
 		SecretString: aws.String(string(p.encode())),
 		Description:  aws.String("MindVault MCP endpoint credential profile " + p.Name),
 	})
-	s.invalidate(p.Name)
-	if err != nil {
-		return s.mapErr(opCreate, p.Name, err, p.Secrets())
-	}
-	return nil
+	return s.written(opCreate, p, err)
 }
 
 // Update implements Store with PutSecretValue (a new current version); a profile that does
@@ -206,19 +202,20 @@ func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
 		SecretId:     aws.String(s.secretName(p.Name)),
 		SecretString: aws.String(string(p.encode())),
 	})
-	// Invalidated whatever the outcome: a timed-out write may still have landed.
-	s.invalidate(p.Name)
-	if err != nil {
-		return s.mapErr(opUpdate, p.Name, err, p.Secrets())
-	}
-	return nil
+	return s.written(opUpdate, p, err)
 }
 
-func (s *SecretsManager) invalidate(name string) {
+// written ends a write: the cached profile is dropped whatever the outcome, because a timed-out
+// write may still have landed.
+func (s *SecretsManager) written(op smOp, p Profile, err error) error {
 	s.mu.Lock()
-	delete(s.cache, name)
-	s.gen[name]++
+	delete(s.cache, p.Name)
+	s.gen[p.Name]++
 	s.mu.Unlock()
+	if err != nil {
+		return s.mapErr(op, p.Name, err, p.Secrets())
+	}
+	return nil
 }
 
 // smOp describes one store operation for error text: what was attempted and which IAM
