@@ -38,13 +38,13 @@ func nextAction(f *Facts, txHash string, state State) *NextAction {
 
 // internalFailure is what a (never expected) panic inside Map becomes; it uses no input at all.
 func internalFailure() Failure {
-	next := nextUnknown
 	d := Diagnostic{
 		Version: DiagnosticVersion, Code: CodeUnknown, Category: string(CategoryUnknown),
 		Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
-		Next: next, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
+		Next: nextUnknown, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
 	}
-	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, next), Diagnostic: d}
+	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, d.Next), Diagnostic: d}
+
 }
 
 func mapFacts(f *Facts) Failure {
@@ -92,15 +92,15 @@ func mapFacts(f *Facts) Failure {
 		retryAfterS = &wait
 	}
 	limit, remaining, reset := rateLimits(f.Header)
-	if retryAfterS == nil && cat == CategoryRateLimit {
-		retryAfterS = reset
-	}
 	// A 429 that says nothing about how long still gets a number: an agent told only "wait"
 	// either hammers the service or gives up.
 	defaultWait := false
 	if retryAfterS == nil && cat == CategoryRateLimit {
-		wait := DefaultRetryAfterSeconds
-		retryAfterS, defaultWait = &wait, true
+		retryAfterS = reset
+		if reset == nil {
+			wait := DefaultRetryAfterSeconds
+			retryAfterS, defaultWait = &wait, true
+		}
 	}
 
 	next := red.ownText(f.Next, maxNext)

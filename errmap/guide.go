@@ -5,10 +5,9 @@ import (
 	"strings"
 )
 
-// Guide is what one tool declares, once, for the Next line of its failures: the part it plays
-// that other tools' advice points to, the traits that refine the shared sentences, and its
-// own sentences where the shared ones would mislead. errmap knows no tool: every tool name a
-// Next line holds comes from a Guide (Guides).
+// Guide is what one tool declares, once, for the Next line of its failures: the role other tools'
+// advice points to, the traits that refine the shared sentences, and its own sentences where they
+// would mislead. errmap knows no tool: every tool name a Next line holds comes from a Guide.
 type Guide struct {
 	Role    Role // the part other tools' advice points to ("check the wallet with ..."); several may play one
 	Profile bool // the tool takes a profile argument, so a refused credential may be the profile's

@@ -96,9 +96,8 @@ func (d *Dynamo) State(ctx context.Context) (Pause, error) {
 	return p, nil
 }
 
-// FileSwitch is the switch of a local deployment (the memory ledger): a small JSON file
-// (MINDVAULT_PAUSE_FILE) that the local server and `mindvault-local spending` both read, or,
-// with no Path, this process's memory.
+// FileSwitch is the switch of a local deployment: a small JSON file (MINDVAULT_PAUSE_FILE) that
+// the local server and `mindvault-local spending` both read, or, with no Path, memory.
 type FileSwitch struct {
 	Path string
 	mu   sync.Mutex

@@ -277,17 +277,14 @@ var deadlineSpent = fmt.Errorf("invocation deadline reached: %w", context.Deadli
 // backoff is the delay before attempt+1: Retry-After when the policy allows waiting that long,
 // full jitter otherwise; ok is false when the server asks for longer, so the failure surfaces.
 func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
-	if h != nil {
-		if ra := h.Get("Retry-After"); ra != "" {
-			if secs, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && secs >= 0 {
-				d := time.Duration(secs) * time.Second
-				if d > s.Retry.MaxDelay {
-					return 0, false
-				}
-				return d, true
-			}
+	if secs, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && secs >= 0 {
+		d := time.Duration(secs) * time.Second
+		if d > s.Retry.MaxDelay {
+			return 0, false
 		}
+		return d, true
 	}
+
 	ceil := s.Retry.BaseDelay << (attempt - 1)
 	if ceil > s.Retry.MaxDelay || ceil <= 0 {
 		ceil = s.Retry.MaxDelay
