@@ -269,15 +269,12 @@ var (
 	txHashRE  = lazyre.New(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
 )
 
-// text sanitises one string that came from outside (a body, a header, a thrown error's text):
-// redact, make it one line, redact again (removing control characters can join a secret back
-// together), then bound. Redaction comes before bounding so a cut can never leave the head of
-// a secret behind.
+// text sanitises one string that came from outside: redact, make it one line, redact again
+// (cleaning can join a secret back together), then bound, so a cut never leaves a secret's head.
 func (r *Redactor) text(s string, n int) string { return r.sanitize(s, n, r.Redact) }
 
-// ownText sanitises one of the endpoint's own sentences (operation, detail, Next) the same
-// way, but with the known values and unambiguous shapes only: the context rules (key=value,
-// Bearer, authorization) would redact the product's own advice.
+// ownText sanitises one of the endpoint's own sentences the same way, with the known values and
+// unambiguous shapes only: the context rules (key=value, Bearer) would redact the product's advice.
 func (r *Redactor) ownText(s string, n int) string { return r.sanitize(s, n, r.own) }
 
 func (r *Redactor) sanitize(s string, n int, rules func(string) string) string {
@@ -354,12 +351,10 @@ func (r *Redactor) txHash(s string) string {
 	return r.text(s, 128)
 }
 
-// nextAction keeps a recovery tool call only when all of it can be shown as is: a tool name of
-// the product's pattern, a bounded set of argument names, and values that are booleans or
-// strings that are one line, bounded and untouched by redaction (a value that would be redacted
-// is a secret, and an action with a placeholder in it is a guess). A txHash must be a
-// transaction hash; it is normalised like the diagnostic's own. Anything else drops the whole
-// action: a partial call would be wrong.
+// nextAction keeps a recovery tool call only when all of it can be shown as is: a tool name of the
+// product's pattern, bounded argument names, and booleans or one-line bounded strings untouched by
+// redaction (else a secret or a guess); a txHash is normalised like the diagnostic's own. Anything
+// else drops the whole action: a partial call would be wrong.
 func (r *Redactor) nextAction(a *NextAction) *NextAction {
 	if a == nil {
 		return nil
@@ -441,9 +436,8 @@ func (r *Redactor) budget(b *Budget) *Budget {
 // timeoutWords spot a detail that calls a failure a timeout.
 var timeoutWords = lazyre.New(`(?i)\btime[ -]?out\b|\btimed out\b`)
 
-// Redactor removes secrets from the strings of one failure: the values of the process-wide
-// registry (package redact) plus the secrets of this call, in every encoded form, and the
-// secret shapes. The zero value and nil use the registry alone.
+// Redactor removes secrets from the strings of one failure: the registry's values (package
+// redact) and this call's, in every encoded form, and the secret shapes; the zero value and nil use the registry alone.
 type Redactor struct {
 	extra *redact.Values
 }

@@ -48,9 +48,8 @@ func ParseToolsets(s string) ([]string, error) {
 	return out, nil
 }
 
-// loadToolsets reads MINDVAULT_TOOLSETS and MINDVAULT_READ_ONLY. A list that does not parse
-// is a problem (so every request reports it) rather than a fallback to every toolset: an
-// operator who meant to narrow the surface never gets the whole of it.
+// loadToolsets reads MINDVAULT_TOOLSETS and MINDVAULT_READ_ONLY. A list that does not parse is a
+// problem, never a fallback to every toolset: an operator narrowing the surface never gets all of it.
 func (c *Config) loadToolsets(l *loader) {
 	if raw, ok := l.raw("MINDVAULT_TOOLSETS"); ok {
 		ts, err := ParseToolsets(raw)

@@ -24,9 +24,8 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// SecretsManagerTTL is how long a profile read from Secrets Manager is served from memory.
-// Short, because another instance of the function may update the profile; long enough that
-// a burst of tool calls on a warm instance makes one GetSecretValue call, not one per call.
+// SecretsManagerTTL is how long a profile read from Secrets Manager is served from memory: short,
+// as another instance may update it; long enough for one GetSecretValue per burst of calls.
 const SecretsManagerTTL = 30 * time.Second
 
 // defaultRegion is used when neither the environment nor a shared config names one (Lambda
@@ -240,10 +239,9 @@ func (o smOp) what(profile string) string {
 	return fmt.Sprintf("%s profile %q", o.verb, profile)
 }
 
-// awsError is the sanitised cause kept in errmap.Error.Err: its text names the operation and
-// the AWS error code only, because the SDK's own message can carry a response snapshot (for
-// GetSecretValue: the secret) or the service's free-form message. The raw error stays
-// reachable through Unwrap for errors.Is/As.
+// awsError is the sanitised cause kept in errmap.Error.Err: its text names the operation and the
+// AWS error code only, because the SDK's message can carry the secret or the service's free-form
+// message. The raw error stays reachable through Unwrap.
 type awsError struct {
 	msg   string
 	cause error

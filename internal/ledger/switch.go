@@ -162,9 +162,8 @@ func (f *FileSwitch) set(paused bool, by string) (Pause, error) {
 	return p, nil
 }
 
-// Cached is a Store whose switch this process reads at most once per TTL
-// (MINDVAULT_PAUSE_CACHE_MS): a pause reaches every instance within TTL, and a payment does not
-// cost a ledger read more. A failed read is not kept, so the next payment asks again.
+// Cached is a Store whose switch this process reads at most once per TTL: a pause reaches every
+// instance within TTL, and a failed read is not kept, so the next payment asks again.
 type Cached struct {
 	Store
 	TTL time.Duration

@@ -98,9 +98,8 @@ func withCard(cfg *config.Config, srv *mcp.Server, next http.Handler) http.Handl
 	})
 }
 
-// cardBody is the card for a request r: the remote is MINDVAULT_RESOURCE_URL when set, else
-// this host's /mcp (http only on loopback), else a template with the host as a variable.
-// Nothing in it is secret: names, the tools' public definitions, the auth scheme.
+// cardBody is the card for a request r: the remote is MINDVAULT_RESOURCE_URL when set, else this
+// host's /mcp (http only on loopback), else a template. Nothing in it is secret.
 func cardBody(cfg *config.Config, tools []cardTool, r *http.Request) []byte {
 	remote := map[string]any{"type": "streamable-http", "supportedProtocolVersions": mcp.SupportedVersions}
 	switch host := r.Host; {

@@ -157,9 +157,8 @@ func ToolScopes(reg *tools.Registry) map[string]string {
 	return out
 }
 
-// admit is the protocol layer's Admit: a tool call needs its tool's scope (auth.ScopeRefusal).
-// The scopes are read from the registry on the first tool call, which defines the tools
-// (tools.All): a start and a tools/list define none.
+// admit is the protocol layer's Admit: a tool call needs its tool's scope (auth.ScopeRefusal),
+// read from the registry on the first tool call, which defines the tools.
 func admit(reg *tools.Registry) func(ctx context.Context, tool string) http.HandlerFunc {
 	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
 	return func(ctx context.Context, tool string) http.HandlerFunc {

@@ -68,9 +68,8 @@ func (s *Service) ReadingErrors(read func(errmap.Facts) errmap.Facts) *Service {
 	return s
 }
 
-// NewHTTPClient is the shared client for reads: connection reuse across warm invocations, no
-// client-wide timeout (each attempt gets its own deadline), no redirects to other hosts.
-// Requests that are not reads never use it as is; see writeClient.
+// NewHTTPClient is the shared client for reads: connections reused across warm invocations, no
+// client-wide timeout (each attempt has its own), no redirects to other hosts.
 func NewHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 16
@@ -147,9 +146,8 @@ type Response struct {
 	Header   http.Header
 	Body     []byte
 	Attempts int
-	// Write is set for a request sent with Read false (a write, a payment): a failure read
-	// from it means the tool's own operation reached the service. A caller that sent a
-	// preparatory non-read request (the unpaid x402 probe) clears it.
+	// Write is set for a request sent with Read false: a failure read from it means the tool's own
+	// operation reached the service. A preparatory non-read request (the unpaid x402 probe) clears it.
 	Write bool
 	// nonRead marks the answer to a request that was not a read (and so not redirected).
 	nonRead bool
@@ -335,9 +333,8 @@ func errmapTransport(err error) errmap.Transport {
 	return errmap.TransportNetwork
 }
 
-// NotSent reports a transport failure that proves the request never left: the invocation
-// deadline was spent before sending, or no connection could be opened. Any other transport
-// failure of a request that is not a read may have reached the server.
+// NotSent reports a transport failure that proves the request never left: the deadline was spent
+// before sending, or no connection could be opened.
 func NotSent(err error) bool {
 	if errors.Is(err, deadlineSpent) {
 		return true
@@ -346,9 +343,8 @@ func NotSent(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// transportError maps a failure without a response. write marks a write or payment: only
-// such a request, and only once it may have left (not refused at dial, not stopped by the
-// deadline before sending), starts the tool's own operation.
+// transportError maps a failure without a response. Only a write or payment (write) that may
+// have left starts the tool's own operation.
 func (s *Service) transportError(err error, write bool) *errmap.Error {
 	kind := errmapTransport(err)
 	started := write && !NotSent(err)

@@ -112,13 +112,11 @@ func overlay(getenv func(string) string, env map[string]string) func(string) str
 }
 
 // ApplyDelayVar is the milliseconds the sandbox takes to apply an accepted transaction
-// (sandbox.DefaultApplyDelay when unset): longer plays a slow network, shorter speeds up tests
-// that write on chain.
+// (sandbox.DefaultApplyDelay when unset); tests that write on chain shorten it.
 const ApplyDelayVar = "MINDVAULT_SANDBOX_APPLY_MS"
 
-// CatalogSyncVar is the milliseconds the sandbox API's catalog takes to show an on-chain
-// price change (sandbox.DefaultCatalogSync, 30 s like the real API's listener, when unset);
-// tests shorten it rather than wait.
+// CatalogSyncVar is the milliseconds the sandbox API's catalog takes to show an on-chain price
+// change (sandbox.DefaultCatalogSync, 30 s like the real API's, when unset).
 const CatalogSyncVar = "MINDVAULT_SANDBOX_CATALOG_SYNC_MS"
 
 // millis parses the value v of variable name, from 1 to most milliseconds; "" is the sandbox's default.
