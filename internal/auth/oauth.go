@@ -160,9 +160,6 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 // forms scope, scp and group claims take across authorization servers). Anything else, and
 // non-string array members, yield nothing: a malformed claim grants nothing.
 func stringList(raw json.RawMessage) []string {
-	if len(raw) == 0 {
-		return nil
-	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return strings.Fields(s)
