@@ -51,11 +51,9 @@ func (o JSONObject) String(key string) string {
 	return strings.TrimSpace(s)
 }
 
-// ReadBody is the generic reader for a body whose format no client knows better: it looks at
-// the first MaxBodyBytes, decodes one JSON value in body order, and takes as message the
-// first non-empty string of error, message, detail, reason, title, else the first message of
-// an object under "error" or an array under "errors" (a JSON-RPC error object, a list of
-// errors). Map applies it to Facts.Body; clients call it to read their own formats further.
+// ReadBody is the generic reader for a body whose format no client knows better: it decodes one
+// JSON value of the first MaxBodyBytes, in body order, and takes as message the first non-empty
+// string of error, message, detail, reason, title, else the first message under "error" or "errors".
 func ReadBody(raw []byte) Body {
 	var b Body
 	cut := raw
@@ -101,9 +99,8 @@ func objectMessage(o JSONObject) string {
 	return ""
 }
 
-// nestedMessage finds the first human message inside a nested error value, in body order: a
-// string, or an object's message, detail, reason or title. A bare string beside structured
-// members of an object is a value, not a message, and is skipped.
+// nestedMessage finds the first human message inside a nested error value, in body order; a bare
+// string beside an object's structured members is a value, not a message.
 func nestedMessage(v any, depth int) string {
 	if depth > maxJSONDepth {
 		return ""

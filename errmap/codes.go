@@ -74,12 +74,9 @@ type CodeDoc struct {
 	Meaning  string   // one sentence for the public code list
 }
 
-// codeInfo adds a short phrase, the detail when nothing better is known; who must act when only
-// a person can resolve the code (none: an agent recovers by itself, or nothing is needed); and a
-// retry verdict stricter than the category's: no, when no caller action fixes it (the seller's
-// requirement, the operator's setting, the service's transaction, the file's size, the user's
-// no), after_wait, when time clears it (the day's budget, the catalog's price sync, the other
-// call paying for the same intent).
+// codeInfo adds a short phrase (the detail when nothing better is known), who must act when only a
+// person can resolve the code, and a retry verdict stricter than the category's: no when no caller
+// action fixes it, after_wait when time clears it.
 type codeInfo struct {
 	CodeDoc
 	phrase string
@@ -229,10 +226,8 @@ var genericCode = map[Category]string{
 	CategoryUnknown:    CodeUnknown,
 }
 
-// Needs says who must act before a failed call can succeed when no call an agent can make
-// will do: the user (fund the wallet, approve a higher price, give a real email, confirm a
-// mainnet call) or the operator (a setting, a broken downstream contract). An agent's loop
-// stops at a diagnostic with needs and asks; retry then says what helps once the person acted.
+// Needs says who must act before a failed call can succeed when no call an agent can make will
+// do: the user or the operator. An agent's loop stops at a diagnostic with needs and asks.
 type Needs string
 
 // The people a failure can need.
@@ -253,11 +248,9 @@ func needsFor(f *Facts, code string, state State) Needs {
 	return info(code).needs
 }
 
-// classify returns the code and the category. Order: the explicit code (which the client
-// that read the downstream's answer, or the caller, set) and category, then the argument
-// issues, then a transport failure, then the HTTP status table. An explicit category without
-// a code keeps the derived code when it belongs to that category, else takes the category's
-// generic code.
+// classify returns the code and the category: the explicit code and category, then the argument
+// issues, a transport failure, the HTTP status table. An explicit category without a code keeps
+// the derived code when it belongs to that category, else takes the category's generic code.
 func classify(f *Facts, status int) (code string, cat Category) {
 	code = derive(f, status)
 	if IsCode(f.Code) {

@@ -5,13 +5,10 @@ import (
 	"maps"
 )
 
-// The constructors below are how a caller adds what it learned to a failure it passes on
-// (the tool that knows a resource was created, the client that knows a payment left). Each
-// returns a new *Error whose Facts are a copy of the first *Error found in err with one change,
-// wrapping err whole, so the original stays in the chain for errors.Is/As and logs and is
-// never modified: a failure value may be shared (returned by a parallel read, kept by a caller)
-// and must mean the same thing to everyone holding it. An err without an *Error gets fresh
-// Facts; a nil err stays nil.
+// The constructors below add what a caller learned to a failure it passes on. Each returns a new
+// *Error whose Facts are a copy of the first *Error in err with one change, wrapping err whole: a
+// failure value may be shared, so it is never modified. An err without an *Error gets fresh Facts;
+// a nil err stays nil.
 
 // With returns err with its facts changed by edit. The specific constructors below are
 // preferred; With is for a caller that changes several facts at once.
@@ -42,9 +39,8 @@ func With(err error, edit func(*Facts)) error {
 	return &Error{Facts: f, Err: err}
 }
 
-// MarkStateChanged records what the failed call changed: StateYes when something happened
-// (a resource was created before a later step failed), StateUnknown when a write or payment
-// was sent and its outcome could not be confirmed.
+// MarkStateChanged records what the failed call changed: StateYes when something happened,
+// StateUnknown when a write or payment was sent and its outcome could not be confirmed.
 func MarkStateChanged(err error, state State) error {
 	return With(err, func(f *Facts) { f.StateChanged = state })
 }

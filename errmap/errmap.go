@@ -15,10 +15,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// Map turns the facts of one failure into its three-line text and diagnostic. It is pure: no I/O,
-// no clock, no environment, the same facts always give the same failure (once the secrets they
-// mention are known to package redact), and it never panics: a bug in it is a generic failure,
-// not a crash (the package's tests call mapFacts, where a panic fails them instead of hiding).
+// Map turns the facts of one failure into its three-line text and diagnostic. It is pure (same
+// facts, same failure, once their secrets are known to package redact) and never panics: a bug in
+// it is a generic failure (the tests call mapFacts, where a panic fails them).
 func Map(f Facts) (out Failure) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -39,13 +38,13 @@ func nextAction(f *Facts, txHash string, state State) *NextAction {
 
 // internalFailure is what a (never expected) panic inside Map becomes; it uses no input at all.
 func internalFailure() Failure {
-	next := nextUnknown
 	d := Diagnostic{
 		Version: DiagnosticVersion, Code: CodeUnknown, Category: string(CategoryUnknown),
 		Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
-		Next: next, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
+		Next: nextUnknown, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
 	}
-	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, next), Diagnostic: d}
+	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, d.Next), Diagnostic: d}
+
 }
 
 func mapFacts(f *Facts) Failure {
@@ -93,15 +92,15 @@ func mapFacts(f *Facts) Failure {
 		retryAfterS = &wait
 	}
 	limit, remaining, reset := rateLimits(f.Header)
-	if retryAfterS == nil && cat == CategoryRateLimit {
-		retryAfterS = reset
-	}
 	// A 429 that says nothing about how long still gets a number: an agent told only "wait"
 	// either hammers the service or gives up.
 	defaultWait := false
 	if retryAfterS == nil && cat == CategoryRateLimit {
-		wait := DefaultRetryAfterSeconds
-		retryAfterS, defaultWait = &wait, true
+		retryAfterS = reset
+		if reset == nil {
+			wait := DefaultRetryAfterSeconds
+			retryAfterS, defaultWait = &wait, true
+		}
 	}
 
 	next := red.ownText(f.Next, maxNext)
@@ -161,10 +160,8 @@ func render(op, detail string, src Source, cat Category, code string, status int
 	return s + "\nNext: " + next
 }
 
-// pickDetail applies the detail order: the endpoint's own detail (a client or tool that wrote
-// one has already said what the downstream said, or chose to say something better), then
-// what the downstream said as its client read it, then the generic reading of a raw body,
-// then a description of that body, and finally the code's own phrase.
+// pickDetail applies the detail order: the endpoint's own detail, what the downstream said as its
+// client read it, the generic reading of a raw body, a description of that body, the code's phrase.
 func pickDetail(f *Facts, red *Redactor, code string, status int) string {
 	if s := red.ownText(f.Detail, MaxDetail); s != "" {
 		return s
@@ -272,15 +269,12 @@ var (
 	txHashRE  = lazyre.New(`^(?i:sha256:)?([0-9A-Fa-f]{64})$`)
 )
 
-// text sanitises one string that came from outside (a body, a header, a thrown error's text):
-// redact, make it one line, redact again (removing control characters can join a secret back
-// together), then bound. Redaction comes before bounding so a cut can never leave the head of
-// a secret behind.
+// text sanitises one string that came from outside: redact, make it one line, redact again
+// (cleaning can join a secret back together), then bound, so a cut never leaves a secret's head.
 func (r *Redactor) text(s string, n int) string { return r.sanitize(s, n, r.Redact) }
 
-// ownText sanitises one of the endpoint's own sentences (operation, detail, Next) the same
-// way, but with the known values and unambiguous shapes only: the context rules (key=value,
-// Bearer, authorization) would redact the product's own advice.
+// ownText sanitises one of the endpoint's own sentences the same way, with the known values and
+// unambiguous shapes only: the context rules (key=value, Bearer) would redact the product's advice.
 func (r *Redactor) ownText(s string, n int) string { return r.sanitize(s, n, r.own) }
 
 func (r *Redactor) sanitize(s string, n int, rules func(string) string) string {
@@ -295,10 +289,9 @@ func (r *Redactor) sanitize(s string, n int, rules func(string) string) string {
 // more than any bound applied afterwards.
 const preRedactBytes = 4096
 
-// precut shortens s to at most limit bytes and then drops the trailing word the cut went
-// through: half a secret no longer matches its pattern, so it must not survive as a fragment.
-// Keyed patterns (token=, Bearer, authorization:) stay safe because their key is kept and
-// whatever remains of the value is still redacted.
+// precut shortens s to at most limit bytes and drops the trailing word the cut went through: half
+// a secret no longer matches its pattern, so it must not survive as a fragment (keyed patterns
+// keep their key, so their remainder is still redacted).
 func precut(s string, limit int) string {
 	if len(s) <= limit {
 		return s
@@ -358,12 +351,10 @@ func (r *Redactor) txHash(s string) string {
 	return r.text(s, 128)
 }
 
-// nextAction keeps a recovery tool call only when all of it can be shown as is: a tool name of
-// the product's pattern, a bounded set of argument names, and values that are booleans or
-// strings that are one line, bounded and untouched by redaction (a value that would be redacted
-// is a secret, and an action with a placeholder in it is a guess). A txHash must be a
-// transaction hash; it is normalised like the diagnostic's own. Anything else drops the whole
-// action: a partial call would be wrong.
+// nextAction keeps a recovery tool call only when all of it can be shown as is: a tool name of the
+// product's pattern, bounded argument names, and booleans or one-line bounded strings untouched by
+// redaction (else a secret or a guess); a txHash is normalised like the diagnostic's own. Anything
+// else drops the whole action: a partial call would be wrong.
 func (r *Redactor) nextAction(a *NextAction) *NextAction {
 	if a == nil {
 		return nil
@@ -445,9 +436,8 @@ func (r *Redactor) budget(b *Budget) *Budget {
 // timeoutWords spot a detail that calls a failure a timeout.
 var timeoutWords = lazyre.New(`(?i)\btime[ -]?out\b|\btimed out\b`)
 
-// Redactor removes secrets from the strings of one failure: the values of the process-wide
-// registry (package redact) plus the secrets of this call, in every encoded form, and the
-// secret shapes. The zero value and nil use the registry alone.
+// Redactor removes secrets from the strings of one failure: the registry's values (package
+// redact) and this call's, in every encoded form, and the secret shapes; the zero value and nil use the registry alone.
 type Redactor struct {
 	extra *redact.Values
 }
@@ -482,9 +472,8 @@ func (r *Redactor) own(s string) string {
 	return redact.Unambiguous(r.exact(s))
 }
 
-// header reads one header value case-insensitively and deterministically: the canonical key wins,
-// then the lexicographically first spelling, because callers sometimes build headers from
-// lower-cased maps (Lambda events) and Go map order is random.
+// header reads one header value case-insensitively and deterministically (the canonical key, then
+// the first spelling in order): headers built from lower-cased maps, and map order is random.
 func header(h http.Header, name string) string {
 	if h == nil {
 		return ""

@@ -5,10 +5,9 @@ import (
 	"strings"
 )
 
-// Guide is what one tool declares, once, for the Next line of its failures: the part it plays
-// that other tools' advice points to, the traits that refine the shared sentences, and its
-// own sentences where the shared ones would mislead. errmap knows no tool: every tool name a
-// Next line holds comes from a Guide (Guides).
+// Guide is what one tool declares, once, for the Next line of its failures: the role other tools'
+// advice points to, the traits that refine the shared sentences, and its own sentences where they
+// would mislead. errmap knows no tool: every tool name a Next line holds comes from a Guide.
 type Guide struct {
 	Role    Role // the part other tools' advice points to ("check the wallet with ..."); several may play one
 	Profile bool // the tool takes a profile argument, so a refused credential may be the profile's
@@ -46,9 +45,8 @@ func Roles() []Role {
 		RoleCompare, RoleEntry, RoleContract, RoleRegisterOnchain, RoleTxStatus, RoleServices}
 }
 
-// Guides is every tool's Guide and, per role, the tools that play it in name order. The tools
-// layer builds it once from its list of tools and passes it with each failure (Call.Guides), so
-// errmap holds no table of its own.
+// Guides is every tool's Guide and, per role, the tools that play it in name order; the tools
+// layer builds it once and passes it with each failure (Call.Guides).
 type Guides struct {
 	tools map[string]Guide
 	roles map[Role][]string

@@ -8,11 +8,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// The Next line follows docs/errors.md "The three-line text" (advise): one imperative sentence
-// per code and failing tool, under four rules a table test over every (code, tool) pair checks
-// (test/e2e/advice_test.go). errmap knows no tool (TestNoToolNames): sentences name other tools
-// only by the role they declared (Guide), and a tool whose failures need other words declares
-// its own sentence in its Guide.
+// The Next line follows docs/errors.md "The three-line text": one imperative sentence per code and
+// failing tool (test/e2e/advice_test.go checks every pair). errmap knows no tool: sentences name
+// other tools only by their declared role, and a tool needing other words declares its own (Guide).
 
 // DefaultPriceSyncSeconds is how long the MindVault API takes at most to copy an on-chain
 // price change into its catalog: its event listener polls the contract every 30 s.
@@ -50,10 +48,9 @@ type nextInput struct {
 	guides       *Guides // every tool's Guide, for the roles a sentence names
 }
 
-// advise picks the recovery sentence from (code, tool, state, facts): an unknown outcome
-// first (a blind retry could pay or write twice), then a partial effect, then the code as
-// the tool declared it, then the code as refined for the tool, then the category as the tool
-// declared it, then the category as refined for the tool.
+// advise picks the recovery sentence: an unknown outcome first (a blind retry could pay or write
+// twice), then a partial effect, then the code, then the category, each as the tool declared it,
+// else as refined for the tool.
 func advise(in nextInput) string {
 	switch in.state {
 	case StateUnknown:

@@ -149,11 +149,9 @@ type Issue struct {
 	Message  string `json:"-"`                  // human phrase without the path, e.g. "is required"
 }
 
-// Facts is everything known about one failure, as the client that saw it classified it.
-// Zero values mean "not known". Downstream specifics do not live here: each client reads its
-// own service's answers (a Horizon problem document, a contract error number, an x402 reason,
-// a JSON-RPC error object, a MindVault API body) and hands over the code, a detail and the
-// value-free Upstream facts. Only a body nobody read stays raw in Body, for the generic reader.
+// Facts is everything known about one failure, as the client that saw it classified it; zero
+// values mean "not known". Each client reads its own service's answers and hands over the code, a
+// detail and the value-free Upstream facts; only a body nobody read stays raw in Body.
 type Facts struct {
 	Source    Source  // which service; empty or unknown is treated as SourceRequest
 	Operation string  // line-1 label (the endpoint's own), e.g. "Browse failed", "Buy failed [402]"
@@ -190,9 +188,8 @@ type Facts struct {
 	Secrets          []string    // exact secret values of this call, redacted on top of the process-wide registry
 }
 
-// Upstream is what a client classified from a downstream's answer. Every part is value-free
-// (a code token, a number, a name from a table), and Map still checks each one's shape before
-// it reaches the diagnostic's upstream object.
+// Upstream is what a client classified from a downstream's answer, value-free (code tokens,
+// numbers, names from a table); Map still checks each one's shape.
 type Upstream struct {
 	ResultCodes       []string // transaction result codes, Horizon's spelling (tx_bad_seq, op_underfunded)
 	ContractError     int      // N of Error(Contract, #N): the vault registry's or, for a payment, the USDC token's
@@ -212,9 +209,8 @@ func (u Upstream) empty() bool {
 	return len(u.ResultCodes) == 0 && u.ContractError == 0 && u.ContractErrorName == "" && u.X402Reason == "" && u.RPCCode == 0
 }
 
-// NextAction is a recovery step an agent can take as is: one tool call whose every argument
-// is known (never a guess, never a secret). Map keeps it only when the tool name and every
-// argument pass its checks, and drops it whole otherwise.
+// NextAction is a recovery step an agent can take as is: one tool call whose every argument is
+// known (never a guess, never a secret); Map drops it whole unless every part passes its checks.
 type NextAction struct {
 	Tool      string         `json:"tool"`
 	Arguments map[string]any `json:"arguments"` // strings, booleans and whole numbers only

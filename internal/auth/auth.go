@@ -47,10 +47,8 @@ type Config struct {
 	AuthorizationServers []string
 	OAuth                OAuth  // configures ModeOAuth
 	MCPPath              string // "/mcp" when empty; it names the path-suffixed metadata document
-	// Broken, when set, is why the auth configuration itself could not be loaded (a token
-	// list that does not parse, an unreadable token secret, an unknown mode). The middleware
-	// then fails closed: every request is refused, whatever Mode says, and the problem is
-	// logged once. An endpoint whose access control is unknown never runs open.
+	// Broken is why the auth configuration could not be loaded: the middleware then refuses
+	// every request, whatever Mode says, so an endpoint with unknown access control never runs open.
 	Broken error
 }
 
@@ -83,11 +81,7 @@ type grantKey struct{}
 // WithAllowed returns ctx carrying the caller's permissions, as the middleware sets them;
 // for in-process callers and tests that bypass the middleware.
 func WithAllowed(ctx context.Context, profiles []string, all, authenticated bool) context.Context {
-	return withGrant(ctx, grant{profiles: slices.Clone(profiles), all: all, authenticated: authenticated})
-}
-
-func withGrant(ctx context.Context, g grant) context.Context {
-	return context.WithValue(ctx, grantKey{}, g)
+	return context.WithValue(ctx, grantKey{}, grant{profiles: slices.Clone(profiles), all: all, authenticated: authenticated})
 }
 
 // Allowed reports the profiles the caller may use: all is true for an unrestricted caller
@@ -113,10 +107,9 @@ func Permits(ctx context.Context, profile string) bool {
 	return g.all || slices.Contains(g.profiles, profile)
 }
 
-// match finds the token whose digest is sum. Every configured digest is compared, match or
-// not, and the index is picked with constant-time selection, so the time taken does not
-// depend on which entry (if any) matched. compare is subtle.ConstantTimeCompare (tests count
-// its calls).
+// match finds the token whose digest is sum, comparing every digest and selecting in constant
+// time, so the time taken does not depend on which entry matched. compare is
+// subtle.ConstantTimeCompare (tests count its calls).
 func match(tokens []Token, sum [32]byte, compare func(x, y []byte) int) (Token, bool) {
 	found, idx := 0, 0
 	for i := range tokens {
@@ -304,11 +297,9 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
 }
 
-// ScopeRefusal is the answer to a tool call that needs scope (one of Scopes) when the
-// request's OAuth token lacks it: 403 with error="insufficient_scope" naming that one scope,
-// the step-up challenge of the MCP authorization specification. It is nil when the call may
-// proceed: the token holds the scope, scope is "", or the mode has no scopes. The protocol
-// layer asks once it has decoded the call, so the body is read and decoded once.
+// ScopeRefusal is the 403 insufficient_scope step-up answer to a tool call needing scope (one
+// of Scopes) that the OAuth token lacks; nil when the call may proceed (the token holds it,
+// scope is "", or the mode has no scopes).
 func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
 	g, _ := ctx.Value(grantKey{}).(grant)
 	if g.oauth == nil || scope == "" {
@@ -324,7 +315,7 @@ func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
 // pass hands the request on with the grant in its context and without its Authorization
 // header (cloned: a handler must not modify the request it was given).
 func (m *middleware) pass(w http.ResponseWriter, r *http.Request, g grant) {
-	r2 := r.Clone(withGrant(r.Context(), g))
+	r2 := r.Clone(context.WithValue(r.Context(), grantKey{}, g))
 	r2.Header.Del("Authorization")
 	m.next.ServeHTTP(w, r2)
 }
@@ -348,8 +339,7 @@ func (m *middleware) forbid(w http.ResponseWriter, r *http.Request, scope string
 }
 
 // unavailable answers 503 while no signing key could ever be fetched: whether the token is
-// good cannot be known, and the fetch is retried shortly (the fetch failure itself is logged
-// at ERROR by the key set).
+// good cannot be known (the key set logs the fetch failure).
 func (m *middleware) unavailable(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Retry-After", strconv.Itoa(int(KeyColdRetryInterval/time.Second)))
 	m.answer(w, r, http.StatusServiceUnavailable, "", `{"error":"temporarily_unavailable"}`, "issuer keys unavailable")
@@ -401,14 +391,13 @@ func metadataDoc(cfg Config) []byte {
 
 func (m *middleware) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
+	h.Set("Content-Type", "application/json")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
-		h.Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		_, _ = w.Write([]byte(`{"error":"method not allowed"}` + "\n"))
 		return
 	}
-	h.Set("Content-Type", "application/json")
 	// Public and identical for everyone; a short cache spares a Lambda invocation per probe.
 	h.Set("Cache-Control", "public, max-age=300")
 	w.WriteHeader(http.StatusOK)
@@ -421,13 +410,11 @@ func (m *middleware) serveMetadata(w http.ResponseWriter, r *http.Request) {
 // cannot tell them apart.
 const AnonymousCaller = "anonymous"
 
-// Caller is a stable identity of the authenticated caller, for binding something the
-// endpoint hands out to the caller it was handed to (a human confirmation's requestState):
-// "token:" and the configured digest of the bearer token in mode tokens, "sub:" and the verified
-// access token's subject in mode oauth, AnonymousCaller in
-// mode none, "" for a context the middleware never saw. The digest is what the operator
-// configured, never the token, and a token's profiles come with it (one digest, one list).
-// The value is an identity, not a secret, but callers should still hash it before showing it.
+// Caller is the authenticated caller's stable identity, binding what the endpoint hands out (a
+// confirmation's requestState) to its caller: "token:" and the configured token digest (never
+// the token), "sub:" and the OAuth subject, AnonymousCaller in mode none, "" for a context the
+// middleware never saw. It is not a secret, but callers should hash it before showing it.
+
 func Caller(ctx context.Context) string {
 	g, _ := ctx.Value(grantKey{}).(grant)
 	return g.caller

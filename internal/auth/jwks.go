@@ -23,9 +23,8 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/obs"
 )
 
-// Timing of the signing-key cache. Keys are fetched on first need, never at boot (a cold start
-// pays for nothing it does not use), and kept in process memory, so a warm Lambda instance
-// fetches them once.
+// Timing of the signing-key cache. Keys are fetched on first need, never at boot, and kept in
+// process memory, so a warm Lambda instance fetches them once.
 const (
 	// KeyRefreshInterval is the least time between two fetches once keys are cached: a token
 	// with an unknown kid triggers at most one refresh per interval, so random kids cannot
@@ -76,9 +75,8 @@ func newKeySet(issuer string, client *http.Client, logger *slog.Logger) *keySet 
 	}
 }
 
-// lookup returns the cached keys usable for a token with this kid and alg, fetching the set
-// when it is missing, stale or lacks the kid and the rate limit allows. ready is false when
-// no key set was ever fetched (the endpoint cannot verify anything yet).
+// lookup returns the cached keys usable for a token with this kid and alg, fetching the set when
+// it is missing, stale or lacks the kid and the rate limit allows; ready is false before any fetch.
 func (ks *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgorithm) (keys []jose.JSONWebKey, ready bool) {
 	fetched := false
 	for {
@@ -167,8 +165,7 @@ func keyFits(k jose.JSONWebKey, alg jose.SignatureAlgorithm) bool {
 }
 
 // discoveryURLs are the metadata locations tried in order: OpenID Connect discovery (the path
-// appended to the issuer, what Cognito, Auth0, Okta and Keycloak serve), then RFC 8414's
-// (the well-known segment inserted before the issuer's path).
+// appended to the issuer), then RFC 8414's (the well-known segment before the issuer's path).
 func discoveryURLs(issuer string) []string {
 	u, err := url.Parse(issuer)
 	if err != nil {

@@ -107,9 +107,8 @@ type standardClaims struct {
 	Scp   json.RawMessage `json:"scp"`
 }
 
-// verify checks a token: a JWS in compact form signed with RS256 or ES256 by a key of the
-// issuer's JWKS, typ absent, JWT or at+jwt (RFC 9068), iss exact, exp present and nbf/iat
-// within Leeway, aud containing the audience, and a subject. reason is for a debug line.
+// verify checks a token: compact JWS, RS256 or ES256 by a key of the issuer's JWKS, typ absent,
+// JWT or at+jwt, iss exact, exp present, nbf/iat within Leeway, aud holding the audience, a sub.
 func (v *verifier) verify(ctx context.Context, token string) (p principal, out verdict, reason string) {
 	tok, err := jwt.ParseSigned(token, allowedAlgs)
 	if err != nil || len(tok.Headers) != 1 {
@@ -161,9 +160,6 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 // forms scope, scp and group claims take across authorization servers). Anything else, and
 // non-string array members, yield nothing: a malformed claim grants nothing.
 func stringList(raw json.RawMessage) []string {
-	if len(raw) == 0 {
-		return nil
-	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return strings.Fields(s)

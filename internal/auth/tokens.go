@@ -24,11 +24,9 @@ const AllProfiles = "*"
 // Digest is the SHA-256 of a bearer token, the form in which tokens are configured.
 func Digest(token string) [32]byte { return sha256.Sum256([]byte(token)) }
 
-// ParseTokens reads the MINDVAULT_ACCESS_TOKENS format of docs/operations.md "Inbound auth"
-// (also the value of the MINDVAULT_ACCESS_TOKENS_SECRET secret): <sha256-hex>:<profile>[|...]
-// or <sha256-hex>:*, separated by commas or newlines; empty entries and lines starting with '#'
-// are ignored, and an empty input yields no tokens. Errors name the entry by its 1-based index
-// and never repeat the entry, since a digest pasted in the wrong field could be a token.
+// ParseTokens reads the MINDVAULT_ACCESS_TOKENS format (docs/operations.md "Inbound auth"), also
+// the token secret's value. Errors name the entry by its 1-based index and never repeat it, since
+// a digest pasted in the wrong field could be a token.
 func ParseTokens(s string) ([]Token, error) {
 	var out []Token
 	seen := map[[32]byte]int{}
@@ -88,12 +86,10 @@ func parseEntry(entry string) (Token, error) {
 // all reports a token bound to every profile.
 func (t Token) all() bool { return len(t.Profiles) == 1 && t.Profiles[0] == AllProfiles }
 
-// LoadTokenSecret reads the access-token list (ParseTokens format) from the string value of
-// the Secrets Manager secret name (a name or an ARN), with the AWS configuration load gives
-// (nil: the environment Lambda sets, credentials.EnvAWSConfig; AWS_ENDPOINT_URL_SECRETS_MANAGER
-// and AWS_REGION honoured, us-east-1 when no region is set). Call it once per process, at
-// start: a rotated secret is picked up by new instances. Errors name the secret and the AWS
-// error code, never the value or the SDK's message (which may quote a response body).
+// LoadTokenSecret reads the access-token list (ParseTokens format) from the Secrets Manager
+// secret name (a name or an ARN), once per process at start, with the AWS configuration load
+// gives (nil: credentials.EnvAWSConfig). Errors name the secret and the AWS error code, never the
+// value or the SDK's message (which may quote a response body).
 func LoadTokenSecret(ctx context.Context, name string, load credentials.AWSConfigLoader) ([]Token, error) {
 	value, err := credentials.LoadSecretString(ctx, "access token secret", name, load)
 	if err != nil {

@@ -150,14 +150,10 @@ type LocalNetwork struct {
 	Preset Preset
 }
 
-// Load reads the configuration through getenv (os.Getenv in production, a map in tests).
-// lambda says whether the process runs under the Lambda runtime, which changes defaults.
-//
-// STELLAR_NETWORK names a public network or, in a build that brings them, one of the local
-// networks, whose preset then applies as a public network's does (every variable set in the
-// environment still wins). Local networks exist only off Lambda, so that a deployed function
-// can never be pointed at a network no operator can see: under the Lambda runtime naming one
-// is a problem.
+// Load reads the configuration through getenv; lambda says whether the process runs under the
+// Lambda runtime, which changes defaults. STELLAR_NETWORK may name one of the local networks
+// a build brings, whose preset then applies, but never under Lambda: a deployed function must
+// not point at a network no operator can see.
 func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Config, error) {
 	l := loader{getenv: getenv}
 	c := &Config{Lambda: lambda}
@@ -336,13 +332,7 @@ func (c *Config) loadOAuth(l *loader) {
 		l.bad("MINDVAULT_OAUTH_PROFILES_CLAIM", "must be a claim name of at most 128 characters without spaces")
 		c.OAuthProfilesClaim = DefaultOAuthProfilesClaim
 	}
-	if s, ok := l.raw("MINDVAULT_OAUTH_SCOPE_PREFIX"); ok {
-		if scopeToken.MatchString(s) {
-			c.OAuthScopePrefix = s
-		} else {
-			l.bad("MINDVAULT_OAUTH_SCOPE_PREFIX", "must be at most 256 printable characters without spaces, quotes or backslashes")
-		}
-	}
+	c.OAuthScopePrefix = l.match("MINDVAULT_OAUTH_SCOPE_PREFIX", "", scopeToken, "at most 256 printable characters without spaces, quotes or backslashes")
 	// The metadata tells clients where to get tokens; in this mode only the issuer's are
 	// accepted, so listing another server would send clients for tokens that never work.
 	if len(c.AuthorizationServers) > 0 && (len(c.AuthorizationServers) != 1 || c.AuthorizationServers[0] != c.OAuthIssuer) {
@@ -411,16 +401,21 @@ func (l *loader) network(local []LocalNetwork, lambda bool) Network {
 	return Testnet
 }
 
-func (l *loader) url(v, def string) string {
+// parse reads v through conv: unset is def, and a value conv refuses is the problem "must be "+must.
+func parse[T any](l *loader, v string, def T, must string, conv func(string) (T, bool)) T {
 	s, ok := l.raw(v)
 	if !ok {
 		return def
 	}
-	if !httpURL(s) {
-		l.bad(v, "must be an absolute http(s) URL")
-		return def
+	if t, ok := conv(s); ok {
+		return t
 	}
-	return strings.TrimRight(s, "/")
+	l.bad(v, "must be "+must)
+	return def
+}
+
+func (l *loader) url(v, def string) string {
+	return parse(l, v, def, "an absolute http(s) URL", func(s string) (string, bool) { return strings.TrimRight(s, "/"), httpURL(s) })
 }
 
 func (l *loader) urlList(v string) []string {
@@ -438,10 +433,7 @@ func httpURL(s string) bool {
 }
 
 func (l *loader) list(v string) []string {
-	s, ok := l.raw(v)
-	if !ok {
-		return nil
-	}
+	s, _ := l.raw(v)
 	var out []string
 	for _, part := range strings.Split(s, ",") {
 		if p := strings.TrimSpace(part); p != "" {
@@ -478,57 +470,34 @@ func DefaultPauseFile() string {
 }
 
 func (l *loader) match(v, def string, re *lazyre.Regexp, what string) string {
-	s, ok := l.raw(v)
-	if !ok {
-		return def
-	}
-	if !re.MatchString(s) {
-		l.bad(v, "must be "+what)
-		return def
-	}
-	return s
+	return parse(l, v, def, what, func(s string) (string, bool) { return s, re.MatchString(s) })
 }
 
 func (l *loader) oneOf(v, def string, allowed ...string) string {
-	s, ok := l.raw(v)
-	if !ok {
-		return def
-	}
-	for _, a := range allowed {
-		if strings.EqualFold(s, a) {
-			return a
-		}
-	}
-	l.bad(v, "must be one of "+strings.Join(allowed, ", "))
-	return def
+	return parse(l, v, def, "one of "+strings.Join(allowed, ", "), func(s string) (string, bool) {
+		i := slices.IndexFunc(allowed, func(a string) bool { return strings.EqualFold(s, a) })
+		return allowed[max(i, 0)], i >= 0
+	})
 }
 
 func (l *loader) boolean(v string, def bool) bool {
-	s, ok := l.raw(v)
-	if !ok {
-		return def
-	}
-	switch strings.ToLower(s) {
-	case "1", "true", "yes", "on":
-		return true
-	case "0", "false", "no", "off":
-		return false
-	}
-	l.bad(v, "must be true or false")
-	return def
+	return parse(l, v, def, "true or false", func(s string) (bool, bool) {
+		switch strings.ToLower(s) {
+		case "1", "true", "yes", "on":
+			return true, true
+		case "0", "false", "no", "off":
+			return false, true
+		}
+		return false, false
+
+	})
 }
 
 func (l *loader) integer(v string, def, lo, hi int) int {
-	s, ok := l.raw(v)
-	if !ok {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		l.bad(v, fmt.Sprintf("must be a whole number from %d to %d", lo, hi))
-		return def
-	}
-	return n
+	return parse(l, v, def, fmt.Sprintf("a whole number from %d to %d", lo, hi), func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= lo && n <= hi
+	})
 }
 
 func (l *loader) millis(v string, def, lo int) time.Duration {

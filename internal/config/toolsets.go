@@ -22,9 +22,8 @@ const (
 var Toolsets = []string{ToolsetCatalog, ToolsetWallet, ToolsetPayments, ToolsetPublishing,
 	ToolsetRegistry, ToolsetRegistryWrites, ToolsetOps}
 
-// ParseToolsets reads a comma-separated list of toolset names (any case, spaces around names
-// ignored, a name given twice counted once) into Toolsets order. An unknown name, or a list
-// that names none, is an error that names the valid ones.
+// ParseToolsets reads a comma-separated list of toolset names (any case, duplicates once) into
+// Toolsets order; an unknown name, or none, is an error naming the valid ones.
 func ParseToolsets(s string) ([]string, error) {
 	want := map[string]bool{}
 	for _, part := range strings.Split(s, ",") {
@@ -49,9 +48,8 @@ func ParseToolsets(s string) ([]string, error) {
 	return out, nil
 }
 
-// loadToolsets reads MINDVAULT_TOOLSETS and MINDVAULT_READ_ONLY. A list that does not parse
-// is a problem (so every request reports it) rather than a fallback to every toolset: an
-// operator who meant to narrow the surface never gets the whole of it.
+// loadToolsets reads MINDVAULT_TOOLSETS and MINDVAULT_READ_ONLY. A list that does not parse is a
+// problem, never a fallback to every toolset: an operator narrowing the surface never gets all of it.
 func (c *Config) loadToolsets(l *loader) {
 	if raw, ok := l.raw("MINDVAULT_TOOLSETS"); ok {
 		ts, err := ParseToolsets(raw)

@@ -14,9 +14,8 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// AWSConfigLoader loads the AWS configuration the Secrets Manager clients are built from (the
-// profile store's, the access-token secret's and the confirmation key's). nil means
-// EnvAWSConfig.
+// AWSConfigLoader loads the AWS configuration the Secrets Manager clients are built from; nil
+// means EnvAWSConfig.
 type AWSConfigLoader func(context.Context) (aws.Config, error)
 
 // Load calls the loader (EnvAWSConfig when nil) and fills in the default region, us-east-1,
@@ -33,12 +32,10 @@ func (l AWSConfigLoader) Load(ctx context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-// EnvAWSConfig is the deployed function's AWS configuration, read from the environment alone,
-// where Lambda puts everything the function needs (docs/operations.md "Credential stores" lists
-// the variables, honoured as the SDK's own loader honours them). The SDK's shared-config loader
-// would also read ~/.aws and link STS, SSO and instance-metadata clients a function never
-// calls, about 1 MB of binary and their package init on every cold start: local builds inject
-// it instead (package credentials/awsshared, through endpoint.Local).
+// EnvAWSConfig is the deployed function's AWS configuration, read from the environment alone
+// (docs/operations.md "Credential stores"). The SDK's shared-config loader would link STS, SSO and
+// instance-metadata clients a function never calls (about 1 MB and their init on every cold
+// start): local builds inject it (credentials/awsshared).
 func EnvAWSConfig(context.Context) (aws.Config, error) {
 	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if key == "" || secret == "" {
@@ -67,9 +64,8 @@ func EnvAWSConfig(context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-// LoadSecretString reads the string value of the Secrets Manager secret name the way
-// auth.LoadTokenSecret does (with the AWS configuration load gives, nil: the environment Lambda sets; errors name the secret and the AWS error code, never the value or the SDK's message); label names the secret's
-// purpose in errors, e.g. "confirmation key secret". For other once-per-process secrets.
+// LoadSecretString reads the string value of the Secrets Manager secret name as
+// auth.LoadTokenSecret does, for other once-per-process secrets; label names its purpose in errors.
 func LoadSecretString(ctx context.Context, label, name string, load AWSConfigLoader) (string, error) {
 	if name == "" {
 		return "", errors.New(label + ": no secret name")

@@ -38,9 +38,8 @@ func (p Profile) Address() (string, error) {
 	return kp.Address(), nil
 }
 
-// Format prints the profile with its secrets as [REDACTED] for every verb, and LogValue logs
-// it so, so a profile cannot reach a log line or an answer by formatting. (Its JSON is what
-// the stores write, so it keeps the values; no answer encodes a Profile.)
+// Format prints the profile with its secrets as [REDACTED] for every verb, and LogValue logs it
+// so; its JSON, what the stores write, keeps the values (no answer encodes a Profile).
 func (p Profile) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "{Name:%s SecretKey:%s APIKey:%s}", p.Name, redact.NewSecret(p.SecretKey), redact.NewSecret(p.APIKey))
 }
@@ -91,18 +90,15 @@ var (
 	alnum       = lazyre.New(`[A-Za-z0-9]`)
 )
 
-// ValidName reports a profile name that is safe as a file name and a secret name: 1-64
-// characters of A-Z a-z 0-9 . _ - with at least one letter or digit, the rule argument
-// validation applies, so "." and ".." (and "-_" alike) are never a profile.
+// ValidName reports a profile name that is safe as a file name and a secret name, by the rule
+// argument validation applies ("." and ".." are never a profile).
 func ValidName(name string) bool {
 	return profileName.MatchString(name) && alnum.MatchString(name)
 }
 
-// Discarder is a store that can withdraw a profile it created, and only that one: the way
-// back from a claim whose remote step was refused. The dir store has it; Secrets Manager does
-// not (DeleteSecret is not conditional on the value, a deleted name stays reserved for its
-// recovery window, and the function's role may not delete), so there a refused claim stays
-// and the tool says so.
+// Discarder is a store that can withdraw a profile it created, and only that one: the way back
+// from a claim whose remote step was refused. Secrets Manager has none (DeleteSecret is not
+// conditional and a deleted name stays reserved), so there a refused claim stays and the tool says so.
 type Discarder interface {
 	// Discard removes profile p.Name if it still holds exactly p (nothing updated it since it
 	// was created) and reports whether it did; a profile that changed is left in place.
@@ -176,9 +172,8 @@ func IsExists(err error) bool {
 	return ok && f.Code == "PROFILE_EXISTS"
 }
 
-// loaded makes a profile's secrets known to the process-wide redaction (package redact)
-// before anyone gets the profile, so no response, log line or metric can show them from then
-// on. When the bounded registry cannot take them the profile is not handed out at all.
+// loaded makes a profile's secrets known to package redact before anyone gets the profile; when
+// the bounded registry cannot take them the profile is not handed out at all.
 func loaded(store Store, p Profile) (Profile, error) {
 	if err := redact.Register(p.Secrets()...); err != nil {
 		return Profile{}, StoreFailure(store, fmt.Sprintf("load profile %q (its secrets cannot be made redactable)", p.Name), err)

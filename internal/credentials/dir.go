@@ -160,31 +160,23 @@ func (d *Dir) Update(_ context.Context, p Profile) error {
 }
 
 func (d *Dir) writeTemp(p Profile) (string, error) {
-	b := p.encode()
 	f, err := os.CreateTemp(d.path, ".tmp-*")
 	if err != nil {
 		return "", StoreFailure(d, "write a profile", err)
 	}
-	name := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(name)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
+	err = f.Chmod(0o600)
+	if err == nil {
+		_, err = f.Write(p.encode())
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return "", StoreFailure(d, "write a profile", err)
 	}
-	if _, err := f.Write(b); err != nil {
-		return "", StoreFailure(d, "write a profile", err)
-	}
-	if err := f.Sync(); err != nil {
-		return "", StoreFailure(d, "write a profile", err)
-	}
-	if err := f.Close(); err != nil {
-		return "", StoreFailure(d, "write a profile", err)
-	}
-	ok = true
-	return name, nil
+	return f.Name(), nil
 }

@@ -24,9 +24,8 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// SecretsManagerTTL is how long a profile read from Secrets Manager is served from memory.
-// Short, because another instance of the function may update the profile; long enough that
-// a burst of tool calls on a warm instance makes one GetSecretValue call, not one per call.
+// SecretsManagerTTL is how long a profile read from Secrets Manager is served from memory: short,
+// as another instance may update it; long enough for one GetSecretValue per burst of calls.
 const SecretsManagerTTL = 30 * time.Second
 
 // defaultRegion is used when neither the environment nor a shared config names one (Lambda
@@ -45,9 +44,8 @@ type smAPI interface {
 	ListSecrets(context.Context, *secretsmanager.ListSecretsInput, ...func(*secretsmanager.Options)) (*secretsmanager.ListSecretsOutput, error)
 }
 
-// SecretsManager stores one AWS Secrets Manager secret per profile, named prefix+profile,
-// whose string value is the Profile JSON ({"secretKey","apiKey"}). It is safe for
-// concurrent use; build it once per process.
+// SecretsManager stores one secret per profile, named prefix+profile, whose string value is the
+// Profile JSON. It is safe for concurrent use; build it once per process.
 type SecretsManager struct {
 	client func() smAPI // built on first use: a cold start that never reads a profile builds none
 	prefix string
@@ -64,11 +62,9 @@ type cached struct {
 	at time.Time
 }
 
-// NewSecretsManager builds the store from the AWS configuration load gives (nil:
-// EnvAWSConfig, the environment Lambda sets; AWS_ENDPOINT_URL_SECRETS_MANAGER and AWS_REGION
-// are honoured and the region defaults to us-east-1). The configuration is read now, so a
-// missing one is a startup problem; the client is built, and the first request made, when the
-// store is first used.
+// NewSecretsManager builds the store from the AWS configuration load gives (nil: EnvAWSConfig).
+// The configuration is read now, so a missing one is a startup problem; the client is built on
+// first use.
 func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader) (*SecretsManager, error) {
 	if !secretPrefix.MatchString(prefix) {
 		return nil, fmt.Errorf("secretsmanager: store needs a secret-name prefix of 1-256 characters from A-Z a-z 0-9 / _ + = . @ -")
@@ -105,8 +101,7 @@ func (s *SecretsManager) ReadOnly() bool { return false }
 func (s *SecretsManager) secretName(profile string) string { return s.prefix + profile }
 
 // Get implements Store: GetSecretValue, served from memory for SecretsManagerTTL after a
-// successful read. Misses and failures are not cached, so a profile created by another
-// instance is visible at once.
+// successful read; misses and failures are not cached.
 func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) {
 	if !ValidName(name) {
 		return Profile{}, Missing(s, name, "credentials")
@@ -193,11 +188,7 @@ func (s *SecretsManager) Create(ctx context.Context, p Profile) error {
 		SecretString: aws.String(string(p.encode())),
 		Description:  aws.String("MindVault MCP endpoint credential profile " + p.Name),
 	})
-	s.invalidate(p.Name)
-	if err != nil {
-		return s.mapErr(opCreate, p.Name, err, p.Secrets())
-	}
-	return nil
+	return s.written(opCreate, p, err)
 }
 
 // Update implements Store with PutSecretValue (a new current version); a profile that does
@@ -210,19 +201,20 @@ func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
 		SecretId:     aws.String(s.secretName(p.Name)),
 		SecretString: aws.String(string(p.encode())),
 	})
-	// Invalidated whatever the outcome: a timed-out write may still have landed.
-	s.invalidate(p.Name)
-	if err != nil {
-		return s.mapErr(opUpdate, p.Name, err, p.Secrets())
-	}
-	return nil
+	return s.written(opUpdate, p, err)
 }
 
-func (s *SecretsManager) invalidate(name string) {
+// written ends a write: the cached profile is dropped whatever the outcome, because a timed-out
+// write may still have landed.
+func (s *SecretsManager) written(op smOp, p Profile, err error) error {
 	s.mu.Lock()
-	delete(s.cache, name)
-	s.gen[name]++
+	delete(s.cache, p.Name)
+	s.gen[p.Name]++
 	s.mu.Unlock()
+	if err != nil {
+		return s.mapErr(op, p.Name, err, p.Secrets())
+	}
+	return nil
 }
 
 // smOp describes one store operation for error text: what was attempted and which IAM
@@ -247,10 +239,9 @@ func (o smOp) what(profile string) string {
 	return fmt.Sprintf("%s profile %q", o.verb, profile)
 }
 
-// awsError is the sanitised cause kept in errmap.Error.Err: its text names the operation and
-// the AWS error code only, because the SDK's own message can carry a response snapshot (for
-// GetSecretValue: the secret) or the service's free-form message. The raw error stays
-// reachable through Unwrap for errors.Is/As.
+// awsError is the sanitised cause kept in errmap.Error.Err: its text names the operation and the
+// AWS error code only, because the SDK's message can carry the secret or the service's free-form
+// message. The raw error stays reachable through Unwrap.
 type awsError struct {
 	msg   string
 	cause error

@@ -58,11 +58,9 @@ type Dynamo struct {
 
 var _ Ledger = (*Dynamo)(nil)
 
-// NewDynamo returns the ledger in table, at endpoint ("" for the region's); it sends nothing until first used.
-//
-// The table is never created here. cfg.BaseEndpoint is not used (the project's AWS
-// configuration points it at Secrets Manager when AWS_ENDPOINT_URL_SECRETS_MANAGER is set);
-// an empty cfg.Region is us-east-1.
+// NewDynamo returns the ledger in table, at endpoint ("" for the region's), never creating the
+// table or sending anything before first use. cfg.BaseEndpoint is ignored (it may point at Secrets
+// Manager); an empty cfg.Region is us-east-1.
 func NewDynamo(cfg aws.Config, table, endpoint string) (*Dynamo, error) {
 	if err := checkTable(table); err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)

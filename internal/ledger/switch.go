@@ -96,9 +96,8 @@ func (d *Dynamo) State(ctx context.Context) (Pause, error) {
 	return p, nil
 }
 
-// FileSwitch is the switch of a local deployment (the memory ledger): a small JSON file
-// (MINDVAULT_PAUSE_FILE) that the local server and `mindvault-local spending` both read, or,
-// with no Path, this process's memory.
+// FileSwitch is the switch of a local deployment: a small JSON file (MINDVAULT_PAUSE_FILE) that
+// the local server and `mindvault-local spending` both read, or, with no Path, memory.
 type FileSwitch struct {
 	Path string
 	mu   sync.Mutex
@@ -163,9 +162,8 @@ func (f *FileSwitch) set(paused bool, by string) (Pause, error) {
 	return p, nil
 }
 
-// Cached is a Store whose switch this process reads at most once per TTL
-// (MINDVAULT_PAUSE_CACHE_MS): a pause reaches every instance within TTL, and a payment does not
-// cost a ledger read more. A failed read is not kept, so the next payment asks again.
+// Cached is a Store whose switch this process reads at most once per TTL: a pause reaches every
+// instance within TTL, and a failed read is not kept, so the next payment asks again.
 type Cached struct {
 	Store
 	TTL time.Duration

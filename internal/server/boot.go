@@ -35,21 +35,17 @@ type Local struct {
 	Networks []config.LocalNetwork // the build's own STELLAR_NETWORK values (config.Load); none under Lambda
 	Profiles []credentials.Profile // added to a writable credential store; an existing one is kept
 	Err      error                 // a problem met before Boot (a simulator that did not start)
-	// AWSConfig loads the AWS configuration of the Secrets Manager clients (the profile store,
-	// the token secret, the confirmation key); nil reads the environment Lambda sets
-	// (credentials.EnvAWSConfig). Local builds pass the SDK's shared-config loader
-	// (credentials/awsshared), which the Lambda binary does not link.
+	// AWSConfig loads the AWS configuration of the Secrets Manager clients; nil is
+	// credentials.EnvAWSConfig. Local builds pass credentials/awsshared, which the Lambda binary does not link.
 	AWSConfig credentials.AWSConfigLoader
 	// Refuses: the caller reports Err itself and does not serve (the local server exits on
 	// it), so Boot does not log it as a problem every request will report.
 	Refuses bool
 }
 
-// Boot reads the environment once and assembles the endpoint: configuration, the
-// credential store, clients and tools. A startup problem does not stop it: the handler then
-// answers every authenticated request with -32603 naming the problem (a Lambda that
-// crash-loops tells the operator nothing). Inbound auth always runs first; when its own
-// configuration is what is broken, every request is refused.
+// Boot reads the environment once and assembles the endpoint. A startup problem does not stop
+// it: the handler answers every authenticated request with -32603 naming the problem (a Lambda
+// that crash-loops tells the operator nothing).
 func Boot(getenv func(string) string, lambda bool, logw io.Writer) *Booted {
 	return BootWith(getenv, lambda, logw, Local{})
 }
@@ -120,12 +116,9 @@ func authProblem(mode string, cfgErr, tokenErr error) error {
 	return errors.Join(out, tokenErr)
 }
 
-// OpenLedger is the ledger store (also for `mindvault-local spending`): the daily budgets'
-// reservations and the payment journal (docs/once.md "The journal"), every call bounded by
-// MINDVAULT_LEDGER_TIMEOUT_MS. Under Lambda a memory store would remember per instance, so it is
-// refused as a configuration problem that every paying call reports (and mindvault_health
-// shows), rather than promises that do not hold; reads never touch the store. The DynamoDB
-// client is built on first use.
+// OpenLedger is the ledger store of the budgets and the payment journal (docs/once.md "The
+// journal"), every call bounded by MINDVAULT_LEDGER_TIMEOUT_MS. Under Lambda a memory store would
+// remember per instance, so it is refused as a configuration problem every paying call reports.
 func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger.Store, error) {
 	spec, err := ledger.Parse(cfg.Ledger)
 	if err != nil {

@@ -45,8 +45,7 @@ type cardTool struct {
 var hostRE = lazyre.New(`^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$`)
 
 // withCard serves the card at CardPath and hands every other request to next. The tools are
-// those srv offers at /mcp (the deployment's toolsets and read-only setting), read from the
-// generated definitions on the first card request, never at start.
+// those srv offers, read from the generated definitions on the first card request, never at start.
 func withCard(cfg *config.Config, srv *mcp.Server, next http.Handler) http.Handler {
 	tools := sync.OnceValue(func() []cardTool {
 		probe, _ := http.NewRequest(http.MethodPost, "/mcp", nil)
@@ -99,9 +98,8 @@ func withCard(cfg *config.Config, srv *mcp.Server, next http.Handler) http.Handl
 	})
 }
 
-// cardBody is the card for a request r: the remote is MINDVAULT_RESOURCE_URL when set, else
-// this host's /mcp (http only on loopback), else a template with the host as a variable.
-// Nothing in it is secret: names, the tools' public definitions, the auth scheme.
+// cardBody is the card for a request r: the remote is MINDVAULT_RESOURCE_URL when set, else this
+// host's /mcp (http only on loopback), else a template. Nothing in it is secret.
 func cardBody(cfg *config.Config, tools []cardTool, r *http.Request) []byte {
 	remote := map[string]any{"type": "streamable-http", "supportedProtocolVersions": mcp.SupportedVersions}
 	switch host := r.Host; {

@@ -101,21 +101,16 @@ func New(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
 }
 
 // Inbound is the inbound-auth setup read at start: the accepted tokens (tokens mode), and Err
-// when the auth configuration itself could not be read (then every request is refused). OAuth
-// mode reads its settings from the configuration and fetches the issuer's keys on first need.
+// when the auth configuration itself could not be read (then every request is refused).
 type Inbound struct {
 	Tokens []auth.Token
 	Err    error
 }
 
-// NewHandler builds the endpoint handler. startErr is a startup problem (bad configuration, a
-// store that cannot open): the endpoint still serves and answers every request with a
-// -32603 naming it, instead of crash-looping.
-//
-// Inbound auth (MINDVAULT_AUTH) wraps everything, the startup problem included: a caller
-// that fails it gets the bare 401 and learns nothing about the configuration, and only an
-// authenticated caller sees the -32603 that names variables. When the auth configuration is
-// itself broken (in.Err) the middleware refuses everyone and logs why: never an open endpoint.
+// NewHandler builds the endpoint handler. startErr is a startup problem: the endpoint still
+// serves, answering with a -32603 naming it instead of crash-looping. Inbound auth wraps
+// everything, the startup problem included, so only an authenticated caller sees the variables
+// named; a broken auth configuration (in.Err) refuses everyone: never an open endpoint.
 func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) http.Handler {
 	var metrics io.Writer
 	if d.Config.Lambda {
@@ -162,9 +157,8 @@ func ToolScopes(reg *tools.Registry) map[string]string {
 	return out
 }
 
-// admit is the protocol layer's Admit: a tool call needs its tool's scope (auth.ScopeRefusal).
-// The scopes are read from the registry on the first tool call, which defines the tools
-// (tools.All): a start and a tools/list define none.
+// admit is the protocol layer's Admit: a tool call needs its tool's scope (auth.ScopeRefusal),
+// read from the registry on the first tool call, which defines the tools.
 func admit(reg *tools.Registry) func(ctx context.Context, tool string) http.HandlerFunc {
 	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
 	return func(ctx context.Context, tool string) http.HandlerFunc {

@@ -11,14 +11,10 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
-// NewLogger returns the JSON logger, with Lambda's field names (timestamp, message) under
-// Lambda so its JSON log format parses the level; the request id is on every request line.
-//
-// Secrets are removed twice. The handler applies the shape rules to every string attribute and
-// error (they may quote a downstream) and the exact values plus the prose-free shapes to the
-// message (the endpoint's own words). Then every finished line passes through the same
-// exact-value redaction as a response (package redact, plus secrets), whatever the kind of
-// the attribute that carried the value; a line that cannot be cleaned is replaced by a notice.
+// NewLogger returns the JSON logger, with Lambda's field names (timestamp, message) under Lambda.
+// Secrets are removed twice: the handler redacts every attribute, error and message, then every
+// finished line passes the same exact-value redaction as a response (package redact, plus
+// secrets); a line that cannot be cleaned is replaced by a notice.
 func NewLogger(lambda bool, level slog.Level, w io.Writer, secrets []string) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: level}
 	if lambda {

@@ -14,8 +14,7 @@ import (
 )
 
 // Serve runs h as a plain HTTP server on addr until SIGINT or SIGTERM, then drains in-flight
-// requests. Both entry points use it: the Lambda binary outside the Lambda runtime, and the
-// local build.
+// requests.
 func Serve(addr string, h http.Handler, logger *slog.Logger) error {
 	ln, err := Listen(addr)
 	if err != nil {
@@ -24,9 +23,7 @@ func Serve(addr string, h http.Handler, logger *slog.Logger) error {
 	return ServeOn(ln, h, logger)
 }
 
-// Listen binds addr, saying how to pick another address when it is taken. A caller that
-// prints something once the address is its own (the local build's banner) binds with it
-// and then calls ServeOn.
+// Listen binds addr, saying how to pick another address when it is taken; ServeOn then serves.
 func Listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil && errors.Is(err, syscall.EADDRINUSE) {

@@ -7,12 +7,9 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// ReadError reads a Horizon error answer for errmap (it is the transport's ReadError for
-// Horizon). A problem document (type, title, status, extras.result_codes) gives its title and
-// result codes as the detail instead of its long prose, the codes go to upstream, and the
-// first code ResultCode recognises decides the failure's code. A 404 is a missing account,
-// because Horizon is only asked for accounts (and its root). Any other body is left to
-// errmap's generic reading.
+// ReadError reads a Horizon error answer for errmap: a problem document gives its title and result
+// codes as the detail, the codes go to upstream and the first one ResultCode knows decides the
+// code. A 404 is a missing account: Horizon is only asked for accounts.
 func ReadError(f errmap.Facts) errmap.Facts {
 	if f.Status == http.StatusNotFound {
 		f.Code = errmap.CodeAccountMissing

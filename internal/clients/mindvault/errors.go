@@ -9,14 +9,11 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
-// ReadError reads an error answer of the MindVault API for errmap; it is the transport's
-// ReadError for the API and for paid requests (the paywall is the same API). The API answers
-// {error: "message"}, {error: "snake_code", message: "..."} (the detail keeps both: the code
-// alone tells an agent little), zod objects under "error" (format(), flatten() or issues: the
-// first message, prefixed with the field it belongs to, which is a schema name, never a
-// submitted value) and, on a 429, a retryAfterSeconds field. Two codes refine the status:
-// chain_unavailable (the paywall cannot reach Stellar) and price_mismatch (the API and on-chain
-// prices disagree). Anything else is left to errmap's generic reading of the body.
+// ReadError reads an error answer of the MindVault API (and its paywall) for errmap:
+// {error: "message"}, {error: "snake_code", message: "..."} (the detail keeps both), zod objects
+// under "error" (the first message, prefixed with its schema field, never a submitted value) and a
+// 429's retryAfterSeconds. chain_unavailable and price_mismatch refine the status; anything else
+// is left to errmap's generic reading.
 func ReadError(f errmap.Facts) errmap.Facts {
 	b := errmap.ReadBody(f.Body)
 	var msg string

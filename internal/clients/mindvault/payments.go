@@ -36,10 +36,9 @@ type wirePayment struct {
 	CreatedAt  string  `json:"createdAt"`
 }
 
-// Payments reads a buyer's purchase history (GET /buyers/{address}/payments), in the API's
-// order (newest first). A 404 and an empty list both mean the API holds no record for the
-// address, which is not the same as "never bought": the deployed API records only payers it
-// can read from the legacy X-PAYMENT header.
+// Payments reads a buyer's purchase history, newest first. A 404 and an empty list both mean the
+// API holds no record, which is not "never bought": the deployed API records only payers it can
+// read from the legacy X-PAYMENT header.
 func (c *Client) Payments(ctx context.Context, address string) ([]Payment, error) {
 	resp, err := c.svc.Do(ctx, transport.Get("/buyers/"+url.PathEscape(address)+"/payments", "GET /buyers/{address}/payments"))
 	if err != nil {

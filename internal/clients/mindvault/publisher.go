@@ -34,12 +34,15 @@ func writeFailure(err error) error {
 	return err
 }
 
-func (c *Client) post(ctx context.Context, path, route, apiKey string, body any, extra http.Header) (*transport.Response, error) {
+// post sends a write and decodes its 2xx answer into a T that valid accepts. An answer that is
+// not what the route promises leaves the outcome unknown: the server accepted the write, but
+// what it did is not readable.
+func post[T any](ctx context.Context, c *Client, path, route, apiKey string, body any, extra http.Header, valid func(*T) bool, wrong string) (*T, int, error) {
 	var b []byte
 	if body != nil {
 		var err error
 		if b, err = json.Marshal(body); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	h := http.Header{}
@@ -49,12 +52,16 @@ func (c *Client) post(ctx context.Context, path, route, apiKey string, body any,
 	}
 	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: path, Body: b, Header: h, Route: route})
 	if err != nil {
-		return nil, writeFailure(err)
+		return nil, 0, writeFailure(err)
 	}
 	if !resp.OK() {
-		return nil, writeFailure(c.svc.StatusError(resp))
+		return nil, 0, writeFailure(c.svc.StatusError(resp))
 	}
-	return resp, nil
+	v, err := transport.DecodeAnswer(c.svc, resp, valid, wrong)
+	if err != nil {
+		return nil, 0, errmap.MarkStateChanged(err, errmap.StateUnknown)
+	}
+	return v, resp.Status, nil
 }
 
 // NewResource is the body of POST /resources (a link resource), and the request's
@@ -71,11 +78,9 @@ type NewResource struct {
 	IdempotencyKey string `json:"-"`
 }
 
-// CreateResource creates a link resource; never retried (the Idempotency-Key protects a
-// replay by the caller, not an automatic one): the one request carries r.IdempotencyKey, or
-// a fresh random key when it is empty. A 409 (an earlier request with the key is still in
-// progress) leaves the outcome unknown; a 422 (the key was used with another request)
-// changed nothing.
+// CreateResource creates a link resource in one request, never retried, carrying
+// r.IdempotencyKey or a fresh random key. A 409 (an earlier request with the key is in progress)
+// leaves the outcome unknown; a 422 (the key was used with another request) changed nothing.
 func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResource) (*Meta, error) {
 	key := r.IdempotencyKey
 	if key == "" {
@@ -83,7 +88,8 @@ func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResourc
 		_, _ = rand.Read(b)
 		key = hex.EncodeToString(b)
 	}
-	resp, err := c.post(ctx, "/resources", "POST /resources", apiKey, r, http.Header{"Idempotency-Key": {key}})
+	m, status, err := post(ctx, c, "/resources", "POST /resources", apiKey, r, http.Header{"Idempotency-Key": {key}},
+		func(m *Meta) bool { return m.ID != "" }, "the created resource has no id")
 	if err != nil {
 		if f, ok := errmap.FactsOf(err); ok && f.Status == http.StatusConflict {
 			// "Idempotent request already in progress": this request created nothing, but
@@ -92,25 +98,20 @@ func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResourc
 		}
 		return nil, err
 	}
-	m, err := accepted(c, resp, func(m *Meta) bool { return m.ID != "" }, "the created resource has no id")
-	if err != nil {
-		return nil, err
-	}
 	if what := differs(m, r); what != "" {
 		// The real server answers a reused Idempotency-Key with the first request's resource
 		// (201) whatever the body: that resource is not this request's, and nothing was
 		// created for it.
 		detail := fmt.Sprintf("the API answered with resource %s, created earlier with the same Idempotency-Key, whose %s differs from this request's; nothing was created for this request", m.ID, what)
 		return nil, &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-			Source: errmap.SourceAPI, Status: resp.Status, Code: errmap.CodeConflict, Detail: detail, ExecutionStarted: true,
+			Source: errmap.SourceAPI, Status: status, Code: errmap.CodeConflict, Detail: detail, ExecutionStarted: true,
 		}}
 	}
 	return m, nil
 }
 
-// differs names the first field of the created resource that is not what r asked for, or
-// "": the title, the price (as an amount: "2.50" is "2.5") and the link. The description is
-// not compared (the API may normalise an empty one).
+// differs names the first field of the created resource that is not what r asked for (title,
+// price as an amount, link), or ""; the API may normalise an empty description, so it is not compared.
 func differs(m *Meta, r NewResource) string {
 	switch {
 	case m.Title != r.Title:
@@ -144,11 +145,9 @@ type Publisher struct {
 
 // RegisterPublisher registers a publisher; never retried.
 func (c *Client) RegisterPublisher(ctx context.Context, name, email, wallet string) (*Publisher, error) {
-	resp, err := c.post(ctx, "/publishers", "POST /publishers", "", map[string]string{"name": name, "email": email, "walletAddress": wallet}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return accepted(c, resp, func(p *Publisher) bool { return p.ID != "" && p.APIKey != "" }, "the publisher answer has no id or API key")
+	p, _, err := post(ctx, c, "/publishers", "POST /publishers", "", map[string]string{"name": name, "email": email, "walletAddress": wallet}, nil,
+		func(p *Publisher) bool { return p.ID != "" && p.APIKey != "" }, "the publisher answer has no id or API key")
+	return p, err
 }
 
 // Prepared is GET /resources/{id}/register/prepare.
@@ -176,24 +175,10 @@ func (c *Client) Register(ctx context.Context, apiKey, id, signedXDR string) (*R
 	if signedXDR != "" {
 		body = map[string]string{"signedXdr": signedXDR}
 	}
-	resp, err := c.post(ctx, "/resources/"+url.PathEscape(id)+"/register", "POST /resources/{id}/register", apiKey, body, nil)
-	if err != nil {
-		return nil, err
-	}
-	r, err := accepted[Registration](c, resp, nil, "the registration answer is not an object")
+	r, _, err := post[Registration](ctx, c, "/resources/"+url.PathEscape(id)+"/register", "POST /resources/{id}/register", apiKey, body, nil, nil, "the registration answer is not an object")
 	if err != nil {
 		return nil, err
 	}
 	r.OnchainStatus = cmp.Or(r.OnchainStatus, "registered")
 	return r, nil
-}
-
-// accepted decodes the 2xx answer to a write. One that is not what the route promises
-// leaves the outcome unknown: the server accepted the write, but what it did is not readable.
-func accepted[T any](c *Client, resp *transport.Response, valid func(*T) bool, wrong string) (*T, error) {
-	v, err := transport.DecodeAnswer(c.svc, resp, valid, wrong)
-	if err != nil {
-		return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
-	}
-	return v, nil
 }

@@ -34,10 +34,8 @@ func ErrorName(n int) string {
 	return "Unknown"
 }
 
-// ErrorCode maps a vault-registry error number to its failure code: 1 AlreadyRegistered and
-// 14 AlreadyOwner are conflicts (the requested state already holds), 2 NotFound is not_found,
-// 6 Unauthorized refuses the signer (auth), the input errors 3, 4, 5, 11, 12, 13, 16 and 17
-// are validation, and every other number, known or not, is CONTRACT_ERROR.
+// ErrorCode maps a vault-registry error number to its failure code (docs/errors.md lists them);
+// every other number, known or not, is CONTRACT_ERROR.
 func ErrorCode(n int) string {
 	switch n {
 	case ErrAlreadyRegistered:

@@ -31,16 +31,14 @@ type Client struct {
 	Passphrase string
 	// Sequence returns an account's current sequence number (from Horizon); writes need it.
 	Sequence func(ctx context.Context, account string) (int64, error)
-	// WriteWait is the longest a write waits for its confirmation, counted from its first
-	// sendTransaction (MINDVAULT_WRITE_WAIT_MS); 0 means DefaultWriteWait. The invocation
-	// deadline still applies.
+	// WriteWait is the longest a write waits for its confirmation, from its first sendTransaction,
+	// within the invocation deadline; 0 means DefaultWriteWait.
 	WriteWait time.Duration
 	// PollInterval is the pause between getTransaction polls of a sent write
 	// (MINDVAULT_WRITE_POLL_MS); 0 means DefaultPollInterval.
 	PollInterval time.Duration
-	// MaxFee caps the total fee (inclusion plus simulated resource fee, in stroops) of a
-	// write the wallet signs (MINDVAULT_MAX_TX_FEE_STROOPS); 0 means DefaultMaxFee. A write
-	// above it is refused before signing.
+	// MaxFee caps the total fee (in stroops) of a write the wallet signs, refused before signing
+	// above it; 0 means DefaultMaxFee.
 	MaxFee int64
 }
 

@@ -27,9 +27,8 @@ const WriteWaitVar = "MINDVAULT_WRITE_WAIT_MS"
 // Client sets none (MINDVAULT_WRITE_POLL_MS defaults to it).
 const DefaultPollInterval = time.Second
 
-// DefaultWriteWait is the confirmation wait of a Client without WriteWait: long enough for a
-// few ledgers, short enough that the answer arrives well inside the minute most MCP clients
-// wait (MINDVAULT_WRITE_WAIT_MS defaults to it).
+// DefaultWriteWait is the confirmation wait of a Client without WriteWait: a few ledgers, well
+// inside the minute most MCP clients wait.
 const DefaultWriteWait = 20 * time.Second
 
 // Written is a confirmed write.
@@ -45,9 +44,8 @@ const MaxFeeVar = "MINDVAULT_MAX_TX_FEE_STROOPS"
 // MINDVAULT_MAX_TX_FEE_STROOPS.
 const DefaultMaxFee = 10_000_000
 
-// Plan is a write about to be signed and sent: the function, the transaction's fee
-// (inclusion plus simulated resource fee, in stroops) and the source account's sequence it
-// was built on.
+// Plan is a write about to be signed and sent: the function, the fee (inclusion plus simulated
+// resource fee, in stroops) and the sequence it was built on.
 type Plan struct {
 	Function string
 	Fee      int64
@@ -94,7 +92,6 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err := c.checkSimulation(fn, want, auth, data); err != nil {
 		return nil, err
 	}
-	// The fee is the inclusion fee plus the simulated resource fee (txnbuild adds the latter).
 	tx, err := c.build(source, seq, fn, args, auth, data, txnbuild.MinBaseFee) // txnbuild adds the resource fee in data
 	if err != nil {
 		return nil, err
@@ -166,10 +163,9 @@ func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
 	}
 }
 
-// await polls getTransaction with its own loop until waitCtx ends: a transient failure (a
-// 429, a 5xx, a dropped connection, an unreadable answer) must not end the poll, only the
-// write wait or the invocation deadline does. A persistent 4xx (the RPC refuses to tell)
-// ends it at once: waiting longer would only delay the same unknown answer.
+// await polls getTransaction until waitCtx ends: a transient failure (a 429, a 5xx, a dropped
+// connection, an unreadable answer) does not end the poll; a persistent 4xx (the RPC refuses to
+// tell) ends it at once, since waiting would only delay the same unknown answer.
 func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Duration) (*Written, error) {
 	poll := c.PollInterval
 	if poll <= 0 {
@@ -215,10 +211,9 @@ func refused(err error) (int, bool) {
 	return f.Status, true
 }
 
-// unknownOutcome marks a failed sendTransaction whose outcome is unknown: the envelope may
-// have arrived. That is any transport failure after the request could have left, a 5xx or
-// 408, a redirect (never followed) and an answer that cannot be read. A 4xx or a JSON-RPC
-// error object is the node refusing the request: nothing was queued.
+// unknownOutcome marks a failed sendTransaction whose envelope may have arrived: a transport
+// failure after the request could have left, a 5xx or 408, a redirect, an unreadable answer. A 4xx
+// or a JSON-RPC error object is the node refusing: nothing was queued.
 func unknownOutcome(err error, hash string) error {
 	f, _ := errmap.FactsOf(err) // none: the default below
 	switch {

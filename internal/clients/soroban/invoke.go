@@ -63,11 +63,9 @@ func Build(source string, seq int64, c Call, auth []xdr.SorobanAuthorizationEntr
 // token's in package x402).
 type ContractErrors func(n int) (code, name, detail string)
 
-// Simulate runs simulateTransaction. A simulation failure (the `error` string) and
-// archived state (`restorePreamble`) become *errmap.Error with the given source, classified
-// by SimulationFailure with the contract's table. A simulation submits nothing, so its
-// failures leave ExecutionStarted false: for a write or a payment it is a preparatory step,
-// and the registry marks read-only tools started on any downstream failure.
+// Simulate runs simulateTransaction; a simulation failure and archived state become *errmap.Error
+// classified by SimulationFailure. A simulation submits nothing, so its failures leave
+// ExecutionStarted false.
 func Simulate(ctx context.Context, c *stellarrpc.Client, tx *txnbuild.Transaction, source errmap.Source, errs ContractErrors) (*rpc.SimulateTransactionResponse, error) {
 	env, err := tx.Base64()
 	if err != nil {
@@ -104,11 +102,9 @@ type SimulationError struct {
 
 func (e *SimulationError) Error() string { return "simulation failed" }
 
-// SimulationFailure classifies a simulation's error string, handing errmap only its
-// value-free parts: the first Error(Contract, #N) through the contract's table (errs), else a
-// missing contract instance (Error(Storage, MissingValue)) as CONTRACT_MISSING, archived state
-// (restorePreamble, "archived") as STATE_ARCHIVED, and any other host error as HOST_ERROR
-// named by its first non-contract Error(Type, Code) pair.
+// SimulationFailure classifies a simulation's error string by its value-free parts only: the first
+// Error(Contract, #N) through errs, else CONTRACT_MISSING, STATE_ARCHIVED, or HOST_ERROR named by
+// its first non-contract Error(Type, Code) pair.
 func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *errmap.Error {
 	if len(msg) > errmap.MaxBodyBytes {
 		msg = msg[:errmap.MaxBodyBytes]

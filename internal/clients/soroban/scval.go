@@ -166,9 +166,8 @@ func MapOf(v xdr.ScVal) (xdr.ScMap, bool) {
 	return **v.Map, true
 }
 
-// Fields reads a Map with String or Symbol keys, the encoding of a contract's struct: set gets
-// each entry's key and value in order (an entry whose key is not text is skipped). It reports
-// whether v is a Map.
+// Fields reads a Map with String or Symbol keys (a contract's struct), calling set for each entry
+// in order (a key that is not text is skipped); it reports whether v is a Map.
 func Fields(v xdr.ScVal, set func(key string, val xdr.ScVal)) bool {
 	m, ok := MapOf(v)
 	for _, e := range m {

@@ -51,14 +51,11 @@ func (w *Wallet) Note() string {
 	return n + "."
 }
 
-// Create asks the service to create the sponsored account publicKey (a G-address whose
-// secret the caller already holds), so no answer that goes missing can leave an account whose
-// key nobody holds. A service that ignores the name and makes its own key pair (the deployed
-// MindVault service answers {publicKey, secretKey}) is still accepted: the Wallet then carries
-// that secret, which the caller must store instead, and which the service knows. A 4xx other
-// than 408 is a refusal that created nothing (stateChanged "no"); a transport failure, a
-// timeout, a 408, a 3xx, a 5xx or a 2xx of the wrong shape may have created the account
-// (stateChanged "unknown").
+// Create asks the service to create the sponsored account publicKey, whose secret the caller
+// already holds, so no lost answer can leave an account whose key nobody holds. A service that
+// makes its own key pair ({publicKey, secretKey}) is accepted: the Wallet carries that secret,
+// which the caller must store instead. A 4xx other than 408 created nothing (stateChanged "no");
+// any other failure may have created the account (stateChanged "unknown").
 func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) {
 	body, _ := json.Marshal(map[string]string{"publicKey": publicKey})
 	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: body, Route: "POST /create"})
@@ -100,10 +97,8 @@ func refusal(status int) bool {
 	return status >= 400 && status < 500 && status != http.StatusRequestTimeout
 }
 
-// Probe asks the service for GET /health, which creates nothing, and returns the status it
-// answered. Any answer from the application proves it is up, including a 404 or 405 from a
-// deployment without that route; 5xx, 408, 429 and transport failures are errors, mapped
-// with source sponsor.
+// Probe asks for GET /health, which creates nothing, and returns the status: any answer from the
+// application proves it up (a 404 or 405 included); 5xx, 408, 429 and transport failures are errors.
 func (c *Client) Probe(ctx context.Context) (int, error) {
 	resp, err := c.svc.Do(ctx, transport.Get("/health", "GET /health"))
 	if err != nil {

@@ -120,9 +120,8 @@ func call[T any](ctx context.Context, c *Client, method string, params any) (*T,
 	return out, nil
 }
 
-// serverCodes are the JSON-RPC codes with which the node says it is itself failing (internal
-// error and Stellar RPC's own -32001, -32003, -32098); any other code is the node refusing the
-// request, reported as RPC_ERROR (category contract) with the code in upstream.
+// serverCodes are the JSON-RPC codes with which the node says it is itself failing; any other code
+// is the node refusing the request: RPC_ERROR with the code in upstream.
 var serverCodes = map[int]bool{-32603: true, -32001: true, -32003: true, -32098: true}
 
 // rpcFailure maps a JSON-RPC error object. HTTP was fine (a 2xx), so no status is recorded:

@@ -46,9 +46,8 @@ func (s *Service) Fetch(ctx context.Context, req Request) (*Response, error) {
 	return resp, nil
 }
 
-// Object fetches req and decodes its answer, one JSON object, into a T that valid accepts
-// (valid nil accepts any). Any other 2xx answer is MALFORMED_RESPONSE, saying what is wrong
-// with it.
+// Object fetches req and decodes its answer, one JSON object, into a T that valid accepts (nil
+// accepts any); any other 2xx answer is MALFORMED_RESPONSE.
 func Object[T any](ctx context.Context, s *Service, req Request, valid func(*T) bool, wrong string) (*T, error) {
 	resp, err := s.Fetch(ctx, req)
 	if err != nil {

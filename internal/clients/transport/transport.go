@@ -68,9 +68,8 @@ func (s *Service) ReadingErrors(read func(errmap.Facts) errmap.Facts) *Service {
 	return s
 }
 
-// NewHTTPClient is the shared client for reads: connection reuse across warm invocations, no
-// client-wide timeout (each attempt gets its own deadline), no redirects to other hosts.
-// Requests that are not reads never use it as is; see writeClient.
+// NewHTTPClient is the shared client for reads: connections reused across warm invocations, no
+// client-wide timeout (each attempt has its own), no redirects to other hosts.
 func NewHTTPClient() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 16
@@ -147,9 +146,8 @@ type Response struct {
 	Header   http.Header
 	Body     []byte
 	Attempts int
-	// Write is set for a request sent with Read false (a write, a payment): a failure read
-	// from it means the tool's own operation reached the service. A caller that sent a
-	// preparatory non-read request (the unpaid x402 probe) clears it.
+	// Write is set for a request sent with Read false: a failure read from it means the tool's own
+	// operation reached the service. A preparatory non-read request (the unpaid x402 probe) clears it.
 	Write bool
 	// nonRead marks the answer to a request that was not a read (and so not redirected).
 	nonRead bool
@@ -274,21 +272,17 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 // deadlineSpent means the invocation has no time left for another attempt.
 var deadlineSpent = fmt.Errorf("invocation deadline reached: %w", context.DeadlineExceeded)
 
-// backoff is the delay before attempt+1: Retry-After when the server sent one it is
-// willing to wait for, full jitter otherwise. ok is false when the server asks for longer
-// than the policy allows, so the failure surfaces at once.
+// backoff is the delay before attempt+1: Retry-After when the policy allows waiting that long,
+// full jitter otherwise; ok is false when the server asks for longer, so the failure surfaces.
 func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
-	if h != nil {
-		if ra := h.Get("Retry-After"); ra != "" {
-			if secs, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && secs >= 0 {
-				d := time.Duration(secs) * time.Second
-				if d > s.Retry.MaxDelay {
-					return 0, false
-				}
-				return d, true
-			}
+	if secs, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && secs >= 0 {
+		d := time.Duration(secs) * time.Second
+		if d > s.Retry.MaxDelay {
+			return 0, false
 		}
+		return d, true
 	}
+
 	ceil := s.Retry.BaseDelay << (attempt - 1)
 	if ceil > s.Retry.MaxDelay || ceil <= 0 {
 		ceil = s.Retry.MaxDelay
@@ -339,9 +333,8 @@ func errmapTransport(err error) errmap.Transport {
 	return errmap.TransportNetwork
 }
 
-// NotSent reports a transport failure that proves the request never left: the invocation
-// deadline was spent before sending, or no connection could be opened. Any other transport
-// failure of a request that is not a read may have reached the server.
+// NotSent reports a transport failure that proves the request never left: the deadline was spent
+// before sending, or no connection could be opened.
 func NotSent(err error) bool {
 	if errors.Is(err, deadlineSpent) {
 		return true
@@ -350,9 +343,8 @@ func NotSent(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
-// transportError maps a failure without a response. write marks a write or payment: only
-// such a request, and only once it may have left (not refused at dial, not stopped by the
-// deadline before sending), starts the tool's own operation.
+// transportError maps a failure without a response. Only a write or payment (write) that may
+// have left starts the tool's own operation.
 func (s *Service) transportError(err error, write bool) *errmap.Error {
 	kind := errmapTransport(err)
 	started := write && !NotSent(err)
@@ -377,9 +369,8 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 }
 
 // StatusError is the failure of a completed exchange with a non-2xx status, its body read by
-// the service's ReadError when it has one. A 3xx answer to
-// a request that is not a read says that the redirect was not followed; whether the request
-// took effect is for the caller to say (for a payment or a write it is unknown).
+// the service's ReadError. A 3xx to a request that is not a read says the redirect was not
+// followed; whether the request took effect is for the caller to say.
 func (s *Service) StatusError(resp *Response) *errmap.Error {
 	f := s.facts(resp)
 	if resp.nonRead && IsRedirect(resp.Status) {

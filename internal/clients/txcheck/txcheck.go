@@ -38,9 +38,8 @@ const (
 	CheckTimeBounds    = "timebounds"
 )
 
-// MaxValidity is how far in the future a prepared transaction's time bounds may end: long
-// enough to sign and submit, short enough that a transaction held back cannot be replayed
-// much later.
+// MaxValidity is how far in the future a prepared transaction's time bounds may end: long enough
+// to sign and submit, too short to replay a held-back transaction much later.
 const MaxValidity = 10 * time.Minute
 
 // Policy is what a transaction may do.
@@ -98,9 +97,8 @@ func refuse(check, format string, args ...any) *Refusal {
 	return &Refusal{Check: check, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Check decodes envelope (base64 XDR) that a service prepared for passphrase and returns it
-// as Checked, or a *Refusal unless it does exactly what p allows. It never panics, whatever
-// the input.
+// Check decodes envelope (base64 XDR) prepared for passphrase and returns it as Checked, or a
+// *Refusal unless it does exactly what p allows. It never panics.
 func Check(envelope, passphrase string, p Policy) (*Checked, error) {
 	if passphrase != p.Passphrase {
 		return nil, refuse(CheckNetwork, "it was prepared for another network")

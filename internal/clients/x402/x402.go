@@ -245,13 +245,11 @@ func DecodeSettlement(h http.Header) (*Settlement, bool) {
 		return nil, false
 	}
 	b, err := base64.StdEncoding.Strict().DecodeString(v)
-	if err != nil {
-		return nil, false
-	}
 	fields, ok := uniqueObject(b)
-	if !ok {
+	if err != nil || !ok {
 		return nil, false
 	}
+
 	var s Settlement
 	success, ok := fields["success"]
 	if !ok || json.Unmarshal(success, &s.Success) != nil || bytes.Equal(success, []byte("null")) {

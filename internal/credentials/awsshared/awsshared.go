@@ -17,11 +17,8 @@ import (
 )
 
 // Load is a credentials.AWSConfigLoader: the SDK's default configuration, in us-east-1 when
-// nothing names a region. It resolves the credentials now, so a machine without any is one
-// clear startup problem rather than a failure at the first secret read. Instance metadata is
-// off unless AWS_EC2_METADATA_DISABLED=false asks for it: on a developer's machine the SDK's last
-// resort, 169.254.169.254, is not loopback and answers nothing (the lookup stalled about 11 s
-// and then surfaced as an unrelated error).
+// nothing names a region, its credentials resolved now (a clear startup problem). Instance
+// metadata is off unless AWS_EC2_METADATA_DISABLED=false: off EC2 its lookup stalls about 11 s.
 func Load(ctx context.Context) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{config.WithDefaultRegion("us-east-1")}
 	if !strings.EqualFold(strings.TrimSpace(os.Getenv("AWS_EC2_METADATA_DISABLED")), "false") {

@@ -47,17 +47,13 @@ func (b *Booted) Close() {
 }
 
 // Boot boots the endpoint as a local server does (not under Lambda), starting the sandbox
-// first when STELLAR_NETWORK=sandbox, as docs/sandbox.md describes. Like server.Boot it always
-// returns a handler: a simulator that cannot start is a startup problem every authenticated
-// request reports. Secrets Manager is reached with the SDK's shared-config loader (~/.aws).
+// first when STELLAR_NETWORK=sandbox. Secrets Manager is reached with the shared-config loader (~/.aws).
 func Boot(getenv func(string) string, logw io.Writer) *Booted {
 	return boot(getenv, logw, false)
 }
 
-// BootToServe is Boot for the local server (cmd/mindvault-local), which refuses to serve a
-// configuration with a problem: a developer at a terminal is told at once, in one line, instead
-// of a server that answers every request with -32603. Booted.Err is the problem; Boot does not
-// log it.
+// BootToServe is Boot for cmd/mindvault-local, which refuses to serve a configuration with a
+// problem (Booted.Err, which Boot does not log): a developer is told at once, in one line.
 func BootToServe(getenv func(string) string, logw io.Writer) *Booted {
 	return boot(getenv, logw, true)
 }
@@ -116,13 +112,11 @@ func overlay(getenv func(string) string, env map[string]string) func(string) str
 }
 
 // ApplyDelayVar is the milliseconds the sandbox takes to apply an accepted transaction
-// (sandbox.DefaultApplyDelay when unset): longer plays a slow network, shorter speeds up tests
-// that write on chain.
+// (sandbox.DefaultApplyDelay when unset); tests that write on chain shorten it.
 const ApplyDelayVar = "MINDVAULT_SANDBOX_APPLY_MS"
 
-// CatalogSyncVar is the milliseconds the sandbox API's catalog takes to show an on-chain
-// price change (sandbox.DefaultCatalogSync, 30 s like the real API's listener, when unset);
-// tests shorten it rather than wait.
+// CatalogSyncVar is the milliseconds the sandbox API's catalog takes to show an on-chain price
+// change (sandbox.DefaultCatalogSync, 30 s like the real API's, when unset).
 const CatalogSyncVar = "MINDVAULT_SANDBOX_CATALOG_SYNC_MS"
 
 // millis parses the value v of variable name, from 1 to most milliseconds; "" is the sandbox's default.
@@ -169,9 +163,8 @@ func Env(sb *sandbox.Sandbox) map[string]string {
 }
 
 // withDefaultStore gives a local run on a public network a writable profile store when none is
-// configured: dir: under the user's configuration folder ($XDG_CONFIG_HOME, else
-// $HOME/.config), mindvault/profiles, mode 0700, so that mindvault_setup_wallet can create a
-// wallet (the env store is read-only). Without a home to put it in, the env store stays.
+// configured (dir: under the user's configuration folder, mindvault/profiles, mode 0700); without a
+// home the read-only env store stays.
 func withDefaultStore(getenv func(string) string) func(string) string {
 	if strings.TrimSpace(getenv("MINDVAULT_CREDENTIALS")) != "" {
 		return getenv
