@@ -136,8 +136,14 @@ func Units(decimal string) (*big.Int, error) {
 }
 
 // Decimal formats 7-decimal units as an exact decimal string with 7 places ("1.5000000").
+// Digits, not big.Rat: every price shown goes through it, and a Rat costs a GCD and its allocations.
 func Decimal(units *big.Int) string {
-	return new(big.Rat).SetFrac(units, big.NewInt(10_000_000)).FloatString(7) // exact: the denominator divides 10^7
+	s := new(big.Int).Abs(units).String()
+	s = strings.Repeat("0", max(0, 8-len(s))) + s // at least one digit before the point
+	if units.Sign() < 0 {
+		s = "-" + s
+	}
+	return s[:len(s)-7] + "." + s[len(s)-7:]
 }
 
 // Text reads a String or Symbol.
