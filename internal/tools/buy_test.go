@@ -1,40 +1,53 @@
 package tools
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 )
 
-// TestBuyRefusesBeforePaying: every refusal the buy workflow makes from what it read comes
-// before the payer is asked for anything; the control row proves the counter sees a call.
-func TestBuyRefusesBeforePaying(t *testing.T) {
+// TestBuy: a dry run states what would be paid and pays nothing; every refusal the buy
+// workflow makes from what it read comes before the payer is asked for anything; a failed
+// read is mapped. The control row proves the counter sees a call.
+func TestBuy(t *testing.T) {
+	bought := []mindvault.Payment{{PaymentID: "p1", ResourceID: "guide", Amount: "2"}}
 	for _, tc := range []struct {
-		name, args, usdc, code string
-		history                []mindvault.Payment
-		paid                   int
+		name, args, usdc string
+		history          []mindvault.Payment
+		metaErr          error
+		paid             int
+		want             h1Want
 	}{
-		{name: "price above cap", args: `{"resourceId":"guide","maxPriceUsdc":"1"}`, usdc: "100", code: errmap.CodePriceAboveCap},
-		{name: "insufficient USDC", args: `{"resourceId":"guide"}`, usdc: "1.5", code: errmap.CodeInsufficientUSDC},
-		{name: "repeat purchase", args: `{"resourceId":"guide"}`, usdc: "100", code: errmap.CodeAlreadyPurchased,
-			history: []mindvault.Payment{{PaymentID: "p1", ResourceID: "guide", Amount: "2"}}},
-		{name: "control: pays", args: `{"resourceId":"guide","allowRepeat":true}`, usdc: "100", paid: 1,
-			history: []mindvault.Payment{{PaymentID: "p1", ResourceID: "guide", Amount: "2"}}},
+		{name: "dry run", args: `{"resourceId":"guide","dryRun":true}`, usdc: "100", want: h1Want{out: map[string]any{
+			"resourceId": "guide", "dryRun": true, "settlement": "none", "priceUsdc": "2.0000000", "amountUsdc": "0.0000000",
+			"usdcBalance": "100.0000000", "payee": "GPUB", "receipt": nil, "txHash": nil}}},
+		{name: "price above cap", args: `{"resourceId":"guide","maxPriceUsdc":"1"}`, usdc: "100",
+			want: h1Want{code: errmap.CodePriceAboveCap, category: "payment", state: "no", next: "Nothing was paid"}},
+		{name: "insufficient USDC", args: `{"resourceId":"guide"}`, usdc: "1.5",
+			want: h1Want{code: errmap.CodeInsufficientUSDC, category: "payment", state: "no"}},
+		{name: "repeat purchase", args: `{"resourceId":"guide"}`, usdc: "100", history: bought,
+			want: h1Want{code: errmap.CodeAlreadyPurchased, category: "conflict", state: "no"}},
+		{name: "unknown id", args: `{"resourceId":"nope"}`, usdc: "100", metaErr: h1Down(errmap.SourceAPI, http.StatusNotFound),
+			want: h1Want{code: errmap.CodeNotFound, category: "not_found", state: "no", next: "mindvault_browse"}},
+		{name: "control: pays", args: `{"resourceId":"guide","allowRepeat":true}`, usdc: "100", paid: 1, history: bought,
+			want: h1Want{code: errmap.CodeUnknown, category: "unknown", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
 			d.Config.MaxAutoPayUSDC = "5"
 			payer := &fakePayer{}
-			d.API = &fakeAPI{meta: &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Title: "Guide", Price: "2", ResourceType: "link"}}, payments: tc.history}
+			meta := &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Title: "Guide", Price: "2", ResourceType: "link"}, PublisherWallet: "GPUB"}
+			d.API = &fakeAPI{meta: meta, payments: tc.history}
+			if tc.metaErr != nil {
+				d.API = &h1API{err: tc.metaErr}
+			}
 			d.Horizon = &fakeHorizon{issuer: d.Config.USDCIssuer, usdc: tc.usdc}
 			d.X402 = payer
-			res := callTool(t, Define(d, buy), tc.args)
+			h1Check(t, callTool(t, Define(d, buy), tc.args), tc.want)
 			if payer.calls != tc.paid {
 				t.Fatalf("payer saw %d calls, want %d", payer.calls, tc.paid)
-			}
-			if tc.code != "" && (!res.IsError || res.Code != tc.code) {
-				t.Fatalf("got isError %v code %q, want %s: %+v", res.IsError, res.Code, tc.code, res.Content)
 			}
 		})
 	}

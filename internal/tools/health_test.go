@@ -3,22 +3,31 @@ package tools
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// TestHealthAllChecksMustPass: healthy only when every probe passes; any one failing probe
-// makes the whole report unhealthy.
-func TestHealthAllChecksMustPass(t *testing.T) {
+// TestHealth: healthy only when every probe passes; a failing probe is reported in its check
+// as the mapped one-line summary (never as an error), and the other checks still pass.
+func TestHealth(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		break_  func(api *fakeAPI, hz *fakeHorizon, rpc *fakeRPC, reg *fakeRegistry)
-		healthy bool
+		name          string
+		break_        func(api *fakeAPI, hz *fakeHorizon, rpc *fakeRPC, reg *fakeRegistry)
+		check, detail string // the failing check and a substring of its detail
 	}{
-		{name: "all pass", break_: func(*fakeAPI, *fakeHorizon, *fakeRPC, *fakeRegistry) {}, healthy: true},
-		{name: "API fails", break_: func(a *fakeAPI, _ *fakeHorizon, _ *fakeRPC, _ *fakeRegistry) { a.catalog = errors.New("down") }},
-		{name: "Horizon on another network", break_: func(_ *fakeAPI, h *fakeHorizon, _ *fakeRPC, _ *fakeRegistry) { h.passphrase = "other" }},
-		{name: "RPC unhealthy", break_: func(_ *fakeAPI, _ *fakeHorizon, r *fakeRPC, _ *fakeRegistry) { r.status = "catching up" }},
-		{name: "registry fails", break_: func(_ *fakeAPI, _ *fakeHorizon, _ *fakeRPC, g *fakeRegistry) { g.info = errors.New("gone") }},
+		{name: "all pass", break_: func(*fakeAPI, *fakeHorizon, *fakeRPC, *fakeRegistry) {}},
+		{name: "API fails", break_: func(a *fakeAPI, _ *fakeHorizon, _ *fakeRPC, _ *fakeRegistry) {
+			a.catalog = h1Down(errmap.SourceAPI, http.StatusServiceUnavailable)
+		}, check: "MindVault API", detail: "(server)"},
+		{name: "Horizon on another network", break_: func(_ *fakeAPI, h *fakeHorizon, _ *fakeRPC, _ *fakeRegistry) { h.passphrase = "other" },
+			check: "Horizon", detail: `"other"`},
+		{name: "RPC unhealthy", break_: func(_ *fakeAPI, _ *fakeHorizon, r *fakeRPC, _ *fakeRegistry) { r.status = "catching up" },
+			check: "Stellar RPC", detail: "catching up"},
+		{name: "registry fails", break_: func(_ *fakeAPI, _ *fakeHorizon, _ *fakeRPC, g *fakeRegistry) { g.info = errors.New("gone") },
+			check: "Registry contract", detail: "(unknown)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
@@ -33,16 +42,17 @@ func TestHealthAllChecksMustPass(t *testing.T) {
 			if res.IsError {
 				t.Fatalf("failed: %+v", res.Content)
 			}
-			out, ok := res.StructuredContent.(*HealthOutput)
-			if !ok {
-				raw, _ := json.Marshal(res.StructuredContent)
-				out = &HealthOutput{}
-				if err := json.Unmarshal(raw, out); err != nil {
-					t.Fatal(err)
-				}
+			var out HealthOutput
+			if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &out); err != nil {
+				t.Fatal(err)
 			}
-			if out.Healthy != tc.healthy {
-				t.Fatalf("healthy %v, want %v: %+v", out.Healthy, tc.healthy, out.Checks)
+			if out.Healthy != (tc.check == "") || len(out.Checks) != 5 {
+				t.Fatalf("healthy %v with %d checks, want %v: %+v", out.Healthy, len(out.Checks), tc.check == "", out.Checks)
+			}
+			for _, c := range out.Checks {
+				if failing := c.Name == tc.check; c.OK == failing || failing && !strings.Contains(c.Detail, tc.detail) {
+					t.Errorf("check %s: ok %v, detail %q (want failing %v, detail with %q)", c.Name, c.OK, c.Detail, failing, tc.detail)
+				}
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 )
 
+// TestNetworkProfile: the configuration as the preset and the overrides make it, with a warning
+// for each override and for mainnet, and never a credential store's path.
 func TestNetworkProfile(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -27,7 +29,19 @@ func TestNetworkProfile(t *testing.T) {
 		{name: "mainnet warns about real funds", env: map[string]string{
 			"STELLAR_NETWORK": "pubnet", "SOROBAN_RPC_URL": "https://rpc.example.org",
 			"VAULT_REGISTRY_CONTRACT_ID": "CDQKUIADLO5S5WEHEUTTXX2M45WAHVRU2PBEBD6ZGDKMOP5A72FJ3OD4",
-		}, network: "mainnet", warnings: 3},
+		}, network: "mainnet", warnings: 3, check: func(t *testing.T, out map[string]any) {
+			if w := out["warnings"].([]any); out["x402Network"] != "stellar:pubnet" || w[2] != "Mainnet: state-changing tools need confirmMainnet: true and spend real funds." {
+				t.Errorf("x402Network = %v, warnings = %v", out["x402Network"], w)
+			}
+		}},
+		{name: "mainnet allowed warns without confirmation", env: map[string]string{
+			"STELLAR_NETWORK": "pubnet", "SOROBAN_RPC_URL": "https://rpc.example.org", "MINDVAULT_ALLOW_MAINNET": "true",
+			"VAULT_REGISTRY_CONTRACT_ID": "CDQKUIADLO5S5WEHEUTTXX2M45WAHVRU2PBEBD6ZGDKMOP5A72FJ3OD4",
+		}, network: "mainnet", warnings: 3, check: func(t *testing.T, out map[string]any) {
+			if w := out["warnings"].([]any); out["allowMainnet"] != true || w[2] != "MINDVAULT_ALLOW_MAINNET is on: state-changing tools spend real funds without confirmMainnet." {
+				t.Errorf("allowMainnet = %v, warnings = %v", out["allowMainnet"], w)
+			}
+		}},
 		{name: "secret-bearing store path not shown", env: map[string]string{"MINDVAULT_CREDENTIALS": "dir:/home/op/secret-profiles"}, network: "testnet", check: func(t *testing.T, out map[string]any) {
 			if out["credentialStore"] != "dir" {
 				t.Errorf("credentialStore = %v", out["credentialStore"])
