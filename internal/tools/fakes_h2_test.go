@@ -17,6 +17,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/clients/sponsor"
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/mcp"
 )
 
@@ -226,3 +227,25 @@ func h2Units(usdc string) *big.Int {
 }
 
 var h2True, h2False = true, false
+
+// h2DirDeps is fakeDeps with a writable directory store holding the default profile p (its
+// name is set here); kp is p's wallet when p has none.
+func h2DirDeps(t *testing.T, p credentials.Profile) (*Deps, *keypair.Full) {
+	t.Helper()
+	d, kp := fakeDeps(t)
+	store, err := credentials.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Name = d.Config.DefaultProfile
+	if p.SecretKey == "-" {
+		p.SecretKey = ""
+	} else if p.SecretKey == "" {
+		p.SecretKey = kp.Seed()
+	}
+	if err := store.Create(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	d.Store = store
+	return d, kp
+}
