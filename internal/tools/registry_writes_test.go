@@ -76,7 +76,7 @@ func TestRegistryWrites(t *testing.T) {
 				t.Fatalf("tags %v", o.Tags)
 			}
 		}},
-		{name: "same tags in another order", tool: "mindvault_set_tags", args: `"tags":["b","a"]`},
+		{name: "same tags in another order", tool: "mindvault_set_tags", args: `"tags":["a","b"]`},
 		{name: "transfer", tool: "mindvault_transfer_ownership", args: `"newCreator":"` + other + `"`, writes: 1, check: func(t *testing.T, o WriteOutput) {
 			if o.NewCreator != other || o.CatalogSync == "" {
 				t.Fatalf("newCreator %q catalogSync %q", o.NewCreator, o.CatalogSync)
@@ -96,7 +96,7 @@ func TestRegistryWrites(t *testing.T) {
 			d, kp := fakeDeps(t)
 			creator := cmp.Or(tc.creator, kp.Address())
 			reg := &h2Registry{getErr: tc.getErr, invokeErr: tc.invokeErr, cur: &registry.Resource{ID: "guide", Creator: creator,
-				Price: h2Units("1"), Metadata: "ipfs://old", Listed: true, Tags: []string{"a", "b"}}}
+				Price: h2Units("1"), Metadata: "ipfs://old", Listed: true, Tags: []string{"b", "a"}}}
 			d.Registry = reg
 			var tool *Tool
 			for _, tl := range All(d).Tools() {
