@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
 	"github.com/stellar/go-stellar-sdk/keypair"
@@ -66,6 +68,75 @@ func TestPublishRefusesBeforeCreating(t *testing.T) {
 			}
 			if !strings.Contains(res.Content[0].Text, tc.detail) {
 				t.Fatalf("text %q lacks %q", res.Content[0].Text, tc.detail)
+			}
+		})
+	}
+}
+
+// TestPublish: a dry run plans every step and sends nothing; a resume runs only the missing
+// steps, and only for the publisher's own resource; a failed registration after verification
+// is a success that gives the call finishing it.
+func TestPublish(t *testing.T) {
+	const newArgs = `{"title":"Guide","price":"2","externalUrl":"https://example.com/g","dryRun":true}`
+	const resume = `{"resourceId":"guide"}`
+	for _, tc := range []struct {
+		name, args, verification, onchain string
+		publisher                         string // "" is the profile's wallet
+		metaErr, prepErr                  error
+		preps, submits                    int
+		steps, onchainStatus, message     string
+		resumeTool                        string
+		fail                              *h2Want
+	}{
+		{name: "dry run", args: newArgs, steps: "create:planned verify:planned register:planned", onchainStatus: "none",
+			message: "Dry run"},
+		{name: "resume registers", args: resume, verification: "verified", onchain: "none", preps: 1, submits: 1,
+			steps: "create:skipped verify:skipped register:done", onchainStatus: "registered", message: "Resumed: the missing steps ran"},
+		{name: "resume, registration fails", args: resume, verification: "verified", onchain: "none",
+			prepErr: h2Fail(errmap.SourceAPI, 503, ""), preps: 1, steps: "create:skipped verify:skipped register:failed",
+			onchainStatus: "failed", message: "on-chain registration failed", resumeTool: "mindvault_publish"},
+		{name: "nothing to resume", args: resume, verification: "verified", onchain: "registered",
+			steps: "create:skipped verify:skipped register:skipped", onchainStatus: "registered", message: "Nothing to resume"},
+		{name: "another publisher's resource", args: resume, verification: "verified", onchain: "none", publisher: "GOTHER",
+			fail: &h2Want{code: errmap.CodeForbidden, category: "auth", state: "no"}},
+		{name: "resource unreadable", args: resume, metaErr: h2Fail(errmap.SourceAPI, 500, ""),
+			fail: &h2Want{code: errmap.CodeServerError, category: "server", state: "no"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, kp := h2DirDeps(t, credentials.Profile{APIKey: "k"})
+			meta := &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Title: "Guide", Price: "2", VerificationStatus: tc.verification},
+				PublisherWallet: cmp.Or(tc.publisher, kp.Address()), OnchainStatus: tc.onchain}
+			api := &h2API{fee: "1", meta: meta, metaErr: tc.metaErr, prepErr: tc.prepErr,
+				ver:  &mindvault.Verification{Status: tc.verification},
+				prep: h2Prepared(t, d.Config.RegistryContract, d.Config.Passphrase, kp.Address(), "guide", "2")}
+			payer := &fakePayer{}
+			d.API, d.X402, d.Horizon = api, payer, &fakeHorizon{issuer: d.Config.USDCIssuer, usdc: "100"}
+			res := callTool(t, Define(d, publish), tc.args)
+			if api.creates != 0 || payer.calls != 0 || api.preps != tc.preps || api.submit != tc.submits {
+				t.Fatalf("API saw %d creates, %d prepares, %d submissions (want 0, %d, %d); payer %d calls",
+					api.creates, api.preps, api.submit, tc.preps, tc.submits, payer.calls)
+			}
+			if tc.fail != nil {
+				tc.fail.check(t, res)
+				return
+			}
+			var out PublishOutput
+			h2Out(t, res, &out)
+			var steps []string
+			for _, s := range out.Steps {
+				steps = append(steps, s.Name+":"+s.Status)
+			}
+			if strings.Join(steps, " ") != tc.steps || out.OnchainStatus != tc.onchainStatus || !strings.Contains(out.Message, tc.message) {
+				t.Fatalf("steps %v onchain %q message %q", steps, out.OnchainStatus, out.Message)
+			}
+			if out.FeeSettlement != SettlementNone || out.FeePaidUSDC != "" {
+				t.Fatalf("no fee was paid, got %q %q", out.FeeSettlement, out.FeePaidUSDC)
+			}
+			if next := out.NextAction; (next == nil) != (tc.resumeTool == "") || next != nil && (next.Tool != tc.resumeTool || next.Arguments.ResourceID != "guide") {
+				t.Fatalf("nextAction %+v, want %q", next, tc.resumeTool)
+			}
+			if tc.args == newArgs && (out.FeeUSDC != "1.0000000" || out.USDCBalance != "100.0000000" || !out.DryRun) {
+				t.Fatalf("dry run reports fee %q balance %q", out.FeeUSDC, out.USDCBalance)
 			}
 		})
 	}

@@ -1,12 +1,17 @@
 package tools
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 
+	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
 )
 
 // A new wallet counts as created only when its own key alone controls the account.
@@ -32,5 +37,66 @@ func TestControlGap(t *testing.T) {
 		if (got == "") != (tc.problem == "") || !strings.Contains(got, tc.problem) {
 			t.Errorf("%s: %q, want one naming %q", tc.name, got, tc.problem)
 		}
+	}
+}
+
+// TestSetupWallet: the new profile holds the key of the account that was created; a refusal
+// by the service leaves nothing behind, an unknown outcome keeps the profile, and an account
+// someone else can sign for is an error after the fact (state changed).
+func TestSetupWallet(t *testing.T) {
+	serviceKey := keypair.MustRandom()
+	lost := &errmap.Error{Err: errors.New("reset"), Facts: errmap.Facts{Source: errmap.SourceSponsor, Status: 502,
+		ExecutionStarted: true, StateChanged: errmap.StateUnknown}}
+	for _, tc := range []struct {
+		name, profile string
+		sponsorErr    error
+		other         *keypair.Full
+		signers       []horizon.Signer
+		notFound      bool
+		calls         int
+		origin        string
+		kept          bool // the profile exists afterwards
+		fail          *h2Want
+	}{
+		{name: "creates", profile: "fresh", calls: 1, origin: keyLocal, kept: true},
+		{name: "service's own key", profile: "fresh", other: serviceKey, calls: 1, origin: keySponsor, kept: true},
+		{name: "profile exists", calls: 0, kept: true, fail: &h2Want{code: errmap.CodeProfileExists, category: "conflict", state: "no"}},
+		{name: "service refuses", profile: "fresh", sponsorErr: h2Fail(errmap.SourceSponsor, 400, ""), calls: 1,
+			fail: &h2Want{code: errmap.CodeBadRequest, category: "validation", state: "no"}},
+		{name: "outcome unknown", profile: "fresh", sponsorErr: lost, calls: 1, kept: true,
+			fail: &h2Want{code: errmap.CodeServerError, state: "unknown"}},
+		{name: "another signer", profile: "fresh", calls: 1, kept: true,
+			signers: []horizon.Signer{{Key: serviceKey.Address(), Type: "ed25519_public_key", Weight: 1}},
+			fail:    &h2Want{code: errmap.CodeConflict, category: "conflict", state: "yes", started: &h2True}},
+		{name: "account not visible yet", profile: "fresh", notFound: true, calls: 1, kept: true,
+			fail: &h2Want{code: errmap.CodeAccountMissing, state: "yes", started: &h2True}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := h2DirDeps(t, credentials.Profile{})
+			profile := cmp.Or(tc.profile, d.Config.DefaultProfile)
+			sp := &h2Sponsor{err: tc.sponsorErr, other: tc.other}
+			d.Sponsor, d.Horizon = sp, &h2Horizon{signers: tc.signers, found: !tc.notFound}
+			res := callTool(t, Define(d, setupWallet), `{"profile":"`+profile+`"}`)
+			if sp.calls != tc.calls {
+				t.Fatalf("service asked %d times, want %d", sp.calls, tc.calls)
+			}
+			stored, err := d.Store.Get(context.Background(), profile)
+			if (err == nil) != tc.kept {
+				t.Fatalf("profile kept %v, want %v", err == nil, tc.kept)
+			}
+			if tc.fail != nil {
+				tc.fail.check(t, res)
+				return
+			}
+			var out SetupWalletOutput
+			h2Out(t, res, &out)
+			addr, _ := stored.Address()
+			if !out.Created || out.KeyOrigin != tc.origin || out.Profile != profile || out.Address != addr || (out.Warning != "") != (tc.origin == keySponsor) {
+				t.Fatalf("got %+v, stored wallet %s", out, addr)
+			}
+			if tc.other != nil && addr != tc.other.Address() || strings.Contains(res.Content[0].Text, stored.SecretKey) {
+				t.Fatalf("stored wallet %s, or the secret was shown", addr)
+			}
+		})
 	}
 }

@@ -1,0 +1,62 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
+)
+
+// TestRegistryLookup: an entry is reported as the chain holds it; an id the contract does not
+// hold, or cannot hold, is found: false with the next step; a contract failure is an error.
+func TestRegistryLookup(t *testing.T) {
+	state := "active"
+	entry := &registry.Resource{ID: "guide", Creator: "GCREATOR", Price: h2Units("1.5"), Metadata: "ipfs://x",
+		Listed: true, Tags: []string{"ai"}, State: &state, Verified: &h2True}
+	for _, tc := range []struct {
+		name, id string
+		cur      *registry.Resource
+		getErr   error
+		found    bool
+		message  string
+		gets     int
+		fail     *h2Want
+	}{
+		{name: "found", id: "guide", cur: entry, found: true, gets: 1},
+		{name: "not on chain", id: "guide", message: "is not registered in contract", gets: 1},
+		{name: "not an on-chain id", id: "res_0123456789abcdefghijklmnop", message: "the contract was not called"},
+		{name: "contract error", id: "guide", getErr: h2Fail(errmap.SourceRegistry, 0, errmap.CodeContractError), gets: 1,
+			fail: &h2Want{code: errmap.CodeContractError, category: "contract", state: "no", started: &h2True}},
+		{name: "RPC rate limited", id: "guide", getErr: h2Fail(errmap.SourceRPC, 429, ""), gets: 1,
+			fail: &h2Want{code: errmap.CodeRateLimited, category: "rate_limit", state: "no"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := fakeDeps(t)
+			reg := &h2Registry{cur: tc.cur, getErr: tc.getErr}
+			d.Registry = reg
+			res := callTool(t, Define(d, registryLookup), `{"resourceId":"`+tc.id+`"}`)
+			if reg.gets != tc.gets {
+				t.Fatalf("contract read %d times, want %d", reg.gets, tc.gets)
+			}
+			if tc.fail != nil {
+				tc.fail.check(t, res)
+				return
+			}
+			var out LookupOutput
+			h2Out(t, res, &out)
+			if out.Found != tc.found || out.ResourceID != tc.id || out.ContractID != d.Config.RegistryContract {
+				t.Fatalf("found %v for %q in %q: %+v", out.Found, out.ResourceID, out.ContractID, out)
+			}
+			if tc.found {
+				if out.Price != "1.5000000" || out.Creator != "GCREATOR" || out.Listed == nil || !*out.Listed || out.State != "active" || len(out.Tags) != 1 {
+					t.Fatalf("entry misreported: %+v", out)
+				}
+				return
+			}
+			if !strings.Contains(out.Message, tc.message) || out.Next != notOnchainNext {
+				t.Fatalf("message %q next %q, want %q and the recovery step", out.Message, out.Next, tc.message)
+			}
+		})
+	}
+}
