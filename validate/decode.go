@@ -217,10 +217,8 @@ func jsonString(val json.RawMessage) (string, bool) {
 	return strings.TrimSpace(s), true
 }
 
+// jsonInt reads an integer; val is valid JSON, so only a number parses.
 func jsonInt(val json.RawMessage) (int64, bool) {
-	if len(val) == 0 || (val[0] != '-' && (val[0] < '0' || val[0] > '9')) {
-		return 0, false
-	}
 	if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
 		return n, true
 	}

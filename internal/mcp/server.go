@@ -82,7 +82,7 @@ func (s *Server) path() string {
 // ServeHTTP answers a request that passed the HTTP guards; called without them, it goes through
 // Handler, so no request escapes the guards or its log line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	e := requestEntry(r.Context())
+	e := stateOf(r.Context()).entry
 	if e == nil {
 		Handler(s).ServeHTTP(w, r)
 		return

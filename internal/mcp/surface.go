@@ -81,8 +81,6 @@ type viewKey struct {
 	readOnly, private bool
 }
 
-func (v *view) key() viewKey { return viewKey{v.mask, v.readOnly, v.private} }
-
 func maskOf(toolsets []string) uint64 {
 	var m uint64
 	for i, t := range config.Toolsets {
@@ -310,11 +308,8 @@ func (s *Server) instructions(v *view) string {
 	}
 	var toolsets []string
 	for _, ts := range config.Toolsets {
-		for _, n := range s.toolNames(v) {
-			if s.Surface.Tools().ToolsetOf[n] == ts {
-				toolsets = append(toolsets, ts)
-				break
-			}
+		if slices.ContainsFunc(s.toolNames(v), func(n string) bool { return s.Surface.Tools().ToolsetOf[n] == ts }) {
+			toolsets = append(toolsets, ts)
 		}
 	}
 	return s.Surface.Instructions(toolsets, v.readOnly)
