@@ -181,11 +181,3 @@ func countMetaKeys(p []byte) int {
 	}
 	return n
 }
-
-// decode reads body as a JSON-RPC envelope, the one decoding a request gets.
-func (s *Server) decode(body []byte) (req request, isResponse bool, bad *envelopeError) {
-	if s.onDecode != nil {
-		s.onDecode()
-	}
-	return decodeEnvelope(body)
-}

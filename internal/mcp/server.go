@@ -94,7 +94,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	req, isResponse, bad := s.decode(body)
+	if s.onDecode != nil {
+		s.onDecode()
+	}
+	req, isResponse, bad := decodeEnvelope(body) // the one decoding a request gets
 	if bad != nil {
 		e.status = http.StatusBadRequest
 		writeRPCError(w, e, bad.id, e.status, bad.code, bad.message, nil)
