@@ -56,10 +56,7 @@ func (o JSONObject) String(key string) string {
 // string of error, message, detail, reason, title, else the first message under "error" or "errors".
 func ReadBody(raw []byte) Body {
 	var b Body
-	cut := raw
-	if len(cut) > MaxBodyBytes {
-		cut = cut[:MaxBodyBytes]
-	}
+	cut := raw[:min(len(raw), MaxBodyBytes)]
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(cut), []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
 		b.Empty = len(raw) <= MaxBodyBytes
@@ -253,11 +250,10 @@ func bound(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	i, count := 0, 0
-	for i < len(s) && count < n-1 {
+	i := 0
+	for range n - 1 { // s has more than n runes
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		count++
 	}
 	return strings.TrimRight(s[:i], " ") + "…"
 }

@@ -74,13 +74,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 		if iss := assign(fv, f, val, path); len(iss) > 0 {
 			bad[f.name] = true
 			issues = append(issues, iss...)
-			continue
 		}
-		target := fv
-		if f.ptr {
-			target = fv.Elem()
-		}
-		normalise(f, target)
 	}
 
 	if err := validatorEngine().Struct(dst.Addr().Interface()); err != nil {
@@ -132,6 +126,7 @@ func duplicateKeys(raw []byte) []Issue {
 	return issues
 }
 
+// assign decodes one argument into its field and normalises it (normalise).
 func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issue {
 	typeIssue := func(p string, k kind) []Issue {
 		msg := "must be " + article(k.expected())
@@ -169,14 +164,10 @@ func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issu
 		}
 		target.SetString(s) // within an amount's reach; the shape checks its bounds
 	case kBool:
-		switch string(val) {
-		case "true":
-			target.SetBool(true)
-		case "false":
-			target.SetBool(false)
-		default:
+		if string(val) != "true" && string(val) != "false" {
 			return typeIssue(path, kBool)
 		}
+		target.SetBool(string(val) == "true")
 	case kInt:
 		n, ok := jsonInt(val)
 		if !ok || target.OverflowInt(n) {
@@ -203,6 +194,7 @@ func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issu
 		}
 		target.Set(out)
 	}
+	normalise(f, target)
 	return nil
 }
 
@@ -263,12 +255,9 @@ func namespacePath(ns string) (string, string) {
 // ruleIssue phrases one validator failure without the rejected value.
 func ruleIssue(f *field, fe validator.FieldError, path string) Issue {
 	tag, p := fe.Tag(), fe.Param()
-	k := kString
-	if f != nil {
+	k := kString // for a slice element too
+	if f != nil && strings.Count(path, "/") <= 1 {
 		k = f.kind
-		if strings.Count(path, "/") > 1 { // a slice element
-			k = kString
-		}
 	}
 	is := Issue{Path: path, Rule: tag}
 	switch tag {

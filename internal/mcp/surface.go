@@ -105,11 +105,8 @@ func pathLayer(base, p string) (l layer, problem string, ok bool) {
 		return layer{mask: allToolsets, readOnly: true}, "", true
 	}
 	list, found := strings.CutPrefix(rest, "x/")
-	if !found {
-		return layer{}, "", false
-	}
 	list, readOnly := strings.CutSuffix(list, "/readonly")
-	if list == "" || strings.Contains(list, "/") {
+	if !found || list == "" || strings.Contains(list, "/") {
 		return layer{}, "", false
 	}
 	ts, err := config.ParseToolsets(list)
