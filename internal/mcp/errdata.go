@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,9 +17,7 @@ func errorData(status, rpcCode int, data any) map[string]any {
 	out := map[string]any{}
 	switch d := data.(type) {
 	case map[string]any:
-		for k, v := range d {
-			out[k] = v
-		}
+		maps.Copy(out, d)
 	case map[string]string: // a CallError's Data may be either
 		for k, v := range d {
 			out[k] = v

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -66,12 +67,7 @@ func promptArguments(raw json.RawMessage) (map[string]string, *outcome) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, invalidParams("Invalid params: params.arguments: must be an object of strings")
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // the first failing argument named is the same on every run
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) { // the first failing argument named is the same on every run
 		v := bytes.TrimSpace(m[k])
 		var str string
 		if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &str) != nil {
