@@ -69,11 +69,9 @@ type view struct {
 	private bool
 }
 
-// fullView is every tool: a Server without a Surface, or one nothing narrows.
+// fullView is every tool: a Server without a Surface, or one nothing narrows (viewOf returns no
+// other view that offers every tool).
 var fullView = &view{layers: [numLayers]layer{openLayer, openLayer, openLayer}, mask: allToolsets}
-
-// full reports the view that offers every tool (viewOf returns no other view that does).
-func (v *view) full() bool { return v == fullView }
 
 // viewKey identifies the answers a view shares with every other view of the same surface.
 type viewKey struct {
@@ -255,7 +253,7 @@ func (s *Server) settingPhrase(v *view, layer int, setting string) string {
 
 // promptBlocked is the first tool the prompt names that v does not offer, "" when v offers them all.
 func (s *Server) promptBlocked(v *view, name string) string {
-	if v.full() {
+	if v == fullView {
 		return ""
 	}
 	for _, t := range s.Surface.PromptTools[name] {
@@ -287,7 +285,7 @@ func (s *Server) promptDefs(v *view) []json.RawMessage {
 
 // offered keeps the items (in the order of names) whose name v enables; without a copy for all.
 func offered[T any](v *view, names []string, items []T, enabled func(*view, string) bool) []T {
-	if v.full() {
+	if v == fullView {
 		return items
 	}
 	out := []T{}
@@ -300,7 +298,7 @@ func offered[T any](v *view, names []string, items []T, enabled func(*view, stri
 }
 
 func (s *Server) instructions(v *view) string {
-	if v.full() || s.Surface.Instructions == nil {
+	if v == fullView || s.Surface.Instructions == nil {
 		return s.Instructions
 	}
 	var toolsets []string
@@ -314,7 +312,7 @@ func (s *Server) instructions(v *view) string {
 
 // String is v for the log line, e.g. "catalog,ops;read-only"; "" for the full surface.
 func (v *view) String() string {
-	if v.full() {
+	if v == fullView {
 		return ""
 	}
 	var ts []string
