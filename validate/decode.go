@@ -91,10 +91,8 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 		}
 	}
 
-	if len(issues) == 0 && len(unknown) == 0 {
-		if cc, ok := dst.Addr().Interface().(CrossChecker); ok {
-			issues = append(issues, cc.CrossCheck()...)
-		}
+	if cc, ok := dst.Addr().Interface().(CrossChecker); ok && len(issues) == 0 && len(unknown) == 0 {
+		issues = append(issues, cc.CrossCheck()...)
 	}
 	// Deterministic: unknown arguments first, then the request model's field order.
 	order := func(p string) int {

@@ -147,13 +147,11 @@ func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage
 	keys := countMetaKeys(p)
 	if named {
 		_ = json.Unmarshal(p, &fields)
-		if plain && keys == 1 {
-			if raw, ok := fields["_meta"]; ok {
-				if json.Unmarshal(raw, &meta) != nil {
-					return fields, nil
-				}
-				return fields, meta
+		if raw, ok := fields["_meta"]; ok && plain && keys == 1 {
+			if json.Unmarshal(raw, &meta) != nil {
+				return fields, nil
 			}
+			return fields, meta
 		}
 	}
 	if plain && keys == 0 {

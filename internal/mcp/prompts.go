@@ -21,12 +21,10 @@ func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry, v *view)
 		if bad != nil {
 			return *bad
 		}
-		if slices.Contains(s.Prompts.Names(), c.name) {
-			if tool := s.promptBlocked(v, c.name); tool != "" {
-				return fail(http.StatusOK, CodeInvalidParams,
-					fmt.Sprintf("Invalid params: params.name: prompt %q is disabled here: it names %s, which is disabled here (prompts/list names the prompts enabled here)", c.name, tool),
-					map[string]any{"code": errmap.CodeForbidden, "disabled": true, "prompt": c.name, "tool": tool})
-			}
+		if tool := s.promptBlocked(v, c.name); tool != "" && slices.Contains(s.Prompts.Names(), c.name) {
+			return fail(http.StatusOK, CodeInvalidParams,
+				fmt.Sprintf("Invalid params: params.name: prompt %q is disabled here: it names %s, which is disabled here (prompts/list names the prompts enabled here)", c.name, tool),
+				map[string]any{"code": errmap.CodeForbidden, "disabled": true, "prompt": c.name, "tool": tool})
 		}
 		res, ok, err := s.Prompts.Get(c.name, args)
 		if !ok {
