@@ -22,7 +22,7 @@ type Body struct {
 	Value     any    // the decoded JSON in body order: JSONObject, []any, string, json.Number, bool or nil
 }
 
-// maxJSONDepth bounds the ordered decoder; deeper values are skipped, never recursed into.
+// maxJSONDepth bounds the ordered decoder; deeper containers are dropped.
 const maxJSONDepth = 32
 
 // JSONMember is one member of a JSONObject.
@@ -56,10 +56,7 @@ func (o JSONObject) String(key string) string {
 // string of error, message, detail, reason, title, else the first message under "error" or "errors".
 func ReadBody(raw []byte) Body {
 	var b Body
-	cut := raw
-	if len(cut) > MaxBodyBytes {
-		cut = cut[:MaxBodyBytes]
-	}
+	cut := raw[:min(len(raw), MaxBodyBytes)]
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(cut), []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
 		b.Empty = len(raw) <= MaxBodyBytes
@@ -168,6 +165,15 @@ func decodeJSON(data []byte) (v any, ok bool) {
 }
 
 func decodeValue(dec *json.Decoder, depth int) (any, error) {
+	if depth >= maxJSONDepth {
+		var v any // a scalar as Token reads it (the decoder uses numbers); a container is dropped
+		err := dec.Decode(&v)
+		switch v.(type) {
+		case map[string]any, []any:
+			v = nil
+		}
+		return v, err
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -175,9 +181,6 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	d, ok := tok.(json.Delim)
 	if !ok {
 		return tok, nil
-	}
-	if depth >= maxJSONDepth {
-		return nil, skipValue(dec)
 	}
 	switch d {
 	case '{':
@@ -209,25 +212,6 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 		return a, err
 	}
 	return nil, nil
-}
-
-// skipValue consumes the rest of a container whose opening delimiter was already read.
-func skipValue(dec *json.Decoder) error {
-	level := 1
-	for level > 0 {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := tok.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				level++
-			} else {
-				level--
-			}
-		}
-	}
-	return nil
 }
 
 // clean makes s one line: invalid UTF-8 becomes U+FFFD, line breaks and tabs become spaces,
@@ -266,11 +250,10 @@ func bound(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	i, count := 0, 0
-	for i < len(s) && count < n-1 {
+	i := 0
+	for range n - 1 { // s has more than n runes
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		count++
 	}
 	return strings.TrimRight(s[:i], " ") + "…"
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +43,6 @@ func internalFailure() Failure {
 		Next: nextUnknown, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
 	}
 	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, d.Next), Diagnostic: d}
-
 }
 
 func mapFacts(f *Facts) Failure {
@@ -61,13 +59,9 @@ func mapFacts(f *Facts) Failure {
 	state := normState(f.StateChanged, txHash != "" || expires != "")
 
 	// Issues: sanitise only what can be shown (line 1 holds far fewer than 64), count the rest.
-	shown := f.Issues
-	if len(shown) > 64 {
-		shown = shown[:64]
-	}
-	issues := make([]Issue, 0, len(shown))
-	for _, is := range shown {
-		issues = append(issues, red.issue(is))
+	issues := make([]Issue, min(len(f.Issues), 64))
+	for i := range issues {
+		issues[i] = red.issue(f.Issues[i])
 	}
 
 	validation := len(f.Issues) > 0 || code == CodeInvalidArguments
@@ -481,17 +475,16 @@ func header(h http.Header, name string) string {
 	if v, ok := h[http.CanonicalHeaderKey(name)]; ok && len(v) > 0 {
 		return strings.TrimSpace(v[0])
 	}
-	var keys []string
-	for k := range h {
-		if strings.EqualFold(k, name) && len(h[k]) > 0 {
-			keys = append(keys, k)
+	first := ""
+	for k, v := range h {
+		if strings.EqualFold(k, name) && len(v) > 0 && (first == "" || k < first) {
+			first = k
 		}
 	}
-	if len(keys) == 0 {
+	if first == "" {
 		return ""
 	}
-	sort.Strings(keys)
-	return strings.TrimSpace(h[keys[0]][0])
+	return strings.TrimSpace(h[first][0])
 }
 
 // seconds parses a non-negative count of seconds of at most nine digits.

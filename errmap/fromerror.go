@@ -143,16 +143,11 @@ func transportOf(err error) Transport {
 			return TransportNetwork
 		}
 	}
-	var (
-		rhe *tls.RecordHeaderError
-		cve *tls.CertificateVerificationError
-		uae x509.UnknownAuthorityError
-		hne x509.HostnameError
-		cie x509.CertificateInvalidError
-	)
-	if errors.As(err, &rhe) || errors.As(err, &cve) || errors.As(err, &uae) ||
-		errors.As(err, &hne) || errors.As(err, &cie) {
-		return TransportNetwork
+	for _, target := range []any{new(*tls.RecordHeaderError), new(*tls.CertificateVerificationError),
+		new(x509.UnknownAuthorityError), new(x509.HostnameError), new(x509.CertificateInvalidError)} {
+		if errors.As(err, target) {
+			return TransportNetwork
+		}
 	}
 	return TransportNone
 }

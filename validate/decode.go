@@ -74,13 +74,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 		if iss := assign(fv, f, val, path); len(iss) > 0 {
 			bad[f.name] = true
 			issues = append(issues, iss...)
-			continue
 		}
-		target := fv
-		if f.ptr {
-			target = fv.Elem()
-		}
-		normalise(f, target)
 	}
 
 	if err := validatorEngine().Struct(dst.Addr().Interface()); err != nil {
@@ -97,10 +91,8 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 		}
 	}
 
-	if len(issues) == 0 && len(unknown) == 0 {
-		if cc, ok := dst.Addr().Interface().(CrossChecker); ok {
-			issues = append(issues, cc.CrossCheck()...)
-		}
+	if cc, ok := dst.Addr().Interface().(CrossChecker); ok && len(issues) == 0 && len(unknown) == 0 {
+		issues = append(issues, cc.CrossCheck()...)
 	}
 	// Deterministic: unknown arguments first, then the request model's field order.
 	order := func(p string) int {
@@ -132,6 +124,7 @@ func duplicateKeys(raw []byte) []Issue {
 	return issues
 }
 
+// assign decodes one argument into its field and normalises it (normalise).
 func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issue {
 	typeIssue := func(p string, k kind) []Issue {
 		msg := "must be " + article(k.expected())
@@ -169,14 +162,10 @@ func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issu
 		}
 		target.SetString(s) // within an amount's reach; the shape checks its bounds
 	case kBool:
-		switch string(val) {
-		case "true":
-			target.SetBool(true)
-		case "false":
-			target.SetBool(false)
-		default:
+		if string(val) != "true" && string(val) != "false" {
 			return typeIssue(path, kBool)
 		}
+		target.SetBool(string(val) == "true")
 	case kInt:
 		n, ok := jsonInt(val)
 		if !ok || target.OverflowInt(n) {
@@ -203,6 +192,7 @@ func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issu
 		}
 		target.Set(out)
 	}
+	normalise(f, target)
 	return nil
 }
 
@@ -217,10 +207,8 @@ func jsonString(val json.RawMessage) (string, bool) {
 	return strings.TrimSpace(s), true
 }
 
+// jsonInt reads an integer; val is valid JSON, so only a number parses.
 func jsonInt(val json.RawMessage) (int64, bool) {
-	if len(val) == 0 || (val[0] != '-' && (val[0] < '0' || val[0] > '9')) {
-		return 0, false
-	}
 	if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
 		return n, true
 	}
@@ -265,12 +253,9 @@ func namespacePath(ns string) (string, string) {
 // ruleIssue phrases one validator failure without the rejected value.
 func ruleIssue(f *field, fe validator.FieldError, path string) Issue {
 	tag, p := fe.Tag(), fe.Param()
-	k := kString
-	if f != nil {
+	k := kString // for a slice element too
+	if f != nil && strings.Count(path, "/") <= 1 {
 		k = f.kind
-		if strings.Count(path, "/") > 1 { // a slice element
-			k = kString
-		}
 	}
 	is := Issue{Path: path, Rule: tag}
 	switch tag {

@@ -105,13 +105,11 @@ func (s *keyScan) value(ctx int) {
 		s.array()
 	case c == '"':
 		s.i, _ = s.stringEnd(s.i)
-	default:
-		for s.i < len(s.b) {
-			switch s.b[s.i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return
-			}
-			s.i++
+	default: // a literal runs to the next delimiter
+		if n := bytes.IndexAny(s.b[s.i:], ",}] \t\n\r"); n >= 0 {
+			s.i += n
+		} else {
+			s.i = len(s.b)
 		}
 	}
 }

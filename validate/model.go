@@ -42,11 +42,6 @@ func (k kind) expected() string {
 	return "string"
 }
 
-type rule struct {
-	name  string
-	param string
-}
-
 type field struct {
 	path     []int  // reflect index path: one step, or more through embedded groups
 	order    int    // position among the model's arguments, which is the advertised order
@@ -55,18 +50,18 @@ type field struct {
 	ptr      bool
 	required bool
 	def      string // default from the jsonschema tag, applied when the argument is absent
-	rules    []rule // before "dive"
-	dive     []rule // after "dive" (slice elements)
+	rules    []Rule // before "dive"
+	dive     []Rule // after "dive" (slice elements)
 }
 
-func hasRule(rs []rule, tag string) bool {
-	return slices.ContainsFunc(rs, func(r rule) bool { return r.name == tag })
+func hasRule(rs []Rule, tag string) bool {
+	return slices.ContainsFunc(rs, func(r Rule) bool { return r.Name == tag })
 }
 
 // amountShape is the (first) amount shape a field names; its tag is "" for none.
 func (f *field) amountShape() shape {
 	for _, r := range f.rules {
-		if s := shapeByTag[r.name]; s.number {
+		if s := shapeByTag[r.Name]; s.number {
 			return s
 		}
 	}
@@ -174,16 +169,9 @@ type Argument struct {
 
 // Arguments lists the accepted arguments in the advertised order, with their rules.
 func (m *Model) Arguments() []Argument {
-	conv := func(rs []rule) []Rule {
-		out := make([]Rule, len(rs))
-		for i, r := range rs {
-			out[i] = Rule{r.name, r.param}
-		}
-		return out
-	}
 	out := make([]Argument, len(m.fields))
 	for i, f := range m.fields {
-		out[i] = Argument{Name: f.name, Kind: f.kind.expected(), Required: f.required, Rules: conv(f.rules), Dive: conv(f.dive)}
+		out[i] = Argument{Name: f.name, Kind: f.kind.expected(), Required: f.required, Rules: slices.Clone(f.rules), Dive: slices.Clone(f.dive)}
 	}
 	return out
 }
@@ -268,9 +256,9 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 		case n == "dive":
 			inDive = true
 		case inDive:
-			f.dive = append(f.dive, rule{n, p})
+			f.dive = append(f.dive, Rule{n, p})
 		default:
-			f.rules = append(f.rules, rule{n, p})
+			f.rules = append(f.rules, Rule{n, p})
 		}
 	}
 	if f.kind == kString && f.amountShape().tag != "" {
@@ -278,8 +266,8 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 		// The schema says only presence and the shape of an amount (a length or a second
 		// shape would bind its string form alone), so nothing else may be checked.
 		for _, r := range f.rules {
-			if !shapeByTag[r.name].number && r.name != "required" && r.name != "omitnil" && r.name != "omitempty" {
-				return nil, fmt.Errorf("field %s: an amount takes no rule %s besides its shape", sf.Name, r.name)
+			if !shapeByTag[r.Name].number && r.Name != "required" && r.Name != "omitnil" && r.Name != "omitempty" {
+				return nil, fmt.Errorf("field %s: an amount takes no rule %s besides its shape", sf.Name, r.Name)
 			}
 		}
 	}

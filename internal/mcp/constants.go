@@ -59,7 +59,7 @@ func (s *Server) constResult(v *view, k constKind) map[string]any {
 func (s *Server) constantOutcome(v *view, k constKind) outcome {
 	set := &s.consts
 	if v != fullView {
-		got, _ := s.narrowed.LoadOrStore(v.key(), new(constSet))
+		got, _ := s.narrowed.LoadOrStore(viewKey{v.mask, v.readOnly, v.private}, new(constSet))
 		set = got.(*constSet)
 	}
 	lc := &set[k]

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -246,9 +247,7 @@ func (s *Server) callTool(ctx context.Context, c callParams, e *entry, v *view, 
 		if modern {
 			res.ResultType = "complete"
 			meta := make(map[string]any, len(res.Meta)+1)
-			for k, v := range res.Meta {
-				meta[k] = v
-			}
+			maps.Copy(meta, res.Meta)
 			meta[metaServerInfo] = s.Info
 			res.Meta = meta
 		}

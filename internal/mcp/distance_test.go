@@ -31,8 +31,8 @@ func TestDistanceAtMostIsTheBoundedDistance(t *testing.T) {
 	for _, p := range pairs {
 		full := distance(p[0], p[1])
 		for k := 0; k <= 12; k++ {
-			if got, want := distanceAtMost(p[0], p[1], k), min(full, k+1); got != want {
-				t.Fatalf("distanceAtMost(%q, %q, %d) = %d, want %d", p[0], p[1], k, got, want)
+			if got, want := DistanceAtMost(p[0], p[1], k), min(full, k+1); got != want {
+				t.Fatalf("DistanceAtMost(%q, %q, %d) = %d, want %d", p[0], p[1], k, got, want)
 			}
 		}
 	}
@@ -45,8 +45,8 @@ func FuzzDistanceAtMost(f *testing.F) {
 		if len(a) > 200 || len(b) > 200 || k < 0 || k > 64 {
 			return
 		}
-		if got, want := distanceAtMost(a, b, k), min(distance(a, b), k+1); got != want {
-			t.Fatalf("distanceAtMost(%q, %q, %d) = %d, want %d", a, b, k, got, want)
+		if got, want := DistanceAtMost(a, b, k), min(distance(a, b), k+1); got != want {
+			t.Fatalf("DistanceAtMost(%q, %q, %d) = %d, want %d", a, b, k, got, want)
 		}
 	})
 }

@@ -12,22 +12,18 @@ import (
 // -32602 in params, compared ignoring case too, as encoding/json matches struct fields (the Go
 // MCP SDK decodes into structs). tools/call's arguments are left to the tool's request model.
 
-type dupKey struct {
-	path   string // "params.name", `params._meta["io.modelcontextprotocol/protocolVersion"]`, "method"
-	folded bool   // equal to the earlier key only ignoring case
-}
-
-func (d *dupKey) message(prefix string) string {
-	if d.folded {
-		return prefix + d.path + ": is given more than once in the same object, in another case (the keys of the envelope and of params are compared ignoring case)"
+// dupMessage is the error message of d, after prefix.
+func dupMessage(prefix string, d *validate.Dup) string {
+	if d.Folded {
+		return prefix + renderPath(d.Path) + ": is given more than once in the same object, in another case (the keys of the envelope and of params are compared ignoring case)"
 	}
-	return prefix + d.path + ": is given more than once in the same object (duplicate keys are refused, never resolved)"
+	return prefix + renderPath(d.Path) + ": is given more than once in the same object (duplicate keys are refused, never resolved)"
 }
 
 // scanDuplicateKeys finds the first duplicate key outside params and the first inside it in
 // body, a JSON object that encoding/json accepted, and whether the envelope names id twice (no
 // id can be echoed then).
-func scanDuplicateKeys(body []byte, skipArguments bool) (outside, inside *dupKey, idTwice bool) {
+func scanDuplicateKeys(body []byte, skipArguments bool) (outside, inside *validate.Dup, idTwice bool) {
 	skip := ""
 	if skipArguments {
 		skip = "arguments"
@@ -40,7 +36,7 @@ func scanDuplicateKeys(body []byte, skipArguments bool) (outside, inside *dupKey
 			idTwice = true
 		}
 		if *side == nil {
-			*side = &dupKey{path: renderPath(d.Path), folded: d.Folded}
+			*side = &d
 		}
 	}
 	return outside, inside, idTwice

@@ -30,7 +30,7 @@ func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *en
 	outside, inside, idTwice := scanDuplicateKeys(body, method == "tools/call" && bytes.HasPrefix(env["method"], []byte(`"`)))
 	id, hasID := env["id"]
 	if outside != nil {
-		bad := &envelopeError{code: CodeInvalidRequest, message: outside.message("Invalid Request: ")}
+		bad := &envelopeError{code: CodeInvalidRequest, message: dupMessage("Invalid Request: ", outside)}
 		if hasID && !idTwice && validID(id) {
 			bad.id = id
 		}
@@ -63,7 +63,7 @@ func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *en
 			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
 		}
 		if inside != nil {
-			return req, false, &envelopeError{code: CodeInvalidParams, message: inside.message("Invalid params: "), id: req.ID}
+			return req, false, &envelopeError{code: CodeInvalidParams, message: dupMessage("Invalid params: ", inside), id: req.ID}
 		}
 		req.Params = p
 		if p[0] == '{' {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,9 +17,7 @@ func errorData(status, rpcCode int, data any) map[string]any {
 	out := map[string]any{}
 	switch d := data.(type) {
 	case map[string]any:
-		for k, v := range d {
-			out[k] = v
-		}
+		maps.Copy(out, d)
 	case map[string]string: // a CallError's Data may be either
 		for k, v := range d {
 			out[k] = v
@@ -73,16 +72,16 @@ func suggest(name string, names []string) []string {
 		// A third of the name may be wrong, and always two characters: further away, the name is a
 		// guess, not a typo. Distances beyond the bound are not worked out, so each costs little.
 		limit := max(2, utf8.RuneCountInString(qs)/3)
-		score := distanceAtMost(qs, short, limit)
+		score := DistanceAtMost(qs, short, limit)
 		if len(q)-len(qs) != len(ln)-len(short) {
 			// Unless both lost the same prefix, the full names may be closer.
-			score = min(score, distanceAtMost(q, ln, limit))
+			score = min(score, DistanceAtMost(q, ln, limit))
 		}
 		if utf8.RuneCountInString(qs) >= 3 && (strings.Contains(short, qs) || strings.Contains(qs, short)) {
 			score = min(score, 1)
 		}
 		if score <= limit {
-			cs = append(cs, cand{n, score, distanceAtMost(q, ln, len(q)+len(ln)), i})
+			cs = append(cs, cand{n, score, DistanceAtMost(q, ln, len(q)+len(ln)), i})
 		}
 	}
 	slices.SortFunc(cs, func(a, b cand) int {
@@ -96,9 +95,7 @@ func suggest(name string, names []string) []string {
 }
 
 // DistanceAtMost is the edit distance of a and b when it is at most k, and k+1 otherwise.
-func DistanceAtMost(a, b string, k int) int { return distanceAtMost(a, b, k) }
-
-func distanceAtMost(a, b string, k int) int {
+func DistanceAtMost(a, b string, k int) int {
 	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); d > k || -d > k {
 		return k + 1 // the lengths alone differ by more
 	}

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/netaddr"
@@ -16,23 +17,18 @@ import (
 // Handler serves s over HTTP: every request is observed (its log line and metrics), then passes
 // the HTTP guards in order before it is read as JSON-RPC. Inbound auth wraps this handler.
 func Handler(s *Server) http.Handler {
-	return chain(
+	var h http.Handler = s
+	for _, guard := range slices.Backward([]func(http.Handler) http.Handler{
 		s.observe,
 		requirePath(s.path(), s.Surface != nil),
 		requirePOST,
 		checkOrigin(s.AllowedOrigins, s.AllowLoopbackOrigins),
 		requireJSON,
 		limitBody(s.MaxBodyBytes),
-	)(s)
-}
-
-func chain(mws ...func(http.Handler) http.Handler) func(http.Handler) http.Handler {
-	return func(h http.Handler) http.Handler {
-		for i := len(mws) - 1; i >= 0; i-- {
-			h = mws[i](h)
-		}
-		return h
+	}) {
+		h = guard(h)
 	}
+	return h
 }
 
 // requirePath answers 404 to every path but the endpoint's and, with a Surface, its narrowed forms.

@@ -80,7 +80,7 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 	outside, inside, idTwice := scanDuplicateKeys(body, isString(env["method"], "tools/call"))
 	id, hasID := env["id"]
 	if outside != nil {
-		bad := &envelopeError{code: CodeInvalidRequest, message: outside.message("Invalid Request: ")}
+		bad := &envelopeError{code: CodeInvalidRequest, message: dupMessage("Invalid Request: ", outside)}
 		if hasID && !idTwice && validID(id) {
 			bad.id = id
 		}
@@ -113,7 +113,7 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
 		}
 		if inside != nil {
-			return req, false, &envelopeError{code: CodeInvalidParams, message: inside.message("Invalid params: "), id: req.ID}
+			return req, false, &envelopeError{code: CodeInvalidParams, message: dupMessage("Invalid params: ", inside), id: req.ID}
 		}
 		req.Params = p
 		if p[0] == '{' {
@@ -147,13 +147,11 @@ func decodeParams(p []byte, named bool) (fields, meta map[string]json.RawMessage
 	keys := countMetaKeys(p)
 	if named {
 		_ = json.Unmarshal(p, &fields)
-		if plain && keys == 1 {
-			if raw, ok := fields["_meta"]; ok {
-				if json.Unmarshal(raw, &meta) != nil {
-					return fields, nil
-				}
-				return fields, meta
+		if raw, ok := fields["_meta"]; ok && plain && keys == 1 {
+			if json.Unmarshal(raw, &meta) != nil {
+				return fields, nil
 			}
+			return fields, meta
 		}
 	}
 	if plain && keys == 0 {
@@ -180,12 +178,4 @@ func countMetaKeys(p []byte) int {
 		}
 	}
 	return n
-}
-
-// decode reads body as a JSON-RPC envelope, the one decoding a request gets.
-func (s *Server) decode(body []byte) (req request, isResponse bool, bad *envelopeError) {
-	if s.onDecode != nil {
-		s.onDecode()
-	}
-	return decodeEnvelope(body)
 }

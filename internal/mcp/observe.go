@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -31,14 +30,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
-// requestEntry is the log record observe attached to ctx, or nil.
-func requestEntry(ctx context.Context) *entry {
-	return stateOf(ctx).entry
-}
-
 // entryOf is the request's log record; a guard used without observe writes to a throwaway one.
 func entryOf(r *http.Request) *entry {
-	if e := requestEntry(r.Context()); e != nil {
+	if e := stateOf(r.Context()).entry; e != nil {
 		return e
 	}
 	return &entry{}

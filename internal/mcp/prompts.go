@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,12 +21,10 @@ func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry, v *view)
 		if bad != nil {
 			return *bad
 		}
-		if slices.Contains(s.Prompts.Names(), c.name) {
-			if tool := s.promptBlocked(v, c.name); tool != "" {
-				return fail(http.StatusOK, CodeInvalidParams,
-					fmt.Sprintf("Invalid params: params.name: prompt %q is disabled here: it names %s, which is disabled here (prompts/list names the prompts enabled here)", c.name, tool),
-					map[string]any{"code": errmap.CodeForbidden, "disabled": true, "prompt": c.name, "tool": tool})
-			}
+		if tool := s.promptBlocked(v, c.name); tool != "" && slices.Contains(s.Prompts.Names(), c.name) {
+			return fail(http.StatusOK, CodeInvalidParams,
+				fmt.Sprintf("Invalid params: params.name: prompt %q is disabled here: it names %s, which is disabled here (prompts/list names the prompts enabled here)", c.name, tool),
+				map[string]any{"code": errmap.CodeForbidden, "disabled": true, "prompt": c.name, "tool": tool})
 		}
 		res, ok, err := s.Prompts.Get(c.name, args)
 		if !ok {
@@ -66,12 +65,7 @@ func promptArguments(raw json.RawMessage) (map[string]string, *outcome) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, invalidParams("Invalid params: params.arguments: must be an object of strings")
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // the first failing argument named is the same on every run
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) { // the first failing argument named is the same on every run
 		v := bytes.TrimSpace(m[k])
 		var str string
 		if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &str) != nil {

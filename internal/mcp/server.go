@@ -82,7 +82,7 @@ func (s *Server) path() string {
 // ServeHTTP answers a request that passed the HTTP guards; called without them, it goes through
 // Handler, so no request escapes the guards or its log line.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	e := requestEntry(r.Context())
+	e := stateOf(r.Context()).entry
 	if e == nil {
 		Handler(s).ServeHTTP(w, r)
 		return
@@ -94,7 +94,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	req, isResponse, bad := s.decode(body)
+	if s.onDecode != nil {
+		s.onDecode()
+	}
+	req, isResponse, bad := decodeEnvelope(body) // the one decoding a request gets
 	if bad != nil {
 		e.status = http.StatusBadRequest
 		writeRPCError(w, e, bad.id, e.status, bad.code, bad.message, nil)

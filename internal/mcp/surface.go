@@ -69,19 +69,15 @@ type view struct {
 	private bool
 }
 
-// fullView is every tool: a Server without a Surface, or one nothing narrows.
+// fullView is every tool: a Server without a Surface, or one nothing narrows (viewOf returns no
+// other view that offers every tool).
 var fullView = &view{layers: [numLayers]layer{openLayer, openLayer, openLayer}, mask: allToolsets}
-
-// full reports the view that offers every tool (viewOf returns no other view that does).
-func (v *view) full() bool { return v == fullView }
 
 // viewKey identifies the answers a view shares with every other view of the same surface.
 type viewKey struct {
 	mask              uint64
 	readOnly, private bool
 }
-
-func (v *view) key() viewKey { return viewKey{v.mask, v.readOnly, v.private} }
 
 func maskOf(toolsets []string) uint64 {
 	var m uint64
@@ -107,11 +103,8 @@ func pathLayer(base, p string) (l layer, problem string, ok bool) {
 		return layer{mask: allToolsets, readOnly: true}, "", true
 	}
 	list, found := strings.CutPrefix(rest, "x/")
-	if !found {
-		return layer{}, "", false
-	}
 	list, readOnly := strings.CutSuffix(list, "/readonly")
-	if list == "" || strings.Contains(list, "/") {
+	if !found || list == "" || strings.Contains(list, "/") {
 		return layer{}, "", false
 	}
 	ts, err := config.ParseToolsets(list)
@@ -260,7 +253,7 @@ func (s *Server) settingPhrase(v *view, layer int, setting string) string {
 
 // promptBlocked is the first tool the prompt names that v does not offer, "" when v offers them all.
 func (s *Server) promptBlocked(v *view, name string) string {
-	if v.full() {
+	if v == fullView {
 		return ""
 	}
 	for _, t := range s.Surface.PromptTools[name] {
@@ -292,7 +285,7 @@ func (s *Server) promptDefs(v *view) []json.RawMessage {
 
 // offered keeps the items (in the order of names) whose name v enables; without a copy for all.
 func offered[T any](v *view, names []string, items []T, enabled func(*view, string) bool) []T {
-	if v.full() {
+	if v == fullView {
 		return items
 	}
 	out := []T{}
@@ -305,16 +298,13 @@ func offered[T any](v *view, names []string, items []T, enabled func(*view, stri
 }
 
 func (s *Server) instructions(v *view) string {
-	if v.full() || s.Surface.Instructions == nil {
+	if v == fullView || s.Surface.Instructions == nil {
 		return s.Instructions
 	}
 	var toolsets []string
 	for _, ts := range config.Toolsets {
-		for _, n := range s.toolNames(v) {
-			if s.Surface.Tools().ToolsetOf[n] == ts {
-				toolsets = append(toolsets, ts)
-				break
-			}
+		if slices.ContainsFunc(s.toolNames(v), func(n string) bool { return s.Surface.Tools().ToolsetOf[n] == ts }) {
+			toolsets = append(toolsets, ts)
 		}
 	}
 	return s.Surface.Instructions(toolsets, v.readOnly)
@@ -322,7 +312,7 @@ func (s *Server) instructions(v *view) string {
 
 // String is v for the log line, e.g. "catalog,ops;read-only"; "" for the full surface.
 func (v *view) String() string {
-	if v.full() {
+	if v == fullView {
 		return ""
 	}
 	var ts []string

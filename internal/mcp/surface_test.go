@@ -102,7 +102,7 @@ func TestSurfaceLists(t *testing.T) {
 						continue
 					}
 					h, body := eraRequest(modern, m, "", "")
-					h = maps(h, tc.headers)
+					h = merged(h, tc.headers)
 					code, resp := send(t, s, tc.path, h, body)
 					if code != 200 || resp.Error != nil {
 						t.Fatalf("%s modern=%v: HTTP %d %+v", m, modern, code, resp.Error)
@@ -136,7 +136,7 @@ func TestSurfaceLists(t *testing.T) {
 	}
 }
 
-func maps(a, b map[string]string) map[string]string {
+func merged(a, b map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range a {
 		out[k] = v
@@ -197,7 +197,7 @@ func TestSurfaceRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := surfaceServer(tc.enabled, tc.readOnly)
 			h, body := eraRequest(false, tc.method, tc.params, "")
-			code, resp := send(t, s, tc.path, maps(h, tc.headers), body)
+			code, resp := send(t, s, tc.path, merged(h, tc.headers), body)
 			if code != tc.status {
 				t.Fatalf("HTTP %d, want %d (%+v)", code, tc.status, resp.Error)
 			}

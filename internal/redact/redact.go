@@ -134,10 +134,7 @@ func (s Secret) IsZero() bool { return s.Reveal() == "" }
 // String returns Marker.
 func (s Secret) String() string { return Marker }
 
-// GoString returns Marker.
-func (s Secret) GoString() string { return Marker }
-
-// Format writes Marker for every verb.
+// Format writes Marker for every verb (%#v included, so no GoString is needed).
 func (s Secret) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, Marker) }
 
 // LogValue returns Marker.

@@ -160,18 +160,13 @@ func buyPrompt() *Prompt {
 				b.WriteString("Help me buy a MindVault resource.")
 			}
 			b.WriteString(" Use the MindVault tools in this order, and stop to ask me when a step shows a problem:\n\n")
-			n := 1
 			if id == "" {
 				b.WriteString("0. Find the resource with mindvault_search (or mindvault_browse) and note its id.\n")
 			}
-			step := func(format string, a ...any) {
-				fmt.Fprintf(&b, "%d. "+format+"\n", append([]any{n}, a...)...)
-				n++
-			}
-			step("mindvault_preview with %s: note the title, the price in USDC and the resource type.", ref)
-			step("mindvault_wallet_info: the profile's wallet must hold at least the price in USDC (usdc.status \"funded\"). If it does not, tell me how much is missing and stop.")
-			step("mindvault_buy with %s, maxPriceUsdc set to the previewed price and dryRun: true. It checks the price, the wallet and the network, and pays nothing.", ref)
-			step("Once I confirm the price, mindvault_buy with %s and the same maxPriceUsdc, without dryRun. It pays once; report what was delivered and the receipt.", ref)
+			fmt.Fprintf(&b, "1. mindvault_preview with %s: note the title, the price in USDC and the resource type.\n"+
+				"2. mindvault_wallet_info: the profile's wallet must hold at least the price in USDC (usdc.status \"funded\"). If it does not, tell me how much is missing and stop.\n"+
+				"3. mindvault_buy with %[1]s, maxPriceUsdc set to the previewed price and dryRun: true. It checks the price, the wallet and the network, and pays nothing.\n"+
+				"4. Once I confirm the price, mindvault_buy with %[1]s and the same maxPriceUsdc, without dryRun. It pays once; report what was delivered and the receipt.\n", ref)
 			b.WriteString("\nOn mainnet the paying call also needs confirmMainnet: true (mindvault_network_profile says which network this is). " +
 				"If a call fails, read line 2 of its text (Source, Category, Code) and follow its Next line. " +
 				"Never repeat a payment whose outcome is unknown (stateChanged \"unknown\"): check with mindvault_wallet_info first.")
