@@ -134,7 +134,10 @@ func (s Secret) IsZero() bool { return s.Reveal() == "" }
 // String returns Marker.
 func (s Secret) String() string { return Marker }
 
-// Format writes Marker for every verb (%#v included, so no GoString is needed).
+// GoString returns Marker, for code that asks a fmt.GoStringer directly rather than through fmt.
+func (s Secret) GoString() string { return Marker }
+
+// Format writes Marker for every verb.
 func (s Secret) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, Marker) }
 
 // LogValue returns Marker.
