@@ -414,7 +414,6 @@ const AnonymousCaller = "anonymous"
 // confirmation's requestState) to its caller: "token:" and the configured token digest (never
 // the token), "sub:" and the OAuth subject, AnonymousCaller in mode none, "" for a context the
 // middleware never saw. It is not a secret, but callers should hash it before showing it.
-
 func Caller(ctx context.Context) string {
 	g, _ := ctx.Value(grantKey{}).(grant)
 	return g.caller

@@ -489,7 +489,6 @@ func (l *loader) boolean(v string, def bool) bool {
 			return false, true
 		}
 		return false, false
-
 	})
 }
 

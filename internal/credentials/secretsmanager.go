@@ -83,15 +83,6 @@ func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader)
 	}, nil
 }
 
-// OpenSecretsManager is NewSecretsManager as a Store, for credentials.Open.
-func OpenSecretsManager(prefix string, load AWSConfigLoader) (Store, error) {
-	s, err := NewSecretsManager(context.Background(), prefix, load)
-	if err != nil {
-		return nil, err // not a typed nil inside the interface
-	}
-	return s, nil
-}
-
 // Kind implements Store.
 func (s *SecretsManager) Kind() string { return "secretsmanager" }
 

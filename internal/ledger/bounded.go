@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,10 +46,7 @@ var _ Store = Bounded{}
 const DefaultTimeout = 2 * time.Second
 
 func bounded[T any](ctx context.Context, b Bounded, f func(context.Context) (T, error)) (T, error) {
-	timeout := b.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := cmp.Or(b.Timeout, DefaultTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	v, err := f(ctx)

@@ -145,7 +145,7 @@ func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger
 // openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is
 // writable.
 func openStore(cfg *config.Config, getenv func(string) string, local Local) (credentials.Store, error) {
-	store, err := credentials.OpenWith(cfg.Credentials, getenv, cfg.DefaultProfile, local.AWSConfig)
+	store, err := credentials.Open(cfg.Credentials, getenv, cfg.DefaultProfile, local.AWSConfig)
 	if err != nil {
 		return nil, fmt.Errorf("MINDVAULT_CREDENTIALS: %w", err)
 	}

@@ -238,10 +238,7 @@ type Number struct {
 // UnmarshalJSON accepts 0.93 and "0.93"; anything else is unknown.
 func (n *Number) UnmarshalJSON(raw []byte) error {
 	*n = Number{}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 1 && raw[0] == '"' {
-		raw = raw[1 : len(raw)-1]
-	}
+	raw = bytes.Trim(bytes.TrimSpace(raw), `"`)
 	if v, err := strconv.ParseFloat(strings.TrimSpace(string(raw)), 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
 		*n = Number{V: v, Known: true}
 	}
