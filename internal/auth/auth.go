@@ -56,15 +56,6 @@ func (c Config) mcpPath() string {
 	return cmp.Or(c.MCPPath, "/mcp")
 }
 
-// origin is scheme://host of ResourceURL, or "" when it is not an absolute http(s) URL.
-func (c Config) origin() string {
-	u, err := url.Parse(c.ResourceURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
-}
-
 // grant is what the middleware learned about the caller.
 type grant struct {
 	profiles      []string
@@ -180,8 +171,8 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 		}
 	}
 	m.challenge = `Bearer realm="mindvault"`
-	if o := cfg.origin(); o != "" {
-		m.metadataURL = o + WellKnownPath + cfg.mcpPath()
+	if u, err := url.Parse(cfg.ResourceURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		m.metadataURL = u.Scheme + "://" + u.Host + WellKnownPath + cfg.mcpPath()
 		m.challenge = `Bearer resource_metadata="` + m.metadataURL + `"`
 		m.metadata = metadataDoc(m.cfg)
 	}
@@ -241,7 +232,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !m.registerToken(w, r, token) {
 		return
 	}
-	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: tokenCaller(t)})
+	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: "token:" + hex.EncodeToString(t.Digest[:])})
 }
 
 // presented reads the request's bearer token. Without an Authorization header the request is
@@ -418,5 +409,3 @@ func Caller(ctx context.Context) string {
 	g, _ := ctx.Value(grantKey{}).(grant)
 	return g.caller
 }
-
-func tokenCaller(t Token) string { return "token:" + hex.EncodeToString(t.Digest[:]) }

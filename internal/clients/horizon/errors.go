@@ -1,6 +1,7 @@
 package horizon
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 
@@ -95,8 +96,6 @@ func ResultCodesFacts(f errmap.Facts, codes []string) errmap.Facts {
 	if code := ResultCode(codes); code != "" {
 		f.Code = code
 	}
-	if f.UpstreamDetail == "" {
-		f.UpstreamDetail = "transaction failed (" + strings.Join(codes, ", ") + ")"
-	}
+	f.UpstreamDetail = cmp.Or(f.UpstreamDetail, "transaction failed ("+strings.Join(codes, ", ")+")")
 	return f
 }

@@ -277,10 +277,7 @@ func resultCodeName(code xdr.TransactionResultCode) string {
 		xdr.TransactionResultCodeTxMalformed:           "tx_malformed",
 		xdr.TransactionResultCodeTxSorobanInvalid:      "tx_soroban_invalid",
 	}
-	if n, ok := names[code]; ok {
-		return n
-	}
-	return code.String()
+	return cmp.Or(names[code], code.String())
 }
 
 // maxFee is the cap on a write's total fee, in stroops.

@@ -8,6 +8,7 @@ package txcheck
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/big"
 	"slices"
@@ -241,10 +242,7 @@ func preconditions(cond xdr.Preconditions, p Policy) error {
 	if tb == nil || tb.MaxTime == 0 {
 		return refuse(CheckTimeBounds, "it has no time bounds, so it would stay valid forever")
 	}
-	validity := p.MaxValidity
-	if validity <= 0 {
-		validity = MaxValidity
-	}
+	validity := cmp.Or(p.MaxValidity, MaxValidity)
 	latest := p.Now.Add(validity).Unix()
 	if latest < 0 || uint64(tb.MaxTime) > uint64(latest) {
 		return refuse(CheckTimeBounds, "its time bounds end more than %s from now", validity)
@@ -253,10 +251,7 @@ func preconditions(cond xdr.Preconditions, p Policy) error {
 }
 
 func opName(t xdr.OperationType) string {
-	if name, ok := xdr.OperationTypeToStringMap[int32(t)]; ok {
-		return name
-	}
-	return fmt.Sprintf("operation type %d", int32(t))
+	return cmp.Or(xdr.OperationTypeToStringMap[int32(t)], fmt.Sprintf("operation type %d", int32(t)))
 }
 
 // The vault-registry contract's limits on what a registration stores.
