@@ -163,7 +163,7 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 		if err := cfg.OAuth.Problem(); err != nil && m.cfg.Broken == nil {
 			m.cfg.Broken = err
 		}
-		m.oauth = newVerifier(cfg.OAuth, logger)
+		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger), now: time.Now}
 		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
 		m.cfg.AuthorizationServers = nil
 		if cfg.OAuth.Issuer != "" {

@@ -83,9 +83,6 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err != nil {
 		return nil, c.malformed(fn + " simulation returned an undecodable auth entry")
 	}
-	// What the simulation adds is checked before anything is signed: the signature covers
-	// every source-account authorisation entry and the fee, so only the call itself may be
-	// authorised and the fee must stay within the operator's cap.
 	want, err := invocation(draft)
 	if err != nil {
 		return nil, err

@@ -141,7 +141,8 @@ func Check(envelope, passphrase string, p Policy) (*Checked, error) {
 		}
 	}
 	if op.Body.Type != xdr.OperationTypeInvokeHostFunction || op.Body.InvokeHostFunctionOp == nil {
-		return nil, refuse(CheckOperations, "its operation is %s, not invokeHostFunction", opName(op.Body.Type))
+		name := cmp.Or(xdr.OperationTypeToStringMap[int32(op.Body.Type)], fmt.Sprintf("operation type %d", int32(op.Body.Type)))
+		return nil, refuse(CheckOperations, "its operation is %s, not invokeHostFunction", name)
 	}
 	hf := op.Body.InvokeHostFunctionOp.HostFunction
 	if hf.Type != xdr.HostFunctionTypeHostFunctionTypeInvokeContract || hf.InvokeContract == nil {
@@ -248,10 +249,6 @@ func preconditions(cond xdr.Preconditions, p Policy) error {
 		return refuse(CheckTimeBounds, "its time bounds end more than %s from now", validity)
 	}
 	return nil
-}
-
-func opName(t xdr.OperationType) string {
-	return cmp.Or(xdr.OperationTypeToStringMap[int32(t)], fmt.Sprintf("operation type %d", int32(t)))
 }
 
 // The vault-registry contract's limits on what a registration stores.
