@@ -118,18 +118,12 @@ func match(tokens []Token, sum [32]byte, compare func(x, y []byte) int) (Token, 
 // or more spaces, then an RFC 6750 b64token. ok is false for anything else.
 func bearer(h http.Header) (token string, present, ok bool) {
 	values := h.Values("Authorization")
-	if len(values) == 0 {
-		return "", false, false
+	if len(values) != 1 {
+		return "", len(values) > 1, false
 	}
-	if len(values) > 1 {
-		return "", true, false
-	}
-	scheme, rest, found := strings.Cut(values[0], " ")
-	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return "", true, false
-	}
+	scheme, rest, _ := strings.Cut(values[0], " ") // no space: rest and so the token are empty
 	token = strings.TrimLeft(rest, " ")
-	if !isB64Token(token) {
+	if !strings.EqualFold(scheme, "Bearer") || !isB64Token(token) {
 		return "", true, false
 	}
 	return token, true, true
@@ -160,9 +154,7 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 		tokens: slices.Clone(cfg.Tokens),
 	}
 	if cfg.Mode == ModeOAuth {
-		if err := cfg.OAuth.Problem(); err != nil && m.cfg.Broken == nil {
-			m.cfg.Broken = err
-		}
+		m.cfg.Broken = cmp.Or(m.cfg.Broken, cfg.OAuth.Problem())
 		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger), now: time.Now}
 		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
 		m.cfg.AuthorizationServers = nil

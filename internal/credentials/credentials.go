@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
@@ -57,13 +58,7 @@ func (p Profile) encode() []byte {
 
 // Secrets lists the profile's secret values, for exact redaction.
 func (p Profile) Secrets() []string {
-	var out []string
-	for _, s := range []string{p.SecretKey, p.APIKey} {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc([]string{p.SecretKey, p.APIKey}, func(s string) bool { return s == "" })
 }
 
 // Store is a credential store.

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -152,12 +153,8 @@ func (m *Memory) live(id string, now time.Time) (Entry, bool) {
 func (m *Memory) AddReceipt(_ context.Context, r Receipt, _ time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rs := m.receipts[r.Payer][:0:0]
-	for _, old := range m.receipts[r.Payer] {
-		if old.ID != r.ID { // the same receipt again replaces the earlier copy
-			rs = append(rs, old)
-		}
-	}
+	// The same receipt again replaces the earlier copy.
+	rs := slices.DeleteFunc(slices.Clone(m.receipts[r.Payer]), func(old Receipt) bool { return old.ID == r.ID })
 	m.receipts[r.Payer] = newestFirst(append(rs, r))
 	return nil
 }
