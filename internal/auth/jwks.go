@@ -282,14 +282,6 @@ func transportReason(err error) string {
 // is a loopback http issuer (tests and local development).
 func fetchableURL(s, issuer string) bool {
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	switch u.Scheme {
-	case "https":
-		return true
-	case "http":
-		return netaddr.LoopbackHTTP(issuer) && netaddr.LoopbackHTTP(s)
-	}
-	return false
+	return err == nil && u.Host != "" &&
+		(u.Scheme == "https" || u.Scheme == "http" && netaddr.LoopbackHTTP(issuer) && netaddr.LoopbackHTTP(s))
 }

@@ -337,15 +337,9 @@ func tagsReason(v xdr.ScVal) string {
 
 // MetadataPointer reports a metadata pointer the registry accepts.
 func MetadataPointer(m string) bool {
-	if len(m) > MaxMetadataBytes {
-		return false
-	}
-	for _, p := range MetadataPrefixes {
-		if strings.HasPrefix(m, p) && len(m) > len(p) {
-			return true
-		}
-	}
-	return false
+	return len(m) <= MaxMetadataBytes && slices.ContainsFunc(MetadataPrefixes, func(p string) bool {
+		return strings.HasPrefix(m, p) && len(m) > len(p)
+	})
 }
 
 // Tag reports a tag the registry accepts: trimmed and lower-cased, 1-32 bytes of a-z 0-9 _ -.
