@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
@@ -237,10 +238,8 @@ func checkEntry(e xdr.SorobanAuthorizationEntry, payer string, call soroban.Call
 	if string(fn.FunctionName) != call.Function || len(fn.Args) != len(call.Args) {
 		return bad("does not authorise the transfer")
 	}
-	for i := range fn.Args {
-		if !fn.Args[i].Equals(call.Args[i]) {
-			return bad("authorises different transfer arguments")
-		}
+	if !slices.EqualFunc(fn.Args, call.Args, xdr.ScVal.Equals) {
+		return bad("authorises different transfer arguments")
 	}
 	return nil
 }
