@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -92,11 +93,7 @@ func (m *Memory) Usage(_ context.Context, key string, day time.Time) (Usage, err
 // prune forgets the days that ended more than two days before start, as the DynamoDB table's
 // TTL does, so a long-running process does not keep every day it has seen.
 func (m *Memory) prune(start time.Time) {
-	for p := range m.days {
-		if p.expiresAt().Before(start) {
-			delete(m.days, p)
-		}
-	}
+	maps.DeleteFunc(m.days, func(p period, _ *memDay) bool { return p.expiresAt().Before(start) })
 }
 
 // Claim implements Journal.

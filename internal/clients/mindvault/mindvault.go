@@ -13,6 +13,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,10 +114,8 @@ func (c *Client) Catalog(ctx context.Context, q CatalogQuery) (*Page, error) {
 	if err := transport.DecodeArray(resp.Body, &rows); err != nil {
 		return nil, c.svc.Malformed(resp, "the catalog is not an array of resources")
 	}
-	for _, r := range rows {
-		if r.ID == "" {
-			return nil, c.svc.Malformed(resp, "a catalog row has no id")
-		}
+	if slices.ContainsFunc(rows, func(r Resource) bool { return r.ID == "" }) {
+		return nil, c.svc.Malformed(resp, "a catalog row has no id")
 	}
 	return &Page{
 		Resources:    rows,
