@@ -221,10 +221,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, "unknown token")
 		return
 	}
-	if !m.registerToken(w, r, token) {
-		return
-	}
-	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: "token:" + hex.EncodeToString(t.Digest[:])})
+	m.admit(w, r, token, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: "token:" + hex.EncodeToString(t.Digest[:])})
 }
 
 // presented reads the request's bearer token. Without an Authorization header the request is
@@ -243,19 +240,19 @@ func (m *middleware) presented(w http.ResponseWriter, r *http.Request, malformed
 	return token, true
 }
 
-// registerToken makes an accepted token a secret the process knows: no response, log line or
-// metric may show it, even if a downstream echoes it. Only accepted tokens are registered, so
-// a caller cannot fill the bounded registry with guesses. A token that cannot be registered is
-// refused (false).
-func (m *middleware) registerToken(w http.ResponseWriter, r *http.Request, token string) bool {
+// admit passes a request whose token was accepted, with its grant g, once the token is a secret
+// the process knows: no response, log line or metric may show it, even if a downstream echoes
+// it. Only accepted tokens are registered, so a caller cannot fill the bounded registry with
+// guesses. A token that cannot be registered is refused.
+func (m *middleware) admit(w http.ResponseWriter, r *http.Request, token string, g grant) {
 	if err := redact.Register(token); err != nil {
 		m.full.Do(func() {
 			m.logger.ErrorContext(r.Context(), "an accepted bearer token could not be made redactable, so requests carrying it are refused: "+err.Error())
 		})
 		m.refuse(w, r, "token not redactable")
-		return false
+		return
 	}
-	return true
+	m.pass(w, r, g)
 }
 
 // serveOAuth admits a request carrying a valid access token of the issuer, and a tools/call
@@ -274,10 +271,7 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 		m.refuseToken(w, r, reason)
 		return
 	}
-	if !m.registerToken(w, r, token) {
-		return
-	}
-	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
+	m.admit(w, r, token, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
 }
 
 // ScopeRefusal is the 403 insufficient_scope step-up answer to a tool call needing scope (one
