@@ -31,7 +31,7 @@ func NewMemoryStore(pauseFile ...string) MemoryStore {
 	return MemoryStore{NewMemory(), sw}
 }
 
-var _, _ Store = (*Dynamo)(nil), MemoryStore{}
+var _, _, _ Store = (*Dynamo)(nil), MemoryStore{}, Bounded{}
 
 // Bounded is a Store whose every call is bounded by Timeout (MINDVAULT_LEDGER_TIMEOUT_MS): a
 // store that does not answer in time is unavailable, and the caller refuses before it signs.
@@ -39,8 +39,6 @@ type Bounded struct {
 	S       Store
 	Timeout time.Duration
 }
-
-var _ Store = Bounded{}
 
 // DefaultTimeout bounds every ledger call unless MINDVAULT_LEDGER_TIMEOUT_MS says otherwise.
 const DefaultTimeout = 2 * time.Second

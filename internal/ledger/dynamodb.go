@@ -56,8 +56,6 @@ type Dynamo struct {
 	client func() dynamoAPI
 }
 
-var _ Ledger = (*Dynamo)(nil)
-
 // NewDynamo returns the ledger in table, at endpoint ("" for the region's), never creating the
 // table or sending anything before first use. cfg.BaseEndpoint is ignored (it may point at Secrets
 // Manager); an empty cfg.Region is us-east-1.
