@@ -56,15 +56,6 @@ func (c Config) mcpPath() string {
 	return cmp.Or(c.MCPPath, "/mcp")
 }
 
-// origin is scheme://host of ResourceURL, or "" when it is not an absolute http(s) URL.
-func (c Config) origin() string {
-	u, err := url.Parse(c.ResourceURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
-}
-
 // grant is what the middleware learned about the caller.
 type grant struct {
 	profiles      []string
@@ -127,18 +118,12 @@ func match(tokens []Token, sum [32]byte, compare func(x, y []byte) int) (Token, 
 // or more spaces, then an RFC 6750 b64token. ok is false for anything else.
 func bearer(h http.Header) (token string, present, ok bool) {
 	values := h.Values("Authorization")
-	if len(values) == 0 {
-		return "", false, false
+	if len(values) != 1 {
+		return "", len(values) > 1, false
 	}
-	if len(values) > 1 {
-		return "", true, false
-	}
-	scheme, rest, found := strings.Cut(values[0], " ")
-	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return "", true, false
-	}
+	scheme, rest, _ := strings.Cut(values[0], " ") // no space: rest and so the token are empty
 	token = strings.TrimLeft(rest, " ")
-	if !isB64Token(token) {
+	if !strings.EqualFold(scheme, "Bearer") || !isB64Token(token) {
 		return "", true, false
 	}
 	return token, true, true
@@ -169,10 +154,8 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 		tokens: slices.Clone(cfg.Tokens),
 	}
 	if cfg.Mode == ModeOAuth {
-		if err := cfg.OAuth.Problem(); err != nil && m.cfg.Broken == nil {
-			m.cfg.Broken = err
-		}
-		m.oauth = newVerifier(cfg.OAuth, logger)
+		m.cfg.Broken = cmp.Or(m.cfg.Broken, cfg.OAuth.Problem())
+		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger), now: time.Now}
 		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
 		m.cfg.AuthorizationServers = nil
 		if cfg.OAuth.Issuer != "" {
@@ -180,8 +163,8 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 		}
 	}
 	m.challenge = `Bearer realm="mindvault"`
-	if o := cfg.origin(); o != "" {
-		m.metadataURL = o + WellKnownPath + cfg.mcpPath()
+	if u, err := url.Parse(cfg.ResourceURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		m.metadataURL = u.Scheme + "://" + u.Host + WellKnownPath + cfg.mcpPath()
 		m.challenge = `Bearer resource_metadata="` + m.metadataURL + `"`
 		m.metadata = metadataDoc(m.cfg)
 	}
@@ -238,10 +221,7 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.refuse(w, r, "unknown token")
 		return
 	}
-	if !m.registerToken(w, r, token) {
-		return
-	}
-	m.pass(w, r, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: tokenCaller(t)})
+	m.admit(w, r, token, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: "token:" + hex.EncodeToString(t.Digest[:])})
 }
 
 // presented reads the request's bearer token. Without an Authorization header the request is
@@ -260,19 +240,19 @@ func (m *middleware) presented(w http.ResponseWriter, r *http.Request, malformed
 	return token, true
 }
 
-// registerToken makes an accepted token a secret the process knows: no response, log line or
-// metric may show it, even if a downstream echoes it. Only accepted tokens are registered, so
-// a caller cannot fill the bounded registry with guesses. A token that cannot be registered is
-// refused (false).
-func (m *middleware) registerToken(w http.ResponseWriter, r *http.Request, token string) bool {
+// admit passes a request whose token was accepted, with its grant g, once the token is a secret
+// the process knows: no response, log line or metric may show it, even if a downstream echoes
+// it. Only accepted tokens are registered, so a caller cannot fill the bounded registry with
+// guesses. A token that cannot be registered is refused.
+func (m *middleware) admit(w http.ResponseWriter, r *http.Request, token string, g grant) {
 	if err := redact.Register(token); err != nil {
 		m.full.Do(func() {
 			m.logger.ErrorContext(r.Context(), "an accepted bearer token could not be made redactable, so requests carrying it are refused: "+err.Error())
 		})
 		m.refuse(w, r, "token not redactable")
-		return false
+		return
 	}
-	return true
+	m.pass(w, r, g)
 }
 
 // serveOAuth admits a request carrying a valid access token of the issuer, and a tools/call
@@ -291,10 +271,7 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 		m.refuseToken(w, r, reason)
 		return
 	}
-	if !m.registerToken(w, r, token) {
-		return
-	}
-	m.pass(w, r, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
+	m.admit(w, r, token, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
 }
 
 // ScopeRefusal is the 403 insufficient_scope step-up answer to a tool call needing scope (one
@@ -414,10 +391,7 @@ const AnonymousCaller = "anonymous"
 // confirmation's requestState) to its caller: "token:" and the configured token digest (never
 // the token), "sub:" and the OAuth subject, AnonymousCaller in mode none, "" for a context the
 // middleware never saw. It is not a secret, but callers should hash it before showing it.
-
 func Caller(ctx context.Context) string {
 	g, _ := ctx.Value(grantKey{}).(grant)
 	return g.caller
 }
-
-func tokenCaller(t Token) string { return "token:" + hex.EncodeToString(t.Digest[:]) }

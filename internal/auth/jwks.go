@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -140,13 +141,9 @@ func (ks *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgo
 
 // matching filters keys for a token's kid (every key when the token names none) and alg.
 func matching(keys []jose.JSONWebKey, kid string, alg jose.SignatureAlgorithm) []jose.JSONWebKey {
-	var out []jose.JSONWebKey
-	for _, k := range keys {
-		if (kid == "" || k.KeyID == kid) && keyFits(k, alg) {
-			out = append(out, k)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(keys), func(k jose.JSONWebKey) bool {
+		return !((kid == "" || k.KeyID == kid) && keyFits(k, alg))
+	})
 }
 
 // keyFits reports a public key that can verify alg: RS256 needs RSA of 2048 bits or more,
@@ -285,14 +282,6 @@ func transportReason(err error) string {
 // is a loopback http issuer (tests and local development).
 func fetchableURL(s, issuer string) bool {
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	switch u.Scheme {
-	case "https":
-		return true
-	case "http":
-		return netaddr.LoopbackHTTP(issuer) && netaddr.LoopbackHTTP(s)
-	}
-	return false
+	return err == nil && u.Host != "" &&
+		(u.Scheme == "https" || u.Scheme == "http" && netaddr.LoopbackHTTP(issuer) && netaddr.LoopbackHTTP(s))
 }

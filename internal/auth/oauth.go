@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -68,10 +67,6 @@ func (o OAuth) Problem() error {
 	return nil
 }
 
-func (o OAuth) profilesClaim() string {
-	return cmp.Or(o.ProfilesClaim, DefaultProfilesClaim)
-}
-
 // verdict is why a token was not accepted.
 type verdict int
 
@@ -94,10 +89,6 @@ type verifier struct {
 	cfg  OAuth
 	keys *keySet
 	now  func() time.Time
-}
-
-func newVerifier(cfg OAuth, logger *slog.Logger) *verifier {
-	return &verifier{cfg: cfg, keys: newKeySet(cfg.Issuer, cfg.HTTPClient, logger), now: time.Now}
 }
 
 // standardClaims are the registered claims checked, plus the scope claims.
@@ -145,7 +136,7 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 	p.scopes = append(stringList(std.Scope), stringList(std.Scp)...)
 	var all map[string]json.RawMessage
 	_ = json.Unmarshal(payload, &all)
-	for _, name := range stringList(all[v.cfg.profilesClaim()]) {
+	for _, name := range stringList(all[cmp.Or(v.cfg.ProfilesClaim, DefaultProfilesClaim)]) {
 		switch {
 		case name == AllProfiles:
 			p.all = true

@@ -446,11 +446,9 @@ func (l *loader) list(v string) []string {
 // accounts is a list of Stellar account ids (G…); one that is not is a problem naming v.
 func (l *loader) accounts(v string) []string {
 	out := l.list(v)
-	for _, a := range out {
-		if !accountID.MatchString(a) {
-			l.bad(v, fmt.Sprintf("every entry must be an account id (G followed by 55 base32 characters); %q is not", bounded(a)))
-			return nil
-		}
+	if i := slices.IndexFunc(out, func(a string) bool { return !accountID.MatchString(a) }); i >= 0 {
+		l.bad(v, fmt.Sprintf("every entry must be an account id (G followed by 55 base32 characters); %q is not", bounded(out[i])))
+		return nil
 	}
 	return out
 }
@@ -489,7 +487,6 @@ func (l *loader) boolean(v string, def bool) bool {
 			return false, true
 		}
 		return false, false
-
 	})
 }
 

@@ -39,13 +39,7 @@ func ParseToolsets(s string) ([]string, error) {
 	if len(want) == 0 {
 		return nil, fmt.Errorf("names no toolset; list one or more of %s", strings.Join(Toolsets, ", "))
 	}
-	var out []string
-	for _, t := range Toolsets {
-		if want[t] {
-			out = append(out, t)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(slices.Clone(Toolsets), func(t string) bool { return !want[t] }), nil
 }
 
 // loadToolsets reads MINDVAULT_TOOLSETS and MINDVAULT_READ_ONLY. A list that does not parse is a

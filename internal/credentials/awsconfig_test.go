@@ -49,7 +49,7 @@ func TestEnvAWSConfig(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), c.problem) {
 					t.Fatalf("error %v, want one naming %s", err, c.problem)
 				}
-				if _, err := Open("secretsmanager:"+smPrefix, nil, "default"); err == nil || !strings.Contains(err.Error(), c.problem) {
+				if _, err := Open("secretsmanager:"+smPrefix, nil, "default", nil); err == nil || !strings.Contains(err.Error(), c.problem) {
 					t.Fatalf("the store opened without a usable AWS configuration (%v)", err)
 				}
 				return

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
@@ -57,13 +58,7 @@ func (p Profile) encode() []byte {
 
 // Secrets lists the profile's secret values, for exact redaction.
 func (p Profile) Secrets() []string {
-	var out []string
-	for _, s := range []string{p.SecretKey, p.APIKey} {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc([]string{p.SecretKey, p.APIKey}, func(s string) bool { return s == "" })
 }
 
 // Store is a credential store.
@@ -106,21 +101,19 @@ type Discarder interface {
 }
 
 // Open builds the store named by MINDVAULT_CREDENTIALS; a Secrets Manager store reads its AWS
-// configuration from the environment (EnvAWSConfig).
-func Open(spec string, getenv func(string) string, defaultProfile string) (Store, error) {
-	return OpenWith(spec, getenv, defaultProfile, nil)
-}
-
-// OpenWith is Open with the loader of the AWS configuration a Secrets Manager store uses (nil:
-// EnvAWSConfig); local builds pass the SDK's shared-config loader.
-func OpenWith(spec string, getenv func(string) string, defaultProfile string, load AWSConfigLoader) (Store, error) {
+// configuration through load (nil: EnvAWSConfig; local builds pass the SDK's shared-config loader).
+func Open(spec string, getenv func(string) string, defaultProfile string, load AWSConfigLoader) (Store, error) {
 	switch {
 	case spec == "" || spec == "env":
 		return NewEnv(getenv, defaultProfile), nil
 	case strings.HasPrefix(spec, "dir:"):
 		return NewDir(strings.TrimPrefix(spec, "dir:"))
 	case strings.HasPrefix(spec, "secretsmanager:"):
-		return OpenSecretsManager(strings.TrimPrefix(spec, "secretsmanager:"), load)
+		s, err := NewSecretsManager(context.Background(), strings.TrimPrefix(spec, "secretsmanager:"), load)
+		if err != nil {
+			return nil, err // not a typed nil inside the interface
+		}
+		return s, nil
 	}
 	if len(spec) > 64 { // the operator's own value, but it may be long
 		spec = spec[:64] + "…"

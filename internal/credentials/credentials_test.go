@@ -241,7 +241,7 @@ func TestDirStoreRefusesAMissingParent(t *testing.T) {
 // TestOpenNamesTheAcceptedForms: a malformed MINDVAULT_CREDENTIALS says the forms accepted.
 func TestOpenNamesTheAcceptedForms(t *testing.T) {
 	for _, spec := range []string{"dir", "secretsmanager", "vault:x"} {
-		_, err := Open(spec, func(string) string { return "" }, "default")
+		_, err := Open(spec, func(string) string { return "" }, "default", nil)
 		if err == nil || !strings.Contains(err.Error(), "dir:<folder>") || !strings.Contains(err.Error(), "secretsmanager:<name prefix>") {
 			t.Errorf("Open(%q) = %v", spec, err)
 		}

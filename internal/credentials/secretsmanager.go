@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -83,15 +82,6 @@ func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader)
 	}, nil
 }
 
-// OpenSecretsManager is NewSecretsManager as a Store, for credentials.Open.
-func OpenSecretsManager(prefix string, load AWSConfigLoader) (Store, error) {
-	s, err := NewSecretsManager(context.Background(), prefix, load)
-	if err != nil {
-		return nil, err // not a typed nil inside the interface
-	}
-	return s, nil
-}
-
 // Kind implements Store.
 func (s *SecretsManager) Kind() string { return "secretsmanager" }
 
@@ -146,7 +136,6 @@ func (s *SecretsManager) List(ctx context.Context) ([]string, error) {
 		MaxResults: aws.Int32(100),
 		Filters:    []types.Filter{{Key: types.FilterNameStringTypeName, Values: []string{s.prefix}}},
 	}
-	seen := map[string]bool{}
 	names := []string{}
 	tokens := map[string]bool{}
 	for {
@@ -156,8 +145,7 @@ func (s *SecretsManager) List(ctx context.Context) ([]string, error) {
 		}
 		for _, e := range out.SecretList {
 			n, ok := strings.CutPrefix(aws.ToString(e.Name), s.prefix)
-			if ok && ValidName(n) && !seen[n] {
-				seen[n] = true
+			if ok && ValidName(n) {
 				names = append(names, n)
 			}
 		}
@@ -172,8 +160,8 @@ func (s *SecretsManager) List(ctx context.Context) ([]string, error) {
 		tokens[next] = true
 		in.NextToken = aws.String(next)
 	}
-	sort.Strings(names)
-	return names, nil
+	slices.Sort(names)
+	return slices.Compact(names), nil
 }
 
 // Create implements Store with CreateSecret, which fails when the name exists — so of two

@@ -88,7 +88,7 @@ func TestSecretsManagerRoundTrip(t *testing.T) {
 	defer srv.Close()
 	srv.Setenv(t)
 	t.Setenv("AWS_REGION", "") // unset: the store must still default to us-east-1
-	st, err := OpenSecretsManager(smPrefix, nil)
+	st, err := Open("secretsmanager:"+smPrefix, nil, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func second[T any](_ T, err error) error { return err }
 
 func TestSecretsManagerBadPrefix(t *testing.T) {
 	for _, prefix := range []string{"", "has space/", "star*", strings.Repeat("a", 257)} {
-		if s, err := OpenSecretsManager(prefix, nil); err == nil || s != nil {
+		if s, err := Open("secretsmanager:"+prefix, nil, "", nil); err == nil || s != nil {
 			t.Errorf("prefix %q: store %v, err %v", prefix, s, err)
 		}
 	}

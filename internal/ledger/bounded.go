@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +31,7 @@ func NewMemoryStore(pauseFile ...string) MemoryStore {
 	return MemoryStore{NewMemory(), sw}
 }
 
-var _, _ Store = (*Dynamo)(nil), MemoryStore{}
+var _, _, _ Store = (*Dynamo)(nil), MemoryStore{}, Bounded{}
 
 // Bounded is a Store whose every call is bounded by Timeout (MINDVAULT_LEDGER_TIMEOUT_MS): a
 // store that does not answer in time is unavailable, and the caller refuses before it signs.
@@ -39,16 +40,11 @@ type Bounded struct {
 	Timeout time.Duration
 }
 
-var _ Store = Bounded{}
-
 // DefaultTimeout bounds every ledger call unless MINDVAULT_LEDGER_TIMEOUT_MS says otherwise.
 const DefaultTimeout = 2 * time.Second
 
 func bounded[T any](ctx context.Context, b Bounded, f func(context.Context) (T, error)) (T, error) {
-	timeout := b.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := cmp.Or(b.Timeout, DefaultTimeout)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	v, err := f(ctx)

@@ -56,16 +56,11 @@ type Dynamo struct {
 	client func() dynamoAPI
 }
 
-var _ Ledger = (*Dynamo)(nil)
-
 // NewDynamo returns the ledger in table, at endpoint ("" for the region's), never creating the
 // table or sending anything before first use. cfg.BaseEndpoint is ignored (it may point at Secrets
 // Manager); an empty cfg.Region is us-east-1.
 func NewDynamo(cfg aws.Config, table, endpoint string) (*Dynamo, error) {
-	if err := checkTable(table); err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	if err := checkEndpoint(endpoint); err != nil {
+	if err := cmp.Or(checkTable(table), checkEndpoint(endpoint)); err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	cfg.Region = cmp.Or(cfg.Region, "us-east-1")

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -155,13 +156,7 @@ func IntentID(kind string, parts ...string) string {
 }
 
 // expiry is when the store may forget an entry last changed at now.
-func (e *Entry) expiry(now time.Time) time.Time {
-	keep := e.Keep
-	if keep <= 0 {
-		keep = KeepIntent
-	}
-	return now.Add(keep)
-}
+func (e *Entry) expiry(now time.Time) time.Time { return now.Add(cmp.Or(e.Keep, KeepIntent)) }
 
 // newestFirst sorts receipts newest first and drops those past MaxReceipts.
 func newestFirst(rs []Receipt) []Receipt {

@@ -138,15 +138,11 @@ func (d *Dynamo) AddReceipt(ctx context.Context, r Receipt, keep time.Duration) 
 		_, err := d.updateKey(ctx, pk, receiptExpr, receiptCond,
 			map[string]string{"#rc": attrRcpts, "#id": r.ID, "#exp": attrExpiresAt},
 			map[string]types.AttributeValue{":doc": str(string(doc)), ":exp": exp}, "")
-		if err == nil {
-			return nil
+		if conditionFailed(err) { // the wallet's first receipt
+			_, err = d.updateKey(ctx, pk, receiptsExpr, receiptsCond,
+				map[string]string{"#rc": attrRcpts, "#exp": attrExpiresAt},
+				map[string]types.AttributeValue{":map": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{r.ID: str(string(doc))}}, ":exp": exp}, "")
 		}
-		if !conditionFailed(err) {
-			return d.unavailable("journal receipt", r.Payer, err)
-		}
-		_, err = d.updateKey(ctx, pk, receiptsExpr, receiptsCond,
-			map[string]string{"#rc": attrRcpts, "#exp": attrExpiresAt},
-			map[string]types.AttributeValue{":map": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{r.ID: str(string(doc))}}, ":exp": exp}, "")
 		if err == nil {
 			return nil
 		}
@@ -207,23 +203,24 @@ func (d *Dynamo) prune(ctx context.Context, payer string, stored map[string]type
 	if n == 0 {
 		return
 	}
-	_, _ = d.client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(d.table), Key: map[string]types.AttributeValue{attrPK: str("receipts#" + payer)},
-		UpdateExpression: aws.String(expr), ExpressionAttributeNames: names,
-	})
+	_, _ = d.updateKey(ctx, "receipts#"+payer, expr, "", names, nil, "")
 }
 
-// updateKey is one conditional UpdateItem on item pk; ret is what it answers ("" for nothing).
+// updateKey is one UpdateItem on item pk, conditional unless cond is ""; ret is what it answers
+// ("" for nothing).
 func (d *Dynamo) updateKey(ctx context.Context, pk, expr, cond string, names map[string]string, values map[string]types.AttributeValue, ret types.ReturnValue) (*dynamodb.UpdateItemOutput, error) {
-	return d.client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(d.table),
 		Key:                       map[string]types.AttributeValue{attrPK: str(pk)},
 		UpdateExpression:          aws.String(expr),
-		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 		ReturnValues:              ret,
-	})
+	}
+	if cond != "" {
+		in.ConditionExpression = aws.String(cond)
+	}
+	return d.client().UpdateItem(ctx, in)
 }
 
 func (d *Dynamo) getKey(ctx context.Context, pk string) (map[string]types.AttributeValue, error) {

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -91,11 +93,7 @@ func (m *Memory) Usage(_ context.Context, key string, day time.Time) (Usage, err
 // prune forgets the days that ended more than two days before start, as the DynamoDB table's
 // TTL does, so a long-running process does not keep every day it has seen.
 func (m *Memory) prune(start time.Time) {
-	for p := range m.days {
-		if p.expiresAt().Before(start) {
-			delete(m.days, p)
-		}
-	}
+	maps.DeleteFunc(m.days, func(p period, _ *memDay) bool { return p.expiresAt().Before(start) })
 }
 
 // Claim implements Journal.
@@ -152,12 +150,8 @@ func (m *Memory) live(id string, now time.Time) (Entry, bool) {
 func (m *Memory) AddReceipt(_ context.Context, r Receipt, _ time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rs := m.receipts[r.Payer][:0:0]
-	for _, old := range m.receipts[r.Payer] {
-		if old.ID != r.ID { // the same receipt again replaces the earlier copy
-			rs = append(rs, old)
-		}
-	}
+	// The same receipt again replaces the earlier copy.
+	rs := slices.DeleteFunc(slices.Clone(m.receipts[r.Payer]), func(old Receipt) bool { return old.ID == r.ID })
 	m.receipts[r.Payer] = newestFirst(append(rs, r))
 	return nil
 }

@@ -41,7 +41,6 @@ const (
 	pauseExpr  = "SET #paused = :on, #since = :since, #by = :by"
 	pauseCond  = "attribute_not_exists(#paused) OR #paused = :off" // a second pause keeps the first's since and by
 	resumeExpr = "SET #paused = :off, #since = :since, #by = :by"
-	resumeCond = "attribute_not_exists(#pk) OR attribute_exists(#pk)" // always true: updateKey sends a condition
 )
 
 // Pause implements Switch with one conditional UpdateItem.
@@ -60,12 +59,10 @@ func (d *Dynamo) setSwitch(ctx context.Context, paused bool, by string) (Pause, 
 	names := map[string]string{"#paused": attrPaused, "#since": attrSince, "#by": attrBy}
 	values := map[string]types.AttributeValue{":off": &types.AttributeValueMemberBOOL{Value: false},
 		":since": str(now.Format(time.RFC3339Nano)), ":by": str(by)}
-	expr, cond := resumeExpr, resumeCond
+	expr, cond := resumeExpr, ""
 	if paused {
 		expr, cond = pauseExpr, pauseCond
 		values[":on"] = &types.AttributeValueMemberBOOL{Value: true}
-	} else {
-		names["#pk"] = attrPK
 	}
 	_, err := d.updateKey(ctx, switchPK, expr, cond, names, values, "")
 	switch {
@@ -147,19 +144,22 @@ func (f *FileSwitch) set(paused bool, by string) (Pause, error) {
 		f.mem = p
 		return p, nil
 	}
-	// Written aside and renamed, so that a reader never sees half a file.
 	b, _ := json.Marshal(p)
-	if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
-		return Pause{}, fmt.Errorf("%w: pause file: %w", ErrUnavailable, err)
-	}
-	tmp := f.Path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return Pause{}, fmt.Errorf("%w: pause file: %w", ErrUnavailable, err)
-	}
-	if err := os.Rename(tmp, f.Path); err != nil {
+	if err := writeAside(f.Path, b); err != nil {
 		return Pause{}, fmt.Errorf("%w: pause file: %w", ErrUnavailable, err)
 	}
 	return p, nil
+}
+
+// writeAside writes b aside and renames it to path, so that a reader never sees half a file.
+func writeAside(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path+".tmp", b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
 }
 
 // Cached is a Store whose switch this process reads at most once per TTL: a pause reaches every

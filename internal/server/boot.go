@@ -101,15 +101,11 @@ var (
 
 // authProblem picks, from the startup problems, those of the auth configuration itself.
 func authProblem(mode string, cfgErr, tokenErr error) error {
-	var out config.Problems
 	var problems config.Problems
-	if errors.As(cfgErr, &problems) {
-		for _, p := range problems {
-			if slices.Contains(authVariables, p.Var) || (mode == "oauth" && slices.Contains(oauthVariables, p.Var)) {
-				out = append(out, p)
-			}
-		}
-	}
+	errors.As(cfgErr, &problems) // none: no problem of the configuration
+	out := slices.DeleteFunc(slices.Clone(problems), func(p config.Problem) bool {
+		return !slices.Contains(authVariables, p.Var) && (mode != "oauth" || !slices.Contains(oauthVariables, p.Var))
+	})
 	if len(out) == 0 {
 		return tokenErr
 	}
@@ -145,7 +141,7 @@ func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger
 // openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is
 // writable.
 func openStore(cfg *config.Config, getenv func(string) string, local Local) (credentials.Store, error) {
-	store, err := credentials.OpenWith(cfg.Credentials, getenv, cfg.DefaultProfile, local.AWSConfig)
+	store, err := credentials.Open(cfg.Credentials, getenv, cfg.DefaultProfile, local.AWSConfig)
 	if err != nil {
 		return nil, fmt.Errorf("MINDVAULT_CREDENTIALS: %w", err)
 	}

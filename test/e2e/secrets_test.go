@@ -55,7 +55,7 @@ func bootLambda(t *testing.T, vars map[string]string) (*env, func() string) {
 	delete(all, "MINDVAULT_AGENT_SECRET") // the demo profile is in the dir: store instead
 	delete(all, "MINDVAULT_API_KEY")
 	all["MINDVAULT_CREDENTIALS"] = "dir:" + dir
-	store, err := credentials.Open(all["MINDVAULT_CREDENTIALS"], func(string) string { return "" }, local.DemoProfile)
+	store, err := credentials.Open(all["MINDVAULT_CREDENTIALS"], func(string) string { return "" }, local.DemoProfile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package horizon
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 
@@ -42,17 +43,11 @@ func ReadError(f errmap.Facts) errmap.Facts {
 // flattenResultCodes lists a problem's result codes: the transaction's, a fee bump's inner
 // transaction's, then each operation's.
 func flattenResultCodes(rc errmap.JSONObject) []string {
+	ops, _ := rc.Get("operations").([]any)
 	var out []string
-	add := func(v any) {
+	for _, v := range append([]any{rc.Get("transaction"), rc.Get("inner_transaction")}, ops...) {
 		if s, ok := v.(string); ok {
 			out = append(out, s)
-		}
-	}
-	add(rc.Get("transaction"))
-	add(rc.Get("inner_transaction"))
-	if ops, ok := rc.Get("operations").([]any); ok {
-		for _, op := range ops {
-			add(op)
 		}
 	}
 	return errmap.CodeTokens(out)
@@ -95,8 +90,6 @@ func ResultCodesFacts(f errmap.Facts, codes []string) errmap.Facts {
 	if code := ResultCode(codes); code != "" {
 		f.Code = code
 	}
-	if f.UpstreamDetail == "" {
-		f.UpstreamDetail = "transaction failed (" + strings.Join(codes, ", ") + ")"
-	}
+	f.UpstreamDetail = cmp.Or(f.UpstreamDetail, "transaction failed ("+strings.Join(codes, ", ")+")")
 	return f
 }

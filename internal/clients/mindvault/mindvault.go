@@ -13,6 +13,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,10 +114,8 @@ func (c *Client) Catalog(ctx context.Context, q CatalogQuery) (*Page, error) {
 	if err := transport.DecodeArray(resp.Body, &rows); err != nil {
 		return nil, c.svc.Malformed(resp, "the catalog is not an array of resources")
 	}
-	for _, r := range rows {
-		if r.ID == "" {
-			return nil, c.svc.Malformed(resp, "a catalog row has no id")
-		}
+	if slices.ContainsFunc(rows, func(r Resource) bool { return r.ID == "" }) {
+		return nil, c.svc.Malformed(resp, "a catalog row has no id")
 	}
 	return &Page{
 		Resources:    rows,
@@ -238,10 +237,7 @@ type Number struct {
 // UnmarshalJSON accepts 0.93 and "0.93"; anything else is unknown.
 func (n *Number) UnmarshalJSON(raw []byte) error {
 	*n = Number{}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) > 1 && raw[0] == '"' {
-		raw = raw[1 : len(raw)-1]
-	}
+	raw = bytes.Trim(bytes.TrimSpace(raw), `"`)
 	if v, err := strconv.ParseFloat(strings.TrimSpace(string(raw)), 64); err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
 		*n = Number{V: v, Known: true}
 	}

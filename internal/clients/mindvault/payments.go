@@ -14,26 +14,20 @@ import (
 // Payment is one purchase in a buyer's history, with the API's alternative field names
 // (id for paymentId, createdAt for paidAt) already folded in.
 type Payment struct {
-	PaymentID  string
-	ResourceID string
-	Title      string
-	Amount     Decimal
-	Currency   string
-	TxHash     string
-	PaidAt     string
-}
-
-// wirePayment is a history row as the API may spell it.
-type wirePayment struct {
 	PaymentID  string  `json:"paymentId"`
-	ID         string  `json:"id"`
 	ResourceID string  `json:"resourceId"`
 	Title      string  `json:"title"`
 	Amount     Decimal `json:"amount"`
 	Currency   string  `json:"currency"`
 	TxHash     string  `json:"txHash"`
 	PaidAt     string  `json:"paidAt"`
-	CreatedAt  string  `json:"createdAt"`
+}
+
+// wirePayment is a history row as the API may spell it.
+type wirePayment struct {
+	Payment
+	ID        string `json:"id"`
+	CreatedAt string `json:"createdAt"`
 }
 
 // Payments reads a buyer's purchase history, newest first. A 404 and an empty list both mean the
@@ -66,8 +60,8 @@ func (c *Client) Payments(ctx context.Context, address string) ([]Payment, error
 		if transport.DecodeObject(raw, &w) != nil {
 			return nil, c.svc.Malformed(resp, "a purchase history entry is not a payment object")
 		}
-		p := Payment{PaymentID: cmp.Or(w.PaymentID, w.ID), ResourceID: strings.TrimSpace(w.ResourceID), Title: w.Title,
-			Amount: w.Amount, Currency: w.Currency, TxHash: w.TxHash, PaidAt: cmp.Or(w.PaidAt, w.CreatedAt)}
+		p := w.Payment
+		p.PaymentID, p.ResourceID, p.PaidAt = cmp.Or(p.PaymentID, w.ID), strings.TrimSpace(p.ResourceID), cmp.Or(p.PaidAt, w.CreatedAt)
 		if p.ResourceID == "" {
 			return nil, c.svc.Malformed(resp, "a purchase history entry has no resourceId")
 		}

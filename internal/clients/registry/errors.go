@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -27,12 +28,7 @@ const (
 )
 
 // ErrorName returns the name of vault-registry error n, or "Unknown".
-func ErrorName(n int) string {
-	if name, ok := errorNames[n]; ok {
-		return name
-	}
-	return "Unknown"
-}
+func ErrorName(n int) string { return cmp.Or(errorNames[n], "Unknown") }
 
 // ErrorCode maps a vault-registry error number to its failure code (docs/errors.md lists them);
 // every other number, known or not, is CONTRACT_ERROR.
@@ -64,8 +60,6 @@ func ContractFailure(f errmap.Facts, n int) errmap.Facts {
 	code, name, detail := Errors(n)
 	f.Code = code
 	f.Upstream.ContractError, f.Upstream.ContractErrorName = n, name
-	if f.UpstreamDetail == "" {
-		f.UpstreamDetail = detail
-	}
+	f.UpstreamDetail = cmp.Or(f.UpstreamDetail, detail)
 	return f
 }

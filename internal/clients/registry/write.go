@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,9 +83,6 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err != nil {
 		return nil, c.malformed(fn + " simulation returned an undecodable auth entry")
 	}
-	// What the simulation adds is checked before anything is signed: the signature covers
-	// every source-account authorisation entry and the fee, so only the call itself may be
-	// authorised and the fee must stay within the operator's cap.
 	want, err := invocation(draft)
 	if err != nil {
 		return nil, err
@@ -115,10 +113,7 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err != nil {
 		return nil, fmt.Errorf("hash: %w", err)
 	}
-	wait := c.WriteWait
-	if wait <= 0 {
-		wait = DefaultWriteWait
-	}
+	wait := cmp.Or(c.WriteWait, DefaultWriteWait)
 	// The wait counts from the first send, and the invocation deadline still bounds it. The
 	// transport keeps Margin free before any deadline it sees (time to answer before Lambda
 	// ends the invocation); the write wait needs none, so it is added back.
@@ -167,10 +162,7 @@ func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
 // connection, an unreadable answer) does not end the poll; a persistent 4xx (the RPC refuses to
 // tell) ends it at once, since waiting would only delay the same unknown answer.
 func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Duration) (*Written, error) {
-	poll := c.PollInterval
-	if poll <= 0 {
-		poll = DefaultPollInterval
-	}
+	poll := cmp.Or(c.PollInterval, DefaultPollInterval)
 	for {
 		tx, err := c.RPC.GetTransaction(waitCtx, hash)
 		if err == nil {
@@ -282,19 +274,11 @@ func resultCodeName(code xdr.TransactionResultCode) string {
 		xdr.TransactionResultCodeTxMalformed:           "tx_malformed",
 		xdr.TransactionResultCodeTxSorobanInvalid:      "tx_soroban_invalid",
 	}
-	if n, ok := names[code]; ok {
-		return n
-	}
-	return code.String()
+	return cmp.Or(names[code], code.String())
 }
 
 // maxFee is the cap on a write's total fee, in stroops.
-func (c *Client) maxFee() int64 {
-	if c.MaxFee > 0 {
-		return c.MaxFee
-	}
-	return DefaultMaxFee
-}
+func (c *Client) maxFee() int64 { return cmp.Or(c.MaxFee, DefaultMaxFee) }
 
 // invocation is the contract call of a transaction made by build.
 func invocation(tx *txnbuild.Transaction) (xdr.InvokeContractArgs, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -154,12 +155,7 @@ func hostErrorName(s string) string {
 
 // hostPair reports an "Error(typ, code)" pair in a simulation error string.
 func hostPair(s, typ, code string) bool {
-	for _, m := range hostPairRE.FindAllStringSubmatch(s, 8) {
-		if m[1] == typ && m[2] == code {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(hostPairRE.FindAllStringSubmatch(s, 8), func(m []string) bool { return m[1] == typ && m[2] == code })
 }
 
 // ContractError returns the contract error number carried by err, or 0.

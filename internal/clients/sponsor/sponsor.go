@@ -67,9 +67,11 @@ func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) 
 	}
 	if !resp.OK() {
 		e := c.svc.StatusError(resp)
-		// A 5xx or a redirect (never followed: a second POST /create would create a second
-		// account) may come after the account was created.
-		if !refusal(resp.Status) {
+		// Only a 4xx the service answered on purpose proves it created nothing: a 408 is the
+		// request timing out (it may have been acted on), and a 5xx or a redirect (never
+		// followed: a second POST /create would create a second account) may come after the
+		// account was created.
+		if resp.Status < 400 || resp.Status >= 500 || resp.Status == http.StatusRequestTimeout {
 			return nil, errmap.MarkStateChanged(e, errmap.StateUnknown)
 		}
 		return nil, e
@@ -88,13 +90,6 @@ func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) 
 		}
 	}
 	return &w, nil
-}
-
-// refusal reports a status that proves the service created nothing: a 4xx it answered on
-// purpose. A 408 is the request timing out (it may have been acted on), and a 3xx was never
-// followed, so the service's answer is unknown.
-func refusal(status int) bool {
-	return status >= 400 && status < 500 && status != http.StatusRequestTimeout
 }
 
 // Probe asks for GET /health, which creates nothing, and returns the status: any answer from the

@@ -8,6 +8,7 @@ package txcheck
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/big"
 	"slices"
@@ -140,7 +141,8 @@ func Check(envelope, passphrase string, p Policy) (*Checked, error) {
 		}
 	}
 	if op.Body.Type != xdr.OperationTypeInvokeHostFunction || op.Body.InvokeHostFunctionOp == nil {
-		return nil, refuse(CheckOperations, "its operation is %s, not invokeHostFunction", opName(op.Body.Type))
+		name := cmp.Or(xdr.OperationTypeToStringMap[int32(op.Body.Type)], fmt.Sprintf("operation type %d", int32(op.Body.Type)))
+		return nil, refuse(CheckOperations, "its operation is %s, not invokeHostFunction", name)
 	}
 	hf := op.Body.InvokeHostFunctionOp.HostFunction
 	if hf.Type != xdr.HostFunctionTypeHostFunctionTypeInvokeContract || hf.InvokeContract == nil {
@@ -241,22 +243,12 @@ func preconditions(cond xdr.Preconditions, p Policy) error {
 	if tb == nil || tb.MaxTime == 0 {
 		return refuse(CheckTimeBounds, "it has no time bounds, so it would stay valid forever")
 	}
-	validity := p.MaxValidity
-	if validity <= 0 {
-		validity = MaxValidity
-	}
+	validity := cmp.Or(p.MaxValidity, MaxValidity)
 	latest := p.Now.Add(validity).Unix()
 	if latest < 0 || uint64(tb.MaxTime) > uint64(latest) {
 		return refuse(CheckTimeBounds, "its time bounds end more than %s from now", validity)
 	}
 	return nil
-}
-
-func opName(t xdr.OperationType) string {
-	if name, ok := xdr.OperationTypeToStringMap[int32(t)]; ok {
-		return name
-	}
-	return fmt.Sprintf("operation type %d", int32(t))
 }
 
 // The vault-registry contract's limits on what a registration stores.
@@ -345,15 +337,9 @@ func tagsReason(v xdr.ScVal) string {
 
 // MetadataPointer reports a metadata pointer the registry accepts.
 func MetadataPointer(m string) bool {
-	if len(m) > MaxMetadataBytes {
-		return false
-	}
-	for _, p := range MetadataPrefixes {
-		if strings.HasPrefix(m, p) && len(m) > len(p) {
-			return true
-		}
-	}
-	return false
+	return len(m) <= MaxMetadataBytes && slices.ContainsFunc(MetadataPrefixes, func(p string) bool {
+		return strings.HasPrefix(m, p) && len(m) > len(p)
+	})
 }
 
 // Tag reports a tag the registry accepts: trimmed and lower-cased, 1-32 bytes of a-z 0-9 _ -.

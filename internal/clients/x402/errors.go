@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -16,14 +17,8 @@ var tokenErrors = map[int]string{
 
 // TokenErrors is the USDC token's soroban.ContractErrors.
 func TokenErrors(n int) (code, name, detail string) {
-	name, ok := tokenErrors[n]
-	if !ok {
-		name = "Unknown"
-	}
-	code = map[int]string{10: errmap.CodeInsufficientUSDC, 13: errmap.CodeTrustlineMissing, 6: errmap.CodeAccountMissing}[n]
-	if code == "" {
-		code = errmap.CodePaymentRejected
-	}
+	name = cmp.Or(tokenErrors[n], "Unknown")
+	code = cmp.Or(map[int]string{10: errmap.CodeInsufficientUSDC, 13: errmap.CodeTrustlineMissing, 6: errmap.CodeAccountMissing}[n], errmap.CodePaymentRejected)
 	return code, name, errmap.Phrase(code) + " (USDC token error #" + strconv.Itoa(n) + " " + name + ")"
 }
 

@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,10 +137,7 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 			proven = why // a verification reason, not one of the settle step, after which the chain decides
 		}
 		return nil, SentRefused{Verify: proven, error: errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
-			said := f.UpstreamDetail
-			if said == "" {
-				said = errmap.ReadBody(f.Body).Message
-			}
+			said := cmp.Or(f.UpstreamDetail, errmap.ReadBody(f.Body).Message)
 			f.Code = errmap.CodePaymentRejected
 			if why != "" {
 				// A reason that is not a code token refines nothing: the status says 402.

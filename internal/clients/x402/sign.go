@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
@@ -66,13 +67,6 @@ type Signer struct {
 // MaxLedgerDrift is how far, in ledgers (about five minutes), the two sources may disagree.
 const MaxLedgerDrift = 60
 
-func (s *Signer) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
-
 // Signed is a payment ready to send, with what the chain needs to be asked about it later.
 type Signed struct {
 	Header    string    // PAYMENT-SIGNATURE value
@@ -121,7 +115,10 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err := cmp.Or(lErr, wErr); err != nil {
 		return nil, err
 	}
-	readAt := s.now()
+	readAt := time.Now()
+	if s.Now != nil {
+		readAt = s.Now()
+	}
 	if err := saneLedger(latest.LedgerCloseTime, readAt); err != nil {
 		return nil, err
 	}
@@ -241,10 +238,8 @@ func checkEntry(e xdr.SorobanAuthorizationEntry, payer string, call soroban.Call
 	if string(fn.FunctionName) != call.Function || len(fn.Args) != len(call.Args) {
 		return bad("does not authorise the transfer")
 	}
-	for i := range fn.Args {
-		if !fn.Args[i].Equals(call.Args[i]) {
-			return bad("authorises different transfer arguments")
-		}
+	if !slices.EqualFunc(fn.Args, call.Args, xdr.ScVal.Equals) {
+		return bad("authorises different transfer arguments")
 	}
 	return nil
 }

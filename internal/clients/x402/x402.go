@@ -245,8 +245,9 @@ func DecodeSettlement(h http.Header) (*Settlement, bool) {
 		return nil, false
 	}
 	b, err := base64.StdEncoding.Strict().DecodeString(v)
-	fields, ok := uniqueObject(b)
-	if err != nil || !ok {
+	var fields map[string]json.RawMessage
+	// Duplicate keys are refused: two readers could disagree on which wins.
+	if err != nil || json.Unmarshal(b, &fields) != nil || fields == nil || validate.DuplicateKeys(b, "", "") != nil {
 		return nil, false
 	}
 
@@ -277,16 +278,6 @@ func DecodeSettlement(h http.Header) (*Settlement, bool) {
 }
 
 var txHashRE = lazyre.New(`^[0-9a-fA-F]{64}$`)
-
-// uniqueObject decodes one JSON object into its raw members, refusing duplicate keys (two
-// readers could disagree on which wins) and trailing data.
-func uniqueObject(b []byte) (map[string]json.RawMessage, bool) {
-	var out map[string]json.RawMessage
-	if json.Unmarshal(b, &out) != nil || out == nil || validate.DuplicateKeys(b, "", "") != nil {
-		return nil, false
-	}
-	return out, true
-}
 
 // Confirms reports whether s proves that a payment by payer settled on network: success, a
 // transaction hash, the network and the payer (when given) matching.

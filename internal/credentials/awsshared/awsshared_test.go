@@ -33,10 +33,10 @@ func TestLocalBuildsReadTheSharedConfig(t *testing.T) {
 	t.Setenv("AWS_PROFILE", "dev")
 	srv.Put("mindvault/local/alice", `{"secretKey":"SB5QFV3HFDTDXPH3NAOXKQNLNV3DI5KUBB2HJYQAN7WKLRXNXPBSUQ6S"}`)
 
-	if _, err := credentials.Open("secretsmanager:mindvault/local/", nil, "default"); err == nil {
+	if _, err := credentials.Open("secretsmanager:mindvault/local/", nil, "default", nil); err == nil {
 		t.Fatal("the environment loader opened a store without credentials in the environment")
 	}
-	store, err := credentials.OpenWith("secretsmanager:mindvault/local/", nil, "default", awsshared.Load)
+	store, err := credentials.Open("secretsmanager:mindvault/local/", nil, "default", awsshared.Load)
 	if err != nil {
 		t.Fatal(err)
 	}
