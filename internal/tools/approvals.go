@@ -97,12 +97,13 @@ func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *a
 	return true, nil
 }
 
-// payWith performs req, which may ask for the payment p: the offer, its approval, the
-// signature, its record in the journal and the paid request, sent once. Nothing is signed
-// before the approval, nothing sent that the journal does not hold. A nil Outcome with a nil
-// error: the call stops to ask the user.
-func (c *Call) payWith(ctx context.Context, req transport.Request, kp *keypair.Full, policy x402.Policy, p payment, a *attempt) (*x402.Outcome, error) {
-	o, err := c.X402.Offer(ctx, req, policy)
+// payWith performs req, which may ask for the payment p (p.quote: the previewed amount and
+// the only payee) up to cap: the offer, its approval, the signature, its record in the journal
+// and the paid request, sent once. Nothing is signed before the approval, nothing sent that
+// the journal does not hold. A nil Outcome with a nil error: the call stops to ask the user.
+func (c *Call) payWith(ctx context.Context, req transport.Request, kp *keypair.Full, cap *big.Int, p payment, a *attempt) (*x402.Outcome, error) {
+	o, err := c.X402.Offer(ctx, req, x402.Policy{Network: c.Config.X402Network, Asset: c.Config.USDCContractID, Cap: cap,
+		Previewed: p.quote.Amount, PayTo: p.quote.PayTo, Intent: a.intent})
 	if err != nil {
 		return nil, err
 	}

@@ -257,11 +257,10 @@ var buy = Spec[BuyInput, BuyOutput]{
 				soroban.Decimal(price), kp.Address(), c.Config.Network, c.Config.X402Network, meta.PublisherWallet) + out.Message
 			return out, nil
 		}
-		res, err := c.payWith(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID), Route: "GET /resources/{id} (paid)"}, kp,
+		res, err := c.payWith(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID), Route: "GET /resources/{id} (paid)"}, kp, capUnits,
 			// Pay only whom the listing names: the publisher's wallet from /meta.
-			x402.Policy{Network: c.Config.X402Network, Asset: c.Config.USDCContractID, Cap: capUnits, Previewed: price, PayTo: meta.PublisherWallet, Intent: intent},
-			payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap,
-				payeeName: meta.PublisherName}, at)
+			payment{quote: x402.Quote{Amount: price, PayTo: meta.PublisherWallet}, payer: kp.Address(), balance: balance, resource: meta.ID,
+				what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap, payeeName: meta.PublisherName}, at)
 		if res == nil && err == nil {
 			return nil, nil // the call asks the user first
 		}
@@ -632,15 +631,13 @@ func amountPhrase(p *mindvault.Payment) string {
 
 // repeatArguments is the caller's own buy arguments with allowRepeat true.
 func repeatArguments(req *BuyInput) map[string]any {
-	args := map[string]any{"resourceId": req.ResourceID, "allowRepeat": true}
+	args := historyAction(req).Arguments
+	args["allowRepeat"] = true
 	if req.IdempotencyKey != nil {
 		args["idempotencyKey"] = *req.IdempotencyKey
 	}
 	if req.MaxPriceUSDC != nil {
 		args["maxPriceUsdc"] = *req.MaxPriceUSDC
-	}
-	if req.Profile != nil {
-		args["profile"] = *req.Profile
 	}
 	if req.ConfirmMainnet {
 		args["confirmMainnet"] = true

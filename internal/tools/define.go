@@ -22,21 +22,13 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// Hints are the four MCP tool annotations; all four are always sent.
+// Hints are the MCP tool annotations: the display title (set by Define) and the four hints, always sent.
 type Hints struct {
-	ReadOnly    bool
-	Destructive bool
-	Idempotent  bool
-	OpenWorld   bool
-}
-
-// Annotations is the wire form of Hints plus the display title.
-type Annotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
-	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
+	Title       string `json:"title,omitempty"`
+	ReadOnly    bool   `json:"readOnlyHint"`
+	Destructive bool   `json:"destructiveHint"`
+	Idempotent  bool   `json:"idempotentHint"`
+	OpenWorld   bool   `json:"openWorldHint"`
 }
 
 // Definition is a tool's public definition as sent in tools/list.
@@ -46,7 +38,7 @@ type Definition struct {
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  Annotations     `json:"annotations"`
+	Annotations  Hints           `json:"annotations"`
 }
 
 // Spec declares one tool: Req is its request model, Out its output; Define binds it to Deps.
@@ -117,10 +109,7 @@ func (t *Tool) Definition() Definition {
 func (t *Tool) Name() string { return t.def.Name }
 
 // Hints returns the tool's annotations.
-func (t *Tool) Hints() Hints {
-	a := t.def.Annotations
-	return Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
-}
+func (t *Tool) Hints() Hints { return t.def.Annotations }
 
 // Model returns the tool's validation model.
 func (t *Tool) Model() *validate.Model { return t.model }
@@ -165,13 +154,8 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool,
 	schemas func(*validate.Model, reflect.Type) (json.RawMessage, json.RawMessage, error)) *Tool {
 	name := t.def.Name
-	t.def.Annotations = Annotations{
-		Title:           t.def.Title,
-		ReadOnlyHint:    hints.ReadOnly,
-		DestructiveHint: hints.Destructive,
-		IdempotentHint:  hints.Idempotent,
-		OpenWorldHint:   hints.OpenWorld,
-	}
+	t.def.Annotations = hints
+	t.def.Annotations.Title = t.def.Title
 	t.out, t.model, t.args = out, model, model.Names()
 	if gen := generatedDefinition(name); gen != "" {
 		t.encoded = json.RawMessage(gen)
@@ -211,7 +195,7 @@ func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (an
 		return ask
 	}
 	if err != nil {
-		if t.def.Annotations.ReadOnlyHint {
+		if t.def.Annotations.ReadOnly {
 			err = readStarted(err)
 		}
 		return errorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),

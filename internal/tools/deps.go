@@ -10,8 +10,6 @@ import (
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/internal/auth"
-	"github.com/mindvault/mcp-endpoint/validate"
-
 	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
@@ -22,6 +20,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // The interfaces below are what the tools call on each downstream, so a workflow can be

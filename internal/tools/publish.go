@@ -262,11 +262,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		return nil, err // fee nil: the call asks the user to fund the wallet
 	}
 	if req.DryRun {
-		out.Steps = []Step{
-			{Name: "create", Status: "planned", Detail: "POST " + r.c.Config.MindVaultURL + "/resources"},
-			r.plannedFee(fee),
-			{Name: "register", Status: "planned", Detail: "register on chain if verification approves"},
-		}
+		out.Steps = append([]Step{{Name: "create", Status: "planned", Detail: "POST " + r.c.Config.MindVaultURL + "/resources"}}, r.plannedFee(fee)...)
 		out.Message = "Dry run: the API key, the wallet's USDC for the fee and the fee cap all pass; nothing was created or paid."
 		return out, nil
 	}
@@ -329,8 +325,7 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 			return nil, nil // the call asks the user to fund the wallet
 		}
 		if r.req.DryRun {
-			out.Steps = append(out.Steps, r.plannedFee(fee),
-				Step{Name: "register", Status: "planned", Detail: "register on chain if verification approves"})
+			out.Steps = append(out.Steps, r.plannedFee(fee)...)
 			out.Message = "Dry run: resource " + meta.ID + " waits for its verification fee; the wallet can pay it. Nothing was paid."
 			return out, nil
 		}
@@ -446,9 +441,11 @@ func (r *publishRun) resumeRefused(err error, id string) error {
 	return err
 }
 
-func (r *publishRun) plannedFee(fee *big.Int) Step {
-	return Step{Name: "verify", Status: "planned", Detail: fmt.Sprintf("pay %s USDC from %s via x402 on %s (wallet holds %s)",
-		soroban.Decimal(fee), r.kp.Address(), r.c.Config.X402Network, r.out.USDCBalance)}
+// plannedFee is a dry run's verify and register steps.
+func (r *publishRun) plannedFee(fee *big.Int) []Step {
+	return []Step{{Name: "verify", Status: "planned", Detail: fmt.Sprintf("pay %s USDC from %s via x402 on %s (wallet holds %s)",
+		soroban.Decimal(fee), r.kp.Address(), r.c.Config.X402Network, r.out.USDCBalance)},
+		{Name: "register", Status: "planned", Detail: "register on chain if verification approves"}}
 }
 
 // resumeCall is the call that finishes resource id, naming the profile when this call did.
@@ -482,10 +479,9 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	if at.prior != nil {
 		return r.feeAlreadyPaid(id, at.prior), nil
 	}
-	res, err := r.c.payWith(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"}, r.kp,
-		// The fee goes to the verification agent's wallet (GET /agent/status) only.
-		x402.Policy{Network: r.c.Config.X402Network, Asset: r.c.Config.USDCContractID, Cap: r.cap, Previewed: fee, PayTo: r.agentWallet, Intent: intent},
-		r.fee(fee, "", id), at)
+	// The fee goes to the verification agent's wallet (GET /agent/status) only.
+	res, err := r.c.payWith(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
+		r.kp, r.cap, r.fee(fee, r.agentWallet, id), at)
 	if res == nil && err == nil {
 		return nil, nil // the call asks the user first
 	}
