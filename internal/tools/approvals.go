@@ -85,7 +85,7 @@ func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *a
 	if ok, err := c.approvePay(ctx, p); !ok {
 		return false, err
 	}
-	if err := a.claim(ctx, q, p.resource); err != nil {
+	if err := a.claim(ctx, &q, p.resource); err != nil {
 		return false, err
 	}
 	h, err := c.reserve(ctx, p.payer, a.id, q.Amount)
@@ -134,10 +134,7 @@ func (a *attempt) view() *BudgetView {
 // approveWrite is a registry.InvokeApproved hook for a creator write of resource id.
 func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Context, registry.Plan) error {
 	return func(ctx context.Context, plan registry.Plan) error {
-		shown := make([]string, len(args))
-		for i, a := range args {
-			shown[i] = scShow(a, true)
-		}
+		shown := scShown(args, true)
 		value := strings.Join(shown, ", ")
 		cfg := c.Config
 		ok, err := c.approve(confirm.Request{
@@ -181,15 +178,21 @@ func scShow(v xdr.ScVal, cut bool) string {
 			return a
 		}
 	case xdr.ScValTypeScvVec:
-		items := []string{}
+		var items []xdr.ScVal
 		if vec := v.MustVec(); vec != nil {
-			for _, it := range *vec {
-				items = append(items, scShow(it, cut))
-			}
+			items = *vec
 		}
-		return "[" + strings.Join(items, ", ") + "]"
+		return "[" + strings.Join(scShown(items, cut), ", ") + "]"
 	}
 	return v.Type.String()
+}
+
+func scShown(args []xdr.ScVal, cut bool) []string {
+	shown := make([]string, len(args))
+	for i, a := range args {
+		shown[i] = scShow(a, cut)
+	}
+	return shown
 }
 
 // quoted shows a value from a caller or a downstream in quotes, cut to a readable length.

@@ -34,8 +34,9 @@ type budget struct {
 	whose   string // "this wallet" or "this caller"
 }
 
-// budgetsFor are the budgets a payment by payer is held to, the wallet's first.
-func (c *Call) budgetsFor(payer string) []budget {
+// budgeted is the budgets a payment by payer is held to, the wallet's first, and the ledger
+// that holds them; no budgets, nothing at all.
+func (c *Call) budgeted(ctx context.Context, payer string) ([]budget, ledger.Ledger, error) {
 	var out []budget
 	if u, err := soroban.Units(c.Config.BudgetUSDC); c.Config.BudgetUSDC != "" && err == nil {
 		out = append(out, budget{key: "wallet:" + payer, limit: u.Int64(), setting: "MINDVAULT_BUDGET_USDC", whose: "this wallet"})
@@ -45,7 +46,11 @@ func (c *Call) budgetsFor(payer string) []budget {
 		sum := auth.Digest("mindvault/budget/caller\x00" + c.caller)
 		out = append(out, budget{key: "caller:" + hex.EncodeToString(sum[:16]), limit: u.Int64(), setting: "MINDVAULT_BUDGET_CALLER_USDC", whose: "this caller"})
 	}
-	return out
+	if len(out) == 0 {
+		return nil, nil, nil
+	}
+	l, err := c.journal()
+	return out, l, err
 }
 
 // view is a budget's state after a reservation (or a read) as results show it.
@@ -53,16 +58,6 @@ func view(b budget, u ledger.Usage) *BudgetView {
 	left := max(b.limit-u.Reserved, 0)
 	return &BudgetView{LimitUSDC: soroban.Decimal(big.NewInt(b.limit)), SpentUSDC: soroban.Decimal(big.NewInt(u.Reserved)),
 		RemainingUSDC: soroban.Decimal(big.NewInt(left)), ResetsAt: u.ResetsAt.UTC().Format(time.RFC3339)}
-}
-
-// budgeted is payer's budgets and the ledger that holds them; no budgets, nothing at all.
-func (c *Call) budgeted(ctx context.Context, payer string) ([]budget, ledger.Ledger, error) {
-	bs := c.budgetsFor(payer)
-	if len(bs) == 0 {
-		return nil, nil, nil
-	}
-	l, err := c.journal()
-	return bs, l, err
 }
 
 // budgetRead reads the wallet's budget for a result (wallet_info); nil without one.
@@ -149,7 +144,6 @@ func (h *hold) release(ctx context.Context) {
 	h.held = nil
 }
 
-// keys are the ledger keys the hold reserved under.
 func (h *hold) keys() []string {
 	out := make([]string, len(h.held))
 	for i, b := range h.held {

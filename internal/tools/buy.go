@@ -177,9 +177,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, c.API.MalformedMeta("the price is not a USDC amount")
 		}
 		capUnits := c.capOf(req.MaxPriceUSDC)
-		zero := soroban.Decimal(new(big.Int))
 		out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
-			AmountUSDC: zero, Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
+			AmountUSDC: soroban.Decimal(new(big.Int)), Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
 			Payee: meta.PublisherWallet, PayeeName: meta.PublisherName}
 		if hErr != nil {
 			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+c.oneLine(hErr, "Purchase history unreadable")+
@@ -652,7 +651,6 @@ func (c *Call) oneLine(err error, operation string) string {
 	return line + ", " + f.Diagnostic.Category
 }
 
-// httpURL reports an absolute http(s) URL with a host.
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""

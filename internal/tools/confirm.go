@@ -42,8 +42,12 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 	if err != nil {
 		panic("request does not marshal: " + err.Error()) // a bug: becomes -32603
 	}
+	// The profile the call acts for: its profile argument, or the default one.
 	b := confirm.Binding{Tool: tool, ArgsHash: confirm.ArgsHash(tool, canonical), Caller: call.caller,
-		Profile: profileOf(req, cfg), Network: string(cfg.Network)}
+		Profile: cfg.DefaultProfile, Network: string(cfg.Network)}
+	if a, ok := req.(requests.Acting); ok && a.ActingProfile() != nil {
+		b.Profile = *a.ActingProfile()
+	}
 	funded := false
 	if rt.HasRequestState {
 		approved, err := k.Open(rt.RequestState, b)
@@ -181,14 +185,6 @@ func readAnswer(raw json.RawMessage, checked bool) (accepted bool, action string
 		return false, "cancelled", true
 	}
 	return false, "", false
-}
-
-// profileOf is the profile a call acts for: its profile argument, or the default one.
-func profileOf(req any, cfg *config.Config) string {
-	if a, ok := req.(requests.Acting); ok && a.ActingProfile() != nil {
-		return *a.ActingProfile()
-	}
-	return cfg.DefaultProfile
 }
 
 // invalidConfirmation is the -32602 of a round 2 that cannot be acted on; path names the param.

@@ -57,17 +57,18 @@ var health = Spec[HealthInput, HealthOutput]{
 	Kind:  lookup(errmap.SourceRequest),
 	Guide: errmap.Guide{NoID: true},
 	Run: func(ctx context.Context, c *Call, _ *HealthInput) (*HealthOutput, error) {
-		probes := map[string]func(context.Context) (string, error){"MindVault API": c.probeAPI, "Horizon": c.probeHorizon,
-			"Stellar RPC": c.probeRPC, "Registry contract": c.probeRegistry}
-		names := []string{"MindVault API", "Horizon", "Stellar RPC", "Registry contract"}
-		if c.Config.SponsorURL != "" && c.Sponsor != nil {
-			probes["Sponsored-account service"] = c.probeSponsor
-			names = append(names, "Sponsored-account service")
+		type probe struct {
+			name string
+			fn   func(context.Context) (string, error)
 		}
-		checks := make([]HealthCheck, len(names), len(names)+1)
-		fns := make([]func(), len(names))
-		for i, name := range names {
-			fns[i] = func() { checks[i] = timed(ctx, name, probes[name]) }
+		probes := []probe{{"MindVault API", c.probeAPI}, {"Horizon", c.probeHorizon}, {"Stellar RPC", c.probeRPC}, {"Registry contract", c.probeRegistry}}
+		if c.Config.SponsorURL != "" && c.Sponsor != nil {
+			probes = append(probes, probe{"Sponsored-account service", c.probeSponsor})
+		}
+		checks := make([]HealthCheck, len(probes), len(probes)+1)
+		fns := make([]func(), len(probes))
+		for i, p := range probes {
+			fns[i] = func() { checks[i] = timed(ctx, p.name, p.fn) }
 		}
 		parallel(fns...)
 		checks = append(checks, configCheck(c.Config, c.LedgerErr))

@@ -272,7 +272,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		return nil, err
 	}
 	if r.call != nil {
-		if err := r.call.claimCall(ctx); err != nil {
+		if err := r.call.claim(ctx, nil, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -505,9 +505,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 			out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
 			feeStep = "fee " + out.FeePaidUSDC + " USDC"
 		}
-		rc := at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash)
-		rc.Resource = id
-		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, rc, nil))
+		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash, id), nil))
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {

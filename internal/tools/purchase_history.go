@@ -142,7 +142,6 @@ func newestFirst[T any](ps []T, paidAt func(T) string) []T {
 	return out
 }
 
-// purchaseOf is a purchase row from source ("journal" or "api").
 func purchaseOf(p *mindvault.Payment, source string) Purchase {
 	return Purchase{ResourceID: p.ResourceID, Title: p.Title, Amount: string(p.Amount), Currency: p.Currency, TxHash: p.TxHash,
 		PaidAt: p.PaidAt, PaymentID: p.PaymentID, Source: source}
