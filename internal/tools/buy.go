@@ -150,13 +150,12 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, err
 		}
 		var (
-			meta             *mindvault.Meta
-			acct             *horizon.Account
-			found            bool
-			history          []mindvault.Payment
-			receipts         []ledger.Receipt
-			mErr, aErr, hErr error
-			rErr             error
+			meta                   *mindvault.Meta
+			acct                   *horizon.Account
+			found                  bool
+			history                []mindvault.Payment
+			receipts               []ledger.Receipt
+			mErr, aErr, hErr, rErr error
 		)
 		reads := []func(){
 			func() { meta, mErr = c.API.Meta(ctx, req.ResourceID) },
@@ -596,9 +595,10 @@ func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment
 func alreadyPurchased(req *BuyInput, meta *mindvault.Meta, p *mindvault.Payment, link string) error {
 	id := meta.ID
 	var parts []string
-	for _, f := range []struct{ label, v string }{{"payment ", p.PaymentID}, {"", amountPhrase(p)}, {"transaction ", p.TxHash}, {"paid ", p.PaidAt}} {
+	for _, f := range []struct{ label, v, unit string }{{"payment ", p.PaymentID, ""}, {"", string(p.Amount), " " + cmp.Or(p.Currency, "USDC")},
+		{"transaction ", p.TxHash, ""}, {"paid ", p.PaidAt, ""}} {
 		if f.v != "" {
-			parts = append(parts, f.label+f.v)
+			parts = append(parts, f.label+f.v+f.unit)
 		}
 	}
 	detail := "this wallet already bought " + id
@@ -619,13 +619,6 @@ func alreadyPurchased(req *BuyInput, meta *mindvault.Meta, p *mindvault.Payment,
 	// The next action is a look: paying again is the user's decision, never a step to follow.
 	e := errmap.WithNextAction(refusal(errmap.CodeAlreadyPurchased, detail, next), historyAction(req))
 	return errmap.With(e, func(f *errmap.Facts) { f.StateChanged = errmap.StateNo })
-}
-
-func amountPhrase(p *mindvault.Payment) string {
-	if p.Amount == "" {
-		return ""
-	}
-	return string(p.Amount) + " " + cmp.Or(p.Currency, "USDC")
 }
 
 // repeatArguments is the caller's own buy arguments with allowRepeat true.
