@@ -111,18 +111,15 @@ func (c *Call) asked(operation, tool string) (mcp.ToolResult, bool) {
 			"required": []string{"confirm"},
 		},
 	}
-	if q.Approval.Kind == confirm.Funding {
-		// A URL, never a form: the elicitation spec forbids collecting payment details in a form.
-		params = map[string]any{"mode": "url", "url": q.URL, "message": q.Message}
-	}
 	state, err := e.settings.Seal(e.binding, q.Approval)
 	if err != nil {
 		return *refused(errors.New("the confirmation could not be signed"), operation, tool), true
 	}
-	if params["mode"] == "url" {
+	if q.Approval.Kind == confirm.Funding {
+		// A URL, never a form: the elicitation spec forbids collecting payment details in a form.
 		// One id per question, derived from its state: the client may tie a completion to it.
 		sum := sha256.Sum256([]byte(state))
-		params["elicitationId"] = hex.EncodeToString(sum[:16])
+		params = map[string]any{"mode": "url", "url": q.URL, "message": q.Message, "elicitationId": hex.EncodeToString(sum[:16])}
 	}
 	return mcp.ToolResult{
 		ResultType:    mcp.ResultInputRequired,

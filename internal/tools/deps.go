@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -101,10 +102,7 @@ type Deps struct {
 
 // profile loads the named profile (or the default); its secrets join the call's own list.
 func (c *Call) profile(ctx context.Context, name *string) (credentials.Profile, error) {
-	n := c.Config.DefaultProfile
-	if name != nil {
-		n = *name
-	}
+	n := cmp.Or(deref(name), c.Config.DefaultProfile) // a profile argument is never empty
 	if !auth.Permits(ctx, n) {
 		return credentials.Profile{Name: n}, credentials.NotAllowed(n)
 	}

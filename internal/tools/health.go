@@ -91,10 +91,7 @@ func (d *Deps) probeAPI(ctx context.Context) (string, error) {
 // probeHorizon reads an account (missing is healthy) and the root document's network.
 func (d *Deps) probeHorizon(ctx context.Context) (string, error) {
 	c := d.Config
-	account := c.USDCIssuer // exists on every network that has the configured USDC
-	if account == "" {
-		account = soroban.ZeroAccount
-	}
+	account := cmp.Or(c.USDCIssuer, soroban.ZeroAccount) // the issuer exists on every network that has the configured USDC
 	var (
 		root       *horizon.Root
 		found      bool

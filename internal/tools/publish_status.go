@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -126,14 +127,12 @@ func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *
 	if vErr != nil && !isStatus(vErr, http.StatusNotFound) {
 		return nil, nil, vErr
 	}
-	st := &publishState{verification: meta.VerificationStatus, onchain: meta.OnchainStatus}
+	st := &publishState{verification: meta.VerificationStatus, onchain: cmp.Or(meta.OnchainStatus, "none")}
 	if meta.Listed != nil {
 		st.listed = *meta.Listed
 	}
 	if ver != nil {
-		if ver.Status != "" {
-			st.verification = ver.Status
-		}
+		st.verification = cmp.Or(ver.Status, st.verification)
 		if ver.Listed != nil {
 			st.listed = *ver.Listed
 		}
@@ -141,12 +140,7 @@ func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *
 			st.verdict = &Verification{IsOriginal: v.IsOriginal, Confidence: v.Confidence, Flags: nonNil(v.Flags)}
 		}
 	}
-	if st.verification == "" {
-		st.verification = "pending"
-	}
-	if st.onchain == "" {
-		st.onchain = "none"
-	}
+	st.verification = cmp.Or(st.verification, "pending")
 	switch {
 	case st.verification == "pending" && st.verdict == nil:
 		st.waitingFor = waitingFee
