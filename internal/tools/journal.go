@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,12 +35,6 @@ type attempt struct {
 	signed    *x402.Signed
 	hold      *hold
 	payeeName string // as the listing names it, for the receipt
-}
-
-func newAttemptID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return "a" + hex.EncodeToString(b)
 }
 
 // journal is the store of intents, or the configuration failure that stops every payment.
@@ -76,7 +69,7 @@ func intentEntry(in *x402.Intent) string { return ledger.IntentID(in.Kind, in.Pa
 // begin reads the intent's entry before anything is asked, reserved or signed: a reused key,
 // an intent in progress and an undecided outcome are refused; a settled one is left in a.prior.
 func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Intent, fp string) (*attempt, error) {
-	a := &attempt{d: d, id: newAttemptID(), tool: tool, payer: payer, intent: intent, fp: fp}
+	a := &attempt{d: d, id: "a" + rand.Text(), tool: tool, payer: payer, intent: intent, fp: fp}
 	j, err := d.journal()
 	if err != nil {
 		return nil, err
