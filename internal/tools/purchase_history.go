@@ -71,10 +71,7 @@ var purchaseHistory = Spec[PurchaseHistoryInput, PurchaseHistoryOutput]{
 			hErr, rErr error
 		)
 		parallel(func() { history, hErr = c.API.Payments(ctx, addr) }, func() { receipts, rErr = c.receipts(ctx, addr) })
-		switch {
-		case rErr != nil && hErr != nil:
-			return nil, hErr
-		case hErr != nil && len(receipts) == 0:
+		if hErr != nil && (rErr != nil || len(receipts) == 0) {
 			return nil, hErr
 		}
 		out := &PurchaseHistoryOutput{ProfileWallet: c.profileWallet(p.Name, addr), Purchases: []Purchase{}}
