@@ -186,7 +186,12 @@ var buy = Spec[BuyInput, BuyOutput]{
 		if rErr != nil {
 			return nil, rErr // the journal is the guard that must hold: fail closed
 		}
-		intent := buyIntent(c, req, kp.Address(), meta.ID)
+		// What the purchase pays for, by the strongest identity the call has: one purchase per
+		// wallet without allowRepeat, else the call's own.
+		intent := c.callIntent("key", kp.Address(), "mindvault_buy", req.IdempotencyKey)
+		if !req.AllowRepeat {
+			intent = &x402.Intent{Kind: "buy", Parts: []string{kp.Address(), c.Config.X402Network, meta.ID}}
+		}
 		at, err := c.begin(ctx, "mindvault_buy", kp.Address(), intent, fingerprint("mindvault_buy", req))
 		if err != nil {
 			return nil, err
@@ -337,15 +342,6 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 		return nil, "usdcBalanceAfter is not shown: Horizon did not yet show this payment when the wallet was read; check mindvault_wallet_info."
 	}
 	return now, ""
-}
-
-// buyIntent is what a purchase pays for, by the strongest identity the call has: one
-// purchase per wallet without allowRepeat, else the call's own (callIntent).
-func buyIntent(c *Call, req *BuyInput, payer, id string) *x402.Intent {
-	if !req.AllowRepeat {
-		return &x402.Intent{Kind: "buy", Parts: []string{payer, c.Config.X402Network, id}}
-	}
-	return c.callIntent("key", payer, "mindvault_buy", req.IdempotencyKey)
 }
 
 // callIntent names a call by its idempotency key (as kind), else by the approval it acts on;
