@@ -155,17 +155,14 @@ func (h *hold) keys() []string {
 // exceeded is the refusal of a payment over a daily budget.
 func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 	wait := int(time.Until(resets).Seconds()) + 1
-	left := max(b.limit-reserved, 0)
+	v, spend := view(b, ledger.Usage{Reserved: reserved, ResetsAt: resets}), soroban.Decimal(big.NewInt(amount))
 	detail := fmt.Sprintf("the payment of %s USDC is above what is left of %s's daily budget: limit %s, spent %s, remaining %s USDC, resets at %s; nothing was paid",
-		soroban.Decimal(big.NewInt(amount)), b.whose, soroban.Decimal(big.NewInt(b.limit)), soroban.Decimal(big.NewInt(reserved)),
-		soroban.Decimal(big.NewInt(left)), resets.UTC().Format(time.RFC3339))
+		spend, b.whose, v.LimitUSDC, v.SpentUSDC, v.RemainingUSDC, v.ResetsAt)
 	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
 		Source: errmap.SourceLedger, Code: errmap.CodeBudgetExceeded, Detail: detail, RetryAfter: &wait,
-		Budget: &errmap.Budget{LimitUSDC: soroban.Decimal(big.NewInt(b.limit)), SpentUSDC: soroban.Decimal(big.NewInt(reserved)),
-			AmountUSDC: soroban.Decimal(big.NewInt(amount)), RemainingUSDC: soroban.Decimal(big.NewInt(left)), ResetsAt: resets.UTC().Format(time.RFC3339)},
+		Budget:           &errmap.Budget{LimitUSDC: v.LimitUSDC, SpentUSDC: v.SpentUSDC, AmountUSDC: spend, RemainingUSDC: v.RemainingUSDC, ResetsAt: v.ResetsAt},
 		ExecutionStarted: false, StateChanged: errmap.StateNo,
-		Next: fmt.Sprintf("Wait until %s, when the daily budget resets, before paying again, or ask the operator to raise %s; nothing was paid.",
-			resets.UTC().Format(time.RFC3339), b.setting),
+		Next: fmt.Sprintf("Wait until %s, when the daily budget resets, before paying again, or ask the operator to raise %s; nothing was paid.", v.ResetsAt, b.setting),
 	}}
 }
 

@@ -424,13 +424,12 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 		var body map[string]json.RawMessage
 		var link string
 		if json.Unmarshal(resp.Body, &body) == nil && json.Unmarshal(body["url"], &link) == nil && httpURL(link) {
-			var g delivery
+			g := delivery{access: &Access{URL: link, Delivery: DeliveryLink}}
 			var r Receipt
 			if raw, ok := body["receipt"]; ok && json.Unmarshal(raw, &r) == nil && r.PaymentID != "" {
 				r.Amount, r.Currency = paymentAmount(r.Amount + " " + cmp.Or(r.Currency, "USDC"))
 				g.receipt = &r
 			}
-			g.access = &Access{URL: link, Delivery: DeliveryLink}
 			return g
 		}
 	}
@@ -482,10 +481,7 @@ func textual(mt string) bool {
 // deliverable says whether a file of this announced size and type can be delivered inline.
 func deliverable(size int64, mimeType string, limit int) bool {
 	mt, _, _ := mime.ParseMediaType(mimeType)
-	if textual(mt) && size <= smallText {
-		return true
-	}
-	return size <= int64(limit)
+	return textual(mt) && size <= smallText || size <= int64(limit)
 }
 
 // headerReceipt is a file purchase's receipt from the X-Payment-* headers and Date.
