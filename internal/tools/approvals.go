@@ -88,9 +88,7 @@ func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *a
 	if err := a.claim(ctx, &q, p.resource); err != nil {
 		return false, err
 	}
-	h, err := c.reserve(ctx, p.payer, a.id, q.Amount)
-	a.hold = h
-	if err != nil {
+	if a.hold, err = c.reserve(ctx, p.payer, a.id, q.Amount); err != nil {
 		a.close(ctx, ledger.Failed)
 		return false, err
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -293,16 +292,14 @@ type definedTools struct {
 
 // NewRegistry orders tools by name so tools/list is stable whatever the registration order.
 func NewRegistry(ts ...*Tool) *Registry {
-	sorted := append([]*Tool(nil), ts...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].def.Name < sorted[j].def.Name })
-	bt := definedTools{byName: map[string]*Tool{}}
+	sorted := slices.SortedFunc(slices.Values(ts), func(a, b *Tool) int { return strings.Compare(a.def.Name, b.def.Name) })
+	bt := definedTools{tools: sorted, byName: map[string]*Tool{}}
 	var names []string
 	var defs []json.RawMessage
 	for _, t := range sorted {
 		if _, dup := bt.byName[t.def.Name]; dup {
 			panic("duplicate tool " + t.def.Name)
 		}
-		bt.tools = append(bt.tools, t)
 		bt.byName[t.def.Name] = t
 		defs = append(defs, t.encoded)
 		names = append(names, t.def.Name)
