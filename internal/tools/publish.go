@@ -132,7 +132,7 @@ func (r *publishRun) feeAlreadyPaid(id string, e *ledger.Entry) *PublishOutput {
 	out.Steps = append(out.Steps, Step{Name: "verify", Status: "skipped", Detail: detail + "; nothing was paid now"},
 		Step{Name: "register", Status: "skipped", Detail: "waits for the verdict of the paid verification"})
 	out.FeeSettlement = SettlementNone
-	out.NextAction = r.resumeCall("mindvault_publish_status", id)
+	out.NextAction = &ResumeCall{Tool: "mindvault_publish_status", Arguments: ResumeArgs{ResourceID: id}}
 	out.Message = "Resource " + id + "'s verification fee was already paid, so nothing was paid now; check mindvault_publish_status " + id +
 		" for the verdict, then register it with mindvault_publish and resourceId " + id + " if it is verified."
 	return out
@@ -448,15 +448,6 @@ func (r *publishRun) plannedFee(fee *big.Int) []Step {
 		{Name: "register", Status: "planned", Detail: "register on chain if verification approves"}}
 }
 
-// resumeCall is the call that finishes resource id, naming the profile when this call did.
-func (r *publishRun) resumeCall(tool, id string) *ResumeCall {
-	c := &ResumeCall{Tool: tool, Arguments: ResumeArgs{ResourceID: id}}
-	if tool == "mindvault_publish" {
-		c.Arguments.Profile = deref(r.req.Profile)
-	}
-	return c
-}
-
 // verifyAndRegister pays the verification fee for id, then registers it when approved.
 func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, fee *big.Int) (*PublishOutput, error) {
 	out := r.out
@@ -541,7 +532,10 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	out := r.out
 	prepared, err := r.c.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
 	if err == nil && ask {
-		if ok, err := r.c.approve(r.registration(prepared)); !ok {
+		// The user approves the registration itself: every argument shown and bound.
+		c := r.c.Config
+		if ok, err := r.c.approve(prepared.request(r.c.Deps, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
+			id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, prepared.shownCall()))); !ok {
 			return nil, err
 		}
 	}
@@ -553,7 +547,7 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	if err != nil {
 		out.OnchainStatus = "failed"
 		out.Steps = append(out.Steps, Step{Name: "register", Status: "failed", Detail: summary(err, "On-chain registration")})
-		out.NextAction = r.resumeCall("mindvault_publish", id)
+		out.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: id, Profile: deref(r.req.Profile)}}
 		out.Message = "Verified (listed and purchasable); on-chain registration failed: finish it with mindvault_publish and resourceId " + id +
 			" (it registers only, nothing is paid), or with mindvault_register_onchain."
 		return out, nil
@@ -652,13 +646,6 @@ func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 		p.what = fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
 	}
 	return p
-}
-
-// registration is the registration as the user approves it: every argument shown and bound.
-func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
-	c := r.c.Config
-	return p.request(r.c.Deps, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
-		p.id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, p.shownCall()))
 }
 
 // creationKey is the Idempotency-Key of a resource creation, derived from the publication's
