@@ -163,10 +163,7 @@ func (st *publishState) statusOutput(id string) *PublishStatusOutput {
 	out := &PublishStatusOutput{
 		ResourceID: id, VerificationStatus: st.verification, Listed: st.listed,
 		OnchainStatus: st.onchain, Verification: st.verdict, WaitingFor: st.waitingFor,
-	}
-	switch out.VerificationStatus {
-	case "verified", "rejected", "skipped":
-		out.Settled = true
+		Settled: st.verification == "verified" || st.verification == "rejected" || st.verification == "skipped",
 	}
 	if st.waitingFor == waitingFee || st.registerable() {
 		out.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: id}}
