@@ -3,6 +3,11 @@
 // source of truth of each argument (docs/tools.md "Shared argument shapes").
 package requests
 
+import (
+	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/validate"
+)
+
 // Argument groups: arguments several requests share with the same name, rule and
 // description, declared once and embedded.
 
@@ -21,8 +26,14 @@ type OnchainResource struct {
 	ResourceID string `json:"resourceId" validate:"required,resourceid" jsonschema_description:"On-chain resource id (1-24 lowercase letters and digits)."`
 }
 
-// CrossCheck rejects ids that cannot exist on chain before anything is sent.
-func (r *OnchainResource) CrossCheck() []Issue { return onchainID(r.ResourceID) }
+// CrossCheck rejects ids that cannot exist on chain (the contract would answer #11) before anything is sent.
+func (r *OnchainResource) CrossCheck() []errmap.Issue {
+	if validate.OnchainID(r.ResourceID) {
+		return nil
+	}
+	return []errmap.Issue{{Path: "/resourceId", Rule: "onchainid", Expected: "1-24 lowercase letters and digits",
+		Message: "must be 1-24 lowercase letters and digits to exist on chain"}}
+}
 
 // Resource implements RegistryWrite.
 func (r *OnchainResource) Resource() string { return r.ResourceID }

@@ -184,10 +184,8 @@ func (a *Approval) stale(detail string) error {
 // Declined is the failure of a call whose confirmation the user declined or cancelled.
 func Declined(a Approval, action string) error {
 	what := "the payment"
-	if a.Kind == Payment && a.Amount != "" {
-		if units, ok := new(big.Int).SetString(a.Amount, 10); ok {
-			what = "the payment of " + USDC(units) + " USDC"
-		}
+	if units, ok := new(big.Int).SetString(a.Amount, 10); ok && a.Kind == Payment {
+		what = "the payment of " + USDC(units) + " USDC"
 	}
 	if a.Kind == Write {
 		what = "the call " + call(a)

@@ -17,9 +17,7 @@ func specs() []anySpec {
 }
 
 // Guides is every tool's Guide, built on the first failure mapped.
-func Guides() *errmap.Guides { return guideTable() }
-
-var guideTable = sync.OnceValue(func() *errmap.Guides {
+var Guides = sync.OnceValue(func() *errmap.Guides {
 	byTool := map[string]errmap.Guide{}
 	for _, s := range specs() {
 		name, g := s.guide()
@@ -34,11 +32,9 @@ func All(d *Deps) *Registry {
 }
 
 // allTools defines every tool of this build, each Spec bound to d.
-func allTools(d *Deps) []*Tool {
-	all := specs()
-	ts := make([]*Tool, len(all))
-	for i, s := range all {
-		ts[i] = s.define(d)
+func allTools(d *Deps) (ts []*Tool) {
+	for _, s := range specs() {
+		ts = append(ts, s.define(d))
 	}
 	return ts
 }

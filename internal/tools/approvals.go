@@ -85,24 +85,23 @@ func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *a
 	if ok, err := c.approvePay(ctx, p); !ok {
 		return false, err
 	}
-	if err := a.claim(ctx, q, p.resource); err != nil {
+	if err := a.claim(ctx, &q, p.resource); err != nil {
 		return false, err
 	}
-	h, err := c.reserve(ctx, p.payer, a.id, q.Amount)
-	a.hold = h
-	if err != nil {
+	if a.hold, err = c.reserve(ctx, p.payer, a.id, q.Amount); err != nil {
 		a.close(ctx, ledger.Failed)
 		return false, err
 	}
 	return true, nil
 }
 
-// payWith performs req, which may ask for the payment p: the offer, its approval, the
-// signature, its record in the journal and the paid request, sent once. Nothing is signed
-// before the approval, nothing sent that the journal does not hold. A nil Outcome with a nil
-// error: the call stops to ask the user.
-func (c *Call) payWith(ctx context.Context, req transport.Request, kp *keypair.Full, policy x402.Policy, p payment, a *attempt) (*x402.Outcome, error) {
-	o, err := c.X402.Offer(ctx, req, policy)
+// payWith performs req, which may ask for the payment p (p.quote: the previewed amount and
+// the only payee) up to cap: the offer, its approval, the signature, its record in the journal
+// and the paid request, sent once. Nothing is signed before the approval, nothing sent that
+// the journal does not hold. A nil Outcome with a nil error: the call stops to ask the user.
+func (c *Call) payWith(ctx context.Context, req transport.Request, kp *keypair.Full, cap *big.Int, p payment, a *attempt) (*x402.Outcome, error) {
+	o, err := c.X402.Offer(ctx, req, x402.Policy{Network: c.Config.X402Network, Asset: c.Config.USDCContractID, Cap: cap,
+		Previewed: p.quote.Amount, PayTo: p.quote.PayTo, Intent: a.intent})
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +132,7 @@ func (a *attempt) view() *BudgetView {
 // approveWrite is a registry.InvokeApproved hook for a creator write of resource id.
 func (c *Call) approveWrite(signer, id string, args []xdr.ScVal) func(context.Context, registry.Plan) error {
 	return func(ctx context.Context, plan registry.Plan) error {
-		shown := make([]string, len(args))
-		for i, a := range args {
-			shown[i] = scShow(a, true)
-		}
+		shown := scShown(args, true)
 		value := strings.Join(shown, ", ")
 		cfg := c.Config
 		ok, err := c.approve(confirm.Request{
@@ -180,15 +176,21 @@ func scShow(v xdr.ScVal, cut bool) string {
 			return a
 		}
 	case xdr.ScValTypeScvVec:
-		items := []string{}
+		var items []xdr.ScVal
 		if vec := v.MustVec(); vec != nil {
-			for _, it := range *vec {
-				items = append(items, scShow(it, cut))
-			}
+			items = *vec
 		}
-		return "[" + strings.Join(items, ", ") + "]"
+		return "[" + strings.Join(scShown(items, cut), ", ") + "]"
 	}
 	return v.Type.String()
+}
+
+func scShown(args []xdr.ScVal, cut bool) []string {
+	shown := make([]string, len(args))
+	for i, a := range args {
+		shown[i] = scShow(a, cut)
+	}
+	return shown
 }
 
 // quoted shows a value from a caller or a downstream in quotes, cut to a readable length.

@@ -165,13 +165,11 @@ var search = Spec[SearchInput, CatalogOutput]{
 
 // catalog sends the server-supported filters, then applies locally what the API cannot.
 func catalog(ctx context.Context, d *Deps, req *BrowseInput, search bool) (*CatalogOutput, error) {
-	q := mindvault.CatalogQuery{Limit: req.Limit, Offset: req.Offset}
-	q.Search = deref(req.Query)
-	q.MinPrice, q.MaxPrice = deref(req.MinPrice), deref(req.MaxPrice)
+	q := mindvault.CatalogQuery{Limit: req.Limit, Offset: req.Offset, Search: deref(req.Query), MinPrice: deref(req.MinPrice), MaxPrice: deref(req.MaxPrice),
+		ResourceType: deref(req.ResourceType), Owner: deref(req.Owner), Sort: deref(req.Sort)}
 	if s := deref(req.VerificationStatus); s != "skipped" {
-		q.VerificationStatus = s
+		q.VerificationStatus = s // skipped is filtered locally (keep)
 	}
-	q.ResourceType, q.Owner, q.Sort = deref(req.ResourceType), deref(req.Owner), deref(req.Sort)
 	page, err := d.API.Catalog(ctx, q)
 	if err != nil {
 		return nil, err

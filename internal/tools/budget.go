@@ -34,8 +34,9 @@ type budget struct {
 	whose   string // "this wallet" or "this caller"
 }
 
-// budgetsFor are the budgets a payment by payer is held to, the wallet's first.
-func (c *Call) budgetsFor(payer string) []budget {
+// budgeted is the budgets a payment by payer is held to, the wallet's first, and the ledger
+// that holds them; no budgets, nothing at all.
+func (c *Call) budgeted(ctx context.Context, payer string) ([]budget, ledger.Ledger, error) {
 	var out []budget
 	if u, err := soroban.Units(c.Config.BudgetUSDC); c.Config.BudgetUSDC != "" && err == nil {
 		out = append(out, budget{key: "wallet:" + payer, limit: u.Int64(), setting: "MINDVAULT_BUDGET_USDC", whose: "this wallet"})
@@ -45,7 +46,11 @@ func (c *Call) budgetsFor(payer string) []budget {
 		sum := auth.Digest("mindvault/budget/caller\x00" + c.caller)
 		out = append(out, budget{key: "caller:" + hex.EncodeToString(sum[:16]), limit: u.Int64(), setting: "MINDVAULT_BUDGET_CALLER_USDC", whose: "this caller"})
 	}
-	return out
+	if len(out) == 0 {
+		return nil, nil, nil
+	}
+	l, err := c.journal()
+	return out, l, err
 }
 
 // view is a budget's state after a reservation (or a read) as results show it.
@@ -53,16 +58,6 @@ func view(b budget, u ledger.Usage) *BudgetView {
 	left := max(b.limit-u.Reserved, 0)
 	return &BudgetView{LimitUSDC: soroban.Decimal(big.NewInt(b.limit)), SpentUSDC: soroban.Decimal(big.NewInt(u.Reserved)),
 		RemainingUSDC: soroban.Decimal(big.NewInt(left)), ResetsAt: u.ResetsAt.UTC().Format(time.RFC3339)}
-}
-
-// budgeted is payer's budgets and the ledger that holds them; no budgets, nothing at all.
-func (c *Call) budgeted(ctx context.Context, payer string) ([]budget, ledger.Ledger, error) {
-	bs := c.budgetsFor(payer)
-	if len(bs) == 0 {
-		return nil, nil, nil
-	}
-	l, err := c.journal()
-	return bs, l, err
 }
 
 // budgetRead reads the wallet's budget for a result (wallet_info); nil without one.
@@ -149,7 +144,6 @@ func (h *hold) release(ctx context.Context) {
 	h.held = nil
 }
 
-// keys are the ledger keys the hold reserved under.
 func (h *hold) keys() []string {
 	out := make([]string, len(h.held))
 	for i, b := range h.held {
@@ -161,17 +155,14 @@ func (h *hold) keys() []string {
 // exceeded is the refusal of a payment over a daily budget.
 func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 	wait := int(time.Until(resets).Seconds()) + 1
-	left := max(b.limit-reserved, 0)
+	v, spend := view(b, ledger.Usage{Reserved: reserved, ResetsAt: resets}), soroban.Decimal(big.NewInt(amount))
 	detail := fmt.Sprintf("the payment of %s USDC is above what is left of %s's daily budget: limit %s, spent %s, remaining %s USDC, resets at %s; nothing was paid",
-		soroban.Decimal(big.NewInt(amount)), b.whose, soroban.Decimal(big.NewInt(b.limit)), soroban.Decimal(big.NewInt(reserved)),
-		soroban.Decimal(big.NewInt(left)), resets.UTC().Format(time.RFC3339))
+		spend, b.whose, v.LimitUSDC, v.SpentUSDC, v.RemainingUSDC, v.ResetsAt)
 	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
 		Source: errmap.SourceLedger, Code: errmap.CodeBudgetExceeded, Detail: detail, RetryAfter: &wait,
-		Budget: &errmap.Budget{LimitUSDC: soroban.Decimal(big.NewInt(b.limit)), SpentUSDC: soroban.Decimal(big.NewInt(reserved)),
-			AmountUSDC: soroban.Decimal(big.NewInt(amount)), RemainingUSDC: soroban.Decimal(big.NewInt(left)), ResetsAt: resets.UTC().Format(time.RFC3339)},
+		Budget:           &errmap.Budget{LimitUSDC: v.LimitUSDC, SpentUSDC: v.SpentUSDC, AmountUSDC: spend, RemainingUSDC: v.RemainingUSDC, ResetsAt: v.ResetsAt},
 		ExecutionStarted: false, StateChanged: errmap.StateNo,
-		Next: fmt.Sprintf("Wait until %s, when the daily budget resets, before paying again, or ask the operator to raise %s; nothing was paid.",
-			resets.UTC().Format(time.RFC3339), b.setting),
+		Next: fmt.Sprintf("Wait until %s, when the daily budget resets, before paying again, or ask the operator to raise %s; nothing was paid.", v.ResetsAt, b.setting),
 	}}
 }
 

@@ -150,13 +150,12 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, err
 		}
 		var (
-			meta             *mindvault.Meta
-			acct             *horizon.Account
-			found            bool
-			history          []mindvault.Payment
-			receipts         []ledger.Receipt
-			mErr, aErr, hErr error
-			rErr             error
+			meta                   *mindvault.Meta
+			acct                   *horizon.Account
+			found                  bool
+			history                []mindvault.Payment
+			receipts               []ledger.Receipt
+			mErr, aErr, hErr, rErr error
 		)
 		reads := []func(){
 			func() { meta, mErr = c.API.Meta(ctx, req.ResourceID) },
@@ -177,9 +176,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, c.API.MalformedMeta("the price is not a USDC amount")
 		}
 		capUnits := c.capOf(req.MaxPriceUSDC)
-		zero := soroban.Decimal(new(big.Int))
 		out := &BuyOutput{ResourceID: meta.ID, Title: meta.Title, DryRun: req.DryRun, PriceUSDC: soroban.Decimal(price),
-			AmountUSDC: zero, Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
+			AmountUSDC: soroban.Decimal(new(big.Int)), Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
 			Payee: meta.PublisherWallet, PayeeName: meta.PublisherName}
 		if hErr != nil {
 			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+c.oneLine(hErr, "Purchase history unreadable")+
@@ -188,7 +186,12 @@ var buy = Spec[BuyInput, BuyOutput]{
 		if rErr != nil {
 			return nil, rErr // the journal is the guard that must hold: fail closed
 		}
-		intent := buyIntent(c, req, kp.Address(), meta.ID)
+		// What the purchase pays for, by the strongest identity the call has: one purchase per
+		// wallet without allowRepeat, else the call's own.
+		intent := c.callIntent("key", kp.Address(), "mindvault_buy", req.IdempotencyKey)
+		if !req.AllowRepeat {
+			intent = &x402.Intent{Kind: "buy", Parts: []string{kp.Address(), c.Config.X402Network, meta.ID}}
+		}
 		at, err := c.begin(ctx, "mindvault_buy", kp.Address(), intent, fingerprint("mindvault_buy", req))
 		if err != nil {
 			return nil, err
@@ -257,11 +260,10 @@ var buy = Spec[BuyInput, BuyOutput]{
 				soroban.Decimal(price), kp.Address(), c.Config.Network, c.Config.X402Network, meta.PublisherWallet) + out.Message
 			return out, nil
 		}
-		res, err := c.payWith(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID), Route: "GET /resources/{id} (paid)"}, kp,
+		res, err := c.payWith(ctx, transport.Request{Method: http.MethodGet, Path: "/resources/" + url.PathEscape(meta.ID), Route: "GET /resources/{id} (paid)"}, kp, capUnits,
 			// Pay only whom the listing names: the publisher's wallet from /meta.
-			x402.Policy{Network: c.Config.X402Network, Asset: c.Config.USDCContractID, Cap: capUnits, Previewed: price, PayTo: meta.PublisherWallet, Intent: intent},
-			payment{payer: kp.Address(), balance: balance, resource: meta.ID, what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap,
-				payeeName: meta.PublisherName}, at)
+			payment{quote: x402.Quote{Amount: price, PayTo: meta.PublisherWallet}, payer: kp.Address(), balance: balance, resource: meta.ID,
+				what: quoted(meta.Title) + " (" + meta.ID + ")", aboveCap: aboveCap, payeeName: meta.PublisherName}, at)
 		if res == nil && err == nil {
 			return nil, nil // the call asks the user first
 		}
@@ -340,15 +342,6 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 		return nil, "usdcBalanceAfter is not shown: Horizon did not yet show this payment when the wallet was read; check mindvault_wallet_info."
 	}
 	return now, ""
-}
-
-// buyIntent is what a purchase pays for, by the strongest identity the call has: one
-// purchase per wallet without allowRepeat, else the call's own (callIntent).
-func buyIntent(c *Call, req *BuyInput, payer, id string) *x402.Intent {
-	if !req.AllowRepeat {
-		return &x402.Intent{Kind: "buy", Parts: []string{payer, c.Config.X402Network, id}}
-	}
-	return c.callIntent("key", payer, "mindvault_buy", req.IdempotencyKey)
 }
 
 // callIntent names a call by its idempotency key (as kind), else by the approval it acts on;
@@ -431,13 +424,12 @@ func delivered(resp *transport.Response, meta *mindvault.Meta) delivery {
 		var body map[string]json.RawMessage
 		var link string
 		if json.Unmarshal(resp.Body, &body) == nil && json.Unmarshal(body["url"], &link) == nil && httpURL(link) {
-			var g delivery
+			g := delivery{access: &Access{URL: link, Delivery: DeliveryLink}}
 			var r Receipt
 			if raw, ok := body["receipt"]; ok && json.Unmarshal(raw, &r) == nil && r.PaymentID != "" {
 				r.Amount, r.Currency = paymentAmount(r.Amount + " " + cmp.Or(r.Currency, "USDC"))
 				g.receipt = &r
 			}
-			g.access = &Access{URL: link, Delivery: DeliveryLink}
 			return g
 		}
 	}
@@ -489,10 +481,7 @@ func textual(mt string) bool {
 // deliverable says whether a file of this announced size and type can be delivered inline.
 func deliverable(size int64, mimeType string, limit int) bool {
 	mt, _, _ := mime.ParseMediaType(mimeType)
-	if textual(mt) && size <= smallText {
-		return true
-	}
-	return size <= int64(limit)
+	return textual(mt) && size <= smallText || size <= int64(limit)
 }
 
 // headerReceipt is a file purchase's receipt from the X-Payment-* headers and Date.
@@ -598,9 +587,10 @@ func lastPurchase(history []mindvault.Payment, ids ...string) *mindvault.Payment
 func alreadyPurchased(req *BuyInput, meta *mindvault.Meta, p *mindvault.Payment, link string) error {
 	id := meta.ID
 	var parts []string
-	for _, f := range []struct{ label, v string }{{"payment ", p.PaymentID}, {"", amountPhrase(p)}, {"transaction ", p.TxHash}, {"paid ", p.PaidAt}} {
+	for _, f := range []struct{ label, v, unit string }{{"payment ", p.PaymentID, ""}, {"", string(p.Amount), " " + cmp.Or(p.Currency, "USDC")},
+		{"transaction ", p.TxHash, ""}, {"paid ", p.PaidAt, ""}} {
 		if f.v != "" {
-			parts = append(parts, f.label+f.v)
+			parts = append(parts, f.label+f.v+f.unit)
 		}
 	}
 	detail := "this wallet already bought " + id
@@ -623,24 +613,15 @@ func alreadyPurchased(req *BuyInput, meta *mindvault.Meta, p *mindvault.Payment,
 	return errmap.With(e, func(f *errmap.Facts) { f.StateChanged = errmap.StateNo })
 }
 
-func amountPhrase(p *mindvault.Payment) string {
-	if p.Amount == "" {
-		return ""
-	}
-	return string(p.Amount) + " " + cmp.Or(p.Currency, "USDC")
-}
-
 // repeatArguments is the caller's own buy arguments with allowRepeat true.
 func repeatArguments(req *BuyInput) map[string]any {
-	args := map[string]any{"resourceId": req.ResourceID, "allowRepeat": true}
+	args := historyAction(req).Arguments
+	args["allowRepeat"] = true
 	if req.IdempotencyKey != nil {
 		args["idempotencyKey"] = *req.IdempotencyKey
 	}
 	if req.MaxPriceUSDC != nil {
 		args["maxPriceUsdc"] = *req.MaxPriceUSDC
-	}
-	if req.Profile != nil {
-		args["profile"] = *req.Profile
 	}
 	if req.ConfirmMainnet {
 		args["confirmMainnet"] = true
@@ -655,7 +636,6 @@ func (c *Call) oneLine(err error, operation string) string {
 	return line + ", " + f.Diagnostic.Category
 }
 
-// httpURL reports an absolute http(s) URL with a host.
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""

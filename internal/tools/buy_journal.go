@@ -123,8 +123,7 @@ func (o *BuyOutput) replayable() *BuyOutput {
 
 // buyReceipt is the journal's receipt of a delivered purchase.
 func buyReceipt(a *attempt, out *BuyOutput) *ledger.Receipt {
-	r := a.receiptFor(out.Settlement, out.Title, out.TxHash)
-	r.Resource = out.ResourceID
+	r := a.receiptFor(out.Settlement, out.Title, out.TxHash, out.ResourceID)
 	if out.Receipt != nil {
 		r.PaymentID = out.Receipt.PaymentID
 	}
@@ -134,7 +133,6 @@ func buyReceipt(a *attempt, out *BuyOutput) *ledger.Receipt {
 	return r
 }
 
-// appendNonEmpty appends s unless it is empty.
 func appendNonEmpty(list []string, s string) []string {
 	if s == "" {
 		return list

@@ -33,7 +33,6 @@ func (c *Call) approve(r confirm.Request) (ok bool, err error) {
 	return !ask && err == nil, err
 }
 
-// asking reports that the call stopped to ask the user.
 func (c *Call) asking() bool { return c.question != nil }
 
 // addSecrets makes secret values known to the process-wide redaction and to the call.
@@ -44,7 +43,6 @@ func (c *Call) addSecrets(secrets ...string) {
 	c.mu.Unlock()
 }
 
-// secretValues are the secrets the call handled so far.
 func (c *Call) secretValues() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -53,19 +53,18 @@ var checkConsistency = Spec[CheckConsistencyInput, ConsistencyOutput]{
 	},
 	Run: func(ctx context.Context, c *Call, req *CheckConsistencyInput) (*ConsistencyOutput, error) {
 		var (
-			meta         *mindvault.Meta
-			ver          *mindvault.Verification
-			onchain      *registry.Resource
-			found        bool
-			mErr, oErr   error
-			canBeOnchain = registry.OnchainID(req.ResourceID)
+			meta       *mindvault.Meta
+			ver        *mindvault.Verification
+			onchain    *registry.Resource
+			found      bool
+			mErr, oErr error
 		)
 		parallel(
 			func() { meta, mErr = c.API.Meta(ctx, req.ResourceID) },
 			// /meta has no listed; the verification record does (false once delisted).
 			func() { ver, _ = c.API.Verification(ctx, req.ResourceID) },
 			func() {
-				if canBeOnchain {
+				if registry.OnchainID(req.ResourceID) {
 					onchain, found, oErr = c.Registry.Get(ctx, req.ResourceID)
 				}
 			},

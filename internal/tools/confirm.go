@@ -42,8 +42,12 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 	if err != nil {
 		panic("request does not marshal: " + err.Error()) // a bug: becomes -32603
 	}
+	// The profile the call acts for: its profile argument, or the default one.
 	b := confirm.Binding{Tool: tool, ArgsHash: confirm.ArgsHash(tool, canonical), Caller: call.caller,
-		Profile: profileOf(req, cfg), Network: string(cfg.Network)}
+		Profile: cfg.DefaultProfile, Network: string(cfg.Network)}
+	if a, ok := req.(requests.Acting); ok && a.ActingProfile() != nil {
+		b.Profile = *a.ActingProfile()
+	}
 	funded := false
 	if rt.HasRequestState {
 		approved, err := k.Open(rt.RequestState, b)
@@ -107,18 +111,15 @@ func (c *Call) asked(operation, tool string) (mcp.ToolResult, bool) {
 			"required": []string{"confirm"},
 		},
 	}
-	if q.Approval.Kind == confirm.Funding {
-		// A URL, never a form: the elicitation spec forbids collecting payment details in a form.
-		params = map[string]any{"mode": "url", "url": q.URL, "message": q.Message}
-	}
 	state, err := e.settings.Seal(e.binding, q.Approval)
 	if err != nil {
 		return *refused(errors.New("the confirmation could not be signed"), operation, tool), true
 	}
-	if params["mode"] == "url" {
+	if q.Approval.Kind == confirm.Funding {
+		// A URL, never a form: the elicitation spec forbids collecting payment details in a form.
 		// One id per question, derived from its state: the client may tie a completion to it.
 		sum := sha256.Sum256([]byte(state))
-		params["elicitationId"] = hex.EncodeToString(sum[:16])
+		params = map[string]any{"mode": "url", "url": q.URL, "message": q.Message, "elicitationId": hex.EncodeToString(sum[:16])}
 	}
 	return mcp.ToolResult{
 		ResultType:    mcp.ResultInputRequired,
@@ -181,14 +182,6 @@ func readAnswer(raw json.RawMessage, checked bool) (accepted bool, action string
 		return false, "cancelled", true
 	}
 	return false, "", false
-}
-
-// profileOf is the profile a call acts for: its profile argument, or the default one.
-func profileOf(req any, cfg *config.Config) string {
-	if a, ok := req.(requests.Acting); ok && a.ActingProfile() != nil {
-		return *a.ActingProfile()
-	}
-	return cfg.DefaultProfile
 }
 
 // invalidConfirmation is the -32602 of a round 2 that cannot be acted on; path names the param.

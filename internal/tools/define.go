@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,21 +21,13 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// Hints are the four MCP tool annotations; all four are always sent.
+// Hints are the MCP tool annotations: the display title (set by Define) and the four hints, always sent.
 type Hints struct {
-	ReadOnly    bool
-	Destructive bool
-	Idempotent  bool
-	OpenWorld   bool
-}
-
-// Annotations is the wire form of Hints plus the display title.
-type Annotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    bool   `json:"readOnlyHint"`
-	DestructiveHint bool   `json:"destructiveHint"`
-	IdempotentHint  bool   `json:"idempotentHint"`
-	OpenWorldHint   bool   `json:"openWorldHint"`
+	Title       string `json:"title,omitempty"`
+	ReadOnly    bool   `json:"readOnlyHint"`
+	Destructive bool   `json:"destructiveHint"`
+	Idempotent  bool   `json:"idempotentHint"`
+	OpenWorld   bool   `json:"openWorldHint"`
 }
 
 // Definition is a tool's public definition as sent in tools/list.
@@ -46,7 +37,7 @@ type Definition struct {
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
-	Annotations  Annotations     `json:"annotations"`
+	Annotations  Hints           `json:"annotations"`
 }
 
 // Spec declares one tool: Req is its request model, Out its output; Define binds it to Deps.
@@ -117,10 +108,7 @@ func (t *Tool) Definition() Definition {
 func (t *Tool) Name() string { return t.def.Name }
 
 // Hints returns the tool's annotations.
-func (t *Tool) Hints() Hints {
-	a := t.def.Annotations
-	return Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
-}
+func (t *Tool) Hints() Hints { return t.def.Annotations }
 
 // Model returns the tool's validation model.
 func (t *Tool) Model() *validate.Model { return t.model }
@@ -165,13 +153,8 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool,
 	schemas func(*validate.Model, reflect.Type) (json.RawMessage, json.RawMessage, error)) *Tool {
 	name := t.def.Name
-	t.def.Annotations = Annotations{
-		Title:           t.def.Title,
-		ReadOnlyHint:    hints.ReadOnly,
-		DestructiveHint: hints.Destructive,
-		IdempotentHint:  hints.Idempotent,
-		OpenWorldHint:   hints.OpenWorld,
-	}
+	t.def.Annotations = hints
+	t.def.Annotations.Title = t.def.Title
 	t.out, t.model, t.args = out, model, model.Names()
 	if gen := generatedDefinition(name); gen != "" {
 		t.encoded = json.RawMessage(gen)
@@ -211,7 +194,7 @@ func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (an
 		return ask
 	}
 	if err != nil {
-		if t.def.Annotations.ReadOnlyHint {
+		if t.def.Annotations.ReadOnly {
 			err = readStarted(err)
 		}
 		return errorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
@@ -309,16 +292,14 @@ type definedTools struct {
 
 // NewRegistry orders tools by name so tools/list is stable whatever the registration order.
 func NewRegistry(ts ...*Tool) *Registry {
-	sorted := append([]*Tool(nil), ts...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].def.Name < sorted[j].def.Name })
-	bt := definedTools{byName: map[string]*Tool{}}
+	sorted := slices.SortedFunc(slices.Values(ts), func(a, b *Tool) int { return strings.Compare(a.def.Name, b.def.Name) })
+	bt := definedTools{tools: sorted, byName: map[string]*Tool{}}
 	var names []string
 	var defs []json.RawMessage
 	for _, t := range sorted {
 		if _, dup := bt.byName[t.def.Name]; dup {
 			panic("duplicate tool " + t.def.Name)
 		}
-		bt.tools = append(bt.tools, t)
 		bt.byName[t.def.Name] = t
 		defs = append(defs, t.encoded)
 		names = append(names, t.def.Name)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -10,8 +11,6 @@ import (
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/internal/auth"
-	"github.com/mindvault/mcp-endpoint/validate"
-
 	"github.com/mindvault/mcp-endpoint/internal/clients/horizon"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
@@ -22,6 +21,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // The interfaces below are what the tools call on each downstream, so a workflow can be
@@ -102,10 +102,7 @@ type Deps struct {
 
 // profile loads the named profile (or the default); its secrets join the call's own list.
 func (c *Call) profile(ctx context.Context, name *string) (credentials.Profile, error) {
-	n := c.Config.DefaultProfile
-	if name != nil {
-		n = *name
-	}
+	n := cmp.Or(deref(name), c.Config.DefaultProfile) // a profile argument is never empty
 	if !auth.Permits(ctx, n) {
 		return credentials.Profile{Name: n}, credentials.NotAllowed(n)
 	}

@@ -57,17 +57,18 @@ var health = Spec[HealthInput, HealthOutput]{
 	Kind:  lookup(errmap.SourceRequest),
 	Guide: errmap.Guide{NoID: true},
 	Run: func(ctx context.Context, c *Call, _ *HealthInput) (*HealthOutput, error) {
-		probes := map[string]func(context.Context) (string, error){"MindVault API": c.probeAPI, "Horizon": c.probeHorizon,
-			"Stellar RPC": c.probeRPC, "Registry contract": c.probeRegistry}
-		names := []string{"MindVault API", "Horizon", "Stellar RPC", "Registry contract"}
-		if c.Config.SponsorURL != "" && c.Sponsor != nil {
-			probes["Sponsored-account service"] = c.probeSponsor
-			names = append(names, "Sponsored-account service")
+		type probe struct {
+			name string
+			fn   func(context.Context) (string, error)
 		}
-		checks := make([]HealthCheck, len(names), len(names)+1)
-		fns := make([]func(), len(names))
-		for i, name := range names {
-			fns[i] = func() { checks[i] = timed(ctx, name, probes[name]) }
+		probes := []probe{{"MindVault API", c.probeAPI}, {"Horizon", c.probeHorizon}, {"Stellar RPC", c.probeRPC}, {"Registry contract", c.probeRegistry}}
+		if c.Config.SponsorURL != "" && c.Sponsor != nil {
+			probes = append(probes, probe{"Sponsored-account service", c.probeSponsor})
+		}
+		checks := make([]HealthCheck, len(probes), len(probes)+1)
+		fns := make([]func(), len(probes))
+		for i, p := range probes {
+			fns[i] = func() { checks[i] = timed(ctx, p.name, p.fn) }
 		}
 		parallel(fns...)
 		checks = append(checks, configCheck(c.Config, c.LedgerErr))
@@ -90,10 +91,7 @@ func (d *Deps) probeAPI(ctx context.Context) (string, error) {
 // probeHorizon reads an account (missing is healthy) and the root document's network.
 func (d *Deps) probeHorizon(ctx context.Context) (string, error) {
 	c := d.Config
-	account := c.USDCIssuer // exists on every network that has the configured USDC
-	if account == "" {
-		account = soroban.ZeroAccount
-	}
+	account := cmp.Or(c.USDCIssuer, soroban.ZeroAccount) // the issuer exists on every network that has the configured USDC
 	var (
 		root       *horizon.Root
 		found      bool

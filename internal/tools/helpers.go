@@ -8,7 +8,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 )
 
-// deref reads an optional string argument, "" when absent.
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -39,7 +38,6 @@ func parallel(fns ...func()) {
 	wg.Wait()
 }
 
-// isStatus reports a downstream failure with the given HTTP status.
 func isStatus(err error, status int) bool {
 	f, ok := errmap.FactsOf(err)
 	return ok && f.Status == status
@@ -53,7 +51,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// isCode reports a failure with the given errmap code.
 func isCode(err error, code string) bool {
 	f, ok := errmap.FactsOf(err)
 	return ok && f.Code == code

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,13 +37,6 @@ type attempt struct {
 	payeeName string // as the listing names it, for the receipt
 }
 
-// newAttemptID names an attempt.
-func newAttemptID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return "a" + hex.EncodeToString(b)
-}
-
 // journal is the store of intents, or the configuration failure that stops every payment.
 func (d *Deps) journal() (ledger.Store, error) {
 	if d.LedgerErr != nil || d.Ledger == nil {
@@ -72,13 +64,12 @@ func fingerprint(tool string, req any) string {
 	return ledger.IntentID("fingerprint", tool, string(canon))
 }
 
-// intentEntry is the journal id of an intent.
 func intentEntry(in *x402.Intent) string { return ledger.IntentID(in.Kind, in.Parts...) }
 
 // begin reads the intent's entry before anything is asked, reserved or signed: a reused key,
 // an intent in progress and an undecided outcome are refused; a settled one is left in a.prior.
 func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Intent, fp string) (*attempt, error) {
-	a := &attempt{d: d, id: newAttemptID(), tool: tool, payer: payer, intent: intent, fp: fp}
+	a := &attempt{d: d, id: "a" + rand.Text(), tool: tool, payer: payer, intent: intent, fp: fp}
 	j, err := d.journal()
 	if err != nil {
 		return nil, err
@@ -208,17 +199,16 @@ func (d *Deps) chain(ctx context.Context, envelope string, expiration uint32) (x
 	return c.Chain(ctx, envelope, expiration)
 }
 
-// claim makes this attempt the owner of its intent's entry right before signing.
-func (a *attempt) claim(ctx context.Context, q x402.Quote, resource string) error {
+// claim makes this attempt the owner of its intent's entry right before signing q; a keyed
+// call that is not itself a payment (a publish) claims it without a quote, for its replays.
+func (a *attempt) claim(ctx context.Context, q *x402.Quote, resource string) error {
 	if a.intent == nil {
 		return nil
 	}
-	return a.claimEntry(ctx, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer, Payee: q.PayTo, Asset: q.Asset, Network: q.Network,
-		Resource: resource, Amount: q.Amount.Int64(), Nonce: a.intent.Nonce()})
-}
-
-// claimEntry claims the intent's entry for p (see claim).
-func (a *attempt) claimEntry(ctx context.Context, p ledger.Payment) error {
+	p := ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer}
+	if q != nil {
+		p.Payee, p.Asset, p.Network, p.Resource, p.Amount, p.Nonce = q.PayTo, q.Asset, q.Network, resource, q.Amount.Int64(), a.intent.Nonce()
+	}
 	j, err := a.d.journal()
 	if err != nil {
 		return err
@@ -242,14 +232,6 @@ func (a *attempt) claimEntry(ctx context.Context, p ledger.Payment) error {
 		return alreadySettled(a.prior)
 	}
 	return inProgress(&stored) // freed by the chain just now: the caller's next call pays
-}
-
-// claimCall claims a keyed call that is not itself a payment (a publish), for its replays.
-func (a *attempt) claimCall(ctx context.Context) error {
-	if a.intent == nil {
-		return nil
-	}
-	return a.claimEntry(ctx, ledger.Payment{Kind: a.intent.Kind, Tool: a.tool, Payer: a.payer})
 }
 
 // done records a claimed call's outcome: its result, answered again to a replay.
@@ -346,8 +328,8 @@ func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) st
 	return warn
 }
 
-// receiptFor builds the receipt of this attempt's signed payment.
-func (a *attempt) receiptFor(settlement, title, txHash string) *ledger.Receipt {
+// receiptFor builds the receipt of this attempt's signed payment (for resource, when not "").
+func (a *attempt) receiptFor(settlement, title, txHash, resource string) *ledger.Receipt {
 	p := ledger.Payment{Tool: a.tool, Payer: a.payer}
 	if a.entry != nil {
 		p = a.entry.Payment
@@ -357,7 +339,7 @@ func (a *attempt) receiptFor(settlement, title, txHash string) *ledger.Receipt {
 	}
 	p.Network = cmp.Or(p.Network, a.d.Config.X402Network)
 	r := a.receipt(p, settlement)
-	r.Title, r.TxHash = title, txHash
+	r.Title, r.TxHash, r.Resource = title, txHash, cmp.Or(resource, r.Resource)
 	return r
 }
 
@@ -380,7 +362,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 		return a.free(ctx, err)
 	}
 	if f.StateChanged == errmap.StateYes {
-		r := a.receiptFor("confirmed", "", f.TxHash)
+		r := a.receiptFor("confirmed", "", f.TxHash, "")
 		r.Note = "the seller did not deliver after the payment settled"
 		a.settled(ctx, r, nil)
 		return err
@@ -390,9 +372,8 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	}
 	verdict, cerr := a.d.chain(ctx, a.signed.Envelope, a.signed.ExpirationLedger)
 	if cerr == nil && verdict == x402.Consumed {
-		r := a.receiptFor("chain", "", "")
+		r := a.receiptFor("chain", "", "", resource)
 		r.Note = "the seller answered without delivering after the payment settled"
-		r.Resource = cmp.Or(r.Resource, resource)
 		a.settled(ctx, r, nil)
 		return sellerRefusedAfterSettling(err, resource, a.signed)
 	}

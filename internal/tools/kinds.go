@@ -26,9 +26,3 @@ func paying(source errmap.Source) Kind {
 	k.Scope = auth.ScopeSpend
 	return k
 }
-
-// withHints is k with other hints (the vault-registry writes).
-func (k Kind) withHints(h Hints) Kind {
-	k.Hints = h
-	return k
-}

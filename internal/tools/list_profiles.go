@@ -44,10 +44,27 @@ var listProfiles = Spec[ListProfilesInput, ListProfilesOutput]{
 		},
 	},
 	Run: func(ctx context.Context, c *Call, _ *ListProfilesInput) (*ListProfilesOutput, error) {
-		out := &ListProfilesOutput{DefaultProfile: c.Config.DefaultProfile, Store: c.Store.Kind()}
-		withheld, err := c.usableProfiles(ctx, out)
+		names, err := c.Store.List(ctx)
 		if err != nil {
 			return nil, err
+		}
+		out := &ListProfilesOutput{DefaultProfile: c.Config.DefaultProfile, Store: c.Store.Kind(), Profiles: []ProfileEntry{}}
+		withheld := false // the store holds profiles bound to other callers
+		for _, n := range names {
+			if !auth.Permits(ctx, n) {
+				withheld = true
+				continue
+			}
+			p, err := c.Store.Get(ctx, n)
+			if isCode(err, errmap.CodeCredentialsMissing) {
+				continue // deleted since the listing
+			}
+			if err != nil {
+				return nil, err
+			}
+			e := ProfileEntry{Name: n, PublisherRegistered: p.APIKey != ""}
+			e.Address, _ = p.Address()
+			out.Profiles = append(out.Profiles, e)
 		}
 		switch {
 		case len(out.Profiles) > 0:
@@ -58,31 +75,4 @@ var listProfiles = Spec[ListProfilesInput, ListProfilesOutput]{
 		}
 		return out, nil
 	},
-}
-
-// usableProfiles lists in out the profiles this caller may use; withheld reports that the
-// store holds others, bound to other callers.
-func (d *Deps) usableProfiles(ctx context.Context, out *ListProfilesOutput) (withheld bool, err error) {
-	names, err := d.Store.List(ctx)
-	if err != nil {
-		return false, err
-	}
-	out.Profiles = []ProfileEntry{}
-	for _, n := range names {
-		if !auth.Permits(ctx, n) {
-			withheld = true
-			continue
-		}
-		p, err := d.Store.Get(ctx, n)
-		if err != nil {
-			if isCode(err, errmap.CodeCredentialsMissing) {
-				continue // deleted since the listing
-			}
-			return false, err
-		}
-		e := ProfileEntry{Name: n, PublisherRegistered: p.APIKey != ""}
-		e.Address, _ = p.Address()
-		out.Profiles = append(out.Profiles, e)
-	}
-	return withheld, nil
 }

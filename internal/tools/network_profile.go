@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -90,56 +91,42 @@ var networkProfile = Spec[NetworkProfileInput, NetworkProfileOutput]{
 		mainnet before buying or writing on-chain.`,
 	Kind:  introspection(errmap.SourceRequest),
 	Guide: errmap.Guide{Role: errmap.RoleServices, NoID: true},
-	Run: func(ctx context.Context, c *Call, _ *NetworkProfileInput) (*NetworkProfileOutput, error) {
-		out := describeNetwork(c.Config)
-		out.Spending = c.spending(ctx)
+	Run: func(ctx context.Context, call *Call, _ *NetworkProfileInput) (*NetworkProfileOutput, error) {
+		c := call.Config
+		out := &NetworkProfileOutput{
+			Network:           string(c.Network),
+			X402Network:       c.X402Network,
+			NetworkPassphrase: c.Passphrase,
+			URLs:              ServiceURLs{MindVault: c.MindVaultURL, Horizon: c.HorizonURL, StellarRPC: c.RPCURL, SponsorService: c.SponsorURL},
+			Contracts:         ChainIDs{VaultRegistry: c.RegistryContract, USDC: c.USDCContractID, USDCIssuer: c.USDCIssuer},
+			ExplorerTxURL:     c.ExplorerTxURL,
+			TimeoutsMs: Timeouts{
+				HTTP: c.HTTPTimeout.Milliseconds(), Horizon: c.HorizonTimeout.Milliseconds(),
+				RPC: c.RPCTimeout.Milliseconds(), Payment: c.PaymentTimeout.Milliseconds(),
+				WriteWait: c.WriteWait.Milliseconds(),
+			},
+			Retry:          RetryPolicy{Attempts: c.RetryAttempts, BaseDelayMs: c.RetryBaseDelay.Milliseconds(), MaxDelayMs: c.RetryMaxDelay.Milliseconds()},
+			MaxAutoPayUSDC: c.MaxAutoPayUSDC,
+			BudgetUSDC:     c.BudgetUSDC, BudgetCallerUSDC: c.BudgetCallerUSDC, Ledger: c.Ledger,
+			PayeesAllowed: c.PayeesAllowed, PayeesDenied: c.PayeesDenied, ResourcesDenied: c.ResourcesDenied,
+			AllowMainnet:    c.AllowMainnet,
+			CredentialStore: strings.SplitN(c.Credentials, ":", 2)[0], // the kind, without its path or prefix
+			DefaultProfile:  c.DefaultProfile,
+			Overrides:       []OverrideEntry{},
+			Warnings:        []string{},
+			Spending:        call.spending(ctx),
+		}
+		for _, o := range c.Overrides() {
+			out.Overrides = append(out.Overrides, OverrideEntry{Variable: o.Var, Preset: o.Preset, Value: o.Value})
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s differs from the %s preset (%s).", o.Var, c.Network, cmp.Or(o.Preset, "none")))
+		}
+		if c.Network == config.Mainnet {
+			if c.AllowMainnet {
+				out.Warnings = append(out.Warnings, "MINDVAULT_ALLOW_MAINNET is on: state-changing tools spend real funds without confirmMainnet.")
+			} else {
+				out.Warnings = append(out.Warnings, "Mainnet: state-changing tools need confirmMainnet: true and spend real funds.")
+			}
+		}
 		return out, nil
 	},
-}
-
-func describeNetwork(c *config.Config) *NetworkProfileOutput {
-	out := &NetworkProfileOutput{
-		Network:           string(c.Network),
-		X402Network:       c.X402Network,
-		NetworkPassphrase: c.Passphrase,
-		URLs:              ServiceURLs{MindVault: c.MindVaultURL, Horizon: c.HorizonURL, StellarRPC: c.RPCURL, SponsorService: c.SponsorURL},
-		Contracts:         ChainIDs{VaultRegistry: c.RegistryContract, USDC: c.USDCContractID, USDCIssuer: c.USDCIssuer},
-		ExplorerTxURL:     c.ExplorerTxURL,
-		TimeoutsMs: Timeouts{
-			HTTP: c.HTTPTimeout.Milliseconds(), Horizon: c.HorizonTimeout.Milliseconds(),
-			RPC: c.RPCTimeout.Milliseconds(), Payment: c.PaymentTimeout.Milliseconds(),
-			WriteWait: c.WriteWait.Milliseconds(),
-		},
-		Retry:          RetryPolicy{Attempts: c.RetryAttempts, BaseDelayMs: c.RetryBaseDelay.Milliseconds(), MaxDelayMs: c.RetryMaxDelay.Milliseconds()},
-		MaxAutoPayUSDC: c.MaxAutoPayUSDC,
-		BudgetUSDC:     c.BudgetUSDC, BudgetCallerUSDC: c.BudgetCallerUSDC, Ledger: c.Ledger,
-		PayeesAllowed: c.PayeesAllowed, PayeesDenied: c.PayeesDenied, ResourcesDenied: c.ResourcesDenied,
-		AllowMainnet:    c.AllowMainnet,
-		CredentialStore: storeKind(c.Credentials),
-		DefaultProfile:  c.DefaultProfile,
-		Overrides:       []OverrideEntry{},
-		Warnings:        []string{},
-	}
-	for _, o := range c.Overrides() {
-		out.Overrides = append(out.Overrides, OverrideEntry{Variable: o.Var, Preset: o.Preset, Value: o.Value})
-		preset := o.Preset
-		if preset == "" {
-			preset = "none"
-		}
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s differs from the %s preset (%s).", o.Var, c.Network, preset))
-	}
-	if c.Network == config.Mainnet {
-		if c.AllowMainnet {
-			out.Warnings = append(out.Warnings, "MINDVAULT_ALLOW_MAINNET is on: state-changing tools spend real funds without confirmMainnet.")
-		} else {
-			out.Warnings = append(out.Warnings, "Mainnet: state-changing tools need confirmMainnet: true and spend real funds.")
-		}
-	}
-	return out
-}
-
-// storeKind names the credential store without its path or prefix.
-func storeKind(spec string) string {
-	kind, _, _ := strings.Cut(spec, ":")
-	return kind
 }

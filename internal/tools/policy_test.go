@@ -22,7 +22,7 @@ func TestDeclaredPolicies(t *testing.T) {
 	for _, tool := range All(d).Tools() {
 		def, p := tool.Definition(), tool.policy
 		t.Run(def.Name, func(t *testing.T) {
-			if def.Annotations.ReadOnlyHint {
+			if def.Annotations.ReadOnly {
 				if p != (policy{}) {
 					t.Errorf("a read-only tool declares a policy: %+v", p)
 				}
@@ -82,7 +82,7 @@ func TestMainnetConfirmationEnforced(t *testing.T) {
 	}
 	for _, tool := range regs["mainnet"].Tools() {
 		def := tool.Definition()
-		if def.Annotations.ReadOnlyHint {
+		if def.Annotations.ReadOnly {
 			continue
 		}
 		args, ok := stateChangingArgs[def.Name]

@@ -132,7 +132,7 @@ func (r *publishRun) feeAlreadyPaid(id string, e *ledger.Entry) *PublishOutput {
 	out.Steps = append(out.Steps, Step{Name: "verify", Status: "skipped", Detail: detail + "; nothing was paid now"},
 		Step{Name: "register", Status: "skipped", Detail: "waits for the verdict of the paid verification"})
 	out.FeeSettlement = SettlementNone
-	out.NextAction = r.resumeCall("mindvault_publish_status", id)
+	out.NextAction = &ResumeCall{Tool: "mindvault_publish_status", Arguments: ResumeArgs{ResourceID: id}}
 	out.Message = "Resource " + id + "'s verification fee was already paid, so nothing was paid now; check mindvault_publish_status " + id +
 		" for the verdict, then register it with mindvault_publish and resourceId " + id + " if it is verified."
 	return out
@@ -262,11 +262,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		return nil, err // fee nil: the call asks the user to fund the wallet
 	}
 	if req.DryRun {
-		out.Steps = []Step{
-			{Name: "create", Status: "planned", Detail: "POST " + r.c.Config.MindVaultURL + "/resources"},
-			r.plannedFee(fee),
-			{Name: "register", Status: "planned", Detail: "register on chain if verification approves"},
-		}
+		out.Steps = append([]Step{{Name: "create", Status: "planned", Detail: "POST " + r.c.Config.MindVaultURL + "/resources"}}, r.plannedFee(fee)...)
 		out.Message = "Dry run: the API key, the wallet's USDC for the fee and the fee cap all pass; nothing was created or paid."
 		return out, nil
 	}
@@ -276,7 +272,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 		return nil, err
 	}
 	if r.call != nil {
-		if err := r.call.claimCall(ctx); err != nil {
+		if err := r.call.claim(ctx, nil, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -329,8 +325,7 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 			return nil, nil // the call asks the user to fund the wallet
 		}
 		if r.req.DryRun {
-			out.Steps = append(out.Steps, r.plannedFee(fee),
-				Step{Name: "register", Status: "planned", Detail: "register on chain if verification approves"})
+			out.Steps = append(out.Steps, r.plannedFee(fee)...)
 			out.Message = "Dry run: resource " + meta.ID + " waits for its verification fee; the wallet can pay it. Nothing was paid."
 			return out, nil
 		}
@@ -446,18 +441,11 @@ func (r *publishRun) resumeRefused(err error, id string) error {
 	return err
 }
 
-func (r *publishRun) plannedFee(fee *big.Int) Step {
-	return Step{Name: "verify", Status: "planned", Detail: fmt.Sprintf("pay %s USDC from %s via x402 on %s (wallet holds %s)",
-		soroban.Decimal(fee), r.kp.Address(), r.c.Config.X402Network, r.out.USDCBalance)}
-}
-
-// resumeCall is the call that finishes resource id, naming the profile when this call did.
-func (r *publishRun) resumeCall(tool, id string) *ResumeCall {
-	c := &ResumeCall{Tool: tool, Arguments: ResumeArgs{ResourceID: id}}
-	if tool == "mindvault_publish" {
-		c.Arguments.Profile = deref(r.req.Profile)
-	}
-	return c
+// plannedFee is a dry run's verify and register steps.
+func (r *publishRun) plannedFee(fee *big.Int) []Step {
+	return []Step{{Name: "verify", Status: "planned", Detail: fmt.Sprintf("pay %s USDC from %s via x402 on %s (wallet holds %s)",
+		soroban.Decimal(fee), r.kp.Address(), r.c.Config.X402Network, r.out.USDCBalance)},
+		{Name: "register", Status: "planned", Detail: "register on chain if verification approves"}}
 }
 
 // verifyAndRegister pays the verification fee for id, then registers it when approved.
@@ -482,10 +470,9 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	if at.prior != nil {
 		return r.feeAlreadyPaid(id, at.prior), nil
 	}
-	res, err := r.c.payWith(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"}, r.kp,
-		// The fee goes to the verification agent's wallet (GET /agent/status) only.
-		x402.Policy{Network: r.c.Config.X402Network, Asset: r.c.Config.USDCContractID, Cap: r.cap, Previewed: fee, PayTo: r.agentWallet, Intent: intent},
-		r.fee(fee, "", id), at)
+	// The fee goes to the verification agent's wallet (GET /agent/status) only.
+	res, err := r.c.payWith(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
+		r.kp, r.cap, r.fee(fee, r.agentWallet, id), at)
 	if res == nil && err == nil {
 		return nil, nil // the call asks the user first
 	}
@@ -509,9 +496,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 			out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
 			feeStep = "fee " + out.FeePaidUSDC + " USDC"
 		}
-		rc := at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash)
-		rc.Resource = id
-		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, rc, nil))
+		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash, id), nil))
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {
@@ -547,7 +532,10 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	out := r.out
 	prepared, err := r.c.prepareRegistration(ctx, r.apiKey, r.kp, id, r.listed)
 	if err == nil && ask {
-		if ok, err := r.c.approve(r.registration(prepared)); !ok {
+		// The user approves the registration itself: every argument shown and bound.
+		c := r.c.Config
+		if ok, err := r.c.approve(prepared.request(r.c.Deps, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
+			id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, prepared.shownCall()))); !ok {
 			return nil, err
 		}
 	}
@@ -559,7 +547,7 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	if err != nil {
 		out.OnchainStatus = "failed"
 		out.Steps = append(out.Steps, Step{Name: "register", Status: "failed", Detail: summary(err, "On-chain registration")})
-		out.NextAction = r.resumeCall("mindvault_publish", id)
+		out.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: id, Profile: deref(r.req.Profile)}}
 		out.Message = "Verified (listed and purchasable); on-chain registration failed: finish it with mindvault_publish and resourceId " + id +
 			" (it registers only, nothing is paid), or with mindvault_register_onchain."
 		return out, nil
@@ -658,13 +646,6 @@ func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
 		p.what = fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
 	}
 	return p
-}
-
-// registration is the registration as the user approves it: every argument shown and bound.
-func (r *publishRun) registration(p *preparedRegistration) confirm.Request {
-	c := r.c.Config
-	return p.request(r.c.Deps, fmt.Sprintf("Register resource %s, published by %s, on the vault-registry contract %s through the MindVault API on %s: %s?",
-		p.id, confirm.Short(r.kp.Address()), confirm.Short(c.RegistryContract), c.Network, p.shownCall()))
 }
 
 // creationKey is the Idempotency-Key of a resource creation, derived from the publication's

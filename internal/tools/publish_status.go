@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -126,14 +127,12 @@ func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *
 	if vErr != nil && !isStatus(vErr, http.StatusNotFound) {
 		return nil, nil, vErr
 	}
-	st := &publishState{verification: meta.VerificationStatus, onchain: meta.OnchainStatus}
+	st := &publishState{verification: meta.VerificationStatus, onchain: cmp.Or(meta.OnchainStatus, "none")}
 	if meta.Listed != nil {
 		st.listed = *meta.Listed
 	}
 	if ver != nil {
-		if ver.Status != "" {
-			st.verification = ver.Status
-		}
+		st.verification = cmp.Or(ver.Status, st.verification)
 		if ver.Listed != nil {
 			st.listed = *ver.Listed
 		}
@@ -141,12 +140,7 @@ func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *
 			st.verdict = &Verification{IsOriginal: v.IsOriginal, Confidence: v.Confidence, Flags: nonNil(v.Flags)}
 		}
 	}
-	if st.verification == "" {
-		st.verification = "pending"
-	}
-	if st.onchain == "" {
-		st.onchain = "none"
-	}
+	st.verification = cmp.Or(st.verification, "pending")
 	switch {
 	case st.verification == "pending" && st.verdict == nil:
 		st.waitingFor = waitingFee
@@ -169,10 +163,7 @@ func (st *publishState) statusOutput(id string) *PublishStatusOutput {
 	out := &PublishStatusOutput{
 		ResourceID: id, VerificationStatus: st.verification, Listed: st.listed,
 		OnchainStatus: st.onchain, Verification: st.verdict, WaitingFor: st.waitingFor,
-	}
-	switch out.VerificationStatus {
-	case "verified", "rejected", "skipped":
-		out.Settled = true
+		Settled: st.verification == "verified" || st.verification == "rejected" || st.verification == "skipped",
 	}
 	if st.waitingFor == waitingFee || st.registerable() {
 		out.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: id}}

@@ -71,10 +71,7 @@ var purchaseHistory = Spec[PurchaseHistoryInput, PurchaseHistoryOutput]{
 			hErr, rErr error
 		)
 		parallel(func() { history, hErr = c.API.Payments(ctx, addr) }, func() { receipts, rErr = c.receipts(ctx, addr) })
-		switch {
-		case rErr != nil && hErr != nil:
-			return nil, hErr
-		case hErr != nil && len(receipts) == 0:
+		if hErr != nil && (rErr != nil || len(receipts) == 0) {
 			return nil, hErr
 		}
 		out := &PurchaseHistoryOutput{ProfileWallet: c.profileWallet(p.Name, addr), Purchases: []Purchase{}}
@@ -142,7 +139,6 @@ func newestFirst[T any](ps []T, paidAt func(T) string) []T {
 	return out
 }
 
-// purchaseOf is a purchase row from source ("journal" or "api").
 func purchaseOf(p *mindvault.Payment, source string) Purchase {
 	return Purchase{ResourceID: p.ResourceID, Title: p.Title, Amount: string(p.Amount), Currency: p.Currency, TxHash: p.TxHash,
 		PaidAt: p.PaidAt, PaymentID: p.PaymentID, Source: source}

@@ -158,13 +158,7 @@ func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypa
 var registrationArgs = []string{"creator", "id", "price", "metadata", "tags", "content hash"}
 
 // shownArgs are the call's arguments as the user reads and the approval binds them, in full.
-func (r *preparedRegistration) shownArgs() []string {
-	shown := make([]string, len(r.checked.Args))
-	for i, a := range r.checked.Args {
-		shown[i] = scShow(a, false)
-	}
-	return shown
-}
+func (r *preparedRegistration) shownArgs() []string { return scShown(r.checked.Args, false) }
 
 // shownCall is the call as the question shows it: register(creator G…, id "…", price 2 USDC, …).
 func (r *preparedRegistration) shownCall() string {

@@ -188,9 +188,11 @@ func writeSpec[Req any, P interface {
 	*Req
 	requests.RegistryWrite
 }](w registryWrite[Req]) Spec[Req, WriteOutput] {
+	kind := action(errmap.SourceRegistry)
+	kind.Hints = w.hints
 	return Spec[Req, WriteOutput]{
 		Name: w.name, Title: w.title, Description: w.does + " " + writeCost, Toolset: config.ToolsetRegistryWrites,
-		Operation: w.operation, Kind: action(errmap.SourceRegistry).withHints(w.hints),
+		Operation: w.operation, Kind: kind,
 		Guide: errmap.Guide{CreatorWrite: true},
 		Run: func(ctx context.Context, c *Call, req *Req) (*WriteOutput, error) {
 			change, err := w.change(req)

@@ -67,17 +67,11 @@ var txStatus = Spec[TxStatusInput, TxStatusOutput]{
 
 // resultCode decodes a TransactionResult into its protocol code name, e.g. txSUCCESS.
 func resultCode(b64 string) string {
-	if b64 == "" {
-		return ""
-	}
 	var res xdr.TransactionResult
 	if err := xdr.SafeUnmarshalBase64(b64, &res); err != nil {
 		return ""
 	}
 	name := strings.TrimPrefix(res.Result.Code.String(), "TransactionResultCode")
-	if name == "" {
-		return ""
-	}
 	// TransactionResultCodeTxSuccess → txSUCCESS, matching Horizon's and core's spelling.
 	if rest, ok := strings.CutPrefix(name, "Tx"); ok {
 		return "tx" + strings.ToUpper(rest)

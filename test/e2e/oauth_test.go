@@ -118,10 +118,10 @@ func TestToolScopesCoverEveryTool(t *testing.T) {
 		switch {
 		case slices.Contains(spend, d.Name):
 			want = auth.ScopeSpend
-			if d.Annotations.ReadOnlyHint {
+			if d.Annotations.ReadOnly {
 				t.Errorf("%s pays but is annotated read-only", d.Name)
 			}
-		case d.Annotations.ReadOnlyHint:
+		case d.Annotations.ReadOnly:
 			want = auth.ScopeRead
 		}
 		if got != want {

@@ -66,12 +66,12 @@ func ToolTable() string {
 	return b.String()
 }
 
-func hints(a tools.Annotations) string {
+func hints(a tools.Hints) string {
 	var h []string
 	for _, x := range []struct {
 		on bool
 		l  string
-	}{{a.ReadOnlyHint, "R"}, {a.DestructiveHint, "D"}, {a.IdempotentHint, "I"}, {a.OpenWorldHint, "O"}} {
+	}{{a.ReadOnly, "R"}, {a.Destructive, "D"}, {a.Idempotent, "I"}, {a.OpenWorld, "O"}} {
 		if x.on {
 			h = append(h, x.l)
 		}
