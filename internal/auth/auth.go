@@ -72,7 +72,12 @@ type grantKey struct{}
 // WithAllowed returns ctx carrying the caller's permissions, as the middleware sets them;
 // for in-process callers and tests that bypass the middleware.
 func WithAllowed(ctx context.Context, profiles []string, all, authenticated bool) context.Context {
-	return context.WithValue(ctx, grantKey{}, grant{profiles: slices.Clone(profiles), all: all, authenticated: authenticated})
+	return withGrant(ctx, grant{profiles: slices.Clone(profiles), all: all, authenticated: authenticated})
+}
+
+// withGrant is the one place a grant enters a context.
+func withGrant(ctx context.Context, g grant) context.Context {
+	return context.WithValue(ctx, grantKey{}, g)
 }
 
 // Allowed reports the profiles the caller may use: all is true for an unrestricted caller
@@ -292,7 +297,7 @@ func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
 // pass hands the request on with the grant in its context and without its Authorization
 // header (cloned: a handler must not modify the request it was given).
 func (m *middleware) pass(w http.ResponseWriter, r *http.Request, g grant) {
-	r2 := r.Clone(context.WithValue(r.Context(), grantKey{}, g))
+	r2 := r.Clone(withGrant(r.Context(), g))
 	r2.Header.Del("Authorization")
 	m.next.ServeHTTP(w, r2)
 }
