@@ -22,22 +22,22 @@ func TestAgentStatus(t *testing.T) {
 		name  string
 		agent *mindvault.AgentStatus
 		err   error
-		want  h1Want
+		want  readWant
 	}{
-		{name: "fee and stats", agent: agent(mindvault.Number{V: 0.93, Known: true}), want: h1Want{out: map[string]any{
+		{name: "fee and stats", agent: agent(mindvault.Number{V: 0.93, Known: true}), want: readWant{out: map[string]any{
 			"name": "verifier", "walletAddress": "GAGENT", "pricePerVerification": "0.2500000", "currency": "USDC",
 			"totalVerifications": 5, "verified": 4, "rejected": 1, "avgConfidence": 0.93}}},
-		{name: "confidence unreadable", agent: agent(mindvault.Number{}), want: h1Want{out: map[string]any{
+		{name: "confidence unreadable", agent: agent(mindvault.Number{}), want: readWant{out: map[string]any{
 			"pricePerVerification": "0.2500000", "avgConfidence": nil}}},
-		{name: "API down", err: h1Down(errmap.SourceAPI, http.StatusServiceUnavailable),
-			want: h1Want{code: errmap.CodeServerError, category: "server", state: "no"}},
-		{name: "API refuses access", err: h1Down(errmap.SourceAPI, http.StatusForbidden),
-			want: h1Want{code: errmap.CodeForbidden, category: "auth", state: "no"}},
+		{name: "API down", err: fakeFailure(errmap.SourceAPI, http.StatusServiceUnavailable, ""),
+			want: readWant{code: errmap.CodeServerError, category: "server", state: "no"}},
+		{name: "API refuses access", err: fakeFailure(errmap.SourceAPI, http.StatusForbidden, ""),
+			want: readWant{code: errmap.CodeForbidden, category: "auth", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			d.API = &h1API{agent: tc.agent, err: tc.err}
-			h1Check(t, callTool(t, Define(d, agentStatus), `{}`), tc.want)
+			d.API = &readAPI{agent: tc.agent, err: tc.err}
+			checkRead(t, callTool(t, Define(d, agentStatus), `{}`), tc.want)
 		})
 	}
 }

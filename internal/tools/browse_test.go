@@ -28,37 +28,37 @@ func TestBrowse(t *testing.T) {
 		err    error
 		calls  int32
 		sent   string // the keyword the API was asked for
-		want   h1Want
+		want   readWant
 	}{
-		{name: "browse sorted by price", args: `{"sort":"price_asc","limit":2}`, page: page, calls: 1, want: h1Want{out: map[string]any{
+		{name: "browse sorted by price", args: `{"sort":"price_asc","limit":2}`, page: page, calls: 1, want: readWant{out: map[string]any{
 			"count": 2, "total": 7, "nextOffset": 2, "freshness": "Catalog cache age: 30s (max-age 60s), fresh.",
 			"resources": []map[string]any{
 				{"id": "rust-book", "title": "Rust book", "description": "about Rust book", "price": "0.7500000", "resourceType": "link",
 					"verificationStatus": "verified", "publisherName": "", "accessUrl": "", "createdAt": "2026-01-01"},
 				{"id": "go-guide", "title": "Go guide", "description": "about Go guide", "price": "2.5000000", "resourceType": "link",
 					"verificationStatus": "verified", "publisherName": "", "accessUrl": "", "createdAt": "2026-01-02"}}}}},
-		{name: "browse empty catalog", args: `{}`, page: &mindvault.Page{}, calls: 1, want: h1Want{out: map[string]any{
+		{name: "browse empty catalog", args: `{}`, page: &mindvault.Page{}, calls: 1, want: readWant{out: map[string]any{
 			"count": 0, "resources": []any{}, "message": "No resources listed yet."}}},
-		{name: "search keyword kept locally", search: true, args: `{"query":"GO"}`, page: page, calls: 1, sent: "GO", want: h1Want{out: map[string]any{
+		{name: "search keyword kept locally", search: true, args: `{"query":"GO"}`, page: page, calls: 1, sent: "GO", want: readWant{out: map[string]any{
 			"count": 1, "freshness": nil}}},
-		{name: "search matches nothing", search: true, args: `{"query":"haskell"}`, page: page, calls: 1, sent: "haskell", want: h1Want{out: map[string]any{
+		{name: "search matches nothing", search: true, args: `{"query":"haskell"}`, page: page, calls: 1, sent: "haskell", want: readWant{out: map[string]any{
 			"count": 0, "resources": []any{}, "message": `No resources match "haskell".`}}},
 		{name: "search without a criterion asks nothing", search: true, args: `{}`,
-			want: h1Want{code: errmap.CodeInvalidArguments, category: "validation", state: "no"}},
-		{name: "API down", args: `{}`, err: h1Down(errmap.SourceAPI, http.StatusServiceUnavailable), calls: 1,
-			want: h1Want{code: errmap.CodeServerError, category: "server", state: "no"}},
-		{name: "API rate limit", search: true, args: `{"owner":"ann"}`, err: h1Down(errmap.SourceAPI, http.StatusTooManyRequests), calls: 1,
-			want: h1Want{code: errmap.CodeRateLimited, category: "rate_limit", state: "no"}},
+			want: readWant{code: errmap.CodeInvalidArguments, category: "validation", state: "no"}},
+		{name: "API down", args: `{}`, err: fakeFailure(errmap.SourceAPI, http.StatusServiceUnavailable, ""), calls: 1,
+			want: readWant{code: errmap.CodeServerError, category: "server", state: "no"}},
+		{name: "API rate limit", search: true, args: `{"owner":"ann"}`, err: fakeFailure(errmap.SourceAPI, http.StatusTooManyRequests, ""), calls: 1,
+			want: readWant{code: errmap.CodeRateLimited, category: "rate_limit", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			api := &h1API{page: tc.page, err: tc.err}
+			api := &readAPI{page: tc.page, err: tc.err}
 			d.API = api
 			tool := Define(d, browse)
 			if tc.search {
 				tool = Define(d, search)
 			}
-			h1Check(t, callTool(t, tool, tc.args), tc.want)
+			checkRead(t, callTool(t, tool, tc.args), tc.want)
 			if api.calls.Load() != tc.calls || api.query.Search != tc.sent {
 				t.Fatalf("API saw %d calls searching %q, want %d searching %q", api.calls.Load(), api.query.Search, tc.calls, tc.sent)
 			}

@@ -18,21 +18,21 @@ func TestBuy(t *testing.T) {
 		history          []mindvault.Payment
 		metaErr          error
 		paid             int
-		want             h1Want
+		want             readWant
 	}{
-		{name: "dry run", args: `{"resourceId":"guide","dryRun":true}`, usdc: "100", want: h1Want{out: map[string]any{
+		{name: "dry run", args: `{"resourceId":"guide","dryRun":true}`, usdc: "100", want: readWant{out: map[string]any{
 			"resourceId": "guide", "dryRun": true, "settlement": "none", "priceUsdc": "2.0000000", "amountUsdc": "0.0000000",
 			"usdcBalance": "100.0000000", "payee": "GPUB", "receipt": nil, "txHash": nil}}},
 		{name: "price above cap", args: `{"resourceId":"guide","maxPriceUsdc":"1"}`, usdc: "100",
-			want: h1Want{code: errmap.CodePriceAboveCap, category: "payment", state: "no", next: "Nothing was paid"}},
+			want: readWant{code: errmap.CodePriceAboveCap, category: "payment", state: "no", next: "Nothing was paid"}},
 		{name: "insufficient USDC", args: `{"resourceId":"guide"}`, usdc: "1.5",
-			want: h1Want{code: errmap.CodeInsufficientUSDC, category: "payment", state: "no"}},
+			want: readWant{code: errmap.CodeInsufficientUSDC, category: "payment", state: "no"}},
 		{name: "repeat purchase", args: `{"resourceId":"guide"}`, usdc: "100", history: bought,
-			want: h1Want{code: errmap.CodeAlreadyPurchased, category: "conflict", state: "no"}},
-		{name: "unknown id", args: `{"resourceId":"nope"}`, usdc: "100", metaErr: h1Down(errmap.SourceAPI, http.StatusNotFound),
-			want: h1Want{code: errmap.CodeNotFound, category: "not_found", state: "no", next: "mindvault_browse"}},
+			want: readWant{code: errmap.CodeAlreadyPurchased, category: "conflict", state: "no"}},
+		{name: "unknown id", args: `{"resourceId":"nope"}`, usdc: "100", metaErr: fakeFailure(errmap.SourceAPI, http.StatusNotFound, ""),
+			want: readWant{code: errmap.CodeNotFound, category: "not_found", state: "no", next: "mindvault_browse"}},
 		{name: "control: pays", args: `{"resourceId":"guide","allowRepeat":true}`, usdc: "100", paid: 1, history: bought,
-			want: h1Want{code: errmap.CodeUnknown, category: "unknown", state: "no"}},
+			want: readWant{code: errmap.CodeUnknown, category: "unknown", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
@@ -41,11 +41,11 @@ func TestBuy(t *testing.T) {
 			meta := &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Title: "Guide", Price: "2", ResourceType: "link"}, PublisherWallet: "GPUB"}
 			d.API = &fakeAPI{meta: meta, payments: tc.history}
 			if tc.metaErr != nil {
-				d.API = &h1API{err: tc.metaErr}
+				d.API = &readAPI{err: tc.metaErr}
 			}
 			d.Horizon = &fakeHorizon{issuer: d.Config.USDCIssuer, usdc: tc.usdc}
 			d.X402 = payer
-			h1Check(t, callTool(t, Define(d, buy), tc.args), tc.want)
+			checkRead(t, callTool(t, Define(d, buy), tc.args), tc.want)
 			if payer.calls != tc.paid {
 				t.Fatalf("payer saw %d calls, want %d", payer.calls, tc.paid)
 			}

@@ -17,8 +17,8 @@ func TestCheckConsistency(t *testing.T) {
 	meta := func(price string) *mindvault.Meta {
 		return &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Price: mindvault.Decimal(price)}, PublisherWallet: creator}
 	}
-	onchain := &registry.Resource{ID: "guide", Creator: creator, Price: h2Units("1.5"), Listed: true}
-	listed := &mindvault.Verification{Status: "verified", Listed: &h2True}
+	onchain := &registry.Resource{ID: "guide", Creator: creator, Price: priceUnits("1.5"), Listed: true}
+	listed := &mindvault.Verification{Status: "verified", Listed: &startedYes}
 	for _, tc := range []struct {
 		name, id                 string
 		meta                     *mindvault.Meta
@@ -28,7 +28,7 @@ func TestCheckConsistency(t *testing.T) {
 		matches, mismatches, unk string
 		summary                  string
 		gets                     int
-		fail                     *h2Want
+		fail                     *failureWant
 	}{
 		{name: "agree", id: "guide", meta: meta("1.50"), ver: listed, cur: onchain, gets: 1,
 			matches: "creator listed price", summary: "API and chain agree on price, listing and creator."},
@@ -36,21 +36,21 @@ func TestCheckConsistency(t *testing.T) {
 			matches: "creator listed", mismatches: "price", summary: "Found 1 mismatched field(s): price. The chain is authoritative."},
 		{name: "listed unknown", id: "guide", meta: meta("1.5"), cur: onchain, gets: 1,
 			matches: "creator price", unk: "listed", summary: "the API did not say listed, so that is unknown"},
-		{name: "only on chain", id: "guide", metaErr: h2Fail(errmap.SourceAPI, 404, ""), cur: onchain, gets: 1,
+		{name: "only on chain", id: "guide", metaErr: fakeFailure(errmap.SourceAPI, 404, ""), cur: onchain, gets: 1,
 			summary: "Registered on chain but unknown to the API."},
 		{name: "id that cannot be on chain", id: "res_0123456789abcdefghijklmnop", meta: meta("1.5"),
 			summary: "Listed in the API but not registered on chain"},
-		{name: "API fails", id: "guide", metaErr: h2Fail(errmap.SourceAPI, 500, ""), cur: onchain, gets: 1,
-			fail: &h2Want{code: errmap.CodeServerError, category: "server", state: "no", started: &h2True}},
-		{name: "contract fails", id: "guide", meta: meta("1.5"), getErr: h2Fail(errmap.SourceRegistry, 0, errmap.CodeStateArchived), gets: 1,
-			fail: &h2Want{code: errmap.CodeStateArchived, state: "no", started: &h2True}},
+		{name: "API fails", id: "guide", metaErr: fakeFailure(errmap.SourceAPI, 500, ""), cur: onchain, gets: 1,
+			fail: &failureWant{code: errmap.CodeServerError, category: "server", state: "no", started: &startedYes}},
+		{name: "contract fails", id: "guide", meta: meta("1.5"), getErr: fakeFailure(errmap.SourceRegistry, 0, errmap.CodeStateArchived), gets: 1,
+			fail: &failureWant{code: errmap.CodeStateArchived, state: "no", started: &startedYes}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			reg := &h2Registry{cur: tc.cur, getErr: tc.getErr}
-			d.API, d.Registry = &h2API{meta: tc.meta, metaErr: tc.metaErr, ver: tc.ver, verErr: h2Fail(errmap.SourceAPI, 404, "")}, reg
+			reg := &contractRegistry{cur: tc.cur, getErr: tc.getErr}
+			d.API, d.Registry = &publishAPI{meta: tc.meta, metaErr: tc.metaErr, ver: tc.ver, verErr: fakeFailure(errmap.SourceAPI, 404, "")}, reg
 			if tc.ver != nil {
-				d.API.(*h2API).verErr = nil
+				d.API.(*publishAPI).verErr = nil
 			}
 			res := callTool(t, Define(d, checkConsistency), `{"resourceId":"`+tc.id+`"}`)
 			if reg.gets != tc.gets {
@@ -61,7 +61,7 @@ func TestCheckConsistency(t *testing.T) {
 				return
 			}
 			var out ConsistencyOutput
-			h2Out(t, res, &out)
+			decodeOut(t, res, &out)
 			keys := func(m map[string]Compared) string { return strings.Join(sortedKeys(m), " ") }
 			if keys(out.Matches) != tc.matches || keys(out.Mismatches) != tc.mismatches || keys(out.Unknown) != tc.unk {
 				t.Fatalf("matches %v mismatches %v unknown %v", out.Matches, out.Mismatches, out.Unknown)

@@ -20,7 +20,7 @@ func TestHealth(t *testing.T) {
 	}{
 		{name: "all pass", break_: func(*fakeAPI, *fakeHorizon, *fakeRPC, *fakeRegistry) {}},
 		{name: "API fails", break_: func(a *fakeAPI, _ *fakeHorizon, _ *fakeRPC, _ *fakeRegistry) {
-			a.catalog = h1Down(errmap.SourceAPI, http.StatusServiceUnavailable)
+			a.catalog = fakeFailure(errmap.SourceAPI, http.StatusServiceUnavailable, "")
 		}, check: "MindVault API", detail: "(server)"},
 		{name: "Horizon on another network", break_: func(_ *fakeAPI, h *fakeHorizon, _ *fakeRPC, _ *fakeRegistry) { h.passphrase = "other" },
 			check: "Horizon", detail: `"other"`},

@@ -19,32 +19,32 @@ import (
 func TestListProfiles(t *testing.T) {
 	alice, bob := keypair.MustRandom(), keypair.MustRandom()
 	profiles := map[string]credentials.Profile{"alice": {SecretKey: alice.Seed(), APIKey: "mv-alice-api-key"}, "bob": {SecretKey: bob.Seed()}}
-	unreadable := credentials.StoreFailure(&h1Store{}, "list profiles", errors.New("permission denied"))
+	unreadable := credentials.StoreFailure(&profileStore{}, "list profiles", errors.New("permission denied"))
 	for _, tc := range []struct {
 		name    string
 		names   []string
 		only    []string // the profiles the caller's token is bound to; nil: every profile
 		listErr error
-		want    h1Want
+		want    readWant
 	}{
-		{name: "every profile", names: []string{"alice", "bob", "deleted"}, want: h1Want{out: map[string]any{
+		{name: "every profile", names: []string{"alice", "bob", "deleted"}, want: readWant{out: map[string]any{
 			"store": "dir", "defaultProfile": "default", "message": nil, "profiles": []any{
 				map[string]any{"name": "alice", "address": alice.Address(), "publisherRegistered": true},
 				map[string]any{"name": "bob", "address": bob.Address(), "publisherRegistered": false}}}}},
-		{name: "bound to one", names: []string{"alice", "bob"}, only: []string{"bob"}, want: h1Want{out: map[string]any{
+		{name: "bound to one", names: []string{"alice", "bob"}, only: []string{"bob"}, want: readWant{out: map[string]any{
 			"profiles": []any{map[string]any{"name": "bob", "address": bob.Address(), "publisherRegistered": false}}}}},
-		{name: "none bound", names: []string{"alice"}, only: []string{"bob"}, want: h1Want{out: map[string]any{"profiles": []any{},
+		{name: "none bound", names: []string{"alice"}, only: []string{"bob"}, want: readWant{out: map[string]any{"profiles": []any{},
 			"message": "The dir store holds profiles, but none is bound to this caller's access; ask the operator to bind one to your token, or create one with mindvault_setup_wallet."}}},
-		{name: "empty store", want: h1Want{out: map[string]any{"profiles": []any{},
+		{name: "empty store", want: readWant{out: map[string]any{"profiles": []any{},
 			"message": "No profiles yet in the dir store; create one with mindvault_setup_wallet."}}},
-		{name: "store unreadable", listErr: unreadable, want: h1Want{code: errmap.CodeUnknown, category: "unknown", state: "no", next: "Retry once"}},
+		{name: "store unreadable", listErr: unreadable, want: readWant{code: errmap.CodeUnknown, category: "unknown", state: "no", next: "Retry once"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			d.Store = &h1Store{profiles: profiles, names: tc.names, listErr: tc.listErr}
+			d.Store = &profileStore{profiles: profiles, names: tc.names, listErr: tc.listErr}
 			ctx := auth.WithAllowed(context.Background(), tc.only, tc.only == nil, tc.only != nil)
 			res := Define(d, listProfiles).call(ctx, json.RawMessage(`{}`))
-			h1Check(t, res, tc.want)
+			checkRead(t, res, tc.want)
 			if b, _ := json.Marshal(res); strings.Contains(string(b), alice.Seed()) || strings.Contains(string(b), "mv-alice-api-key") {
 				t.Fatalf("a secret leaked: %s", b)
 			}

@@ -21,22 +21,22 @@ func TestPreview(t *testing.T) {
 		args string
 		meta *mindvault.Meta
 		err  error
-		want h1Want
+		want readWant
 	}{
-		{name: "file with size", args: `{"resourceId":"guide"}`, meta: meta("1.5", mindvault.Bytes{N: 2048, Known: true}), want: h1Want{out: map[string]any{
+		{name: "file with size", args: `{"resourceId":"guide"}`, meta: meta("1.5", mindvault.Bytes{N: 2048, Known: true}), want: readWant{out: map[string]any{
 			"id": "guide", "price": "1.5000000", "priceUsdc": "1.5000000", "mimeType": "text/plain", "sizeBytes": 2048,
 			"onchainStatus": "registered", "publisherWallet": "GPUB"}}},
-		{name: "size not announced", args: `{"resourceId":"guide"}`, meta: meta("2", mindvault.Bytes{}), want: h1Want{out: map[string]any{
+		{name: "size not announced", args: `{"resourceId":"guide"}`, meta: meta("2", mindvault.Bytes{}), want: readWant{out: map[string]any{
 			"price": "2.0000000", "sizeBytes": nil}}},
-		{name: "unknown id", args: `{"resourceId":"nope"}`, err: h1Down(errmap.SourceAPI, http.StatusNotFound),
-			want: h1Want{code: errmap.CodeNotFound, category: "not_found", state: "no", next: "mindvault_browse"}},
-		{name: "API down", args: `{"resourceId":"guide"}`, err: h1Down(errmap.SourceAPI, http.StatusBadGateway),
-			want: h1Want{code: errmap.CodeServerError, category: "server", state: "no"}},
+		{name: "unknown id", args: `{"resourceId":"nope"}`, err: fakeFailure(errmap.SourceAPI, http.StatusNotFound, ""),
+			want: readWant{code: errmap.CodeNotFound, category: "not_found", state: "no", next: "mindvault_browse"}},
+		{name: "API down", args: `{"resourceId":"guide"}`, err: fakeFailure(errmap.SourceAPI, http.StatusBadGateway, ""),
+			want: readWant{code: errmap.CodeServerError, category: "server", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			d.API = &h1API{meta: tc.meta, err: tc.err}
-			h1Check(t, callTool(t, Define(d, preview), tc.args), tc.want)
+			d.API = &readAPI{meta: tc.meta, err: tc.err}
+			checkRead(t, callTool(t, Define(d, preview), tc.args), tc.want)
 		})
 	}
 }

@@ -22,24 +22,24 @@ func TestPublishStatus(t *testing.T) {
 		meta        *mindvault.Meta
 		ver         *mindvault.Verification
 		err, verErr error
-		want        h1Want
+		want        readWant
 	}{
-		{name: "registered", meta: meta("verified", "registered"), ver: verdict, want: h1Want{out: map[string]any{
+		{name: "registered", meta: meta("verified", "registered"), ver: verdict, want: readWant{out: map[string]any{
 			"resourceId": "guide", "waitingFor": "nothing", "settled": true, "timedOut": false, "attempts": 1, "nextAction": nil,
 			"verification": map[string]any{"isOriginal": true, "confidence": 0.9, "flags": []any{}}}}},
-		{name: "no record yet waits for the fee", meta: meta("pending", ""), verErr: h1Down(errmap.SourceAPI, http.StatusNotFound), want: h1Want{out: map[string]any{
+		{name: "no record yet waits for the fee", meta: meta("pending", ""), verErr: fakeFailure(errmap.SourceAPI, http.StatusNotFound, ""), want: readWant{out: map[string]any{
 			"verificationStatus": "pending", "onchainStatus": "none", "waitingFor": "fee", "settled": false, "nextAction": resume}}},
-		{name: "verified, not registered", meta: meta("verified", "none"), ver: verdict, want: h1Want{out: map[string]any{
+		{name: "verified, not registered", meta: meta("verified", "none"), ver: verdict, want: readWant{out: map[string]any{
 			"waitingFor": "registration", "settled": true, "nextAction": resume}}},
-		{name: "unknown id", err: h1Down(errmap.SourceAPI, http.StatusNotFound), verErr: h1Down(errmap.SourceAPI, http.StatusNotFound),
-			want: h1Want{code: errmap.CodeNotFound, category: "not_found", state: "no", next: "then call mindvault_publish_status with it"}},
-		{name: "verification record unreadable", meta: meta("pending", ""), verErr: h1Down(errmap.SourceAPI, http.StatusInternalServerError),
-			want: h1Want{code: errmap.CodeServerError, category: "server", state: "no"}},
+		{name: "unknown id", err: fakeFailure(errmap.SourceAPI, http.StatusNotFound, ""), verErr: fakeFailure(errmap.SourceAPI, http.StatusNotFound, ""),
+			want: readWant{code: errmap.CodeNotFound, category: "not_found", state: "no", next: "then call mindvault_publish_status with it"}},
+		{name: "verification record unreadable", meta: meta("pending", ""), verErr: fakeFailure(errmap.SourceAPI, http.StatusInternalServerError, ""),
+			want: readWant{code: errmap.CodeServerError, category: "server", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			d.API = &h1API{meta: tc.meta, ver: tc.ver, err: tc.err, verErr: tc.verErr}
-			h1Check(t, callTool(t, Define(d, publishStatus), `{"resourceId":"guide"}`), tc.want)
+			d.API = &readAPI{meta: tc.meta, ver: tc.ver, err: tc.err, verErr: tc.verErr}
+			checkRead(t, callTool(t, Define(d, publishStatus), `{"resourceId":"guide"}`), tc.want)
 		})
 	}
 }

@@ -86,29 +86,29 @@ func TestPublish(t *testing.T) {
 		preps, submits                    int
 		steps, onchainStatus, message     string
 		resumeTool                        string
-		fail                              *h2Want
+		fail                              *failureWant
 	}{
 		{name: "dry run", args: newArgs, steps: "create:planned verify:planned register:planned", onchainStatus: "none",
 			message: "Dry run"},
 		{name: "resume registers", args: resume, verification: "verified", onchain: "none", preps: 1, submits: 1,
 			steps: "create:skipped verify:skipped register:done", onchainStatus: "registered", message: "Resumed: the missing steps ran"},
 		{name: "resume, registration fails", args: resume, verification: "verified", onchain: "none",
-			prepErr: h2Fail(errmap.SourceAPI, 503, ""), preps: 1, steps: "create:skipped verify:skipped register:failed",
+			prepErr: fakeFailure(errmap.SourceAPI, 503, ""), preps: 1, steps: "create:skipped verify:skipped register:failed",
 			onchainStatus: "failed", message: "on-chain registration failed", resumeTool: "mindvault_publish"},
 		{name: "nothing to resume", args: resume, verification: "verified", onchain: "registered",
 			steps: "create:skipped verify:skipped register:skipped", onchainStatus: "registered", message: "Nothing to resume"},
 		{name: "another publisher's resource", args: resume, verification: "verified", onchain: "none", publisher: "GOTHER",
-			fail: &h2Want{code: errmap.CodeForbidden, category: "auth", state: "no"}},
-		{name: "resource unreadable", args: resume, metaErr: h2Fail(errmap.SourceAPI, 500, ""),
-			fail: &h2Want{code: errmap.CodeServerError, category: "server", state: "no"}},
+			fail: &failureWant{code: errmap.CodeForbidden, category: "auth", state: "no"}},
+		{name: "resource unreadable", args: resume, metaErr: fakeFailure(errmap.SourceAPI, 500, ""),
+			fail: &failureWant{code: errmap.CodeServerError, category: "server", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, kp := h2DirDeps(t, credentials.Profile{APIKey: "k"})
+			d, kp := dirDeps(t, credentials.Profile{APIKey: "k"})
 			meta := &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Title: "Guide", Price: "2", VerificationStatus: tc.verification},
 				PublisherWallet: cmp.Or(tc.publisher, kp.Address()), OnchainStatus: tc.onchain}
-			api := &h2API{fee: "1", meta: meta, metaErr: tc.metaErr, prepErr: tc.prepErr,
+			api := &publishAPI{fee: "1", meta: meta, metaErr: tc.metaErr, prepErr: tc.prepErr,
 				ver:  &mindvault.Verification{Status: tc.verification},
-				prep: h2Prepared(t, d.Config.RegistryContract, d.Config.Passphrase, kp.Address(), "guide", "2")}
+				prep: preparedTx(t, d.Config.RegistryContract, d.Config.Passphrase, kp.Address(), "guide", "2")}
 			payer := &fakePayer{}
 			d.API, d.X402, d.Horizon = api, payer, &fakeHorizon{issuer: d.Config.USDCIssuer, usdc: "100"}
 			res := callTool(t, Define(d, publish), tc.args)
@@ -121,7 +121,7 @@ func TestPublish(t *testing.T) {
 				return
 			}
 			var out PublishOutput
-			h2Out(t, res, &out)
+			decodeOut(t, res, &out)
 			var steps []string
 			for _, s := range out.Steps {
 				steps = append(steps, s.Name+":"+s.Status)

@@ -26,23 +26,23 @@ func TestPurchaseHistory(t *testing.T) {
 		payments []mindvault.Payment
 		err      error
 		says     string // in the message; ADDR stands for the wallet's address
-		want     h1Want
+		want     readWant
 	}{
-		{name: "newest first, limited", args: `{"limit":2}`, payments: history, want: h1Want{out: map[string]any{
+		{name: "newest first, limited", args: `{"limit":2}`, payments: history, want: readWant{out: map[string]any{
 			"count": 2, "total": 3, "profile": "default", "network": "testnet",
 			"purchases": []any{row("book", "2026-01-03T00:00:00Z"), row("guide", "2026-01-02T00:00:00Z")},
 			"message":   "Showing the newest 2 of 3 purchases; raise limit (up to 100) to see more."}}},
-		{name: "one resource", args: `{"resourceId":"guide"}`, payments: history, want: h1Want{out: map[string]any{
+		{name: "one resource", args: `{"resourceId":"guide"}`, payments: history, want: readWant{out: map[string]any{
 			"count": 2, "total": 2, "message": nil,
 			"purchases": []any{row("guide", "2026-01-02T00:00:00Z"), row("guide", "2026-01-01T00:00:00Z")}}}},
-		{name: "no record", args: `{"resourceId":"book"}`, says: "Neither this endpoint's journal nor the MindVault API holds a record of a purchase of book by ADDR on testnet.", want: h1Want{out: map[string]any{"count": 0, "total": 0, "purchases": []any{}}}},
-		{name: "API down, no receipt", args: `{}`, err: h1Down(errmap.SourceAPI, http.StatusServiceUnavailable),
-			want: h1Want{code: errmap.CodeServerError, category: "server", state: "no"}},
+		{name: "no record", args: `{"resourceId":"book"}`, says: "Neither this endpoint's journal nor the MindVault API holds a record of a purchase of book by ADDR on testnet.", want: readWant{out: map[string]any{"count": 0, "total": 0, "purchases": []any{}}}},
+		{name: "API down, no receipt", args: `{}`, err: fakeFailure(errmap.SourceAPI, http.StatusServiceUnavailable, ""),
+			want: readWant{code: errmap.CodeServerError, category: "server", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, kp := fakeDeps(t)
-			d.API = &h1API{payments: tc.payments, err: tc.err}
-			out := h1Check(t, callTool(t, Define(d, purchaseHistory), tc.args), tc.want)
+			d.API = &readAPI{payments: tc.payments, err: tc.err}
+			out := checkRead(t, callTool(t, Define(d, purchaseHistory), tc.args), tc.want)
 			if out != nil && out["address"] != kp.Address() {
 				t.Fatalf("address %v, want the profile's %s", out["address"], kp.Address())
 			}

@@ -23,27 +23,27 @@ func TestRegisterOnchain(t *testing.T) {
 		prepErr, subErr error
 		ver             *mindvault.Verification
 		preps, submits  int
-		fail            *h2Want
+		fail            *failureWant
 	}{
 		{name: "registers", listed: "2", preps: 1, submits: 1},
 		{name: "prepared at another price", listed: "3", preps: 1,
-			fail: &h2Want{code: errmap.CodeUnexpectedTransaction, state: "no", started: &h2False}},
+			fail: &failureWant{code: errmap.CodeUnexpectedTransaction, state: "no", started: &startedNo}},
 		{name: "fee unpaid", listed: "2", prepErr: mustVerify, ver: &mindvault.Verification{Status: "pending"}, preps: 1,
-			fail: &h2Want{code: errmap.CodePaymentRequired, category: "payment", state: "no"}},
-		{name: "no API key", noKey: true, fail: &h2Want{code: errmap.CodeCredentialsMissing, category: "auth", state: "no"}},
+			fail: &failureWant{code: errmap.CodePaymentRequired, category: "payment", state: "no"}},
+		{name: "no API key", noKey: true, fail: &failureWant{code: errmap.CodeCredentialsMissing, category: "auth", state: "no"}},
 		{name: "submission lost", listed: "2", subErr: lost, preps: 1, submits: 1,
-			fail: &h2Want{code: errmap.CodeServerError, state: "unknown", started: &h2True}},
+			fail: &failureWant{code: errmap.CodeServerError, state: "unknown", started: &startedYes}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := credentials.Profile{APIKey: "k"}
 			if tc.noKey {
 				p.APIKey = ""
 			}
-			d, kp := h2DirDeps(t, p)
-			api := &h2API{meta: &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Price: mindvault.Decimal(tc.listed)}},
-				prep:    h2Prepared(t, d.Config.RegistryContract, d.Config.Passphrase, kp.Address(), "guide", "2"),
+			d, kp := dirDeps(t, p)
+			api := &publishAPI{meta: &mindvault.Meta{Listing: mindvault.Listing{ID: "guide", Price: mindvault.Decimal(tc.listed)}},
+				prep:    preparedTx(t, d.Config.RegistryContract, d.Config.Passphrase, kp.Address(), "guide", "2"),
 				prepErr: tc.prepErr, submitErr: tc.subErr, ver: tc.ver}
-			d.API, d.Horizon = api, &h2Horizon{found: true}
+			d.API, d.Horizon = api, &signerHorizon{found: true}
 			res := callTool(t, Define(d, registerOnchain), `{"resourceId":"guide"}`)
 			if api.preps != tc.preps || api.submit != tc.submits {
 				t.Fatalf("API saw %d prepares and %d submissions, want %d and %d", api.preps, api.submit, tc.preps, tc.submits)
@@ -56,7 +56,7 @@ func TestRegisterOnchain(t *testing.T) {
 				return
 			}
 			var out RegisterOnchainOutput
-			h2Out(t, res, &out)
+			decodeOut(t, res, &out)
 			if out.ResourceID != "guide" || out.OnchainStatus != "registered" || len(out.TxHash) != 64 || out.ExplorerURL == "" {
 				t.Fatalf("got %+v", out)
 			}

@@ -26,25 +26,25 @@ func TestRegister(t *testing.T) {
 		regErr     error
 		wallet     string // "" is the profile's
 		registers  int
-		fail       *h2Want
+		fail       *failureWant
 		next       string
 	}{
 		{name: "registers", registers: 1},
 		{name: "payout wallet given", args: `,"walletAddress":"` + payout + `"`, wallet: payout, registers: 1},
 		{name: "profile already a publisher", profile: credentials.Profile{APIKey: "old"},
-			fail: &h2Want{code: errmap.CodeAlreadyRegistered, category: "conflict", state: "no"}, next: "nothing was sent"},
-		{name: "read-only store", readOnly: true, fail: &h2Want{code: errmap.CodeReadOnlyStore, state: "no"}},
+			fail: &failureWant{code: errmap.CodeAlreadyRegistered, category: "conflict", state: "no"}, next: "nothing was sent"},
+		{name: "read-only store", readOnly: true, fail: &failureWant{code: errmap.CodeReadOnlyStore, state: "no"}},
 		{name: "no wallet", profile: credentials.Profile{SecretKey: "-"},
-			fail: &h2Want{code: errmap.CodeCredentialsMissing, category: "auth", state: "no"}, next: "walletAddress"},
-		{name: "email taken", regErr: h2Fail(errmap.SourceAPI, 409, ""), registers: 1,
-			fail: &h2Want{code: errmap.CodeConflict, category: "conflict", state: "no"}, next: "another email"},
+			fail: &failureWant{code: errmap.CodeCredentialsMissing, category: "auth", state: "no"}, next: "walletAddress"},
+		{name: "email taken", regErr: fakeFailure(errmap.SourceAPI, 409, ""), registers: 1,
+			fail: &failureWant{code: errmap.CodeConflict, category: "conflict", state: "no"}, next: "another email"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, kp := h2DirDeps(t, tc.profile)
+			d, kp := dirDeps(t, tc.profile)
 			if tc.readOnly {
 				d, kp = fakeDeps(t)
 			}
-			api := &h2API{pub: &mindvault.Publisher{ID: "pub1", APIKey: key}, regErr: tc.regErr}
+			api := &publishAPI{pub: &mindvault.Publisher{ID: "pub1", APIKey: key}, regErr: tc.regErr}
 			d.API = api
 			res := callTool(t, Define(d, register), `{"name":"Ada","email":"ada@example.com"`+tc.args+`}`)
 			if api.registers != tc.registers {
@@ -62,7 +62,7 @@ func TestRegister(t *testing.T) {
 				return
 			}
 			var out RegisterOutput
-			h2Out(t, res, &out)
+			decodeOut(t, res, &out)
 			want := cmp.Or(tc.wallet, kp.Address())
 			if out.PublisherID != "pub1" || out.Profile != d.Config.DefaultProfile || out.WalletAddress != want || !out.APIKeyStored {
 				t.Fatalf("got %+v, want wallet %s", out, want)

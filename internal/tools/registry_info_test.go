@@ -19,19 +19,19 @@ func TestRegistryInfo(t *testing.T) {
 	}{
 		{name: "live", live: "vault-registry 1.2", infos: 1},
 		{name: "contract not configured", contract: "-", liveErr: "VAULT_REGISTRY_CONTRACT_ID is not set"},
-		{name: "contract missing", infoErr: h2Fail(errmap.SourceRegistry, 0, errmap.CodeContractMissing),
+		{name: "contract missing", infoErr: fakeFailure(errmap.SourceRegistry, 0, errmap.CodeContractMissing),
 			liveErr: "registry_info failed: fake failure (contract)", infos: 1},
-		{name: "RPC down", infoErr: h2Fail(errmap.SourceRPC, 503, ""), liveErr: "(server)", infos: 1},
+		{name: "RPC down", infoErr: fakeFailure(errmap.SourceRPC, 503, ""), liveErr: "(server)", infos: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
 			if tc.contract == "-" {
 				d.Config.RegistryContract = ""
 			}
-			reg := &h2Registry{info: &registry.Info{Name: "vault-registry", Version: "1.2"}, infoErr: tc.infoErr}
+			reg := &contractRegistry{info: &registry.Info{Name: "vault-registry", Version: "1.2"}, infoErr: tc.infoErr}
 			d.Registry = reg
 			var out RegistryInfoOutput
-			h2Out(t, callTool(t, Define(d, registryInfo), `{}`), &out)
+			decodeOut(t, callTool(t, Define(d, registryInfo), `{}`), &out)
 			if reg.infos != tc.infos {
 				t.Fatalf("registry_info read %d times, want %d", reg.infos, tc.infos)
 			}

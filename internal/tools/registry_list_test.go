@@ -14,7 +14,7 @@ import (
 func TestRegistryList(t *testing.T) {
 	entries := make([]registry.Resource, 5)
 	for i := range entries {
-		entries[i] = registry.Resource{ID: fmt.Sprintf("r%d", i), Creator: "GC", Price: h2Units("2")}
+		entries[i] = registry.Resource{ID: fmt.Sprintf("r%d", i), Creator: "GC", Price: priceUnits("2")}
 	}
 	next := func(n uint32) *uint32 { return &n }
 	for _, tc := range []struct {
@@ -24,18 +24,18 @@ func TestRegistryList(t *testing.T) {
 		ids        string
 		nextStart  *uint32
 		message    string
-		fail       *h2Want
+		fail       *failureWant
 	}{
 		{name: "full page", args: `{"start":1,"limit":2}`, list: entries, ids: "r1 r2", nextStart: next(3)},
 		{name: "last page", args: `{"start":3,"limit":20}`, list: entries, ids: "r3 r4"},
 		{name: "nothing registered", args: `{}`, message: "No resources are registered on chain yet."},
 		{name: "past the end", args: `{"start":9,"limit":5}`, list: entries, message: "No on-chain resources in range [9, 14)"},
-		{name: "RPC fails", args: `{}`, listErr: h2Fail(errmap.SourceRPC, 502, ""),
-			fail: &h2Want{code: errmap.CodeServerError, category: "server", state: "no", started: &h2True}},
+		{name: "RPC fails", args: `{}`, listErr: fakeFailure(errmap.SourceRPC, 502, ""),
+			fail: &failureWant{code: errmap.CodeServerError, category: "server", state: "no", started: &startedYes}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			reg := &h2Registry{list: tc.list, listErr: tc.listErr}
+			reg := &contractRegistry{list: tc.list, listErr: tc.listErr}
 			d.Registry = reg
 			res := callTool(t, Define(d, registryList), tc.args)
 			if tc.fail != nil {
@@ -43,7 +43,7 @@ func TestRegistryList(t *testing.T) {
 				return
 			}
 			var out RegistryListOutput
-			h2Out(t, res, &out)
+			decodeOut(t, res, &out)
 			var ids []string
 			for _, r := range out.Resources {
 				ids = append(ids, r.ID)

@@ -12,8 +12,8 @@ import (
 // hold, or cannot hold, is found: false with the next step; a contract failure is an error.
 func TestRegistryLookup(t *testing.T) {
 	state := "active"
-	entry := &registry.Resource{ID: "guide", Creator: "GCREATOR", Price: h2Units("1.5"), Metadata: "ipfs://x",
-		Listed: true, Tags: []string{"ai"}, State: &state, Verified: &h2True}
+	entry := &registry.Resource{ID: "guide", Creator: "GCREATOR", Price: priceUnits("1.5"), Metadata: "ipfs://x",
+		Listed: true, Tags: []string{"ai"}, State: &state, Verified: &startedYes}
 	for _, tc := range []struct {
 		name, id string
 		cur      *registry.Resource
@@ -21,19 +21,19 @@ func TestRegistryLookup(t *testing.T) {
 		found    bool
 		message  string
 		gets     int
-		fail     *h2Want
+		fail     *failureWant
 	}{
 		{name: "found", id: "guide", cur: entry, found: true, gets: 1},
 		{name: "not on chain", id: "guide", message: "is not registered in contract", gets: 1},
 		{name: "not an on-chain id", id: "res_0123456789abcdefghijklmnop", message: "the contract was not called"},
-		{name: "contract error", id: "guide", getErr: h2Fail(errmap.SourceRegistry, 0, errmap.CodeContractError), gets: 1,
-			fail: &h2Want{code: errmap.CodeContractError, category: "contract", state: "no", started: &h2True}},
-		{name: "RPC rate limited", id: "guide", getErr: h2Fail(errmap.SourceRPC, 429, ""), gets: 1,
-			fail: &h2Want{code: errmap.CodeRateLimited, category: "rate_limit", state: "no"}},
+		{name: "contract error", id: "guide", getErr: fakeFailure(errmap.SourceRegistry, 0, errmap.CodeContractError), gets: 1,
+			fail: &failureWant{code: errmap.CodeContractError, category: "contract", state: "no", started: &startedYes}},
+		{name: "RPC rate limited", id: "guide", getErr: fakeFailure(errmap.SourceRPC, 429, ""), gets: 1,
+			fail: &failureWant{code: errmap.CodeRateLimited, category: "rate_limit", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			reg := &h2Registry{cur: tc.cur, getErr: tc.getErr}
+			reg := &contractRegistry{cur: tc.cur, getErr: tc.getErr}
 			d.Registry = reg
 			res := callTool(t, Define(d, registryLookup), `{"resourceId":"`+tc.id+`"}`)
 			if reg.gets != tc.gets {
@@ -44,7 +44,7 @@ func TestRegistryLookup(t *testing.T) {
 				return
 			}
 			var out LookupOutput
-			h2Out(t, res, &out)
+			decodeOut(t, res, &out)
 			if out.Found != tc.found || out.ResourceID != tc.id || out.ContractID != d.Config.RegistryContract {
 				t.Fatalf("found %v for %q in %q: %+v", out.Found, out.ResourceID, out.ContractID, out)
 			}

@@ -57,7 +57,7 @@ func TestRegistryWrites(t *testing.T) {
 		invokeErr        error
 		writes           int
 		check            func(t *testing.T, out WriteOutput)
-		fail             *h2Want
+		fail             *failureWant
 		next             string
 	}{
 		{name: "set price", tool: "mindvault_set_price", args: `"price":"2.5"`, writes: 1, check: func(t *testing.T, o WriteOutput) {
@@ -84,19 +84,19 @@ func TestRegistryWrites(t *testing.T) {
 		}},
 		{name: "transfer already done, asked by the old creator", tool: "mindvault_transfer_ownership", args: `"newCreator":"` + other + `"`, creator: other},
 		{name: "listed, asked by another wallet", tool: "mindvault_set_listed", args: `"listed":true`, creator: other, writes: 1,
-			invokeErr: h2Fail(errmap.SourceRegistry, 0, errmap.CodeContractUnauthorized),
-			fail:      &h2Want{code: errmap.CodeContractUnauthorized, category: "auth", state: "no"}, next: other},
+			invokeErr: fakeFailure(errmap.SourceRegistry, 0, errmap.CodeContractUnauthorized),
+			fail:      &failureWant{code: errmap.CodeContractUnauthorized, category: "auth", state: "no"}, next: other},
 		{name: "no XLM for the fee", tool: "mindvault_set_listed", args: `"listed":false`, writes: 1,
-			invokeErr: h2Fail(errmap.SourceRPC, 0, errmap.CodeInsufficientBalance),
-			fail:      &h2Want{code: errmap.CodeInsufficientBalance, category: "payment"}, next: "friendbot"},
-		{name: "entry unreadable", tool: "mindvault_set_price", args: `"price":"3"`, getErr: h2Fail(errmap.SourceRPC, 503, ""),
-			fail: &h2Want{code: errmap.CodeServerError, category: "server", state: "no"}},
+			invokeErr: fakeFailure(errmap.SourceRPC, 0, errmap.CodeInsufficientBalance),
+			fail:      &failureWant{code: errmap.CodeInsufficientBalance, category: "payment"}, next: "friendbot"},
+		{name: "entry unreadable", tool: "mindvault_set_price", args: `"price":"3"`, getErr: fakeFailure(errmap.SourceRPC, 503, ""),
+			fail: &failureWant{code: errmap.CodeServerError, category: "server", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, kp := fakeDeps(t)
 			creator := cmp.Or(tc.creator, kp.Address())
-			reg := &h2Registry{getErr: tc.getErr, invokeErr: tc.invokeErr, cur: &registry.Resource{ID: "guide", Creator: creator,
-				Price: h2Units("1"), Metadata: "ipfs://old", Listed: true, Tags: []string{"b", "a"}}}
+			reg := &contractRegistry{getErr: tc.getErr, invokeErr: tc.invokeErr, cur: &registry.Resource{ID: "guide", Creator: creator,
+				Price: priceUnits("1"), Metadata: "ipfs://old", Listed: true, Tags: []string{"b", "a"}}}
 			d.Registry = reg
 			var tool *Tool
 			for _, tl := range All(d).Tools() {
@@ -116,7 +116,7 @@ func TestRegistryWrites(t *testing.T) {
 				return
 			}
 			var out WriteOutput
-			h2Out(t, res, &out)
+			decodeOut(t, res, &out)
 			if out.Status != "success" || out.ResourceID != "guide" || out.Changed != (tc.writes > 0) {
 				t.Fatalf("changed %v, want %v: %+v", out.Changed, tc.writes > 0, out)
 			}

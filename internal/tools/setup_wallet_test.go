@@ -56,26 +56,26 @@ func TestSetupWallet(t *testing.T) {
 		calls         int
 		origin        string
 		kept          bool // the profile exists afterwards
-		fail          *h2Want
+		fail          *failureWant
 	}{
 		{name: "creates", profile: "fresh", calls: 1, origin: keyLocal, kept: true},
 		{name: "service's own key", profile: "fresh", other: serviceKey, calls: 1, origin: keySponsor, kept: true},
-		{name: "profile exists", calls: 0, kept: true, fail: &h2Want{code: errmap.CodeProfileExists, category: "conflict", state: "no"}},
-		{name: "service refuses", profile: "fresh", sponsorErr: h2Fail(errmap.SourceSponsor, 400, ""), calls: 1,
-			fail: &h2Want{code: errmap.CodeBadRequest, category: "validation", state: "no"}},
+		{name: "profile exists", calls: 0, kept: true, fail: &failureWant{code: errmap.CodeProfileExists, category: "conflict", state: "no"}},
+		{name: "service refuses", profile: "fresh", sponsorErr: fakeFailure(errmap.SourceSponsor, 400, ""), calls: 1,
+			fail: &failureWant{code: errmap.CodeBadRequest, category: "validation", state: "no"}},
 		{name: "outcome unknown", profile: "fresh", sponsorErr: lost, calls: 1, kept: true,
-			fail: &h2Want{code: errmap.CodeServerError, state: "unknown"}},
+			fail: &failureWant{code: errmap.CodeServerError, state: "unknown"}},
 		{name: "another signer", profile: "fresh", calls: 1, kept: true,
 			signers: []horizon.Signer{{Key: serviceKey.Address(), Type: "ed25519_public_key", Weight: 1}},
-			fail:    &h2Want{code: errmap.CodeConflict, category: "conflict", state: "yes", started: &h2True}},
+			fail:    &failureWant{code: errmap.CodeConflict, category: "conflict", state: "yes", started: &startedYes}},
 		{name: "account not visible yet", profile: "fresh", notFound: true, calls: 1, kept: true,
-			fail: &h2Want{code: errmap.CodeAccountMissing, state: "yes", started: &h2True}},
+			fail: &failureWant{code: errmap.CodeAccountMissing, state: "yes", started: &startedYes}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, _ := h2DirDeps(t, credentials.Profile{})
+			d, _ := dirDeps(t, credentials.Profile{})
 			profile := cmp.Or(tc.profile, d.Config.DefaultProfile)
-			sp := &h2Sponsor{err: tc.sponsorErr, other: tc.other}
-			d.Sponsor, d.Horizon = sp, &h2Horizon{signers: tc.signers, found: !tc.notFound}
+			sp := &sponsorFake{err: tc.sponsorErr, other: tc.other}
+			d.Sponsor, d.Horizon = sp, &signerHorizon{signers: tc.signers, found: !tc.notFound}
 			res := callTool(t, Define(d, setupWallet), `{"profile":"`+profile+`"}`)
 			if sp.calls != tc.calls {
 				t.Fatalf("service asked %d times, want %d", sp.calls, tc.calls)
@@ -89,7 +89,7 @@ func TestSetupWallet(t *testing.T) {
 				return
 			}
 			var out SetupWalletOutput
-			h2Out(t, res, &out)
+			decodeOut(t, res, &out)
 			addr, _ := stored.Address()
 			if !out.Created || out.KeyOrigin != tc.origin || out.Profile != profile || out.Address != addr || (out.Warning != "") != (tc.origin == keySponsor) {
 				t.Fatalf("got %+v, stored wallet %s", out, addr)

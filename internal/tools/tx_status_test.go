@@ -29,23 +29,23 @@ func TestTxStatus(t *testing.T) {
 		tx    *rpc.GetTransactionResponse
 		err   error
 		calls int32
-		want  h1Want
+		want  readWant
 	}{
-		{name: "applied, prefixed upper-case hash", args: `{"txHash":"sha256:` + strings.ToUpper(hash) + `"}`, tx: applied, calls: 1, want: h1Want{out: map[string]any{
+		{name: "applied, prefixed upper-case hash", args: `{"txHash":"sha256:` + strings.ToUpper(hash) + `"}`, tx: applied, calls: 1, want: readWant{out: map[string]any{
 			"status": "SUCCESS", "hash": hash, "ledger": 42, "applicationOrder": 3, "resultCode": "txSUCCESS",
 			"ledgerCloseTime": "2026-01-01T00:00:00Z", "explorerUrl": "https://stellar.expert/explorer/testnet/tx/" + hash}}},
-		{name: "not found", args: `{"txHash":"` + hash + `"}`, tx: missing, calls: 1, want: h1Want{out: map[string]any{
+		{name: "not found", args: `{"txHash":"` + hash + `"}`, tx: missing, calls: 1, want: readWant{out: map[string]any{
 			"status": "NOT_FOUND", "oldestLedger": 10, "latestLedger": 99, "ledger": nil, "explorerUrl": nil}}},
 		{name: "malformed hash asks nothing", args: `{"txHash":"abc"}`,
-			want: h1Want{code: errmap.CodeInvalidArguments, category: "validation", state: "no"}},
-		{name: "RPC down", args: `{"txHash":"` + hash + `"}`, err: h1Down(errmap.SourceRPC, http.StatusServiceUnavailable), calls: 1,
-			want: h1Want{code: errmap.CodeServerError, category: "server", state: "no"}},
+			want: readWant{code: errmap.CodeInvalidArguments, category: "validation", state: "no"}},
+		{name: "RPC down", args: `{"txHash":"` + hash + `"}`, err: fakeFailure(errmap.SourceRPC, http.StatusServiceUnavailable, ""), calls: 1,
+			want: readWant{code: errmap.CodeServerError, category: "server", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
-			chain := &h1RPC{tx: tc.tx, err: tc.err}
+			chain := &txRPC{tx: tc.tx, err: tc.err}
 			d.RPC = chain
-			h1Check(t, callTool(t, Define(d, txStatus), tc.args), tc.want)
+			checkRead(t, callTool(t, Define(d, txStatus), tc.args), tc.want)
 			if chain.calls.Load() != tc.calls {
 				t.Fatalf("RPC saw %d calls, want %d", chain.calls.Load(), tc.calls)
 			}

@@ -19,22 +19,22 @@ func TestWalletInfo(t *testing.T) {
 		found bool
 		err   error
 		calls int32
-		want  h1Want
+		want  readWant
 	}{
 		{name: "funded", args: `{}`, found: true, calls: 1, usdc: []horizon.Balance{{Balance: "12.5", Asset: horizon.Asset{Code: "USDC"}}},
-			want: h1Want{out: map[string]any{"profile": "default", "network": "testnet", "publisherRegistered": false, "note": nil,
+			want: readWant{out: map[string]any{"profile": "default", "network": "testnet", "publisherRegistered": false, "note": nil,
 				"xlm":  map[string]any{"balance": "10.0000000", "reserved": "1.5000000", "available": "8.5000000"},
 				"usdc": map[string]any{"balance": "12.5000000", "issuer": issuer, "status": "funded"}}}},
 		{name: "USDC of another issuer", args: `{}`, found: true, calls: 1,
 			usdc: []horizon.Balance{{Balance: "12.5", Asset: horizon.Asset{Code: "USDC", Issuer: "GOTHER"}}},
-			want: h1Want{out: map[string]any{"usdc": map[string]any{"balance": "0.0000000", "issuer": issuer, "status": "no_trustline"}}}},
-		{name: "account missing", args: `{}`, calls: 1, want: h1Want{out: map[string]any{
+			want: readWant{out: map[string]any{"usdc": map[string]any{"balance": "0.0000000", "issuer": issuer, "status": "no_trustline"}}}},
+		{name: "account missing", args: `{}`, calls: 1, want: readWant{out: map[string]any{
 			"usdc": map[string]any{"balance": "0.0000000", "issuer": issuer, "status": "missing"},
 			"note": "The account does not exist on this network yet. Create a sponsored wallet with mindvault_setup_wallet, or fund the address with XLM and add a USDC trustline."}}},
 		{name: "unknown profile reads nothing", args: `{"profile":"other"}`,
-			want: h1Want{code: errmap.CodeCredentialsMissing, category: "auth", state: "no", next: "mindvault_list_profiles lists them"}},
-		{name: "Horizon down", args: `{}`, err: h1Down(errmap.SourceHorizon, http.StatusGatewayTimeout), calls: 1,
-			want: h1Want{code: errmap.CodeTimeout, category: "timeout", state: "no"}},
+			want: readWant{code: errmap.CodeCredentialsMissing, category: "auth", state: "no", next: "mindvault_list_profiles lists them"}},
+		{name: "Horizon down", args: `{}`, err: fakeFailure(errmap.SourceHorizon, http.StatusGatewayTimeout, ""), calls: 1,
+			want: readWant{code: errmap.CodeTimeout, category: "timeout", state: "no"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
@@ -46,9 +46,9 @@ func TestWalletInfo(t *testing.T) {
 				}
 				acct.Balances = append(acct.Balances, b)
 			}
-			hz := &h1Horizon{acct: acct, found: tc.found, err: tc.err}
+			hz := &accountHorizon{acct: acct, found: tc.found, err: tc.err}
 			d.Horizon = hz
-			h1Check(t, callTool(t, Define(d, walletInfo), tc.args), tc.want)
+			checkRead(t, callTool(t, Define(d, walletInfo), tc.args), tc.want)
 			if hz.calls.Load() != tc.calls {
 				t.Fatalf("Horizon saw %d calls, want %d", hz.calls.Load(), tc.calls)
 			}

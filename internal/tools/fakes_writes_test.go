@@ -24,14 +24,14 @@ import (
 // The fakes of the registry, publishing and wallet tools' table tests: each answers what its
 // fields say (an error field fails that call) and counts the calls whose absence a row asserts.
 
-// h2Fail is a classified downstream failure, as the clients hand it to the tools.
-func h2Fail(src errmap.Source, status int, code string) error {
+// fakeFailure is a downstream's failure as its client hands it to the tools (code "": the status decides).
+func fakeFailure(src errmap.Source, status int, code string) error {
 	return &errmap.Error{Err: errors.New("fake failure"), Facts: errmap.Facts{Source: src, Status: status, Code: code,
 		Detail: "fake failure", StateChanged: errmap.StateNo}}
 }
 
-// h2Registry is the vault-registry contract.
-type h2Registry struct {
+// contractRegistry is the vault-registry contract.
+type contractRegistry struct {
 	VaultRegistry
 	cur                        *registry.Resource
 	list                       []registry.Resource
@@ -43,24 +43,24 @@ type h2Registry struct {
 	fn                         string
 }
 
-func (f *h2Registry) Get(context.Context, string) (*registry.Resource, bool, error) {
+func (f *contractRegistry) Get(context.Context, string) (*registry.Resource, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.gets++
 	return f.cur, f.cur != nil, f.getErr
 }
-func (f *h2Registry) List(_ context.Context, start, limit uint32) ([]registry.Resource, error) {
+func (f *contractRegistry) List(_ context.Context, start, limit uint32) ([]registry.Resource, error) {
 	f.lists++
 	if f.listErr != nil {
 		return nil, f.listErr
 	}
 	return f.list[min(int(start), len(f.list)):min(int(start+limit), len(f.list))], nil
 }
-func (f *h2Registry) Info(context.Context) (*registry.Info, error) {
+func (f *contractRegistry) Info(context.Context) (*registry.Info, error) {
 	f.infos++
 	return f.info, f.infoErr
 }
-func (f *h2Registry) InvokeApproved(_ context.Context, _ *keypair.Full, _ func(context.Context, registry.Plan) error, fn string, _ ...xdr.ScVal) (*registry.Written, error) {
+func (f *contractRegistry) InvokeApproved(_ context.Context, _ *keypair.Full, _ func(context.Context, registry.Plan) error, fn string, _ ...xdr.ScVal) (*registry.Written, error) {
 	f.writes++
 	f.fn = fn
 	if f.invokeErr != nil {
@@ -69,8 +69,8 @@ func (f *h2Registry) InvokeApproved(_ context.Context, _ *keypair.Full, _ func(c
 	return &registry.Written{Hash: "ab12", Ledger: 7}, nil
 }
 
-// h2API is the MindVault API of the publishing tools.
-type h2API struct {
+// publishAPI is the MindVault API of the publishing tools.
+type publishAPI struct {
 	MindVaultAPI
 	meta                     *mindvault.Meta
 	ver                      *mindvault.Verification
@@ -84,33 +84,33 @@ type h2API struct {
 	creates                  int
 }
 
-func (f *h2API) Meta(context.Context, string) (*mindvault.Meta, error) { return f.meta, f.metaErr }
-func (f *h2API) Verification(context.Context, string) (*mindvault.Verification, error) {
+func (f *publishAPI) Meta(context.Context, string) (*mindvault.Meta, error) { return f.meta, f.metaErr }
+func (f *publishAPI) Verification(context.Context, string) (*mindvault.Verification, error) {
 	return f.ver, f.verErr
 }
-func (f *h2API) MalformedMeta(what string) error {
-	return h2Fail(errmap.SourceAPI, 200, errmap.CodeMalformedResponse)
+func (f *publishAPI) MalformedMeta(what string) error {
+	return fakeFailure(errmap.SourceAPI, 200, errmap.CodeMalformedResponse)
 }
-func (f *h2API) AgentStatus(context.Context) (*mindvault.AgentStatus, error) {
+func (f *publishAPI) AgentStatus(context.Context) (*mindvault.AgentStatus, error) {
 	s := &mindvault.AgentStatus{}
 	s.Agent.PricePerVerification, s.Agent.WalletAddress = f.fee, keypair.MustRandom().Address()
 	return s, nil
 }
-func (f *h2API) CreateResource(context.Context, string, mindvault.NewResource) (*mindvault.Meta, error) {
+func (f *publishAPI) CreateResource(context.Context, string, mindvault.NewResource) (*mindvault.Meta, error) {
 	f.creates++
-	return nil, errors.New("h2API: creates nothing")
+	return nil, errors.New("publishAPI: creates nothing")
 }
-func (f *h2API) RegisterPublisher(context.Context, string, string, string) (*mindvault.Publisher, error) {
+func (f *publishAPI) RegisterPublisher(context.Context, string, string, string) (*mindvault.Publisher, error) {
 	f.registers++
 	return f.pub, f.regErr
 }
-func (f *h2API) PrepareRegistration(context.Context, string, string) (*mindvault.Prepared, error) {
+func (f *publishAPI) PrepareRegistration(context.Context, string, string) (*mindvault.Prepared, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.preps++
 	return f.prep, f.prepErr
 }
-func (f *h2API) Register(context.Context, string, string, string) (*mindvault.Registration, error) {
+func (f *publishAPI) Register(context.Context, string, string, string) (*mindvault.Registration, error) {
 	f.submit++
 	if f.submitErr != nil {
 		return nil, f.submitErr
@@ -118,9 +118,9 @@ func (f *h2API) Register(context.Context, string, string, string) (*mindvault.Re
 	return &mindvault.Registration{OnchainStatus: "registered"}, nil
 }
 
-// h2Prepared is the registration of id by wallet at price (USDC) the API would prepare for
+// preparedTx is the registration of id by wallet at price (USDC) the API would prepare for
 // contract on the network of passphrase, at the sequence after an account's 0.
-func h2Prepared(t *testing.T, contract, passphrase, wallet, id, price string) *mindvault.Prepared {
+func preparedTx(t *testing.T, contract, passphrase, wallet, id, price string) *mindvault.Prepared {
 	t.Helper()
 	creator, err := soroban.Account(wallet)
 	if err != nil {
@@ -143,15 +143,15 @@ func h2Prepared(t *testing.T, contract, passphrase, wallet, id, price string) *m
 	return &mindvault.Prepared{UnsignedXDR: env, NetworkPassphrase: passphrase}
 }
 
-// h2Horizon is an account Horizon reports with the given signers (the wallet's own by default).
-type h2Horizon struct {
+// signerHorizon is an account Horizon reports with the given signers (the wallet's own by default).
+type signerHorizon struct {
 	AccountReader
 	signers []horizon.Signer
 	err     error
 	found   bool
 }
 
-func (f *h2Horizon) Account(_ context.Context, address string) (*horizon.Account, bool, error) {
+func (f *signerHorizon) Account(_ context.Context, address string) (*horizon.Account, bool, error) {
 	s := f.signers
 	if s == nil {
 		s = []horizon.Signer{{Key: address, Type: "ed25519_public_key", Weight: 1}}
@@ -159,15 +159,15 @@ func (f *h2Horizon) Account(_ context.Context, address string) (*horizon.Account
 	return &horizon.Account{Signers: s}, f.found, f.err
 }
 
-// h2Sponsor is the sponsored-account service.
-type h2Sponsor struct {
+// sponsorFake is the sponsored-account service.
+type sponsorFake struct {
 	Sponsor
 	err   error
 	other *keypair.Full // creates this account instead of the requested one
 	calls int
 }
 
-func (f *h2Sponsor) Create(_ context.Context, publicKey string) (*sponsor.Wallet, error) {
+func (f *sponsorFake) Create(_ context.Context, publicKey string) (*sponsor.Wallet, error) {
 	f.calls++
 	if f.err != nil {
 		return nil, f.err
@@ -178,8 +178,8 @@ func (f *h2Sponsor) Create(_ context.Context, publicKey string) (*sponsor.Wallet
 	return &sponsor.Wallet{PublicKey: publicKey}, nil
 }
 
-// h2Out decodes a successful result's structuredContent into out.
-func h2Out(t *testing.T, res mcp.ToolResult, out any) {
+// decodeOut decodes a successful result's structuredContent into out.
+func decodeOut(t *testing.T, res mcp.ToolResult, out any) {
 	t.Helper()
 	if res.IsError {
 		t.Fatalf("failed: %s", res.Content[0].Text)
@@ -190,8 +190,8 @@ func h2Out(t *testing.T, res mcp.ToolResult, out any) {
 	}
 }
 
-// h2Diag is a failed result's diagnostic.
-func h2Diag(t *testing.T, res mcp.ToolResult) errmap.Diagnostic {
+// diagnosticOf is a failed result's diagnostic.
+func diagnosticOf(t *testing.T, res mcp.ToolResult) errmap.Diagnostic {
 	t.Helper()
 	if !res.IsError {
 		raw, _ := json.Marshal(res.StructuredContent)
@@ -204,15 +204,15 @@ func h2Diag(t *testing.T, res mcp.ToolResult) errmap.Diagnostic {
 	return d
 }
 
-// h2Want is the diagnostic a failing row expects; empty fields are not checked.
-type h2Want struct {
+// failureWant is the diagnostic a failing row expects; empty fields are not checked.
+type failureWant struct {
 	code, category, state string
 	started               *bool
 }
 
-func (w h2Want) check(t *testing.T, res mcp.ToolResult) errmap.Diagnostic {
+func (w failureWant) check(t *testing.T, res mcp.ToolResult) errmap.Diagnostic {
 	t.Helper()
-	d := h2Diag(t, res)
+	d := diagnosticOf(t, res)
 	if d.Code != w.code || (w.category != "" && d.Category != w.category) || (w.state != "" && d.StateChanged != w.state) ||
 		(w.started != nil && d.ExecutionStarted != *w.started) {
 		t.Fatalf("diagnostic %s/%s stateChanged %s started %v, want %+v: %s", d.Code, d.Category, d.StateChanged, d.ExecutionStarted, w, res.Content[0].Text)
@@ -220,17 +220,17 @@ func (w h2Want) check(t *testing.T, res mcp.ToolResult) errmap.Diagnostic {
 	return d
 }
 
-// h2Units is a USDC price in 7-decimal units.
-func h2Units(usdc string) *big.Int {
+// priceUnits is a USDC price in 7-decimal units.
+func priceUnits(usdc string) *big.Int {
 	u, _ := soroban.Units(usdc)
 	return u
 }
 
-var h2True, h2False = true, false
+var startedYes, startedNo = true, false
 
-// h2DirDeps is fakeDeps with a writable directory store holding the default profile p (its
+// dirDeps is fakeDeps with a writable directory store holding the default profile p (its
 // name is set here); kp is p's wallet when p has none.
-func h2DirDeps(t *testing.T, p credentials.Profile) (*Deps, *keypair.Full) {
+func dirDeps(t *testing.T, p credentials.Profile) (*Deps, *keypair.Full) {
 	t.Helper()
 	d, kp := fakeDeps(t)
 	store, err := credentials.NewDir(t.TempDir())
