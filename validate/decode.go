@@ -58,13 +58,13 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 
 	bad := map[string]bool{} // fields with a presence or type issue; their rule errors would repeat it
 	for _, f := range m.fields {
-		val, present := args[f.name]
-		path := "/" + pointerToken(f.name)
+		val, present := args[f.Name]
+		path := "/" + pointerToken(f.Name)
 		fv := dst.FieldByIndex(f.path)
 		if !present {
 			switch {
-			case f.required:
-				bad[f.name] = true
+			case f.Required:
+				bad[f.Name] = true
 				issues = append(issues, Issue{Path: path, Rule: "required", Expected: f.kind.expected(), Message: "is required"})
 			case f.def != "":
 				setDefault(fv, f)
@@ -72,7 +72,7 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 			continue
 		}
 		if iss := assign(fv, f, val, path); len(iss) > 0 {
-			bad[f.name] = true
+			bad[f.Name] = true
 			issues = append(issues, iss...)
 		}
 	}

@@ -28,30 +28,19 @@ const (
 	kAmount // a string, or a number read exactly as the decimal its literal writes
 )
 
-func (k kind) expected() string {
-	switch k {
-	case kBool:
-		return "boolean"
-	case kInt:
-		return "integer"
-	case kStrings:
-		return "array of strings"
-	case kAmount:
-		return "string or number"
-	}
-	return "string"
-}
+// kindNames are the kinds as issues and the advertised schema name them.
+var kindNames = [...]string{kString: "string", kBool: "boolean", kInt: "integer", kStrings: "array of strings", kAmount: "string or number"}
 
+func (k kind) expected() string { return kindNames[k] }
+
+// field is one compiled argument: what the schema advertises, and how to decode it.
 type field struct {
-	path     []int  // reflect index path: one step, or more through embedded groups
-	order    int    // position among the model's arguments, which is the advertised order
-	name     string // JSON name
-	kind     kind
-	ptr      bool
-	required bool
-	def      string // default from the jsonschema tag, applied when the argument is absent
-	rules    []Rule // before "dive"
-	dive     []Rule // after "dive" (slice elements)
+	Argument
+	path  []int // reflect index path: one step, or more through embedded groups
+	order int   // position among the model's arguments, which is the advertised order
+	kind  kind
+	ptr   bool
+	def   string // default from the jsonschema tag, applied when the argument is absent
 }
 
 func hasRule(rs []Rule, tag string) bool {
@@ -60,7 +49,7 @@ func hasRule(rs []Rule, tag string) bool {
 
 // amountShape is the (first) amount shape a field names; its tag is "" for none.
 func (f *field) amountShape() shape {
-	for _, r := range f.rules {
+	for _, r := range f.Rules {
 		if s := shapeByTag[r.Name]; s.number {
 			return s
 		}
@@ -147,7 +136,7 @@ func For[T any]() *Model {
 func (m *Model) Names() []string {
 	out := make([]string, len(m.fields))
 	for i, f := range m.fields {
-		out[i] = f.name
+		out[i] = f.Name
 	}
 	return out
 }
@@ -171,7 +160,8 @@ type Argument struct {
 func (m *Model) Arguments() []Argument {
 	out := make([]Argument, len(m.fields))
 	for i, f := range m.fields {
-		out[i] = Argument{Name: f.name, Kind: f.kind.expected(), Required: f.required, Rules: slices.Clone(f.rules), Dive: slices.Clone(f.dive)}
+		out[i] = f.Argument
+		out[i].Rules, out[i].Dive = slices.Clone(f.Rules), slices.Clone(f.Dive)
 	}
 	return out
 }
@@ -226,7 +216,7 @@ func (m *Model) addFields(t reflect.Type, at []int) error {
 }
 
 func compileField(sf reflect.StructField, name string) (*field, error) {
-	f := &field{name: name}
+	f := &field{Argument: Argument{Name: name}}
 	ft := sf.Type
 	if ft.Kind() == reflect.Pointer {
 		f.ptr, ft = true, ft.Elem()
@@ -256,26 +246,26 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 		case n == "dive":
 			inDive = true
 		case inDive:
-			f.dive = append(f.dive, Rule{n, p})
+			f.Dive = append(f.Dive, Rule{n, p})
 		default:
-			f.rules = append(f.rules, Rule{n, p})
+			f.Rules = append(f.Rules, Rule{n, p})
 		}
 	}
 	if f.kind == kString && f.amountShape().tag != "" {
 		f.kind = kAmount
 		// The schema says only presence and the shape of an amount (a length or a second
 		// shape would bind its string form alone), so nothing else may be checked.
-		for _, r := range f.rules {
+		for _, r := range f.Rules {
 			if !shapeByTag[r.Name].number && r.Name != "required" && r.Name != "omitnil" && r.Name != "omitempty" {
 				return nil, fmt.Errorf("field %s: an amount takes no rule %s besides its shape", sf.Name, r.Name)
 			}
 		}
 	}
-	f.required = hasRule(f.rules, "required")
-	if f.required && f.kind == kBool && !f.ptr {
+	f.Required, f.Kind = hasRule(f.Rules, "required"), f.kind.expected()
+	if f.Required && f.kind == kBool && !f.ptr {
 		return nil, fmt.Errorf("field %s: a required boolean must be a pointer (false is a value)", sf.Name)
 	}
-	if !f.required && !f.ptr && f.kind != kStrings {
+	if !f.Required && !f.ptr && f.kind != kStrings {
 		// An optional non-pointer field needs a default, or absence and zero would be the same.
 		f.def = schemaDefault(sf)
 		if f.def == "" && f.kind != kBool {

@@ -195,10 +195,10 @@ func registerShapes(v *validator.Validate) {
 // normalise applies the rewrites the shared shapes promise (docs/tools.md) to hashes and tags.
 func normalise(f *field, v reflect.Value) {
 	switch {
-	case hasRule(f.rules, "txhash") && v.Kind() == reflect.String:
+	case hasRule(f.Rules, "txhash") && v.Kind() == reflect.String:
 		s := strings.TrimPrefix(strings.ToLower(v.String()), "sha256:")
 		v.SetString(s)
-	case hasRule(f.dive, "tag") && v.Kind() == reflect.Slice:
+	case hasRule(f.Dive, "tag") && v.Kind() == reflect.Slice:
 		seen := map[string]bool{}
 		out := reflect.MakeSlice(v.Type(), 0, v.Len())
 		for i := 0; i < v.Len(); i++ {
