@@ -1,7 +1,5 @@
 package errmap
 
-import "strings"
-
 // The stable codes Map can emit. A code never changes meaning; new meanings get new codes.
 const (
 	CodeInvalidArguments       = "INVALID_ARGUMENTS"
@@ -67,87 +65,89 @@ const (
 	CodeUnknown                = "UNKNOWN"
 )
 
-// CodeDoc documents one code: its fixed category and its meaning in one sentence.
+// CodeDoc documents one code: its fixed category, its meaning in one sentence, and who must act
+// when only a person can resolve it.
 type CodeDoc struct {
 	Code     string   // UPPER_SNAKE code as it appears in the diagnostic
 	Category Category // the category Map pairs with the code unless Facts.Category overrides it
 	Meaning  string   // one sentence for the public code list
+	Needs    Needs    // who must act, unless the state changed or the tool says otherwise
 }
 
-// codeInfo adds a short phrase (the detail when nothing better is known), who must act when only a
-// person can resolve the code, and a retry verdict stricter than the category's: no when no caller
-// action fixes it, after_wait when time clears it.
+// codeInfo adds a short phrase (the detail when nothing better is known), a retry verdict
+// stricter than the category's (no when no caller action fixes it, after_wait when time clears
+// it), and the Next sentence of a code that needs no context.
 type codeInfo struct {
 	CodeDoc
 	phrase string
-	needs  Needs
 	retry  Retry
+	next   string
 }
 
 // codeTable is the single source of truth: Codes(), the README list and the tests read it.
 // Order: by category as in docs/errors.md "Categories", the generic code of each category first.
 var codeTable = []codeInfo{
-	{CodeDoc{CodeNetworkError, CategoryNetwork, "A transport error (DNS, refused or reset connection, TLS) prevented any response."}, "connection failed", "", ""},
-	{CodeDoc{CodeCancelled, CategoryNetwork, "The caller went away or cancelled the request before it finished; logged as such, never reported as a timeout."}, "request cancelled by the caller", "", ""},
-	{CodeDoc{CodeTimeout, CategoryTimeout, "The deadline passed before the service answered, or it answered HTTP 408 or 504."}, "request timed out", "", ""},
-	{CodeDoc{CodePaymentRequired, CategoryPayment, "The service answered HTTP 402: the resource needs an x402 payment."}, "payment required", NeedsUser, ""},
-	{CodeDoc{CodePaymentRejected, CategoryPayment, "The payment was refused by the seller or its facilitator; upstream.x402Reason says why when known."}, "payment rejected", NeedsUser, ""},
-	{CodeDoc{CodePaymentSimFailed, CategoryPayment, "The seller's facilitator simulated the payment and the simulation failed (x402 invalid_exact_stellar_payload_simulation_failed): most often too little USDC or no USDC trustline, else an authorization already used or expired; nothing was paid."}, "the facilitator's simulation of the payment failed", NeedsUser, ""},
-	{CodeDoc{CodeInsufficientUSDC, CategoryPayment, "The paying wallet holds less USDC than the price (USDC token error #10 or x402 insufficient_funds)."}, "insufficient USDC balance", NeedsUser, ""},
-	{CodeDoc{CodeInsufficientBalance, CategoryPayment, "A classic transaction lacked funds (Horizon op_underfunded or tx_insufficient_balance)."}, "insufficient balance", NeedsUser, ""},
-	{CodeDoc{CodeTrustlineMissing, CategoryPayment, "The account has no USDC trustline (USDC token error #13 or Horizon op_no_trust)."}, "USDC trustline missing", NeedsUser, ""},
-	{CodeDoc{CodePriceAboveCap, CategoryPayment, "The price is above the caller's spend cap; refused before anything was signed."}, "price above the spend cap", NeedsUser, ""},
-	{CodeDoc{CodePriceChanged, CategoryPayment, "The payment requested is above the previewed price; refused before anything was signed."}, "price changed since the preview", NeedsUser, ""},
-	{CodeDoc{CodePayeeMismatch, CategoryPayment, "The seller's 402 names another payee than the listing (the resource's publisher wallet, or the verification agent's wallet for a fee), so nothing was signed."}, "payee differs from the listing", NeedsOperator, RetryNo},
-	{CodeDoc{CodePayeeNotAllowed, CategoryPayment, "The operator's lists forbid paying this account: it is on MINDVAULT_PAYEES_DENIED, or not on a non-empty MINDVAULT_PAYEES_ALLOWED; nothing was signed."}, "payee not allowed by the operator", NeedsOperator, RetryNo},
-	{CodeDoc{CodeResourceDenied, CategoryPayment, "The operator forbids buying this resource (MINDVAULT_RESOURCES_DENIED); nothing was signed."}, "resource denied by the operator", NeedsOperator, RetryNo},
-	{CodeDoc{CodeSpendingPaused, CategoryPayment, "The operator paused all spending of this deployment (make spending-pause); nothing was signed, reads keep working."}, "spending paused by the operator", NeedsOperator, RetryNo},
-	{CodeDoc{CodeBudgetExceeded, CategoryPayment, "The payment would take the wallet's (or the caller's) spending today above the daily budget (MINDVAULT_BUDGET_USDC); refused before anything was signed, retryAfterSeconds until the budget resets at UTC midnight."}, "daily budget exceeded", "", RetryAfterWait},
-	{CodeDoc{CodeConfirmationDeclined, CategoryPayment, "The user declined or cancelled the confirmation asked for on the modern era, so nothing was paid or sent (category validation for a write)."}, "the user declined", NeedsUser, RetryNo},
-	{CodeDoc{CodeConfirmationStale, CategoryPayment, "What the call would pay or send changed since the user approved it (payee, asset, network, payer, amount below the approved one, or a write's call or fee), so nothing was paid or sent (category validation for a write)."}, "changed since the user approved it", NeedsUser, ""},
-	{CodeDoc{CodeUnsupportedRequirement, CategoryPayment, "No x402 payment option fits this endpoint (Stellar exact scheme, configured network and USDC asset)."}, "unsupported payment requirement", NeedsOperator, RetryNo},
-	{CodeDoc{CodeFeesNotSponsored, CategoryPayment, "The seller's x402 requirement does not sponsor network fees, which this endpoint requires."}, "payment fees are not sponsored", NeedsOperator, RetryNo},
-	{CodeDoc{CodeInvalidArguments, CategoryValidation, "The tool's arguments violate its request model; issues lists every problem (JSON-RPC -32602)."}, "invalid arguments", "", ""},
-	{CodeDoc{CodeInvalidRequest, CategoryValidation, "The MCP request broke the wire rules (not JSON, not one JSON-RPC request object, a header that disagrees with the body, an unsupported protocol version, malformed params); JSON-RPC error.message names the rule."}, "invalid MCP request", "", ""},
-	{CodeDoc{CodeMainnetNotConfirmed, CategoryValidation, "A state-changing tool was called on mainnet without confirmMainnet: true."}, "mainnet call not confirmed", NeedsUser, ""},
-	{CodeDoc{CodeConfirmationInvalid, CategoryValidation, "The requestState of a repeated call failed verification, expired, or belongs to other arguments, another caller or another network (JSON-RPC -32602 error.data.code); nothing was done."}, "confirmation state not valid for this call", "", ""},
-	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx)."}, "request rejected as invalid", "", ""},
-	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17)."}, "contract rejected the input", "", ""},
-	{CodeDoc{CodeUnexpectedTransaction, CategoryValidation, "A transaction prepared by a service does more than the call asked (network, sequence number, preconditions, memo, operations, contract call or any of its arguments, authorization, fee or time bounds), so nothing was signed or sent."}, "transaction refused before signing", NeedsOperator, RetryNo},
-	{CodeDoc{CodeIdempotencyKeyReused, CategoryValidation, "The idempotencyKey was already used by this wallet for the same tool with other arguments, so nothing was signed or paid; a new call needs a new key."}, "idempotency key reused with other arguments", "", ""},
-	{CodeDoc{CodeDeliveryTooLarge, CategoryValidation, "The bought file is larger than this endpoint returns inline (MINDVAULT_MAX_INLINE_BYTES); when the preview announces the size it is refused before paying."}, "file too large to deliver inline", NeedsOperator, RetryNo},
-	{CodeDoc{CodeUnauthorized, CategoryAuth, "The service answered HTTP 401: credentials are missing or not accepted."}, "not authenticated", NeedsUser, ""},
-	{CodeDoc{CodeForbidden, CategoryAuth, "The service answered HTTP 403: these credentials may not do this."}, "not allowed", NeedsUser, ""},
-	{CodeDoc{CodeContractUnauthorized, CategoryAuth, "The vault-registry contract refused the signer (contract error #6 Unauthorized)."}, "signer not authorised by the contract", NeedsUser, ""},
-	{CodeDoc{CodeTxBadAuth, CategoryAuth, "Horizon rejected the transaction's signatures (tx_bad_auth or op_bad_auth)."}, "transaction signatures rejected", NeedsUser, ""},
-	{CodeDoc{CodeCredentialsMissing, CategoryAuth, "The profile has no wallet secret or API key for this operation."}, "credentials missing", NeedsUser, ""},
-	{CodeDoc{CodeReadOnlyStore, CategoryAuth, "The configured credential store is read-only, so the profile cannot be written."}, "credential store is read-only", NeedsOperator, ""},
-	{CodeDoc{CodeProfileNotAllowed, CategoryAuth, "The caller's access token is not bound to the requested profile."}, "profile not allowed for this token", NeedsOperator, ""},
-	{CodeDoc{CodeNotFound, CategoryNotFound, "The resource does not exist (HTTP 404, or contract error #2 NotFound)."}, "not found", "", ""},
-	{CodeDoc{CodeUnknownName, CategoryNotFound, "No method, tool or prompt of this endpoint has the name the request used (JSON-RPC -32601, or -32602 for a tool or prompt); error.data.suggestions offers up to three close names."}, "unknown method, tool or prompt", "", ""},
-	{CodeDoc{CodeAccountMissing, CategoryNotFound, "The Stellar account does not exist on the network (Horizon 404, tx_no_source_account, USDC token error #6)."}, "Stellar account not found", NeedsUser, ""},
-	{CodeDoc{CodeConflict, CategoryConflict, "The target is already in a conflicting state: the service answered HTTP 409, or its answer shows it (a resource created earlier under the same Idempotency-Key with other content, a resource the paywall cannot sell because it is not on chain)."}, "conflict with the current state", "", ""},
-	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1, or the API's 409 \"already registered on-chain\"); for a publisher registration, the profile already holds a publisher API key, so nothing was sent."}, "already registered", "", ""},
-	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14)."}, "already the owner", "", ""},
-	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch): after an on-chain price change the catalog catches up within about 30 s (retryAfterSeconds)."}, "API and on-chain prices disagree", "", RetryAfterWait},
-	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists."}, "profile already exists", "", ""},
-	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again."}, "already purchased by this wallet", "", ""},
-	{CodeDoc{CodeDuplicatePayment, CategoryConflict, "A payment for the same intent (the same purchase, approval, idempotency key or verification fee) already settled, so nothing was paid or sent; the purchase history shows it."}, "payment for this intent already made", "", ""},
-	{CodeDoc{CodeInProgress, CategoryConflict, "Another call is paying for the same intent right now, or an earlier payment of it has no known outcome yet, so nothing was signed; retryAfterSeconds says when the same call can answer the outcome (the journal, docs/once.md)."}, "a payment for this intent is in progress", "", RetryAfterWait},
-	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait)."}, "rate limited", "", ""},
-	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error)."}, "server error", "", ""},
-	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names."}, "internal error", "", ""},
-	{CodeDoc{CodeSettlementFailed, CategoryServer, "The seller's facilitator accepted the payment but could not sign or submit its transaction (x402 settle_exact_stellar_* or unexpected_settle_error before a transaction hash), so nothing settled."}, "the facilitator could not submit the payment", "", ""},
-	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable)."}, "chain unavailable", "", ""},
-	{CodeDoc{CodeMalformedResponse, CategoryServer, "The service answered success with a body of the wrong shape."}, "malformed response", "", ""},
-	{CodeDoc{CodeTxBadSequence, CategoryServer, "The transaction's sequence number was stale (Horizon tx_bad_seq); a rebuilt transaction succeeds."}, "stale transaction sequence", "", ""},
-	{CodeDoc{CodeTxExpired, CategoryServer, "The transaction reached the network after its time bounds (Horizon tx_too_late)."}, "transaction expired", "", ""},
-	{CodeDoc{CodeContractError, CategoryContract, "The vault-registry contract rejected the call; upstream.contractError and contractErrorName say how."}, "contract rejected the call", NeedsOperator, ""},
-	{CodeDoc{CodeContractMissing, CategoryContract, "No contract instance exists at the configured id on this network (Error(Storage, MissingValue))."}, "contract instance missing", NeedsOperator, ""},
-	{CodeDoc{CodeStateArchived, CategoryContract, "The contract state needed is archived and must be restored first (restorePreamble, entry_archived)."}, "contract state archived", NeedsOperator, ""},
-	{CodeDoc{CodeHostError, CategoryContract, "The Soroban host aborted the contract call with a host error named in the detail."}, "contract call aborted by the host", NeedsOperator, ""},
-	{CodeDoc{CodeRPCError, CategoryContract, "Stellar RPC answered with a JSON-RPC error; upstream.rpcCode holds its code."}, "Stellar RPC rejected the request", NeedsOperator, ""},
-	{CodeDoc{CodeUnknown, CategoryUnknown, "A failure nothing else classifies."}, "unexpected failure", "", ""},
+	{CodeDoc{CodeNetworkError, CategoryNetwork, "A transport error (DNS, refused or reset connection, TLS) prevented any response.", ""}, "connection failed", "", ""},
+	{CodeDoc{CodeCancelled, CategoryNetwork, "The caller went away or cancelled the request before it finished; logged as such, never reported as a timeout.", ""}, "request cancelled by the caller", "", ""},
+	{CodeDoc{CodeTimeout, CategoryTimeout, "The deadline passed before the service answered, or it answered HTTP 408 or 504.", ""}, "request timed out", "", ""},
+	{CodeDoc{CodePaymentRequired, CategoryPayment, "The service answered HTTP 402: the resource needs an x402 payment.", NeedsUser}, "payment required", "", ""},
+	{CodeDoc{CodePaymentRejected, CategoryPayment, "The payment was refused by the seller or its facilitator; upstream.x402Reason says why when known.", NeedsUser}, "payment rejected", "", ""},
+	{CodeDoc{CodePaymentSimFailed, CategoryPayment, "The seller's facilitator simulated the payment and the simulation failed (x402 invalid_exact_stellar_payload_simulation_failed): most often too little USDC or no USDC trustline, else an authorization already used or expired; nothing was paid.", NeedsUser}, "the facilitator's simulation of the payment failed", "", ""},
+	{CodeDoc{CodeInsufficientUSDC, CategoryPayment, "The paying wallet holds less USDC than the price (USDC token error #10 or x402 insufficient_funds).", NeedsUser}, "insufficient USDC balance", "", ""},
+	{CodeDoc{CodeInsufficientBalance, CategoryPayment, "A classic transaction lacked funds (Horizon op_underfunded or tx_insufficient_balance).", NeedsUser}, "insufficient balance", "", ""},
+	{CodeDoc{CodeTrustlineMissing, CategoryPayment, "The account has no USDC trustline (USDC token error #13 or Horizon op_no_trust).", NeedsUser}, "USDC trustline missing", "", ""},
+	{CodeDoc{CodePriceAboveCap, CategoryPayment, "The price is above the caller's spend cap; refused before anything was signed.", NeedsUser}, "price above the spend cap", "", ""},
+	{CodeDoc{CodePriceChanged, CategoryPayment, "The payment requested is above the previewed price; refused before anything was signed.", NeedsUser}, "price changed since the preview", "", ""},
+	{CodeDoc{CodePayeeMismatch, CategoryPayment, "The seller's 402 names another payee than the listing (the resource's publisher wallet, or the verification agent's wallet for a fee), so nothing was signed.", NeedsOperator}, "payee differs from the listing", RetryNo, "Do not pay this seller: its payment request names another payee than the listing; ask the operator to check the seller, and choose another resource meanwhile."},
+	{CodeDoc{CodePayeeNotAllowed, CategoryPayment, "The operator's lists forbid paying this account: it is on MINDVAULT_PAYEES_DENIED, or not on a non-empty MINDVAULT_PAYEES_ALLOWED; nothing was signed.", NeedsOperator}, "payee not allowed by the operator", RetryNo, "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator."},
+	{CodeDoc{CodeResourceDenied, CategoryPayment, "The operator forbids buying this resource (MINDVAULT_RESOURCES_DENIED); nothing was signed.", NeedsOperator}, "resource denied by the operator", RetryNo, "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator."},
+	{CodeDoc{CodeSpendingPaused, CategoryPayment, "The operator paused all spending of this deployment (make spending-pause); nothing was signed, reads keep working.", NeedsOperator}, "spending paused by the operator", RetryNo, "Do not pay now: the operator paused all spending of this deployment; reads keep working, and the operator resumes it (make spending-resume)."},
+	{CodeDoc{CodeBudgetExceeded, CategoryPayment, "The payment would take the wallet's (or the caller's) spending today above the daily budget (MINDVAULT_BUDGET_USDC); refused before anything was signed, retryAfterSeconds until the budget resets at UTC midnight.", ""}, "daily budget exceeded", RetryAfterWait, "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid."},
+	{CodeDoc{CodeConfirmationDeclined, CategoryPayment, "The user declined or cancelled the confirmation asked for on the modern era, so nothing was paid or sent (category validation for a write).", NeedsUser}, "the user declined", RetryNo, ""},
+	{CodeDoc{CodeConfirmationStale, CategoryPayment, "What the call would pay or send changed since the user approved it (payee, asset, network, payer, amount below the approved one, or a write's call or fee), so nothing was paid or sent (category validation for a write).", NeedsUser}, "changed since the user approved it", "", ""},
+	{CodeDoc{CodeUnsupportedRequirement, CategoryPayment, "No x402 payment option fits this endpoint (Stellar exact scheme, configured network and USDC asset).", NeedsOperator}, "unsupported payment requirement", RetryNo, "Report it to the service's operator: it asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid."},
+	{CodeDoc{CodeFeesNotSponsored, CategoryPayment, "The seller's x402 requirement does not sponsor network fees, which this endpoint requires.", NeedsOperator}, "payment fees are not sponsored", RetryNo, "Report it to the service's operator: its payment requirement does not sponsor network fees, which this endpoint requires, and nothing was paid."},
+	{CodeDoc{CodeInvalidArguments, CategoryValidation, "The tool's arguments violate its request model; issues lists every problem (JSON-RPC -32602).", ""}, "invalid arguments", "", ""},
+	{CodeDoc{CodeInvalidRequest, CategoryValidation, "The MCP request broke the wire rules (not JSON, not one JSON-RPC request object, a header that disagrees with the body, an unsupported protocol version, malformed params); JSON-RPC error.message names the rule.", ""}, "invalid MCP request", "", "Correct the request as the error message says and send it again."},
+	{CodeDoc{CodeMainnetNotConfirmed, CategoryValidation, "A state-changing tool was called on mainnet without confirmMainnet: true.", NeedsUser}, "mainnet call not confirmed", "", ""},
+	{CodeDoc{CodeConfirmationInvalid, CategoryValidation, "The requestState of a repeated call failed verification, expired, or belongs to other arguments, another caller or another network (JSON-RPC -32602 error.data.code); nothing was done.", ""}, "confirmation state not valid for this call", "", ""},
+	{CodeDoc{CodeBadRequest, CategoryValidation, "The service rejected the request as invalid (HTTP 400, 422 or another unlisted 4xx).", ""}, "request rejected as invalid", "", ""},
+	{CodeDoc{CodeContractInvalidInput, CategoryValidation, "The vault-registry contract rejected an argument (contract errors 3, 4, 5, 11, 12, 13, 16, 17).", ""}, "contract rejected the input", "", ""},
+	{CodeDoc{CodeUnexpectedTransaction, CategoryValidation, "A transaction prepared by a service does more than the call asked (network, sequence number, preconditions, memo, operations, contract call or any of its arguments, authorization, fee or time bounds), so nothing was signed or sent.", NeedsOperator}, "transaction refused before signing", RetryNo, "Report it to the service's operator and do not sign the transaction elsewhere: the service prepared a transaction that does more than this call asked, and nothing was signed or sent."},
+	{CodeDoc{CodeIdempotencyKeyReused, CategoryValidation, "The idempotencyKey was already used by this wallet for the same tool with other arguments, so nothing was signed or paid; a new call needs a new key.", ""}, "idempotency key reused with other arguments", "", "Use a new idempotencyKey for a new call; reuse a key only to retry the very same call."},
+	{CodeDoc{CodeDeliveryTooLarge, CategoryValidation, "The bought file is larger than this endpoint returns inline (MINDVAULT_MAX_INLINE_BYTES); when the preview announces the size it is refused before paying.", NeedsOperator}, "file too large to deliver inline", RetryNo, "Ask the operator to raise MINDVAULT_MAX_INLINE_BYTES, or get the file outside this endpoint."},
+	{CodeDoc{CodeUnauthorized, CategoryAuth, "The service answered HTTP 401: credentials are missing or not accepted.", NeedsUser}, "not authenticated", "", ""},
+	{CodeDoc{CodeForbidden, CategoryAuth, "The service answered HTTP 403: these credentials may not do this.", NeedsUser}, "not allowed", "", ""},
+	{CodeDoc{CodeContractUnauthorized, CategoryAuth, "The vault-registry contract refused the signer (contract error #6 Unauthorized).", NeedsUser}, "signer not authorised by the contract", "", ""},
+	{CodeDoc{CodeTxBadAuth, CategoryAuth, "Horizon rejected the transaction's signatures (tx_bad_auth or op_bad_auth).", NeedsUser}, "transaction signatures rejected", "", ""},
+	{CodeDoc{CodeCredentialsMissing, CategoryAuth, "The profile has no wallet secret or API key for this operation.", NeedsUser}, "credentials missing", "", ""},
+	{CodeDoc{CodeReadOnlyStore, CategoryAuth, "The configured credential store is read-only, so the profile cannot be written.", NeedsOperator}, "credential store is read-only", "", "Use an existing profile, or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store."},
+	{CodeDoc{CodeProfileNotAllowed, CategoryAuth, "The caller's access token is not bound to the requested profile.", NeedsOperator}, "profile not allowed for this token", "", ""},
+	{CodeDoc{CodeNotFound, CategoryNotFound, "The resource does not exist (HTTP 404, or contract error #2 NotFound).", ""}, "not found", "", ""},
+	{CodeDoc{CodeUnknownName, CategoryNotFound, "No method, tool or prompt of this endpoint has the name the request used (JSON-RPC -32601, or -32602 for a tool or prompt); error.data.suggestions offers up to three close names.", ""}, "unknown method, tool or prompt", "", "Use a name that tools/list or prompts/list shows; error.data.suggestions offers the closest ones."},
+	{CodeDoc{CodeAccountMissing, CategoryNotFound, "The Stellar account does not exist on the network (Horizon 404, tx_no_source_account, USDC token error #6).", NeedsUser}, "Stellar account not found", "", ""},
+	{CodeDoc{CodeConflict, CategoryConflict, "The target is already in a conflicting state: the service answered HTTP 409, or its answer shows it (a resource created earlier under the same Idempotency-Key with other content, a resource the paywall cannot sell because it is not on chain).", ""}, "conflict with the current state", "", ""},
+	{CodeDoc{CodeAlreadyRegistered, CategoryConflict, "The resource is already registered on the vault-registry contract (contract error #1, or the API's 409 \"already registered on-chain\"); for a publisher registration, the profile already holds a publisher API key, so nothing was sent.", ""}, "already registered", "", ""},
+	{CodeDoc{CodeAlreadyOwner, CategoryConflict, "The new owner already owns the resource (contract error #14).", ""}, "already the owner", "", "Treat it as done: that account already owns the resource, so no action needed."},
+	{CodeDoc{CodePriceMismatch, CategoryConflict, "The paywall found the API price and the on-chain price disagree (409 price_mismatch): after an on-chain price change the catalog catches up within about 30 s (retryAfterSeconds).", ""}, "API and on-chain prices disagree", RetryAfterWait, ""},
+	{CodeDoc{CodeProfileExists, CategoryConflict, "A credential profile with this name already exists.", ""}, "profile already exists", "", ""},
+	{CodeDoc{CodeAlreadyPurchased, CategoryConflict, "This wallet already bought the resource, so nothing was paid; the detail carries the earlier receipt and allowRepeat: true buys it again.", ""}, "already purchased by this wallet", "", ""},
+	{CodeDoc{CodeDuplicatePayment, CategoryConflict, "A payment for the same intent (the same purchase, approval, idempotency key or verification fee) already settled, so nothing was paid or sent; the purchase history shows it.", ""}, "payment for this intent already made", "", ""},
+	{CodeDoc{CodeInProgress, CategoryConflict, "Another call is paying for the same intent right now, or an earlier payment of it has no known outcome yet, so nothing was signed; retryAfterSeconds says when the same call can answer the outcome (the journal, docs/once.md).", ""}, "a payment for this intent is in progress", RetryAfterWait, "Wait retryAfterSeconds, then send this same call again: it answers the other payment's outcome and pays nothing twice."},
+	{CodeDoc{CodeRateLimited, CategoryRateLimit, "The service answered HTTP 429; retryAfterSeconds says how long to wait (a stated 5 s when the service named no wait).", ""}, "rate limited", "", ""},
+	{CodeDoc{CodeServerError, CategoryServer, "The service failed (HTTP 5xx other than 504, or a Stellar RPC internal error).", ""}, "server error", "", ""},
+	{CodeDoc{CodeInternalError, CategoryServer, "The endpoint itself failed (JSON-RPC -32603): a bug, whose correlation id finds the log line, or a configuration problem found at startup, which the message names.", ""}, "internal error", "", ""},
+	{CodeDoc{CodeSettlementFailed, CategoryServer, "The seller's facilitator accepted the payment but could not sign or submit its transaction (x402 settle_exact_stellar_* or unexpected_settle_error before a transaction hash), so nothing settled.", ""}, "the facilitator could not submit the payment", "", ""},
+	{CodeDoc{CodeChainUnavailable, CategoryServer, "The MindVault paywall could not reach the Stellar network (503 chain_unavailable).", ""}, "chain unavailable", "", ""},
+	{CodeDoc{CodeMalformedResponse, CategoryServer, "The service answered success with a body of the wrong shape.", ""}, "malformed response", "", ""},
+	{CodeDoc{CodeTxBadSequence, CategoryServer, "The transaction's sequence number was stale (Horizon tx_bad_seq); a rebuilt transaction succeeds.", ""}, "stale transaction sequence", "", "Retry once: a new call rebuilds the transaction with a fresh sequence number."},
+	{CodeDoc{CodeTxExpired, CategoryServer, "The transaction reached the network after its time bounds (Horizon tx_too_late).", ""}, "transaction expired", "", "Retry once: the transaction reached the network too late, and a new call signs a fresh one."},
+	{CodeDoc{CodeContractError, CategoryContract, "The vault-registry contract rejected the call; upstream.contractError and contractErrorName say how.", NeedsOperator}, "contract rejected the call", "", ""},
+	{CodeDoc{CodeContractMissing, CategoryContract, "No contract instance exists at the configured id on this network (Error(Storage, MissingValue)).", NeedsOperator}, "contract instance missing", "", "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: no contract exists at that id on this network."},
+	{CodeDoc{CodeStateArchived, CategoryContract, "The contract state needed is archived and must be restored first (restorePreamble, entry_archived).", NeedsOperator}, "contract state archived", "", ""},
+	{CodeDoc{CodeHostError, CategoryContract, "The Soroban host aborted the contract call with a host error named in the detail.", NeedsOperator}, "contract call aborted by the host", "", ""},
+	{CodeDoc{CodeRPCError, CategoryContract, "Stellar RPC answered with a JSON-RPC error; upstream.rpcCode holds its code.", NeedsOperator}, "Stellar RPC rejected the request", "", ""},
+	{CodeDoc{CodeUnknown, CategoryUnknown, "A failure nothing else classifies.", ""}, "unexpected failure", "", ""},
 }
 
 var codeIndex = func() map[string]int {
@@ -165,21 +165,6 @@ func Codes() []CodeDoc {
 		out[i] = c.CodeDoc
 	}
 	return out
-}
-
-// CodesMarkdown renders Codes() as the Markdown table the README embeds, so the published list
-// cannot drift from the code.
-func CodesMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| code | category | retry | needs | meaning |\n|---|---|---|---|---|\n")
-	for _, c := range codeTable {
-		needs := string(c.needs)
-		if needs != "" {
-			needs = "`" + needs + "`"
-		}
-		b.WriteString("| `" + c.Code + "` | `" + string(c.Category) + "` | `" + string(retryVerdict(c.Category, c.Code, StateNo)) + "` | " + needs + " | " + c.Meaning + " |\n")
-	}
-	return b.String()
 }
 
 // IsCode reports whether code is documented; callers assert it in tests on their explicit codes.
@@ -211,21 +196,6 @@ func CodeRetry(code string) Retry {
 	return retryVerdict(CodeCategory(code), code, StateNo)
 }
 
-// genericCode is the code paired with an explicit category when no refinement produced one.
-var genericCode = map[Category]string{
-	CategoryNetwork:    CodeNetworkError,
-	CategoryTimeout:    CodeTimeout,
-	CategoryPayment:    CodePaymentRejected,
-	CategoryValidation: CodeBadRequest,
-	CategoryAuth:       CodeUnauthorized,
-	CategoryNotFound:   CodeNotFound,
-	CategoryConflict:   CodeConflict,
-	CategoryRateLimit:  CodeRateLimited,
-	CategoryServer:     CodeServerError,
-	CategoryContract:   CodeContractError,
-	CategoryUnknown:    CodeUnknown,
-}
-
 // Needs says who must act before a failed call can succeed when no call an agent can make will
 // do: the user or the operator. An agent's loop stops at a diagnostic with needs and asks.
 type Needs string
@@ -245,7 +215,7 @@ func needsFor(f *Facts, code string, state State) Needs {
 	if state != StateNo {
 		return ""
 	}
-	return info(code).needs
+	return info(code).Needs
 }
 
 // classify returns the code and the category: the explicit code and category, then the argument
@@ -260,7 +230,7 @@ func classify(f *Facts, status int) (code string, cat Category) {
 	if f.Category.Valid() {
 		cat = f.Category
 		if !IsCode(f.Code) && CodeCategory(code) != cat {
-			code = genericCode[cat]
+			code = categories[cat.index()].generic
 		}
 	}
 	return code, cat
@@ -310,15 +280,5 @@ func retryVerdict(cat Category, code string, state State) Retry {
 	if r := info(code).retry; r != "" {
 		return r
 	}
-	switch cat {
-	case CategoryPayment, CategoryAuth, CategoryContract:
-		return RetryAfterAction
-	case CategoryValidation, CategoryNotFound:
-		return RetryAfterCorrection
-	case CategoryConflict:
-		return RetryNo
-	case CategoryRateLimit:
-		return RetryAfterWait
-	}
-	return RetrySafe // network, timeout, server, unknown
+	return categories[cat.index()].retry // cat is documented: classify picks only those
 }

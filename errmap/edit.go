@@ -51,12 +51,6 @@ func MarkStarted(err error) error {
 	return With(err, func(f *Facts) { f.ExecutionStarted = true })
 }
 
-// MarkNotStarted records that the failure happened before the tool's own operation (a
-// preparatory step such as the unpaid request that asks for payment).
-func MarkNotStarted(err error) error {
-	return With(err, func(f *Facts) { f.ExecutionStarted = false })
-}
-
 // MarkPending records a transaction that was sent and whose outcome is unknown: its hash, and
 // looking the hash up (Guides.TxStatusAction) as the next step instead of sending it again.
 // Sending it started the tool's operation, whatever later read failed.
@@ -109,10 +103,4 @@ func FactsOf(err error) (Facts, bool) {
 		return e.Facts, true
 	}
 	return Facts{}, false
-}
-
-// WithCreator records the resource's creator (a G... account) for a write the vault registry
-// refused (CONTRACT_UNAUTHORIZED), so the Next line can name the wallet that may sign.
-func WithCreator(err error, creator string) error {
-	return With(err, func(f *Facts) { f.Advice.Creator = creator })
 }

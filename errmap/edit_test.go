@@ -24,7 +24,7 @@ func TestConstructorsCopy(t *testing.T) {
 	}{
 		{"MarkStateChanged", func(e error) error { return MarkStateChanged(e, StateYes) }, func(f Facts) bool { return f.StateChanged == StateYes }},
 		{"MarkStarted", MarkStarted, func(f Facts) bool { return f.ExecutionStarted }},
-		{"MarkNotStarted", func(e error) error { return MarkNotStarted(MarkStarted(e)) }, func(f Facts) bool { return !f.ExecutionStarted }},
+		{"With undoes MarkStarted", func(e error) error { return With(MarkStarted(e), func(f *Facts) { f.ExecutionStarted = false }) }, func(f Facts) bool { return !f.ExecutionStarted }},
 		{"MarkPending", func(e error) error { return MarkPending(e, testTxHash) }, func(f Facts) bool {
 			return f.StateChanged == StateUnknown && f.ExecutionStarted && f.TxHash == testTxHash && f.NextAction.Arguments["txHash"] == testTxHash
 		}},

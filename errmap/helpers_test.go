@@ -49,8 +49,8 @@ func derivableCodes() map[string]bool {
 	for s := 0; s <= 999; s++ {
 		out[statusCode(s)] = true
 	}
-	for _, c := range genericCode {
-		out[c] = true
+	for _, c := range categories {
+		out[c.generic] = true
 	}
 	return out
 }
@@ -230,4 +230,13 @@ func mustObject(t *testing.T, s string) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// Categories returns every category in the order of docs/errors.md "Categories".
+func Categories() []Category {
+	out := make([]Category, len(categories))
+	for i, c := range categories {
+		out[i] = c.cat
+	}
+	return out
 }

@@ -111,32 +111,10 @@ func unknownStateNext(in nextInput) string {
 	return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again, and do not repeat it blindly: the outcome is unknown."
 }
 
-// fixedNext are the sentences of the codes that need no context.
-var fixedNext = map[string]string{
-	CodeUnsupportedRequirement: "Report it to the service's operator: it asks for a payment this endpoint cannot make (Stellar exact scheme, configured network, USDC), and nothing was paid.",
-	CodeFeesNotSponsored:       "Report it to the service's operator: its payment requirement does not sponsor network fees, which this endpoint requires, and nothing was paid.",
-	CodeUnexpectedTransaction:  "Report it to the service's operator and do not sign the transaction elsewhere: the service prepared a transaction that does more than this call asked, and nothing was signed or sent.",
-	CodeDeliveryTooLarge:       "Ask the operator to raise MINDVAULT_MAX_INLINE_BYTES, or get the file outside this endpoint.",
-	CodeInvalidRequest:         "Correct the request as the error message says and send it again.",
-	CodeReadOnlyStore:          "Use an existing profile, or ask the operator to set MINDVAULT_CREDENTIALS to a dir: or secretsmanager: store.",
-	CodeUnknownName:            "Use a name that tools/list or prompts/list shows; error.data.suggestions offers the closest ones.",
-	CodeAlreadyOwner:           "Treat it as done: that account already owns the resource, so no action needed.",
-	CodeBudgetExceeded:         "Wait until the daily budget resets (retryAfterSeconds, at UTC midnight) before paying again, or ask the operator to raise MINDVAULT_BUDGET_USDC; nothing was paid.",
-	CodePayeeNotAllowed:        "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator.",
-	CodeResourceDenied:         "Do not try to pay this: the operator's lists forbid it and no argument changes them; choose another resource, or ask the operator.",
-	CodeSpendingPaused:         "Do not pay now: the operator paused all spending of this deployment; reads keep working, and the operator resumes it (make spending-resume).",
-	CodePayeeMismatch:          "Do not pay this seller: its payment request names another payee than the listing; ask the operator to check the seller, and choose another resource meanwhile.",
-	CodeInProgress:             "Wait retryAfterSeconds, then send this same call again: it answers the other payment's outcome and pays nothing twice.",
-	CodeIdempotencyKeyReused:   "Use a new idempotencyKey for a new call; reuse a key only to retry the very same call.",
-	CodeTxBadSequence:          "Retry once: a new call rebuilds the transaction with a fresh sequence number.",
-	CodeTxExpired:              "Retry once: the transaction reached the network too late, and a new call signs a fresh one.",
-	CodeContractMissing:        "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: no contract exists at that id on this network.",
-}
-
 // codeNext is the sentence of a code whose category sentence would mislead, refined by the
 // tool's traits; "" falls back to the category.
 func codeNext(in nextInput) string {
-	if s, ok := fixedNext[in.code]; ok {
+	if s := info(in.code).next; s != "" {
 		return s
 	}
 	switch in.code {

@@ -1,9 +1,6 @@
 package errmap
 
-import (
-	"net/http"
-	"slices"
-)
+import "net/http"
 
 // Source names the service (or the endpoint's own layer) a failure came from.
 type Source string
@@ -92,19 +89,39 @@ const (
 	CategoryUnknown    Category = "unknown"
 )
 
-var categoryOrder = []Category{
-	CategoryNetwork, CategoryTimeout, CategoryPayment, CategoryValidation, CategoryAuth,
-	CategoryNotFound, CategoryConflict, CategoryRateLimit, CategoryServer, CategoryContract,
-	CategoryUnknown,
+// categories are the categories in the order of docs/errors.md "Categories", each with its
+// generic code (the code an explicit category takes when no refinement produced one of its own)
+// and its retry verdict.
+var categories = []struct {
+	cat     Category
+	generic string
+	retry   Retry
+}{
+	{CategoryNetwork, CodeNetworkError, RetrySafe},
+	{CategoryTimeout, CodeTimeout, RetrySafe},
+	{CategoryPayment, CodePaymentRejected, RetryAfterAction},
+	{CategoryValidation, CodeBadRequest, RetryAfterCorrection},
+	{CategoryAuth, CodeUnauthorized, RetryAfterAction},
+	{CategoryNotFound, CodeNotFound, RetryAfterCorrection},
+	{CategoryConflict, CodeConflict, RetryNo},
+	{CategoryRateLimit, CodeRateLimited, RetryAfterWait},
+	{CategoryServer, CodeServerError, RetrySafe},
+	{CategoryContract, CodeContractError, RetryAfterAction},
+	{CategoryUnknown, CodeUnknown, RetrySafe},
 }
 
-// Categories returns every category in the order of docs/errors.md "Categories".
-func Categories() []Category {
-	return append([]Category(nil), categoryOrder...)
+// index is c's position in categories, or -1.
+func (c Category) index() int {
+	for i, k := range categories {
+		if k.cat == c {
+			return i
+		}
+	}
+	return -1
 }
 
-// Valid reports whether c is one of Categories().
-func (c Category) Valid() bool { return slices.Contains(categoryOrder, c) }
+// Valid reports whether c is a documented category.
+func (c Category) Valid() bool { return c.index() >= 0 }
 
 // Retry is the retry verdict carried in the diagnostic.
 type Retry string

@@ -232,7 +232,7 @@ func (c *Call) write(ctx context.Context, id string, profile *string, fn string,
 	if err != nil {
 		if found {
 			// The entry was just read: a refusal of the signer can name the wallet that may sign.
-			err = errmap.WithCreator(err, cur.Creator)
+			err = errmap.With(err, func(f *errmap.Facts) { f.Advice.Creator = cur.Creator })
 		}
 		if c.confirmation.ApprovalNonce() != "" && isCode(err, errmap.CodeTxBadSequence) {
 			err = usedApproval(err, id)

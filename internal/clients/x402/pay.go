@@ -198,7 +198,7 @@ func unpaid(err error) error {
 	if _, ok := errmap.FactsOf(err); !ok {
 		return err
 	}
-	return errmap.MarkNotStarted(err)
+	return errmap.With(err, func(f *errmap.Facts) { f.ExecutionStarted = false })
 }
 
 // ambiguous marks a failure after the payment may have left: unknown until it expires. A

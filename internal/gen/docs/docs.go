@@ -83,8 +83,19 @@ func hints(a tools.Hints) string {
 }
 
 // ErrorCodes is the Markdown table of every error code, with its default retry verdict and
-// who must act (errmap renders it, so the table has one source).
-func ErrorCodes() string { return errmap.CodesMarkdown() }
+// who must act, rendered from errmap's code table so the published list cannot drift from it.
+func ErrorCodes() string {
+	var b strings.Builder
+	b.WriteString("| code | category | retry | needs | meaning |\n|---|---|---|---|---|\n")
+	for _, c := range errmap.Codes() {
+		needs := string(c.Needs)
+		if needs != "" {
+			needs = "`" + needs + "`"
+		}
+		b.WriteString("| `" + c.Code + "` | `" + string(c.Category) + "` | `" + string(errmap.CodeRetry(c.Code)) + "` | " + needs + " | " + c.Meaning + " |\n")
+	}
+	return b.String()
+}
 
 // Render replaces the generated sections of a README, which must have both.
 func Render(readme string) (string, error) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/sandbox"
 )
 
@@ -266,5 +267,25 @@ func TestREADMEShowsTheRequestPath(t *testing.T) {
 	shown := regexp.MustCompile("(?ms)^```mermaid\n(.*?)^```$").FindAllStringSubmatch(string(readme), -1)
 	if len(shown) != 1 || shown[0][1] != arch[0][1] {
 		t.Fatal("README.md must show exactly one diagram, the request path of docs/architecture.md, byte for byte")
+	}
+}
+
+// TestErrorCodes checks each row of the code table against what Map gives the code when nothing
+// changed: its retry verdict and who must act.
+func TestErrorCodes(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(ErrorCodes(), "\n"), "\n")
+	if len(lines) != len(errmap.Codes())+2 {
+		t.Fatalf("%d lines for %d codes", len(lines), len(errmap.Codes()))
+	}
+	for i, c := range errmap.Codes() {
+		d := errmap.Map(errmap.Facts{Code: c.Code}).Diagnostic
+		needs := ""
+		if d.Needs != "" {
+			needs = "`" + d.Needs + "`"
+		}
+		want := "| `" + c.Code + "` | `" + d.Category + "` | `" + d.Retry + "` | " + needs + " | " + c.Meaning + " |"
+		if lines[i+2] != want {
+			t.Errorf("row %d = %q, want %q", i, lines[i+2], want)
+		}
 	}
 }
