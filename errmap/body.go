@@ -3,7 +3,6 @@ package errmap
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -154,64 +153,41 @@ func decodeJSON(data []byte) (v any, ok bool) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
-	if err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, false
-	}
-	return v, true
+	return decodeValue(dec, 0), true
 }
 
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
+// decodeValue reads the next value of a text json.Valid accepted (one value, within the
+// decoder's own depth limit), so no read can fail and none is checked.
+func decodeValue(dec *json.Decoder, depth int) any {
 	if depth >= maxJSONDepth {
 		var v any // a scalar as Token reads it (the decoder uses numbers); a container is dropped
-		err := dec.Decode(&v)
+		_ = dec.Decode(&v)
 		switch v.(type) {
 		case map[string]any, []any:
-			v = nil
+			return nil
 		}
-		return v, err
+		return v
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil
-	}
-	switch d {
-	case '{':
+	tok, _ := dec.Token()
+	switch tok {
+	case json.Delim('{'):
 		var o JSONObject
 		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			k, _ := kt.(string)
-			v, err := decodeValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			o = append(o, JSONMember{k, v})
+			k, _ := dec.Token()
+			key, _ := k.(string)
+			o = append(o, JSONMember{key, decodeValue(dec, depth+1)})
 		}
-		_, err = dec.Token()
-		return o, err
-	case '[':
+		_, _ = dec.Token()
+		return o
+	case json.Delim('['):
 		var a []any
 		for dec.More() {
-			v, err := decodeValue(dec, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			a = append(a, v)
+			a = append(a, decodeValue(dec, depth+1))
 		}
-		_, err = dec.Token()
-		return a, err
+		_, _ = dec.Token()
+		return a
 	}
-	return nil, nil
+	return tok
 }
 
 // clean makes s one line: invalid UTF-8 becomes U+FFFD, line breaks and tabs become spaces,

@@ -336,9 +336,6 @@ func (r *Redactor) allowed(in []string) []string {
 
 func (r *Redactor) txHash(s string) string {
 	s = strings.TrimSpace(s)
-	if len(s) > 80 {
-		return r.text(s, 128)
-	}
 	if m := txHashRE.FindStringSubmatch(s); m != nil {
 		return strings.ToLower(m[1])
 	}
@@ -469,9 +466,6 @@ func (r *Redactor) own(s string) string {
 // header reads one header value case-insensitively and deterministically (the canonical key, then
 // the first spelling in order): headers built from lower-cased maps, and map order is random.
 func header(h http.Header, name string) string {
-	if h == nil {
-		return ""
-	}
 	if v, ok := h[http.CanonicalHeaderKey(name)]; ok && len(v) > 0 {
 		return strings.TrimSpace(v[0])
 	}
