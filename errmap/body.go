@@ -202,8 +202,7 @@ func clean(s string) string {
 	space := false
 	for _, r := range s {
 		switch {
-		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' || r == 0x85 ||
-			r == '\u2028' || r == '\u2029' || unicode.IsSpace(r):
+		case unicode.IsSpace(r): // line and paragraph separators and NEL included
 			space = true
 			continue
 		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):

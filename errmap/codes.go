@@ -280,5 +280,5 @@ func retryVerdict(cat Category, code string, state State) Retry {
 	if r := info(code).retry; r != "" {
 		return r
 	}
-	return categories[cat.index()].retry // cat is documented: classify picks only those
+	return categories[cat.index()].retry
 }

@@ -47,7 +47,7 @@ func internalFailure() Failure {
 
 func mapFacts(f *Facts) Failure {
 	red := NewRedactor(f.Secrets)
-	src := f.Source.norm()
+	src := sources[f.Source.index()].src
 	status := f.Status
 	if status < 100 || status > 999 {
 		status = 0

@@ -35,32 +35,23 @@ var sources = []struct {
 	{SourceRequest, "request validation", "Request failed"},
 }
 
-// index is s's position in sources, or -1.
+// index is s's position in sources. An empty or unknown source is SourceRequest's, the last: a
+// failure nobody attributed to a downstream is the endpoint's own, and the diagnostic must only
+// ever name documented sources.
 func (s Source) index() int {
 	for i, k := range sources {
 		if k.src == s {
 			return i
 		}
 	}
-	return -1
+	return len(sources) - 1
 }
 
 // Label returns the human label used on line 2 of the text; an unknown source gets the request label.
-func (s Source) Label() string {
-	return sources[s.norm().index()].label
-}
+func (s Source) Label() string { return sources[s.index()].label }
 
 // Valid reports whether s is one of Sources().
-func (s Source) Valid() bool { return s.index() >= 0 }
-
-// norm folds empty and unknown sources into SourceRequest: a failure nobody attributed to a
-// downstream is the endpoint's own, and the diagnostic must only ever name documented sources.
-func (s Source) norm() Source {
-	if s.Valid() {
-		return s
-	}
-	return SourceRequest
-}
+func (s Source) Valid() bool { return sources[s.index()].src == s }
 
 // Sources returns every source in the order of docs/errors.md "Sources".
 func Sources() []Source {
@@ -110,18 +101,18 @@ var categories = []struct {
 	{CategoryUnknown, CodeUnknown, RetrySafe},
 }
 
-// index is c's position in categories, or -1.
+// index is c's position in categories; an undocumented category is CategoryUnknown's, the last.
 func (c Category) index() int {
 	for i, k := range categories {
 		if k.cat == c {
 			return i
 		}
 	}
-	return -1
+	return len(categories) - 1
 }
 
 // Valid reports whether c is a documented category.
-func (c Category) Valid() bool { return c.index() >= 0 }
+func (c Category) Valid() bool { return categories[c.index()].cat == c }
 
 // Retry is the retry verdict carried in the diagnostic.
 type Retry string

@@ -58,10 +58,7 @@ func issueMessage(rule, expected string) string {
 // whatever does not fit (including issues never sanitised) as "and N more".
 func issuesLine(issues []Issue, total, budget int) string {
 	budget = max(budget, 40)
-	items := make([]string, len(issues))
-	for i, is := range issues {
-		items[i] = cmp.Or(is.Path, "arguments") + " " + is.Message
-	}
+	item := func(is Issue) string { return cmp.Or(is.Path, "arguments") + " " + is.Message }
 	more := func(n int) string {
 		if n <= 0 {
 			return ""
@@ -69,19 +66,19 @@ func issuesLine(issues []Issue, total, budget int) string {
 		return "; and " + itoa(n) + " more"
 	}
 	line, shown := "", 0
-	for i, item := range items {
-		candidate := item
+	for i, is := range issues {
+		candidate := item(is)
 		if i > 0 {
-			candidate = line + "; " + item
+			candidate = line + "; " + candidate
 		}
 		if runes(candidate)+runes(more(total-i-1)) > budget {
 			break
 		}
 		line, shown = candidate, i+1
 	}
-	if shown == 0 && len(items) > 0 {
+	if shown == 0 && len(issues) > 0 {
 		suffix := more(total - 1)
-		return bound(items[0], budget-runes(suffix)) + suffix
+		return bound(item(issues[0]), budget-runes(suffix)) + suffix
 	}
 	return line + more(total-shown)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-playground/validator/v10"
 	"github.com/stellar/go-stellar-sdk/strkey"
 
+	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
@@ -90,9 +91,6 @@ func nameShape(tag string, max int, expected string) shape {
 	}
 }
 
-// maxAmount is the vault-registry contract's maximum price in USDC, 10^18 units of 7 decimals.
-const maxAmount = "100000000000"
-
 func amountSchema(p string, n NumberBounds) ShapeSchema {
 	s := pattern(p, 1, 32)
 	s.Number = &n
@@ -107,7 +105,7 @@ var shapes = []shape{
 		// string this check sees), so the schema carries both forms.
 		tag:      "usdc",
 		check:    func(s string) bool { return len(s) <= 32 && usdcRe.MatchString(s) },
-		schema:   amountSchema(usdcRe.String(), NumberBounds{Minimum: "0", Maximum: maxAmount}),
+		schema:   amountSchema(usdcRe.String(), NumberBounds{Minimum: "0", Maximum: errmap.MaxPriceUSDC}),
 		message:  `must be a decimal USDC amount of at most 100000000000 with at most 7 decimal places, as a string or a number, like "1.5" or 1.5`,
 		expected: "USDC amount",
 		number:   true,
@@ -115,7 +113,7 @@ var shapes = []shape{
 	{
 		tag:      "usdcpos",
 		check:    func(s string) bool { return len(s) <= 32 && positiveUSDC.MatchString(s) },
-		schema:   amountSchema(positiveUSDC.String(), NumberBounds{ExclusiveMinimum: "0", Maximum: maxAmount}),
+		schema:   amountSchema(positiveUSDC.String(), NumberBounds{ExclusiveMinimum: "0", Maximum: errmap.MaxPriceUSDC}),
 		message:  `must be a USDC amount greater than 0 and at most 100000000000 with at most 7 decimal places, as a string or a number, like "1.5" or 1.5`,
 		expected: "positive USDC amount",
 		number:   true,
