@@ -222,9 +222,15 @@ func needsFor(f *Facts, code string, state State) Needs {
 // issues, a transport failure, the HTTP status table. An explicit category without a code keeps
 // the derived code when it belongs to that category, else takes the category's generic code.
 func classify(f *Facts, status int) (code string, cat Category) {
-	code = derive(f, status)
-	if IsCode(f.Code) {
+	switch {
+	case IsCode(f.Code):
 		code = f.Code
+	case len(f.Issues) > 0:
+		code = CodeInvalidArguments
+	case transportCodes[f.Transport] != "":
+		code = transportCodes[f.Transport]
+	default:
+		code = statusCode(status)
 	}
 	cat = CodeCategory(code)
 	if f.Category.Valid() {
@@ -236,20 +242,7 @@ func classify(f *Facts, status int) (code string, cat Category) {
 	return code, cat
 }
 
-func derive(f *Facts, status int) string {
-	if len(f.Issues) > 0 {
-		return CodeInvalidArguments
-	}
-	switch f.Transport {
-	case TransportTimeout:
-		return CodeTimeout
-	case TransportNetwork:
-		return CodeNetworkError
-	case TransportCancelled:
-		return CodeCancelled
-	}
-	return statusCode(status)
-}
+var transportCodes = map[Transport]string{TransportNetwork: CodeNetworkError, TransportTimeout: CodeTimeout, TransportCancelled: CodeCancelled}
 
 // statusCode is the HTTP status table of the taxonomy; the same for every source, because
 // whatever a status means more precisely for one service its client has already said.

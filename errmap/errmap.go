@@ -226,11 +226,7 @@ func (r *Redactor) contractName(u Upstream) string {
 	if u.ContractError <= 0 {
 		return ""
 	}
-	name := strings.TrimSpace(u.ContractErrorName)
-	if !identRE.MatchString(name) || !r.safe(name) {
-		return "Unknown"
-	}
-	return name
+	return cmp.Or(r.ident(u.ContractErrorName, identRE), "Unknown")
 }
 
 // link keeps an operator's http(s) URL that survives redaction whole; anything else is dropped.
