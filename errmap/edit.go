@@ -16,10 +16,8 @@ func With(err error, edit func(*Facts)) error {
 	if err == nil {
 		return nil
 	}
-	var f Facts
-	var e *Error
-	if errors.As(err, &e) && e != nil {
-		f = e.Facts
+	f, ok := FactsOf(err)
+	if ok {
 		f.Header = f.Header.Clone()
 		f.Secrets = append([]string(nil), f.Secrets...)
 		f.AllowedArgs = append([]string(nil), f.AllowedArgs...)

@@ -50,7 +50,7 @@ func hasRule(rs []Rule, tag string) bool {
 // amountShape is the (first) amount shape a field names; its tag is "" for none.
 func (f *field) amountShape() shape {
 	for _, r := range f.Rules {
-		if s := shapeByTag[r.Name]; s.number {
+		if s := shapeByTag[r.Name]; s.schema.Number != nil {
 			return s
 		}
 	}
@@ -256,7 +256,7 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 		// The schema says only presence and the shape of an amount (a length or a second
 		// shape would bind its string form alone), so nothing else may be checked.
 		for _, r := range f.Rules {
-			if !shapeByTag[r.Name].number && r.Name != "required" && r.Name != "omitnil" && r.Name != "omitempty" {
+			if shapeByTag[r.Name].schema.Number == nil && r.Name != "required" && r.Name != "omitnil" && r.Name != "omitempty" {
 				return nil, fmt.Errorf("field %s: an amount takes no rule %s besides its shape", sf.Name, r.Name)
 			}
 		}

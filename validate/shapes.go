@@ -21,13 +21,13 @@ type shape struct {
 	schema   ShapeSchema
 	message  string // phrase after the path
 	expected string
-	number   bool // a JSON number is accepted too, read exactly from its literal (amountNumber)
 }
 
 // ShapeSchema is what the advertised inputSchema says of a shared shape: a string of
 // MinLength to MaxLength characters matching Pattern, with Format when one applies. A shape
-// whose Number is set is also a JSON number within those bounds (a USDC amount). The tool
-// definitions are generated from it at build time (internal/gen/schemagen).
+// whose Number is set also accepts a JSON number within those bounds, read exactly from its
+// literal (a USDC amount, amountNumber). The tool definitions are generated from it at build
+// time (internal/gen/schemagen).
 type ShapeSchema struct {
 	Pattern              string
 	MinLength, MaxLength uint64
@@ -77,24 +77,14 @@ var (
 	metaPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
 )
 
-func pattern(p string, min, max uint64) ShapeSchema {
-	return ShapeSchema{Pattern: p, MinLength: min, MaxLength: max}
-}
-
 func nameShape(tag string, max int, expected string) shape {
 	return shape{
 		tag:      tag,
 		check:    func(s string) bool { return len(s) >= 1 && len(s) <= max && nameRe.MatchString(s) },
-		schema:   pattern(nameRe.String(), 1, uint64(max)),
+		schema:   ShapeSchema{Pattern: nameRe.String(), MinLength: 1, MaxLength: uint64(max)},
 		message:  "must be 1-" + strconv.Itoa(max) + " characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
 		expected: expected,
 	}
-}
-
-func amountSchema(p string, n NumberBounds) ShapeSchema {
-	s := pattern(p, 1, 32)
-	s.Number = &n
-	return s
 }
 
 var shapes = []shape{
@@ -105,23 +95,21 @@ var shapes = []shape{
 		// string this check sees), so the schema carries both forms.
 		tag:      "usdc",
 		check:    func(s string) bool { return len(s) <= 32 && usdcRe.MatchString(s) },
-		schema:   amountSchema(usdcRe.String(), NumberBounds{Minimum: "0", Maximum: errmap.MaxPriceUSDC}),
+		schema:   ShapeSchema{Pattern: usdcRe.String(), MinLength: 1, MaxLength: 32, Number: &NumberBounds{Minimum: "0", Maximum: errmap.MaxPriceUSDC}},
 		message:  `must be a decimal USDC amount of at most 100000000000 with at most 7 decimal places, as a string or a number, like "1.5" or 1.5`,
 		expected: "USDC amount",
-		number:   true,
 	},
 	{
 		tag:      "usdcpos",
 		check:    func(s string) bool { return len(s) <= 32 && positiveUSDC.MatchString(s) },
-		schema:   amountSchema(positiveUSDC.String(), NumberBounds{ExclusiveMinimum: "0", Maximum: errmap.MaxPriceUSDC}),
+		schema:   ShapeSchema{Pattern: positiveUSDC.String(), MinLength: 1, MaxLength: 32, Number: &NumberBounds{ExclusiveMinimum: "0", Maximum: errmap.MaxPriceUSDC}},
 		message:  `must be a USDC amount greater than 0 and at most 100000000000 with at most 7 decimal places, as a string or a number, like "1.5" or 1.5`,
 		expected: "positive USDC amount",
-		number:   true,
 	},
 	{
 		tag:      "gaccount",
 		check:    func(s string) bool { return strkey.IsValidEd25519PublicKey(s) },
-		schema:   pattern(`^G[A-Z2-7]{55}$`, 56, 56),
+		schema:   ShapeSchema{Pattern: `^G[A-Z2-7]{55}$`, MinLength: 56, MaxLength: 56},
 		message:  "must be a Stellar account id (G..., 56 characters, valid checksum)",
 		expected: "Stellar account",
 	},
@@ -129,7 +117,7 @@ var shapes = []shape{
 		// Checked after normalisation, so the advertised pattern allows the prefix and upper case.
 		tag:      "txhash",
 		check:    hashRe.MatchString,
-		schema:   pattern(`^(sha256:)?[0-9a-fA-F]{64}$`, 64, 71),
+		schema:   ShapeSchema{Pattern: `^(sha256:)?[0-9a-fA-F]{64}$`, MinLength: 64, MaxLength: 71},
 		message:  "must be a transaction hash of 64 hex characters",
 		expected: "transaction hash",
 	},
@@ -138,7 +126,7 @@ var shapes = []shape{
 		check: func(s string) bool {
 			return len(s) <= 512 && slices.ContainsFunc(metaPrefixes, func(p string) bool { return len(s) > len(p) && strings.HasPrefix(s, p) })
 		},
-		schema:   pattern(`^(ipfs://|ar://|https://|http://|sha256:|sha-256:|0x).+`, 1, 512),
+		schema:   ShapeSchema{Pattern: `^(ipfs://|ar://|https://|http://|sha256:|sha-256:|0x).+`, MinLength: 1, MaxLength: 512},
 		message:  "must be a metadata pointer starting with ipfs://, ar://, https://, http://, sha256:, sha-256: or 0x (at most 512 characters)",
 		expected: "metadata pointer",
 	},
@@ -146,7 +134,7 @@ var shapes = []shape{
 		// Tags are lower-cased before the check, so the advertised pattern is case-insensitive.
 		tag:      "tag",
 		check:    tagRe.MatchString,
-		schema:   pattern(`^[A-Za-z0-9_-]+$`, 1, 32),
+		schema:   ShapeSchema{Pattern: `^[A-Za-z0-9_-]+$`, MinLength: 1, MaxLength: 32},
 		message:  "must be 1-32 characters of a-z 0-9 _ -",
 		expected: "tag",
 	},
@@ -162,7 +150,7 @@ var shapes = []shape{
 	{
 		tag:      "idemkey",
 		check:    func(s string) bool { return len(s) >= 8 && len(s) <= 64 && idemKeyRe.MatchString(s) },
-		schema:   pattern(`^[A-Za-z0-9_-]+$`, 8, 64),
+		schema:   ShapeSchema{Pattern: `^[A-Za-z0-9_-]+$`, MinLength: 8, MaxLength: 64},
 		message:  "must be 8-64 characters of A-Z a-z 0-9 _ -",
 		expected: "idempotency key",
 	},
