@@ -34,7 +34,7 @@ type nextInput struct {
 	src        Source
 	tool       string
 	timeoutVar string
-	retryAfter *int
+	retryAfter *int // never nil for a rate limit: Map states DefaultRetryAfterSeconds when nothing else does
 	// defaultWait: retryAfter is DefaultRetryAfterSeconds because the service named no wait.
 	defaultWait  bool
 	allowed      []string
@@ -272,10 +272,7 @@ func categoryNext(in nextInput) string {
 		if in.defaultWait {
 			return "Wait " + itoa(*in.retryAfter) + " s (the service did not say how long), then retry."
 		}
-		if in.retryAfter != nil {
-			return "Wait " + itoa(*in.retryAfter) + " s, then retry."
-		}
-		return "Wait " + itoa(DefaultRetryAfterSeconds) + " s, then retry."
+		return "Wait " + itoa(*in.retryAfter) + " s, then retry."
 	case CategoryServer:
 		return nextServer
 	case CategoryContract:
