@@ -67,10 +67,9 @@ func FromError(err error, call Call) Failure {
 		f.Detail = "no error was reported"
 		return Map(f)
 	}
-	f.Transport = transportOf(err)
-	f.UpstreamDetail = errText(err)
-	if f.Transport == TransportCancelled {
-		f.UpstreamDetail = "" // the code's phrase says what happened better than "context canceled"
+	// A cancelled call's phrase says what happened better than "context canceled".
+	if f.Transport = transportOf(err); f.Transport != TransportCancelled {
+		f.UpstreamDetail = errText(err)
 	}
 	if call.Cancelled {
 		f.Transport = TransportCancelled
