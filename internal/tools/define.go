@@ -58,6 +58,9 @@ type Spec[Req, Out any] struct {
 	Run    func(ctx context.Context, c *Call, req *Req) (*Out, error)
 }
 
+// NoInput is the request of a tool that takes no arguments.
+type NoInput struct{}
+
 // Kind is what a tool reads and what it may change (kinds.go).
 type Kind struct {
 	// Source is the default failure source when a handler error carries none.
@@ -91,16 +94,9 @@ func (t *Tool) Scope() string { return t.scope }
 // Toolset is the toolset the tool belongs to.
 func (t *Tool) Toolset() string { return t.toolset }
 
-// Definition returns the public definition with its schemas, decoded on each call (docs and tests).
-func (t *Tool) Definition() Definition {
-	d := t.def
-	var schemas struct {
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema"`
-	}
-	if json.Unmarshal(t.encoded, &schemas) == nil {
-		d.InputSchema, d.OutputSchema = schemas.InputSchema, schemas.OutputSchema
-	}
+// Definition returns the public definition, decoded from its tools/list entry on each call (docs and tests).
+func (t *Tool) Definition() (d Definition) {
+	_ = json.Unmarshal(t.encoded, &d)
 	return d
 }
 
@@ -120,17 +116,14 @@ func (t *Tool) Model() *validate.Model { return t.model }
 // check fails when the tools are defined rather than on a call.
 func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	defines.Add(1)
-	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
-	_, dryRunner := any(new(Req)).(requests.DryRunner)
-	if _, acting := any(new(Req)).(requests.Acting); !acting && s.Mainnet == ConfirmRequired && slices.Contains(validate.For[Req]().Names(), "profile") {
-		// A confirmation would bind the default profile while the call acts for another.
-		panic("tool " + s.Name + ": its request takes a profile but does not implement requests.Acting")
-	}
+	model := validate.For[Req]()
 	t := define(&Tool{
-		def:       Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " ")},
+		def: Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " "),
+			Annotations: s.Hints},
+		out: reflect.TypeFor[Out](), model: model, args: model.Names(),
 		operation: s.Operation, source: s.Source, policy: policy{mainnet: s.Mainnet, dryRun: s.DryRun},
 		scope: s.Scope, toolset: s.Toolset, config: d.Config,
-	}, s.Hints, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner, d.Schemas)
+	}, new(Req), d.Schemas)
 	run := s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
 		req, issues := validate.Decode[Req](raw)
@@ -149,13 +142,16 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	return t
 }
 
-// define completes the part of a Tool that does not depend on its types.
-func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool,
-	schemas func(*validate.Model, reflect.Type) (json.RawMessage, json.RawMessage, error)) *Tool {
+// define completes the part of a Tool that does not depend on its types; req is a new request.
+func define(t *Tool, req any, schemas func(*validate.Model, reflect.Type) (json.RawMessage, json.RawMessage, error)) *Tool {
 	name := t.def.Name
-	t.def.Annotations = hints
 	t.def.Annotations.Title = t.def.Title
-	t.out, t.model, t.args = out, model, model.Names()
+	_, confirmer := req.(requests.MainnetConfirmer)
+	_, dryRunner := req.(requests.DryRunner)
+	if _, acting := req.(requests.Acting); !acting && t.policy.mainnet == ConfirmRequired && slices.Contains(t.args, "profile") {
+		// A confirmation would bind the default profile while the call acts for another.
+		panic("tool " + name + ": its request takes a profile but does not implement requests.Acting")
+	}
 	if gen := generatedDefinition(name); gen != "" {
 		t.encoded = json.RawMessage(gen)
 	} else {
@@ -164,7 +160,7 @@ func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confi
 		}
 		def := t.def
 		var err error
-		if def.InputSchema, def.OutputSchema, err = schemas(model, out); err != nil {
+		if def.InputSchema, def.OutputSchema, err = schemas(t.model, t.out); err != nil {
 			panic(fmt.Sprintf("tool %s: %v", name, err))
 		}
 		if t.encoded, err = json.Marshal(def); err != nil {
@@ -290,24 +286,6 @@ type definedTools struct {
 	byName map[string]*Tool
 }
 
-// NewRegistry orders tools by name so tools/list is stable whatever the registration order.
-func NewRegistry(ts ...*Tool) *Registry {
-	sorted := slices.SortedFunc(slices.Values(ts), func(a, b *Tool) int { return strings.Compare(a.def.Name, b.def.Name) })
-	bt := definedTools{tools: sorted, byName: map[string]*Tool{}}
-	var names []string
-	var defs []json.RawMessage
-	for _, t := range sorted {
-		if _, dup := bt.byName[t.def.Name]; dup {
-			panic("duplicate tool " + t.def.Name)
-		}
-		bt.byName[t.def.Name] = t
-		defs = append(defs, t.encoded)
-		names = append(names, t.def.Name)
-	}
-	list := joinDefinitions(defs)
-	return &Registry{names: names, list: func() toolList { return list }, built: func() definedTools { return bt }}
-}
-
 // newGeneratedRegistry lists the generated definitions alone, so a cold start that only lists
 // tools defines none; define runs once, on the first call, and must give exactly the
 // generated tools (TestAllIsGenerated).
@@ -322,11 +300,20 @@ func newGeneratedRegistry(define func() []*Tool) *Registry {
 		return joinDefinitions(defs)
 	})
 	r.built = sync.OnceValue(func() definedTools {
-		b := NewRegistry(define()...)
-		if !slices.Equal(b.names, names) {
-			panic(fmt.Sprintf("the tools defined (%v) are not the generated ones (%v): run go generate ./internal/tools/", b.names, names))
+		b := definedTools{byName: map[string]*Tool{}}
+		var defined []string
+		for _, t := range define() {
+			b.byName[t.def.Name] = t
+			defined = append(defined, t.def.Name)
 		}
-		return b.built()
+		slices.Sort(defined) // a duplicate or a tool not generated is then a difference
+		if !slices.Equal(defined, names) {
+			panic(fmt.Sprintf("the tools defined (%v) are not the generated ones (%v): run go generate ./internal/tools/", defined, names))
+		}
+		for _, n := range names {
+			b.tools = append(b.tools, b.byName[n])
+		}
+		return b
 	})
 	return r
 }

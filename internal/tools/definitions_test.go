@@ -33,6 +33,22 @@ func reflectSchemas(model *validate.Model, out reflect.Type) (json.RawMessage, j
 	return in, o, nil
 }
 
+// eagerRegistry is a Registry of the tools as defined now, ordered by name, rather than as
+// the generated file lists them (All).
+func eagerRegistry(ts ...*Tool) *Registry {
+	sorted := slices.SortedFunc(slices.Values(ts), func(a, b *Tool) int { return strings.Compare(a.def.Name, b.def.Name) })
+	bt := definedTools{tools: sorted, byName: map[string]*Tool{}}
+	var names []string
+	var defs []json.RawMessage
+	for _, t := range sorted {
+		bt.byName[t.def.Name] = t
+		defs = append(defs, t.encoded)
+		names = append(names, t.def.Name)
+	}
+	list := joinDefinitions(defs)
+	return &Registry{names: names, list: func() toolList { return list }, built: func() definedTools { return bt }}
+}
+
 // generateDefinitions renders definitions_gen.go from the registry's Specs: each tool's
 // tools/list entry, encoded as json.Marshal encodes a Definition, with the inputSchema of its
 // request model and the outputSchema of its result type.
@@ -76,7 +92,7 @@ func generateDefinitions(reg *Registry) ([]byte, error) {
 func TestGeneratedDefinitions(t *testing.T) {
 	// Every tool as defined now, not as the generated file lists them (All): the file is
 	// what is being checked, or written.
-	reg := NewRegistry(allTools(&Deps{Config: testConfig(t, nil)})...)
+	reg := eagerRegistry(allTools(&Deps{Config: testConfig(t, nil)})...)
 	want, err := generateDefinitions(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +154,7 @@ func TestEncodedDefinitionsAreWhatEncodingJSONWrites(t *testing.T) {
 // all once, on the first call of a tool.
 func TestAllListsWithoutDefining(t *testing.T) {
 	d := &Deps{Config: testConfig(t, nil)}
-	eager := NewRegistry(allTools(d)...)
+	eager := eagerRegistry(allTools(d)...)
 	defined := 0
 	reg := newGeneratedRegistry(func() []*Tool { defined++; return allTools(d) })
 	if !slices.Equal(reg.Names(), eager.Names()) {

@@ -199,12 +199,7 @@ func writeSpec[Req any, P interface {
 			if err != nil {
 				return nil, err
 			}
-			out, err := c.write(ctx, P(req).Resource(), P(req).ActingProfile(), w.fn, w.anySigner, change)
-			if err != nil || out == nil {
-				return nil, err
-			}
-			change.report(out)
-			return out, nil
+			return c.write(ctx, P(req).Resource(), P(req).ActingProfile(), w.fn, w.anySigner, change)
 		},
 	}
 }
@@ -221,9 +216,11 @@ func (c *Call) write(ctx context.Context, id string, profile *string, fn string,
 	if err != nil {
 		return nil, err
 	}
+	out := &WriteOutput{Status: "success", ResourceID: id}
 	if found && w.holds(cur) && (anySigner || cur.Creator == kp.Address()) {
-		return &WriteOutput{Status: "success", ResourceID: id, Changed: false,
-			Message: w.unchanged + " Nothing was sent and no fee was spent."}, nil
+		out.Message = w.unchanged + " Nothing was sent and no fee was spent."
+		w.report(out)
+		return out, nil
 	}
 	res, err := c.Registry.InvokeApproved(ctx, kp, c.approveWrite(kp.Address(), id, w.args), fn, append([]xdr.ScVal{soroban.Str(id)}, w.args...)...)
 	if c.asking() {
@@ -242,8 +239,9 @@ func (c *Call) write(ctx context.Context, id string, profile *string, fn string,
 		}
 		return nil, err
 	}
-	return &WriteOutput{Status: "success", ResourceID: id, Changed: true, TxHash: res.Hash, Ledger: res.Ledger,
-		ExplorerURL: c.Config.ExplorerURL(res.Hash)}, nil
+	out.Changed, out.TxHash, out.Ledger, out.ExplorerURL = true, res.Hash, res.Ledger, c.Config.ExplorerURL(res.Hash)
+	w.report(out)
+	return out, nil
 }
 
 // tagSet normalises tags as the contract does (trimmed, lower-cased, de-duplicated), in order.
