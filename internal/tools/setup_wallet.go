@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -215,7 +214,5 @@ func shownDetail(f errmap.Facts) string {
 
 // walletFailure is a failure detected after the service created an account: state changed.
 func walletFailure(source errmap.Source, code, detail, next string) error {
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: source, Code: code, Detail: detail, Next: next, ExecutionStarted: true, StateChanged: errmap.StateYes,
-	}}
+	return failure(errmap.Facts{Source: source, Code: code, Detail: detail, Next: next, ExecutionStarted: true, StateChanged: errmap.StateYes})
 }
