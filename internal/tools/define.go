@@ -115,15 +115,20 @@ func (t *Tool) Model() *validate.Model { return t.model }
 // start reflects no schemas; the request model is compiled here, so a rule validate cannot
 // check fails when the tools are defined rather than on a call.
 func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
+	return defineAs(d, s, generatedDefinition(s.Name))
+}
+
+// defineAs is Define with the tools/list entry given: tests define tools that are not generated.
+func defineAs[Req, Out any](d *Deps, s Spec[Req, Out], encoded string) *Tool {
 	defines.Add(1)
 	model := validate.For[Req]()
 	t := define(&Tool{
 		def: Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " "),
 			Annotations: s.Hints},
-		out: reflect.TypeFor[Out](), model: model, args: model.Names(),
+		encoded: json.RawMessage(encoded), out: reflect.TypeFor[Out](), model: model, args: model.Names(),
 		operation: s.Operation, source: s.Source, policy: policy{mainnet: s.Mainnet, dryRun: s.DryRun},
 		scope: s.Scope, toolset: s.Toolset, config: d.Config,
-	}, new(Req), d.Schemas)
+	}, new(Req))
 	run := s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
 		req, issues := validate.Decode[Req](raw)
@@ -143,7 +148,7 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 }
 
 // define completes the part of a Tool that does not depend on its types; req is a new request.
-func define(t *Tool, req any, schemas func(*validate.Model, reflect.Type) (json.RawMessage, json.RawMessage, error)) *Tool {
+func define(t *Tool, req any) *Tool {
 	name := t.def.Name
 	t.def.Annotations.Title = t.def.Title
 	_, confirmer := req.(requests.MainnetConfirmer)
@@ -152,20 +157,8 @@ func define(t *Tool, req any, schemas func(*validate.Model, reflect.Type) (json.
 		// A confirmation would bind the default profile while the call acts for another.
 		panic("tool " + name + ": its request takes a profile but does not implement requests.Acting")
 	}
-	if gen := generatedDefinition(name); gen != "" {
-		t.encoded = json.RawMessage(gen)
-	} else {
-		if schemas == nil {
-			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", name))
-		}
-		def := t.def
-		var err error
-		if def.InputSchema, def.OutputSchema, err = schemas(t.model, t.out); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", name, err))
-		}
-		if t.encoded, err = json.Marshal(def); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", name, err))
-		}
+	if len(t.encoded) == 0 {
+		panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", name))
 	}
 	if err := checkPolicy(t.policy.mainnet, t.policy.dryRun, t.config, t.args, confirmer, dryRunner); err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))

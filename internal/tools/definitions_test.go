@@ -20,7 +20,23 @@ import (
 // definitionsFile is the generated source Define takes each tool's tools/list entry from.
 const definitionsFile = "definitions_gen.go"
 
-// reflectSchemas is Deps.Schemas in this package's tests, which define tools of their own.
+// defineReflected is Define for a tool of a test's own, whose tools/list entry is reflected
+// here, as the generator would write it, since no generated definition has it.
+func defineReflected[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
+	def := Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " "), Annotations: s.Hints}
+	def.Annotations.Title = s.Title
+	var err error
+	if def.InputSchema, def.OutputSchema, err = reflectSchemas(validate.For[Req](), reflect.TypeFor[Out]()); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	}
+	enc, err := json.Marshal(def)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	}
+	return defineAs(d, s, string(enc))
+}
+
+// reflectSchemas are the schemas the generator writes for a request model and an output type.
 func reflectSchemas(model *validate.Model, out reflect.Type) (json.RawMessage, json.RawMessage, error) {
 	in, err := schemagen.Input(model)
 	if err != nil {
@@ -122,7 +138,7 @@ func TestGeneratedDefinitions(t *testing.T) {
 	}
 }
 
-// TestDefineNeedsAGeneratedDefinition: the endpoint (where nothing sets Deps.Schemas) refuses to
+// TestDefineNeedsAGeneratedDefinition: the endpoint (where nothing reflects schemas) refuses to
 // register a tool whose definition was not generated, instead of listing it without schemas.
 func TestDefineNeedsAGeneratedDefinition(t *testing.T) {
 	defer func() {
