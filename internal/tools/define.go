@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -76,7 +75,6 @@ type Kind struct {
 type Tool struct {
 	def       Definition      // without the schemas, which only encoded carries
 	encoded   json.RawMessage // the tools/list entry, generated at build time
-	out       reflect.Type    // the output type, whose schema is the outputSchema
 	args      []string
 	model     *validate.Model
 	policy    policy
@@ -125,7 +123,7 @@ func defineAs[Req, Out any](d *Deps, s Spec[Req, Out], encoded string) *Tool {
 	t := define(&Tool{
 		def: Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " "),
 			Annotations: s.Hints},
-		encoded: json.RawMessage(encoded), out: reflect.TypeFor[Out](), model: model, args: model.Names(),
+		encoded: json.RawMessage(encoded), model: model, args: model.Names(),
 		operation: s.Operation, source: s.Source, policy: policy{mainnet: s.Mainnet, dryRun: s.DryRun},
 		scope: s.Scope, toolset: s.Toolset, config: d.Config,
 	}, new(Req))

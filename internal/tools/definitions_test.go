@@ -75,10 +75,15 @@ func generateDefinitions(reg *Registry) ([]byte, error) {
 	b.WriteString("// generatedDefinition is the encoded tools/list entry of the named tool, built from its Spec,\n")
 	b.WriteString("// request model and output type; \"\" for any other name.\n")
 	b.WriteString("func generatedDefinition(name string) string {\n\tswitch name {\n")
+	outs := map[string]reflect.Type{} // each Spec's Out, which its Run returns a pointer to
+	for _, s := range specs() {
+		v := reflect.ValueOf(s)
+		outs[v.FieldByName("Name").String()] = v.FieldByName("Run").Type().Out(0).Elem()
+	}
 	for _, tool := range reg.Tools() {
 		def := tool.def
 		var err error
-		if def.InputSchema, def.OutputSchema, err = reflectSchemas(tool.Model(), tool.out); err != nil {
+		if def.InputSchema, def.OutputSchema, err = reflectSchemas(tool.Model(), outs[tool.Name()]); err != nil {
 			return nil, fmt.Errorf("%s: %w", tool.Name(), err)
 		}
 		enc, err := json.Marshal(def)
