@@ -21,7 +21,6 @@ type AgentStatusOutput struct {
 	AvgConfidence        *float64 `json:"avgConfidence,omitempty" jsonschema_description:"absent when the API's value is unreadable"`
 }
 
-// agentStatus is mindvault_agent_status.
 var agentStatus = Spec[NoInput, AgentStatusOutput]{
 	Name:      "mindvault_agent_status",
 	Toolset:   config.ToolsetPublishing,

@@ -36,7 +36,6 @@ type ConsistencyOutput struct {
 	Summary      string              `json:"summary"`
 }
 
-// checkConsistency is mindvault_check_consistency.
 var checkConsistency = Spec[CheckConsistencyInput, ConsistencyOutput]{
 	Name:      "mindvault_check_consistency",
 	Toolset:   config.ToolsetRegistry,

@@ -24,7 +24,6 @@ type ListProfilesOutput struct {
 	Message        string         `json:"message,omitempty"`
 }
 
-// listProfiles is mindvault_list_profiles.
 var listProfiles = Spec[NoInput, ListProfilesOutput]{
 	Name:      "mindvault_list_profiles",
 	Toolset:   config.ToolsetWallet,

@@ -31,7 +31,6 @@ type RegisterOutput struct {
 	APIKeyStored  bool   `json:"apiKeyStored"`
 }
 
-// register is mindvault_register.
 var register = Spec[RegisterInput, RegisterOutput]{
 	Name:      "mindvault_register",
 	Toolset:   config.ToolsetPublishing,

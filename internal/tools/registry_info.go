@@ -26,7 +26,6 @@ type RegistryInfoOutput struct {
 	LiveError         string    `json:"liveError,omitempty" jsonschema_description:"one-line summary of why registry_info could not be read"`
 }
 
-// registryInfo is mindvault_registry_info.
 var registryInfo = Spec[NoInput, RegistryInfoOutput]{
 	Name:      "mindvault_registry_info",
 	Toolset:   config.ToolsetRegistry,

@@ -76,7 +76,6 @@ const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wall
 
 // The creator writes of the vault-registry contract, one row each.
 
-// setPrice is mindvault_set_price.
 var setPrice = writeSpec(registryWrite[SetPriceInput]{
 	name: "mindvault_set_price", title: "Set on-chain price", operation: "Set price failed",
 	does:  "Changes a resource's price in the vault-registry contract (signed by the creator's wallet).",
@@ -98,7 +97,6 @@ var setPrice = writeSpec(registryWrite[SetPriceInput]{
 	},
 })
 
-// updateMetadata is mindvault_update_metadata.
 var updateMetadata = writeSpec(registryWrite[UpdateMetadataInput]{
 	name: "mindvault_update_metadata", title: "Update on-chain metadata", operation: "Update metadata failed",
 	does:  "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet).",
@@ -111,7 +109,6 @@ var updateMetadata = writeSpec(registryWrite[UpdateMetadataInput]{
 	},
 })
 
-// setListed is mindvault_set_listed.
 var setListed = writeSpec(registryWrite[SetListedInput]{
 	name: "mindvault_set_listed", title: "List or delist on-chain", operation: "Set listed failed",
 	does:  "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet).",
@@ -128,7 +125,6 @@ var setListed = writeSpec(registryWrite[SetListedInput]{
 	},
 })
 
-// setTags is mindvault_set_tags.
 var setTags = writeSpec(registryWrite[SetTagsInput]{
 	name: "mindvault_set_tags", title: "Set on-chain tags", operation: "Set tags failed",
 	does: `Replaces a resource's tag list in the vault-registry contract (signed by the creator's
@@ -144,7 +140,6 @@ var setTags = writeSpec(registryWrite[SetTagsInput]{
 	},
 })
 
-// transferOwnership is mindvault_transfer_ownership.
 var transferOwnership = writeSpec(registryWrite[TransferOwnershipInput]{
 	name: "mindvault_transfer_ownership", title: "Transfer on-chain ownership", operation: "Transfer ownership failed",
 	does: `Makes another Stellar account the creator of a resource in the vault-registry contract
