@@ -336,8 +336,7 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 	if !slices.Contains(r.names, name) {
 		return nil, false
 	}
-	t, ok := r.built().byName[name]
-	return t, ok
+	return r.built().byName[name], true // built panics unless it defined every name
 }
 
 // Definitions implements mcp.ToolSet.
