@@ -279,7 +279,7 @@ type definedTools struct {
 
 // newGeneratedRegistry lists the generated definitions alone, so a cold start that only lists
 // tools defines none; define runs once, on the first call, and must give exactly the
-// generated tools (TestAllIsGenerated).
+// generated tools (TestAllRefusesToolsNotGenerated).
 func newGeneratedRegistry(define func() []*Tool) *Registry {
 	names := generatedNames
 	r := &Registry{names: names}
