@@ -7,9 +7,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 )
 
-// AgentStatusInput is mindvault_agent_status: no arguments.
-type AgentStatusInput struct{}
-
 // AgentStatusOutput is the result of mindvault_agent_status.
 type AgentStatusOutput struct {
 	Name                 string   `json:"name"`
@@ -24,8 +21,7 @@ type AgentStatusOutput struct {
 	AvgConfidence        *float64 `json:"avgConfidence,omitempty" jsonschema_description:"absent when the API's value is unreadable"`
 }
 
-// agentStatus is mindvault_agent_status.
-var agentStatus = Spec[AgentStatusInput, AgentStatusOutput]{
+var agentStatus = Spec[NoInput, AgentStatusOutput]{
 	Name:      "mindvault_agent_status",
 	Toolset:   config.ToolsetPublishing,
 	Title:     "Verification agent status",
@@ -35,7 +31,7 @@ var agentStatus = Spec[AgentStatusInput, AgentStatusOutput]{
 		mindvault_publish.`,
 	Kind:  lookup(errmap.SourceAPI),
 	Guide: errmap.Guide{NoID: true},
-	Run: func(ctx context.Context, c *Call, _ *AgentStatusInput) (*AgentStatusOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *NoInput) (*AgentStatusOutput, error) {
 		a, err := c.API.AgentStatus(ctx)
 		if err != nil {
 			return nil, err

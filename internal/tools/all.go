@@ -8,7 +8,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/validate"
 )
 
-// specs is every tool of this build (TestAllIsGenerated checks it against the generated ones).
+// specs is every tool of this build (TestGeneratedDefinitions checks it against the generated ones).
 func specs() []anySpec {
 	return []anySpec{agentStatus, browse, search, buy, checkConsistency, health, listProfiles, networkProfile,
 		preview, publish, publishStatus, purchaseHistory, register, registerOnchain, registryInfo, registryList,

@@ -131,7 +131,6 @@ type CatalogOutput struct {
 	Message    string        `json:"message,omitempty" jsonschema_description:"only on an empty page: the criteria that matched nothing"`
 }
 
-// browse is mindvault_browse.
 var browse = Spec[BrowseInput, CatalogOutput]{
 	Name:      "mindvault_browse",
 	Toolset:   config.ToolsetCatalog,
@@ -147,7 +146,6 @@ var browse = Spec[BrowseInput, CatalogOutput]{
 	},
 }
 
-// search is mindvault_search.
 var search = Spec[SearchInput, CatalogOutput]{
 	Name:      "mindvault_search",
 	Toolset:   config.ToolsetCatalog,

@@ -36,7 +36,6 @@ type ConsistencyOutput struct {
 	Summary      string              `json:"summary"`
 }
 
-// checkConsistency is mindvault_check_consistency.
 var checkConsistency = Spec[CheckConsistencyInput, ConsistencyOutput]{
 	Name:      "mindvault_check_consistency",
 	Toolset:   config.ToolsetRegistry,
@@ -76,7 +75,7 @@ var checkConsistency = Spec[CheckConsistencyInput, ConsistencyOutput]{
 			return nil, oErr
 		}
 		out := &ConsistencyOutput{ResourceID: req.ResourceID, APIFound: mErr == nil, OnchainFound: found,
-			Matches: map[string]Compared{}, Mismatches: map[string]Compared{}}
+			Matches: map[string]Compared{}, Mismatches: map[string]Compared{}, Unknown: map[string]Compared{}}
 		if out.APIFound && out.OnchainFound {
 			compare(out, "price", apiPrice(string(meta.Price)), soroban.Decimal(onchain.Price))
 			listed := "unknown"
@@ -106,9 +105,6 @@ func apiPrice(p string) string {
 func compare(out *ConsistencyOutput, field, api, onchain string) {
 	c := Compared{API: api, Onchain: onchain}
 	if api == "unknown" || api == "" && onchain != "" {
-		if out.Unknown == nil {
-			out.Unknown = map[string]Compared{}
-		}
 		out.Unknown[field] = c
 		return
 	}

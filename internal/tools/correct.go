@@ -55,10 +55,8 @@ func corrected(tool string, raw json.RawMessage, issues []errmap.Issue, allowed 
 	if !renamed || err != nil || !check(fixed) {
 		return nil
 	}
-	out := map[string]any{}
-	if json.Unmarshal(fixed, &out) != nil {
-		return nil
-	}
+	var out map[string]any
+	_ = json.Unmarshal(fixed, &out) // fixed was just encoded from a map
 	return &errmap.NextAction{Tool: tool, Arguments: out}
 }
 

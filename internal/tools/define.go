@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -58,6 +57,9 @@ type Spec[Req, Out any] struct {
 	Run    func(ctx context.Context, c *Call, req *Req) (*Out, error)
 }
 
+// NoInput is the request of a tool that takes no arguments.
+type NoInput struct{}
+
 // Kind is what a tool reads and what it may change (kinds.go).
 type Kind struct {
 	// Source is the default failure source when a handler error carries none.
@@ -73,7 +75,6 @@ type Kind struct {
 type Tool struct {
 	def       Definition      // without the schemas, which only encoded carries
 	encoded   json.RawMessage // the tools/list entry, generated at build time
-	out       reflect.Type    // the output type, whose schema is the outputSchema
 	args      []string
 	model     *validate.Model
 	policy    policy
@@ -91,16 +92,9 @@ func (t *Tool) Scope() string { return t.scope }
 // Toolset is the toolset the tool belongs to.
 func (t *Tool) Toolset() string { return t.toolset }
 
-// Definition returns the public definition with its schemas, decoded on each call (docs and tests).
-func (t *Tool) Definition() Definition {
-	d := t.def
-	var schemas struct {
-		InputSchema  json.RawMessage `json:"inputSchema"`
-		OutputSchema json.RawMessage `json:"outputSchema"`
-	}
-	if json.Unmarshal(t.encoded, &schemas) == nil {
-		d.InputSchema, d.OutputSchema = schemas.InputSchema, schemas.OutputSchema
-	}
+// Definition returns the public definition, decoded from its tools/list entry on each call (docs and tests).
+func (t *Tool) Definition() (d Definition) {
+	_ = json.Unmarshal(t.encoded, &d)
 	return d
 }
 
@@ -119,18 +113,20 @@ func (t *Tool) Model() *validate.Model { return t.model }
 // start reflects no schemas; the request model is compiled here, so a rule validate cannot
 // check fails when the tools are defined rather than on a call.
 func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
+	return defineAs(d, s, generatedDefinition(s.Name))
+}
+
+// defineAs is Define with the tools/list entry given: tests define tools that are not generated.
+func defineAs[Req, Out any](d *Deps, s Spec[Req, Out], encoded string) *Tool {
 	defines.Add(1)
-	_, confirmer := any(new(Req)).(requests.MainnetConfirmer)
-	_, dryRunner := any(new(Req)).(requests.DryRunner)
-	if _, acting := any(new(Req)).(requests.Acting); !acting && s.Mainnet == ConfirmRequired && slices.Contains(validate.For[Req]().Names(), "profile") {
-		// A confirmation would bind the default profile while the call acts for another.
-		panic("tool " + s.Name + ": its request takes a profile but does not implement requests.Acting")
-	}
+	model := validate.For[Req]()
 	t := define(&Tool{
-		def:       Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " ")},
+		def: Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " "),
+			Annotations: s.Hints},
+		encoded: json.RawMessage(encoded), model: model, args: model.Names(),
 		operation: s.Operation, source: s.Source, policy: policy{mainnet: s.Mainnet, dryRun: s.DryRun},
 		scope: s.Scope, toolset: s.Toolset, config: d.Config,
-	}, s.Hints, validate.For[Req](), reflect.TypeFor[Out](), confirmer, dryRunner, d.Schemas)
+	}, new(Req))
 	run := s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
 		req, issues := validate.Decode[Req](raw)
@@ -149,27 +145,18 @@ func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
 	return t
 }
 
-// define completes the part of a Tool that does not depend on its types.
-func define(t *Tool, hints Hints, model *validate.Model, out reflect.Type, confirmer, dryRunner bool,
-	schemas func(*validate.Model, reflect.Type) (json.RawMessage, json.RawMessage, error)) *Tool {
+// define completes the part of a Tool that does not depend on its types; req is a new request.
+func define(t *Tool, req any) *Tool {
 	name := t.def.Name
-	t.def.Annotations = hints
 	t.def.Annotations.Title = t.def.Title
-	t.out, t.model, t.args = out, model, model.Names()
-	if gen := generatedDefinition(name); gen != "" {
-		t.encoded = json.RawMessage(gen)
-	} else {
-		if schemas == nil {
-			panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", name))
-		}
-		def := t.def
-		var err error
-		if def.InputSchema, def.OutputSchema, err = schemas(model, out); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", name, err))
-		}
-		if t.encoded, err = json.Marshal(def); err != nil {
-			panic(fmt.Sprintf("tool %s: %v", name, err))
-		}
+	_, confirmer := req.(requests.MainnetConfirmer)
+	_, dryRunner := req.(requests.DryRunner)
+	if _, acting := req.(requests.Acting); !acting && t.policy.mainnet == ConfirmRequired && slices.Contains(t.args, "profile") {
+		// A confirmation would bind the default profile while the call acts for another.
+		panic("tool " + name + ": its request takes a profile but does not implement requests.Acting")
+	}
+	if len(t.encoded) == 0 {
+		panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", name))
 	}
 	if err := checkPolicy(t.policy.mainnet, t.policy.dryRun, t.config, t.args, confirmer, dryRunner); err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))
@@ -290,27 +277,9 @@ type definedTools struct {
 	byName map[string]*Tool
 }
 
-// NewRegistry orders tools by name so tools/list is stable whatever the registration order.
-func NewRegistry(ts ...*Tool) *Registry {
-	sorted := slices.SortedFunc(slices.Values(ts), func(a, b *Tool) int { return strings.Compare(a.def.Name, b.def.Name) })
-	bt := definedTools{tools: sorted, byName: map[string]*Tool{}}
-	var names []string
-	var defs []json.RawMessage
-	for _, t := range sorted {
-		if _, dup := bt.byName[t.def.Name]; dup {
-			panic("duplicate tool " + t.def.Name)
-		}
-		bt.byName[t.def.Name] = t
-		defs = append(defs, t.encoded)
-		names = append(names, t.def.Name)
-	}
-	list := joinDefinitions(defs)
-	return &Registry{names: names, list: func() toolList { return list }, built: func() definedTools { return bt }}
-}
-
 // newGeneratedRegistry lists the generated definitions alone, so a cold start that only lists
 // tools defines none; define runs once, on the first call, and must give exactly the
-// generated tools (TestAllIsGenerated).
+// generated tools (TestAllRefusesToolsNotGenerated).
 func newGeneratedRegistry(define func() []*Tool) *Registry {
 	names := generatedNames
 	r := &Registry{names: names}
@@ -322,11 +291,20 @@ func newGeneratedRegistry(define func() []*Tool) *Registry {
 		return joinDefinitions(defs)
 	})
 	r.built = sync.OnceValue(func() definedTools {
-		b := NewRegistry(define()...)
-		if !slices.Equal(b.names, names) {
-			panic(fmt.Sprintf("the tools defined (%v) are not the generated ones (%v): run go generate ./internal/tools/", b.names, names))
+		b := definedTools{byName: map[string]*Tool{}}
+		var defined []string
+		for _, t := range define() {
+			b.byName[t.def.Name] = t
+			defined = append(defined, t.def.Name)
 		}
-		return b.built()
+		slices.Sort(defined) // a duplicate or a tool not generated is then a difference
+		if !slices.Equal(defined, names) {
+			panic(fmt.Sprintf("the tools defined (%v) are not the generated ones (%v): run go generate ./internal/tools/", defined, names))
+		}
+		for _, n := range names {
+			b.tools = append(b.tools, b.byName[n])
+		}
+		return b
 	})
 	return r
 }
@@ -358,8 +336,7 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 	if !slices.Contains(r.names, name) {
 		return nil, false
 	}
-	t, ok := r.built().byName[name]
-	return t, ok
+	return r.built().byName[name], true // built panics unless it defined every name
 }
 
 // Definitions implements mcp.ToolSet.

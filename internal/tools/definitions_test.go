@@ -20,7 +20,23 @@ import (
 // definitionsFile is the generated source Define takes each tool's tools/list entry from.
 const definitionsFile = "definitions_gen.go"
 
-// reflectSchemas is Deps.Schemas in this package's tests, which define tools of their own.
+// defineReflected is Define for a tool of a test's own, whose tools/list entry is reflected
+// here, as the generator would write it, since no generated definition has it.
+func defineReflected[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
+	def := Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " "), Annotations: s.Hints}
+	def.Annotations.Title = s.Title
+	var err error
+	if def.InputSchema, def.OutputSchema, err = reflectSchemas(validate.For[Req](), reflect.TypeFor[Out]()); err != nil {
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	}
+	enc, err := json.Marshal(def)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", s.Name, err))
+	}
+	return defineAs(d, s, string(enc))
+}
+
+// reflectSchemas are the schemas the generator writes for a request model and an output type.
 func reflectSchemas(model *validate.Model, out reflect.Type) (json.RawMessage, json.RawMessage, error) {
 	in, err := schemagen.Input(model)
 	if err != nil {
@@ -33,6 +49,22 @@ func reflectSchemas(model *validate.Model, out reflect.Type) (json.RawMessage, j
 	return in, o, nil
 }
 
+// eagerRegistry is a Registry of the tools as defined now, ordered by name, rather than as
+// the generated file lists them (All).
+func eagerRegistry(ts ...*Tool) *Registry {
+	sorted := slices.SortedFunc(slices.Values(ts), func(a, b *Tool) int { return strings.Compare(a.def.Name, b.def.Name) })
+	bt := definedTools{tools: sorted, byName: map[string]*Tool{}}
+	var names []string
+	var defs []json.RawMessage
+	for _, t := range sorted {
+		bt.byName[t.def.Name] = t
+		defs = append(defs, t.encoded)
+		names = append(names, t.def.Name)
+	}
+	list := joinDefinitions(defs)
+	return &Registry{names: names, list: func() toolList { return list }, built: func() definedTools { return bt }}
+}
+
 // generateDefinitions renders definitions_gen.go from the registry's Specs: each tool's
 // tools/list entry, encoded as json.Marshal encodes a Definition, with the inputSchema of its
 // request model and the outputSchema of its result type.
@@ -43,10 +75,15 @@ func generateDefinitions(reg *Registry) ([]byte, error) {
 	b.WriteString("// generatedDefinition is the encoded tools/list entry of the named tool, built from its Spec,\n")
 	b.WriteString("// request model and output type; \"\" for any other name.\n")
 	b.WriteString("func generatedDefinition(name string) string {\n\tswitch name {\n")
+	outs := map[string]reflect.Type{} // each Spec's Out, which its Run returns a pointer to
+	for _, s := range specs() {
+		v := reflect.ValueOf(s)
+		outs[v.FieldByName("Name").String()] = v.FieldByName("Run").Type().Out(0).Elem()
+	}
 	for _, tool := range reg.Tools() {
 		def := tool.def
 		var err error
-		if def.InputSchema, def.OutputSchema, err = reflectSchemas(tool.Model(), tool.out); err != nil {
+		if def.InputSchema, def.OutputSchema, err = reflectSchemas(tool.Model(), outs[tool.Name()]); err != nil {
 			return nil, fmt.Errorf("%s: %w", tool.Name(), err)
 		}
 		enc, err := json.Marshal(def)
@@ -76,7 +113,7 @@ func generateDefinitions(reg *Registry) ([]byte, error) {
 func TestGeneratedDefinitions(t *testing.T) {
 	// Every tool as defined now, not as the generated file lists them (All): the file is
 	// what is being checked, or written.
-	reg := NewRegistry(allTools(&Deps{Config: testConfig(t, nil)})...)
+	reg := eagerRegistry(allTools(&Deps{Config: testConfig(t, nil)})...)
 	want, err := generateDefinitions(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +143,7 @@ func TestGeneratedDefinitions(t *testing.T) {
 	}
 }
 
-// TestDefineNeedsAGeneratedDefinition: the endpoint (where nothing sets Deps.Schemas) refuses to
+// TestDefineNeedsAGeneratedDefinition: the endpoint (where nothing reflects schemas) refuses to
 // register a tool whose definition was not generated, instead of listing it without schemas.
 func TestDefineNeedsAGeneratedDefinition(t *testing.T) {
 	defer func() {
@@ -138,7 +175,7 @@ func TestEncodedDefinitionsAreWhatEncodingJSONWrites(t *testing.T) {
 // all once, on the first call of a tool.
 func TestAllListsWithoutDefining(t *testing.T) {
 	d := &Deps{Config: testConfig(t, nil)}
-	eager := NewRegistry(allTools(d)...)
+	eager := eagerRegistry(allTools(d)...)
 	defined := 0
 	reg := newGeneratedRegistry(func() []*Tool { defined++; return allTools(d) })
 	if !slices.Equal(reg.Names(), eager.Names()) {

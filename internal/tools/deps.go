@@ -3,8 +3,6 @@ package tools
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"reflect"
 
 	"github.com/stellar/go-stellar-sdk/keypair"
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
@@ -21,7 +19,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/ledger"
-	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // The interfaces below are what the tools call on each downstream, so a workflow can be
@@ -95,9 +92,6 @@ type Deps struct {
 	// Ledger holds the budgets and the payment journal; LedgerErr is why there is none usable.
 	Ledger    ledger.Store
 	LedgerErr error
-	// Schemas reflects the schemas of a tool that has no generated definition. The endpoint
-	// leaves it nil, so such a tool is refused; tests that define tools of their own set it.
-	Schemas func(model *validate.Model, out reflect.Type) (in, outSchema json.RawMessage, err error)
 }
 
 // profile loads the named profile (or the default); its secrets join the call's own list.

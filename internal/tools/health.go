@@ -21,9 +21,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 )
 
-// HealthInput is mindvault_health: no arguments.
-type HealthInput struct{}
-
 // HealthCheck is one dependency check.
 type HealthCheck struct {
 	Name      string `json:"name" jsonschema:"enum=MindVault API,enum=Horizon,enum=Stellar RPC,enum=Registry contract,enum=Sponsored-account service,enum=Configuration"`
@@ -42,7 +39,7 @@ type HealthOutput struct {
 
 // health is mindvault_health. Each probe is of a route the tools really use: a root document
 // or an echoed setting can look fine while the tools fail.
-var health = Spec[HealthInput, HealthOutput]{
+var health = Spec[NoInput, HealthOutput]{
 	Name:      "mindvault_health",
 	Toolset:   config.ToolsetOps,
 	Title:     "Health",
@@ -56,7 +53,7 @@ var health = Spec[HealthInput, HealthOutput]{
 		contract errors.`,
 	Kind:  lookup(errmap.SourceRequest),
 	Guide: errmap.Guide{NoID: true},
-	Run: func(ctx context.Context, c *Call, _ *HealthInput) (*HealthOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *NoInput) (*HealthOutput, error) {
 		type probe struct {
 			name string
 			fn   func(context.Context) (string, error)

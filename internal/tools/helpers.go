@@ -15,11 +15,12 @@ func deref(s *string) string {
 	return *s
 }
 
+// failure is a failure the endpoint found itself: its detail is also its error's text.
+func failure(f errmap.Facts) error { return &errmap.Error{Err: errors.New(f.Detail), Facts: f} }
+
 // refusal is a payment refused before anything was signed or sent.
 func refusal(code, detail, next string) error {
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceX402, Code: code, Detail: detail, Next: next, ExecutionStarted: false,
-	}}
+	return failure(errmap.Facts{Source: errmap.SourceX402, Code: code, Detail: detail, Next: next, ExecutionStarted: false})
 }
 
 // summary is the first line of a mapped failure plus its category: enough to act on.

@@ -9,9 +9,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 )
 
-// ListProfilesInput is mindvault_list_profiles: no arguments.
-type ListProfilesInput struct{}
-
 // ProfileEntry is one profile the caller may use.
 type ProfileEntry struct {
 	Name                string `json:"name"`
@@ -27,8 +24,7 @@ type ListProfilesOutput struct {
 	Message        string         `json:"message,omitempty"`
 }
 
-// listProfiles is mindvault_list_profiles.
-var listProfiles = Spec[ListProfilesInput, ListProfilesOutput]{
+var listProfiles = Spec[NoInput, ListProfilesOutput]{
 	Name:      "mindvault_list_profiles",
 	Toolset:   config.ToolsetWallet,
 	Title:     "List profiles",
@@ -43,7 +39,7 @@ var listProfiles = Spec[ListProfilesInput, ListProfilesOutput]{
 			errmap.CodeCredentialsMissing: "Ask the operator to check the credential store: its profiles could not be read.",
 		},
 	},
-	Run: func(ctx context.Context, c *Call, _ *ListProfilesInput) (*ListProfilesOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *NoInput) (*ListProfilesOutput, error) {
 		names, err := c.Store.List(ctx)
 		if err != nil {
 			return nil, err

@@ -10,9 +10,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 )
 
-// NetworkProfileInput is mindvault_network_profile: no arguments.
-type NetworkProfileInput struct{}
-
 // NetworkProfileOutput is the result of mindvault_network_profile.
 type NetworkProfileOutput struct {
 	Network           string          `json:"network" jsonschema_description:"testnet, mainnet or sandbox"`
@@ -79,7 +76,7 @@ type OverrideEntry struct {
 
 // networkProfile is mindvault_network_profile: the configuration in effect, from memory, and
 // the spending switch.
-var networkProfile = Spec[NetworkProfileInput, NetworkProfileOutput]{
+var networkProfile = Spec[NoInput, NetworkProfileOutput]{
 	Name:      "mindvault_network_profile",
 	Toolset:   config.ToolsetOps,
 	Title:     "Network profile",
@@ -91,7 +88,7 @@ var networkProfile = Spec[NetworkProfileInput, NetworkProfileOutput]{
 		mainnet before buying or writing on-chain.`,
 	Kind:  introspection(errmap.SourceRequest),
 	Guide: errmap.Guide{Role: errmap.RoleServices, NoID: true},
-	Run: func(ctx context.Context, call *Call, _ *NetworkProfileInput) (*NetworkProfileOutput, error) {
+	Run: func(ctx context.Context, call *Call, _ *NoInput) (*NetworkProfileOutput, error) {
 		c := call.Config
 		out := &NetworkProfileOutput{
 			Network:           string(c.Network),

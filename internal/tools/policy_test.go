@@ -151,7 +151,7 @@ func TestChecksRunBeforeRun(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var trail []string
-			tool := Define(&Deps{Config: mainnet, Schemas: reflectSchemas}, Spec[confirmable, guardOut]{
+			tool := defineReflected(&Deps{Config: mainnet}, Spec[confirmable, guardOut]{
 				Name: "test_guarded", Operation: "Test failed", Toolset: config.ToolsetOps,
 				Kind: Kind{Source: errmap.SourceRequest, Mainnet: ConfirmRequired},
 				Run: func(_ context.Context, _ *Call, req *confirmable) (*guardOut, error) {
@@ -185,18 +185,18 @@ func TestPolicyDeclarationsRefused(t *testing.T) {
 		want   string
 	}{
 		{"confirmation declared, request takes none", func() {
-			Define(&Deps{Config: cfg, Schemas: reflectSchemas}, Spec[PreviewInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired},
+			defineReflected(&Deps{Config: cfg}, Spec[PreviewInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired},
 				Run: func(context.Context, *Call, *PreviewInput) (*guardOut, error) { return nil, nil }})
 		}, "does not take confirmMainnet"},
 		{"request takes confirmMainnet, no policy", func() {
-			Define(&Deps{Config: cfg, Schemas: reflectSchemas}, Spec[SetPriceInput, guardOut]{Name: "t",
+			defineReflected(&Deps{Config: cfg}, Spec[SetPriceInput, guardOut]{Name: "t",
 				Run: func(context.Context, *Call, *SetPriceInput) (*guardOut, error) { return nil, nil }})
 		}, "declares no mainnet policy"},
 		{"request takes dryRun, nothing declared for it", func() {
-			Define(&Deps{Config: cfg, Schemas: reflectSchemas}, Spec[BuyInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, Run: run})
+			defineReflected(&Deps{Config: cfg}, Spec[BuyInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, Run: run})
 		}, "declare what a dry run does"},
 		{"dry run declared, request takes none", func() {
-			Define(&Deps{Config: cfg, Schemas: reflectSchemas}, Spec[SetPriceInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, DryRun: DryRunExempt,
+			defineReflected(&Deps{Config: cfg}, Spec[SetPriceInput, guardOut]{Name: "t", Kind: Kind{Mainnet: ConfirmRequired}, DryRun: DryRunExempt,
 				Run: func(context.Context, *Call, *SetPriceInput) (*guardOut, error) { return nil, nil }})
 		}, "does not take dryRun"},
 	}

@@ -29,7 +29,6 @@ type PreviewOutput struct {
 	PublisherWallet    string `json:"publisherWallet"`
 }
 
-// preview is mindvault_preview.
 var preview = Spec[PreviewInput, PreviewOutput]{
 	Name:      "mindvault_preview",
 	Toolset:   config.ToolsetCatalog,

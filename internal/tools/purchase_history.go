@@ -46,7 +46,6 @@ type PurchaseHistoryOutput struct {
 	Message   string     `json:"message,omitempty"`
 }
 
-// purchaseHistory is mindvault_purchase_history.
 var purchaseHistory = Spec[PurchaseHistoryInput, PurchaseHistoryOutput]{
 	Name:      "mindvault_purchase_history",
 	Toolset:   config.ToolsetPayments,

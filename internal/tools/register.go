@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -32,7 +31,6 @@ type RegisterOutput struct {
 	APIKeyStored  bool   `json:"apiKeyStored"`
 }
 
-// register is mindvault_register.
 var register = Spec[RegisterInput, RegisterOutput]{
 	Name:      "mindvault_register",
 	Toolset:   config.ToolsetPublishing,
@@ -101,11 +99,10 @@ var register = Spec[RegisterInput, RegisterOutput]{
 
 // alreadyPublisher refuses to register a profile that already holds a publisher API key.
 func alreadyPublisher(profile string) error {
-	detail := "profile " + quoted(profile) + " already holds a publisher API key; registering again would replace it, and the API shows a key only once, so nothing was sent"
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceCredentials, Code: errmap.CodeAlreadyRegistered, Category: errmap.CategoryConflict, Detail: detail,
-		Next: "Use profile " + quoted(profile) + " as it is (it is a publisher already), or create a new profile with mindvault_setup_wallet and call mindvault_register with that profile.",
-	}}
+	return failure(errmap.Facts{Source: errmap.SourceCredentials, Code: errmap.CodeAlreadyRegistered, Category: errmap.CategoryConflict,
+		Detail: "profile " + quoted(profile) + " already holds a publisher API key; registering again would replace it, and the API shows a key only once, so nothing was sent",
+		Next:   "Use profile " + quoted(profile) + " as it is (it is a publisher already), or create a new profile with mindvault_setup_wallet and call mindvault_register with that profile.",
+	})
 }
 
 // keepBoth stores a new publisher's key beside one a concurrent call stored: neither is lost.

@@ -129,10 +129,8 @@ func (d *Deps) prepareRegistration(ctx context.Context, apiKey string, kp *keypa
 		return nil, d.API.MalformedMeta("the resource's listed price is not a USDC amount")
 	}
 	if !found {
-		detail := "the wallet's account " + kp.Address() + " does not exist on this network, so it cannot sign the registration"
-		return nil, &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-			Source: errmap.SourceHorizon, Code: errmap.CodeAccountMissing, Detail: detail, ExecutionStarted: false, StateChanged: errmap.StateNo,
-		}}
+		return nil, failure(errmap.Facts{Source: errmap.SourceHorizon, Code: errmap.CodeAccountMissing, ExecutionStarted: false, StateChanged: errmap.StateNo,
+			Detail: "the wallet's account " + kp.Address() + " does not exist on this network, so it cannot sign the registration"})
 	}
 	checked, err := txcheck.Check(prep.UnsignedXDR, prep.NetworkPassphrase, txcheck.Policy{
 		Passphrase: d.Config.Passphrase,

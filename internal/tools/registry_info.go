@@ -7,9 +7,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/config"
 )
 
-// RegistryInfoInput is mindvault_registry_info: no arguments.
-type RegistryInfoInput struct{}
-
 // LiveInfo is what the deployed contract says about itself.
 type LiveInfo struct {
 	Name                  string `json:"name"`
@@ -29,8 +26,7 @@ type RegistryInfoOutput struct {
 	LiveError         string    `json:"liveError,omitempty" jsonschema_description:"one-line summary of why registry_info could not be read"`
 }
 
-// registryInfo is mindvault_registry_info.
-var registryInfo = Spec[RegistryInfoInput, RegistryInfoOutput]{
+var registryInfo = Spec[NoInput, RegistryInfoOutput]{
 	Name:      "mindvault_registry_info",
 	Toolset:   config.ToolsetRegistry,
 	Title:     "Registry info",
@@ -44,7 +40,7 @@ var registryInfo = Spec[RegistryInfoInput, RegistryInfoOutput]{
 			errmap.CategoryContract: "Ask the operator to check VAULT_REGISTRY_CONTRACT_ID and STELLAR_NETWORK: the contract did not answer as the vault registry.",
 		},
 	},
-	Run: func(ctx context.Context, c *Call, _ *RegistryInfoInput) (*RegistryInfoOutput, error) {
+	Run: func(ctx context.Context, c *Call, _ *NoInput) (*RegistryInfoOutput, error) {
 		cfg := c.Config
 		out := &RegistryInfoOutput{
 			ContractID: cfg.RegistryContract, Network: string(cfg.Network), NetworkPassphrase: cfg.Passphrase,

@@ -45,7 +45,6 @@ type RegistryListOutput struct {
 	Message   string            `json:"message,omitempty"`
 }
 
-// registryList is mindvault_registry_list.
 var registryList = Spec[RegistryListInput, RegistryListOutput]{
 	Name:      "mindvault_registry_list",
 	Toolset:   config.ToolsetRegistry,

@@ -35,7 +35,6 @@ type LookupOutput struct {
 // notOnchainNext is the not_found recovery step, as a soft hint.
 const notOnchainNext = "Confirm the id with mindvault_browse or mindvault_search, or register it on-chain with mindvault_register_onchain."
 
-// registryLookup is mindvault_registry_lookup.
 var registryLookup = Spec[RegistryLookupInput, LookupOutput]{
 	Name:      "mindvault_registry_lookup",
 	Toolset:   config.ToolsetRegistry,

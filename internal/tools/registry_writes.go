@@ -76,7 +76,6 @@ const writeCost = "Costs a Stellar network fee paid in XLM by the profile's wall
 
 // The creator writes of the vault-registry contract, one row each.
 
-// setPrice is mindvault_set_price.
 var setPrice = writeSpec(registryWrite[SetPriceInput]{
 	name: "mindvault_set_price", title: "Set on-chain price", operation: "Set price failed",
 	does:  "Changes a resource's price in the vault-registry contract (signed by the creator's wallet).",
@@ -98,7 +97,6 @@ var setPrice = writeSpec(registryWrite[SetPriceInput]{
 	},
 })
 
-// updateMetadata is mindvault_update_metadata.
 var updateMetadata = writeSpec(registryWrite[UpdateMetadataInput]{
 	name: "mindvault_update_metadata", title: "Update on-chain metadata", operation: "Update metadata failed",
 	does:  "Replaces a resource's metadata pointer in the vault-registry contract (signed by the creator's wallet).",
@@ -111,7 +109,6 @@ var updateMetadata = writeSpec(registryWrite[UpdateMetadataInput]{
 	},
 })
 
-// setListed is mindvault_set_listed.
 var setListed = writeSpec(registryWrite[SetListedInput]{
 	name: "mindvault_set_listed", title: "List or delist on-chain", operation: "Set listed failed",
 	does:  "Lists or delists a resource in the vault-registry contract (signed by the creator's wallet).",
@@ -128,7 +125,6 @@ var setListed = writeSpec(registryWrite[SetListedInput]{
 	},
 })
 
-// setTags is mindvault_set_tags.
 var setTags = writeSpec(registryWrite[SetTagsInput]{
 	name: "mindvault_set_tags", title: "Set on-chain tags", operation: "Set tags failed",
 	does: `Replaces a resource's tag list in the vault-registry contract (signed by the creator's
@@ -144,7 +140,6 @@ var setTags = writeSpec(registryWrite[SetTagsInput]{
 	},
 })
 
-// transferOwnership is mindvault_transfer_ownership.
 var transferOwnership = writeSpec(registryWrite[TransferOwnershipInput]{
 	name: "mindvault_transfer_ownership", title: "Transfer on-chain ownership", operation: "Transfer ownership failed",
 	does: `Makes another Stellar account the creator of a resource in the vault-registry contract
@@ -199,12 +194,7 @@ func writeSpec[Req any, P interface {
 			if err != nil {
 				return nil, err
 			}
-			out, err := c.write(ctx, P(req).Resource(), P(req).ActingProfile(), w.fn, w.anySigner, change)
-			if err != nil || out == nil {
-				return nil, err
-			}
-			change.report(out)
-			return out, nil
+			return c.write(ctx, P(req).Resource(), P(req).ActingProfile(), w.fn, w.anySigner, change)
 		},
 	}
 }
@@ -221,9 +211,11 @@ func (c *Call) write(ctx context.Context, id string, profile *string, fn string,
 	if err != nil {
 		return nil, err
 	}
+	out := &WriteOutput{Status: "success", ResourceID: id}
 	if found && w.holds(cur) && (anySigner || cur.Creator == kp.Address()) {
-		return &WriteOutput{Status: "success", ResourceID: id, Changed: false,
-			Message: w.unchanged + " Nothing was sent and no fee was spent."}, nil
+		out.Message = w.unchanged + " Nothing was sent and no fee was spent."
+		w.report(out)
+		return out, nil
 	}
 	res, err := c.Registry.InvokeApproved(ctx, kp, c.approveWrite(kp.Address(), id, w.args), fn, append([]xdr.ScVal{soroban.Str(id)}, w.args...)...)
 	if c.asking() {
@@ -242,8 +234,9 @@ func (c *Call) write(ctx context.Context, id string, profile *string, fn string,
 		}
 		return nil, err
 	}
-	return &WriteOutput{Status: "success", ResourceID: id, Changed: true, TxHash: res.Hash, Ledger: res.Ledger,
-		ExplorerURL: c.Config.ExplorerURL(res.Hash)}, nil
+	out.Changed, out.TxHash, out.Ledger, out.ExplorerURL = true, res.Hash, res.Ledger, c.Config.ExplorerURL(res.Hash)
+	w.report(out)
+	return out, nil
 }
 
 // tagSet normalises tags as the contract does (trimmed, lower-cased, de-duplicated), in order.

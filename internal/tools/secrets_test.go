@@ -23,9 +23,9 @@ type secretOut struct {
 func TestCallSecretsReachDefine(t *testing.T) {
 	const learned = "LearnedInChildCtx7q2w9e"
 	for _, fail := range []bool{false, true} {
-		tool := Define(&Deps{Schemas: reflectSchemas}, Spec[ListProfilesInput, secretOut]{
+		tool := defineReflected(&Deps{}, Spec[NoInput, secretOut]{
 			Name: "test_secret", Operation: "Test failed", Toolset: config.ToolsetOps, Kind: Kind{Source: errmap.SourceAPI},
-			Run: func(ctx context.Context, c *Call, _ *ListProfilesInput) (*secretOut, error) {
+			Run: func(ctx context.Context, c *Call, _ *NoInput) (*secretOut, error) {
 				c.addSecrets(learned)
 				if len(c.secretValues()) != 1 {
 					t.Fatal("the call must hold the secret")

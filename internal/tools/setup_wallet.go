@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -115,7 +114,7 @@ var setupWallet = Spec[SetupWalletInput, SetupWalletOutput]{
 			}
 			c.addSecrets(w.SecretKey)
 			if err := c.Store.Update(ctx, credentials.Profile{Name: req.Profile, SecretKey: w.SecretKey}); err != nil {
-				return nil, afterAccount(err, w.PublicKey, req.Profile,
+				return nil, afterAccount(err,
 					fmt.Sprintf("account %s was created with the service's own key, which could not be stored in profile %q", w.PublicKey, req.Profile),
 					fmt.Sprintf("Account %s exists but this endpoint could not store its key; ask the operator to check the %s credential store, and do not run mindvault_setup_wallet for %q again.", w.PublicKey, c.Store.Kind(), req.Profile))
 			}
@@ -128,7 +127,7 @@ var setupWallet = Spec[SetupWalletInput, SetupWalletOutput]{
 			if err == nil {
 				return nil, walletFailure(errmap.SourceHorizon, errmap.CodeAccountMissing, detail+" (not found yet)", next)
 			}
-			return nil, afterAccount(err, address, req.Profile, detail, next)
+			return nil, afterAccount(err, detail, next)
 		}
 		// Success means the stored key alone controls the account: another signer, or thresholds
 		// above the key's weight, could move the funds or lock the key out.
@@ -197,7 +196,7 @@ func (d *Deps) claimFailed(ctx context.Context, claim credentials.Profile, addre
 }
 
 // afterAccount reports a failure after the account was created: state changed, profile kept.
-func afterAccount(err error, address, profile, detail, next string) error {
+func afterAccount(err error, detail, next string) error {
 	f, ok := errmap.FactsOf(err)
 	if !ok {
 		return walletFailure(errmap.SourceSponsor, errmap.CodeUnknown, detail, next)
@@ -215,7 +214,5 @@ func shownDetail(f errmap.Facts) string {
 
 // walletFailure is a failure detected after the service created an account: state changed.
 func walletFailure(source errmap.Source, code, detail, next string) error {
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: source, Code: code, Detail: detail, Next: next, ExecutionStarted: true, StateChanged: errmap.StateYes,
-	}}
+	return failure(errmap.Facts{Source: source, Code: code, Detail: detail, Next: next, ExecutionStarted: true, StateChanged: errmap.StateYes})
 }

@@ -63,7 +63,7 @@ func TestEveryToolHasOneKnownToolset(t *testing.T) {
 			}()
 			spec := search
 			spec.Toolset = bad
-			Define(&Deps{Config: testConfig(t, nil), Schemas: reflectSchemas}, spec)
+			defineReflected(&Deps{Config: testConfig(t, nil)}, spec)
 		}()
 	}
 }

@@ -33,7 +33,6 @@ type TxStatusOutput struct {
 	Message          string `json:"message,omitempty"`
 }
 
-// txStatus is mindvault_tx_status.
 var txStatus = Spec[TxStatusInput, TxStatusOutput]{
 	Name:      "mindvault_tx_status",
 	Toolset:   config.ToolsetOps,

@@ -45,7 +45,6 @@ type WalletInfoOutput struct {
 // baseReserve is the network's base reserve in stroops (0.5 XLM).
 const baseReserve = 5_000_000
 
-// walletInfo is mindvault_wallet_info.
 var walletInfo = Spec[WalletInfoInput, WalletInfoOutput]{
 	Name:      "mindvault_wallet_info",
 	Toolset:   config.ToolsetWallet,
