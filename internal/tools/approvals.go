@@ -89,7 +89,7 @@ func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *a
 		return false, err
 	}
 	if a.hold, err = c.reserve(ctx, p.payer, a.id, q.Amount); err != nil {
-		a.close(ctx, ledger.Failed)
+		a.finish(ctx, ledger.Failed, nil)
 		return false, err
 	}
 	return true, nil

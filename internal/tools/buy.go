@@ -162,10 +162,10 @@ var buy = Spec[BuyInput, BuyOutput]{
 			func() { acct, found, aErr = c.Horizon.Account(ctx, kp.Address()) },
 		}
 		if !req.AllowRepeat {
-			// The repeat-purchase guard, read with the preview; never fatal.
-			reads = append(reads, func() { history, hErr = c.API.Payments(ctx, kp.Address()) })
-			// The journal's receipts: the API may not keep the payer (x402 v2 payers are unknown).
-			reads = append(reads, func() { receipts, rErr = c.receipts(ctx, kp.Address()) })
+			// The repeat-purchase guard, read with the preview (never fatal), and the journal's
+			// receipts: the API may not keep the payer (x402 v2 payers are unknown).
+			reads = append(reads, func() { history, hErr = c.API.Payments(ctx, kp.Address()) },
+				func() { receipts, rErr = c.receipts(ctx, kp.Address()) })
 		}
 		parallel(reads...)
 		if err := cmp.Or(mErr, aErr); err != nil {
@@ -295,11 +295,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 		case !got.inline(meta.ID, limit):
 			failure = tooLargeAfterAnswer(svc, res, meta, got, limit)
 		}
-		if failure != nil && res.Paid {
-			failure = at.failed(ctx, failure, meta.ID)
-		}
 		if failure != nil {
-			return nil, failure
+			return nil, at.failed(ctx, failure, meta.ID) // an unpaid answer's failure passes as it is
 		}
 		out.Access, out.blocks = got.access, got.blocks
 		if !res.Paid { // the seller answered without asking for a payment
@@ -369,11 +366,8 @@ func (c *Call) settledElsewhere(ctx context.Context, payer string, req *BuyInput
 	}
 	if c.confirmation.ApprovalNonce() != "" && req.AllowRepeat && req.IdempotencyKey == nil {
 		// The approval itself is the intent: it was carried out already.
-		cause = errmap.With(cause, func(f *errmap.Facts) {
-			f.Source, f.Code, f.Category = errmap.SourceRequest, errmap.CodeConfirmationStale, errmap.CategoryPayment
-			f.Detail = "this approval was already carried out: its payment settled in another call; nothing was paid"
-			f.Next = "Check mindvault_purchase_history: the approved purchase is done; ask the user before buying again."
-		})
+		cause = approvalUsed("this approval was already carried out: its payment settled in another call; nothing was paid",
+			"Check mindvault_purchase_history: the approved purchase is done; ask the user before buying again.")
 	}
 	return errmap.WithNextAction(cause, historyAction(req))
 }
@@ -385,18 +379,24 @@ func historyAction(req *BuyInput) *errmap.NextAction {
 	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
 }
 
-// undelivered is a paid answer with nothing usable: the money left if settled, else unknown.
+// undelivered is a paid answer with nothing usable.
 func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) error {
-	err := errmap.MarkStarted(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"))
-	if res.Confirmed {
-		hash := res.Settlement.Transaction
-		return errmap.With(err, func(f *errmap.Facts) {
-			f.StateChanged, f.TxHash = errmap.StateYes, hash
-			f.Next = fmt.Sprintf("The payment settled in transaction %s but nothing was delivered: do not buy %s again; "+
-				"contact the seller with this transaction hash.", hash, id)
-		})
+	return paidFailure(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"), res, func(hash string) string {
+		return fmt.Sprintf("The payment settled in transaction %s but nothing was delivered: do not buy %s again; "+
+			"contact the seller with this transaction hash.", hash, id)
+	})
+}
+
+// paidFailure is err after a paid answer: the money left in the transaction PAYMENT-RESPONSE
+// proved (settled says what then), else the outcome is unknown until the signature expires.
+func paidFailure(err error, res *x402.Outcome, settled func(hash string) string) error {
+	if !res.Confirmed {
+		return errmap.MarkPaymentPending(err, res.ExpiresAt.UTC().Format(time.RFC3339))
 	}
-	return errmap.MarkPaymentPending(err, res.ExpiresAt.UTC().Format(time.RFC3339))
+	hash := res.Settlement.Transaction
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.ExecutionStarted, f.StateChanged, f.TxHash, f.Next = true, errmap.StateYes, hash, settled(hash)
+	})
 }
 
 // delivery is what a 2xx answer delivered, and the seller's receipt; missing says what was wrong.
@@ -530,16 +530,14 @@ func tooLargeBeforePaying(id string, size int64, limit int) error {
 // tooLargeAfterAnswer is a file found larger than the limit once the seller answered.
 func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindvault.Meta, g delivery, limit int) error {
 	detail := fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", g.length, limit)
-	tooLarge := func(f *errmap.Facts) {
-		f.Code, f.Category, f.Detail = errmap.CodeDeliveryTooLarge, errmap.CategoryValidation, detail
-	}
-	malformed := svc.Malformed(res.Response, "")
-	if !res.Paid {
-		return errmap.With(malformed, func(f *errmap.Facts) {
-			tooLarge(f)
-			f.Detail += "; nothing was paid"
-			f.Next = fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", inlineLimitNote(g.length, limit), meta.ID)
+	note := inlineLimitNote(g.length, limit)
+	tooLarge := func(detail, next string) error {
+		return errmap.With(svc.Malformed(res.Response, ""), func(f *errmap.Facts) {
+			f.Code, f.Category, f.Detail, f.Next = errmap.CodeDeliveryTooLarge, errmap.CategoryValidation, detail, next
 		})
+	}
+	if !res.Paid {
+		return tooLarge(detail+"; nothing was paid", fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", note, meta.ID))
 	}
 	seller := cmp.Or(meta.PublisherName, "the publisher")
 	if meta.AccessURL != "" {
@@ -553,21 +551,12 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 	case res.Confirmed:
 		fetch += " with the transaction hash"
 	}
-	if res.Confirmed {
-		hash := res.Settlement.Transaction
-		return errmap.With(malformed, func(f *errmap.Facts) {
-			tooLarge(f)
-			f.ExecutionStarted = true
-			f.StateChanged, f.TxHash = errmap.StateYes, hash
-			f.Next = fmt.Sprintf("The payment settled in transaction %s but the file was not delivered: do not buy %s again; %s, "+
-				"and %s for later purchases.", hash, meta.ID, fetch, inlineLimitNote(g.length, limit))
-		})
-	}
 	expires := res.ExpiresAt.UTC().Format(time.RFC3339)
-	return errmap.With(errmap.MarkPaymentPending(malformed, expires), func(f *errmap.Facts) {
-		tooLarge(f)
-		f.Next = fmt.Sprintf("A payment of %s USDC was sent and the seller answered with the file but no proof of settlement, and it was not delivered: "+
-			"do not buy %s again before %s; check the wallet with mindvault_wallet_info, then %s.", soroban.Decimal(res.Amount), meta.ID, expires, fetch)
+	err := tooLarge(detail, fmt.Sprintf("A payment of %s USDC was sent and the seller answered with the file but no proof of settlement, and it was not delivered: "+
+		"do not buy %s again before %s; check the wallet with mindvault_wallet_info, then %s.", soroban.Decimal(res.Amount), meta.ID, expires, fetch))
+	return paidFailure(err, res, func(hash string) string {
+		return fmt.Sprintf("The payment settled in transaction %s but the file was not delivered: do not buy %s again; %s, "+
+			"and %s for later purchases.", hash, meta.ID, fetch, note)
 	})
 }
 

@@ -85,9 +85,6 @@ func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Inten
 		return a, nil
 	}
 	a.seen = true
-	if e.Fingerprint != fp && keyed(intent) {
-		return nil, keyReused(tool)
-	}
 	return a, a.judge(ctx, &e)
 }
 
@@ -95,6 +92,8 @@ func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Inten
 func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
 	now := time.Now()
 	switch {
+	case e.Fingerprint != a.fp && keyed(a.intent):
+		return keyReused(a.tool)
 	case e.State == ledger.Settled:
 		a.prior = e
 		return nil
@@ -222,9 +221,6 @@ func (a *attempt) claim(ctx context.Context, q *x402.Quote, resource string) err
 		a.entry, a.owned = &stored, true
 		return nil
 	}
-	if stored.Fingerprint != a.fp && keyed(a.intent) {
-		return keyReused(a.tool)
-	}
 	if err := a.judge(ctx, &stored); err != nil {
 		return err
 	}
@@ -232,12 +228,6 @@ func (a *attempt) claim(ctx context.Context, q *x402.Quote, resource string) err
 		return alreadySettled(a.prior)
 	}
 	return inProgress(&stored) // freed by the chain just now: the caller's next call pays
-}
-
-// done records a claimed call's outcome: its result, answered again to a replay.
-func (a *attempt) done(ctx context.Context, result any) {
-	raw, _ := json.Marshal(result)
-	a.finish(ctx, ledger.Settled, raw)
 }
 
 // settledBefore is the intent's settled entry when err says its payment already settled.
@@ -355,8 +345,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	if a.signed == nil || !f.ExecutionStarted && f.StateChanged == errmap.StateNo && !refused {
 		if isCode(err, errmap.CodeDuplicatePayment) && a.owned {
 			// The nonce is consumed though the journal had no settlement: the intent settled.
-			p := a.entry.Payment
-			a.settled(ctx, a.receipt(p, "chain"), nil)
+			a.settled(ctx, a.receipt(a.entry.Payment, "chain"), nil)
 			return err
 		}
 		return a.free(ctx, err)
@@ -378,7 +367,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 		return sellerRefusedAfterSettling(err, resource, a.signed)
 	}
 	// Sent and not (yet) consumed: unknown until the signature expires; the reservation stays.
-	a.close(ctx, ledger.Unknown)
+	a.finish(ctx, ledger.Unknown, nil)
 	expires := a.signed.ExpiresAt.UTC().Format(time.RFC3339)
 	return errmap.With(err, func(f *errmap.Facts) {
 		f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateUnknown, expires
@@ -393,15 +382,13 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 // free ends an attempt that certainly paid nothing: its reservation and its entry are freed.
 func (a *attempt) free(ctx context.Context, err error) error {
 	a.hold.release(ctx)
-	a.close(ctx, ledger.Failed)
+	a.finish(ctx, ledger.Failed, nil)
 	return err
 }
 
-// close writes the entry's final state (best effort: the chain decides an entry left Sending).
-func (a *attempt) close(ctx context.Context, st ledger.State) { a.finish(ctx, st, nil) }
-
-// finish writes the owned entry's final state, with a result to answer again when there is one.
-func (a *attempt) finish(ctx context.Context, st ledger.State, result json.RawMessage) {
+// finish writes the owned entry's final state, with a result to answer again when there is one
+// (best effort: the chain decides an entry left Sending).
+func (a *attempt) finish(ctx context.Context, st ledger.State, result any) {
 	if !a.owned {
 		return
 	}
@@ -412,7 +399,8 @@ func (a *attempt) finish(ctx context.Context, st ledger.State, result json.RawMe
 	e := *a.entry
 	e.State, e.LeaseUntil = st, time.Now()
 	if result != nil {
-		e.Result, e.Keep = result, a.d.receiptKeep()
+		e.Result, _ = json.Marshal(result)
+		e.Keep = a.d.receiptKeep()
 	}
 	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
 		a.entry = &e
@@ -438,12 +426,9 @@ func sellerRefusedAfterSettling(err error, resource string, s *x402.Signed) erro
 
 // keyReused refuses an idempotencyKey already used with other arguments.
 func keyReused(tool string) error {
-	detail := "this idempotencyKey was already used by this wallet for a " + tool + " call with other arguments; nothing was paid"
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceRequest, Code: errmap.CodeIdempotencyKeyReused, Detail: detail,
-		StateChanged: errmap.StateNo,
-		Next:         "Use a new idempotencyKey for a new " + tool + " call; reuse a key only to retry the very same call.",
-	}}
+	return newFailure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeIdempotencyKeyReused, StateChanged: errmap.StateNo,
+		Detail: "this idempotencyKey was already used by this wallet for a " + tool + " call with other arguments; nothing was paid",
+		Next:   "Use a new idempotencyKey for a new " + tool + " call; reuse a key only to retry the very same call."})
 }
 
 // inProgress refuses an intent another call is paying right now.
@@ -460,12 +445,12 @@ func undecided(e *ledger.Entry, why string) error {
 
 // busy refuses a call of an intent for wait seconds; nothing was paid by it.
 func busy(wait int, detail, then string) error {
-	detail += "; nothing was paid by this call"
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait, StateChanged: errmap.StateNo,
-		Next: fmt.Sprintf("Wait %d seconds, then send this same call again: %s", wait, then),
-	}}
+	return newFailure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail + "; nothing was paid by this call",
+		RetryAfter: &wait, StateChanged: errmap.StateNo, Next: fmt.Sprintf("Wait %d seconds, then send this same call again: %s", wait, then)})
 }
+
+// newFailure is a failure of the endpoint's own, its detail the error's text.
+func newFailure(f errmap.Facts) error { return errmap.Wrap(errors.New(f.Detail), f) }
 
 // alreadySettled is an intent a concurrent call settled between this call's read and claim.
 func alreadySettled(e *ledger.Entry) error {
@@ -477,9 +462,7 @@ func alreadySettled(e *ledger.Entry) error {
 		}
 		detail += ")"
 	}
-	e2 := x402.Duplicate()
-	e2.Facts.Detail = detail + "; nothing was paid by this call"
-	return e2
+	return errmap.WithDetail(x402.Duplicate(), detail+"; nothing was paid by this call")
 }
 
 // keyed reports an intent named by the caller's idempotencyKey, whose arguments must not change.
