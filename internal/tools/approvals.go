@@ -123,7 +123,7 @@ func (c *Call) payWith(ctx context.Context, req transport.Request, kp *keypair.F
 
 // view is the wallet's budget after the attempt's payment, nil without a budget.
 func (a *attempt) view() *BudgetView {
-	if a == nil || a.hold == nil {
+	if a.hold == nil {
 		return nil
 	}
 	return a.hold.View

@@ -279,9 +279,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			}
 			return nil, err
 		}
-		if res.Paid {
-			out.Budget = at.view()
-		}
+		out.Budget = at.view() // nil when the seller asked for no payment
 		if !res.Response.OK() {
 			return nil, notOnchain(c.X402.Service().StatusError(res.Response), meta)
 		}

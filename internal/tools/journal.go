@@ -23,7 +23,8 @@ import (
 // attempt is one paying call's part in the journal and the budgets.
 type attempt struct {
 	d         *Call
-	id        string // this attempt's own name: it owns its claim and its reservations
+	j         ledger.Store // the journal, usable: begin checked it
+	id        string       // this attempt's own name: it owns its claim and its reservations
 	tool      string
 	payer     string
 	intent    *x402.Intent // nil: a payment without identity (allowRepeat, no key, no approval)
@@ -69,11 +70,11 @@ func intentEntry(in *x402.Intent) string { return ledger.IntentID(in.Kind, in.Pa
 // begin reads the intent's entry before anything is asked, reserved or signed: a reused key,
 // an intent in progress and an undecided outcome are refused; a settled one is left in a.prior.
 func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Intent, fp string) (*attempt, error) {
-	a := &attempt{d: d, id: "a" + rand.Text(), tool: tool, payer: payer, intent: intent, fp: fp}
 	j, err := d.journal()
 	if err != nil {
 		return nil, err
 	}
+	a := &attempt{d: d, j: j, id: "a" + rand.Text(), tool: tool, payer: payer, intent: intent, fp: fp}
 	if intent == nil {
 		return a, nil
 	}
@@ -109,7 +110,6 @@ func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
 // resolve asks the chain about a sent payment with no recorded outcome: consumed is settled,
 // expired without a settlement event is failed, open is still unknown (refused).
 func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
-	j, _ := a.d.journal()
 	if e.Payment.Envelope == "" {
 		return undecided(e, "the journal holds no signed payment to ask the chain about")
 	}
@@ -145,14 +145,14 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 			next.Receipt.TxHash = hash
 		}
 	}
-	if err := j.Save(ctx, next, prev, time.Now()); err != nil {
+	if err := a.j.Save(ctx, next, prev, time.Now()); err != nil {
 		if errors.Is(err, ledger.ErrNotOwner) {
 			return inProgress(e) // another call decided it at the same moment: look again later
 		}
 		return ledgerFailure(err)
 	}
 	if next.State == ledger.Settled {
-		_ = j.AddReceipt(ctx, *next.Receipt, a.d.receiptKeep())
+		_ = a.j.AddReceipt(ctx, *next.Receipt, a.d.receiptKeep())
 		a.prior = &next
 	}
 	return nil
@@ -208,12 +208,8 @@ func (a *attempt) claim(ctx context.Context, q *x402.Quote, resource string) err
 	if q != nil {
 		p.Payee, p.Asset, p.Network, p.Resource, p.Amount, p.Nonce = q.PayTo, q.Asset, q.Network, resource, q.Amount.Int64(), a.intent.Nonce()
 	}
-	j, err := a.d.journal()
-	if err != nil {
-		return err
-	}
 	e := ledger.Entry{ID: intentEntry(a.intent), Fingerprint: a.fp, Attempt: a.id, Payment: p}
-	stored, ok, err := j.Claim(ctx, e, time.Now())
+	stored, ok, err := a.j.Claim(ctx, e, time.Now())
 	if err != nil {
 		return ledgerFailure(err)
 	}
@@ -235,12 +231,8 @@ func (a *attempt) settledBefore(ctx context.Context, err error) *ledger.Entry {
 	if a.intent == nil || !isCode(err, errmap.CodeDuplicatePayment) {
 		return nil
 	}
-	j, jerr := a.d.journal()
-	if jerr != nil {
-		return nil
-	}
-	e, found, gerr := j.Get(ctx, intentEntry(a.intent))
-	if gerr != nil || !found || e.State != ledger.Settled {
+	e, found, err := a.j.Get(ctx, intentEntry(a.intent))
+	if err != nil || !found || e.State != ledger.Settled {
 		return nil
 	}
 	return &e
@@ -252,7 +244,6 @@ func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
 	if !a.owned {
 		return nil
 	}
-	j, _ := a.d.journal()
 	e := *a.entry
 	e.State, e.LeaseUntil = ledger.Sending, time.Now().Add(ledger.Lease)
 	e.Payment.Payee, e.Payment.PayeeName, e.Payment.Asset, e.Payment.Amount = s.PayTo, a.payeeName, s.Asset, s.Amount.Int64()
@@ -261,7 +252,7 @@ func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
 	if a.hold != nil {
 		e.Reservation = &ledger.Reservation{Attempt: a.id, Day: a.hold.day, Keys: a.hold.keys(), Amount: s.Amount.Int64()}
 	}
-	if err := j.Save(ctx, e, a.id, time.Now()); err != nil {
+	if err := a.j.Save(ctx, e, a.id, time.Now()); err != nil {
 		a.signed = nil // not sent: the failure below says nothing left
 		if errors.Is(err, ledger.ErrNotOwner) {
 			return inProgress(a.entry)
@@ -296,10 +287,6 @@ func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
 
 // settled records a settled payment and its receipt; a failure to record it is a warning, never the call's failure.
 func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) string {
-	j, err := a.d.journal()
-	if err != nil {
-		return ""
-	}
 	var warn string
 	if a.owned {
 		e := *a.entry
@@ -307,12 +294,12 @@ func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) st
 		if result != nil {
 			e.Result, _ = json.Marshal(result)
 		}
-		if err := j.Save(ctx, e, a.id, time.Now()); err != nil {
+		if err := a.j.Save(ctx, e, a.id, time.Now()); err != nil {
 			warn = "The payment settled but the journal could not record it (" + err.Error() + "); a repeat of this call is still refused while its signature is valid."
 		}
 		a.entry = &e
 	}
-	if err := j.AddReceipt(ctx, *r, a.d.receiptKeep()); err != nil && warn == "" {
+	if err := a.j.AddReceipt(ctx, *r, a.d.receiptKeep()); err != nil && warn == "" {
 		warn = "The payment settled but its receipt could not be added to the wallet's history (" + err.Error() + ")."
 	}
 	return warn
@@ -392,17 +379,13 @@ func (a *attempt) finish(ctx context.Context, st ledger.State, result any) {
 	if !a.owned {
 		return
 	}
-	j, err := a.d.journal()
-	if err != nil {
-		return
-	}
 	e := *a.entry
 	e.State, e.LeaseUntil = st, time.Now()
 	if result != nil {
 		e.Result, _ = json.Marshal(result)
 		e.Keep = a.d.receiptKeep()
 	}
-	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
+	if err := a.j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
 		a.entry = &e
 	}
 }
