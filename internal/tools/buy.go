@@ -197,7 +197,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, err
 		}
 		if at.prior != nil {
-			return c.answerSettled(ctx, req, meta, at.prior)
+			return answerSettled(req, meta, at.prior)
 		}
 		if r := lastReceipt(receipts, meta.ID, req.ResourceID); r != nil {
 			return nil, alreadyPurchasedReceipt(req, meta, r)
@@ -268,16 +268,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, nil // the call asks the user first
 		}
 		if err != nil {
-			err = at.failed(ctx, err, meta.ID)
-			if e := at.settledBefore(ctx, err); e != nil {
-				return c.answerSettled(ctx, req, meta, e)
-			}
-			// Only a used nonce says the intent settled elsewhere (the journal's claim means no
-			// other call of the intent was sending).
-			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {
-				return nil, c.settledElsewhere(ctx, kp.Address(), req, meta, err)
-			}
-			return nil, err
+			return c.settledElsewhere(ctx, at, req, meta, at.failed(ctx, err, meta.ID))
 		}
 		out.Budget = at.view() // nil when the seller asked for no payment
 		if !res.Response.OK() {
@@ -351,14 +342,23 @@ func (c *Call) callIntent(kind, payer, tool string, key *string) *x402.Intent {
 	return nil
 }
 
-// settledElsewhere answers a purchase whose intent's nonce another call used while the journal
-// holds no settlement: the API's history may have the receipt (only without allowRepeat).
-// Either way this call paid nothing.
-func (c *Call) settledElsewhere(ctx context.Context, payer string, req *BuyInput, meta *mindvault.Meta, cause error) error {
+// settledElsewhere answers a failed payment whose intent settled: from the journal's entry, or,
+// when another call used the intent's nonce while the journal holds no settlement, from the
+// API's history (only without allowRepeat). Either way this call paid nothing. Any other
+// failure, cause, passes as it is.
+func (c *Call) settledElsewhere(ctx context.Context, at *attempt, req *BuyInput, meta *mindvault.Meta, cause error) (*BuyOutput, error) {
+	if e := at.settledBefore(ctx, cause); e != nil {
+		return answerSettled(req, meta, e)
+	}
+	// Only a used nonce says the intent settled elsewhere (the journal's claim means no
+	// other call of the intent was sending).
+	if at.intent == nil || !isCode(cause, errmap.CodeDuplicatePayment) {
+		return nil, cause
+	}
 	if !req.AllowRepeat {
-		if history, err := c.API.Payments(ctx, payer); err == nil {
+		if history, err := c.API.Payments(ctx, at.payer); err == nil {
 			if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
-				return alreadyPurchased(req, meta, earlier, "")
+				return nil, alreadyPurchased(req, meta, earlier, "")
 			}
 		}
 	}
@@ -367,7 +367,7 @@ func (c *Call) settledElsewhere(ctx context.Context, payer string, req *BuyInput
 		cause = approvalUsed("this approval was already carried out: its payment settled in another call; nothing was paid",
 			"Check mindvault_purchase_history: the approved purchase is done; ask the user before buying again.")
 	}
-	return errmap.WithNextAction(cause, historyAction(req))
+	return nil, errmap.WithNextAction(cause, historyAction(req))
 }
 
 // historyAction is the look that shows a wallet's purchases of the resource.
