@@ -235,8 +235,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 					&errmap.NextAction{Tool: "mindvault_preview", Arguments: map[string]any{"resourceId": meta.ID}})
 			}
 		}
-		if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, c.Config.MaxInlineBytes) {
-			return nil, tooLargeBeforePaying(meta.ID, size, c.Config.MaxInlineBytes)
+		if err := tooLargeBeforePaying(meta, c.Config.MaxInlineBytes); err != nil {
+			return nil, err
 		}
 		balance, err := c.usdcFor(acct, found, price)
 		if c.askToFund(err) {
@@ -476,12 +476,6 @@ func textual(mt string) bool {
 	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// deliverable says whether a file of this announced size and type can be delivered inline.
-func deliverable(size int64, mimeType string, limit int) bool {
-	mt, _, _ := mime.ParseMediaType(mimeType)
-	return textual(mt) && size <= smallText || size <= int64(limit)
-}
-
 // headerReceipt is a file purchase's receipt from the X-Payment-* headers and Date.
 func headerReceipt(h http.Header) *Receipt {
 	id := strings.TrimSpace(h.Get("X-Payment-Id"))
@@ -519,10 +513,15 @@ func inlineLimitNote(size int64, limit int) string {
 }
 
 // tooLargeBeforePaying refuses a file whose announced size cannot be delivered inline.
-func tooLargeBeforePaying(id string, size int64, limit int) error {
-	e := refusal(errmap.CodeDeliveryTooLarge, fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", size, limit),
-		fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), id))
-	return errmap.With(e, func(f *errmap.Facts) { f.Category = errmap.CategoryValidation })
+func tooLargeBeforePaying(meta *mindvault.Meta, limit int) error {
+	size, known := meta.KnownSize()
+	mt, _, _ := mime.ParseMediaType(meta.MimeType)
+	if !known || meta.ResourceType == "link" || textual(mt) && size <= smallText || size <= int64(limit) {
+		return nil
+	}
+	return newFailure(errmap.Facts{Source: errmap.SourceX402, Code: errmap.CodeDeliveryTooLarge, Category: errmap.CategoryValidation,
+		Detail: fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", size, limit),
+		Next:   fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), meta.ID)})
 }
 
 // tooLargeAfterAnswer is a file found larger than the limit once the seller answered.

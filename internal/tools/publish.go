@@ -262,7 +262,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	}
 	// The fee is why a user confirms a publish: ask before anything exists, with the fee and
 	// payee from the agent's status (the paid request checks them again).
-	if ok, err := r.c.approvePay(ctx, r.fee(fee, r.agentWallet, "")); !ok {
+	if ok, err := r.c.approvePay(ctx, r.fee(fee, "")); !ok {
 		return nil, err
 	}
 	if r.call != nil {
@@ -461,7 +461,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	}
 	// The fee goes to the verification agent's wallet (GET /agent/status) only.
 	res, err := r.c.payWith(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
-		r.kp, r.cap, r.fee(fee, r.agentWallet, id), at)
+		r.kp, r.cap, r.fee(fee, id), at)
 	if res == nil && err == nil {
 		return nil, nil // the call asks the user first
 	}
@@ -625,14 +625,11 @@ func feeFix(f errmap.Facts) string {
 }
 
 // fee is the verification fee as the user approves it (a new resource has no id yet).
-func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
-	p := payment{quote: x402.Quote{Amount: amount, Asset: r.c.Config.USDCContractID, PayTo: payee, Network: r.c.Config.X402Network},
-		payer: r.kp.Address(), balance: r.balance, payeeName: "the MindVault verification agent"}
-	switch {
-	case r.resumed:
-		p.resource, p.what = id, "the verification of resource "+id
-	default:
-		p.what = fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
+func (r *publishRun) fee(amount *big.Int, id string) payment {
+	p := payment{quote: x402.Quote{Amount: amount, Asset: r.c.Config.USDCContractID, PayTo: r.agentWallet, Network: r.c.Config.X402Network},
+		payer: r.kp.Address(), balance: r.balance, payeeName: "the MindVault verification agent", resource: id, what: "the verification of resource " + id}
+	if !r.resumed {
+		p.resource, p.what = "", fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
 	}
 	return p
 }
