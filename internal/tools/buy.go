@@ -299,7 +299,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			out.ExplorerURL = c.Config.ExplorerURL(out.TxHash)
 		}
 		defer func() {
-			out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, buyReceipt(at, out), out.replayable()))
+			out.Warnings = append(out.Warnings, at.settled(ctx, buyReceipt(at, out), out.replayable())...)
 		}()
 		if !res.Confirmed {
 			out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+

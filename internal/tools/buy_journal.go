@@ -104,8 +104,7 @@ func receiptPhrase(r *ledger.Receipt) string {
 
 // replayable is the result a replay answers: everything but the delivered bytes.
 func (o *BuyOutput) replayable() *BuyOutput {
-	c := *o
-	c.blocks = nil
+	c := *o // blocks, unexported, are not journaled
 	if c.Access != nil {
 		a := *c.Access
 		a.Content = ""
@@ -124,11 +123,4 @@ func buyReceipt(a *attempt, out *BuyOutput) *ledger.Receipt {
 		r.Delivered = &ledger.Delivered{URL: acc.URL, ContentType: acc.ContentType, Size: acc.Size, SHA256: acc.SHA256}
 	}
 	return r
-}
-
-func appendNonEmpty(list []string, s string) []string {
-	if s == "" {
-		return list
-	}
-	return append(list, s)
 }

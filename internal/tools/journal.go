@@ -45,11 +45,9 @@ func (d *Deps) journal() (ledger.Store, error) {
 		if cause == nil {
 			cause = errors.New("no ledger is configured")
 		}
-		return nil, &errmap.Error{Err: cause, Facts: errmap.Facts{
-			Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
+		return nil, newFailure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
 			Detail: "payments are journaled in the ledger, which is not usable: " + cause.Error() + "; nothing was paid",
-			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table); reads keep working meanwhile.",
-		}}
+			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table); reads keep working meanwhile."})
 	}
 	return d.Ledger, nil
 }
@@ -285,9 +283,9 @@ func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
 		Network: p.Network, Settlement: settlement, PaidAt: time.Now().UTC()}
 }
 
-// settled records a settled payment and its receipt; a failure to record it is a warning, never the call's failure.
-func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) string {
-	var warn string
+// settled records a settled payment and its receipt; a failure to record it is a warning (the
+// first only), never the call's failure.
+func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) (warnings []string) {
 	if a.owned {
 		e := *a.entry
 		e.State, e.Receipt, e.Keep = ledger.Settled, r, a.d.receiptKeep()
@@ -295,14 +293,14 @@ func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) st
 			e.Result, _ = json.Marshal(result)
 		}
 		if err := a.j.Save(ctx, e, a.id, time.Now()); err != nil {
-			warn = "The payment settled but the journal could not record it (" + err.Error() + "); a repeat of this call is still refused while its signature is valid."
+			warnings = append(warnings, "The payment settled but the journal could not record it ("+err.Error()+"); a repeat of this call is still refused while its signature is valid.")
 		}
 		a.entry = &e
 	}
-	if err := a.j.AddReceipt(ctx, *r, a.d.receiptKeep()); err != nil && warn == "" {
-		warn = "The payment settled but its receipt could not be added to the wallet's history (" + err.Error() + ")."
+	if err := a.j.AddReceipt(ctx, *r, a.d.receiptKeep()); err != nil && warnings == nil {
+		warnings = append(warnings, "The payment settled but its receipt could not be added to the wallet's history ("+err.Error()+").")
 	}
-	return warn
+	return warnings
 }
 
 // receiptFor builds the receipt of this attempt's signed payment (for resource, when not "").

@@ -485,7 +485,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 			out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
 			feeStep = "fee " + out.FeePaidUSDC + " USDC"
 		}
-		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash, id), nil))
+		out.Warnings = append(out.Warnings, at.settled(ctx, at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash, id), nil)...)
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {
