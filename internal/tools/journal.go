@@ -248,7 +248,7 @@ func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
 	e.Payment.Nonce, e.Payment.SignedLedger, e.Payment.ExpirationLedger = s.Nonce, s.SignedLedger, s.ExpirationLedger
 	e.Payment.ExpiresAt, e.Payment.Envelope = s.ExpiresAt, s.Envelope
 	if a.hold != nil {
-		e.Reservation = &ledger.Reservation{Attempt: a.id, Day: a.hold.day, Keys: a.hold.keys(), Amount: s.Amount.Int64()}
+		e.Reservation = &ledger.Reservation{Attempt: a.id, Day: a.hold.day, Keys: a.hold.keys, Amount: s.Amount.Int64()}
 	}
 	if err := a.j.Save(ctx, e, a.id, time.Now()); err != nil {
 		a.signed = nil // not sent: the failure below says nothing left
