@@ -73,18 +73,17 @@ var publishStatus = Spec[PublishStatusInput, PublishStatusOutput]{
 			}
 			out.Attempts = attempt
 			// A resource waiting for its fee cannot settle by waiting: say so at once.
-			if out.Settled || out.WaitingFor == waitingFee || req.WaitSeconds == 0 || !time.Now().Add(PollInterval).Before(until) {
-				out.TimedOut = !out.Settled && out.WaitingFor != waitingFee && req.WaitSeconds > 0
-				out.Message = publishMessage(out)
-				return out, nil
+			done := out.Settled || out.WaitingFor == waitingFee || req.WaitSeconds == 0
+			if !done && time.Now().Add(PollInterval).Before(until) {
+				select {
+				case <-ctx.Done():
+				case <-time.After(PollInterval):
+					continue
+				}
 			}
-			select {
-			case <-ctx.Done():
-				out.TimedOut = true
-				out.Message = publishMessage(out)
-				return out, nil
-			case <-time.After(PollInterval):
-			}
+			out.TimedOut = !done
+			out.Message = publishMessage(out)
+			return out, nil
 		}
 	},
 }
