@@ -89,7 +89,7 @@ func (c *Call) approvePayment(ctx context.Context, p payment, q x402.Quote, a *a
 		return false, err
 	}
 	if a.hold, err = c.reserve(ctx, p.payer, a.id, q.Amount); err != nil {
-		a.close(ctx, ledger.Failed)
+		a.finish(ctx, ledger.Failed, nil)
 		return false, err
 	}
 	return true, nil
@@ -123,7 +123,7 @@ func (c *Call) payWith(ctx context.Context, req transport.Request, kp *keypair.F
 
 // view is the wallet's budget after the attempt's payment, nil without a budget.
 func (a *attempt) view() *BudgetView {
-	if a == nil || a.hold == nil {
+	if a.hold == nil {
 		return nil
 	}
 	return a.hold.View

@@ -100,8 +100,8 @@ func (c *Call) checkBudget(ctx context.Context, payer string, amount *big.Int) (
 type hold struct {
 	l       ledger.Ledger
 	day     time.Time
-	attempt string // the reservations' owner: only this attempt ever releases them
-	held    []budget
+	attempt string   // the reservations' owner: only this attempt ever releases them
+	keys    []string // the budgets' ledger keys held
 	// View is the wallet's budget with this payment counted.
 	View *BudgetView
 }
@@ -124,7 +124,7 @@ func (c *Call) reserve(ctx context.Context, payer, attempt string, amount *big.I
 			}
 			return nil, ledgerFailure(err)
 		}
-		h.held = append(h.held, b)
+		h.keys = append(h.keys, b.key)
 		if h.View == nil {
 			h.View = view(b, u)
 		}
@@ -138,18 +138,10 @@ func (h *hold) release(ctx context.Context) {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	for _, b := range h.held {
-		_, _ = h.l.Release(ctx, b.key, h.day, h.attempt)
+	for _, key := range h.keys {
+		_, _ = h.l.Release(ctx, key, h.day, h.attempt)
 	}
-	h.held = nil
-}
-
-func (h *hold) keys() []string {
-	out := make([]string, len(h.held))
-	for i, b := range h.held {
-		out[i] = b.key
-	}
-	return out
+	h.keys = nil
 }
 
 // exceeded is the refusal of a payment over a daily budget.
@@ -158,12 +150,9 @@ func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 	v, spend := view(b, ledger.Usage{Reserved: reserved, ResetsAt: resets}), soroban.Decimal(big.NewInt(amount))
 	detail := fmt.Sprintf("the payment of %s USDC is above what is left of %s's daily budget: limit %s, spent %s, remaining %s USDC, resets at %s; nothing was paid",
 		spend, b.whose, v.LimitUSDC, v.SpentUSDC, v.RemainingUSDC, v.ResetsAt)
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceLedger, Code: errmap.CodeBudgetExceeded, Detail: detail, RetryAfter: &wait,
-		Budget:           &errmap.Budget{LimitUSDC: v.LimitUSDC, SpentUSDC: v.SpentUSDC, AmountUSDC: spend, RemainingUSDC: v.RemainingUSDC, ResetsAt: v.ResetsAt},
-		ExecutionStarted: false, StateChanged: errmap.StateNo,
-		Next: fmt.Sprintf("Wait until %s, when the daily budget resets, before paying again, or ask the operator to raise %s; nothing was paid.", v.ResetsAt, b.setting),
-	}}
+	return newFailure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeBudgetExceeded, Detail: detail, RetryAfter: &wait, StateChanged: errmap.StateNo,
+		Budget: &errmap.Budget{LimitUSDC: v.LimitUSDC, SpentUSDC: v.SpentUSDC, AmountUSDC: spend, RemainingUSDC: v.RemainingUSDC, ResetsAt: v.ResetsAt},
+		Next:   fmt.Sprintf("Wait until %s, when the daily budget resets, before paying again, or ask the operator to raise %s; nothing was paid.", v.ResetsAt, b.setting)})
 }
 
 // ledgerFailure refuses a payment when the ledger cannot be read (the budget fails closed).

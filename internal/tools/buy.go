@@ -162,10 +162,10 @@ var buy = Spec[BuyInput, BuyOutput]{
 			func() { acct, found, aErr = c.Horizon.Account(ctx, kp.Address()) },
 		}
 		if !req.AllowRepeat {
-			// The repeat-purchase guard, read with the preview; never fatal.
-			reads = append(reads, func() { history, hErr = c.API.Payments(ctx, kp.Address()) })
-			// The journal's receipts: the API may not keep the payer (x402 v2 payers are unknown).
-			reads = append(reads, func() { receipts, rErr = c.receipts(ctx, kp.Address()) })
+			// The repeat-purchase guard, read with the preview (never fatal), and the journal's
+			// receipts: the API may not keep the payer (x402 v2 payers are unknown).
+			reads = append(reads, func() { history, hErr = c.API.Payments(ctx, kp.Address()) },
+				func() { receipts, rErr = c.receipts(ctx, kp.Address()) })
 		}
 		parallel(reads...)
 		if err := cmp.Or(mErr, aErr); err != nil {
@@ -197,7 +197,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, err
 		}
 		if at.prior != nil {
-			return c.answerSettled(ctx, req, meta, at.prior)
+			return answerSettled(req, meta, at.prior)
 		}
 		if r := lastReceipt(receipts, meta.ID, req.ResourceID); r != nil {
 			return nil, alreadyPurchasedReceipt(req, meta, r)
@@ -235,8 +235,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 					&errmap.NextAction{Tool: "mindvault_preview", Arguments: map[string]any{"resourceId": meta.ID}})
 			}
 		}
-		if size, known := meta.KnownSize(); known && meta.ResourceType != "link" && !deliverable(size, meta.MimeType, c.Config.MaxInlineBytes) {
-			return nil, tooLargeBeforePaying(meta.ID, size, c.Config.MaxInlineBytes)
+		if err := tooLargeBeforePaying(meta, c.Config.MaxInlineBytes); err != nil {
+			return nil, err
 		}
 		balance, err := c.usdcFor(acct, found, price)
 		if c.askToFund(err) {
@@ -268,20 +268,9 @@ var buy = Spec[BuyInput, BuyOutput]{
 			return nil, nil // the call asks the user first
 		}
 		if err != nil {
-			err = at.failed(ctx, err, meta.ID)
-			if e := at.settledBefore(ctx, err); e != nil {
-				return c.answerSettled(ctx, req, meta, e)
-			}
-			// Only a used nonce says the intent settled elsewhere (the journal's claim means no
-			// other call of the intent was sending).
-			if intent != nil && isCode(err, errmap.CodeDuplicatePayment) {
-				return nil, c.settledElsewhere(ctx, kp.Address(), req, meta, err)
-			}
-			return nil, err
+			return c.settledElsewhere(ctx, at, req, meta, at.failed(ctx, err, meta.ID))
 		}
-		if res.Paid {
-			out.Budget = at.view()
-		}
+		out.Budget = at.view() // nil when the seller asked for no payment
 		if !res.Response.OK() {
 			return nil, notOnchain(c.X402.Service().StatusError(res.Response), meta)
 		}
@@ -295,11 +284,8 @@ var buy = Spec[BuyInput, BuyOutput]{
 		case !got.inline(meta.ID, limit):
 			failure = tooLargeAfterAnswer(svc, res, meta, got, limit)
 		}
-		if failure != nil && res.Paid {
-			failure = at.failed(ctx, failure, meta.ID)
-		}
 		if failure != nil {
-			return nil, failure
+			return nil, at.failed(ctx, failure, meta.ID) // an unpaid answer's failure passes as it is
 		}
 		out.Access, out.blocks = got.access, got.blocks
 		if !res.Paid { // the seller answered without asking for a payment
@@ -313,7 +299,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			out.ExplorerURL = c.Config.ExplorerURL(out.TxHash)
 		}
 		defer func() {
-			out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, buyReceipt(at, out), out.replayable()))
+			out.Warnings = append(out.Warnings, at.settled(ctx, buyReceipt(at, out), out.replayable())...)
 		}()
 		if !res.Confirmed {
 			out.Message = fmt.Sprintf("Delivered, but the seller sent no proof of settlement (PAYMENT-RESPONSE): a payment of %s USDC was sent "+
@@ -356,26 +342,32 @@ func (c *Call) callIntent(kind, payer, tool string, key *string) *x402.Intent {
 	return nil
 }
 
-// settledElsewhere answers a purchase whose intent's nonce another call used while the journal
-// holds no settlement: the API's history may have the receipt (only without allowRepeat).
-// Either way this call paid nothing.
-func (c *Call) settledElsewhere(ctx context.Context, payer string, req *BuyInput, meta *mindvault.Meta, cause error) error {
+// settledElsewhere answers a failed payment whose intent settled: from the journal's entry, or,
+// when another call used the intent's nonce while the journal holds no settlement, from the
+// API's history (only without allowRepeat). Either way this call paid nothing. Any other
+// failure, cause, passes as it is.
+func (c *Call) settledElsewhere(ctx context.Context, at *attempt, req *BuyInput, meta *mindvault.Meta, cause error) (*BuyOutput, error) {
+	if e := at.settledBefore(ctx, cause); e != nil {
+		return answerSettled(req, meta, e)
+	}
+	// Only a used nonce says the intent settled elsewhere (the journal's claim means no
+	// other call of the intent was sending).
+	if at.intent == nil || !isCode(cause, errmap.CodeDuplicatePayment) {
+		return nil, cause
+	}
 	if !req.AllowRepeat {
-		if history, err := c.API.Payments(ctx, payer); err == nil {
+		if history, err := c.API.Payments(ctx, at.payer); err == nil {
 			if earlier := lastPurchase(history, meta.ID, req.ResourceID); earlier != nil {
-				return alreadyPurchased(req, meta, earlier, "")
+				return nil, alreadyPurchased(req, meta, earlier, "")
 			}
 		}
 	}
 	if c.confirmation.ApprovalNonce() != "" && req.AllowRepeat && req.IdempotencyKey == nil {
 		// The approval itself is the intent: it was carried out already.
-		cause = errmap.With(cause, func(f *errmap.Facts) {
-			f.Source, f.Code, f.Category = errmap.SourceRequest, errmap.CodeConfirmationStale, errmap.CategoryPayment
-			f.Detail = "this approval was already carried out: its payment settled in another call; nothing was paid"
-			f.Next = "Check mindvault_purchase_history: the approved purchase is done; ask the user before buying again."
-		})
+		cause = approvalUsed("this approval was already carried out: its payment settled in another call; nothing was paid",
+			"Check mindvault_purchase_history: the approved purchase is done; ask the user before buying again.")
 	}
-	return errmap.WithNextAction(cause, historyAction(req))
+	return nil, errmap.WithNextAction(cause, historyAction(req))
 }
 
 // historyAction is the look that shows a wallet's purchases of the resource.
@@ -385,18 +377,24 @@ func historyAction(req *BuyInput) *errmap.NextAction {
 	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
 }
 
-// undelivered is a paid answer with nothing usable: the money left if settled, else unknown.
+// undelivered is a paid answer with nothing usable.
 func undelivered(svc *transport.Service, res *x402.Outcome, id, missing string) error {
-	err := errmap.MarkStarted(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"))
-	if res.Confirmed {
-		hash := res.Settlement.Transaction
-		return errmap.With(err, func(f *errmap.Facts) {
-			f.StateChanged, f.TxHash = errmap.StateYes, hash
-			f.Next = fmt.Sprintf("The payment settled in transaction %s but nothing was delivered: do not buy %s again; "+
-				"contact the seller with this transaction hash.", hash, id)
-		})
+	return paidFailure(svc.Malformed(res.Response, "the paid answer delivered nothing ("+missing+")"), res, func(hash string) string {
+		return fmt.Sprintf("The payment settled in transaction %s but nothing was delivered: do not buy %s again; "+
+			"contact the seller with this transaction hash.", hash, id)
+	})
+}
+
+// paidFailure is err after a paid answer: the money left in the transaction PAYMENT-RESPONSE
+// proved (settled says what then), else the outcome is unknown until the signature expires.
+func paidFailure(err error, res *x402.Outcome, settled func(hash string) string) error {
+	if !res.Confirmed {
+		return errmap.MarkPaymentPending(err, res.ExpiresAt.UTC().Format(time.RFC3339))
 	}
-	return errmap.MarkPaymentPending(err, res.ExpiresAt.UTC().Format(time.RFC3339))
+	hash := res.Settlement.Transaction
+	return errmap.With(err, func(f *errmap.Facts) {
+		f.ExecutionStarted, f.StateChanged, f.TxHash, f.Next = true, errmap.StateYes, hash, settled(hash)
+	})
 }
 
 // delivery is what a 2xx answer delivered, and the seller's receipt; missing says what was wrong.
@@ -478,12 +476,6 @@ func textual(mt string) bool {
 	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// deliverable says whether a file of this announced size and type can be delivered inline.
-func deliverable(size int64, mimeType string, limit int) bool {
-	mt, _, _ := mime.ParseMediaType(mimeType)
-	return textual(mt) && size <= smallText || size <= int64(limit)
-}
-
 // headerReceipt is a file purchase's receipt from the X-Payment-* headers and Date.
 func headerReceipt(h http.Header) *Receipt {
 	id := strings.TrimSpace(h.Get("X-Payment-Id"))
@@ -521,25 +513,28 @@ func inlineLimitNote(size int64, limit int) string {
 }
 
 // tooLargeBeforePaying refuses a file whose announced size cannot be delivered inline.
-func tooLargeBeforePaying(id string, size int64, limit int) error {
-	e := refusal(errmap.CodeDeliveryTooLarge, fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", size, limit),
-		fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), id))
-	return errmap.With(e, func(f *errmap.Facts) { f.Category = errmap.CategoryValidation })
+func tooLargeBeforePaying(meta *mindvault.Meta, limit int) error {
+	size, known := meta.KnownSize()
+	mt, _, _ := mime.ParseMediaType(meta.MimeType)
+	if !known || meta.ResourceType == "link" || textual(mt) && size <= smallText || size <= int64(limit) {
+		return nil
+	}
+	return newFailure(errmap.Facts{Source: errmap.SourceX402, Code: errmap.CodeDeliveryTooLarge, Category: errmap.CategoryValidation,
+		Detail: fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", size, limit),
+		Next:   fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), meta.ID)})
 }
 
 // tooLargeAfterAnswer is a file found larger than the limit once the seller answered.
 func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindvault.Meta, g delivery, limit int) error {
 	detail := fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", g.length, limit)
-	tooLarge := func(f *errmap.Facts) {
-		f.Code, f.Category, f.Detail = errmap.CodeDeliveryTooLarge, errmap.CategoryValidation, detail
-	}
-	malformed := svc.Malformed(res.Response, "")
-	if !res.Paid {
-		return errmap.With(malformed, func(f *errmap.Facts) {
-			tooLarge(f)
-			f.Detail += "; nothing was paid"
-			f.Next = fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", inlineLimitNote(g.length, limit), meta.ID)
+	note := inlineLimitNote(g.length, limit)
+	tooLarge := func(detail, next string) error {
+		return errmap.With(svc.Malformed(res.Response, ""), func(f *errmap.Facts) {
+			f.Code, f.Category, f.Detail, f.Next = errmap.CodeDeliveryTooLarge, errmap.CategoryValidation, detail, next
 		})
+	}
+	if !res.Paid {
+		return tooLarge(detail+"; nothing was paid", fmt.Sprintf("Nothing was paid: %s, or get %s outside this endpoint.", note, meta.ID))
 	}
 	seller := cmp.Or(meta.PublisherName, "the publisher")
 	if meta.AccessURL != "" {
@@ -553,21 +548,12 @@ func tooLargeAfterAnswer(svc *transport.Service, res *x402.Outcome, meta *mindva
 	case res.Confirmed:
 		fetch += " with the transaction hash"
 	}
-	if res.Confirmed {
-		hash := res.Settlement.Transaction
-		return errmap.With(malformed, func(f *errmap.Facts) {
-			tooLarge(f)
-			f.ExecutionStarted = true
-			f.StateChanged, f.TxHash = errmap.StateYes, hash
-			f.Next = fmt.Sprintf("The payment settled in transaction %s but the file was not delivered: do not buy %s again; %s, "+
-				"and %s for later purchases.", hash, meta.ID, fetch, inlineLimitNote(g.length, limit))
-		})
-	}
 	expires := res.ExpiresAt.UTC().Format(time.RFC3339)
-	return errmap.With(errmap.MarkPaymentPending(malformed, expires), func(f *errmap.Facts) {
-		tooLarge(f)
-		f.Next = fmt.Sprintf("A payment of %s USDC was sent and the seller answered with the file but no proof of settlement, and it was not delivered: "+
-			"do not buy %s again before %s; check the wallet with mindvault_wallet_info, then %s.", soroban.Decimal(res.Amount), meta.ID, expires, fetch)
+	err := tooLarge(detail, fmt.Sprintf("A payment of %s USDC was sent and the seller answered with the file but no proof of settlement, and it was not delivered: "+
+		"do not buy %s again before %s; check the wallet with mindvault_wallet_info, then %s.", soroban.Decimal(res.Amount), meta.ID, expires, fetch))
+	return paidFailure(err, res, func(hash string) string {
+		return fmt.Sprintf("The payment settled in transaction %s but the file was not delivered: do not buy %s again; %s, "+
+			"and %s for later purchases.", hash, meta.ID, fetch, note)
 	})
 }
 

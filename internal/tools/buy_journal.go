@@ -62,7 +62,7 @@ func alreadyPurchasedReceipt(req *BuyInput, meta *mindvault.Meta, r *ledger.Rece
 
 // answerSettled answers a call whose intent already settled, from the journal: ALREADY_PURCHASED,
 // a keyed call's first result again, or an approval's CONFIRMATION_STALE.
-func (d *Deps) answerSettled(ctx context.Context, req *BuyInput, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
+func answerSettled(req *BuyInput, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
 	r := e.Receipt
 	if r == nil {
 		r = &ledger.Receipt{Resource: meta.ID, Amount: e.Payment.Amount, Payee: e.Payment.Payee, PayeeName: e.Payment.PayeeName, Settlement: "chain"}
@@ -71,27 +71,20 @@ func (d *Deps) answerSettled(ctx context.Context, req *BuyInput, meta *mindvault
 	case "key":
 		var out BuyOutput
 		if len(e.Result) > 0 && json.Unmarshal(e.Result, &out) == nil {
-			out.Replay = true
-			out.Message = "Replay: this idempotencyKey's purchase already settled; this is its first answer, and nothing was paid now." + fileNote(&out) + " " + out.Message
+			replay := "Replay: this idempotencyKey's purchase already settled; this is its first answer, and nothing was paid now."
+			if a := out.Access; a != nil && a.Delivery != DeliveryLink { // a file's bytes are never kept
+				replay += fmt.Sprintf(" The file's bytes are not kept (%d bytes, sha256 %s): they came with the first answer.", a.Size, a.SHA256)
+			}
+			out.Replay, out.Message = true, replay+" "+out.Message
 			return &out, nil
 		}
-		return nil, errmap.With(alreadyPurchasedReceipt(req, meta, r), func(f *errmap.Facts) {
-			f.Detail = "this idempotencyKey's purchase already settled (" + receiptPhrase(r) + "); nothing was paid now"
-		})
+		return nil, errmap.WithDetail(alreadyPurchasedReceipt(req, meta, r), "this idempotencyKey's purchase already settled ("+receiptPhrase(r)+"); nothing was paid now")
 	case "approval":
 		detail := "this approval was already carried out: its payment settled (" + receiptPhrase(r) + "); nothing was paid now"
 		return nil, errmap.WithNextAction(approvalUsed(detail,
 			"The approved purchase is done: mindvault_purchase_history lists its receipt; ask the user before buying again."), historyAction(req))
 	}
 	return nil, alreadyPurchasedReceipt(req, meta, r)
-}
-
-// fileNote says what a replay cannot give back: a file's bytes, which are never kept.
-func fileNote(out *BuyOutput) string {
-	if out.Access == nil || out.Access.Delivery == DeliveryLink {
-		return ""
-	}
-	return fmt.Sprintf(" The file's bytes are not kept (%d bytes, sha256 %s): they came with the first answer.", out.Access.Size, out.Access.SHA256)
 }
 
 // receiptPhrase is a receipt in a few words.
@@ -111,8 +104,7 @@ func receiptPhrase(r *ledger.Receipt) string {
 
 // replayable is the result a replay answers: everything but the delivered bytes.
 func (o *BuyOutput) replayable() *BuyOutput {
-	c := *o
-	c.blocks = nil
+	c := *o // blocks, unexported, are not journaled
 	if c.Access != nil {
 		a := *c.Access
 		a.Content = ""
@@ -131,11 +123,4 @@ func buyReceipt(a *attempt, out *BuyOutput) *ledger.Receipt {
 		r.Delivered = &ledger.Delivered{URL: acc.URL, ContentType: acc.ContentType, Size: acc.Size, SHA256: acc.SHA256}
 	}
 	return r
-}
-
-func appendNonEmpty(list []string, s string) []string {
-	if s == "" {
-		return list
-	}
-	return append(list, s)
 }

@@ -23,7 +23,8 @@ import (
 // attempt is one paying call's part in the journal and the budgets.
 type attempt struct {
 	d         *Call
-	id        string // this attempt's own name: it owns its claim and its reservations
+	j         ledger.Store // the journal, usable: begin checked it
+	id        string       // this attempt's own name: it owns its claim and its reservations
 	tool      string
 	payer     string
 	intent    *x402.Intent // nil: a payment without identity (allowRepeat, no key, no approval)
@@ -44,11 +45,9 @@ func (d *Deps) journal() (ledger.Store, error) {
 		if cause == nil {
 			cause = errors.New("no ledger is configured")
 		}
-		return nil, &errmap.Error{Err: cause, Facts: errmap.Facts{
-			Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
+		return nil, newFailure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
 			Detail: "payments are journaled in the ledger, which is not usable: " + cause.Error() + "; nothing was paid",
-			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table); reads keep working meanwhile.",
-		}}
+			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table); reads keep working meanwhile."})
 	}
 	return d.Ledger, nil
 }
@@ -69,11 +68,11 @@ func intentEntry(in *x402.Intent) string { return ledger.IntentID(in.Kind, in.Pa
 // begin reads the intent's entry before anything is asked, reserved or signed: a reused key,
 // an intent in progress and an undecided outcome are refused; a settled one is left in a.prior.
 func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Intent, fp string) (*attempt, error) {
-	a := &attempt{d: d, id: "a" + rand.Text(), tool: tool, payer: payer, intent: intent, fp: fp}
 	j, err := d.journal()
 	if err != nil {
 		return nil, err
 	}
+	a := &attempt{d: d, j: j, id: "a" + rand.Text(), tool: tool, payer: payer, intent: intent, fp: fp}
 	if intent == nil {
 		return a, nil
 	}
@@ -85,9 +84,6 @@ func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Inten
 		return a, nil
 	}
 	a.seen = true
-	if e.Fingerprint != fp && keyed(intent) {
-		return nil, keyReused(tool)
-	}
 	return a, a.judge(ctx, &e)
 }
 
@@ -95,6 +91,8 @@ func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Inten
 func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
 	now := time.Now()
 	switch {
+	case e.Fingerprint != a.fp && keyed(a.intent):
+		return keyReused(a.tool)
 	case e.State == ledger.Settled:
 		a.prior = e
 		return nil
@@ -110,7 +108,6 @@ func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
 // resolve asks the chain about a sent payment with no recorded outcome: consumed is settled,
 // expired without a settlement event is failed, open is still unknown (refused).
 func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
-	j, _ := a.d.journal()
 	if e.Payment.Envelope == "" {
 		return undecided(e, "the journal holds no signed payment to ask the chain about")
 	}
@@ -146,14 +143,14 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 			next.Receipt.TxHash = hash
 		}
 	}
-	if err := j.Save(ctx, next, prev, time.Now()); err != nil {
+	if err := a.j.Save(ctx, next, prev, time.Now()); err != nil {
 		if errors.Is(err, ledger.ErrNotOwner) {
 			return inProgress(e) // another call decided it at the same moment: look again later
 		}
 		return ledgerFailure(err)
 	}
 	if next.State == ledger.Settled {
-		_ = j.AddReceipt(ctx, *next.Receipt, a.d.receiptKeep())
+		_ = a.j.AddReceipt(ctx, *next.Receipt, a.d.receiptKeep())
 		a.prior = &next
 	}
 	return nil
@@ -209,21 +206,14 @@ func (a *attempt) claim(ctx context.Context, q *x402.Quote, resource string) err
 	if q != nil {
 		p.Payee, p.Asset, p.Network, p.Resource, p.Amount, p.Nonce = q.PayTo, q.Asset, q.Network, resource, q.Amount.Int64(), a.intent.Nonce()
 	}
-	j, err := a.d.journal()
-	if err != nil {
-		return err
-	}
 	e := ledger.Entry{ID: intentEntry(a.intent), Fingerprint: a.fp, Attempt: a.id, Payment: p}
-	stored, ok, err := j.Claim(ctx, e, time.Now())
+	stored, ok, err := a.j.Claim(ctx, e, time.Now())
 	if err != nil {
 		return ledgerFailure(err)
 	}
 	if ok {
 		a.entry, a.owned = &stored, true
 		return nil
-	}
-	if stored.Fingerprint != a.fp && keyed(a.intent) {
-		return keyReused(a.tool)
 	}
 	if err := a.judge(ctx, &stored); err != nil {
 		return err
@@ -234,23 +224,13 @@ func (a *attempt) claim(ctx context.Context, q *x402.Quote, resource string) err
 	return inProgress(&stored) // freed by the chain just now: the caller's next call pays
 }
 
-// done records a claimed call's outcome: its result, answered again to a replay.
-func (a *attempt) done(ctx context.Context, result any) {
-	raw, _ := json.Marshal(result)
-	a.finish(ctx, ledger.Settled, raw)
-}
-
 // settledBefore is the intent's settled entry when err says its payment already settled.
 func (a *attempt) settledBefore(ctx context.Context, err error) *ledger.Entry {
 	if a.intent == nil || !isCode(err, errmap.CodeDuplicatePayment) {
 		return nil
 	}
-	j, jerr := a.d.journal()
-	if jerr != nil {
-		return nil
-	}
-	e, found, gerr := j.Get(ctx, intentEntry(a.intent))
-	if gerr != nil || !found || e.State != ledger.Settled {
+	e, found, err := a.j.Get(ctx, intentEntry(a.intent))
+	if err != nil || !found || e.State != ledger.Settled {
 		return nil
 	}
 	return &e
@@ -262,16 +242,15 @@ func (a *attempt) record(ctx context.Context, s *x402.Signed) error {
 	if !a.owned {
 		return nil
 	}
-	j, _ := a.d.journal()
 	e := *a.entry
 	e.State, e.LeaseUntil = ledger.Sending, time.Now().Add(ledger.Lease)
 	e.Payment.Payee, e.Payment.PayeeName, e.Payment.Asset, e.Payment.Amount = s.PayTo, a.payeeName, s.Asset, s.Amount.Int64()
 	e.Payment.Nonce, e.Payment.SignedLedger, e.Payment.ExpirationLedger = s.Nonce, s.SignedLedger, s.ExpirationLedger
 	e.Payment.ExpiresAt, e.Payment.Envelope = s.ExpiresAt, s.Envelope
 	if a.hold != nil {
-		e.Reservation = &ledger.Reservation{Attempt: a.id, Day: a.hold.day, Keys: a.hold.keys(), Amount: s.Amount.Int64()}
+		e.Reservation = &ledger.Reservation{Attempt: a.id, Day: a.hold.day, Keys: a.hold.keys, Amount: s.Amount.Int64()}
 	}
-	if err := j.Save(ctx, e, a.id, time.Now()); err != nil {
+	if err := a.j.Save(ctx, e, a.id, time.Now()); err != nil {
 		a.signed = nil // not sent: the failure below says nothing left
 		if errors.Is(err, ledger.ErrNotOwner) {
 			return inProgress(a.entry)
@@ -304,28 +283,24 @@ func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
 		Network: p.Network, Settlement: settlement, PaidAt: time.Now().UTC()}
 }
 
-// settled records a settled payment and its receipt; a failure to record it is a warning, never the call's failure.
-func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) string {
-	j, err := a.d.journal()
-	if err != nil {
-		return ""
-	}
-	var warn string
+// settled records a settled payment and its receipt; a failure to record it is a warning (the
+// first only), never the call's failure.
+func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) (warnings []string) {
 	if a.owned {
 		e := *a.entry
 		e.State, e.Receipt, e.Keep = ledger.Settled, r, a.d.receiptKeep()
 		if result != nil {
 			e.Result, _ = json.Marshal(result)
 		}
-		if err := j.Save(ctx, e, a.id, time.Now()); err != nil {
-			warn = "The payment settled but the journal could not record it (" + err.Error() + "); a repeat of this call is still refused while its signature is valid."
+		if err := a.j.Save(ctx, e, a.id, time.Now()); err != nil {
+			warnings = append(warnings, "The payment settled but the journal could not record it ("+err.Error()+"); a repeat of this call is still refused while its signature is valid.")
 		}
 		a.entry = &e
 	}
-	if err := j.AddReceipt(ctx, *r, a.d.receiptKeep()); err != nil && warn == "" {
-		warn = "The payment settled but its receipt could not be added to the wallet's history (" + err.Error() + ")."
+	if err := a.j.AddReceipt(ctx, *r, a.d.receiptKeep()); err != nil && warnings == nil {
+		warnings = append(warnings, "The payment settled but its receipt could not be added to the wallet's history ("+err.Error()+").")
 	}
-	return warn
+	return warnings
 }
 
 // receiptFor builds the receipt of this attempt's signed payment (for resource, when not "").
@@ -355,8 +330,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 	if a.signed == nil || !f.ExecutionStarted && f.StateChanged == errmap.StateNo && !refused {
 		if isCode(err, errmap.CodeDuplicatePayment) && a.owned {
 			// The nonce is consumed though the journal had no settlement: the intent settled.
-			p := a.entry.Payment
-			a.settled(ctx, a.receipt(p, "chain"), nil)
+			a.settled(ctx, a.receipt(a.entry.Payment, "chain"), nil)
 			return err
 		}
 		return a.free(ctx, err)
@@ -378,7 +352,7 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 		return sellerRefusedAfterSettling(err, resource, a.signed)
 	}
 	// Sent and not (yet) consumed: unknown until the signature expires; the reservation stays.
-	a.close(ctx, ledger.Unknown)
+	a.finish(ctx, ledger.Unknown, nil)
 	expires := a.signed.ExpiresAt.UTC().Format(time.RFC3339)
 	return errmap.With(err, func(f *errmap.Facts) {
 		f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateUnknown, expires
@@ -393,28 +367,23 @@ func (a *attempt) failed(ctx context.Context, err error, resource string) error 
 // free ends an attempt that certainly paid nothing: its reservation and its entry are freed.
 func (a *attempt) free(ctx context.Context, err error) error {
 	a.hold.release(ctx)
-	a.close(ctx, ledger.Failed)
+	a.finish(ctx, ledger.Failed, nil)
 	return err
 }
 
-// close writes the entry's final state (best effort: the chain decides an entry left Sending).
-func (a *attempt) close(ctx context.Context, st ledger.State) { a.finish(ctx, st, nil) }
-
-// finish writes the owned entry's final state, with a result to answer again when there is one.
-func (a *attempt) finish(ctx context.Context, st ledger.State, result json.RawMessage) {
+// finish writes the owned entry's final state, with a result to answer again when there is one
+// (best effort: the chain decides an entry left Sending).
+func (a *attempt) finish(ctx context.Context, st ledger.State, result any) {
 	if !a.owned {
-		return
-	}
-	j, err := a.d.journal()
-	if err != nil {
 		return
 	}
 	e := *a.entry
 	e.State, e.LeaseUntil = st, time.Now()
 	if result != nil {
-		e.Result, e.Keep = result, a.d.receiptKeep()
+		e.Result, _ = json.Marshal(result)
+		e.Keep = a.d.receiptKeep()
 	}
-	if err := j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
+	if err := a.j.Save(context.WithoutCancel(ctx), e, a.id, time.Now()); err == nil {
 		a.entry = &e
 	}
 }
@@ -438,12 +407,9 @@ func sellerRefusedAfterSettling(err error, resource string, s *x402.Signed) erro
 
 // keyReused refuses an idempotencyKey already used with other arguments.
 func keyReused(tool string) error {
-	detail := "this idempotencyKey was already used by this wallet for a " + tool + " call with other arguments; nothing was paid"
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceRequest, Code: errmap.CodeIdempotencyKeyReused, Detail: detail,
-		StateChanged: errmap.StateNo,
-		Next:         "Use a new idempotencyKey for a new " + tool + " call; reuse a key only to retry the very same call.",
-	}}
+	return newFailure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeIdempotencyKeyReused, StateChanged: errmap.StateNo,
+		Detail: "this idempotencyKey was already used by this wallet for a " + tool + " call with other arguments; nothing was paid",
+		Next:   "Use a new idempotencyKey for a new " + tool + " call; reuse a key only to retry the very same call."})
 }
 
 // inProgress refuses an intent another call is paying right now.
@@ -460,12 +426,12 @@ func undecided(e *ledger.Entry, why string) error {
 
 // busy refuses a call of an intent for wait seconds; nothing was paid by it.
 func busy(wait int, detail, then string) error {
-	detail += "; nothing was paid by this call"
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail, RetryAfter: &wait, StateChanged: errmap.StateNo,
-		Next: fmt.Sprintf("Wait %d seconds, then send this same call again: %s", wait, then),
-	}}
+	return newFailure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail + "; nothing was paid by this call",
+		RetryAfter: &wait, StateChanged: errmap.StateNo, Next: fmt.Sprintf("Wait %d seconds, then send this same call again: %s", wait, then)})
 }
+
+// newFailure is a failure of the endpoint's own, its detail the error's text.
+func newFailure(f errmap.Facts) error { return errmap.Wrap(errors.New(f.Detail), f) }
 
 // alreadySettled is an intent a concurrent call settled between this call's read and claim.
 func alreadySettled(e *ledger.Entry) error {
@@ -477,9 +443,7 @@ func alreadySettled(e *ledger.Entry) error {
 		}
 		detail += ")"
 	}
-	e2 := x402.Duplicate()
-	e2.Facts.Detail = detail + "; nothing was paid by this call"
-	return e2
+	return errmap.WithDetail(x402.Duplicate(), detail+"; nothing was paid by this call")
 }
 
 // keyed reports an intent named by the caller's idempotencyKey, whose arguments must not change.

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -79,9 +78,7 @@ func mainnetUnconfirmed(c *config.Config, confirmed bool) error {
 	if c.Network != config.Mainnet || c.AllowMainnet || confirmed {
 		return nil
 	}
-	return &errmap.Error{Err: fmt.Errorf("mainnet not confirmed"), Facts: errmap.Facts{
-		Source: errmap.SourceRequest, Code: errmap.CodeMainnetNotConfirmed,
+	return newFailure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeMainnetNotConfirmed,
 		Detail: "this call changes state on Stellar mainnet (real funds); nothing was sent",
-		Next:   "Call again with confirmMainnet: true if you intend to act on mainnet.",
-	}}
+		Next:   "Call again with confirmMainnet: true if you intend to act on mainnet."})
 }

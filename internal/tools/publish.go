@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -186,18 +185,15 @@ var publish = Spec[PublishInput, PublishOutput]{
 		if err != nil {
 			return nil, err
 		}
-		if at.prior != nil && intent.Kind == "approval" {
-			return nil, approvalCarriedOut(at.prior)
-		}
 		if at.prior != nil {
-			return replayPublish(at.prior)
+			return publishedBefore(at.prior)
 		}
 		r.call = at
 		out, err := r.create(ctx)
 		if err == nil && out != nil {
-			at.done(ctx, out)
+			at.finish(ctx, ledger.Settled, out)
 		} else if !c.asking() {
-			at.close(ctx, ledger.Failed)
+			at.finish(ctx, ledger.Failed, nil)
 		}
 		return out, err
 	},
@@ -222,10 +218,23 @@ type publishRun struct {
 	call *attempt
 }
 
-// replayPublish answers a keyed publish whose first call finished, from the journal.
-func replayPublish(e *ledger.Entry) (*PublishOutput, error) {
+// publishedBefore answers a keyed publish whose first call finished, from the journal: its
+// first answer again, or, for an approval used again, CONFIRMATION_STALE.
+func publishedBefore(e *ledger.Entry) (*PublishOutput, error) {
 	var out PublishOutput
-	if len(e.Result) == 0 || json.Unmarshal(e.Result, &out) != nil {
+	answered := json.Unmarshal(e.Result, &out) == nil
+	if e.Payment.Kind == "approval" {
+		detail, next := "this approval was already carried out", "The approved publication is done; ask the user before publishing again."
+		if out.ResourceID != "" {
+			detail += ": it published resource " + out.ResourceID
+			if out.PaymentTxHash != "" {
+				detail += " and paid its verification fee in transaction " + out.PaymentTxHash
+			}
+			next = "The approved publication is done: check mindvault_publish_status " + out.ResourceID + "; ask the user before publishing again."
+		}
+		return nil, approvalUsed(detail+"; nothing was created or paid now", next)
+	}
+	if !answered {
 		return nil, inProgress(e)
 	}
 	out.Replay = true
@@ -233,25 +242,10 @@ func replayPublish(e *ledger.Entry) (*PublishOutput, error) {
 	return &out, nil
 }
 
-// approvalCarriedOut refuses a publish approval used again: its publication is done.
-func approvalCarriedOut(e *ledger.Entry) error {
-	var out PublishOutput
-	_ = json.Unmarshal(e.Result, &out)
-	detail, next := "this approval was already carried out", "The approved publication is done; ask the user before publishing again."
-	if out.ResourceID != "" {
-		detail += ": it published resource " + out.ResourceID
-		if out.PaymentTxHash != "" {
-			detail += " and paid its verification fee in transaction " + out.PaymentTxHash
-		}
-		next = "The approved publication is done: check mindvault_publish_status " + out.ResourceID + "; ask the user before publishing again."
-	}
-	return approvalUsed(detail+"; nothing was created or paid now", next)
-}
-
 // approvalUsed refuses an approval acted on again: what it approved is done.
 func approvalUsed(detail, next string) error {
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale,
-		Category: errmap.CategoryPayment, Detail: detail, StateChanged: errmap.StateNo, Next: next}}
+	return newFailure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale,
+		Category: errmap.CategoryPayment, Detail: detail, StateChanged: errmap.StateNo, Next: next})
 }
 
 // create publishes a new resource, checking the wallet against the fee first (no resource left behind).
@@ -268,7 +262,7 @@ func (r *publishRun) create(ctx context.Context) (*PublishOutput, error) {
 	}
 	// The fee is why a user confirms a publish: ask before anything exists, with the fee and
 	// payee from the agent's status (the paid request checks them again).
-	if ok, err := r.c.approvePay(ctx, r.fee(fee, r.agentWallet, "")); !ok {
+	if ok, err := r.c.approvePay(ctx, r.fee(fee, "")); !ok {
 		return nil, err
 	}
 	if r.call != nil {
@@ -311,10 +305,10 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 	}
 	out.ResourceID = meta.ID
 	r.listed = string(meta.Price)
-	out.VerificationStatus, out.OnchainStatus, out.TxHash = st.verification, st.onchain, meta.OnchainTxHash
-	out.Verification = st.verdict
+	out.VerificationStatus, out.OnchainStatus, out.TxHash = st.VerificationStatus, st.OnchainStatus, meta.OnchainTxHash
+	out.Verification = st.Verification
 	out.Steps = []Step{{Name: "create", Status: "skipped", Detail: "resource " + meta.ID + " exists"}}
-	switch st.waitingFor {
+	switch st.WaitingFor {
 	case waitingFee:
 		out.VerificationStatus = "planned"
 		fee, err := r.funds(ctx, "nothing was paid")
@@ -338,7 +332,7 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 		if !st.registerable() {
 			break
 		}
-		out.Steps = append(out.Steps, Step{Name: "verify", Status: "skipped", Detail: "already " + st.verification})
+		out.Steps = append(out.Steps, Step{Name: "verify", Status: "skipped", Detail: "already " + st.VerificationStatus})
 		if r.req.DryRun {
 			out.Steps = append(out.Steps, Step{Name: "register", Status: "planned", Detail: "POST " + r.c.Config.MindVaultURL + "/resources/" + meta.ID + "/register"})
 			out.Message = "Dry run: resource " + meta.ID + " is verified and would be registered on chain; nothing was sent."
@@ -348,9 +342,9 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 		return r.register(ctx, meta.ID, true)
 	}
 	out.Steps = append(out.Steps,
-		Step{Name: "verify", Status: "skipped", Detail: "verification status " + st.verification},
-		Step{Name: "register", Status: "skipped", Detail: "on-chain status " + st.onchain})
-	out.Message = "Nothing to resume: " + publishMessage(st.statusOutput(meta.ID))
+		Step{Name: "verify", Status: "skipped", Detail: "verification status " + st.VerificationStatus},
+		Step{Name: "register", Status: "skipped", Detail: "on-chain status " + st.OnchainStatus})
+	out.Message = "Nothing to resume: " + publishMessage(st)
 	return out, nil
 }
 
@@ -362,11 +356,9 @@ func (r *publishRun) owns(meta *mindvault.Meta) error {
 	if meta.PublisherWallet == r.kp.Address() {
 		return nil
 	}
-	detail := fmt.Sprintf("resource %s was published from wallet %s, not from this profile's wallet %s; nothing was paid", meta.ID, meta.PublisherWallet, r.kp.Address())
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceAPI, Code: errmap.CodeForbidden, Detail: detail,
-		Next: "Only its publisher can resume it: call mindvault_publish again with the profile whose wallet published it (mindvault_list_profiles shows each profile's wallet).",
-	}}
+	return newFailure(errmap.Facts{Source: errmap.SourceAPI, Code: errmap.CodeForbidden,
+		Detail: fmt.Sprintf("resource %s was published from wallet %s, not from this profile's wallet %s; nothing was paid", meta.ID, meta.PublisherWallet, r.kp.Address()),
+		Next:   "Only its publisher can resume it: call mindvault_publish again with the profile whose wallet published it (mindvault_list_profiles shows each profile's wallet)."})
 }
 
 // funds reads the fee and the wallet in parallel and refuses, before anything is created or
@@ -458,11 +450,8 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	if at != nil && at.seen && !r.resumed {
 		// An earlier call paid this resource's fee and created it (same Idempotency-Key).
 		r.resumed = true
-		for i := range out.Steps {
-			if out.Steps[i].Name == "create" {
-				out.Steps[i] = Step{Name: "create", Status: "skipped", Detail: "resource " + id + " already existed: an earlier call with the same idempotencyKey or approval created it"}
-			}
-		}
+		// A new resource's steps are its create step alone here.
+		out.Steps = []Step{{Name: "create", Status: "skipped", Detail: "resource " + id + " already existed: an earlier call with the same idempotencyKey or approval created it"}}
 	}
 	if err != nil {
 		return nil, r.afterCreation(err, id)
@@ -472,7 +461,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 	}
 	// The fee goes to the verification agent's wallet (GET /agent/status) only.
 	res, err := r.c.payWith(ctx, transport.Request{Method: http.MethodPost, Path: "/verify-content", Body: body, Route: "POST /verify-content (paid)"},
-		r.kp, r.cap, r.fee(fee, r.agentWallet, id), at)
+		r.kp, r.cap, r.fee(fee, id), at)
 	if res == nil && err == nil {
 		return nil, nil // the call asks the user first
 	}
@@ -496,7 +485,7 @@ func (r *publishRun) verifyAndRegister(ctx context.Context, id, content string, 
 			out.FeePaidUSDC, out.PaymentTxHash = soroban.Decimal(res.Amount), res.Settlement.Transaction
 			feeStep = "fee " + out.FeePaidUSDC + " USDC"
 		}
-		out.Warnings = appendNonEmpty(out.Warnings, at.settled(ctx, at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash, id), nil))
+		out.Warnings = append(out.Warnings, at.settled(ctx, at.receiptFor(out.FeeSettlement, "verification fee", out.PaymentTxHash, id), nil)...)
 	}
 	v, ok := verificationOf(res.Response.Body)
 	if !ok {
@@ -636,14 +625,11 @@ func feeFix(f errmap.Facts) string {
 }
 
 // fee is the verification fee as the user approves it (a new resource has no id yet).
-func (r *publishRun) fee(amount *big.Int, payee, id string) payment {
-	p := payment{quote: x402.Quote{Amount: amount, Asset: r.c.Config.USDCContractID, PayTo: payee, Network: r.c.Config.X402Network},
-		payer: r.kp.Address(), balance: r.balance, payeeName: "the MindVault verification agent"}
-	switch {
-	case r.resumed:
-		p.resource, p.what = id, "the verification of resource "+id
-	default:
-		p.what = fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
+func (r *publishRun) fee(amount *big.Int, id string) payment {
+	p := payment{quote: x402.Quote{Amount: amount, Asset: r.c.Config.USDCContractID, PayTo: r.agentWallet, Network: r.c.Config.X402Network},
+		payer: r.kp.Address(), balance: r.balance, payeeName: "the MindVault verification agent", resource: id, what: "the verification of resource " + id}
+	if !r.resumed {
+		p.resource, p.what = "", fmt.Sprintf("the verification of %s (a new resource priced %s USDC, created in the catalog first)", quoted(deref(r.req.Title)), deref(r.req.Price))
 	}
 	return p
 }

@@ -67,26 +67,23 @@ var publishStatus = Spec[PublishStatusInput, PublishStatusOutput]{
 			until = dl.Add(-transport.Margin - PollInterval)
 		}
 		for attempt := 1; ; attempt++ {
-			st, meta, err := readPublishState(ctx, c.Deps, req.ResourceID)
+			out, _, err := readPublishState(ctx, c.Deps, req.ResourceID)
 			if err != nil {
 				return nil, err
 			}
-			out := st.statusOutput(meta.ID)
 			out.Attempts = attempt
-			out.OnchainTxHash = meta.OnchainTxHash
 			// A resource waiting for its fee cannot settle by waiting: say so at once.
-			if out.Settled || out.WaitingFor == waitingFee || req.WaitSeconds == 0 || !time.Now().Add(PollInterval).Before(until) {
-				out.TimedOut = !out.Settled && out.WaitingFor != waitingFee && req.WaitSeconds > 0
-				out.Message = publishMessage(out)
-				return out, nil
+			done := out.Settled || out.WaitingFor == waitingFee || req.WaitSeconds == 0
+			if !done && time.Now().Add(PollInterval).Before(until) {
+				select {
+				case <-ctx.Done():
+				case <-time.After(PollInterval):
+					continue
+				}
 			}
-			select {
-			case <-ctx.Done():
-				out.TimedOut = true
-				out.Message = publishMessage(out)
-				return out, nil
-			case <-time.After(PollInterval):
-			}
+			out.TimedOut = !done
+			out.Message = publishMessage(out)
+			return out, nil
 		}
 	},
 }
@@ -99,18 +96,10 @@ const (
 	waitingNothing      = "nothing"
 )
 
-// publishState is where a resource stands in the publish steps.
-type publishState struct {
-	verification, onchain string
-	listed                bool
-	verdict               *Verification
-	waitingFor            string
-}
-
 // readPublishState reads a resource's meta and verification record in parallel and says
 // what it waits for: the API records the verdict inside the paid verification call, so a
 // pending resource without one waits for its fee.
-func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *mindvault.Meta, error) {
+func readPublishState(ctx context.Context, d *Deps, id string) (*PublishStatusOutput, *mindvault.Meta, error) {
 	var (
 		meta       *mindvault.Meta
 		ver        *mindvault.Verification
@@ -127,48 +116,42 @@ func readPublishState(ctx context.Context, d *Deps, id string) (*publishState, *
 	if vErr != nil && !isStatus(vErr, http.StatusNotFound) {
 		return nil, nil, vErr
 	}
-	st := &publishState{verification: meta.VerificationStatus, onchain: cmp.Or(meta.OnchainStatus, "none")}
+	st := &PublishStatusOutput{ResourceID: meta.ID, VerificationStatus: meta.VerificationStatus,
+		OnchainStatus: cmp.Or(meta.OnchainStatus, "none"), OnchainTxHash: meta.OnchainTxHash}
 	if meta.Listed != nil {
-		st.listed = *meta.Listed
+		st.Listed = *meta.Listed
 	}
 	if ver != nil {
-		st.verification = cmp.Or(ver.Status, st.verification)
+		st.VerificationStatus = cmp.Or(ver.Status, st.VerificationStatus)
 		if ver.Listed != nil {
-			st.listed = *ver.Listed
+			st.Listed = *ver.Listed
 		}
 		if v := ver.Verification; v != nil {
-			st.verdict = &Verification{IsOriginal: v.IsOriginal, Confidence: v.Confidence, Flags: nonNil(v.Flags)}
+			st.Verification = &Verification{IsOriginal: v.IsOriginal, Confidence: v.Confidence, Flags: nonNil(v.Flags)}
 		}
 	}
-	st.verification = cmp.Or(st.verification, "pending")
+	v := cmp.Or(st.VerificationStatus, "pending")
+	st.VerificationStatus = v
+	st.Settled = v == "verified" || v == "rejected" || v == "skipped"
 	switch {
-	case st.verification == "pending" && st.verdict == nil:
-		st.waitingFor = waitingFee
-	case st.verification == "pending":
-		st.waitingFor = waitingVerification
-	case st.verification == "verified" && st.onchain != "registered":
-		st.waitingFor = waitingRegistration
+	case v == "pending" && st.Verification == nil:
+		st.WaitingFor = waitingFee
+	case v == "pending":
+		st.WaitingFor = waitingVerification
+	case v == "verified" && st.OnchainStatus != "registered":
+		st.WaitingFor = waitingRegistration
 	default:
-		st.waitingFor = waitingNothing
+		st.WaitingFor = waitingNothing
+	}
+	if st.WaitingFor == waitingFee || st.registerable() {
+		st.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: meta.ID}}
 	}
 	return st, meta, nil
 }
 
 // registerable: verified, not registered, and no registration under way.
-func (st *publishState) registerable() bool {
-	return st.waitingFor == waitingRegistration && st.onchain != "pending"
-}
-
-func (st *publishState) statusOutput(id string) *PublishStatusOutput {
-	out := &PublishStatusOutput{
-		ResourceID: id, VerificationStatus: st.verification, Listed: st.listed,
-		OnchainStatus: st.onchain, Verification: st.verdict, WaitingFor: st.waitingFor,
-		Settled: st.verification == "verified" || st.verification == "rejected" || st.verification == "skipped",
-	}
-	if st.waitingFor == waitingFee || st.registerable() {
-		out.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: id}}
-	}
-	return out
+func (o *PublishStatusOutput) registerable() bool {
+	return o.WaitingFor == waitingRegistration && o.OnchainStatus != "pending"
 }
 
 func publishMessage(o *PublishStatusOutput) string {

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -28,14 +27,14 @@ func (d *Deps) mayPay(ctx context.Context, payee string, resources ...string) er
 	c := d.Config
 	for _, r := range resources {
 		if slices.Contains(c.ResourcesDenied, r) {
-			return operatorRefusal(errmap.CodeResourceDenied, fmt.Sprintf("resource %s is on MINDVAULT_RESOURCES_DENIED; nothing was signed", r))
+			return operatorRefusal(errmap.SourceRequest, errmap.CodeResourceDenied, fmt.Sprintf("resource %s is on MINDVAULT_RESOURCES_DENIED; nothing was signed", r))
 		}
 	}
 	switch {
 	case slices.Contains(c.PayeesDenied, payee):
-		return operatorRefusal(errmap.CodePayeeNotAllowed, fmt.Sprintf("the payee %s is on MINDVAULT_PAYEES_DENIED; nothing was signed", payee))
+		return operatorRefusal(errmap.SourceRequest, errmap.CodePayeeNotAllowed, fmt.Sprintf("the payee %s is on MINDVAULT_PAYEES_DENIED; nothing was signed", payee))
 	case len(c.PayeesAllowed) > 0 && !slices.Contains(c.PayeesAllowed, payee):
-		return operatorRefusal(errmap.CodePayeeNotAllowed, fmt.Sprintf("the payee %s is not on MINDVAULT_PAYEES_ALLOWED; nothing was signed", payee))
+		return operatorRefusal(errmap.SourceRequest, errmap.CodePayeeNotAllowed, fmt.Sprintf("the payee %s is not on MINDVAULT_PAYEES_ALLOWED; nothing was signed", payee))
 	}
 	j, err := d.journal()
 	if err != nil {
@@ -47,19 +46,15 @@ func (d *Deps) mayPay(ctx context.Context, payee string, resources ...string) er
 		return errmap.WithDetail(ledgerFailure(err), "the spending switch could not be read from the ledger, so a pause by the operator cannot be ruled out; nothing was paid")
 	}
 	if p.Paused {
-		e := operatorRefusal(errmap.CodeSpendingPaused, fmt.Sprintf("the operator paused all spending of this deployment at %s (by %s); nothing was signed",
+		return operatorRefusal(errmap.SourceLedger, errmap.CodeSpendingPaused, fmt.Sprintf("the operator paused all spending of this deployment at %s (by %s); nothing was signed",
 			p.Since.UTC().Format(time.RFC3339), p.By))
-		e.Facts.Source = errmap.SourceLedger
-		return e
 	}
 	return nil
 }
 
 // operatorRefusal is a payment the operator's settings forbid, refused before anything was signed.
-func operatorRefusal(code, detail string) *errmap.Error {
-	return &errmap.Error{Err: errors.New(detail), Facts: errmap.Facts{
-		Source: errmap.SourceRequest, Code: code, Detail: detail, ExecutionStarted: false, StateChanged: errmap.StateNo, Needs: errmap.NeedsOperator,
-	}}
+func operatorRefusal(src errmap.Source, code, detail string) error {
+	return newFailure(errmap.Facts{Source: src, Code: code, Detail: detail, StateChanged: errmap.StateNo, Needs: errmap.NeedsOperator})
 }
 
 // spending reads the switch for a result (health, network_profile).
