@@ -150,7 +150,7 @@ func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 	v, spend := view(b, ledger.Usage{Reserved: reserved, ResetsAt: resets}), soroban.Decimal(big.NewInt(amount))
 	detail := fmt.Sprintf("the payment of %s USDC is above what is left of %s's daily budget: limit %s, spent %s, remaining %s USDC, resets at %s; nothing was paid",
 		spend, b.whose, v.LimitUSDC, v.SpentUSDC, v.RemainingUSDC, v.ResetsAt)
-	return newFailure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeBudgetExceeded, Detail: detail, RetryAfter: &wait, StateChanged: errmap.StateNo,
+	return failure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeBudgetExceeded, Detail: detail, RetryAfter: &wait, StateChanged: errmap.StateNo,
 		Budget: &errmap.Budget{LimitUSDC: v.LimitUSDC, SpentUSDC: v.SpentUSDC, AmountUSDC: spend, RemainingUSDC: v.RemainingUSDC, ResetsAt: v.ResetsAt},
 		Next:   fmt.Sprintf("Wait until %s, when the daily budget resets, before paying again, or ask the operator to raise %s; nothing was paid.", v.ResetsAt, b.setting)})
 }

@@ -519,7 +519,7 @@ func tooLargeBeforePaying(meta *mindvault.Meta, limit int) error {
 	if !known || meta.ResourceType == "link" || textual(mt) && size <= smallText || size <= int64(limit) {
 		return nil
 	}
-	return newFailure(errmap.Facts{Source: errmap.SourceX402, Code: errmap.CodeDeliveryTooLarge, Category: errmap.CategoryValidation,
+	return failure(errmap.Facts{Source: errmap.SourceX402, Code: errmap.CodeDeliveryTooLarge, Category: errmap.CategoryValidation,
 		Detail: fmt.Sprintf("the file is %d bytes, above the %d bytes this endpoint delivers inline", size, limit),
 		Next:   fmt.Sprintf("Nothing was paid: %s, or buy %s outside this endpoint.", inlineLimitNote(size, limit), meta.ID)})
 }

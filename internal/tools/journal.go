@@ -45,7 +45,7 @@ func (d *Deps) journal() (ledger.Store, error) {
 		if cause == nil {
 			cause = errors.New("no ledger is configured")
 		}
-		return nil, newFailure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
+		return nil, failure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
 			Detail: "payments are journaled in the ledger, which is not usable: " + cause.Error() + "; nothing was paid",
 			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table); reads keep working meanwhile."})
 	}
@@ -407,7 +407,7 @@ func sellerRefusedAfterSettling(err error, resource string, s *x402.Signed) erro
 
 // keyReused refuses an idempotencyKey already used with other arguments.
 func keyReused(tool string) error {
-	return newFailure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeIdempotencyKeyReused, StateChanged: errmap.StateNo,
+	return failure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeIdempotencyKeyReused, StateChanged: errmap.StateNo,
 		Detail: "this idempotencyKey was already used by this wallet for a " + tool + " call with other arguments; nothing was paid",
 		Next:   "Use a new idempotencyKey for a new " + tool + " call; reuse a key only to retry the very same call."})
 }
@@ -426,12 +426,9 @@ func undecided(e *ledger.Entry, why string) error {
 
 // busy refuses a call of an intent for wait seconds; nothing was paid by it.
 func busy(wait int, detail, then string) error {
-	return newFailure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail + "; nothing was paid by this call",
+	return failure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInProgress, Detail: detail + "; nothing was paid by this call",
 		RetryAfter: &wait, StateChanged: errmap.StateNo, Next: fmt.Sprintf("Wait %d seconds, then send this same call again: %s", wait, then)})
 }
-
-// newFailure is a failure of the endpoint's own, its detail the error's text.
-func newFailure(f errmap.Facts) error { return errmap.Wrap(errors.New(f.Detail), f) }
 
 // alreadySettled is an intent a concurrent call settled between this call's read and claim.
 func alreadySettled(e *ledger.Entry) error {

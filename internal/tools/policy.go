@@ -78,7 +78,7 @@ func mainnetUnconfirmed(c *config.Config, confirmed bool) error {
 	if c.Network != config.Mainnet || c.AllowMainnet || confirmed {
 		return nil
 	}
-	return newFailure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeMainnetNotConfirmed,
+	return failure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeMainnetNotConfirmed,
 		Detail: "this call changes state on Stellar mainnet (real funds); nothing was sent",
 		Next:   "Call again with confirmMainnet: true if you intend to act on mainnet."})
 }

@@ -244,7 +244,7 @@ func publishedBefore(e *ledger.Entry) (*PublishOutput, error) {
 
 // approvalUsed refuses an approval acted on again: what it approved is done.
 func approvalUsed(detail, next string) error {
-	return newFailure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale,
+	return failure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeConfirmationStale,
 		Category: errmap.CategoryPayment, Detail: detail, StateChanged: errmap.StateNo, Next: next})
 }
 
@@ -356,7 +356,7 @@ func (r *publishRun) owns(meta *mindvault.Meta) error {
 	if meta.PublisherWallet == r.kp.Address() {
 		return nil
 	}
-	return newFailure(errmap.Facts{Source: errmap.SourceAPI, Code: errmap.CodeForbidden,
+	return failure(errmap.Facts{Source: errmap.SourceAPI, Code: errmap.CodeForbidden,
 		Detail: fmt.Sprintf("resource %s was published from wallet %s, not from this profile's wallet %s; nothing was paid", meta.ID, meta.PublisherWallet, r.kp.Address()),
 		Next:   "Only its publisher can resume it: call mindvault_publish again with the profile whose wallet published it (mindvault_list_profiles shows each profile's wallet)."})
 }

@@ -54,7 +54,7 @@ func (d *Deps) mayPay(ctx context.Context, payee string, resources ...string) er
 
 // operatorRefusal is a payment the operator's settings forbid, refused before anything was signed.
 func operatorRefusal(src errmap.Source, code, detail string) error {
-	return newFailure(errmap.Facts{Source: src, Code: code, Detail: detail, StateChanged: errmap.StateNo, Needs: errmap.NeedsOperator})
+	return failure(errmap.Facts{Source: src, Code: code, Detail: detail, StateChanged: errmap.StateNo, Needs: errmap.NeedsOperator})
 }
 
 // spending reads the switch for a result (health, network_profile).
