@@ -18,26 +18,11 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
 )
 
-// writeFailure marks a failed write: a transport failure after the request may have left, a
-// 5xx, or a redirect (never followed: the server may have acted before answering it) leaves
-// its outcome unknown; any other status means it did not happen.
-func writeFailure(err error) error {
-	f, _ := errmap.FactsOf(err) // always there: the errors come from the transport
-	switch {
-	case f.Transport != errmap.TransportNone:
-		if !transport.NotSent(err) {
-			return errmap.MarkStateChanged(err, errmap.StateUnknown)
-		}
-	case f.Status >= 500 || transport.IsRedirect(f.Status):
-		return errmap.MarkStateChanged(err, errmap.StateUnknown)
-	}
-	return err
-}
-
-// post sends a write and decodes its 2xx answer into a T that valid accepts. An answer that is
-// not what the route promises leaves the outcome unknown: the server accepted the write, but
-// what it did is not readable.
-func post[T any](ctx context.Context, c *Client, path, route, apiKey string, body any, extra http.Header, valid func(*T) bool, wrong string) (*T, int, error) {
+// post sends a write and decodes its 2xx answer into a T that valid accepts. A failure after
+// which the API may have acted (transport.MayHaveActed) leaves the outcome unknown, and so does an
+// answer that is not what the route promises: the server accepted the write, but what it did is
+// not readable. Any other status, but those in unsettled, means the write did not happen.
+func post[T any](ctx context.Context, c *Client, path, route, apiKey string, body any, extra http.Header, valid func(*T) bool, wrong string, unsettled ...int) (*T, int, error) {
 	var b []byte
 	if body != nil {
 		var err error
@@ -50,12 +35,12 @@ func post[T any](ctx context.Context, c *Client, path, route, apiKey string, bod
 	if apiKey != "" {
 		h.Set("x-api-key", apiKey)
 	}
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: path, Body: b, Header: h, Route: route})
+	resp, err := c.svc.Fetch(ctx, transport.Request{Method: http.MethodPost, Path: path, Body: b, Header: h, Route: route})
 	if err != nil {
-		return nil, 0, writeFailure(err)
-	}
-	if !resp.OK() {
-		return nil, 0, writeFailure(c.svc.StatusError(resp))
+		if transport.MayHaveActed(err, unsettled...) {
+			err = errmap.MarkStateChanged(err, errmap.StateUnknown)
+		}
+		return nil, 0, err
 	}
 	v, err := transport.DecodeAnswer(c.svc, resp, valid, wrong)
 	if err != nil {
@@ -79,8 +64,9 @@ type NewResource struct {
 }
 
 // CreateResource creates a link resource in one request, never retried, carrying
-// r.IdempotencyKey or a fresh random key. A 409 (an earlier request with the key is in progress)
-// leaves the outcome unknown; a 422 (the key was used with another request) changed nothing.
+// r.IdempotencyKey or a fresh random key. A 409 (an earlier request with the key is in progress
+// and may still create the resource) leaves the outcome unknown; a 422 (the key was used with
+// another request) changed nothing.
 func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResource) (*Meta, error) {
 	key := r.IdempotencyKey
 	if key == "" {
@@ -89,13 +75,8 @@ func (c *Client) CreateResource(ctx context.Context, apiKey string, r NewResourc
 		key = hex.EncodeToString(b)
 	}
 	m, status, err := post(ctx, c, "/resources", "POST /resources", apiKey, r, http.Header{"Idempotency-Key": {key}},
-		func(m *Meta) bool { return m.ID != "" }, "the created resource has no id")
+		func(m *Meta) bool { return m.ID != "" }, "the created resource has no id", http.StatusConflict)
 	if err != nil {
-		if f, ok := errmap.FactsOf(err); ok && f.Status == http.StatusConflict {
-			// "Idempotent request already in progress": this request created nothing, but
-			// the earlier one with the same key is still running and may create the resource.
-			return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
-		}
 		return nil, err
 	}
 	if what := differs(m, r); what != "" {

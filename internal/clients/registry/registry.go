@@ -21,7 +21,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/clients/stellarrpc"
-	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // Client calls one registry deployment.
@@ -65,9 +64,6 @@ type Info struct {
 	// when the deployment does not report it (a String of hex or BytesN<32> on chain).
 	NetworkID string
 }
-
-// OnchainID reports an id that can exist on chain: 1-24 lowercase ASCII letters and digits.
-func OnchainID(id string) bool { return validate.OnchainID(id) }
 
 // Get reads one resource; found is false when the contract answers NotFound (#2).
 func (c *Client) Get(ctx context.Context, id string) (*Resource, bool, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 func TestPricesRoundTripExactly(t *testing.T) {
@@ -145,7 +146,7 @@ func TestContractErrors(t *testing.T) {
 
 func TestOnchainID(t *testing.T) {
 	for id, ok := range map[string]bool{"abc123": true, "ABC": false, strings.Repeat("a", 25): false, "a-b": false, "": false} {
-		if OnchainID(id) != ok {
+		if validate.OnchainID(id) != ok {
 			t.Errorf("OnchainID(%q) != %v", id, ok)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"time"
@@ -83,10 +84,7 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err != nil {
 		return nil, c.malformed(fn + " simulation returned an undecodable auth entry")
 	}
-	want, err := invocation(draft)
-	if err != nil {
-		return nil, err
-	}
+	want := *draft.Operations()[0].(*txnbuild.InvokeHostFunction).HostFunction.InvokeContract // build makes one call
 	if err := c.checkSimulation(fn, want, auth, data); err != nil {
 		return nil, err
 	}
@@ -203,22 +201,14 @@ func refused(err error) (int, bool) {
 	return f.Status, true
 }
 
-// unknownOutcome marks a failed sendTransaction whose envelope may have arrived: a transport
-// failure after the request could have left, a 5xx or 408, a redirect, an unreadable answer. A 4xx
-// or a JSON-RPC error object is the node refusing: nothing was queued.
+// unknownOutcome marks a failed sendTransaction whose envelope may have arrived
+// (transport.MayHaveActed, a 408, an unreadable answer). A 4xx or a JSON-RPC error object is the
+// node refusing: nothing was queued.
 func unknownOutcome(err error, hash string) error {
-	f, _ := errmap.FactsOf(err) // none: the default below
-	switch {
-	case f.Transport != errmap.TransportNone:
-		if transport.NotSent(err) {
-			return err
-		}
-	case f.Status >= 500, f.Status == 408, transport.IsRedirect(f.Status),
-		f.Code == errmap.CodeMalformedResponse:
-	default:
-		return err
+	if f, _ := errmap.FactsOf(err); transport.MayHaveActed(err, http.StatusRequestTimeout) || f.Code == errmap.CodeMalformedResponse {
+		return errmap.MarkPending(err, hash)
 	}
-	return errmap.MarkPending(err, hash)
+	return err
 }
 
 // rejected maps sendTransaction ERROR: the transaction was refused before it could apply.
@@ -279,16 +269,6 @@ func resultCodeName(code xdr.TransactionResultCode) string {
 
 // maxFee is the cap on a write's total fee, in stroops.
 func (c *Client) maxFee() int64 { return cmp.Or(c.MaxFee, DefaultMaxFee) }
-
-// invocation is the contract call of a transaction made by build.
-func invocation(tx *txnbuild.Transaction) (xdr.InvokeContractArgs, error) {
-	if ops := tx.Operations(); len(ops) == 1 {
-		if op, ok := ops[0].(*txnbuild.InvokeHostFunction); ok && op.HostFunction.InvokeContract != nil {
-			return *op.HostFunction.InvokeContract, nil
-		}
-	}
-	return xdr.InvokeContractArgs{}, errors.New("registry: the built transaction is not one contract call")
-}
 
 // checkSimulation decides whether what a simulation of the write fn returned may go into the
 // transaction the wallet signs, whose signature also covers the authorisation entries, the

@@ -96,7 +96,7 @@ func AddressOf(id string) (xdr.ScVal, error) {
 }
 
 func contractAddress(id string) (xdr.ScAddress, error) {
-	raw, err := DecodeContract(id)
+	raw, err := strkey.Decode(strkey.VersionByteContract, id)
 	var cid xdr.ContractId
 	copy(cid[:], raw)
 	return xdr.ScAddress{Type: xdr.ScAddressTypeScAddressTypeContract, ContractId: &cid}, err
@@ -164,24 +164,18 @@ func Address(v xdr.ScVal) (string, bool) {
 	return s, err == nil
 }
 
-// MapOf reads a Map.
-func MapOf(v xdr.ScVal) (xdr.ScMap, bool) {
-	if v.Type != xdr.ScValTypeScvMap || v.Map == nil || *v.Map == nil {
-		return nil, false
-	}
-	return **v.Map, true
-}
-
 // Fields reads a Map with String or Symbol keys (a contract's struct), calling set for each entry
 // in order (a key that is not text is skipped); it reports whether v is a Map.
 func Fields(v xdr.ScVal, set func(key string, val xdr.ScVal)) bool {
-	m, ok := MapOf(v)
-	for _, e := range m {
+	if v.Type != xdr.ScValTypeScvMap || v.Map == nil || *v.Map == nil {
+		return false
+	}
+	for _, e := range **v.Map {
 		if k, ok := Text(e.Key); ok {
 			set(k, e.Val)
 		}
 	}
-	return ok
+	return true
 }
 
 // VecOf reads a Vec.
@@ -202,9 +196,4 @@ func Uint(v xdr.ScVal) (uint64, bool) {
 	}
 	t, ok := v.GetTimepoint()
 	return uint64(t), ok
-}
-
-// DecodeContract decodes a C... contract strkey.
-func DecodeContract(id string) ([]byte, error) {
-	return strkey.Decode(strkey.VersionByteContract, id)
 }

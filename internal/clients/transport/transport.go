@@ -52,8 +52,6 @@ type Service struct {
 	// ReadError reads this service's own error answers (its body format, its codes) into
 	// classified facts; StatusError applies it. Without one, errmap reads the body generically.
 	ReadError func(errmap.Facts) errmap.Facts
-	// sleep is replaced in tests of this package only.
-	sleep func(context.Context, time.Duration) error
 
 	writeOnce sync.Once
 	write     *http.Client // see writeClient
@@ -186,7 +184,7 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 				return resp, nil
 			}
 			delay, ok := s.backoff(attempt, resp.Header)
-			if !ok || !s.wait(ctx, delay) {
+			if !ok || !Sleep(ctx, delay) {
 				return resp, nil
 			}
 			continue
@@ -196,7 +194,7 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 			call.Outcome = "timeout"
 		}
 		delay, _ := s.backoff(attempt, nil)
-		if attempt >= attempts || ctx.Err() != nil || !s.wait(ctx, delay) {
+		if attempt >= attempts || ctx.Err() != nil || !Sleep(ctx, delay) {
 			return nil, s.transportError(err, !req.Read)
 		}
 	}
@@ -293,18 +291,10 @@ func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
 	return rand.N(ceil + 1), true
 }
 
-// wait is Sleep, through the test's sleep when it has one.
-func (s *Service) wait(ctx context.Context, d time.Duration) bool {
-	if s.sleep == nil {
-		return Sleep(ctx, d)
-	}
-	return !pastMargin(ctx, d) && s.sleep(ctx, d) == nil
-}
-
 // Sleep waits d unless the context ends first or waiting would cross the deadline margin,
 // so a loop that sleeps between attempts always leaves time to answer.
 func Sleep(ctx context.Context, d time.Duration) bool {
-	if pastMargin(ctx, d) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
 		return false
 	}
 	if d <= 0 {
@@ -318,11 +308,6 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-func pastMargin(ctx context.Context, d time.Duration) bool {
-	dl, ok := ctx.Deadline()
-	return ok && time.Until(dl)-Margin <= d
 }
 
 func errmapTransport(err error) errmap.Transport {
@@ -341,6 +326,17 @@ func NotSent(err error) bool {
 	}
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// MayHaveActed reports a failed request that is not a read after which the service may have acted
+// on it: a transport failure once the request may have left, a 5xx, a redirect (never followed:
+// the server may have acted before answering it), or a status in also.
+func MayHaveActed(err error, also ...int) bool {
+	f, _ := errmap.FactsOf(err)
+	if f.Transport != errmap.TransportNone {
+		return !NotSent(err)
+	}
+	return f.Status >= 500 || IsRedirect(f.Status) || slices.Contains(also, f.Status)
 }
 
 // transportError maps a failure without a response. Only a write or payment (write) that may

@@ -100,22 +100,20 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 	paid.Header.Set("Access-Control-Expose-Headers", "PAYMENT-RESPONSE")
 	resp, err := c.Svc.Do(ctx, paid)
 	if err != nil {
-		if transport.NotSent(err) {
-			return nil, err // the signed payment never left this process
-		}
 		return nil, ambiguous(err, signed.ExpiresAt)
 	}
 	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: o.chosen, ExpiresAt: signed.ExpiresAt}
 	out.Settlement, _ = DecodeSettlement(resp.Header)
 	out.Confirmed = out.Settlement.Confirms(o.chosen.Network, signed.Payer)
-	expires := signed.ExpiresAt.UTC().Format(time.RFC3339)
-	switch {
-	case resp.OK():
+	if resp.OK() {
 		return out, nil
+	}
+	expires, failed := signed.ExpiresAt.UTC().Format(time.RFC3339), c.Svc.StatusError(resp)
+	switch {
 	case out.Confirmed:
 		// A proof of settlement decides, whatever status came with it: paid, not delivered.
 		hash := out.Settlement.Transaction
-		return nil, errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+		return nil, errmap.With(failed, func(f *errmap.Facts) {
 			f.ExecutionStarted, f.StateChanged, f.TxHash = true, errmap.StateYes, hash
 			f.Detail = fmt.Sprintf("the payment settled in transaction %s, but the seller answered HTTP %d instead of delivering", hash, resp.Status)
 		})
@@ -126,7 +124,7 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 		if why == "settle_exact_stellar_transaction_failed" && txHashRE.MatchString(out.Settlement.Transaction) {
 			// Submitted but not seen to succeed in time: it may still land; its hash says where.
 			hash := strings.ToLower(out.Settlement.Transaction)
-			return nil, errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+			return nil, errmap.With(failed, func(f *errmap.Facts) {
 				*f = reasonFacts(*f, why)
 				f.Detail = fmt.Sprintf("the facilitator submitted the payment in transaction %s but did not see it succeed (%s); do not pay again before %s", hash, why, expires)
 				f.ExecutionStarted, f.StateChanged, f.TxHash, f.PaymentExpiresAt = true, errmap.StateUnknown, hash, expires
@@ -136,7 +134,7 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 		if why != "" && !strings.Contains(why, "settle") {
 			proven = why // a verification reason, not one of the settle step, after which the chain decides
 		}
-		return nil, SentRefused{Verify: proven, error: errmap.With(c.Svc.StatusError(resp), func(f *errmap.Facts) {
+		return nil, SentRefused{Verify: proven, error: errmap.With(failed, func(f *errmap.Facts) {
 			said := cmp.Or(f.UpstreamDetail, errmap.ReadBody(f.Body).Message)
 			f.Code = errmap.CodePaymentRejected
 			if why != "" {
@@ -156,13 +154,12 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 			}
 			f.ExecutionStarted, f.StateChanged, f.PaymentExpiresAt = true, errmap.StateNo, expires
 		})}
-	case resp.Status >= 500 || resp.Status == http.StatusRequestTimeout || resp.Status == http.StatusTooManyRequests || transport.IsRedirect(resp.Status):
+	case transport.MayHaveActed(failed, http.StatusRequestTimeout, http.StatusTooManyRequests):
 		// The server may have settled before failing or redirecting (a redirect is never
 		// followed with the payment attached: that would be a second payment attempt).
-		return nil, ambiguous(c.Svc.StatusError(resp), signed.ExpiresAt)
-	default:
-		return nil, c.Svc.StatusError(resp)
+		return nil, ambiguous(failed, signed.ExpiresAt)
 	}
+	return nil, failed
 }
 
 // refusalReason is the facilitator's reason for refusing a sent payment and its stage:
