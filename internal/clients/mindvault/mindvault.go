@@ -256,17 +256,6 @@ func (n Number) Ptr() *float64 {
 	return &v
 }
 
-// Ping is the health probe: one catalog row, any 2xx counts as reachable.
-func (c *Client) Ping(ctx context.Context) (int, error) {
-	req := transport.Get("/resources", "GET /resources")
-	req.Query = url.Values{"limit": {"1"}}
-	resp, err := c.svc.Fetch(ctx, req)
-	if err != nil {
-		return 0, err
-	}
-	return resp.Status, nil
-}
-
 func intHeader(h http.Header, name string) *int {
 	n, err := strconv.Atoi(h.Get(name))
 	if err != nil {

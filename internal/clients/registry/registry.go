@@ -89,9 +89,6 @@ func (c *Client) List(ctx context.Context, start, limit uint32) ([]Resource, err
 	}
 	vec, ok := soroban.VecOf(v)
 	if !ok {
-		if v.Type == xdr.ScValTypeScvVec { // an empty Vec may come as a nil vector
-			return []Resource{}, nil
-		}
 		return nil, c.malformed("list did not return a Vec")
 	}
 	out := make([]Resource, 0, len(vec))
@@ -181,10 +178,10 @@ func (r *Resource) set(key string, v xdr.ScVal) {
 			r.Listed = *v.B
 		}
 	case "tags":
-		if v.Type == xdr.ScValTypeScvVec { // an empty Vec may come as a nil vector
+		vec, ok := soroban.VecOf(v)
+		if ok {
 			r.Tags = []string{}
 		}
-		vec, _ := soroban.VecOf(v)
 		for _, t := range vec {
 			if s, ok := soroban.Text(t); ok {
 				r.Tags = append(r.Tags, s)

@@ -88,12 +88,10 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err := c.checkSimulation(fn, want, auth, data); err != nil {
 		return nil, err
 	}
-	tx, err := c.build(source, seq, fn, args, auth, data, txnbuild.MinBaseFee) // txnbuild adds the resource fee in data
+	// txnbuild adds the resource fee in data: the total, checkSimulation kept within MaxFee.
+	tx, err := c.build(source, seq, fn, args, auth, data, txnbuild.MinBaseFee)
 	if err != nil {
 		return nil, err
-	}
-	if tx.MaxFee() > c.maxFee() {
-		return nil, c.feeRefusal(fn, tx.MaxFee())
 	}
 	if approve != nil {
 		if err := approve(ctx, Plan{Function: fn, Fee: tx.MaxFee(), Sequence: seq}); err != nil {
@@ -267,9 +265,6 @@ func resultCodeName(code xdr.TransactionResultCode) string {
 	return cmp.Or(names[code], code.String())
 }
 
-// maxFee is the cap on a write's total fee, in stroops.
-func (c *Client) maxFee() int64 { return cmp.Or(c.MaxFee, DefaultMaxFee) }
-
 // checkSimulation decides whether what a simulation of the write fn returned may go into the
 // transaction the wallet signs, whose signature also covers the authorisation entries, the
 // footprint and the resource fee the simulation adds (docs/tools.md "The wallet signs only the
@@ -285,21 +280,17 @@ func (c *Client) checkSimulation(fn string, want xdr.InvokeContractArgs, auth []
 	if why := footprintReason(want.ContractAddress, data.Resources.Footprint); why != "" {
 		return refusal(fn, why, "Report it to the operator: the simulation of this call (Stellar RPC at SOROBAN_RPC_URL, running the registry contract) declared writes beyond the registry's own storage. Do not retry until that is fixed.")
 	}
-	fee := int64(data.ResourceFee)
-	if fee < 0 {
+	if data.ResourceFee < 0 {
 		return refusal(fn, "the simulation's resource fee is negative", "Report it to the operator: the simulation of this call by Stellar RPC (SOROBAN_RPC_URL) is not usable.")
 	}
-	if fee > c.maxFee()-txnbuild.MinBaseFee {
-		return c.feeRefusal(fn, fee+txnbuild.MinBaseFee)
+	maxFee := cmp.Or(c.MaxFee, DefaultMaxFee)
+	if fee := int64(data.ResourceFee); fee > maxFee-txnbuild.MinBaseFee {
+		fee += txnbuild.MinBaseFee
+		why := fmt.Sprintf("its fee of %d stroops (%d.%07d XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
+			fee, fee/10_000_000, fee%10_000_000, maxFee, MaxFeeVar)
+		return refusal(fn, why, "If a fee this high is expected, ask the operator to raise "+MaxFeeVar+"; otherwise report it to the operator of Stellar RPC (SOROBAN_RPC_URL), whose simulation asked for it.")
 	}
 	return nil
-}
-
-// feeRefusal refuses a write whose total fee is above the cap.
-func (c *Client) feeRefusal(fn string, fee int64) error {
-	why := fmt.Sprintf("its fee of %d stroops (%d.%07d XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
-		fee, fee/10_000_000, fee%10_000_000, c.maxFee(), MaxFeeVar)
-	return refusal(fn, why, "If a fee this high is expected, ask the operator to raise "+MaxFeeVar+"; otherwise report it to the operator of Stellar RPC (SOROBAN_RPC_URL), whose simulation asked for it.")
 }
 
 // refusal is a write refused before signing: UNEXPECTED_TRANSACTION, nothing started or changed.

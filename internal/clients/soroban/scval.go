@@ -178,10 +178,13 @@ func Fields(v xdr.ScVal, set func(key string, val xdr.ScVal)) bool {
 	return true
 }
 
-// VecOf reads a Vec.
+// VecOf reads a Vec; an empty one may come as a nil vector, read as no items.
 func VecOf(v xdr.ScVal) (xdr.ScVec, bool) {
-	if v.Type != xdr.ScValTypeScvVec || v.Vec == nil || *v.Vec == nil {
+	if v.Type != xdr.ScValTypeScvVec || v.Vec == nil {
 		return nil, false
+	}
+	if *v.Vec == nil {
+		return nil, true
 	}
 	return **v.Vec, true
 }

@@ -311,10 +311,10 @@ func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScV
 }
 
 func tagsReason(v xdr.ScVal) string {
-	if v.Type != xdr.ScValTypeScvVec || v.Vec == nil {
+	tags, ok := soroban.VecOf(v)
+	if !ok {
 		return "its tags are not a list"
 	}
-	tags, _ := soroban.VecOf(v) // an empty Vec may come as a nil vector
 	if len(tags) > MaxTags {
 		return fmt.Sprintf("it has %d tags, more than %d", len(tags), MaxTags)
 	}
