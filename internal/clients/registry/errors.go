@@ -18,40 +18,23 @@ var errorNames = map[int]string{
 	22: "MetadataFrozen", 23: "DuplicateInRepair",
 }
 
-// The contract errors the tools refer to by number.
-const (
-	ErrAlreadyRegistered = 1
-	ErrNotFound          = 2
-	ErrUnauthorized      = 6
-	ErrAlreadyOwner      = 14
-	ErrPriceExceedsMax   = 17
-)
+// ErrNotFound is the contract's error for an id it does not hold.
+const ErrNotFound = 2
 
-// ErrorName returns the name of vault-registry error n, or "Unknown".
-func ErrorName(n int) string { return cmp.Or(errorNames[n], "Unknown") }
+const invalidInput = errmap.CodeContractInvalidInput
 
-// ErrorCode maps a vault-registry error number to its failure code (docs/errors.md lists them);
-// every other number, known or not, is CONTRACT_ERROR.
-func ErrorCode(n int) string {
-	switch n {
-	case ErrAlreadyRegistered:
-		return errmap.CodeAlreadyRegistered
-	case ErrNotFound:
-		return errmap.CodeNotFound
-	case ErrAlreadyOwner:
-		return errmap.CodeAlreadyOwner
-	case ErrUnauthorized:
-		return errmap.CodeContractUnauthorized
-	case 3, 4, 5, 11, 12, 13, 16, ErrPriceExceedsMax:
-		return errmap.CodeContractInvalidInput
-	}
-	return errmap.CodeContractError
+// errorCodes gives the vault-registry errors that have a failure code of their own (docs/errors.md
+// lists them); every other number, known or not, is CONTRACT_ERROR.
+var errorCodes = map[int]string{
+	1: errmap.CodeAlreadyRegistered, ErrNotFound: errmap.CodeNotFound, 6: errmap.CodeContractUnauthorized,
+	14: errmap.CodeAlreadyOwner, 3: invalidInput, 4: invalidInput, 5: invalidInput, 11: invalidInput,
+	12: invalidInput, 13: invalidInput, 16: invalidInput, 17: invalidInput,
 }
 
 // Errors is the registry's soroban.ContractErrors: code, name and "Name (Error(Contract, #N))".
 func Errors(n int) (code, name, detail string) {
-	name = ErrorName(n)
-	return ErrorCode(n), name, name + " (Error(Contract, #" + strconv.Itoa(n) + "))"
+	name = cmp.Or(errorNames[n], "Unknown")
+	return cmp.Or(errorCodes[n], errmap.CodeContractError), name, name + " (Error(Contract, #" + strconv.Itoa(n) + "))"
 }
 
 // ContractFailure is the facts of Error(Contract, #n) of the registry reported by source

@@ -56,12 +56,12 @@ type Plan struct {
 
 // InvokeApproved performs a creator-authorised write: simulate with the wallet as source,
 // assemble the footprint, auth and resource fee (only the call itself may be authorised, and
-// the fee stays within MaxFee), have approve (the user's confirmation, package confirm; nil
-// approves) accept it or stop it with nothing signed or sent, sign, send, and poll until the
-// outcome is known, the write wait has passed since the first send, or the invocation deadline
-// comes. Once the envelope may have reached the network, an unconfirmed outcome is reported as
-// stateChanged "unknown" with the hash, computed before sending, and a mindvault_tx_status
-// nextAction — never retried blindly: the only resend is the same envelope after TRY_AGAIN_LATER (send).
+// the fee stays within MaxFee), have approve (the user's confirmation, package confirm) accept
+// it or stop it with nothing signed or sent, sign, send, and poll until the outcome is known,
+// the write wait has passed since the first send, or the invocation deadline comes. Once the
+// envelope may have reached the network, an unconfirmed outcome is reported as stateChanged
+// "unknown" with the hash, computed before sending, and a mindvault_tx_status nextAction —
+// never retried blindly: the only resend is the same envelope after TRY_AGAIN_LATER (send).
 func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve func(context.Context, Plan) error, fn string, args ...xdr.ScVal) (*Written, error) {
 	source := kp.Address()
 	seq, err := c.Sequence(ctx, source)
@@ -93,10 +93,8 @@ func (c *Client) InvokeApproved(ctx context.Context, kp *keypair.Full, approve f
 	if err != nil {
 		return nil, err
 	}
-	if approve != nil {
-		if err := approve(ctx, Plan{Function: fn, Fee: tx.MaxFee(), Sequence: seq}); err != nil {
-			return nil, err
-		}
+	if err := approve(ctx, Plan{Function: fn, Fee: tx.MaxFee(), Sequence: seq}); err != nil {
+		return nil, err
 	}
 	if tx, err = tx.Sign(c.Passphrase, kp); err != nil {
 		return nil, fmt.Errorf("sign: %w", err)

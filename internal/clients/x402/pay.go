@@ -90,9 +90,8 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 		return nil, errors.New("x402: this signed payment was sent already")
 	}
 	signed.sent = true
-	req, amount := o.req, o.amount
-	paid := req
-	paid.Header = req.Header.Clone()
+	paid := o.req
+	paid.Header = o.req.Header.Clone()
 	if paid.Header == nil {
 		paid.Header = http.Header{}
 	}
@@ -102,7 +101,7 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 	if err != nil {
 		return nil, ambiguous(err, signed.ExpiresAt)
 	}
-	out := &Outcome{Response: resp, Paid: true, Amount: amount, Requirement: o.chosen, ExpiresAt: signed.ExpiresAt}
+	out := &Outcome{Response: resp, Paid: true, Amount: o.amount, Requirement: o.chosen, ExpiresAt: signed.ExpiresAt}
 	out.Settlement, _ = DecodeSettlement(resp.Header)
 	out.Confirmed = out.Settlement.Confirms(o.chosen.Network, signed.Payer)
 	if resp.OK() {
@@ -137,13 +136,9 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 		return nil, SentRefused{Verify: proven, error: errmap.With(failed, func(f *errmap.Facts) {
 			said := cmp.Or(f.UpstreamDetail, errmap.ReadBody(f.Body).Message)
 			f.Code = errmap.CodePaymentRejected
-			if why != "" {
-				// A reason that is not a code token refines nothing: the status says 402.
-				f.Code = ""
+			if why != "" { // a code token (refusalReason), so reasonFacts sets the code and its meaning
 				*f = reasonFacts(*f, why)
-				if f.UpstreamDetail != "" {
-					said = "refused " + stage + ": " + f.UpstreamDetail
-				}
+				said = "refused " + stage + ": " + f.UpstreamDetail
 			}
 			// What the seller said, when it said something, tells more than this sentence.
 			f.UpstreamDetail = said

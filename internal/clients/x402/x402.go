@@ -232,11 +232,10 @@ const maxSettlementHeader = 4096
 // duplicate keys or trailing data, typed fields, and a success names a 64-hex hash (returned
 // in lower case) and no errorReason.
 func DecodeSettlement(h http.Header) (*Settlement, bool) {
-	name := "PAYMENT-RESPONSE"
-	if len(h.Values(name)) == 0 {
-		name = "X-PAYMENT-RESPONSE"
+	vs := h.Values("PAYMENT-RESPONSE")
+	if len(vs) == 0 {
+		vs = h.Values("X-PAYMENT-RESPONSE")
 	}
-	vs := h.Values(name)
 	if len(vs) != 1 {
 		return nil, false
 	}
