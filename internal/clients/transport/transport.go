@@ -9,13 +9,13 @@ package transport
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,8 +127,7 @@ func (s *Service) writeClient() *http.Client {
 // Request is one logical call.
 type Request struct {
 	Method string
-	Path   string     // appended to BaseURL; may contain a query
-	Query  url.Values // added to the URL
+	Path   string // appended to BaseURL, with its query
 	Body   []byte
 	Header http.Header
 	// Route names the call in logs and metrics ("GET /resources/{id}/meta"), without ids.
@@ -218,19 +217,11 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 		actx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	u := s.BaseURL + req.Path
-	if len(req.Query) > 0 {
-		sep := "?"
-		if strings.Contains(u, "?") {
-			sep = "&"
-		}
-		u += sep + req.Query.Encode()
-	}
 	var body io.Reader
 	if req.Body != nil {
 		body = bytes.NewReader(req.Body)
 	}
-	hreq, err := http.NewRequestWithContext(actx, req.Method, u, body)
+	hreq, err := http.NewRequestWithContext(actx, req.Method, s.BaseURL+req.Path, body)
 	if err != nil {
 		return nil, err
 	}
@@ -392,4 +383,62 @@ func (s *Service) Malformed(resp *Response, what string) *errmap.Error {
 
 func (s *Service) facts(resp *Response) errmap.Facts {
 	return errmap.Facts{Source: s.Source, Status: resp.Status, Header: resp.Header, TimeoutVar: s.TimeoutVar, ExecutionStarted: resp.Write}
+}
+
+// The JSON clients (the MindVault API, Horizon, Stellar RPC) read answers the same way: a
+// 2xx body must be the one JSON value its route promises. json.Unmarshal alone would take
+// null, or an array where an object belongs, as a zero value; a client must report such an
+// answer as MALFORMED_RESPONSE instead of passing the zero value on as the service's word.
+
+// DecodeObject decodes b, which must be one JSON object, into v.
+func DecodeObject(b []byte, v any) error { return decodeJSON(b, '{', "not a JSON object", v) }
+
+// DecodeArray decodes b, which must be one JSON array, into v.
+func DecodeArray(b []byte, v any) error { return decodeJSON(b, '[', "not a JSON array", v) }
+
+func decodeJSON(b []byte, open byte, wrong string, v any) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != open {
+		return errors.New(wrong)
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Get is a GET of path: a read, retried per the service's policy. route names it in logs and
+// metrics.
+func Get(path, route string) Request {
+	return Request{Method: http.MethodGet, Path: path, Route: route, Read: true}
+}
+
+// Fetch sends req and returns its answer when the status is 2xx; any other status is the
+// service's StatusError.
+func (s *Service) Fetch(ctx context.Context, req Request) (*Response, error) {
+	resp, err := s.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if !resp.OK() {
+		return nil, s.StatusError(resp)
+	}
+	return resp, nil
+}
+
+// Object fetches req and decodes its answer, one JSON object, into a T that valid accepts (nil
+// accepts any); any other 2xx answer is MALFORMED_RESPONSE.
+func Object[T any](ctx context.Context, s *Service, req Request, valid func(*T) bool, wrong string) (*T, error) {
+	resp, err := s.Fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeAnswer(s, resp, valid, wrong)
+}
+
+// DecodeAnswer decodes a 2xx answer, one JSON object, into a T that valid accepts (valid nil
+// accepts any); any other answer is MALFORMED_RESPONSE, saying what is wrong with it.
+func DecodeAnswer[T any](s *Service, resp *Response, valid func(*T) bool, wrong string) (*T, error) {
+	v := new(T)
+	if DecodeObject(resp.Body, v) != nil || (valid != nil && !valid(v)) {
+		return nil, s.Malformed(resp, wrong)
+	}
+	return v, nil
 }
