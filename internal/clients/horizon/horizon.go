@@ -77,7 +77,11 @@ func (c *Client) Account(ctx context.Context, address string) (acct *Account, fo
 	if err != nil {
 		return nil, false, err
 	}
-	if resp.Status == http.StatusNotFound && isProblem(resp) {
+	// Horizon's own 404 is a problem document (its type set); a proxy's is a failure.
+	var problem struct {
+		Type string `json:"type"`
+	}
+	if resp.Status == http.StatusNotFound && transport.DecodeObject(resp.Body, &problem) == nil && problem.Type != "" {
 		return nil, false, nil
 	}
 	if !resp.OK() {
@@ -100,14 +104,6 @@ type Root struct {
 func (c *Client) Root(ctx context.Context) (*Root, error) {
 	return transport.Object(ctx, c.svc, transport.Get("/", "GET /"),
 		func(r *Root) bool { return r.NetworkPassphrase != "" }, "the root document has no network_passphrase")
-}
-
-// isProblem tells Horizon's own 404 (problem+json) from a proxy's, which is a failure.
-func isProblem(resp *transport.Response) bool {
-	var p struct {
-		Type string `json:"type"`
-	}
-	return transport.DecodeObject(resp.Body, &p) == nil && p.Type != ""
 }
 
 // Sequence returns an account's current sequence number; a missing account is

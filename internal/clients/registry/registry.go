@@ -272,13 +272,3 @@ func Errors(n int) (code, name, detail string) {
 	name = cmp.Or(errorNames[n], "Unknown")
 	return cmp.Or(errorCodes[n], errmap.CodeContractError), name, name + " (Error(Contract, #" + strconv.Itoa(n) + "))"
 }
-
-// ContractFailure is the facts of Error(Contract, #n) of the registry reported by source
-// (a failed transaction, whose number came from its diagnostic events).
-func ContractFailure(f errmap.Facts, n int) errmap.Facts {
-	code, name, detail := Errors(n)
-	f.Code = code
-	f.Upstream.ContractError, f.Upstream.ContractErrorName = n, name
-	f.UpstreamDetail = cmp.Or(f.UpstreamDetail, detail)
-	return f
-}

@@ -120,7 +120,7 @@ func TestContractErrors(t *testing.T) {
 				if via == "simulation" {
 					err = soroban.SimulationFailure(fmt.Sprintf("HostError: Error(Contract, #%d)\n\nEvent log (newest first):\n   0: [Diagnostic Event] data:\"secret-arg\"", n), errmap.SourceRegistry, Errors)
 				} else {
-					err = errmap.Wrap(nil, ContractFailure(errmap.Facts{Source: errmap.SourceRegistry, ExecutionStarted: true}, n))
+					err = errmap.Wrap(nil, soroban.ContractErrors(Errors).Facts(errmap.Facts{Source: errmap.SourceRegistry, ExecutionStarted: true}, n))
 				}
 				f := errmap.FromError(err, errmap.Call{Operation: "Set price failed", Tool: "mindvault_set_price"})
 				d := f.Diagnostic

@@ -166,9 +166,9 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 			case rpc.TransactionStatusFailed:
 				return nil, failedTx(tx, hash)
 			}
-		} else if status, ok := refused(err); ok {
-			// The detail says more than a gateway's error text.
-			err = errmap.WithDetail(err, "the transaction was sent, but Stellar RPC refused to report its status (HTTP "+strconv.Itoa(status)+" to getTransaction)")
+		} else if f, _ := errmap.FactsOf(err); f.Status >= 400 && f.Status < 500 && !slices.Contains([]int{408, 425, 429}, f.Status) {
+			// 408, 425 and 429 are transient; the detail says more than a gateway's error text.
+			err = errmap.WithDetail(err, "the transaction was sent, but Stellar RPC refused to report its status (HTTP "+strconv.Itoa(f.Status)+" to getTransaction)")
 			return nil, errmap.MarkPending(err, hash)
 		}
 		if !transport.Sleep(waitCtx, poll) {
@@ -185,16 +185,6 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 			}), hash)
 		}
 	}
-}
-
-// refused reports a getTransaction failure that will not go away by asking again: an HTTP
-// 4xx other than the transient 408, 425 and 429, with its status.
-func refused(err error) (int, bool) {
-	f, _ := errmap.FactsOf(err)
-	if f.Transport != errmap.TransportNone || f.Status < 400 || f.Status > 499 || slices.Contains([]int{408, 425, 429}, f.Status) {
-		return 0, false
-	}
-	return f.Status, true
 }
 
 // unknownOutcome marks a failed sendTransaction whose envelope may have arrived
@@ -239,7 +229,7 @@ func failedTx(tx *rpc.GetTransactionResponse, hash string) error {
 		}
 	}
 	if n > 0 {
-		f = ContractFailure(f, n)
+		f = soroban.ContractErrors(Errors).Facts(f, n)
 	} else {
 		f.Code, f.Category = errmap.CodeContractError, errmap.CategoryContract
 	}

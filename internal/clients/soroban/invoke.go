@@ -1,6 +1,7 @@
 package soroban
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,6 +65,15 @@ func Build(source string, seq int64, c Call, auth []xdr.SorobanAuthorizationEntr
 // token's in package x402).
 type ContractErrors func(n int) (code, name, detail string)
 
+// Facts records Error(Contract, #n) in f: its code, number and name, and its detail unless f
+// has one.
+func (errs ContractErrors) Facts(f errmap.Facts, n int) errmap.Facts {
+	code, name, detail := errs(n)
+	f.Code, f.UpstreamDetail = code, cmp.Or(f.UpstreamDetail, detail)
+	f.Upstream.ContractError, f.Upstream.ContractErrorName = n, name
+	return f
+}
+
 // Simulate runs simulateTransaction; a simulation failure and archived state become *errmap.Error
 // classified by SimulationFailure. A simulation submits nothing, so its failures leave
 // ExecutionStarted false.
@@ -114,9 +124,7 @@ func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *e
 	n := contractNumber(msg)
 	switch {
 	case n > 0 && errs != nil:
-		code, name, detail := errs(n)
-		f.Code, f.UpstreamDetail = code, detail
-		f.Upstream = errmap.Upstream{ContractError: n, ContractErrorName: name}
+		f = errs.Facts(f, n)
 	case hostPair(msg, "Storage", "MissingValue"): // a missing contract instance
 		f.Code, f.UpstreamDetail = errmap.CodeContractMissing, "contract instance missing (Error(Storage, MissingValue))"
 	case strings.Contains(strings.ToLower(msg), "restorepreamble") || strings.Contains(strings.ToLower(msg), "archived"):

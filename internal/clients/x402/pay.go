@@ -59,7 +59,8 @@ func (c *Client) Offer(ctx context.Context, req transport.Request, policy Policy
 	req.Read = false
 	first, err := c.Svc.Do(ctx, req)
 	if err != nil {
-		return nil, unpaid(err) // nothing was paid: the default state "no" is right
+		// A preparatory step, not the payment: nothing was paid, so the default state "no" is right.
+		return nil, errmap.MarkNotStarted(err)
 	}
 	first.Write = false
 	if first.Status != http.StatusPaymentRequired {
@@ -185,14 +186,6 @@ func Refusal(err error) (SentRefused, bool) {
 }
 
 func (e SentRefused) Unwrap() error { return e.error }
-
-// unpaid marks a failure of the unpaid first request: a preparatory step, not the payment.
-func unpaid(err error) error {
-	if _, ok := errmap.FactsOf(err); !ok {
-		return err
-	}
-	return errmap.MarkNotStarted(err)
-}
 
 // ambiguous marks a failure after the payment may have left: unknown until it expires. A
 // paid request that provably never left (the transport leaves ExecutionStarted false) changed nothing.
