@@ -60,10 +60,8 @@ func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) 
 	body, _ := json.Marshal(map[string]string{"publicKey": publicKey})
 	resp, err := c.svc.Fetch(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: body, Route: "POST /create"})
 	if err != nil {
-		// Only a request that never left, or a 4xx the service answered on purpose, proves it
-		// created nothing: a 408 is the request timing out (it may have been acted on), and a
-		// 5xx or a redirect (never followed: a second POST /create would create a second
-		// account) may come after the account was created.
+		// A 408 may have been acted on; a 5xx or a redirect (never followed: a second POST
+		// /create would create a second account) may come after the account was created.
 		if transport.MayHaveActed(err, http.StatusRequestTimeout) {
 			return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
 		}
