@@ -39,12 +39,8 @@ type Decimal string
 
 // UnmarshalJSON accepts "1.50" and 1.5 and rejects anything else.
 func (d *Decimal) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
 		*d = Decimal(s)
 		return nil
 	}

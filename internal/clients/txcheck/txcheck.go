@@ -54,10 +54,9 @@ type Policy struct {
 	Contract  string // C-address of the one contract it may call
 	Functions []string
 	// Args inspects the call's arguments; a non-empty reason refuses the transaction.
-	Args        func(fn string, args []xdr.ScVal) string
-	MaxFee      int64         // stroops
-	MaxValidity time.Duration // 0 means MaxValidity
-	Now         time.Time
+	Args   func(fn string, args []xdr.ScVal) string
+	MaxFee int64 // stroops
+	Now    time.Time
 }
 
 // Checked is a transaction that passed Check, as it was checked.
@@ -244,10 +243,9 @@ func preconditions(cond xdr.Preconditions, p Policy) error {
 	if tb == nil || tb.MaxTime == 0 {
 		return refuse(CheckTimeBounds, "it has no time bounds, so it would stay valid forever")
 	}
-	validity := cmp.Or(p.MaxValidity, MaxValidity)
-	latest := p.Now.Add(validity).Unix()
+	latest := p.Now.Add(MaxValidity).Unix()
 	if latest < 0 || uint64(tb.MaxTime) > uint64(latest) {
-		return refuse(CheckTimeBounds, "its time bounds end more than %s from now", validity)
+		return refuse(CheckTimeBounds, "its time bounds end more than %s from now", MaxValidity)
 	}
 	return nil
 }
