@@ -66,9 +66,11 @@ type Asset struct {
 // Client calls one Horizon server.
 type Client struct{ svc *transport.Service }
 
-// New returns a client over svc (source horizon); svc reads Horizon's error answers with
-// ReadError unless it already has a reader.
-func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
+// New returns a client over svc (source horizon), which reads Horizon's error answers with ReadError.
+func New(svc *transport.Service) *Client {
+	svc.ReadError = ReadError
+	return &Client{svc: svc}
+}
 
 // Account reads an account. found is false (with no error) when Horizon answers 404: a
 // missing account is an expected state for a new wallet, not a failure.

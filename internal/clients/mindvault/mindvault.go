@@ -30,9 +30,11 @@ import (
 // Client calls one MindVault API deployment.
 type Client struct{ svc *transport.Service }
 
-// New returns a client over svc (source api); svc reads the API's error answers with
-// ReadError unless it already has a reader.
-func New(svc *transport.Service) *Client { return &Client{svc: svc.ReadingErrors(ReadError)} }
+// New returns a client over svc (source api), which reads the API's error answers with ReadError.
+func New(svc *transport.Service) *Client {
+	svc.ReadError = ReadError
+	return &Client{svc: svc}
+}
 
 // Decimal is a price as the API sends it: a decimal string, tolerated as a JSON number.
 type Decimal string

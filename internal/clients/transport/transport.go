@@ -57,15 +57,6 @@ type Service struct {
 	write     *http.Client // see writeClient
 }
 
-// ReadingErrors gives s a service client's own error reader unless the caller already chose
-// one (the paywall reuses the API's reader on the x402 service), and returns s.
-func (s *Service) ReadingErrors(read func(errmap.Facts) errmap.Facts) *Service {
-	if s.ReadError == nil {
-		s.ReadError = read
-	}
-	return s
-}
-
 // NewHTTPClient is the shared client for reads: connections reused across warm invocations, no
 // client-wide timeout (each attempt has its own), no redirects to other hosts.
 func NewHTTPClient() *http.Client {
@@ -99,15 +90,11 @@ func NewHTTPClient() *http.Client {
 //     the caller never chose. The 3xx is returned for the caller to report as an outcome.
 func (s *Service) writeClient() *http.Client {
 	s.writeOnce.Do(func() {
-		var tr *http.Transport
-		if s.HTTP != nil {
-			if base, ok := s.HTTP.Transport.(*http.Transport); ok {
-				tr = base.Clone()
-			}
+		tr, ok := s.HTTP.Transport.(*http.Transport) // NewHTTPClient's
+		if !ok {
+			tr = http.DefaultTransport.(*http.Transport)
 		}
-		if tr == nil {
-			tr = http.DefaultTransport.(*http.Transport).Clone()
-		}
+		tr = tr.Clone()
 		tr.DisableKeepAlives = true
 		tr.MaxIdleConnsPerHost = -1
 		tr.ForceAttemptHTTP2 = false
