@@ -346,7 +346,7 @@ func (c *Client) Offer(ctx context.Context, req transport.Request, policy Policy
 	first, err := c.Svc.Do(ctx, req)
 	if err != nil {
 		// A preparatory step, not the payment: nothing was paid, so the default state "no" is right.
-		return nil, errmap.MarkNotStarted(err)
+		return nil, errmap.With(err, func(f *errmap.Facts) { f.ExecutionStarted = false })
 	}
 	first.Write = false
 	if first.Status != http.StatusPaymentRequired {
