@@ -13,9 +13,9 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
-	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // BrowseInput is mindvault_browse: every catalog filter, none required.
@@ -95,7 +95,7 @@ func chainTags(ctx context.Context, d *Deps, rows []mindvault.Resource) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			rows[i].Tags = []string{}
-			if !registry.OnchainID(rows[i].ID) {
+			if !validate.OnchainID(rows[i].ID) {
 				return
 			}
 			e, found, err := d.Registry.Get(ctx, rows[i].ID)

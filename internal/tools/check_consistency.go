@@ -12,6 +12,7 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
 	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // CheckConsistencyInput is mindvault_check_consistency.
@@ -63,7 +64,7 @@ var checkConsistency = Spec[CheckConsistencyInput, ConsistencyOutput]{
 			// /meta has no listed; the verification record does (false once delisted).
 			func() { ver, _ = c.API.Verification(ctx, req.ResourceID) },
 			func() {
-				if registry.OnchainID(req.ResourceID) {
+				if validate.OnchainID(req.ResourceID) {
 					onchain, found, oErr = c.Registry.Get(ctx, req.ResourceID)
 				}
 			},

@@ -30,7 +30,6 @@ type MindVaultAPI interface {
 	Meta(ctx context.Context, id string) (*mindvault.Meta, error)
 	Verification(ctx context.Context, id string) (*mindvault.Verification, error)
 	AgentStatus(ctx context.Context) (*mindvault.AgentStatus, error)
-	Ping(ctx context.Context) (int, error)
 	// MalformedMeta is the failure of an API answer whose shape the tool cannot use.
 	MalformedMeta(what string) error
 	Payments(ctx context.Context, address string) ([]mindvault.Payment, error)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
-	"github.com/mindvault/mcp-endpoint/internal/clients/registry"
 	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // RegistryLookupInput is mindvault_registry_lookup.
@@ -48,7 +48,7 @@ var registryLookup = Spec[RegistryLookupInput, LookupOutput]{
 	Guide: errmap.Guide{Role: errmap.RoleEntry},
 	Run: func(ctx context.Context, c *Call, req *RegistryLookupInput) (*LookupOutput, error) {
 		out := &LookupOutput{ResourceID: req.ResourceID, ContractID: c.Config.RegistryContract, Network: string(c.Config.Network)}
-		if !registry.OnchainID(req.ResourceID) {
+		if !validate.OnchainID(req.ResourceID) {
 			out.Message = fmt.Sprintf("%q cannot be an on-chain id (on-chain ids are 1-24 lowercase letters and digits); the contract was not called.", req.ResourceID)
 			out.Next = notOnchainNext
 			return out, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	rpc "github.com/stellar/go-stellar-sdk/protocols/rpc"
+	"github.com/stellar/go-stellar-sdk/strkey"
 	"github.com/stellar/go-stellar-sdk/xdr"
 
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
@@ -61,7 +62,7 @@ func (p *simRewriter) set(t *testing.T, fn string, rewrite func(t *testing.T, in
 // contractCall is the authorised invocation of fn on contract with args.
 func contractCall(t *testing.T, contract, fn string, args ...xdr.ScVal) xdr.SorobanAuthorizedInvocation {
 	t.Helper()
-	raw, err := soroban.DecodeContract(contract)
+	raw, err := strkey.Decode(strkey.VersionByteContract, contract)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,7 @@ func ReadError(f errmap.Facts) errmap.Facts {
 	b := errmap.ReadBody(f.Body)
 	var msg string
 	switch v := b.Value.(type) {
-	case string:
-		msg = strings.TrimSpace(v)
-	case []any:
+	case string, []any:
 		msg = firstMessage(v, "", 0)
 	case errmap.JSONObject:
 		if n, ok := v.Get("retryAfterSeconds").(json.Number); ok {

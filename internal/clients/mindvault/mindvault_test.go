@@ -57,8 +57,11 @@ func TestRequestsSent(t *testing.T) {
 		{name: "agent status", answer: dt.JSON(`{"agent":{"status":"active","pricePerVerification":"0.10","walletAddress":"` + wallet + `"}}`),
 			call:   func(c *mindvault.Client) error { _, err := c.AgentStatus(ctx); return err },
 			method: "GET", path: "/agent/status"},
-		{name: "ping reads one row", answer: dt.JSON(`[]`),
-			call:   func(c *mindvault.Client) error { _, err := c.Ping(ctx); return err },
+		{name: "the health probe reads one row", answer: dt.JSON(`[]`),
+			call: func(c *mindvault.Client) error {
+				_, err := c.Catalog(ctx, mindvault.CatalogQuery{Limit: 1})
+				return err
+			},
 			method: "GET", path: "/resources", query: "limit=1"},
 		{name: "payments", answer: dt.JSON(`[]`),
 			call:   func(c *mindvault.Client) error { _, err := c.Payments(ctx, wallet); return err },

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 func TestPricesRoundTripExactly(t *testing.T) {
@@ -119,7 +120,7 @@ func TestContractErrors(t *testing.T) {
 				if via == "simulation" {
 					err = soroban.SimulationFailure(fmt.Sprintf("HostError: Error(Contract, #%d)\n\nEvent log (newest first):\n   0: [Diagnostic Event] data:\"secret-arg\"", n), errmap.SourceRegistry, Errors)
 				} else {
-					err = errmap.Wrap(nil, ContractFailure(errmap.Facts{Source: errmap.SourceRegistry, ExecutionStarted: true}, n))
+					err = errmap.Wrap(nil, soroban.ContractErrors(Errors).Facts(errmap.Facts{Source: errmap.SourceRegistry, ExecutionStarted: true}, n))
 				}
 				f := errmap.FromError(err, errmap.Call{Operation: "Set price failed", Tool: "mindvault_set_price"})
 				d := f.Diagnostic
@@ -138,14 +139,15 @@ func TestContractErrors(t *testing.T) {
 			})
 		}
 	}
-	if ErrorName(0) != "Unknown" || ErrorName(-3) != "Unknown" || ErrorName(1<<20) != "Unknown" {
+	name := func(n int) string { _, name, _ := Errors(n); return name }
+	if name(0) != "Unknown" || name(-3) != "Unknown" || name(1<<20) != "Unknown" {
 		t.Error("numbers outside the table must be Unknown")
 	}
 }
 
 func TestOnchainID(t *testing.T) {
 	for id, ok := range map[string]bool{"abc123": true, "ABC": false, strings.Repeat("a", 25): false, "a-b": false, "": false} {
-		if OnchainID(id) != ok {
+		if validate.OnchainID(id) != ok {
 			t.Errorf("OnchainID(%q) != %v", id, ok)
 		}
 	}

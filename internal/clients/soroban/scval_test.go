@@ -105,13 +105,9 @@ func TestScValWire(t *testing.T) {
 			"0000000f", "00000001", "61000000", "00000000", "00000000",
 			"0000000f", "00000001", "62000000", "00000003", "00000001"),
 			func(v xdr.ScVal) (any, bool) {
-				m, ok := MapOf(v)
-				if !ok || len(m) != 2 {
-					return nil, false
-				}
-				k0, _ := Text(m[0].Key)
-				k1, _ := Text(m[1].Key)
-				return k0 + k1, true
+				var keys string
+				ok := Fields(v, func(k string, _ xdr.ScVal) { keys += k })
+				return keys, ok
 			}, "ab"},
 	}
 	for _, c := range cases {

@@ -58,23 +58,14 @@ func (w *Wallet) Note() string {
 // any other failure may have created the account (stateChanged "unknown").
 func (c *Client) Create(ctx context.Context, publicKey string) (*Wallet, error) {
 	body, _ := json.Marshal(map[string]string{"publicKey": publicKey})
-	resp, err := c.svc.Do(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: body, Route: "POST /create"})
+	resp, err := c.svc.Fetch(ctx, transport.Request{Method: http.MethodPost, Path: "/create", Body: body, Route: "POST /create"})
 	if err != nil {
-		if transport.NotSent(err) {
-			return nil, err // the request never left: no account was created
+		// A 408 may have been acted on; a 5xx or a redirect (never followed: a second POST
+		// /create would create a second account) may come after the account was created.
+		if transport.MayHaveActed(err, http.StatusRequestTimeout) {
+			return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
 		}
-		return nil, errmap.MarkStateChanged(err, errmap.StateUnknown)
-	}
-	if !resp.OK() {
-		e := c.svc.StatusError(resp)
-		// Only a 4xx the service answered on purpose proves it created nothing: a 408 is the
-		// request timing out (it may have been acted on), and a 5xx or a redirect (never
-		// followed: a second POST /create would create a second account) may come after the
-		// account was created.
-		if resp.Status < 400 || resp.Status >= 500 || resp.Status == http.StatusRequestTimeout {
-			return nil, errmap.MarkStateChanged(e, errmap.StateUnknown)
-		}
-		return nil, e
+		return nil, err
 	}
 	var w Wallet
 	if json.Unmarshal(resp.Body, &w) != nil || !strkey.IsValidEd25519PublicKey(w.PublicKey) {

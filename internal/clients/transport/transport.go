@@ -9,13 +9,13 @@ package transport
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,20 +52,9 @@ type Service struct {
 	// ReadError reads this service's own error answers (its body format, its codes) into
 	// classified facts; StatusError applies it. Without one, errmap reads the body generically.
 	ReadError func(errmap.Facts) errmap.Facts
-	// sleep is replaced in tests of this package only.
-	sleep func(context.Context, time.Duration) error
 
 	writeOnce sync.Once
 	write     *http.Client // see writeClient
-}
-
-// ReadingErrors gives s a service client's own error reader unless the caller already chose
-// one (the paywall reuses the API's reader on the x402 service), and returns s.
-func (s *Service) ReadingErrors(read func(errmap.Facts) errmap.Facts) *Service {
-	if s.ReadError == nil {
-		s.ReadError = read
-	}
-	return s
 }
 
 // NewHTTPClient is the shared client for reads: connections reused across warm invocations, no
@@ -101,15 +90,11 @@ func NewHTTPClient() *http.Client {
 //     the caller never chose. The 3xx is returned for the caller to report as an outcome.
 func (s *Service) writeClient() *http.Client {
 	s.writeOnce.Do(func() {
-		var tr *http.Transport
-		if s.HTTP != nil {
-			if base, ok := s.HTTP.Transport.(*http.Transport); ok {
-				tr = base.Clone()
-			}
+		tr, ok := s.HTTP.Transport.(*http.Transport) // NewHTTPClient's
+		if !ok {
+			tr = http.DefaultTransport.(*http.Transport)
 		}
-		if tr == nil {
-			tr = http.DefaultTransport.(*http.Transport).Clone()
-		}
+		tr = tr.Clone()
 		tr.DisableKeepAlives = true
 		tr.MaxIdleConnsPerHost = -1
 		tr.ForceAttemptHTTP2 = false
@@ -129,8 +114,7 @@ func (s *Service) writeClient() *http.Client {
 // Request is one logical call.
 type Request struct {
 	Method string
-	Path   string     // appended to BaseURL; may contain a query
-	Query  url.Values // added to the URL
+	Path   string // appended to BaseURL, with its query
 	Body   []byte
 	Header http.Header
 	// Route names the call in logs and metrics ("GET /resources/{id}/meta"), without ids.
@@ -186,7 +170,7 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 				return resp, nil
 			}
 			delay, ok := s.backoff(attempt, resp.Header)
-			if !ok || !s.wait(ctx, delay) {
+			if !ok || !Sleep(ctx, delay) {
 				return resp, nil
 			}
 			continue
@@ -196,7 +180,7 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 			call.Outcome = "timeout"
 		}
 		delay, _ := s.backoff(attempt, nil)
-		if attempt >= attempts || ctx.Err() != nil || !s.wait(ctx, delay) {
+		if attempt >= attempts || ctx.Err() != nil || !Sleep(ctx, delay) {
 			return nil, s.transportError(err, !req.Read)
 		}
 	}
@@ -220,19 +204,11 @@ func (s *Service) once(ctx context.Context, req Request) (*Response, error) {
 		actx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	u := s.BaseURL + req.Path
-	if len(req.Query) > 0 {
-		sep := "?"
-		if strings.Contains(u, "?") {
-			sep = "&"
-		}
-		u += sep + req.Query.Encode()
-	}
 	var body io.Reader
 	if req.Body != nil {
 		body = bytes.NewReader(req.Body)
 	}
-	hreq, err := http.NewRequestWithContext(actx, req.Method, u, body)
+	hreq, err := http.NewRequestWithContext(actx, req.Method, s.BaseURL+req.Path, body)
 	if err != nil {
 		return nil, err
 	}
@@ -293,18 +269,10 @@ func (s *Service) backoff(attempt int, h http.Header) (time.Duration, bool) {
 	return rand.N(ceil + 1), true
 }
 
-// wait is Sleep, through the test's sleep when it has one.
-func (s *Service) wait(ctx context.Context, d time.Duration) bool {
-	if s.sleep == nil {
-		return Sleep(ctx, d)
-	}
-	return !pastMargin(ctx, d) && s.sleep(ctx, d) == nil
-}
-
 // Sleep waits d unless the context ends first or waiting would cross the deadline margin,
 // so a loop that sleeps between attempts always leaves time to answer.
 func Sleep(ctx context.Context, d time.Duration) bool {
-	if pastMargin(ctx, d) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-Margin <= d {
 		return false
 	}
 	if d <= 0 {
@@ -318,11 +286,6 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-func pastMargin(ctx context.Context, d time.Duration) bool {
-	dl, ok := ctx.Deadline()
-	return ok && time.Until(dl)-Margin <= d
 }
 
 func errmapTransport(err error) errmap.Transport {
@@ -341,6 +304,17 @@ func NotSent(err error) bool {
 	}
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// MayHaveActed reports a failed request that is not a read after which the service may have acted
+// on it: a transport failure once the request may have left, a 5xx, a redirect (never followed:
+// the server may have acted before answering it), or a status in also.
+func MayHaveActed(err error, also ...int) bool {
+	f, _ := errmap.FactsOf(err)
+	if f.Transport != errmap.TransportNone {
+		return !NotSent(err)
+	}
+	return f.Status >= 500 || IsRedirect(f.Status) || slices.Contains(also, f.Status)
 }
 
 // transportError maps a failure without a response. Only a write or payment (write) that may
@@ -396,4 +370,62 @@ func (s *Service) Malformed(resp *Response, what string) *errmap.Error {
 
 func (s *Service) facts(resp *Response) errmap.Facts {
 	return errmap.Facts{Source: s.Source, Status: resp.Status, Header: resp.Header, TimeoutVar: s.TimeoutVar, ExecutionStarted: resp.Write}
+}
+
+// The JSON clients (the MindVault API, Horizon, Stellar RPC) read answers the same way: a
+// 2xx body must be the one JSON value its route promises. json.Unmarshal alone would take
+// null, or an array where an object belongs, as a zero value; a client must report such an
+// answer as MALFORMED_RESPONSE instead of passing the zero value on as the service's word.
+
+// DecodeObject decodes b, which must be one JSON object, into v.
+func DecodeObject(b []byte, v any) error { return decodeJSON(b, '{', "not a JSON object", v) }
+
+// DecodeArray decodes b, which must be one JSON array, into v.
+func DecodeArray(b []byte, v any) error { return decodeJSON(b, '[', "not a JSON array", v) }
+
+func decodeJSON(b []byte, open byte, wrong string, v any) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != open {
+		return errors.New(wrong)
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Get is a GET of path: a read, retried per the service's policy. route names it in logs and
+// metrics.
+func Get(path, route string) Request {
+	return Request{Method: http.MethodGet, Path: path, Route: route, Read: true}
+}
+
+// Fetch sends req and returns its answer when the status is 2xx; any other status is the
+// service's StatusError.
+func (s *Service) Fetch(ctx context.Context, req Request) (*Response, error) {
+	resp, err := s.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if !resp.OK() {
+		return nil, s.StatusError(resp)
+	}
+	return resp, nil
+}
+
+// Object fetches req and decodes its answer, one JSON object, into a T that valid accepts (nil
+// accepts any); any other 2xx answer is MALFORMED_RESPONSE.
+func Object[T any](ctx context.Context, s *Service, req Request, valid func(*T) bool, wrong string) (*T, error) {
+	resp, err := s.Fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeAnswer(s, resp, valid, wrong)
+}
+
+// DecodeAnswer decodes a 2xx answer, one JSON object, into a T that valid accepts (valid nil
+// accepts any); any other answer is MALFORMED_RESPONSE, saying what is wrong with it.
+func DecodeAnswer[T any](s *Service, resp *Response, valid func(*T) bool, wrong string) (*T, error) {
+	v := new(T)
+	if DecodeObject(resp.Body, v) != nil || (valid != nil && !valid(v)) {
+		return nil, s.Malformed(resp, wrong)
+	}
+	return v, nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // The checks, as named in Refusal.Check.
@@ -53,10 +54,9 @@ type Policy struct {
 	Contract  string // C-address of the one contract it may call
 	Functions []string
 	// Args inspects the call's arguments; a non-empty reason refuses the transaction.
-	Args        func(fn string, args []xdr.ScVal) string
-	MaxFee      int64         // stroops
-	MaxValidity time.Duration // 0 means MaxValidity
-	Now         time.Time
+	Args   func(fn string, args []xdr.ScVal) string
+	MaxFee int64 // stroops
+	Now    time.Time
 }
 
 // Checked is a transaction that passed Check, as it was checked.
@@ -243,24 +243,19 @@ func preconditions(cond xdr.Preconditions, p Policy) error {
 	if tb == nil || tb.MaxTime == 0 {
 		return refuse(CheckTimeBounds, "it has no time bounds, so it would stay valid forever")
 	}
-	validity := cmp.Or(p.MaxValidity, MaxValidity)
-	latest := p.Now.Add(validity).Unix()
+	latest := p.Now.Add(MaxValidity).Unix()
 	if latest < 0 || uint64(tb.MaxTime) > uint64(latest) {
-		return refuse(CheckTimeBounds, "its time bounds end more than %s from now", validity)
+		return refuse(CheckTimeBounds, "its time bounds end more than %s from now", MaxValidity)
 	}
 	return nil
 }
 
-// The vault-registry contract's limits on what a registration stores.
+// The vault-registry contract's limits on what a registration stores; a metadata pointer and
+// each tag must also have the shapes the tools' inputs have (validate's metaptr and tag).
 const (
-	MaxMetadataBytes    = 512
 	MaxTags             = 8
-	MaxTagBytes         = 32
 	MaxContentHashBytes = 128
 )
-
-// MetadataPrefixes are the schemes a metadata pointer may start with.
-var MetadataPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
 
 // Register is the argument check of the vault registry's register and register_with_hash
 // (docs/tools.md "Signing a prepared transaction" lists each argument's rule): every argument
@@ -294,8 +289,8 @@ func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScV
 		}
 		if v := args[3]; v.Type != xdr.ScValTypeScvString || v.Str == nil {
 			return "its metadata is not a string"
-		} else if !MetadataPointer(string(*v.Str)) {
-			return fmt.Sprintf("its metadata is not a pointer the registry accepts (at most %d bytes starting %s)", MaxMetadataBytes, strings.Join(MetadataPrefixes, ", "))
+		} else if ok, _ := validate.Conforms("metaptr", string(*v.Str)); !ok {
+			return "its metadata is not a pointer the registry accepts (at most 512 bytes starting ipfs://, ar://, https://, http://, sha256:, sha-256:, 0x)"
 		}
 		if why := tagsReason(args[4]); why != "" {
 			return why
@@ -314,12 +309,9 @@ func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScV
 }
 
 func tagsReason(v xdr.ScVal) string {
-	if v.Type != xdr.ScValTypeScvVec || v.Vec == nil {
+	tags, ok := soroban.VecOf(v)
+	if !ok {
 		return "its tags are not a list"
-	}
-	var tags xdr.ScVec
-	if *v.Vec != nil {
-		tags = **v.Vec
 	}
 	if len(tags) > MaxTags {
 		return fmt.Sprintf("it has %d tags, more than %d", len(tags), MaxTags)
@@ -328,22 +320,10 @@ func tagsReason(v xdr.ScVal) string {
 		if t.Type != xdr.ScValTypeScvString || t.Str == nil {
 			return fmt.Sprintf("its tag %d is not a string", i)
 		}
-		if !Tag(string(*t.Str)) {
-			return fmt.Sprintf("its tag %d is not one the registry accepts (1-%d of a-z 0-9 _ -)", i, MaxTagBytes)
+		// The contract trims and lower-cases a tag before checking it.
+		if ok, _ := validate.Conforms("tag", strings.ToLower(strings.TrimSpace(string(*t.Str)))); !ok {
+			return fmt.Sprintf("its tag %d is not one the registry accepts (1-32 of a-z 0-9 _ -)", i)
 		}
 	}
 	return ""
-}
-
-// MetadataPointer reports a metadata pointer the registry accepts.
-func MetadataPointer(m string) bool {
-	return len(m) <= MaxMetadataBytes && slices.ContainsFunc(MetadataPrefixes, func(p string) bool {
-		return strings.HasPrefix(m, p) && len(m) > len(p)
-	})
-}
-
-// Tag reports a tag the registry accepts: trimmed and lower-cased, 1-32 bytes of a-z 0-9 _ -.
-func Tag(t string) bool {
-	t = strings.ToLower(strings.TrimSpace(t))
-	return len(t) >= 1 && len(t) <= MaxTagBytes && strings.Trim(t, "abcdefghijklmnopqrstuvwxyz0123456789_-") == ""
 }

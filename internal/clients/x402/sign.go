@@ -87,18 +87,12 @@ type Signed struct {
 // the envelope in a v2 payload. A consumed intent nonce is DUPLICATE_PAYMENT before anything
 // is sent (the signed entry is worthless then, whoever holds it).
 func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Requirement, amount *big.Int, intent *Intent) (*Signed, error) {
-	from, err := soroban.Account(kp.Address())
-	if err != nil {
-		return nil, err
-	}
+	from, _ := soroban.Account(kp.Address()) // a key pair's own address is valid
 	to, err := soroban.AddressOf(r.PayTo)
 	if err != nil {
 		return nil, refuse(errmap.CodeUnsupportedRequirement, "the payee is not a Stellar account or contract address")
 	}
-	amt, err := soroban.I128(amount)
-	if err != nil {
-		return nil, refuse(errmap.CodeUnsupportedRequirement, "the amount does not fit in i128")
-	}
+	amt, _ := soroban.I128(amount) // Select bounds it to 38 digits, within i128
 	call := soroban.Call{Contract: r.Asset, Function: "transfer", Args: []xdr.ScVal{from, to, amt}}
 
 	var (
@@ -262,17 +256,86 @@ func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase st
 		return fmt.Errorf("auth preimage: %w", err)
 	}
 	digest := sha256.Sum256(b)
-	sig, err := kp.Sign(digest[:])
-	if err != nil {
-		return fmt.Errorf("sign auth entry: %w", err)
-	}
-	raw, err := strkey.Decode(strkey.VersionByteAccountID, kp.Address())
-	if err != nil {
-		return fmt.Errorf("invalid payer address")
-	}
+	sig, _ := kp.Sign(digest[:])                                       // ed25519 signing cannot fail
+	raw, _ := strkey.Decode(strkey.VersionByteAccountID, kp.Address()) // a key pair's own address
 	creds.Signature = soroban.Vec(soroban.SymMap(map[string]xdr.ScVal{
 		"public_key": soroban.Bytes(raw),
 		"signature":  soroban.Bytes(sig),
 	}))
 	return nil
+}
+
+// Verdict is what the chain says of a signed payment whose answer did not prove it.
+type Verdict int
+
+// The chain's verdicts.
+const (
+	// Consumed: the payment's nonce is used, so the payment settled.
+	Consumed Verdict = iota + 1
+	// Open: the nonce is not used and the signature can still settle: nothing is known yet.
+	Open
+	// Expired: the signature can no longer settle; whether it did is not in the nonce any more.
+	Expired
+)
+
+// Chain asks the network about a signed payment: Expired past its expiration ledger, else an
+// enforcing simulation says Consumed (Error(Auth, ExistingValue)) or Open (the authorization passed).
+func (s *Signer) Chain(ctx context.Context, envelope string, expiration uint32) (Verdict, error) {
+	latest, err := s.RPC.GetLatestLedger(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if latest.Sequence > expiration {
+		return Expired, nil
+	}
+	var env xdr.TransactionEnvelope
+	if err := xdr.SafeUnmarshalBase64(envelope, &env); err != nil {
+		return 0, fmt.Errorf("the journaled payment does not decode: %w", err)
+	}
+	_, err = soroban.SimulateEnvelope(ctx, s.RPC, envelope, errmap.SourceX402, TokenErrors)
+	switch {
+	case err == nil:
+		return Open, nil
+	case soroban.NonceUsed(err):
+		return Consumed, nil
+	case soroban.ContractError(err) != 0:
+		return Open, nil // the token's own error: the authorization, nonce included, passed first
+	}
+	return 0, err
+}
+
+// Settled returns the hashes of the asset's transfers of exactly amount from payer to payee in
+// the ledgers a signed payment could settle (signed through expiration): the settlement the
+// nonce entry no longer shows once the signature expired. An error: the node cannot say.
+func (s *Signer) Settled(ctx context.Context, asset, payer, payee string, amount int64, signed, expiration uint32) ([]string, error) {
+	from, err := soroban.Account(payer)
+	if err != nil {
+		return nil, err
+	}
+	to, err := soroban.AddressOf(payee)
+	if err != nil {
+		return nil, err
+	}
+	seg := func(v xdr.ScVal) rpc.SegmentFilter { return rpc.SegmentFilter{ScVal: &v} }
+	wild := "*"
+	req := rpc.GetEventsRequest{StartLedger: signed, EndLedger: expiration + 1,
+		Filters: []rpc.EventFilter{{EventType: rpc.EventTypeSet{rpc.EventTypeContract: nil}, ContractIDs: []string{asset},
+			Topics: []rpc.TopicFilter{{seg(soroban.Sym("transfer")), seg(from), seg(to), {Wildcard: &wild}}}}},
+		Pagination: &rpc.PaginationOptions{Limit: 1000}}
+	resp, err := s.RPC.GetEvents(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	want, err := soroban.I128(big.NewInt(amount))
+	if err != nil {
+		return nil, err
+	}
+	var hashes []string
+	for _, ev := range resp.Events {
+		var v xdr.ScVal
+		if xdr.SafeUnmarshalBase64(ev.ValueXDR, &v) == nil && v.Equals(want) {
+			hashes = append(hashes, ev.TransactionHash)
+		}
+	}
+	return hashes, nil
 }

@@ -292,7 +292,8 @@ func TestSignEntryVerifies(t *testing.T) {
 	if !ok || len(vec) != 1 || c.SignatureExpirationLedger != 1234 {
 		t.Fatalf("signature shape: %v", c.Signature)
 	}
-	m, _ := soroban.MapOf(vec[0])
+	mp, _ := vec[0].GetMap()
+	m := *mp
 	k0, _ := soroban.Text(m[0].Key)
 	k1, _ := soroban.Text(m[1].Key)
 	if k0 != "public_key" || k1 != "signature" {
@@ -316,7 +317,7 @@ func TestSignEntryVerifies(t *testing.T) {
 }
 
 func contractAddr(t *testing.T) xdr.ScAddress {
-	raw, err := soroban.DecodeContract(usdc)
+	raw, err := strkey.Decode(strkey.VersionByteContract, usdc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,26 +53,20 @@ type Prompt struct {
 // Set is the ordered set of prompts; it implements mcp.PromptSet.
 type Set struct {
 	prompts []*Prompt
-	byName  map[string]*Prompt
 	defs    func() []json.RawMessage // encoded on the first prompts/list, not at start
 	names   []string
 }
 
 // New returns the endpoint's prompts: buy, publish, troubleshoot.
 func New() *Set {
-	s := &Set{byName: map[string]*Prompt{}}
-	for _, p := range []*Prompt{buyPrompt(), publishPrompt(), troubleshootPrompt()} {
-		s.prompts = append(s.prompts, p)
-		s.byName[p.Def.Name] = p
+	s := &Set{prompts: []*Prompt{buyPrompt(), publishPrompt(), troubleshootPrompt()}}
+	for _, p := range s.prompts {
 		s.names = append(s.names, p.Def.Name)
 	}
 	s.defs = sync.OnceValue(func() []json.RawMessage {
 		var defs []json.RawMessage
 		for _, p := range s.prompts {
-			b, err := json.Marshal(p.Def)
-			if err != nil {
-				panic(fmt.Sprintf("prompt %s: %v", p.Def.Name, err)) // a bug: the definitions are code
-			}
+			b, _ := json.Marshal(p.Def) // strings and bools only: it cannot fail
 			defs = append(defs, b)
 		}
 		return defs
@@ -92,10 +86,11 @@ func (s *Set) Names() []string { return s.names }
 // Get implements mcp.PromptSet: it checks the arguments against the definition (a
 // required one present and non-empty, no unknown one) and renders one user message.
 func (s *Set) Get(name string, args map[string]string) (mcp.PromptResult, bool, error) {
-	p, ok := s.byName[name]
-	if !ok {
+	i := slices.Index(s.names, name)
+	if i < 0 {
 		return mcp.PromptResult{}, false, nil
 	}
+	p := s.prompts[i]
 	if err := p.check(args); err != nil {
 		return mcp.PromptResult{}, true, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 	"github.com/mindvault/mcp-endpoint/internal/server"
 	"github.com/mindvault/mcp-endpoint/internal/server/local"
 	"github.com/mindvault/mcp-endpoint/test/bench"
@@ -104,7 +105,7 @@ func downstream() (*downResult, error) {
 	ctx := context.Background()
 	d := b.Deps
 	healthChecks := []namedCall{
-		{"API ping", func() error { _, err := d.API.Ping(ctx); return err }},
+		{"API ping", func() error { _, err := d.API.Catalog(ctx, mindvault.CatalogQuery{Limit: 1}); return err }},
 		{"Horizon root", func() error { _, err := d.Horizon.Root(ctx); return err }},
 		{"RPC getHealth", func() error { _, err := d.RPC.GetHealth(ctx); return err }},
 		{"RPC getNetwork", func() error { _, err := d.RPC.GetNetwork(ctx); return err }},
