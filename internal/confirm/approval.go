@@ -83,8 +83,20 @@ func (g *Confirmation) StandsInForMainnet() bool {
 	return g != nil && (g.approved != nil || g.mode == Auto || g.mode == Always)
 }
 
-// asks reports whether the Confirmation would stop a confirmation point of this kind to ask.
-func (g *Confirmation) asks(k Kind) bool {
+// Approve is called right before the call signs or sends what r describes: ask is true in
+// round 1 when the policy asks first; err, in round 2, refuses an r the user did not approve.
+func (g *Confirmation) Approve(r Request) (ask bool, err error) {
+	if g != nil && g.approved != nil {
+		return false, g.approved.admits(r.Approval)
+	}
+	return g.WillAsk(r.Approval.Kind), nil
+}
+
+// WillAsk reports whether this call, in round 1, will ask the user before a k happens.
+func (g *Confirmation) WillAsk(k Kind) bool {
+	if g == nil || g.approved != nil {
+		return false
+	}
 	switch g.mode {
 	case Always:
 		return true
@@ -92,23 +104,6 @@ func (g *Confirmation) asks(k Kind) bool {
 		return k == Payment || g.mainnet
 	}
 	return false
-}
-
-// Approve is called right before the call signs or sends what r describes: ask is true in
-// round 1 when the policy asks first; err, in round 2, refuses an r the user did not approve.
-func (g *Confirmation) Approve(r Request) (ask bool, err error) {
-	switch {
-	case g == nil:
-		return false, nil
-	case g.approved != nil:
-		return false, g.approved.admits(r.Approval)
-	}
-	return g.asks(r.Approval.Kind), nil
-}
-
-// WillAsk reports whether this call, in round 1, will ask the user before a k happens.
-func (g *Confirmation) WillAsk(k Kind) bool {
-	return g != nil && g.approved == nil && g.asks(k)
 }
 
 // ApprovedAmount is the USDC units approved for a round 2's payment; ok is false outside one.
