@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -60,8 +61,11 @@ type Dynamo struct {
 // table or sending anything before first use. cfg.BaseEndpoint is ignored (it may point at Secrets
 // Manager); an empty cfg.Region is us-east-1.
 func NewDynamo(cfg aws.Config, table, endpoint string) (*Dynamo, error) {
-	if err := cmp.Or(checkTable(table), checkEndpoint(endpoint)); err != nil {
+	if err := checkTable(table); err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	if u, err := url.Parse(endpoint); endpoint != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		return nil, fmt.Errorf("ledger: MINDVAULT_LEDGER_ENDPOINT=%q must be an http:// or https:// URL (or unset, for the region's DynamoDB)", endpoint)
 	}
 	cfg.Region = cmp.Or(cfg.Region, "us-east-1")
 	return &Dynamo{
@@ -90,12 +94,8 @@ func (d *Dynamo) Reserve(ctx context.Context, key string, day time.Time, intent 
 		":exp": number(p.expiresAt().Unix()),
 	}
 	for range maxAttempts {
-		out, err := d.updateKey(ctx, p.id(), reserveExpr, reserveCond, names, values, types.ReturnValueUpdatedNew)
-		if err == nil {
-			return d.result(p, out)
-		}
-		if !conditionFailed(err) {
-			return Usage{}, d.unavailable("reserve", p.id(), err)
+		if u, done, err := d.update(ctx, "reserve", p, reserveExpr, reserveCond, names, values); done {
+			return u, err
 		}
 		it, err := d.get(ctx, p)
 		if err != nil {
@@ -112,12 +112,8 @@ func (d *Dynamo) Reserve(ctx context.Context, key string, day time.Time, intent 
 			names, values := maps.Clone(names), maps.Clone(values)
 			delete(names, "#i")
 			values[":intents"] = &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{intent: number(amount)}}
-			out, err := d.updateKey(ctx, p.id(), createExpr, createCond, names, values, types.ReturnValueUpdatedNew)
-			if err == nil {
-				return d.result(p, out)
-			}
-			if !conditionFailed(err) {
-				return Usage{}, d.unavailable("reserve", p.id(), err)
+			if u, done, err := d.update(ctx, "reserve", p, createExpr, createCond, names, values); done {
+				return u, err
 			}
 		}
 		// Another write came between ours and the read (the day's first by another instance,
@@ -128,7 +124,7 @@ func (d *Dynamo) Reserve(ctx context.Context, key string, day time.Time, intent 
 
 // Release implements Ledger: a read for the intent's amount, then one conditional UpdateItem.
 func (d *Dynamo) Release(ctx context.Context, key string, day time.Time, intent string) (Usage, error) {
-	p, err := intentPeriod(key, day, intent)
+	p, err := newPeriod(key, day, intent)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -143,12 +139,8 @@ func (d *Dynamo) Release(ctx context.Context, key string, day time.Time, intent 
 			return p.usage(it.reserved), nil // never reserved or already released: a no-op
 		}
 		values := map[string]types.AttributeValue{":amt": number(amt), ":neg": number(-amt)}
-		out, err := d.updateKey(ctx, p.id(), releaseExpr, releaseCond, names, values, types.ReturnValueUpdatedNew)
-		if err == nil {
-			return d.result(p, out)
-		}
-		if !conditionFailed(err) {
-			return Usage{}, d.unavailable("release", p.id(), err)
+		if u, done, err := d.update(ctx, "release", p, releaseExpr, releaseCond, names, values); done {
+			return u, err
 		}
 		// Released (or released and reserved again) by another call in between: read again.
 	}
@@ -168,7 +160,8 @@ func (d *Dynamo) Usage(ctx context.Context, key string, day time.Time) (Usage, e
 	return p.usage(it.reserved), nil
 }
 
-// item is a day's item as read; intents is nil when the item or its map is not there.
+// item is a day's total and its intents (in Memory, or a DynamoDB item as read); intents is nil
+// when the item or its map is not there.
 type item struct {
 	reserved int64
 	intents  map[string]int64
@@ -200,17 +193,25 @@ func (d *Dynamo) get(ctx context.Context, p period) (item, error) {
 	return it, nil
 }
 
-// result reads the new total from an UpdateItem's UPDATED_NEW attributes.
-func (d *Dynamo) result(p period, out *dynamodb.UpdateItemOutput) (Usage, error) {
+// update is one conditional UpdateItem on p's item, answering the new total as its
+// UPDATED_NEW attributes say; done is false when the condition failed.
+func (d *Dynamo) update(ctx context.Context, op string, p period, expr, cond string, names map[string]string, values map[string]types.AttributeValue) (u Usage, done bool, err error) {
+	out, err := d.updateKey(ctx, p.id(), expr, cond, names, values, types.ReturnValueUpdatedNew)
+	switch {
+	case conditionFailed(err):
+		return Usage{}, false, nil
+	case err != nil:
+		return Usage{}, true, d.unavailable(op, p.id(), err)
+	}
 	v, ok := out.Attributes[attrReserved]
 	if !ok {
-		return Usage{}, d.unavailable("update", p.id(), fmt.Errorf("the answer has no %s", attrReserved))
+		return Usage{}, true, d.unavailable("update", p.id(), fmt.Errorf("the answer has no %s", attrReserved))
 	}
 	n, err := parseNumber(v)
 	if err != nil {
-		return Usage{}, d.unavailable("update", p.id(), fmt.Errorf("attribute %s: %w", attrReserved, err))
+		return Usage{}, true, d.unavailable("update", p.id(), fmt.Errorf("attribute %s: %w", attrReserved, err))
 	}
-	return p.usage(n), nil
+	return p.usage(n), true, nil
 }
 
 // unavailable wraps a failure of op on item id: a day's "<key>#<date>", or for "journal <op>"

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -31,35 +33,22 @@ const (
 	saveExpr  = "SET #st = :st, #att = :att, #lease = :lease, #doc = :doc, #exp = :exp"
 	saveCond  = "#att = :prev AND #exp >= :nowsec"
 
-	receiptExpr   = "SET #rc.#id = :doc, #exp = :exp"
-	receiptCond   = "attribute_exists(#rc)"
-	receiptsExpr  = "SET #rc = :map, #exp = :exp"
-	receiptsCond  = "attribute_not_exists(#rc)"
-	receiptsPrune = "REMOVE "
+	receiptExpr  = "SET #rc.#id = :doc, #exp = :exp"
+	receiptCond  = "attribute_exists(#rc)"
+	receiptsExpr = "SET #rc = :map, #exp = :exp"
+	receiptsCond = "attribute_not_exists(#rc)"
 )
 
 // Claim implements Journal.
 func (d *Dynamo) Claim(ctx context.Context, e Entry, now time.Time) (Entry, bool, error) {
-	if err := checkEntry(e); err != nil {
-		return Entry{}, false, err
-	}
-	e.State, e.LeaseUntil, e.Updated = Pending, now.Add(Lease), now
-	doc, err := json.Marshal(e)
-	if err != nil {
-		return Entry{}, false, fmt.Errorf("%w: entry: %v", ErrInvalid, err)
-	}
-	names := map[string]string{"#pk": attrPK, "#st": attrState, "#att": attrAttempt, "#lease": attrLease, "#fp": attrFP, "#doc": attrDoc, "#exp": attrExpiresAt}
-	values := map[string]types.AttributeValue{
-		":pending": str(string(Pending)), ":failed": str(string(Failed)), ":att": str(e.Attempt),
-		":lease": number(e.LeaseUntil.UnixMilli()), ":fp": str(e.Fingerprint), ":doc": str(string(doc)),
-		":exp": number(e.expiry(now).Unix()), ":now": number(now.UnixMilli()), ":nowsec": number(now.Unix()),
-	}
-	_, err = d.updateKey(ctx, "intent#"+e.ID, claimExpr, claimCond, names, values, "")
+	e.State, e.LeaseUntil = Pending, now.Add(Lease)
+	err := d.putEntry(ctx, "journal claim", &e, now, claimExpr, claimCond, map[string]string{"#pk": attrPK, "#fp": attrFP},
+		map[string]types.AttributeValue{":pending": str(string(Pending)), ":failed": str(string(Failed)), ":fp": str(e.Fingerprint), ":now": number(now.UnixMilli())})
 	switch {
 	case err == nil:
 		return e, true, nil
 	case !conditionFailed(err):
-		return Entry{}, false, d.unavailable("journal claim", e.ID, err)
+		return Entry{}, false, err
 	}
 	cur, ok, err := d.Get(ctx, e.ID)
 	if err != nil {
@@ -73,30 +62,36 @@ func (d *Dynamo) Claim(ctx context.Context, e Entry, now time.Time) (Entry, bool
 
 // Save implements Journal.
 func (d *Dynamo) Save(ctx context.Context, e Entry, prev string, now time.Time) error {
-	if err := checkEntry(e); err != nil {
-		return err
-	}
-	e.Updated = now
 	if e.LeaseUntil.IsZero() {
 		e.LeaseUntil = now
 	}
+	err := d.putEntry(ctx, "journal save", &e, now, saveExpr, saveCond, nil, map[string]types.AttributeValue{":st": str(string(e.State)), ":prev": str(prev)})
+	if conditionFailed(err) {
+		return ErrNotOwner
+	}
+	return err
+}
+
+// putEntry writes e as of now with expr on condition cond, whose names and values beyond those
+// every entry has are given; a failed condition is returned as it is.
+func (d *Dynamo) putEntry(ctx context.Context, op string, e *Entry, now time.Time, expr, cond string, names map[string]string, values map[string]types.AttributeValue) error {
+	if err := checkEntry(*e); err != nil {
+		return err
+	}
+	e.Updated = now
 	doc, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("%w: entry: %v", ErrInvalid, err)
 	}
-	names := map[string]string{"#st": attrState, "#att": attrAttempt, "#lease": attrLease, "#doc": attrDoc, "#exp": attrExpiresAt}
-	values := map[string]types.AttributeValue{
-		":st": str(string(e.State)), ":att": str(e.Attempt), ":lease": number(e.LeaseUntil.UnixMilli()), ":doc": str(string(doc)),
-		":exp": number(e.expiry(now).Unix()), ":prev": str(prev), ":nowsec": number(now.Unix()),
+	all := map[string]string{"#st": attrState, "#att": attrAttempt, "#lease": attrLease, "#doc": attrDoc, "#exp": attrExpiresAt}
+	maps.Copy(all, names)
+	maps.Copy(values, map[string]types.AttributeValue{":att": str(e.Attempt), ":lease": number(e.LeaseUntil.UnixMilli()),
+		":doc": str(string(doc)), ":exp": number(e.expiry(now).Unix()), ":nowsec": number(now.Unix())})
+	_, err = d.updateKey(ctx, "intent#"+e.ID, expr, cond, all, values, "")
+	if err != nil && !conditionFailed(err) {
+		return d.unavailable(op, e.ID, err)
 	}
-	_, err = d.updateKey(ctx, "intent#"+e.ID, saveExpr, saveCond, names, values, "")
-	switch {
-	case err == nil:
-		return nil
-	case conditionFailed(err):
-		return ErrNotOwner
-	}
-	return d.unavailable("journal save", e.ID, err)
+	return err
 }
 
 // Get implements Journal with one strongly consistent GetItem.
@@ -179,31 +174,24 @@ func (d *Dynamo) Receipts(ctx context.Context, payer string) ([]Receipt, error) 
 	return rs, nil
 }
 
-// prune removes the receipts that newestFirst dropped.
+// prune removes the receipts that newestFirst dropped, 50 at most per call.
 func (d *Dynamo) prune(ctx context.Context, payer string, stored map[string]types.AttributeValue, kept []Receipt) {
 	keep := make(map[string]bool, len(kept))
 	for _, r := range kept {
 		keep[r.ID] = true
 	}
 	names := map[string]string{"#rc": attrRcpts}
-	expr := receiptsPrune
-	n := 0
+	var paths []string
 	for id := range stored {
-		if keep[id] || n == 50 {
-			continue
+		if !keep[id] && len(paths) < 50 {
+			ref := "#r" + strconv.Itoa(len(paths))
+			names[ref] = id
+			paths = append(paths, "#rc."+ref)
 		}
-		ref := "#r" + strconv.Itoa(n)
-		names[ref] = id
-		if n > 0 {
-			expr += ", "
-		}
-		expr += "#rc." + ref
-		n++
 	}
-	if n == 0 {
-		return
+	if len(paths) > 0 {
+		_, _ = d.updateKey(ctx, "receipts#"+payer, "REMOVE "+strings.Join(paths, ", "), "", names, nil, "")
 	}
-	_, _ = d.updateKey(ctx, "receipts#"+payer, expr, "", names, nil, "")
 }
 
 // updateKey is one UpdateItem on item pk, conditional unless cond is ""; ret is what it answers

@@ -12,24 +12,14 @@ import (
 // and tests.
 type Memory struct {
 	mu       sync.Mutex
-	days     map[period]*memDay
-	entries  map[string]memEntry
+	days     map[period]*item
+	entries  map[string]Entry
 	receipts map[string][]Receipt
-}
-
-type memDay struct {
-	reserved int64
-	intents  map[string]int64
-}
-
-type memEntry struct {
-	e       Entry
-	expires time.Time
 }
 
 // NewMemory returns an empty Memory ledger and journal.
 func NewMemory() *Memory {
-	return &Memory{days: map[period]*memDay{}, entries: map[string]memEntry{}, receipts: map[string][]Receipt{}}
+	return &Memory{days: map[period]*item{}, entries: map[string]Entry{}, receipts: map[string][]Receipt{}}
 }
 
 // Reserve implements Ledger.
@@ -42,8 +32,10 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 	defer m.mu.Unlock()
 	d := m.days[p]
 	if d == nil {
-		m.prune(p.start)
-		d = &memDay{intents: map[string]int64{}}
+		// Forget the days that ended more than two days before, as the DynamoDB table's TTL
+		// does, so a long-running process does not keep every day it has seen.
+		maps.DeleteFunc(m.days, func(old period, _ *item) bool { return old.expiresAt().Before(p.start) })
+		d = &item{intents: map[string]int64{}}
 		m.days[p] = d
 	}
 	if _, ok := d.intents[intent]; ok {
@@ -59,7 +51,7 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 
 // Release implements Ledger.
 func (m *Memory) Release(_ context.Context, key string, day time.Time, intent string) (Usage, error) {
-	p, err := intentPeriod(key, day, intent)
+	p, err := newPeriod(key, day, intent)
 	if err != nil {
 		return Usage{}, err
 	}
@@ -90,12 +82,6 @@ func (m *Memory) Usage(_ context.Context, key string, day time.Time) (Usage, err
 	return p.usage(0), nil
 }
 
-// prune forgets the days that ended more than two days before start, as the DynamoDB table's
-// TTL does, so a long-running process does not keep every day it has seen.
-func (m *Memory) prune(start time.Time) {
-	maps.DeleteFunc(m.days, func(p period, _ *memDay) bool { return p.expiresAt().Before(start) })
-}
-
 // Claim implements Journal.
 func (m *Memory) Claim(_ context.Context, e Entry, now time.Time) (Entry, bool, error) {
 	if err := checkEntry(e); err != nil {
@@ -108,7 +94,7 @@ func (m *Memory) Claim(_ context.Context, e Entry, now time.Time) (Entry, bool, 
 		return cur, false, nil
 	}
 	e.State, e.LeaseUntil, e.Updated = Pending, now.Add(Lease), now
-	m.entries[e.ID] = memEntry{e: e, expires: e.expiry(now)}
+	m.entries[e.ID] = e
 	return e, true, nil
 }
 
@@ -124,7 +110,7 @@ func (m *Memory) Save(_ context.Context, e Entry, prev string, now time.Time) er
 		return ErrNotOwner
 	}
 	e.Fingerprint, e.Updated = cur.Fingerprint, now
-	m.entries[e.ID] = memEntry{e: e, expires: e.expiry(now)}
+	m.entries[e.ID] = e
 	return nil
 }
 
@@ -138,12 +124,12 @@ func (m *Memory) Get(_ context.Context, id string) (Entry, bool, error) {
 
 // live is the entry unless it has expired (as the table's TTL would forget it). The caller holds mu.
 func (m *Memory) live(id string, now time.Time) (Entry, bool) {
-	me, ok := m.entries[id]
-	if !ok || now.After(me.expires) {
+	e, ok := m.entries[id]
+	if !ok || now.After(e.expiry(e.Updated)) {
 		delete(m.entries, id)
 		return Entry{}, false
 	}
-	return me.e, true
+	return e, true
 }
 
 // AddReceipt implements Journal.
