@@ -94,16 +94,7 @@ func (g *Confirmation) Approve(r Request) (ask bool, err error) {
 
 // WillAsk reports whether this call, in round 1, will ask the user before a k happens.
 func (g *Confirmation) WillAsk(k Kind) bool {
-	if g == nil || g.approved != nil {
-		return false
-	}
-	switch g.mode {
-	case Always:
-		return true
-	case Auto:
-		return k == Payment || g.mainnet
-	}
-	return false
+	return g != nil && g.approved == nil && (g.mode == Always || (g.mode == Auto && (k == Payment || g.mainnet)))
 }
 
 // ApprovedAmount is the USDC units approved for a round 2's payment; ok is false outside one.
