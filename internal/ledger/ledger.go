@@ -33,16 +33,13 @@ type Usage struct {
 	ResetsAt time.Time // the next UTC midnight after the day
 }
 
-// ErrExceeded is what every *ExceededError matches (errors.Is): the map to BUDGET_EXCEEDED.
-var ErrExceeded = errors.New("ledger: daily limit exceeded")
-
 // ErrUnavailable wraps every failure to reach or read the store; the caller must not pay.
 var ErrUnavailable = errors.New("ledger: unavailable")
 
 // ErrInvalid wraps the errors for arguments no ledger accepts (empty key, amount <= 0, ...).
 var ErrInvalid = errors.New("ledger: invalid argument")
 
-// ExceededError is Reserve's refusal: Reserved + Amount would be over Limit.
+// ExceededError is Reserve's refusal (BUDGET_EXCEEDED): Reserved + Amount would be over Limit.
 type ExceededError struct {
 	Limit    int64     // the limit asked for
 	Reserved int64     // the day's total when the reservation was refused
@@ -55,9 +52,6 @@ func (e *ExceededError) Error() string {
 	return fmt.Sprintf("ledger: daily limit exceeded: %d reserved + %d asked > limit %d (resets at %s)",
 		e.Reserved, e.Amount, e.Limit, e.ResetsAt.Format(time.RFC3339))
 }
-
-// Is reports target == ErrExceeded.
-func (e *ExceededError) Is(target error) bool { return target == ErrExceeded }
 
 // period is one (key, UTC day) total's identity.
 type period struct {

@@ -12,14 +12,14 @@ import (
 // and tests.
 type Memory struct {
 	mu       sync.Mutex
-	days     map[period]*item
+	days     map[period]item
 	entries  map[string]Entry
 	receipts map[string][]Receipt
 }
 
 // NewMemory returns an empty Memory ledger and journal.
 func NewMemory() *Memory {
-	return &Memory{days: map[period]*item{}, entries: map[string]Entry{}, receipts: map[string][]Receipt{}}
+	return &Memory{days: map[period]item{}, entries: map[string]Entry{}, receipts: map[string][]Receipt{}}
 }
 
 // Reserve implements Ledger.
@@ -30,13 +30,12 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d := m.days[p]
-	if d == nil {
+	d, ok := m.days[p]
+	if !ok {
 		// Forget the days that ended more than two days before, as the DynamoDB table's TTL
 		// does, so a long-running process does not keep every day it has seen.
-		maps.DeleteFunc(m.days, func(old period, _ *item) bool { return old.expiresAt().Before(p.start) })
-		d = &item{intents: map[string]int64{}}
-		m.days[p] = d
+		maps.DeleteFunc(m.days, func(old period, _ item) bool { return old.expiresAt().Before(p.start) })
+		d.intents = map[string]int64{}
 	}
 	if _, ok := d.intents[intent]; ok {
 		return p.usage(d.reserved), nil
@@ -46,6 +45,7 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 	}
 	d.intents[intent] = amount
 	d.reserved += amount
+	m.days[p] = d
 	return p.usage(d.reserved), nil
 }
 
@@ -58,12 +58,10 @@ func (m *Memory) Release(_ context.Context, key string, day time.Time, intent st
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d := m.days[p]
-	if d == nil {
-		return p.usage(0), nil
-	}
 	if amt, ok := d.intents[intent]; ok {
 		delete(d.intents, intent)
 		d.reserved -= amt
+		m.days[p] = d
 	}
 	return p.usage(d.reserved), nil
 }
@@ -76,10 +74,7 @@ func (m *Memory) Usage(_ context.Context, key string, day time.Time) (Usage, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if d := m.days[p]; d != nil {
-		return p.usage(d.reserved), nil
-	}
-	return p.usage(0), nil
+	return p.usage(m.days[p].reserved), nil
 }
 
 // Claim implements Journal.
