@@ -358,12 +358,11 @@ func (d *Dynamo) Receipts(ctx context.Context, payer string) ([]Receipt, error) 
 			rs = append(rs, r)
 		}
 	}
-	all := len(rs)
-	rs = newestFirst(rs)
-	if all > MaxReceipts {
-		d.prune(ctx, payer, m.Value, rs)
+	kept := newestFirst(rs) // sorts rs, whose length stays what was read
+	if len(rs) > MaxReceipts {
+		d.prune(ctx, payer, m.Value, kept)
 	}
-	return rs, nil
+	return kept, nil
 }
 
 // prune removes the receipts that newestFirst dropped, 50 at most per call.
