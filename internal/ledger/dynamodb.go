@@ -177,8 +177,7 @@ func (d *Dynamo) Usage(ctx context.Context, key string, day time.Time) (Usage, e
 	return p.usage(it.reserved), nil
 }
 
-// item is a day's total and its intents (in Memory, or a DynamoDB item as read); intents is nil
-// when the item or its map is not there.
+// item is a day's item as read; intents is nil when the item or its map is not there.
 type item struct {
 	reserved int64
 	intents  map[string]int64

@@ -12,14 +12,24 @@ import (
 // and tests.
 type Memory struct {
 	mu       sync.Mutex
-	days     map[period]item
-	entries  map[string]Entry
+	days     map[period]*memDay
+	entries  map[string]memEntry
 	receipts map[string][]Receipt
+}
+
+type memDay struct {
+	reserved int64
+	intents  map[string]int64
+}
+
+type memEntry struct {
+	e       Entry
+	expires time.Time
 }
 
 // NewMemory returns an empty Memory ledger and journal.
 func NewMemory() *Memory {
-	return &Memory{days: map[period]item{}, entries: map[string]Entry{}, receipts: map[string][]Receipt{}}
+	return &Memory{days: map[period]*memDay{}, entries: map[string]memEntry{}, receipts: map[string][]Receipt{}}
 }
 
 // Reserve implements Ledger.
@@ -30,12 +40,11 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d, ok := m.days[p]
-	if !ok {
-		// Forget the days that ended more than two days before, as the DynamoDB table's TTL
-		// does, so a long-running process does not keep every day it has seen.
-		maps.DeleteFunc(m.days, func(old period, _ item) bool { return old.expiresAt().Before(p.start) })
-		d.intents = map[string]int64{}
+	d := m.days[p]
+	if d == nil {
+		m.prune(p.start)
+		d = &memDay{intents: map[string]int64{}}
+		m.days[p] = d
 	}
 	if _, ok := d.intents[intent]; ok {
 		return p.usage(d.reserved), nil
@@ -45,7 +54,6 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 	}
 	d.intents[intent] = amount
 	d.reserved += amount
-	m.days[p] = d
 	return p.usage(d.reserved), nil
 }
 
@@ -58,10 +66,12 @@ func (m *Memory) Release(_ context.Context, key string, day time.Time, intent st
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d := m.days[p]
+	if d == nil {
+		return p.usage(0), nil
+	}
 	if amt, ok := d.intents[intent]; ok {
 		delete(d.intents, intent)
 		d.reserved -= amt
-		m.days[p] = d
 	}
 	return p.usage(d.reserved), nil
 }
@@ -74,7 +84,16 @@ func (m *Memory) Usage(_ context.Context, key string, day time.Time) (Usage, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return p.usage(m.days[p].reserved), nil
+	if d := m.days[p]; d != nil {
+		return p.usage(d.reserved), nil
+	}
+	return p.usage(0), nil
+}
+
+// prune forgets the days that ended more than two days before start, as the DynamoDB table's
+// TTL does, so a long-running process does not keep every day it has seen.
+func (m *Memory) prune(start time.Time) {
+	maps.DeleteFunc(m.days, func(p period, _ *memDay) bool { return p.expiresAt().Before(start) })
 }
 
 // Claim implements Journal.
@@ -89,7 +108,7 @@ func (m *Memory) Claim(_ context.Context, e Entry, now time.Time) (Entry, bool, 
 		return cur, false, nil
 	}
 	e.State, e.LeaseUntil, e.Updated = Pending, now.Add(Lease), now
-	m.entries[e.ID] = e
+	m.entries[e.ID] = memEntry{e: e, expires: e.expiry(now)}
 	return e, true, nil
 }
 
@@ -105,7 +124,7 @@ func (m *Memory) Save(_ context.Context, e Entry, prev string, now time.Time) er
 		return ErrNotOwner
 	}
 	e.Fingerprint, e.Updated = cur.Fingerprint, now
-	m.entries[e.ID] = e
+	m.entries[e.ID] = memEntry{e: e, expires: e.expiry(now)}
 	return nil
 }
 
@@ -119,12 +138,12 @@ func (m *Memory) Get(_ context.Context, id string) (Entry, bool, error) {
 
 // live is the entry unless it has expired (as the table's TTL would forget it). The caller holds mu.
 func (m *Memory) live(id string, now time.Time) (Entry, bool) {
-	e, ok := m.entries[id]
-	if !ok || now.After(e.expiry(e.Updated)) {
+	me, ok := m.entries[id]
+	if !ok || now.After(me.expires) {
 		delete(m.entries, id)
 		return Entry{}, false
 	}
-	return e, true
+	return me.e, true
 }
 
 // AddReceipt implements Journal.
