@@ -130,15 +130,13 @@ func (a *Approval) admits(now Approval) error {
 		return a.stale("the signing account's sequence changed since the approval (this approval may have been used already)")
 	}
 	if a.Kind == Payment {
+		got, ok1 := new(big.Int).SetString(now.Amount, 10)
+		want, ok2 := new(big.Int).SetString(a.Amount, 10)
 		switch {
 		case now.Asset != a.Asset:
 			return a.stale("the payment asks for another asset than the one approved")
 		case now.Payee != a.Payee:
 			return a.stale(fmt.Sprintf("the payee is now %s, and %s was approved", Short(now.Payee), Short(a.Payee)))
-		}
-		got, ok1 := new(big.Int).SetString(now.Amount, 10)
-		want, ok2 := new(big.Int).SetString(a.Amount, 10)
-		switch {
 		case !ok1 || !ok2:
 			return a.stale("the amount cannot be compared with the approved one")
 		case got.Cmp(want) > 0:
