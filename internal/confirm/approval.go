@@ -83,32 +83,18 @@ func (g *Confirmation) StandsInForMainnet() bool {
 	return g != nil && (g.approved != nil || g.mode == Auto || g.mode == Always)
 }
 
-// asks reports whether the Confirmation would stop a confirmation point of this kind to ask.
-func (g *Confirmation) asks(k Kind) bool {
-	switch g.mode {
-	case Always:
-		return true
-	case Auto:
-		return k == Payment || g.mainnet
-	}
-	return false
-}
-
 // Approve is called right before the call signs or sends what r describes: ask is true in
 // round 1 when the policy asks first; err, in round 2, refuses an r the user did not approve.
 func (g *Confirmation) Approve(r Request) (ask bool, err error) {
-	switch {
-	case g == nil:
-		return false, nil
-	case g.approved != nil:
+	if g != nil && g.approved != nil {
 		return false, g.approved.admits(r.Approval)
 	}
-	return g.asks(r.Approval.Kind), nil
+	return g.WillAsk(r.Approval.Kind), nil
 }
 
 // WillAsk reports whether this call, in round 1, will ask the user before a k happens.
 func (g *Confirmation) WillAsk(k Kind) bool {
-	return g != nil && g.approved == nil && g.asks(k)
+	return g != nil && g.approved == nil && (g.mode == Always || (g.mode == Auto && (k == Payment || g.mainnet)))
 }
 
 // ApprovedAmount is the USDC units approved for a round 2's payment; ok is false outside one.
@@ -144,15 +130,13 @@ func (a *Approval) admits(now Approval) error {
 		return a.stale("the signing account's sequence changed since the approval (this approval may have been used already)")
 	}
 	if a.Kind == Payment {
+		got, ok1 := new(big.Int).SetString(now.Amount, 10)
+		want, ok2 := new(big.Int).SetString(a.Amount, 10)
 		switch {
 		case now.Asset != a.Asset:
 			return a.stale("the payment asks for another asset than the one approved")
 		case now.Payee != a.Payee:
 			return a.stale(fmt.Sprintf("the payee is now %s, and %s was approved", Short(now.Payee), Short(a.Payee)))
-		}
-		got, ok1 := new(big.Int).SetString(now.Amount, 10)
-		want, ok2 := new(big.Int).SetString(a.Amount, 10)
-		switch {
 		case !ok1 || !ok2:
 			return a.stale("the amount cannot be compared with the approved one")
 		case got.Cmp(want) > 0:

@@ -15,7 +15,7 @@ import (
 )
 
 // A ledger that cannot be reached fails closed: every call is an ErrUnavailable, never a
-// success and never an ErrExceeded (which would read as a budget verdict).
+// success and never an *ExceededError (which would read as a budget verdict).
 func TestDynamoUnreachable(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,7 +82,7 @@ func wantUnavailable(t *testing.T, op string, u Usage, err error) {
 	if err == nil {
 		t.Fatalf("%s against an unavailable ledger succeeded: %+v", op, u)
 	}
-	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrExceeded) || errors.Is(err, ErrInvalid) {
+	if !errors.Is(err, ErrUnavailable) || errors.As(err, new(*ExceededError)) || errors.Is(err, ErrInvalid) {
 		t.Fatalf("%s: %v, want ErrUnavailable alone", op, err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,16 +33,13 @@ type Usage struct {
 	ResetsAt time.Time // the next UTC midnight after the day
 }
 
-// ErrExceeded is what every *ExceededError matches (errors.Is): the map to BUDGET_EXCEEDED.
-var ErrExceeded = errors.New("ledger: daily limit exceeded")
-
 // ErrUnavailable wraps every failure to reach or read the store; the caller must not pay.
 var ErrUnavailable = errors.New("ledger: unavailable")
 
 // ErrInvalid wraps the errors for arguments no ledger accepts (empty key, amount <= 0, ...).
 var ErrInvalid = errors.New("ledger: invalid argument")
 
-// ExceededError is Reserve's refusal: Reserved + Amount would be over Limit.
+// ExceededError is Reserve's refusal (BUDGET_EXCEEDED): Reserved + Amount would be over Limit.
 type ExceededError struct {
 	Limit    int64     // the limit asked for
 	Reserved int64     // the day's total when the reservation was refused
@@ -56,21 +53,21 @@ func (e *ExceededError) Error() string {
 		e.Reserved, e.Amount, e.Limit, e.ResetsAt.Format(time.RFC3339))
 }
 
-// Is reports target == ErrExceeded.
-func (e *ExceededError) Is(target error) bool { return target == ErrExceeded }
-
 // period is one (key, UTC day) total's identity.
 type period struct {
 	key   string
 	start time.Time // 00:00 UTC of the day
 }
 
-func newPeriod(key string, day time.Time) (period, error) {
-	if key == "" {
+// newPeriod checks a call's key and day, and the intent of a Reserve or a Release.
+func newPeriod(key string, day time.Time, intent ...string) (period, error) {
+	switch {
+	case key == "":
 		return period{}, fmt.Errorf("%w: empty key", ErrInvalid)
-	}
-	if day.IsZero() {
+	case day.IsZero():
 		return period{}, fmt.Errorf("%w: zero day", ErrInvalid)
+	case slices.Contains(intent, ""):
+		return period{}, fmt.Errorf("%w: empty intent", ErrInvalid)
 	}
 	y, m, d := day.UTC().Date()
 	return period{key: key, start: time.Date(y, m, d, 0, 0, 0, 0, time.UTC)}, nil
@@ -93,7 +90,7 @@ func (p period) exceeded(reserved, amount, limit int64) (Usage, error) {
 
 // reservePeriod checks Reserve's arguments.
 func reservePeriod(key string, day time.Time, intent string, amount, limit int64) (period, error) {
-	p, err := intentPeriod(key, day, intent)
+	p, err := newPeriod(key, day, intent)
 	switch {
 	case err != nil:
 		return p, err
@@ -103,15 +100,6 @@ func reservePeriod(key string, day time.Time, intent string, amount, limit int64
 		return p, fmt.Errorf("%w: limit %d is negative", ErrInvalid, limit)
 	}
 	return p, nil
-}
-
-// intentPeriod checks Release's arguments.
-func intentPeriod(key string, day time.Time, intent string) (period, error) {
-	p, err := newPeriod(key, day)
-	if err == nil && intent == "" {
-		err = fmt.Errorf("%w: empty intent", ErrInvalid)
-	}
-	return p, err
 }
 
 // Kind names a backend.
@@ -164,18 +152,6 @@ func Parse(spec string) (Spec, error) {
 func checkTable(table string) error {
 	if !tableName.MatchString(table) {
 		return fmt.Errorf("DynamoDB table name %q must be 3-255 characters from A-Z a-z 0-9 _ . -", table)
-	}
-	return nil
-}
-
-// checkEndpoint accepts "" (the regional endpoint) or an absolute http(s) URL.
-func checkEndpoint(endpoint string) error {
-	if endpoint == "" {
-		return nil
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("MINDVAULT_LEDGER_ENDPOINT=%q must be an http:// or https:// URL (or unset, for the region's DynamoDB)", endpoint)
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 
 // Release implements Ledger.
 func (m *Memory) Release(_ context.Context, key string, day time.Time, intent string) (Usage, error) {
-	p, err := intentPeriod(key, day, intent)
+	p, err := newPeriod(key, day, intent)
 	if err != nil {
 		return Usage{}, err
 	}
