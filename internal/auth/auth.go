@@ -80,14 +80,6 @@ func withGrant(ctx context.Context, g grant) context.Context {
 	return context.WithValue(ctx, grantKey{}, g)
 }
 
-// Allowed reports the profiles the caller may use: all is true for an unrestricted caller
-// (mode none, or a "*" token), authenticated is true when a token was checked. A context the
-// middleware never saw allows nothing.
-func Allowed(ctx context.Context) (profiles []string, all bool, authenticated bool) {
-	g, _ := ctx.Value(grantKey{}).(grant) // none: the zero grant allows nothing
-	return slices.Clone(g.profiles), g.all, g.authenticated
-}
-
 // Subject is the caller's identity in OAuth mode: the verified token's sub claim, unique at
 // the issuer and stable across the caller's tokens. It is "" in the other modes. It names the
 // caller in logs and binds state a caller carries between requests; it is never the token.

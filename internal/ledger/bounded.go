@@ -107,14 +107,9 @@ func (b Bounded) Receipts(ctx context.Context, payer string) ([]Receipt, error) 
 	return bounded(ctx, b, func(ctx context.Context) ([]Receipt, error) { return b.S.Receipts(ctx, payer) })
 }
 
-// Pause implements Switch.
-func (b Bounded) Pause(ctx context.Context, by string) (Pause, error) {
-	return bounded(ctx, b, func(ctx context.Context) (Pause, error) { return b.S.Pause(ctx, by) })
-}
-
-// Resume implements Switch.
-func (b Bounded) Resume(ctx context.Context, by string) (Pause, error) {
-	return bounded(ctx, b, func(ctx context.Context) (Pause, error) { return b.S.Resume(ctx, by) })
+// Set implements Switch.
+func (b Bounded) Set(ctx context.Context, paused bool, by string) (Pause, error) {
+	return bounded(ctx, b, func(ctx context.Context) (Pause, error) { return b.S.Set(ctx, paused, by) })
 }
 
 // State implements Switch.

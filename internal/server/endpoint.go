@@ -90,16 +90,6 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 	}
 }
 
-// New builds the handler for cfg with the configured credential store; tests use it when
-// they need no sandbox.
-func New(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
-	store, err := credentials.Open(cfg.Credentials, func(string) string { return "" }, cfg.DefaultProfile, nil)
-	if err != nil {
-		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
-	}
-	return NewHandler(Deps(cfg, store), Inbound{}, startErr, logger)
-}
-
 // Inbound is the inbound-auth setup read at start: the accepted tokens (tokens mode), and Err
 // when the auth configuration itself could not be read (then every request is refused).
 type Inbound struct {

@@ -34,7 +34,7 @@ func TestApprovePaymentHoldsTheOperatorsControls(t *testing.T) {
 		{name: "outside the allow list", payee: other, allowed: []string{denied}, code: errmap.CodePayeeNotAllowed},
 		{name: "paused", payee: other, code: errmap.CodeSpendingPaused, store: func() ledger.Store {
 			s := ledger.NewMemoryStore()
-			_, _ = s.Pause(ctx, "ops")
+			_, _ = s.Set(ctx, true, "ops")
 			return s
 		}},
 		{name: "switch unreadable", payee: other, code: errmap.CodeServerError, store: func() ledger.Store { return ledger.NewMemoryStore(corrupt) }},
