@@ -6,6 +6,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -72,12 +73,7 @@ type entry struct {
 	calls    []obs.Call
 }
 
-func (s *Server) path() string {
-	if s.Path == "" {
-		return "/mcp"
-	}
-	return s.Path
-}
+func (s *Server) path() string { return cmp.Or(s.Path, "/mcp") }
 
 // ServeHTTP answers a request that passed the HTTP guards; called without them, it goes through
 // Handler, so no request escapes the guards or its log line.
