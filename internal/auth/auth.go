@@ -272,8 +272,9 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 }
 
 // ScopeRefusal is the 403 insufficient_scope step-up answer to a tool call needing scope (one
-// of Scopes) that the OAuth token lacks; nil when the call may proceed (the token holds it,
-// scope is "", or the mode has no scopes).
+// of Scopes) that the OAuth token lacks: its challenge names that scope alone, which the client
+// asks the authorization server for. nil when the call may proceed (the token holds it, scope
+// is "", or the mode has no scopes).
 func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
 	g, _ := ctx.Value(grantKey{}).(grant)
 	if g.oauth == nil || scope == "" {
@@ -283,7 +284,9 @@ func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
 	if slices.Contains(g.scopes, need) {
 		return nil
 	}
-	return func(w http.ResponseWriter, r *http.Request) { g.oauth.forbid(w, r, need) }
+	return func(w http.ResponseWriter, r *http.Request) {
+		g.oauth.answer(w, r, http.StatusForbidden, g.oauth.withParams(`error="insufficient_scope", scope="`+need+`"`), `{"error":"insufficient_scope"}`, "token lacks "+need)
+	}
 }
 
 // pass hands the request on with the grant in its context and without its Authorization
@@ -304,12 +307,6 @@ func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, reason strin
 // mode): the challenge adds error="invalid_token", so a client refreshes or re-authorizes.
 func (m *middleware) refuseToken(w http.ResponseWriter, r *http.Request, reason string) {
 	m.answer(w, r, http.StatusUnauthorized, m.withParams(`error="invalid_token"`), `{"error":"invalid_token"}`, reason)
-}
-
-// forbid answers 403 to a valid token that lacks the scope the call needs: the challenge names
-// that scope alone, and the client asks the authorization server for it (step-up).
-func (m *middleware) forbid(w http.ResponseWriter, r *http.Request, scope string) {
-	m.answer(w, r, http.StatusForbidden, m.withParams(`error="insufficient_scope", scope="`+scope+`"`), `{"error":"insufficient_scope"}`, "token lacks "+scope)
 }
 
 // unavailable answers 503 while no signing key could ever be fetched: whether the token is

@@ -13,6 +13,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 )
@@ -27,9 +28,6 @@ const (
 
 // Scopes lists the OAuth scopes in the order the metadata advertises them.
 var Scopes = []string{ScopeRead, ScopeSpend, ScopeWrite}
-
-// DefaultProfilesClaim is the claim that names a token's profiles when none is configured.
-const DefaultProfilesClaim = "mindvault_profiles"
 
 // Leeway is the clock skew allowed on exp, nbf and iat.
 const Leeway = 60 * time.Second
@@ -46,7 +44,7 @@ type OAuth struct {
 	// Audience must be among the token's aud values (RFC 8707: the token was issued for
 	// this resource). Normally the resource URL.
 	Audience      string
-	ProfilesClaim string // the claim listing the profiles a token may use (DefaultProfilesClaim when empty)
+	ProfilesClaim string // the claim listing the profiles a token may use (config.DefaultOAuthProfilesClaim when empty)
 	// ScopePrefix is put before every scope name, in the metadata, the challenges and the
 	// check, for authorization servers that qualify custom scopes (Cognito names them
 	// "<resource server identifier>/<scope>").
@@ -136,7 +134,7 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 	p.scopes = append(stringList(std.Scope), stringList(std.Scp)...)
 	var all map[string]json.RawMessage
 	_ = json.Unmarshal(payload, &all)
-	for _, name := range stringList(all[cmp.Or(v.cfg.ProfilesClaim, DefaultProfilesClaim)]) {
+	for _, name := range stringList(all[cmp.Or(v.cfg.ProfilesClaim, config.DefaultOAuthProfilesClaim)]) {
 		switch {
 		case name == AllProfiles:
 			p.all = true

@@ -479,15 +479,19 @@ func (l *loader) oneOf(v, def string, allowed ...string) string {
 }
 
 func (l *loader) boolean(v string, def bool) bool {
-	return parse(l, v, def, "true or false", func(s string) (bool, bool) {
-		switch strings.ToLower(s) {
-		case "1", "true", "yes", "on":
-			return true, true
-		case "0", "false", "no", "off":
-			return false, true
-		}
-		return false, false
-	})
+	return parse(l, v, def, "true or false", ParseBool)
+}
+
+// ParseBool reads a switch as settings and headers spell it: 1, true, yes or on; 0, false, no or
+// off; in any case. ok is false for anything else.
+func ParseBool(s string) (v, ok bool) {
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true, true
+	case "0", "false", "no", "off":
+		return false, true
+	}
+	return false, false
 }
 
 func (l *loader) integer(v string, def, lo, hi int) int {

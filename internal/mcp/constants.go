@@ -93,13 +93,11 @@ func (s *Server) encodeConstant(v *view, k constKind, modern bool) ([]byte, bool
 		}
 		result["tools"] = json.RawMessage(toolsPlaceholder)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // as writeJSON encodes
-	if enc.Encode(result) != nil {
+	doc, err := encodeJSON(result)
+	if err != nil {
 		return nil, false
 	}
-	doc := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	doc = bytes.TrimSuffix(doc, []byte("\n"))
 	if tools == nil {
 		return doc, true
 	}

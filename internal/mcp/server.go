@@ -182,20 +182,26 @@ func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, 
 // handler, tool or downstream put it there. A response that cannot be cleaned without breaking
 // it is withheld; the tool may have run, so the replacement says to check before retrying.
 func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	var body []byte
-	if err := enc.Encode(v); err != nil {
+	body, err := encodeJSON(v)
+	if err != nil {
 		status = http.StatusInternalServerError
 		body = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded","data":{"code":"INTERNAL_ERROR","category":"server","retry":"safe"}}}` + "\n")
-	} else if clean, ok := redact.JSON(buf.Bytes(), nil); ok {
+	} else if clean, ok := redact.JSON(body, nil); ok {
 		body = clean
 	} else {
 		withhold(w, e, status)
 		return
 	}
 	writeBody(w, status, body)
+}
+
+// encodeJSON is v as every answer is encoded: HTML characters unescaped, a newline at the end.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return buf.Bytes(), err
 }
 
 // withhold answers in place of a response that held a secret that could not be removed.

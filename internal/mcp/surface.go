@@ -125,14 +125,12 @@ func headerLayer(r *http.Request) (layer, string) {
 		l.mask = maskOf(ts)
 	}
 	if v := headerValue(r, headerReadOnly); v != "" {
-		switch strings.ToLower(v) {
-		case "true", "1", "yes", "on":
-			l.readOnly = true
-		case "false", "0", "no", "off":
-			// false narrows nothing: a header never widens what the deployment or the URL allow
-		default:
+		// false narrows nothing: a header never widens what the deployment or the URL allow
+		readOnly, ok := config.ParseBool(v)
+		if !ok {
 			return l, headerReadOnly + ": must be true or false"
 		}
+		l.readOnly = readOnly
 	}
 	return l, ""
 }
