@@ -233,16 +233,13 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 		l.bad("MINDVAULT_DEFAULT_PROFILE", "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
 	}
 
+	// Off Lambda an unset mode is "none"; a mode nobody can read must not fall back to it (the
+	// endpoint would run open): tokens it is, and the problem is reported.
 	authDefault := "none"
-	if lambda {
+	if _, set := l.raw("MINDVAULT_AUTH"); set || lambda {
 		authDefault = "tokens"
 	}
 	c.Auth = l.oneOf("MINDVAULT_AUTH", authDefault, "none", "tokens", "oauth")
-	if raw, set := l.raw("MINDVAULT_AUTH"); set && !strings.EqualFold(raw, c.Auth) {
-		// A mode nobody can read must not fall back to the local default, "none": the
-		// endpoint would run open. Tokens it is, and the problem is reported.
-		c.Auth = "tokens"
-	}
 	c.AccessTokens = l.str("MINDVAULT_ACCESS_TOKENS", "")
 	c.AccessTokensSecret = l.str("MINDVAULT_ACCESS_TOKENS_SECRET", "")
 	c.ResourceURL = l.url("MINDVAULT_RESOURCE_URL", "")
