@@ -228,10 +228,8 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	if kind, name, _ := strings.Cut(c.Credentials, ":"); c.Credentials != "env" && (name == "" || kind != "dir" && kind != "secretsmanager") {
 		l.bad("MINDVAULT_CREDENTIALS", "must be env, dir:<path> or secretsmanager:<name prefix>")
 	}
-	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
-	if c.DefaultProfile != DefaultProfile && profileName.MatchString(c.DefaultProfile) && !hasAlnum.MatchString(c.DefaultProfile) {
-		l.bad("MINDVAULT_DEFAULT_PROFILE", "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
-	}
+	c.DefaultProfile = parse(&l, "MINDVAULT_DEFAULT_PROFILE", DefaultProfile, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
+		func(s string) (string, bool) { return s, profileName.MatchString(s) && hasAlnum.MatchString(s) })
 
 	// Off Lambda an unset mode is "none"; a mode nobody can read must not fall back to it (the
 	// endpoint would run open): tokens it is, and the problem is reported.
