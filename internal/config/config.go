@@ -237,11 +237,19 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	if _, set := l.raw("MINDVAULT_AUTH"); set || lambda {
 		authDefault = "tokens"
 	}
-	c.Auth = l.oneOf("MINDVAULT_AUTH", authDefault, "none", "tokens", "oauth")
+	modes := []string{"none", "tokens", "oauth"}
+	c.Auth = parse(&l, "MINDVAULT_AUTH", authDefault, "one of "+strings.Join(modes, ", "), func(s string) (string, bool) {
+		i := slices.IndexFunc(modes, func(m string) bool { return strings.EqualFold(s, m) })
+		return modes[max(i, 0)], i >= 0
+	})
 	c.AccessTokens = l.str("MINDVAULT_ACCESS_TOKENS", "")
 	c.AccessTokensSecret = l.str("MINDVAULT_ACCESS_TOKENS_SECRET", "")
 	c.ResourceURL = l.url("MINDVAULT_RESOURCE_URL", "")
-	c.AuthorizationServers = l.urlList("MINDVAULT_AUTHORIZATION_SERVERS")
+	c.AuthorizationServers = l.list("MINDVAULT_AUTHORIZATION_SERVERS")
+	if slices.ContainsFunc(c.AuthorizationServers, func(s string) bool { return !httpURL(s) }) {
+		l.bad("MINDVAULT_AUTHORIZATION_SERVERS", "every entry must be an absolute http(s) URL")
+		c.AuthorizationServers = nil
+	}
 	if c.Auth == "oauth" {
 		c.loadOAuth(&l)
 	}
@@ -413,15 +421,6 @@ func (l *loader) url(v, def string) string {
 	return parse(l, v, def, "an absolute http(s) URL", func(s string) (string, bool) { return strings.TrimRight(s, "/"), httpURL(s) })
 }
 
-func (l *loader) urlList(v string) []string {
-	out := l.list(v)
-	if !slices.ContainsFunc(out, func(s string) bool { return !httpURL(s) }) {
-		return out
-	}
-	l.bad(v, "every entry must be an absolute http(s) URL")
-	return nil
-}
-
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
@@ -464,13 +463,6 @@ func DefaultPauseFile() string {
 
 func (l *loader) match(v, def string, re *lazyre.Regexp, what string) string {
 	return parse(l, v, def, what, func(s string) (string, bool) { return s, re.MatchString(s) })
-}
-
-func (l *loader) oneOf(v, def string, allowed ...string) string {
-	return parse(l, v, def, "one of "+strings.Join(allowed, ", "), func(s string) (string, bool) {
-		i := slices.IndexFunc(allowed, func(a string) bool { return strings.EqualFold(s, a) })
-		return allowed[max(i, 0)], i >= 0
-	})
 }
 
 func (l *loader) boolean(v string, def bool) bool {

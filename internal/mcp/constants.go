@@ -44,7 +44,7 @@ func (s *Server) constResult(v *view, k constKind, modern bool) map[string]any {
 	case toolsList:
 		r = map[string]any{"tools": s.toolDefs(v)}
 	case promptsList:
-		r = map[string]any{"prompts": s.promptDefs(v)}
+		r = map[string]any{"prompts": offered(v, s.Prompts.Names(), s.Prompts.Definitions(), s.promptOffered)}
 	default:
 		r = map[string]any{"supportedVersions": SupportedVersions, "capabilities": s.capabilities(), "instructions": s.instructions(v)}
 	}

@@ -264,21 +264,13 @@ func (s *Server) promptBlocked(v *view, name string) string {
 
 func (s *Server) promptOffered(v *view, name string) bool { return s.promptBlocked(v, name) == "" }
 
-// toolNames, toolDefs, promptNames and promptDefs are what v offers, in their set's order.
+// toolNames and toolDefs are the tools v offers, in the set's order.
 func (s *Server) toolNames(v *view) []string {
 	return offered(v, s.Tools.Names(), s.Tools.Names(), s.enabled)
 }
 
 func (s *Server) toolDefs(v *view) []json.RawMessage {
 	return offered(v, s.Tools.Names(), s.Tools.Definitions(), s.enabled)
-}
-
-func (s *Server) promptNames(v *view) []string {
-	return offered(v, s.Prompts.Names(), s.Prompts.Names(), s.promptOffered)
-}
-
-func (s *Server) promptDefs(v *view) []json.RawMessage {
-	return offered(v, s.Prompts.Names(), s.Prompts.Definitions(), s.promptOffered)
 }
 
 // offered keeps the items (in the order of names) whose name v enables; without a copy for all.
