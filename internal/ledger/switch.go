@@ -129,22 +129,19 @@ func (f *FileSwitch) Set(_ context.Context, paused bool, by string) (Pause, erro
 		f.mem = p
 		return p, nil
 	}
+	// Written aside, then renamed: a reader never sees half a file.
 	b, _ := json.Marshal(p)
-	if err := writeAside(f.Path, b); err != nil {
+	err = os.MkdirAll(filepath.Dir(f.Path), 0o700)
+	if err == nil {
+		err = os.WriteFile(f.Path+".tmp", b, 0o600)
+	}
+	if err == nil {
+		err = os.Rename(f.Path+".tmp", f.Path)
+	}
+	if err != nil {
 		return Pause{}, fmt.Errorf("%w: pause file: %w", ErrUnavailable, err)
 	}
 	return p, nil
-}
-
-// writeAside writes b aside and renames it to path, so that a reader never sees half a file.
-func writeAside(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path+".tmp", b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
 }
 
 // Cached is a Store whose switch this process reads at most once per TTL: a pause reaches every

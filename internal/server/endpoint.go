@@ -108,6 +108,9 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 	}
 	reg := tools.All(d)
 	ps := prompts.New()
+	// A tool call needs its tool's scope (auth.ScopeRefusal), read from the registry on the first
+	// tool call, which defines the tools.
+	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
 	srv := &mcp.Server{
 		Info:                 mcp.ServerInfo{Name: Name, Title: "MindVault", Version: Version},
 		Instructions:         Instructions,
@@ -123,7 +126,7 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		Logger:               logger,
 		Metrics:              metrics,
 		Caller:               auth.Subject,
-		Admit:                admit(reg),
+		Admit:                func(ctx context.Context, tool string) http.HandlerFunc { return auth.ScopeRefusal(ctx, scopes()[tool]) },
 	}
 	// Auth comes before the protocol layer's observation and HTTP guards (mcp.Handler lists
 	// them); the server card is public metadata, served before auth like the OAuth metadata.
@@ -145,13 +148,4 @@ func ToolScopes(reg *tools.Registry) map[string]string {
 		out[t.Name()] = t.Scope()
 	}
 	return out
-}
-
-// admit is the protocol layer's Admit: a tool call needs its tool's scope (auth.ScopeRefusal),
-// read from the registry on the first tool call, which defines the tools.
-func admit(reg *tools.Registry) func(ctx context.Context, tool string) http.HandlerFunc {
-	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
-	return func(ctx context.Context, tool string) http.HandlerFunc {
-		return auth.ScopeRefusal(ctx, scopes()[tool])
-	}
 }
