@@ -143,39 +143,3 @@ func (f *FileSwitch) Set(_ context.Context, paused bool, by string) (Pause, erro
 	}
 	return p, nil
 }
-
-// Cached is a Store whose switch this process reads at most once per TTL: a pause reaches every
-// instance within TTL, and a failed read is not kept, so the next payment asks again.
-type Cached struct {
-	Store
-	TTL time.Duration
-	mu  sync.Mutex
-	at  time.Time
-	got Pause
-}
-
-// State implements Switch through the cache.
-func (c *Cached) State(ctx context.Context) (Pause, error) {
-	c.mu.Lock()
-	if !c.at.IsZero() && time.Since(c.at) < c.TTL {
-		defer c.mu.Unlock()
-		return c.got, nil
-	}
-	c.mu.Unlock()
-	p, err := c.Store.State(ctx)
-	if err == nil {
-		c.mu.Lock()
-		c.got, c.at = p, time.Now()
-		c.mu.Unlock()
-	}
-	return p, err
-}
-
-// Set implements Switch; this process sees its own change at once.
-func (c *Cached) Set(ctx context.Context, paused bool, by string) (Pause, error) {
-	p, err := c.Store.Set(ctx, paused, by)
-	c.mu.Lock()
-	c.at = time.Time{}
-	c.mu.Unlock()
-	return p, err
-}

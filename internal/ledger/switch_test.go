@@ -68,7 +68,7 @@ func TestSwitchFileUnreadable(t *testing.T) {
 func TestCachedSwitch(t *testing.T) {
 	ctx := context.Background()
 	store := NewMemoryStore()
-	c := &Cached{Store: store, TTL: time.Hour}
+	c := &Bounded{S: store, TTL: time.Hour}
 	if p, _ := c.State(ctx); p.Paused {
 		t.Fatal("paused at start")
 	}
