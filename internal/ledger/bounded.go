@@ -17,22 +17,7 @@ type Store interface {
 	Switch
 }
 
-// MemoryStore is a Store in this process's memory, with its switch in a file (FileSwitch).
-type MemoryStore struct {
-	*Memory
-	*FileSwitch
-}
-
-// NewMemoryStore returns an empty MemoryStore whose switch is in pauseFile ("" for memory).
-func NewMemoryStore(pauseFile ...string) MemoryStore {
-	sw := &FileSwitch{}
-	if len(pauseFile) > 0 {
-		sw.Path = pauseFile[0]
-	}
-	return MemoryStore{NewMemory(), sw}
-}
-
-var _, _, _ Store = (*Dynamo)(nil), MemoryStore{}, &Bounded{}
+var _, _, _ Store = (*Dynamo)(nil), (*Memory)(nil), &Bounded{}
 
 // Bounded is a Store as a deployment uses it. Its every call is bounded by Timeout
 // (MINDVAULT_LEDGER_TIMEOUT_MS): a store that does not answer in time is unavailable, and the

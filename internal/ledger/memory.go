@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// Memory is a Ledger and a Journal in this process's memory, behind one mutex: for local runs
-// and tests.
+// Memory is a Store in this process's memory, behind one mutex, with its switch in a file
+// (FileSwitch; with no Path, memory too): for local runs and tests.
 type Memory struct {
+	FileSwitch
 	mu       sync.Mutex
 	days     map[period]*memDay
 	entries  map[string]memEntry
@@ -27,9 +28,13 @@ type memEntry struct {
 	expires time.Time
 }
 
-// NewMemory returns an empty Memory ledger and journal.
-func NewMemory() *Memory {
-	return &Memory{days: map[period]*memDay{}, entries: map[string]memEntry{}, receipts: map[string][]Receipt{}}
+// NewMemory returns an empty Memory whose switch is in pauseFile (none: memory).
+func NewMemory(pauseFile ...string) *Memory {
+	m := &Memory{days: map[period]*memDay{}, entries: map[string]memEntry{}, receipts: map[string][]Receipt{}}
+	if len(pauseFile) > 0 {
+		m.Path = pauseFile[0]
+	}
+	return m
 }
 
 // Reserve implements Ledger.

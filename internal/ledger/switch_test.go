@@ -67,7 +67,7 @@ func TestSwitchFileUnreadable(t *testing.T) {
 // (another instance's pause); the process's own change is seen at once; TTL 0 caches nothing.
 func TestCachedSwitch(t *testing.T) {
 	ctx := context.Background()
-	store := NewMemoryStore()
+	store := NewMemory()
 	c := &Bounded{S: store, TTL: time.Hour}
 	if p, _ := c.State(ctx); p.Paused {
 		t.Fatal("paused at start")

@@ -44,7 +44,7 @@ func TestOpenLedger(t *testing.T) {
 				t.Fatalf("the ledger %T is not bounded by MINDVAULT_LEDGER_TIMEOUT_MS nor caches the spending switch (MINDVAULT_PAUSE_CACHE_MS)", l)
 			}
 			switch b.S.(type) {
-			case ledger.MemoryStore:
+			case *ledger.Memory:
 				if tc.want != "memory" {
 					t.Fatalf("memory ledger, want %q", tc.want)
 				}
