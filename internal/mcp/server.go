@@ -144,7 +144,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type outcome struct {
 	result   any
 	constant *redact.Constant
-	err      *rpcError
+	err      *CallError
 	status   int
 	refusal  http.HandlerFunc // Admit's answer, written as it is
 }
@@ -161,7 +161,7 @@ func (w *statusWriter) WriteHeader(code int) {
 }
 
 func fail(status, code int, msg string, data any) outcome {
-	return outcome{err: &rpcError{Code: code, Message: msg, Data: data}, status: status}
+	return outcome{err: &CallError{Code: code, Message: msg, Data: data}, status: status}
 }
 
 // invalidParams is the -32602 (HTTP 200) of params that break their method's schema.
@@ -174,7 +174,7 @@ func invalidParams(msg string) *outcome {
 func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
 	full := errorData(status, code, data)
 	e.status, e.rpcCode, e.code = status, code, full["code"].(string)
-	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: full}})
+	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &CallError{Code: code, Message: msg, Data: full}})
 }
 
 // writeJSON writes v as the response. This is the output boundary of every answer: the
