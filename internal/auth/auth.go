@@ -268,7 +268,8 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 		m.refuseToken(w, r, reason)
 		return
 	}
-	m.admit(w, r, token, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
+	p.authenticated, p.caller, p.oauth = true, "sub:"+p.subject, m
+	m.admit(w, r, token, p)
 }
 
 // ScopeRefusal is the 403 insufficient_scope step-up answer to a tool call needing scope (one

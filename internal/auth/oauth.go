@@ -74,14 +74,6 @@ const (
 	unavailable         // 503: no signing key was ever fetched
 )
 
-// principal is what a verified token says about its bearer.
-type principal struct {
-	subject  string
-	profiles []string
-	all      bool
-	scopes   []string
-}
-
 // verifier checks access tokens of one issuer.
 type verifier struct {
 	cfg  OAuth
@@ -98,7 +90,8 @@ type standardClaims struct {
 
 // verify checks a token: compact JWS, RS256 or ES256 by a key of the issuer's JWKS, typ absent,
 // JWT or at+jwt, iss exact, exp present, nbf/iat within Leeway, aud holding the audience, a sub.
-func (v *verifier) verify(ctx context.Context, token string) (p principal, out verdict, reason string) {
+// p holds what the token says of its bearer: subject, profiles and scopes.
+func (v *verifier) verify(ctx context.Context, token string) (p grant, out verdict, reason string) {
 	tok, err := jwt.ParseSigned(token, allowedAlgs)
 	if err != nil || len(tok.Headers) != 1 {
 		return p, invalid, "not a JWS signed with RS256 or ES256"
