@@ -152,7 +152,7 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 	}
 	if cfg.Mode == ModeOAuth {
 		m.cfg.Broken = cmp.Or(m.cfg.Broken, cfg.OAuth.Problem())
-		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger), now: time.Now}
+		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger)}
 		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
 		m.cfg.AuthorizationServers = nil
 		if cfg.OAuth.Issuer != "" {

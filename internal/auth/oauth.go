@@ -78,7 +78,6 @@ const (
 type verifier struct {
 	cfg  OAuth
 	keys *keySet
-	now  func() time.Time
 }
 
 // standardClaims are the registered claims checked, plus the scope claims.
@@ -117,7 +116,7 @@ func (v *verifier) verify(ctx context.Context, token string) (p grant, out verdi
 	if std.Expiry == nil {
 		return p, invalid, "no exp"
 	}
-	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: v.now()}, Leeway); err != nil {
+	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: time.Now()}, Leeway); err != nil {
 		return p, invalid, "claims rejected: " + strings.TrimPrefix(err.Error(), "go-jose/go-jose/jwt: ")
 	}
 	if std.Subject == "" {
