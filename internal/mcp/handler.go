@@ -17,7 +17,7 @@ import (
 // the HTTP guards in order before it is read as JSON-RPC. Inbound auth wraps this handler.
 func Handler(s *Server) http.Handler {
 	guards := []guard{
-		requirePath(s.path(), s.Surface != nil),
+		requirePath(endpointPath, s.Surface != nil),
 		requirePOST,
 		checkOrigin(s.AllowedOrigins, s.AllowLoopbackOrigins),
 		requireJSON,

@@ -6,7 +6,6 @@ package mcp
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -30,7 +29,6 @@ type Server struct {
 	Instructions         string
 	Tools                ToolSet
 	Prompts              PromptSet // prompts/list and prompts/get; nil leaves both unknown (-32601)
-	Path                 string    // the endpoint path, "/mcp" when empty
 	Surface              *Surface  // the operator's tool surface and a request's narrowing; nil: every tool
 	MaxBodyBytes         int64     // bounds a request body (413 above it)
 	AllowedOrigins       []string  // the Origin values accepted besides loopback ones (when allowed)
@@ -73,7 +71,8 @@ type entry struct {
 	calls    []obs.Call
 }
 
-func (s *Server) path() string { return cmp.Or(s.Path, "/mcp") }
+// endpointPath is where the endpoint is served (and, with a Surface, its narrowed forms under it).
+const endpointPath = "/mcp"
 
 // ServeHTTP answers a request that passed the HTTP guards; called without them, it goes through
 // Handler, so no request escapes the guards or its log line.

@@ -144,9 +144,9 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if s.Surface.Enabled != nil {
 		dl.mask = maskOf(s.Surface.Enabled)
 	}
-	pl, problem, ok := pathLayer(s.path(), r.URL.Path)
+	pl, problem, ok := pathLayer(endpointPath, r.URL.Path)
 	if !ok {
-		return nil, "not found: the MCP endpoint is POST " + s.path()
+		return nil, "not found: the MCP endpoint is POST " + endpointPath
 	}
 	if problem != "" {
 		return nil, problem
@@ -227,7 +227,7 @@ func (s *Server) disabledTool(v *view, name string) outcome {
 	case settingToolsets, settingReadOnly:
 		next += "; only the endpoint's operator can enable more (" + setting + ")"
 	case settingPath:
-		next += ", or connect at " + s.path() + ", which serves every tool the deployment enables"
+		next += ", or connect at " + endpointPath + ", which serves every tool the deployment enables"
 	default:
 		next += ", or send the request without the " + setting + " header"
 	}
