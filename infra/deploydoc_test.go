@@ -378,7 +378,7 @@ func TestDeployDocCurlCommandsWork(t *testing.T) {
 	digest := auth.Digest(token)
 	all := map[string]string{"STELLAR_NETWORK": "sandbox", "MINDVAULT_AUTH": "tokens",
 		"MINDVAULT_ACCESS_TOKENS": hex.EncodeToString(digest[:]) + ":alice"}
-	b := local.Boot(func(k string) string { return all[k] }, io.Discard)
+	b := local.Boot(func(k string) string { return all[k] }, io.Discard, false)
 	t.Cleanup(b.Close)
 	if b.Err != nil {
 		t.Fatal(b.Err)

@@ -44,7 +44,7 @@ func main() {
 		}
 		return
 	}
-	b := local.BootToServe(os.Getenv, os.Stderr)
+	b := local.Boot(os.Getenv, os.Stderr, true)
 	if b.Err != nil {
 		// Before the banner, so nothing claims a network the configuration does not have.
 		b.Close()

@@ -55,9 +55,9 @@ func spending(ctx context.Context, args []string, getenv func(string) string, lo
 	var p ledger.Pause
 	switch args[0] {
 	case "pause":
-		p, err = sw.Pause(ctx, caller(ctx, spec, loadAWS))
+		p, err = sw.Set(ctx, true, caller(ctx, spec, loadAWS))
 	case "resume":
-		p, err = sw.Resume(ctx, caller(ctx, spec, loadAWS))
+		p, err = sw.Set(ctx, false, caller(ctx, spec, loadAWS))
 	default:
 		p, err = sw.State(ctx)
 	}

@@ -29,7 +29,7 @@ func serveBroken(t *testing.T, vars map[string]string, broken bool) string {
 	for k, v := range vars {
 		all[k] = v
 	}
-	b := local.Boot(func(k string) string { return all[k] }, io.Discard)
+	b := local.Boot(func(k string) string { return all[k] }, io.Discard, false)
 	t.Cleanup(b.Close)
 	if (b.Err != nil) != broken {
 		t.Fatalf("boot: %v", b.Err)

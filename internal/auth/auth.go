@@ -80,14 +80,6 @@ func withGrant(ctx context.Context, g grant) context.Context {
 	return context.WithValue(ctx, grantKey{}, g)
 }
 
-// Allowed reports the profiles the caller may use: all is true for an unrestricted caller
-// (mode none, or a "*" token), authenticated is true when a token was checked. A context the
-// middleware never saw allows nothing.
-func Allowed(ctx context.Context) (profiles []string, all bool, authenticated bool) {
-	g, _ := ctx.Value(grantKey{}).(grant) // none: the zero grant allows nothing
-	return slices.Clone(g.profiles), g.all, g.authenticated
-}
-
 // Subject is the caller's identity in OAuth mode: the verified token's sub claim, unique at
 // the issuer and stable across the caller's tokens. It is "" in the other modes. It names the
 // caller in logs and binds state a caller carries between requests; it is never the token.
@@ -160,7 +152,7 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 	}
 	if cfg.Mode == ModeOAuth {
 		m.cfg.Broken = cmp.Or(m.cfg.Broken, cfg.OAuth.Problem())
-		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger), now: time.Now}
+		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger)}
 		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
 		m.cfg.AuthorizationServers = nil
 		if cfg.OAuth.Issuer != "" {
@@ -276,12 +268,14 @@ func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
 		m.refuseToken(w, r, reason)
 		return
 	}
-	m.admit(w, r, token, grant{profiles: p.profiles, all: p.all, authenticated: true, subject: p.subject, caller: "sub:" + p.subject, scopes: p.scopes, oauth: m})
+	p.authenticated, p.caller, p.oauth = true, "sub:"+p.subject, m
+	m.admit(w, r, token, p)
 }
 
 // ScopeRefusal is the 403 insufficient_scope step-up answer to a tool call needing scope (one
-// of Scopes) that the OAuth token lacks; nil when the call may proceed (the token holds it,
-// scope is "", or the mode has no scopes).
+// of Scopes) that the OAuth token lacks: its challenge names that scope alone, which the client
+// asks the authorization server for. nil when the call may proceed (the token holds it, scope
+// is "", or the mode has no scopes).
 func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
 	g, _ := ctx.Value(grantKey{}).(grant)
 	if g.oauth == nil || scope == "" {
@@ -291,7 +285,9 @@ func ScopeRefusal(ctx context.Context, scope string) http.HandlerFunc {
 	if slices.Contains(g.scopes, need) {
 		return nil
 	}
-	return func(w http.ResponseWriter, r *http.Request) { g.oauth.forbid(w, r, need) }
+	return func(w http.ResponseWriter, r *http.Request) {
+		g.oauth.answer(w, r, http.StatusForbidden, g.oauth.withParams(`error="insufficient_scope", scope="`+need+`"`), `{"error":"insufficient_scope"}`, "token lacks "+need)
+	}
 }
 
 // pass hands the request on with the grant in its context and without its Authorization
@@ -312,12 +308,6 @@ func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, reason strin
 // mode): the challenge adds error="invalid_token", so a client refreshes or re-authorizes.
 func (m *middleware) refuseToken(w http.ResponseWriter, r *http.Request, reason string) {
 	m.answer(w, r, http.StatusUnauthorized, m.withParams(`error="invalid_token"`), `{"error":"invalid_token"}`, reason)
-}
-
-// forbid answers 403 to a valid token that lacks the scope the call needs: the challenge names
-// that scope alone, and the client asks the authorization server for it (step-up).
-func (m *middleware) forbid(w http.ResponseWriter, r *http.Request, scope string) {
-	m.answer(w, r, http.StatusForbidden, m.withParams(`error="insufficient_scope", scope="`+scope+`"`), `{"error":"insufficient_scope"}`, "token lacks "+scope)
 }
 
 // unavailable answers 503 while no signing key could ever be fetched: whether the token is

@@ -404,3 +404,11 @@ func TestMatchIsConstantTime(t *testing.T) {
 		}
 	}
 }
+
+// Allowed reports the profiles the caller may use: all is true for an unrestricted caller
+// (mode none, or a "*" token), authenticated is true when a token was checked. A context the
+// middleware never saw allows nothing.
+func Allowed(ctx context.Context) (profiles []string, all bool, authenticated bool) {
+	g, _ := ctx.Value(grantKey{}).(grant) // none: the zero grant allows nothing
+	return slices.Clone(g.profiles), g.all, g.authenticated
+}

@@ -51,8 +51,6 @@ type keySet struct {
 	logger *slog.Logger
 	now    func() time.Time
 
-	refreshEvery, retryCold, maxAge time.Duration
-
 	mu        sync.Mutex
 	keys      []jose.JSONWebKey
 	have      bool      // a fetch succeeded once
@@ -70,10 +68,7 @@ func newKeySet(issuer string, client *http.Client, logger *slog.Logger) *keySet 
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
-	return &keySet{
-		issuer: issuer, http: client, logger: logger, now: time.Now,
-		refreshEvery: KeyRefreshInterval, retryCold: KeyColdRetryInterval, maxAge: KeyMaxAge,
-	}
+	return &keySet{issuer: issuer, http: client, logger: logger, now: time.Now}
 }
 
 // lookup returns the cached keys usable for a token with this kid and alg, fetching the set when
@@ -83,7 +78,7 @@ func (ks *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgo
 	for {
 		ks.mu.Lock()
 		keys = matching(ks.keys, kid, alg)
-		stale := ks.have && ks.now().Sub(ks.fetchedAt) >= ks.maxAge
+		stale := ks.have && ks.now().Sub(ks.fetchedAt) >= KeyMaxAge
 		if ks.have && len(keys) > 0 && !stale {
 			ks.mu.Unlock()
 			return keys, true
@@ -101,9 +96,9 @@ func (ks *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgo
 				return matching(ks.keys, kid, alg), ks.have
 			}
 		}
-		interval := ks.refreshEvery
+		interval := KeyRefreshInterval
 		if !ks.have {
-			interval = ks.retryCold
+			interval = KeyColdRetryInterval
 		}
 		if fetched || (!ks.attemptAt.IsZero() && ks.now().Sub(ks.attemptAt) < interval) {
 			// Rate-limited, or already fetched for this request: answer from the cache.
@@ -129,9 +124,9 @@ func (ks *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgo
 		close(ch)
 		ks.mu.Unlock()
 		if err != nil {
-			consequence := "requests with a token are answered 503 until a fetch succeeds (retried at most every " + ks.retryCold.String() + ")"
+			consequence := "requests with a token are answered 503 until a fetch succeeds (retried at most every " + KeyColdRetryInterval.String() + ")"
 			if have {
-				consequence = "the keys fetched before stay in use; a token signed with another key is refused (401) until a fetch succeeds (retried at most every " + ks.refreshEvery.String() + ")"
+				consequence = "the keys fetched before stay in use; a token signed with another key is refused (401) until a fetch succeeds (retried at most every " + KeyRefreshInterval.String() + ")"
 			}
 			ks.logger.ErrorContext(ctx, "OAuth signing keys could not be fetched from the issuer "+obs.Field(ks.issuer)+": "+err.Error()+"; "+consequence)
 		}

@@ -13,6 +13,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/netaddr"
 )
@@ -27,9 +28,6 @@ const (
 
 // Scopes lists the OAuth scopes in the order the metadata advertises them.
 var Scopes = []string{ScopeRead, ScopeSpend, ScopeWrite}
-
-// DefaultProfilesClaim is the claim that names a token's profiles when none is configured.
-const DefaultProfilesClaim = "mindvault_profiles"
 
 // Leeway is the clock skew allowed on exp, nbf and iat.
 const Leeway = 60 * time.Second
@@ -46,7 +44,7 @@ type OAuth struct {
 	// Audience must be among the token's aud values (RFC 8707: the token was issued for
 	// this resource). Normally the resource URL.
 	Audience      string
-	ProfilesClaim string // the claim listing the profiles a token may use (DefaultProfilesClaim when empty)
+	ProfilesClaim string // the claim listing the profiles a token may use (config.DefaultOAuthProfilesClaim when empty)
 	// ScopePrefix is put before every scope name, in the metadata, the challenges and the
 	// check, for authorization servers that qualify custom scopes (Cognito names them
 	// "<resource server identifier>/<scope>").
@@ -76,19 +74,10 @@ const (
 	unavailable         // 503: no signing key was ever fetched
 )
 
-// principal is what a verified token says about its bearer.
-type principal struct {
-	subject  string
-	profiles []string
-	all      bool
-	scopes   []string
-}
-
 // verifier checks access tokens of one issuer.
 type verifier struct {
 	cfg  OAuth
 	keys *keySet
-	now  func() time.Time
 }
 
 // standardClaims are the registered claims checked, plus the scope claims.
@@ -100,7 +89,8 @@ type standardClaims struct {
 
 // verify checks a token: compact JWS, RS256 or ES256 by a key of the issuer's JWKS, typ absent,
 // JWT or at+jwt, iss exact, exp present, nbf/iat within Leeway, aud holding the audience, a sub.
-func (v *verifier) verify(ctx context.Context, token string) (p principal, out verdict, reason string) {
+// p holds what the token says of its bearer: subject, profiles and scopes.
+func (v *verifier) verify(ctx context.Context, token string) (p grant, out verdict, reason string) {
 	tok, err := jwt.ParseSigned(token, allowedAlgs)
 	if err != nil || len(tok.Headers) != 1 {
 		return p, invalid, "not a JWS signed with RS256 or ES256"
@@ -126,7 +116,7 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 	if std.Expiry == nil {
 		return p, invalid, "no exp"
 	}
-	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: v.now()}, Leeway); err != nil {
+	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: time.Now()}, Leeway); err != nil {
 		return p, invalid, "claims rejected: " + strings.TrimPrefix(err.Error(), "go-jose/go-jose/jwt: ")
 	}
 	if std.Subject == "" {
@@ -136,7 +126,7 @@ func (v *verifier) verify(ctx context.Context, token string) (p principal, out v
 	p.scopes = append(stringList(std.Scope), stringList(std.Scp)...)
 	var all map[string]json.RawMessage
 	_ = json.Unmarshal(payload, &all)
-	for _, name := range stringList(all[cmp.Or(v.cfg.ProfilesClaim, DefaultProfilesClaim)]) {
+	for _, name := range stringList(all[cmp.Or(v.cfg.ProfilesClaim, config.DefaultOAuthProfilesClaim)]) {
 		switch {
 		case name == AllProfiles:
 			p.all = true

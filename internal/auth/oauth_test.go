@@ -15,6 +15,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/internal/testkit/testissuer"
 )
@@ -518,7 +519,7 @@ func TestOAuthProfilesClaim(t *testing.T) {
 			c := f.iss.Standard("user-7", resourceURL, "mindvault:read")
 			name := tc.claim
 			if name == "" {
-				name = DefaultProfilesClaim
+				name = config.DefaultOAuthProfilesClaim
 			}
 			if tc.value != nil {
 				c[name] = tc.value

@@ -228,25 +228,28 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	if kind, name, _ := strings.Cut(c.Credentials, ":"); c.Credentials != "env" && (name == "" || kind != "dir" && kind != "secretsmanager") {
 		l.bad("MINDVAULT_CREDENTIALS", "must be env, dir:<path> or secretsmanager:<name prefix>")
 	}
-	c.DefaultProfile = l.match("MINDVAULT_DEFAULT_PROFILE", DefaultProfile, profileName, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
-	if c.DefaultProfile != DefaultProfile && profileName.MatchString(c.DefaultProfile) && !hasAlnum.MatchString(c.DefaultProfile) {
-		l.bad("MINDVAULT_DEFAULT_PROFILE", "must be 1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit")
-	}
+	c.DefaultProfile = parse(&l, "MINDVAULT_DEFAULT_PROFILE", DefaultProfile, "1-64 characters of A-Z a-z 0-9 . _ - with at least one letter or digit",
+		func(s string) (string, bool) { return s, profileName.MatchString(s) && hasAlnum.MatchString(s) })
 
+	// Off Lambda an unset mode is "none"; a mode nobody can read must not fall back to it (the
+	// endpoint would run open): tokens it is, and the problem is reported.
 	authDefault := "none"
-	if lambda {
+	if _, set := l.raw("MINDVAULT_AUTH"); set || lambda {
 		authDefault = "tokens"
 	}
-	c.Auth = l.oneOf("MINDVAULT_AUTH", authDefault, "none", "tokens", "oauth")
-	if raw, set := l.raw("MINDVAULT_AUTH"); set && !strings.EqualFold(raw, c.Auth) {
-		// A mode nobody can read must not fall back to the local default, "none": the
-		// endpoint would run open. Tokens it is, and the problem is reported.
-		c.Auth = "tokens"
-	}
+	modes := []string{"none", "tokens", "oauth"}
+	c.Auth = parse(&l, "MINDVAULT_AUTH", authDefault, "one of "+strings.Join(modes, ", "), func(s string) (string, bool) {
+		i := slices.IndexFunc(modes, func(m string) bool { return strings.EqualFold(s, m) })
+		return modes[max(i, 0)], i >= 0
+	})
 	c.AccessTokens = l.str("MINDVAULT_ACCESS_TOKENS", "")
 	c.AccessTokensSecret = l.str("MINDVAULT_ACCESS_TOKENS_SECRET", "")
 	c.ResourceURL = l.url("MINDVAULT_RESOURCE_URL", "")
-	c.AuthorizationServers = l.urlList("MINDVAULT_AUTHORIZATION_SERVERS")
+	c.AuthorizationServers = l.list("MINDVAULT_AUTHORIZATION_SERVERS")
+	if slices.ContainsFunc(c.AuthorizationServers, func(s string) bool { return !httpURL(s) }) {
+		l.bad("MINDVAULT_AUTHORIZATION_SERVERS", "every entry must be an absolute http(s) URL")
+		c.AuthorizationServers = nil
+	}
 	if c.Auth == "oauth" {
 		c.loadOAuth(&l)
 	}
@@ -418,15 +421,6 @@ func (l *loader) url(v, def string) string {
 	return parse(l, v, def, "an absolute http(s) URL", func(s string) (string, bool) { return strings.TrimRight(s, "/"), httpURL(s) })
 }
 
-func (l *loader) urlList(v string) []string {
-	out := l.list(v)
-	if !slices.ContainsFunc(out, func(s string) bool { return !httpURL(s) }) {
-		return out
-	}
-	l.bad(v, "every entry must be an absolute http(s) URL")
-	return nil
-}
-
 func httpURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
@@ -471,23 +465,20 @@ func (l *loader) match(v, def string, re *lazyre.Regexp, what string) string {
 	return parse(l, v, def, what, func(s string) (string, bool) { return s, re.MatchString(s) })
 }
 
-func (l *loader) oneOf(v, def string, allowed ...string) string {
-	return parse(l, v, def, "one of "+strings.Join(allowed, ", "), func(s string) (string, bool) {
-		i := slices.IndexFunc(allowed, func(a string) bool { return strings.EqualFold(s, a) })
-		return allowed[max(i, 0)], i >= 0
-	})
+func (l *loader) boolean(v string, def bool) bool {
+	return parse(l, v, def, "true or false", ParseBool)
 }
 
-func (l *loader) boolean(v string, def bool) bool {
-	return parse(l, v, def, "true or false", func(s string) (bool, bool) {
-		switch strings.ToLower(s) {
-		case "1", "true", "yes", "on":
-			return true, true
-		case "0", "false", "no", "off":
-			return false, true
-		}
-		return false, false
-	})
+// ParseBool reads a switch as settings and headers spell it: 1, true, yes or on; 0, false, no or
+// off; in any case. ok is false for anything else.
+func ParseBool(s string) (v, ok bool) {
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "on":
+		return true, true
+	case "0", "false", "no", "off":
+		return false, true
+	}
+	return false, false
 }
 
 func (l *loader) integer(v string, def, lo, hi int) int {

@@ -96,13 +96,6 @@ func (g *generatedKey) get() []byte {
 	return []byte(g.key.Reveal())
 }
 
-// WithClock returns a copy of k reading time from now (tests of the expiry).
-func (k *Settings) WithClock(now func() time.Time) *Settings {
-	c := *k
-	c.now = now
-	return &c
-}
-
 // Load reads the policy and the key once per process. Under Lambda (lambda), where instances
 // cannot share a generated key, a missing key turns the confirmation off (Note says so);
 // elsewhere one is generated on first use. Errors name the variable, never its value, and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 	"github.com/mindvault/mcp-endpoint/internal/testkit/smtest"
@@ -119,4 +120,11 @@ func TestSettingsNeverFormatItsKey(t *testing.T) {
 			t.Errorf("the key was formatted: %s", out)
 		}
 	}
+}
+
+// WithClock returns a copy of k reading time from now (tests of the expiry).
+func (k *Settings) WithClock(now func() time.Time) *Settings {
+	c := *k
+	c.now = now
+	return &c
 }

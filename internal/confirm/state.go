@@ -29,11 +29,11 @@ var b64 = base64.RawURLEncoding.Strict()
 
 // Binding is the call a requestState is valid for: tool, arguments, caller, profile, network.
 type Binding struct {
-	Tool     string
-	ArgsHash string // hex SHA-256 of the canonical arguments (ArgsHash)
-	Caller   string // auth.Caller; stored hashed
-	Profile  string
-	Network  string
+	Tool     string `json:"tool"`
+	ArgsHash string `json:"args"`   // hex SHA-256 of the canonical arguments (ArgsHash)
+	Caller   string `json:"caller"` // auth.Caller; stored hashed
+	Profile  string `json:"profile"`
+	Network  string `json:"network"`
 }
 
 // ArgsHash is the hash a Binding carries for a tool's canonical (decoded, marshalled) arguments.
@@ -51,14 +51,10 @@ func callerDigest(caller string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// payload is the signed content of a requestState.
+// payload is the signed content of a requestState; its Binding's Caller is callerDigest's.
 type payload struct {
-	V        int      `json:"v"`
-	Tool     string   `json:"tool"`
-	Args     string   `json:"args"`
-	Caller   string   `json:"caller"`
-	Profile  string   `json:"profile"`
-	Network  string   `json:"network"`
+	V int `json:"v"`
+	Binding
 	Approved Approval `json:"approved"`
 	Issued   int64    `json:"iat"`
 	Expires  int64    `json:"exp"`
@@ -93,16 +89,11 @@ func (k *Settings) Seal(b Binding, a Approval) (string, error) {
 		return "", errors.New("no confirmation key")
 	}
 	var nonce [16]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		return "", err
-	}
+	_, _ = rand.Read(nonce[:]) // never fails: the runtime crashes rather than return an error
 	now := k.now()
-	p := payload{V: Version, Tool: b.Tool, Args: b.ArgsHash, Caller: callerDigest(b.Caller), Profile: b.Profile,
-		Network: b.Network, Approved: a, Issued: now.Unix(), Expires: now.Add(TTL).Unix(), Nonce: b64.EncodeToString(nonce[:])}
-	body, err := json.Marshal(p)
-	if err != nil {
-		return "", err
-	}
+	b.Caller = callerDigest(b.Caller)
+	p := payload{V: Version, Binding: b, Approved: a, Issued: now.Unix(), Expires: now.Add(TTL).Unix(), Nonce: b64.EncodeToString(nonce[:])}
+	body, _ := json.Marshal(p) // strings and numbers: it cannot fail
 	signed := prefix + b64.EncodeToString(body)
 	return signed + "." + b64.EncodeToString(mac(key, signed)), nil
 }
@@ -151,7 +142,8 @@ func (k *Settings) Open(state string, b Binding) (Approval, error) {
 	if now >= p.Expires || p.Expires-p.Issued > int64(TTL/time.Second) {
 		return Approval{}, &InvalidState{ReasonExpired}
 	}
-	if p.Tool != b.Tool || p.Args != b.ArgsHash || p.Caller != callerDigest(b.Caller) || p.Profile != b.Profile || p.Network != b.Network {
+	b.Caller = callerDigest(b.Caller)
+	if p.Binding != b {
 		return Approval{}, &InvalidState{ReasonOtherCall}
 	}
 	a := p.Approved

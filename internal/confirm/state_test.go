@@ -154,8 +154,8 @@ func TestOpenRefuses(t *testing.T) {
 // longer than TTL), so a format change can never be read as an approval.
 func TestOpenRefusesSignedNonsense(t *testing.T) {
 	k := settingsAt(keyA, t0)
-	good := payload{V: Version, Tool: bound.Tool, Args: bound.ArgsHash, Caller: callerDigest(bound.Caller), Profile: bound.Profile,
-		Network: bound.Network, Approved: approval, Issued: t0.Unix(), Expires: t0.Add(TTL).Unix(), Nonce: "n"}
+	good := payload{V: Version, Binding: Binding{Tool: bound.Tool, ArgsHash: bound.ArgsHash, Caller: callerDigest(bound.Caller), Profile: bound.Profile,
+		Network: bound.Network}, Approved: approval, Issued: t0.Unix(), Expires: t0.Add(TTL).Unix(), Nonce: "n"}
 	sign := func(body string) string {
 		signed := prefix + b64.EncodeToString([]byte(body))
 		return signed + "." + b64.EncodeToString(mac(k.signingKey(), signed))

@@ -48,7 +48,6 @@ type smAPI interface {
 type SecretsManager struct {
 	client func() smAPI // built on first use: a cold start that never reads a profile builds none
 	prefix string
-	ttl    time.Duration
 	now    func() time.Time
 
 	mu    sync.Mutex
@@ -75,7 +74,6 @@ func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader)
 	return &SecretsManager{
 		client: sync.OnceValue(func() smAPI { return secretsmanager.NewFromConfig(cfg) }),
 		prefix: prefix,
-		ttl:    SecretsManagerTTL,
 		now:    time.Now,
 		cache:  map[string]cached{},
 		gen:    map[string]uint64{},
@@ -97,7 +95,7 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 		return Profile{}, Missing(s, name, "credentials")
 	}
 	s.mu.Lock()
-	if c, ok := s.cache[name]; ok && s.now().Sub(c.at) < s.ttl {
+	if c, ok := s.cache[name]; ok && s.now().Sub(c.at) < SecretsManagerTTL {
 		s.mu.Unlock()
 		return c.p, nil
 	}

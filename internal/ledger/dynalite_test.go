@@ -150,5 +150,5 @@ func TestDynamoSwitch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testSwitch(t, Bounded{S: d}, Bounded{S: other})
+	testSwitch(t, &Bounded{S: d}, &Bounded{S: other})
 }

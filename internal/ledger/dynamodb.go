@@ -177,32 +177,26 @@ func (d *Dynamo) Usage(ctx context.Context, key string, day time.Time) (Usage, e
 	return p.usage(it.reserved), nil
 }
 
-// item is a day's item as read; intents is nil when the item or its map is not there.
-type item struct {
-	reserved int64
-	intents  map[string]int64
-}
-
-func (d *Dynamo) get(ctx context.Context, p period) (item, error) {
+func (d *Dynamo) get(ctx context.Context, p period) (tally, error) {
 	attrs, err := d.getKey(ctx, p.id())
 	if err != nil {
-		return item{}, d.unavailable("read", p.id(), err)
+		return tally{}, d.unavailable("read", p.id(), err)
 	}
-	var it item
+	var it tally
 	if v, ok := attrs[attrReserved]; ok {
 		if it.reserved, err = parseNumber(v); err != nil {
-			return item{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s: %w", attrReserved, err))
+			return tally{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s: %w", attrReserved, err))
 		}
 	}
 	if v, ok := attrs[attrIntents]; ok {
 		m, ok := v.(*types.AttributeValueMemberM)
 		if !ok {
-			return item{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s is not a map", attrIntents))
+			return tally{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s is not a map", attrIntents))
 		}
 		it.intents = make(map[string]int64, len(m.Value))
 		for k, v := range m.Value {
 			if it.intents[k], err = parseNumber(v); err != nil {
-				return item{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s.%q: %w", attrIntents, k, err))
+				return tally{}, d.unavailable("read", p.id(), fmt.Errorf("attribute %s.%q: %w", attrIntents, k, err))
 			}
 		}
 	}

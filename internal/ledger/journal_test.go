@@ -169,7 +169,7 @@ func testReservationsBelongToAttempts(t *testing.T, l Ledger) {
 
 // TestBoundedTimesOut: a store that does not answer is unavailable within the bound.
 func TestBoundedTimesOut(t *testing.T) {
-	b := Bounded{S: hung{}, Timeout: 50 * time.Millisecond}
+	b := &Bounded{S: hung{}, Timeout: 50 * time.Millisecond}
 	start := time.Now()
 	_, _, err := b.Get(context.Background(), "x")
 	var te *TimeoutError

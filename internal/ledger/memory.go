@@ -8,16 +8,19 @@ import (
 	"time"
 )
 
-// Memory is a Ledger and a Journal in this process's memory, behind one mutex: for local runs
-// and tests.
+// Memory is a Store in this process's memory, behind one mutex, with its switch in a file
+// (FileSwitch; with no Path, memory too): for local runs and tests.
 type Memory struct {
+	FileSwitch
 	mu       sync.Mutex
-	days     map[period]*memDay
+	days     map[period]*tally
 	entries  map[string]memEntry
 	receipts map[string][]Receipt
 }
 
-type memDay struct {
+// tally is a (key, day) total and its intents by amount, as Memory keeps it and Dynamo reads
+// it (intents nil when the item or its map is not there).
+type tally struct {
 	reserved int64
 	intents  map[string]int64
 }
@@ -27,9 +30,13 @@ type memEntry struct {
 	expires time.Time
 }
 
-// NewMemory returns an empty Memory ledger and journal.
-func NewMemory() *Memory {
-	return &Memory{days: map[period]*memDay{}, entries: map[string]memEntry{}, receipts: map[string][]Receipt{}}
+// NewMemory returns an empty Memory whose switch is in pauseFile (none: memory).
+func NewMemory(pauseFile ...string) *Memory {
+	m := &Memory{days: map[period]*tally{}, entries: map[string]memEntry{}, receipts: map[string][]Receipt{}}
+	if len(pauseFile) > 0 {
+		m.Path = pauseFile[0]
+	}
+	return m
 }
 
 // Reserve implements Ledger.
@@ -43,7 +50,7 @@ func (m *Memory) Reserve(_ context.Context, key string, day time.Time, intent st
 	d := m.days[p]
 	if d == nil {
 		m.prune(p.start)
-		d = &memDay{intents: map[string]int64{}}
+		d = &tally{intents: map[string]int64{}}
 		m.days[p] = d
 	}
 	if _, ok := d.intents[intent]; ok {
@@ -93,7 +100,7 @@ func (m *Memory) Usage(_ context.Context, key string, day time.Time) (Usage, err
 // prune forgets the days that ended more than two days before start, as the DynamoDB table's
 // TTL does, so a long-running process does not keep every day it has seen.
 func (m *Memory) prune(start time.Time) {
-	maps.DeleteFunc(m.days, func(p period, _ *memDay) bool { return p.expiresAt().Before(start) })
+	maps.DeleteFunc(m.days, func(p period, _ *tally) bool { return p.expiresAt().Before(start) })
 }
 
 // Claim implements Journal.

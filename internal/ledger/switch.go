@@ -17,10 +17,9 @@ import (
 // it is paused no instance signs a payment. It lives next to the journal, so every instance
 // that shares the ledger shares it.
 type Switch interface {
-	// Pause stops spending; pausing a paused switch keeps its first since and by.
-	Pause(ctx context.Context, by string) (Pause, error)
-	// Resume lets spending start again.
-	Resume(ctx context.Context, by string) (Pause, error)
+	// Set pauses spending (paused) or lets it start again; pausing a paused switch keeps its
+	// first since and by.
+	Set(ctx context.Context, paused bool, by string) (Pause, error)
 	// State reads the switch; a switch never set is not paused.
 	State(ctx context.Context) (Pause, error)
 }
@@ -43,17 +42,8 @@ const (
 	resumeExpr = "SET #paused = :off, #since = :since, #by = :by"
 )
 
-// Pause implements Switch with one conditional UpdateItem.
-func (d *Dynamo) Pause(ctx context.Context, by string) (Pause, error) {
-	return d.setSwitch(ctx, true, by)
-}
-
-// Resume implements Switch with one UpdateItem.
-func (d *Dynamo) Resume(ctx context.Context, by string) (Pause, error) {
-	return d.setSwitch(ctx, false, by)
-}
-
-func (d *Dynamo) setSwitch(ctx context.Context, paused bool, by string) (Pause, error) {
+// Set implements Switch with one UpdateItem, conditional for a pause.
+func (d *Dynamo) Set(ctx context.Context, paused bool, by string) (Pause, error) {
 	now := time.Now().UTC()
 	// DynamoDB refuses a name or value the expressions do not use: each form gets its own.
 	names := map[string]string{"#paused": attrPaused, "#since": attrSince, "#by": attrBy}
@@ -101,12 +91,6 @@ type FileSwitch struct {
 	mem  Pause
 }
 
-// Pause implements Switch.
-func (f *FileSwitch) Pause(ctx context.Context, by string) (Pause, error) { return f.set(true, by) }
-
-// Resume implements Switch.
-func (f *FileSwitch) Resume(ctx context.Context, by string) (Pause, error) { return f.set(false, by) }
-
 // State implements Switch: a missing file is a switch never set.
 func (f *FileSwitch) State(context.Context) (Pause, error) {
 	f.mu.Lock()
@@ -132,7 +116,8 @@ func (f *FileSwitch) read() (Pause, error) {
 	return p, nil
 }
 
-func (f *FileSwitch) set(paused bool, by string) (Pause, error) {
+// Set implements Switch.
+func (f *FileSwitch) Set(_ context.Context, paused bool, by string) (Pause, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cur, err := f.read()
@@ -144,64 +129,17 @@ func (f *FileSwitch) set(paused bool, by string) (Pause, error) {
 		f.mem = p
 		return p, nil
 	}
+	// Written aside, then renamed: a reader never sees half a file.
 	b, _ := json.Marshal(p)
-	if err := writeAside(f.Path, b); err != nil {
+	err = os.MkdirAll(filepath.Dir(f.Path), 0o700)
+	if err == nil {
+		err = os.WriteFile(f.Path+".tmp", b, 0o600)
+	}
+	if err == nil {
+		err = os.Rename(f.Path+".tmp", f.Path)
+	}
+	if err != nil {
 		return Pause{}, fmt.Errorf("%w: pause file: %w", ErrUnavailable, err)
 	}
 	return p, nil
-}
-
-// writeAside writes b aside and renames it to path, so that a reader never sees half a file.
-func writeAside(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	if err := os.WriteFile(path+".tmp", b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
-}
-
-// Cached is a Store whose switch this process reads at most once per TTL: a pause reaches every
-// instance within TTL, and a failed read is not kept, so the next payment asks again.
-type Cached struct {
-	Store
-	TTL time.Duration
-	mu  sync.Mutex
-	at  time.Time
-	got Pause
-}
-
-// State implements Switch through the cache.
-func (c *Cached) State(ctx context.Context) (Pause, error) {
-	c.mu.Lock()
-	if !c.at.IsZero() && time.Since(c.at) < c.TTL {
-		defer c.mu.Unlock()
-		return c.got, nil
-	}
-	c.mu.Unlock()
-	p, err := c.Store.State(ctx)
-	if err == nil {
-		c.mu.Lock()
-		c.got, c.at = p, time.Now()
-		c.mu.Unlock()
-	}
-	return p, err
-}
-
-// Pause implements Switch; this process sees its own change at once.
-func (c *Cached) Pause(ctx context.Context, by string) (Pause, error) {
-	return c.forget(c.Store.Pause(ctx, by))
-}
-
-// Resume implements Switch; this process sees its own change at once.
-func (c *Cached) Resume(ctx context.Context, by string) (Pause, error) {
-	return c.forget(c.Store.Resume(ctx, by))
-}
-
-func (c *Cached) forget(p Pause, err error) (Pause, error) {
-	c.mu.Lock()
-	c.at = time.Time{}
-	c.mu.Unlock()
-	return p, err
 }

@@ -32,18 +32,18 @@ func testSwitch(t *testing.T, a, b Switch) {
 	if p, err := b.State(ctx); err != nil || p.Paused {
 		t.Fatalf("a new switch: %+v, %v", p, err)
 	}
-	first, err := a.Pause(ctx, "alice@host")
+	first, err := a.Set(ctx, true, "alice@host")
 	if err != nil || !first.Paused || first.By != "alice@host" || first.Since.IsZero() {
 		t.Fatalf("pause: %+v, %v", first, err)
 	}
-	again, err := a.Pause(ctx, "bob@host")
+	again, err := a.Set(ctx, true, "bob@host")
 	if err != nil || !again.Paused || again.By != "alice@host" || !again.Since.Equal(first.Since) {
 		t.Fatalf("a second pause must keep the first: %+v, %v (first %+v)", again, err, first)
 	}
 	if p, err := b.State(ctx); err != nil || !p.Paused || p.By != "alice@host" || !p.Since.Equal(first.Since) {
 		t.Fatalf("the other handle reads %+v, %v", p, err)
 	}
-	if p, err := b.Resume(ctx, "carol@host"); err != nil || p.Paused || p.By != "carol@host" {
+	if p, err := b.Set(ctx, false, "carol@host"); err != nil || p.Paused || p.By != "carol@host" {
 		t.Fatalf("resume: %+v, %v", p, err)
 	}
 	if p, err := a.State(ctx); err != nil || p.Paused || p.By != "carol@host" {
@@ -67,23 +67,23 @@ func TestSwitchFileUnreadable(t *testing.T) {
 // (another instance's pause); the process's own change is seen at once; TTL 0 caches nothing.
 func TestCachedSwitch(t *testing.T) {
 	ctx := context.Background()
-	store := NewMemoryStore()
-	c := &Cached{Store: store, TTL: time.Hour}
+	store := NewMemory()
+	c := &Bounded{S: store, TTL: time.Hour}
 	if p, _ := c.State(ctx); p.Paused {
 		t.Fatal("paused at start")
 	}
-	_, _ = store.Pause(ctx, "other instance")
+	_, _ = store.Set(ctx, true, "other instance")
 	if p, _ := c.State(ctx); p.Paused {
 		t.Fatal("a change by another instance was seen within the TTL: nothing is cached")
 	}
-	if p, _ := c.Resume(ctx, "me"); p.Paused {
+	if p, _ := c.Set(ctx, false, "me"); p.Paused {
 		t.Fatal("resume")
 	}
 	if p, _ := c.State(ctx); p.Paused || p.By != "me" {
 		t.Fatalf("the process's own change: %+v", p)
 	}
 	c.TTL = 0
-	_, _ = store.Pause(ctx, "other instance")
+	_, _ = store.Set(ctx, true, "other instance")
 	if p, _ := c.State(ctx); !p.Paused {
 		t.Fatal("TTL 0 answered a cached state")
 	}

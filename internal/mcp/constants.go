@@ -17,19 +17,19 @@ type EncodedToolSet interface {
 	EncodedDefinitions() json.RawMessage
 }
 
-// constKind names an answer that only the request's id changes for the life of a Server.
+// constKind names an answer that only the request's id changes for the life of a Server; each
+// has a form per era (server/discover only the modern one).
 type constKind int
 
 const (
-	legacyToolsList constKind = iota
-	modernToolsList
-	modernDiscover
-	legacyPromptsList
-	modernPromptsList
+	toolsList constKind = iota
+	promptsList
+	discover
 	numConstKinds
 )
 
-type constSet [numConstKinds]lazyConstant
+// constSet holds each kind's answer on the legacy era ([k][0]) and on the modern one ([k][1]).
+type constSet [numConstKinds][2]lazyConstant
 
 // lazyConstant is one constant answer, encoded once, on first use, not at start.
 type lazyConstant struct {
@@ -38,38 +38,42 @@ type lazyConstant struct {
 }
 
 // constResult is the result object of a constant answer, as the generic path encodes it.
-func (s *Server) constResult(v *view, k constKind) map[string]any {
+func (s *Server) constResult(v *view, k constKind, modern bool) map[string]any {
 	var r map[string]any
 	switch k {
-	case legacyToolsList, modernToolsList:
+	case toolsList:
 		r = map[string]any{"tools": s.toolDefs(v)}
-	case legacyPromptsList, modernPromptsList:
-		r = map[string]any{"prompts": s.promptDefs(v)}
+	case promptsList:
+		r = map[string]any{"prompts": offered(v, s.Prompts.Names(), s.Prompts.Definitions(), s.promptOffered)}
 	default:
 		r = map[string]any{"supportedVersions": SupportedVersions, "capabilities": s.capabilities(), "instructions": s.instructions(v)}
 	}
-	if k == legacyToolsList || k == legacyPromptsList {
+	if !modern {
 		return r
 	}
 	r["ttlMs"], r["cacheScope"] = s.ListTTL.Milliseconds(), v.cacheScope()
 	return s.modernResult(r)
 }
 
-// constantOutcome answers with the pre-encoded result of k for v (each narrowed surface has its own).
-func (s *Server) constantOutcome(v *view, k constKind) outcome {
+// constantOutcome answers with the pre-encoded result of k on the request's era for v (each
+// narrowed surface has its own).
+func (s *Server) constantOutcome(v *view, k constKind, modern bool) outcome {
 	set := &s.consts
 	if v != fullView {
 		got, _ := s.narrowed.LoadOrStore(viewKey{v.mask, v.readOnly, v.private}, new(constSet))
 		set = got.(*constSet)
 	}
-	lc := &set[k]
+	lc := &set[k][0]
+	if modern {
+		lc = &set[k][1]
+	}
 	lc.once.Do(func() {
-		if doc, ok := s.encodeConstant(v, k); ok {
+		if doc, ok := s.encodeConstant(v, k, modern); ok {
 			lc.c = redact.NewConstant(doc)
 		}
 	})
 	if lc.c == nil {
-		return outcome{result: s.constResult(v, k)}
+		return outcome{result: s.constResult(v, k, modern)}
 	}
 	return outcome{constant: lc.c}
 }
@@ -79,23 +83,21 @@ const toolsPlaceholder = `"\u0000tools\u0000"`
 
 // encodeConstant encodes the result of k as writeJSON would. When the tools come encoded
 // (EncodedToolSet), the result is encoded around a placeholder that their bytes then replace.
-func (s *Server) encodeConstant(v *view, k constKind) ([]byte, bool) {
-	result := s.constResult(v, k)
+func (s *Server) encodeConstant(v *view, k constKind, modern bool) ([]byte, bool) {
+	result := s.constResult(v, k, modern)
 	var tools json.RawMessage
-	if ets, ok := s.Tools.(EncodedToolSet); ok && (k == legacyToolsList || k == modernToolsList) {
+	if ets, ok := s.Tools.(EncodedToolSet); ok && k == toolsList {
 		tools = ets.EncodedDefinitions()
 		if v != fullView {
 			tools = joinDefinitions(s.toolDefs(v))
 		}
 		result["tools"] = json.RawMessage(toolsPlaceholder)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // as writeJSON encodes
-	if enc.Encode(result) != nil {
+	doc, err := encodeJSON(result)
+	if err != nil {
 		return nil, false
 	}
-	doc := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	doc = bytes.TrimSuffix(doc, []byte("\n"))
 	if tools == nil {
 		return doc, true
 	}
@@ -124,10 +126,7 @@ func writeConstant(w http.ResponseWriter, e *entry, id json.RawMessage, c *redac
 	prefix = append(prefix, `{"jsonrpc":"2.0",`...)
 	if len(id) > 0 {
 		buf := bytes.NewBuffer(append(prefix, `"id":`...))
-		if json.Compact(buf, id) != nil { // the envelope's id is valid JSON: never
-			withhold(w, e, http.StatusOK)
-			return
-		}
+		_ = json.Compact(buf, id) // the envelope's id is valid JSON: it cannot fail
 		prefix = append(buf.Bytes(), ',')
 	}
 	prefix = append(prefix, `"result":`...)

@@ -45,11 +45,11 @@ func TestConstantAnswersAreTheGenericBytes(t *testing.T) {
 		method, params string
 		modern         bool
 	}{
-		{legacyToolsList, "tools/list", "", false},
-		{modernToolsList, "tools/list", `,"params":{` + metaModern + `}`, true},
-		{modernDiscover, "server/discover", `,"params":{` + metaModern + `}`, true},
-		{legacyPromptsList, "prompts/list", "", false},
-		{modernPromptsList, "prompts/list", `,"params":{` + metaModern + `}`, true},
+		{toolsList, "tools/list", "", false},
+		{toolsList, "tools/list", `,"params":{` + metaModern + `}`, true},
+		{discover, "server/discover", `,"params":{` + metaModern + `}`, true},
+		{promptsList, "prompts/list", "", false},
+		{promptsList, "prompts/list", `,"params":{` + metaModern + `}`, true},
 	}
 	for _, ts := range []ToolSet{fakeTools{}, encodedTools{}} {
 		s := newTestServer(io.Discard)
@@ -63,7 +63,7 @@ func TestConstantAnswersAreTheGenericBytes(t *testing.T) {
 					}
 					body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + c.method + `"` + c.params + `}`
 					want := httptest.NewRecorder()
-					writeJSON(want, &entry{}, http.StatusOK, response{JSONRPC: "2.0", ID: []byte(strings.TrimSpace(id)), Result: s.constResult(fullView, c.kind)})
+					writeJSON(want, &entry{}, http.StatusOK, response{JSONRPC: "2.0", ID: []byte(strings.TrimSpace(id)), Result: s.constResult(fullView, c.kind, c.modern)})
 					for i := 0; i < 2; i++ { // the first request encodes, the second reuses
 						got := serve(s, h, body)
 						if got.Code != http.StatusOK || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {

@@ -70,12 +70,6 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 			ctx = withState(ctx, st)
 		}
 	}
-	list := func(legacy, modernKind constKind) outcome {
-		if modern {
-			return s.constantOutcome(v, modernKind)
-		}
-		return s.constantOutcome(v, legacy)
-	}
 	switch m := req.Method; {
 	case m == "initialize" && !modern:
 		var p struct {
@@ -95,14 +89,14 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 	case m == "ping" && !modern:
 		return outcome{result: map[string]any{}}
 	case m == "server/discover" && modern:
-		return s.constantOutcome(v, modernDiscover)
+		return s.constantOutcome(v, discover, true)
 	case m == "tools/list":
-		return list(legacyToolsList, modernToolsList)
+		return s.constantOutcome(v, toolsList, modern)
 	case m == "tools/call":
 		return s.callTool(ctx, call, e, v, modern)
 	case s.Prompts == nil:
 	case m == "prompts/list":
-		return list(legacyPromptsList, modernPromptsList)
+		return s.constantOutcome(v, promptsList, modern)
 	case m == "prompts/get":
 		out := s.getPrompt(ctx, call, e, v)
 		if modern && out.err == nil {

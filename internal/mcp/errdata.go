@@ -24,8 +24,16 @@ func errorData(status, rpcCode int, data any) map[string]any {
 		}
 	}
 	code, _ := out["code"].(string)
-	if !errmap.IsCode(code) {
-		code = defaultErrorCode(status, rpcCode)
+	switch { // the code of an error whose call site chose none
+	case errmap.IsCode(code):
+	case status == http.StatusForbidden:
+		code = errmap.CodeForbidden
+	case rpcCode == CodeMethodNotFound:
+		code = errmap.CodeUnknownName
+	case rpcCode == CodeInternalError:
+		code = errmap.CodeInternalError
+	default:
+		code = errmap.CodeInvalidRequest
 	}
 	out["code"] = code
 	out["category"] = string(errmap.CodeCategory(code))
@@ -33,19 +41,6 @@ func errorData(status, rpcCode int, data any) map[string]any {
 		out["retry"] = string(errmap.CodeRetry(code))
 	}
 	return out
-}
-
-// defaultErrorCode is the code of an error whose call site chose none.
-func defaultErrorCode(status, rpcCode int) string {
-	switch {
-	case status == http.StatusForbidden:
-		return errmap.CodeForbidden
-	case rpcCode == CodeMethodNotFound:
-		return errmap.CodeUnknownName
-	case rpcCode == CodeInternalError:
-		return errmap.CodeInternalError
-	}
-	return errmap.CodeInvalidRequest
 }
 
 // maxSuggestions bounds the names offered for an unknown name: enough for a typo, never the list.

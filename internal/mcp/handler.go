@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/mindvault/mcp-endpoint/internal/netaddr"
@@ -17,50 +16,53 @@ import (
 // Handler serves s over HTTP: every request is observed (its log line and metrics), then passes
 // the HTTP guards in order before it is read as JSON-RPC. Inbound auth wraps this handler.
 func Handler(s *Server) http.Handler {
-	var h http.Handler = s
-	for _, guard := range slices.Backward([]func(http.Handler) http.Handler{
-		s.observe,
-		requirePath(s.path(), s.Surface != nil),
+	guards := []guard{
+		requirePath(endpointPath, s.Surface != nil),
 		requirePOST,
 		checkOrigin(s.AllowedOrigins, s.AllowLoopbackOrigins),
 		requireJSON,
 		limitBody(s.MaxBodyBytes),
-	}) {
-		h = guard(h)
 	}
-	return h
+	return s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, g := range guards {
+			if r = g(w, r); r == nil {
+				return
+			}
+		}
+		s.ServeHTTP(w, r)
+	}))
 }
 
+// guard answers a request the HTTP rules turn away and returns nil, or returns the request to
+// serve on.
+type guard func(w http.ResponseWriter, r *http.Request) *http.Request
+
 // requirePath answers 404 to every path but the endpoint's and, with a Surface, its narrowed forms.
-func requirePath(path string, narrowing bool) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != path {
-				_, problem, ok := pathLayer(path, r.URL.Path)
-				switch {
-				case !narrowing || !ok:
-					refusePlain(w, r, http.StatusNotFound, "not found: the MCP endpoint is POST "+path)
-					return
-				case problem != "":
-					refusePlain(w, r, http.StatusNotFound, "not found: "+problem)
-					return
-				}
+func requirePath(path string, narrowing bool) guard {
+	return func(w http.ResponseWriter, r *http.Request) *http.Request {
+		if r.URL.Path != path {
+			_, problem, ok := pathLayer(path, r.URL.Path)
+			switch {
+			case !narrowing || !ok:
+				refusePlain(w, r, http.StatusNotFound, "not found: the MCP endpoint is POST "+path)
+				return nil
+			case problem != "":
+				refusePlain(w, r, http.StatusNotFound, "not found: "+problem)
+				return nil
 			}
-			next.ServeHTTP(w, r)
-		})
+		}
+		return r
 	}
 }
 
 // requirePOST answers 405 to every other method: a stateless endpoint has no SSE stream or session.
-func requirePOST(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			refusePlain(w, r, http.StatusMethodNotAllowed, "method not allowed: this stateless endpoint serves POST only (no SSE stream, no sessions)")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+func requirePOST(w http.ResponseWriter, r *http.Request) *http.Request {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		refusePlain(w, r, http.StatusMethodNotAllowed, "method not allowed: this stateless endpoint serves POST only (no SSE stream, no sessions)")
+		return nil
+	}
+	return r
 }
 
 // checkOrigin answers 403 to a request whose Origin header names a site that may not call the
@@ -69,15 +71,13 @@ func requirePOST(next http.Handler) http.Handler {
 // Requests without Origin (every non-browser client) pass. allowed lists the accepted origins
 // ("*" accepts all; a trailing slash and letter case do not matter); loopback also accepts
 // http(s) origins on localhost, 127.0.0.0/8 and [::1], for the local server and its inspector.
-func checkOrigin(allowed []string, loopback bool) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, allowed, loopback) {
-				refuse(w, r, http.StatusForbidden, CodeInvalidRequest, "Forbidden: Origin not allowed")
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
+func checkOrigin(allowed []string, loopback bool) guard {
+	return func(w http.ResponseWriter, r *http.Request) *http.Request {
+		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, allowed, loopback) {
+			refuse(w, r, http.StatusForbidden, CodeInvalidRequest, "Forbidden: Origin not allowed")
+			return nil
+		}
+		return r
 	}
 }
 
@@ -98,14 +98,12 @@ func originAllowed(origin string, allowed []string, loopback bool) bool {
 }
 
 // requireJSON answers 415 unless the body is declared application/json.
-func requireJSON(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			refuse(w, r, http.StatusUnsupportedMediaType, CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+func requireJSON(w http.ResponseWriter, r *http.Request) *http.Request {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		refuse(w, r, http.StatusUnsupportedMediaType, CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json")
+		return nil
+	}
+	return r
 }
 
 // defaultMaxBody bounds a body when no limit is configured.
@@ -116,25 +114,23 @@ const unreadableMessage = "Parse error: the body could not be read"
 
 // limitBody reads the whole body, at most max bytes, before anything else sees it (413 above it,
 // 400 when unreadable), so no request can make the handler hold more than max.
-func limitBody(max int64) func(http.Handler) http.Handler {
+func limitBody(max int64) guard {
 	if max <= 0 {
 		max = defaultMaxBody
 	}
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, err := readBody(http.MaxBytesReader(w, r.Body, max), r.ContentLength, max)
-			if err != nil {
-				if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-					refuse(w, r, http.StatusRequestEntityTooLarge, CodeInvalidRequest, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", max))
-					return
-				}
-				refuse(w, r, http.StatusBadRequest, CodeParseError, unreadableMessage)
-				return
+	return func(w http.ResponseWriter, r *http.Request) *http.Request {
+		body, err := readBody(http.MaxBytesReader(w, r.Body, max), r.ContentLength, max)
+		if err != nil {
+			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+				refuse(w, r, http.StatusRequestEntityTooLarge, CodeInvalidRequest, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", max))
+				return nil
 			}
-			r2 := *r // a middleware must not modify the request it was given
-			r2.Body = &memBody{Reader: bytes.NewReader(body), b: body}
-			next.ServeHTTP(w, &r2)
-		})
+			refuse(w, r, http.StatusBadRequest, CodeParseError, unreadableMessage)
+			return nil
+		}
+		r2 := *r // a guard must not modify the request it was given
+		r2.Body = &memBody{Reader: bytes.NewReader(body), b: body}
+		return &r2
 	}
 }
 

@@ -39,7 +39,7 @@ func testRequest(method, path string, body io.Reader, headers map[string]string)
 }
 
 // runGuard puts tc to mw in front of a handler that records what reached it.
-func runGuard(t *testing.T, mw func(http.Handler) http.Handler, tc guardCase) (rec *httptest.ResponseRecorder, reached bool, seen string) {
+func runGuard(t *testing.T, g guard, tc guardCase) (rec *httptest.ResponseRecorder, reached bool, seen string) {
 	t.Helper()
 	var body io.Reader = strings.NewReader(tc.body)
 	if tc.reader != nil {
@@ -47,15 +47,15 @@ func runGuard(t *testing.T, mw func(http.Handler) http.Handler, tc guardCase) (r
 	}
 	req := testRequest(tc.method, tc.path, body, tc.headers)
 	rec = httptest.NewRecorder()
-	mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	if r := g(rec, req); r != nil {
 		reached = true
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
 			t.Errorf("the next handler could not read the body: %v", err)
 		}
 		seen = string(b)
-		w.WriteHeader(http.StatusTeapot)
-	})).ServeHTTP(rec, req)
+		rec.WriteHeader(http.StatusTeapot)
+	}
 	return rec, reached, seen
 }
 

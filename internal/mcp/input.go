@@ -42,13 +42,6 @@ type InputRequest struct {
 // ResultInputRequired is the resultType of a ToolResult that asks for input.
 const ResultInputRequired = "input_required"
 
-// CallError is a tools/call answered with a JSON-RPC error (ToolResult.Reject), not a result.
-type CallError struct {
-	Code    int
-	Message string
-	Data    any
-}
-
 // inputRequiredResult is the wire form of an InputRequiredResult: no content, no isError.
 type inputRequiredResult struct {
 	ResultType    string                  `json:"resultType"`

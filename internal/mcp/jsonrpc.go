@@ -18,8 +18,9 @@ const (
 	CodeUnsupportedProtocol = -32022
 )
 
-// rpcError is a JSON-RPC error object.
-type rpcError struct {
+// CallError is a JSON-RPC error object, as every error answer carries it; a tool answers a
+// tools/call with one (ToolResult.Reject) instead of a result.
+type CallError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
@@ -30,7 +31,7 @@ type response struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`
 	Result  any             `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
+	Error   *CallError      `json:"error,omitempty"`
 }
 
 // request is the decoded envelope. Params stays raw until the method is known.

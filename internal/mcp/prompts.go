@@ -30,7 +30,7 @@ func (s *Server) getPrompt(ctx context.Context, c callParams, e *entry, v *view)
 		if !ok {
 			return fail(http.StatusOK, CodeInvalidParams,
 				fmt.Sprintf("Invalid params: params.name: unknown prompt %q (prompts/list names every prompt)", bounded(c.name)),
-				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), s.promptNames(v))})
+				map[string]any{"code": errmap.CodeUnknownName, "suggestions": suggest(bounded(c.name), offered(v, s.Prompts.Names(), s.Prompts.Names(), s.promptOffered))})
 		}
 		var pe *PromptArgumentError
 		if errors.As(err, &pe) {

@@ -29,7 +29,6 @@ type Server struct {
 	Instructions         string
 	Tools                ToolSet
 	Prompts              PromptSet // prompts/list and prompts/get; nil leaves both unknown (-32601)
-	Path                 string    // the endpoint path, "/mcp" when empty
 	Surface              *Surface  // the operator's tool surface and a request's narrowing; nil: every tool
 	MaxBodyBytes         int64     // bounds a request body (413 above it)
 	AllowedOrigins       []string  // the Origin values accepted besides loopback ones (when allowed)
@@ -72,12 +71,8 @@ type entry struct {
 	calls    []obs.Call
 }
 
-func (s *Server) path() string {
-	if s.Path == "" {
-		return "/mcp"
-	}
-	return s.Path
-}
+// endpointPath is where the endpoint is served (and, with a Surface, its narrowed forms under it).
+const endpointPath = "/mcp"
 
 // ServeHTTP answers a request that passed the HTTP guards; called without them, it goes through
 // Handler, so no request escapes the guards or its log line.
@@ -148,7 +143,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type outcome struct {
 	result   any
 	constant *redact.Constant
-	err      *rpcError
+	err      *CallError
 	status   int
 	refusal  http.HandlerFunc // Admit's answer, written as it is
 }
@@ -165,7 +160,7 @@ func (w *statusWriter) WriteHeader(code int) {
 }
 
 func fail(status, code int, msg string, data any) outcome {
-	return outcome{err: &rpcError{Code: code, Message: msg, Data: data}, status: status}
+	return outcome{err: &CallError{Code: code, Message: msg, Data: data}, status: status}
 }
 
 // invalidParams is the -32602 (HTTP 200) of params that break their method's schema.
@@ -178,7 +173,7 @@ func invalidParams(msg string) *outcome {
 func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
 	full := errorData(status, code, data)
 	e.status, e.rpcCode, e.code = status, code, full["code"].(string)
-	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: full}})
+	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &CallError{Code: code, Message: msg, Data: full}})
 }
 
 // writeJSON writes v as the response. This is the output boundary of every answer: the
@@ -186,20 +181,26 @@ func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, 
 // handler, tool or downstream put it there. A response that cannot be cleaned without breaking
 // it is withheld; the tool may have run, so the replacement says to check before retrying.
 func writeJSON(w http.ResponseWriter, e *entry, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	var body []byte
-	if err := enc.Encode(v); err != nil {
+	body, err := encodeJSON(v)
+	if err != nil {
 		status = http.StatusInternalServerError
 		body = []byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error: response could not be encoded","data":{"code":"INTERNAL_ERROR","category":"server","retry":"safe"}}}` + "\n")
-	} else if clean, ok := redact.JSON(buf.Bytes(), nil); ok {
+	} else if clean, ok := redact.JSON(body, nil); ok {
 		body = clean
 	} else {
 		withhold(w, e, status)
 		return
 	}
 	writeBody(w, status, body)
+}
+
+// encodeJSON is v as every answer is encoded: HTML characters unescaped, a newline at the end.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return buf.Bytes(), err
 }
 
 // withhold answers in place of a response that held a secret that could not be removed.

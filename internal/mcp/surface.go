@@ -125,14 +125,12 @@ func headerLayer(r *http.Request) (layer, string) {
 		l.mask = maskOf(ts)
 	}
 	if v := headerValue(r, headerReadOnly); v != "" {
-		switch strings.ToLower(v) {
-		case "true", "1", "yes", "on":
-			l.readOnly = true
-		case "false", "0", "no", "off":
-			// false narrows nothing: a header never widens what the deployment or the URL allow
-		default:
+		// false narrows nothing: a header never widens what the deployment or the URL allow
+		readOnly, ok := config.ParseBool(v)
+		if !ok {
 			return l, headerReadOnly + ": must be true or false"
 		}
+		l.readOnly = readOnly
 	}
 	return l, ""
 }
@@ -146,9 +144,9 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if s.Surface.Enabled != nil {
 		dl.mask = maskOf(s.Surface.Enabled)
 	}
-	pl, problem, ok := pathLayer(s.path(), r.URL.Path)
+	pl, problem, ok := pathLayer(endpointPath, r.URL.Path)
 	if !ok {
-		return nil, "not found: the MCP endpoint is POST " + s.path()
+		return nil, "not found: the MCP endpoint is POST " + endpointPath
 	}
 	if problem != "" {
 		return nil, problem
@@ -229,7 +227,7 @@ func (s *Server) disabledTool(v *view, name string) outcome {
 	case settingToolsets, settingReadOnly:
 		next += "; only the endpoint's operator can enable more (" + setting + ")"
 	case settingPath:
-		next += ", or connect at " + s.path() + ", which serves every tool the deployment enables"
+		next += ", or connect at " + endpointPath + ", which serves every tool the deployment enables"
 	default:
 		next += ", or send the request without the " + setting + " header"
 	}
@@ -266,21 +264,13 @@ func (s *Server) promptBlocked(v *view, name string) string {
 
 func (s *Server) promptOffered(v *view, name string) bool { return s.promptBlocked(v, name) == "" }
 
-// toolNames, toolDefs, promptNames and promptDefs are what v offers, in their set's order.
+// toolNames and toolDefs are the tools v offers, in the set's order.
 func (s *Server) toolNames(v *view) []string {
 	return offered(v, s.Tools.Names(), s.Tools.Names(), s.enabled)
 }
 
 func (s *Server) toolDefs(v *view) []json.RawMessage {
 	return offered(v, s.Tools.Names(), s.Tools.Definitions(), s.enabled)
-}
-
-func (s *Server) promptNames(v *view) []string {
-	return offered(v, s.Prompts.Names(), s.Prompts.Names(), s.promptOffered)
-}
-
-func (s *Server) promptDefs(v *view) []json.RawMessage {
-	return offered(v, s.Prompts.Names(), s.Prompts.Definitions(), s.promptOffered)
 }
 
 // offered keeps the items (in the order of names) whose name v enables; without a copy for all.

@@ -63,16 +63,11 @@ func (c Content) MarshalJSON() ([]byte, error) {
 		b = appendJSONString(b, c.Text)
 		return append(b, '}'), nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
+	b, err := encodeJSON(struct {
 		Type     string            `json:"type"`
 		Resource *ResourceContents `json:"resource"`
-	}{c.Type, c.Resource}); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	}{c.Type, c.Resource})
+	return bytes.TrimRight(b, "\n"), err
 }
 
 // appendJSONString appends s as a JSON string exactly as encoding/json writes it with HTML

@@ -125,7 +125,7 @@ func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger
 			return nil, errors.New("MINDVAULT_LEDGER is memory, which remembers per Lambda instance; set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table) for payments to be journaled and budgets to hold")
 		}
 		// The spending switch is a file, so that `mindvault-local spending` reaches this process.
-		return &ledger.Cached{Store: ledger.Bounded{S: ledger.NewMemoryStore(cfg.PauseFile), Timeout: cfg.LedgerTimeout}, TTL: cfg.PauseCache}, nil
+		return &ledger.Bounded{S: ledger.NewMemory(cfg.PauseFile), Timeout: cfg.LedgerTimeout, TTL: cfg.PauseCache}, nil
 	}
 	awsCfg, err := loadAWS.Load(context.Background())
 	if err != nil {
@@ -135,7 +135,7 @@ func OpenLedger(cfg *config.Config, loadAWS credentials.AWSConfigLoader) (ledger
 	if err != nil {
 		return nil, err
 	}
-	return &ledger.Cached{Store: ledger.Bounded{S: d, Timeout: cfg.LedgerTimeout}, TTL: cfg.PauseCache}, nil
+	return &ledger.Bounded{S: d, Timeout: cfg.LedgerTimeout, TTL: cfg.PauseCache}, nil
 }
 
 // openStore opens MINDVAULT_CREDENTIALS and adds the local build's profiles to it when it is

@@ -121,13 +121,11 @@ func cardBody(cfg *config.Config, tools []cardTool, r *http.Request) []byte {
 			"variables": map[string]any{"token": map[string]any{"description": "The access token.", "isRequired": true, "isSecret": true}},
 		}}
 	}
-	b, err := json.Marshal(map[string]any{
+	// Strings, booleans and raw JSON decoded from the generated definitions: it cannot fail.
+	b, _ := json.Marshal(map[string]any{
 		"$schema": CardSchema, "name": RegistryName, "title": "MindVault", "version": Version, "description": Description,
 		"remotes": []any{remote},
 		"_meta":   map[string]any{"io.github.mindvault/tools": tools, "io.github.mindvault/auth": authMeta},
 	})
-	if err != nil { // cannot happen: strings, booleans and raw JSON from the generated definitions
-		return []byte(`{}`)
-	}
 	return append(b, '\n')
 }

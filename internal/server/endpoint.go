@@ -90,16 +90,6 @@ func Deps(cfg *config.Config, store credentials.Store) *tools.Deps {
 	}
 }
 
-// New builds the handler for cfg with the configured credential store; tests use it when
-// they need no sandbox.
-func New(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
-	store, err := credentials.Open(cfg.Credentials, func(string) string { return "" }, cfg.DefaultProfile, nil)
-	if err != nil {
-		store = credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
-	}
-	return NewHandler(Deps(cfg, store), Inbound{}, startErr, logger)
-}
-
 // Inbound is the inbound-auth setup read at start: the accepted tokens (tokens mode), and Err
 // when the auth configuration itself could not be read (then every request is refused).
 type Inbound struct {
@@ -118,6 +108,9 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 	}
 	reg := tools.All(d)
 	ps := prompts.New()
+	// A tool call needs its tool's scope (auth.ScopeRefusal), read from the registry on the first
+	// tool call, which defines the tools.
+	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
 	srv := &mcp.Server{
 		Info:                 mcp.ServerInfo{Name: Name, Title: "MindVault", Version: Version},
 		Instructions:         Instructions,
@@ -133,7 +126,7 @@ func NewHandler(d *tools.Deps, in Inbound, startErr error, logger *slog.Logger) 
 		Logger:               logger,
 		Metrics:              metrics,
 		Caller:               auth.Subject,
-		Admit:                admit(reg),
+		Admit:                func(ctx context.Context, tool string) http.HandlerFunc { return auth.ScopeRefusal(ctx, scopes()[tool]) },
 	}
 	// Auth comes before the protocol layer's observation and HTTP guards (mcp.Handler lists
 	// them); the server card is public metadata, served before auth like the OAuth metadata.
@@ -155,13 +148,4 @@ func ToolScopes(reg *tools.Registry) map[string]string {
 		out[t.Name()] = t.Scope()
 	}
 	return out
-}
-
-// admit is the protocol layer's Admit: a tool call needs its tool's scope (auth.ScopeRefusal),
-// read from the registry on the first tool call, which defines the tools.
-func admit(reg *tools.Registry) func(ctx context.Context, tool string) http.HandlerFunc {
-	scopes := sync.OnceValue(func() map[string]string { return ToolScopes(reg) })
-	return func(ctx context.Context, tool string) http.HandlerFunc {
-		return auth.ScopeRefusal(ctx, scopes()[tool])
-	}
 }

@@ -39,16 +39,12 @@ func TestOpenLedger(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, ok := l.(*ledger.Cached)
+			b, ok := l.(*ledger.Bounded)
 			if !ok {
-				t.Fatalf("the ledger %T does not cache the spending switch (MINDVAULT_PAUSE_CACHE_MS)", l)
-			}
-			b, ok := c.Store.(ledger.Bounded)
-			if !ok {
-				t.Fatalf("the ledger %T is not bounded by MINDVAULT_LEDGER_TIMEOUT_MS", c.Store)
+				t.Fatalf("the ledger %T is not bounded by MINDVAULT_LEDGER_TIMEOUT_MS nor caches the spending switch (MINDVAULT_PAUSE_CACHE_MS)", l)
 			}
 			switch b.S.(type) {
-			case ledger.MemoryStore:
+			case *ledger.Memory:
 				if tc.want != "memory" {
 					t.Fatalf("memory ledger, want %q", tc.want)
 				}

@@ -146,7 +146,7 @@ func fakeDeps(t *testing.T) (*Deps, *keypair.Full) {
 	store := credentials.NewEnv(func(k string) string {
 		return map[string]string{"MINDVAULT_AGENT_SECRET": kp.Seed()}[k]
 	}, cfg.DefaultProfile)
-	return &Deps{Config: cfg, Store: store, Ledger: ledger.NewMemoryStore()}, kp
+	return &Deps{Config: cfg, Store: store, Ledger: ledger.NewMemory()}, kp
 }
 
 func callTool(t *testing.T, tool *Tool, args string) mcp.ToolResult {

@@ -54,7 +54,7 @@ func TestPublishRefusesBeforeCreating(t *testing.T) {
 			}, cfg.DefaultProfile)
 			api := &fakeAPI{fee: "1"}
 			payer := &fakePayer{}
-			d := &Deps{Config: cfg, Store: store, API: api, X402: payer, Ledger: ledger.NewMemoryStore(),
+			d := &Deps{Config: cfg, Store: store, API: api, X402: payer, Ledger: ledger.NewMemory(),
 				Horizon: &fakeHorizon{issuer: cfg.USDCIssuer, usdc: tc.usdc}}
 			res := callTool(t, Define(d, publish), tc.args)
 			if api.creates != tc.creates || payer.calls != 0 {

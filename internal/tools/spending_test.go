@@ -33,11 +33,11 @@ func TestApprovePaymentHoldsTheOperatorsControls(t *testing.T) {
 		{name: "denied payee", payee: denied, code: errmap.CodePayeeNotAllowed},
 		{name: "outside the allow list", payee: other, allowed: []string{denied}, code: errmap.CodePayeeNotAllowed},
 		{name: "paused", payee: other, code: errmap.CodeSpendingPaused, store: func() ledger.Store {
-			s := ledger.NewMemoryStore()
-			_, _ = s.Pause(ctx, "ops")
+			s := ledger.NewMemory()
+			_, _ = s.Set(ctx, true, "ops")
 			return s
 		}},
-		{name: "switch unreadable", payee: other, code: errmap.CodeServerError, store: func() ledger.Store { return ledger.NewMemoryStore(corrupt) }},
+		{name: "switch unreadable", payee: other, code: errmap.CodeServerError, store: func() ledger.Store { return ledger.NewMemory(corrupt) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, kp := fakeDeps(t)

@@ -48,7 +48,7 @@ func getFixture(tb testing.TB) *fixture {
 }
 
 func newFixture() (*fixture, error) {
-	b := local.Boot(SandboxEnv(nil), io.Discard)
+	b := local.Boot(SandboxEnv(nil), io.Discard, false)
 	if b.Err != nil {
 		b.Close()
 		return nil, fmt.Errorf("boot: %w", b.Err)

@@ -55,7 +55,7 @@ func TestGoProgramBuysAfterAsking(t *testing.T) {
 		"MINDVAULT_AUTH":          "tokens",
 		"MINDVAULT_ACCESS_TOKENS": hex.EncodeToString(sum[:]) + ":*",
 	}
-	b := local.Boot(func(k string) string { return vars[k] }, io.Discard)
+	b := local.Boot(func(k string) string { return vars[k] }, io.Discard, false)
 	t.Cleanup(b.Close)
 	if b.Err != nil {
 		t.Fatalf("boot: %v", b.Err)

@@ -77,7 +77,7 @@ func newEnv(t *testing.T, vars map[string]string) *env {
 		all[k] = v
 	}
 	logs := &syncBuffer{}
-	b := local.Boot(func(k string) string { return all[k] }, logs)
+	b := local.Boot(func(k string) string { return all[k] }, logs, false)
 	t.Cleanup(b.Close)
 	if b.Err != nil {
 		t.Fatalf("boot: %v", b.Err)

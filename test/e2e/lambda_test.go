@@ -25,7 +25,7 @@ func TestFunctionURLEventsInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler := funcurl.Handler(server.New(cfg, nil, server.NewLogger(false, cfg.LogLevel, io.Discard, nil)))
+	handler := funcurl.Handler(newHandler(cfg, nil, server.NewLogger(false, cfg.LogLevel, io.Discard, nil)))
 	files, _ := filepath.Glob("../../events/*.json")
 	if len(files) < 9 {
 		t.Fatalf("expected the events docs/operations.md \"Lambda events and the emulator\" lists, found %d", len(files))

@@ -434,7 +434,7 @@ func TestOAuthEventsInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler := funcurl.Handler(server.New(cfg, nil, server.NewLogger(false, cfg.LogLevel, io.Discard, nil)))
+	handler := funcurl.Handler(newHandler(cfg, nil, server.NewLogger(false, cfg.LogLevel, io.Discard, nil)))
 	specs, err := testissuer.LoadSpecs("../../events/oauth/issuer/tokens.json")
 	if err != nil {
 		t.Fatal(err)

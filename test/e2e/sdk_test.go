@@ -26,6 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mindvault/mcp-endpoint/internal/config"
+	"github.com/mindvault/mcp-endpoint/internal/credentials"
 	"github.com/mindvault/mcp-endpoint/internal/server"
 )
 
@@ -127,7 +128,7 @@ func newSDKServer(t *testing.T) (*httptest.Server, *sdkWireRecorder) {
 	if cfgErr != nil {
 		t.Fatalf("config.Load with an empty environment: %v", cfgErr)
 	}
-	rec := &sdkWireRecorder{next: server.New(cfg, cfgErr, slog.New(slog.DiscardHandler))}
+	rec := &sdkWireRecorder{next: newHandler(cfg, cfgErr, slog.New(slog.DiscardHandler))}
 	srv := httptest.NewServer(rec)
 	t.Cleanup(srv.Close)
 	return srv, rec
@@ -350,4 +351,11 @@ func sdkText(res *mcp.CallToolResult) string {
 		}
 	}
 	return ""
+}
+
+// newHandler is the endpoint of cfg (whose credential store is env) with an empty environment
+// and no inbound tokens, for tests that need no sandbox.
+func newHandler(cfg *config.Config, startErr error, logger *slog.Logger) http.Handler {
+	store := credentials.NewEnv(func(string) string { return "" }, cfg.DefaultProfile)
+	return server.NewHandler(server.Deps(cfg, store), server.Inbound{}, startErr, logger)
 }

@@ -53,7 +53,7 @@ func TestSpendingPauseAcrossProcesses(t *testing.T) {
 			t.Fatalf("process %d before the pause: %v", i, s)
 		}
 	}
-	p, err := operator.Pause(context.Background(), by)
+	p, err := operator.Set(context.Background(), true, by)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestSpendingPauseAcrossProcesses(t *testing.T) {
 			t.Fatalf("%s shows %v, want paused since %s by %s", tool, s, since, by)
 		}
 	}
-	if _, err := operator.Resume(context.Background(), "arn:aws:iam::123456789012:user/ops2"); err != nil {
+	if _, err := operator.Set(context.Background(), false, "arn:aws:iam::123456789012:user/ops2"); err != nil {
 		t.Fatal(err)
 	}
 	until(1, false)

@@ -47,18 +47,10 @@ func (b *Booted) Close() {
 }
 
 // Boot boots the endpoint as a local server does (not under Lambda), starting the sandbox
-// first when STELLAR_NETWORK=sandbox. Secrets Manager is reached with the shared-config loader (~/.aws).
-func Boot(getenv func(string) string, logw io.Writer) *Booted {
-	return boot(getenv, logw, false)
-}
-
-// BootToServe is Boot for cmd/mindvault-local, which refuses to serve a configuration with a
-// problem (Booted.Err, which Boot does not log): a developer is told at once, in one line.
-func BootToServe(getenv func(string) string, logw io.Writer) *Booted {
-	return boot(getenv, logw, true)
-}
-
-func boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
+// first when STELLAR_NETWORK=sandbox. Secrets Manager is reached with the shared-config loader
+// (~/.aws). refuses is for cmd/mindvault-local, which refuses to serve a configuration with a
+// problem (Booted.Err, then not logged): a developer is told at once, in one line.
+func Boot(getenv func(string) string, logw io.Writer, refuses bool) *Booted {
 	// Started or not, the sandbox is a network of this build: a mistyped STELLAR_NETWORK is
 	// told the values valid here, the sandbox among them.
 	extra := server.Local{AWSConfig: awsshared.Load, Refuses: refuses, Networks: []config.LocalNetwork{{Name: Network}}}

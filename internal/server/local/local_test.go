@@ -77,7 +77,7 @@ func TestBootOnTheSandbox(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := local.Boot(envOf(c.vars), &strings.Builder{})
+			b := local.Boot(envOf(c.vars), &strings.Builder{}, false)
 			defer b.Close()
 			if (b.Sandbox != nil) != c.wantSandbox {
 				t.Fatalf("sandbox started: %v, want %v", b.Sandbox != nil, c.wantSandbox)
@@ -179,7 +179,7 @@ func TestLambdaBootOnTheSimulators(t *testing.T) {
 func TestMistypedNetworkNamesTheValidOnes(t *testing.T) {
 	b := local.Boot(func(k string) string {
 		return map[string]string{"STELLAR_NETWORK": "testnett", "MINDVAULT_AUTH": "none"}[k]
-	}, io.Discard)
+	}, io.Discard, false)
 	defer b.Close()
 	if b.Err == nil || !strings.Contains(b.Err.Error(), "sandbox") || strings.Contains(b.Err.Error(), "make run") ||
 		!strings.Contains(b.Err.Error(), `"testnett"`) {

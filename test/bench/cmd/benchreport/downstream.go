@@ -59,7 +59,7 @@ type downResult struct {
 
 // downstream boots the endpoint on the sandbox and measures round trips and parallelism.
 func downstream() (*downResult, error) {
-	b := local.Boot(bench.SandboxEnv(nil), io.Discard)
+	b := local.Boot(bench.SandboxEnv(nil), io.Discard, false)
 	defer b.Close()
 	if b.Err != nil {
 		return nil, fmt.Errorf("boot: %w", b.Err)

@@ -71,7 +71,7 @@ func (c *countingStore) Receipts(ctx context.Context, payer string) ([]ledger.Re
 // own count comes on top; with DynamoDB each call is one round trip (a first receipt or a
 // day's first reservation, two).
 func ledgerTrips() ([]ledgerTrip, error) {
-	b := local.Boot(bench.SandboxEnv(map[string]string{"MINDVAULT_BUDGET_USDC": "100"}), io.Discard)
+	b := local.Boot(bench.SandboxEnv(map[string]string{"MINDVAULT_BUDGET_USDC": "100"}), io.Discard, false)
 	defer b.Close()
 	if b.Err != nil {
 		return nil, fmt.Errorf("boot: %w", b.Err)
