@@ -18,18 +18,12 @@ import (
 // means EnvAWSConfig.
 type AWSConfigLoader func(context.Context) (aws.Config, error)
 
-// Load calls the loader (EnvAWSConfig when nil) and fills in the default region, us-east-1,
-// when the configuration names none.
+// Load calls the loader, EnvAWSConfig when nil (both loaders default the region to us-east-1).
 func (l AWSConfigLoader) Load(ctx context.Context) (aws.Config, error) {
 	if l == nil {
-		l = EnvAWSConfig
+		return EnvAWSConfig(ctx)
 	}
-	cfg, err := l(ctx)
-	if err != nil {
-		return aws.Config{}, err
-	}
-	cfg.Region = cmp.Or(cfg.Region, defaultRegion)
-	return cfg, nil
+	return l(ctx)
 }
 
 // EnvAWSConfig is the deployed function's AWS configuration, read from the environment alone
@@ -44,7 +38,8 @@ func EnvAWSConfig(context.Context) (aws.Config, error) {
 	}
 	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"), Source: "EnvConfigCredentials"}
 	cfg := aws.Config{
-		Region: cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), defaultRegion),
+		// Lambda always sets AWS_REGION; a developer machine may not.
+		Region: cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), "us-east-1"),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return creds, nil
 		}),

@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +14,7 @@ import (
 	"strings"
 )
 
-// Dir stores one JSON file per profile in a directory, mode 0600.
+// Dir stores one JSON file per profile in a directory, mode 0600 (os.CreateTemp's).
 type Dir struct {
 	path string
 }
@@ -112,7 +113,6 @@ func (d *Dir) Discard(_ context.Context, p Profile) (bool, error) {
 	if !ValidName(p.Name) {
 		return false, nil
 	}
-	want := p.encode()
 	f, err := os.CreateTemp(d.path, ".discard-*")
 	if err != nil {
 		return false, StoreFailure(d, "discard a profile", err)
@@ -127,7 +127,7 @@ func (d *Dir) Discard(_ context.Context, p Profile) (bool, error) {
 		return false, StoreFailure(d, "discard a profile", err)
 	}
 	got, err := os.ReadFile(aside)
-	if err == nil && bytes.Equal(got, want) {
+	if err == nil && bytes.Equal(got, p.encode()) {
 		if err := os.Remove(aside); err != nil {
 			return false, StoreFailure(d, "discard a profile", err)
 		}
@@ -164,17 +164,8 @@ func (d *Dir) writeTemp(p Profile) (string, error) {
 	if err != nil {
 		return "", StoreFailure(d, "write a profile", err)
 	}
-	err = f.Chmod(0o600)
-	if err == nil {
-		_, err = f.Write(p.encode())
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	_, err = f.Write(p.encode())
+	if err = cmp.Or(err, f.Sync(), f.Close()); err != nil { // every call runs: the file is closed whatever the write did
 		os.Remove(f.Name())
 		return "", StoreFailure(d, "write a profile", err)
 	}

@@ -27,10 +27,6 @@ import (
 // as another instance may update it; long enough for one GetSecretValue per burst of calls.
 const SecretsManagerTTL = 30 * time.Second
 
-// defaultRegion is used when neither the environment nor a shared config names one (Lambda
-// always sets AWS_REGION; a developer machine may not).
-const defaultRegion = "us-east-1"
-
 // secretPrefix is what Secrets Manager accepts in a secret name (ASCII letters, digits and
 // /_+=.@-). Profile names (ValidName) are a subset, so prefix+profile is always a valid name.
 var secretPrefix = lazyre.New(`^[A-Za-z0-9/_+=.@-]{1,256}$`)
@@ -48,17 +44,16 @@ type smAPI interface {
 type SecretsManager struct {
 	client func() smAPI // built on first use: a cold start that never reads a profile builds none
 	prefix string
-	ttl    time.Duration
 	now    func() time.Time
 
 	mu    sync.Mutex
 	cache map[string]cached
-	gen   map[string]uint64 // bumped on every write, so a read that raced a write is not cached
 }
 
 type cached struct {
-	p  Profile
-	at time.Time
+	p   Profile
+	at  time.Time // zero: no profile, only the generation
+	gen uint64    // bumped on every write, so a read that raced a write is not cached
 }
 
 // NewSecretsManager builds the store from the AWS configuration load gives (nil: EnvAWSConfig).
@@ -75,10 +70,8 @@ func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader)
 	return &SecretsManager{
 		client: sync.OnceValue(func() smAPI { return secretsmanager.NewFromConfig(cfg) }),
 		prefix: prefix,
-		ttl:    SecretsManagerTTL,
 		now:    time.Now,
 		cache:  map[string]cached{},
-		gen:    map[string]uint64{},
 	}, nil
 }
 
@@ -88,8 +81,6 @@ func (s *SecretsManager) Kind() string { return "secretsmanager" }
 // ReadOnly implements Store.
 func (s *SecretsManager) ReadOnly() bool { return false }
 
-func (s *SecretsManager) secretName(profile string) string { return s.prefix + profile }
-
 // Get implements Store: GetSecretValue, served from memory for SecretsManagerTTL after a
 // successful read; misses and failures are not cached.
 func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) {
@@ -97,14 +88,14 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 		return Profile{}, Missing(s, name, "credentials")
 	}
 	s.mu.Lock()
-	if c, ok := s.cache[name]; ok && s.now().Sub(c.at) < s.ttl {
+	c := s.cache[name]
+	if !c.at.IsZero() && s.now().Sub(c.at) < SecretsManagerTTL {
 		s.mu.Unlock()
 		return c.p, nil
 	}
-	gen := s.gen[name]
 	s.mu.Unlock()
 
-	out, err := s.client().GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.secretName(name))})
+	out, err := s.client().GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.prefix + name)})
 	if err != nil {
 		return Profile{}, s.mapErr(opGet, name, err, nil)
 	}
@@ -122,8 +113,8 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 	}
 
 	s.mu.Lock()
-	if s.gen[name] == gen {
-		s.cache[name] = cached{p: p, at: s.now()}
+	if s.cache[name].gen == c.gen {
+		s.cache[name] = cached{p: p, at: s.now(), gen: c.gen}
 	}
 	s.mu.Unlock()
 	return p, nil
@@ -172,7 +163,7 @@ func (s *SecretsManager) Create(ctx context.Context, p Profile) error {
 		return StoreFailure(s, "create a profile", fmt.Errorf("invalid profile name"))
 	}
 	_, err := s.client().CreateSecret(ctx, &secretsmanager.CreateSecretInput{
-		Name:         aws.String(s.secretName(p.Name)),
+		Name:         aws.String(s.prefix + p.Name),
 		SecretString: aws.String(string(p.encode())),
 		Description:  aws.String("MindVault MCP endpoint credential profile " + p.Name),
 	})
@@ -186,7 +177,7 @@ func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
 		return Missing(s, p.Name, "credentials")
 	}
 	_, err := s.client().PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{
-		SecretId:     aws.String(s.secretName(p.Name)),
+		SecretId:     aws.String(s.prefix + p.Name),
 		SecretString: aws.String(string(p.encode())),
 	})
 	return s.written(opUpdate, p, err)
@@ -196,8 +187,7 @@ func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
 // write may still have landed.
 func (s *SecretsManager) written(op smOp, p Profile, err error) error {
 	s.mu.Lock()
-	delete(s.cache, p.Name)
-	s.gen[p.Name]++
+	s.cache[p.Name] = cached{gen: s.cache[p.Name].gen + 1}
 	s.mu.Unlock()
 	if err != nil {
 		return s.mapErr(op, p.Name, err, p.Secrets())
@@ -312,20 +302,16 @@ func transportKind(err error) errmap.Transport {
 	// An answer that arrived but does not decode is not the network's failure, even when the
 	// decoder's error is an unexpected EOF (a truncated JSON body): the service answered.
 	var de *smithy.DeserializationError
-	if errors.As(err, &de) {
-		return errmap.TransportNone
-	}
 	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
-		errors.Is(err, syscall.ETIMEDOUT):
-		return errmap.TransportTimeout
-	case errors.As(err, &ne) && ne.Timeout():
-		return errmap.TransportTimeout
-	}
 	var send *smithyhttp.RequestSendError
-	if errors.As(err, &send) || errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+	switch {
+	case errors.As(err, &de):
+		return errmap.TransportNone
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.Is(err, syscall.ETIMEDOUT), errors.As(err, &ne) && ne.Timeout():
+		return errmap.TransportTimeout
+	case errors.As(err, &send), errors.As(err, &ne), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
 		return errmap.TransportNetwork
 	}
 	return errmap.TransportNone

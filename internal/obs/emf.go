@@ -23,8 +23,8 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	if w == nil || tool == "" {
 		return
 	}
-	errCount := 0
-	if outcome != "ok" && outcome != InputRequired {
+	answered, errCount := outcome == "ok" || outcome == InputRequired, 0
+	if !answered {
 		errCount = 1
 	}
 	// Each distinct (metric, dimension values) is a custom metric billed by the hour, so the
@@ -38,7 +38,7 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	lines := []map[string]any{{
 		"_aws":      map[string]any{"Timestamp": now.UnixMilli(), "CloudWatchMetrics": directives},
 		"Tool":      closed(tool, toolName.MatchString(tool)),
-		"Category":  closed(outcome, outcome == "ok" || outcome == InputRequired || errmap.Category(outcome).Valid()),
+		"Category":  closed(outcome, answered || errmap.Category(outcome).Valid()),
 		"ToolCalls": 1, "ToolErrors": errCount, "ToolLatency": float64(d.Microseconds()) / 1000,
 	}}
 	for _, c := range calls {
@@ -56,10 +56,7 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 	emfMu.Lock()
 	defer emfMu.Unlock()
 	for _, l := range lines {
-		b, err := json.Marshal(l)
-		if err != nil {
-			continue
-		}
+		b, _ := json.Marshal(l) // strings, ints and finite floats: it cannot fail
 		// The metric lines' output boundary, like the responses' and the log's.
 		if b, ok := redact.JSON(b, nil); ok {
 			_, _ = w.Write(append(b, '\n'))
