@@ -89,11 +89,10 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 	}
 	s.mu.Lock()
 	c := s.cache[name]
+	s.mu.Unlock()
 	if !c.at.IsZero() && s.now().Sub(c.at) < SecretsManagerTTL {
-		s.mu.Unlock()
 		return c.p, nil
 	}
-	s.mu.Unlock()
 
 	out, err := s.client().GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.prefix + name)})
 	if err != nil {
@@ -140,16 +139,14 @@ func (s *SecretsManager) List(ctx context.Context) ([]string, error) {
 				names = append(names, n)
 			}
 		}
-		next := aws.ToString(out.NextToken)
-		if next == "" {
+		if in.NextToken = out.NextToken; aws.ToString(in.NextToken) == "" {
 			break
 		}
 		// A service that repeats a token would loop forever.
-		if tokens[next] {
+		if tokens[*in.NextToken] {
 			return nil, StoreFailure(s, "list profiles (the service repeated a page token)", errors.New("repeated NextToken"))
 		}
-		tokens[next] = true
-		in.NextToken = aws.String(next)
+		tokens[*in.NextToken] = true
 	}
 	slices.Sort(names)
 	return slices.Compact(names), nil
@@ -200,14 +197,13 @@ func (s *SecretsManager) written(op smOp, p Profile, err error) error {
 type smOp struct {
 	verb   string // "read", "list", "create", "update"
 	action string // IAM action in the secretsmanager namespace
-	write  bool
 }
 
 var (
-	opGet    = smOp{"read", "GetSecretValue", false}
-	opList   = smOp{"list", "ListSecrets", false}
-	opCreate = smOp{"create", "CreateSecret", true}
-	opUpdate = smOp{"update", "PutSecretValue", true}
+	opGet    = smOp{"read", "GetSecretValue"}
+	opList   = smOp{"list", "ListSecrets"}
+	opCreate = smOp{"create", "CreateSecret"}
+	opUpdate = smOp{"update", "PutSecretValue"}
 )
 
 func (o smOp) what(profile string) string {
@@ -273,7 +269,7 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 		}
 		f = errmap.Facts{Source: errmap.SourceCredentials, Transport: t, ExecutionStarted: true,
 			Detail: fmt.Sprintf("the %s credential store failed to %s (%s)", s.Kind(), op.what(profile), why)}
-		if op.write {
+		if op == opCreate || op == opUpdate {
 			// The write may have landed before the connection broke; unset, the mapping
 			// decides from the rest of the facts.
 			f.StateChanged = errmap.StateUnknown

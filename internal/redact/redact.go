@@ -68,14 +68,6 @@ func Register(values ...string) error {
 	return nil
 }
 
-// Known reports whether v is a registered value.
-func Known(v string) bool {
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
-	_, ok := registry.values[v]
-	return ok
-}
-
 // Unregistered compiles the values the registry does not hold (it refused them when full), or nil when it holds them all.
 func Unregistered(values []string) *Values {
 	registry.mu.Lock()
@@ -165,23 +157,19 @@ type cleaned struct {
 // NewConstant wraps an encoded JSON document; the caller must not change doc afterwards.
 func NewConstant(doc []byte) *Constant { return &Constant{doc: doc} }
 
-// JSON is JSON(doc, nil) of the document, reused while the registry stays the same; the result must not be modified.
-func (c *Constant) JSON() (out []byte, ok bool) {
-	reg := registry.exact.Load()
-	if st := c.clean.Load(); st != nil && st.against == reg {
-		return st.out, st.ok
-	}
-	out, ok = JSON(c.doc, nil)
-	c.clean.Store(&cleaned{against: reg, out: out, ok: ok})
-	return out, ok
-}
-
 // Within cleans prefix + document + suffix as JSON would clean the whole, and returns the three
-// parts. A registered value across a seam, which cleaning the parts apart cannot see, makes ok false
+// parts; the document is cleaned once per state of the registry and must not be modified. A
+// registered value across a seam, which cleaning the parts apart cannot see, makes ok false
 // (the answer is withheld): the seams are scanned again as far as a window of the longest
 // spellings reaches.
 func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok bool) {
-	doc, ok = c.JSON()
+	st := c.clean.Load()
+	if reg := registry.exact.Load(); st == nil || st.against != reg {
+		st = &cleaned{against: reg}
+		st.out, st.ok = JSON(c.doc, nil)
+		c.clean.Store(st)
+	}
+	doc, ok = st.out, st.ok
 	head, okHead := JSON(prefix, nil)
 	tail, okTail := JSON(suffix, nil)
 	if reg, n := registry.exact.Load(), Window*maxSpell; !ok || !okHead || !okTail ||
