@@ -115,15 +115,13 @@ func WriteEMF(w io.Writer, now time.Time, tool, outcome string, d time.Duration,
 		return
 	}
 	answered, errCount := outcome == "ok" || outcome == InputRequired, 0
-	if !answered {
-		errCount = 1
-	}
 	// Each distinct (metric, dimension values) is a custom metric billed by the hour, so the
 	// calls, errors and latency are per tool, and only a failure adds the errors by (tool,
 	// category): the pair a failed-payment alarm reads, with no always-zero "ok" pairs and no
 	// per-category copies of the calls and the latency (docs/deploy.md "What it costs").
 	directives := []any{directive([]string{"Tool"}, "ToolCalls:Count", "ToolErrors:Count", "ToolLatency:Milliseconds")}
-	if errCount > 0 {
+	if !answered {
+		errCount = 1
 		directives = append(directives, directive([]string{"Tool", "Category"}, "ToolErrors:Count"))
 	}
 	lines := []map[string]any{{
