@@ -1,6 +1,7 @@
 // Package lazyre is a regular expression compiled on first use: a package-level
 // regexp.MustCompile costs every cold start (about 2 ms for the endpoint's patterns) whether or
-// not a request needs it. A test compiles every pattern the module's code declares (functions/mcp).
+// not a request needs it. Every pattern declared with New is recorded, so a test that calls
+// MustCompileAll after importing the packages proves they all compile (functions/mcp does).
 package lazyre
 
 import (
@@ -15,14 +16,33 @@ type Regexp struct {
 	re   func() *regexp.Regexp
 }
 
-var compiled atomic.Int64
+var (
+	mu       sync.Mutex
+	all      []*Regexp
+	compiled atomic.Int64
+)
 
 // New declares a pattern; it panics on first use when expr does not compile.
 func New(expr string) *Regexp {
-	return &Regexp{expr: expr, re: sync.OnceValue(func() *regexp.Regexp {
+	r := &Regexp{expr: expr, re: sync.OnceValue(func() *regexp.Regexp {
 		compiled.Add(1)
 		return regexp.MustCompile(expr)
 	})}
+	mu.Lock()
+	all = append(all, r)
+	mu.Unlock()
+	return r
+}
+
+// MustCompileAll compiles every declared pattern (panicking on a bad one) and counts them.
+func MustCompileAll() int {
+	mu.Lock()
+	rs := append([]*Regexp(nil), all...)
+	mu.Unlock()
+	for _, r := range rs {
+		r.re()
+	}
+	return len(rs)
 }
 
 // Compiled counts the patterns compiled so far, for tests of what a cold start does.

@@ -6,7 +6,7 @@ import (
 )
 
 // TestBehavesLikeRegexp: each method answers as the compiled pattern does, and a pattern that
-// does not compile panics on first use.
+// does not compile is caught by MustCompileAll.
 func TestBehavesLikeRegexp(t *testing.T) {
 	const expr = `(?i)\b(key)=(\w+)`
 	r, re := New(expr), regexp.MustCompile(expr)
@@ -27,11 +27,14 @@ func TestBehavesLikeRegexp(t *testing.T) {
 	if r.String() != expr {
 		t.Errorf("String() = %q", r.String())
 	}
-	bad := New(`(`)
+	if n := MustCompileAll(); n != 1 {
+		t.Errorf("MustCompileAll counted %d patterns, want 1", n)
+	}
+	New(`(`)
 	defer func() {
 		if recover() == nil {
-			t.Fatal("a pattern that does not compile was used")
+			t.Fatal("MustCompileAll accepted a pattern that does not compile")
 		}
 	}()
-	bad.MatchString("")
+	MustCompileAll()
 }
