@@ -80,15 +80,12 @@ type Store interface {
 	ReadOnly() bool
 }
 
-var (
-	profileName = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
-	alnum       = lazyre.New(`[A-Za-z0-9]`)
-)
+var profileName = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
 
 // ValidName reports a profile name that is safe as a file name and a secret name, by the rule
-// argument validation applies ("." and ".." are never a profile).
+// argument validation applies: a letter or digit among its characters ("." and ".." are never a profile).
 func ValidName(name string) bool {
-	return profileName.MatchString(name) && alnum.MatchString(name)
+	return profileName.MatchString(name) && strings.Trim(name, "._-") != ""
 }
 
 // Discarder is a store that can withdraw a profile it created, and only that one: the way back

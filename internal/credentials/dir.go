@@ -10,7 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -23,9 +23,6 @@ type Dir struct {
 // parent exists. A parent that does not exist is refused rather than created: a mistyped path
 // must not silently grow a tree somewhere and put wallet secrets in it.
 func NewDir(path string) (*Dir, error) {
-	if path == "" {
-		return nil, fmt.Errorf("dir: store needs a path")
-	}
 	parent := filepath.Dir(filepath.Clean(path))
 	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("dir store %s: its parent folder %s does not exist (create it, or use another path)", path, parent)
@@ -80,7 +77,7 @@ func (d *Dir) List(context.Context) ([]string, error) {
 			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names, nil
 }
 
