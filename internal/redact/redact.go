@@ -27,9 +27,8 @@ const Marker = "[REDACTED]"
 
 // Bounds of the registry.
 const (
-	MinLength     = 6       // the shortest value registered, in runes; a shorter one would shred text
-	MaxValues     = 1 << 14 // how many distinct values the registry holds at most
-	MaxValueBytes = 4096    // the longest value accepted (a bearer token is at most 4096 bytes)
+	MinLength     = 6    // the shortest value registered, in runes; a shorter one would shred text
+	MaxValueBytes = 4096 // the longest value accepted (a bearer token is at most 4096 bytes)
 )
 
 // Errors of Register.
@@ -39,7 +38,7 @@ var (
 )
 
 var (
-	maxValues = MaxValues // tests lower it
+	maxValues = 1 << 14 // how many distinct values the registry holds at most (tests lower it)
 	// registry is every secret the process knows; readers load the compiled set without the lock.
 	registry struct {
 		mu     sync.Mutex
@@ -48,7 +47,7 @@ var (
 	}
 )
 
-// Register adds values (those of at least MinLength runes) to the process-wide set; it adds none when one is longer than MaxValueBytes or the set would exceed MaxValues.
+// Register adds values (those of at least MinLength runes) to the process-wide set; it adds none when one is longer than MaxValueBytes or the set would exceed maxValues.
 func Register(values ...string) error {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
