@@ -123,12 +123,12 @@ type SecretsManager struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+	gen   map[string]uint64 // bumped on every write, so a read that raced a write is not cached
 }
 
 type cached struct {
-	p   Profile
-	at  time.Time // zero: no profile, only the generation
-	gen uint64    // bumped on every write, so a read that raced a write is not cached
+	p  Profile
+	at time.Time
 }
 
 // NewSecretsManager builds the store from the AWS configuration load gives (nil: EnvAWSConfig).
@@ -147,6 +147,7 @@ func NewSecretsManager(ctx context.Context, prefix string, load AWSConfigLoader)
 		prefix: prefix,
 		now:    time.Now,
 		cache:  map[string]cached{},
+		gen:    map[string]uint64{},
 	}, nil
 }
 
@@ -163,11 +164,12 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 		return Profile{}, Missing(s, name, "credentials")
 	}
 	s.mu.Lock()
-	c := s.cache[name]
-	s.mu.Unlock()
-	if !c.at.IsZero() && s.now().Sub(c.at) < SecretsManagerTTL {
+	if c, ok := s.cache[name]; ok && s.now().Sub(c.at) < SecretsManagerTTL {
+		s.mu.Unlock()
 		return c.p, nil
 	}
+	gen := s.gen[name]
+	s.mu.Unlock()
 
 	out, err := s.client().GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.prefix + name)})
 	if err != nil {
@@ -187,8 +189,8 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 	}
 
 	s.mu.Lock()
-	if s.cache[name].gen == c.gen {
-		s.cache[name] = cached{p: p, at: s.now(), gen: c.gen}
+	if s.gen[name] == gen {
+		s.cache[name] = cached{p: p, at: s.now()}
 	}
 	s.mu.Unlock()
 	return p, nil
@@ -259,7 +261,8 @@ func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
 // write may still have landed.
 func (s *SecretsManager) written(op smOp, p Profile, err error) error {
 	s.mu.Lock()
-	s.cache[p.Name] = cached{gen: s.cache[p.Name].gen + 1}
+	delete(s.cache, p.Name)
+	s.gen[p.Name]++
 	s.mu.Unlock()
 	if err != nil {
 		return s.mapErr(op, p.Name, err, p.Secrets())
