@@ -80,15 +80,12 @@ type Store interface {
 	ReadOnly() bool
 }
 
-var (
-	profileName = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
-	alnum       = lazyre.New(`[A-Za-z0-9]`)
-)
+var profileName = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
 
 // ValidName reports a profile name that is safe as a file name and a secret name, by the rule
-// argument validation applies ("." and ".." are never a profile).
+// argument validation applies: a letter or digit among its characters ("." and ".." are never a profile).
 func ValidName(name string) bool {
-	return profileName.MatchString(name) && alnum.MatchString(name)
+	return profileName.MatchString(name) && strings.Trim(name, "._-") != ""
 }
 
 // Discarder is a store that can withdraw a profile it created, and only that one: the way back
@@ -120,6 +117,48 @@ func Open(spec string, getenv func(string) string, defaultProfile string, load A
 	}
 	return nil, fmt.Errorf("credential store %q is not one this endpoint knows: use env, dir:<folder> (e.g. dir:$HOME/.config/mindvault) or secretsmanager:<name prefix>", spec)
 }
+
+// Env is the read-only store of one profile taken from the environment.
+type Env struct {
+	profile Profile
+}
+
+// NewEnv reads MINDVAULT_AGENT_SECRET and MINDVAULT_API_KEY as the profile named name.
+func NewEnv(getenv func(string) string, name string) *Env {
+	return &Env{profile: Profile{
+		Name:      name,
+		SecretKey: strings.TrimSpace(getenv("MINDVAULT_AGENT_SECRET")),
+		APIKey:    strings.TrimSpace(getenv("MINDVAULT_API_KEY")),
+	}}
+}
+
+// Kind implements Store.
+func (e *Env) Kind() string { return "env" }
+
+// ReadOnly implements Store.
+func (e *Env) ReadOnly() bool { return true }
+
+// Get implements Store.
+func (e *Env) Get(_ context.Context, name string) (Profile, error) {
+	if name != e.profile.Name || (e.profile.SecretKey == "" && e.profile.APIKey == "") {
+		return Profile{}, Missing(e, name, "credentials")
+	}
+	return loaded(e, e.profile)
+}
+
+// List implements Store.
+func (e *Env) List(context.Context) ([]string, error) {
+	if e.profile.SecretKey == "" && e.profile.APIKey == "" {
+		return []string{}, nil
+	}
+	return []string{e.profile.Name}, nil
+}
+
+// Create implements Store.
+func (e *Env) Create(context.Context, Profile) error { return ReadOnlyStore(e) }
+
+// Update implements Store.
+func (e *Env) Update(context.Context, Profile) error { return ReadOnlyStore(e) }
 
 // fail builds a credential-store failure; next is the Next line only the store can write ("" for none).
 func fail(code string, cat errmap.Category, detail, next string) *errmap.Error {

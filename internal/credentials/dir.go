@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,11 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
-// Dir stores one JSON file per profile in a directory, mode 0600.
+// Dir stores one JSON file per profile in a directory, mode 0600 (os.CreateTemp's).
 type Dir struct {
 	path string
 }
@@ -22,9 +23,6 @@ type Dir struct {
 // parent exists. A parent that does not exist is refused rather than created: a mistyped path
 // must not silently grow a tree somewhere and put wallet secrets in it.
 func NewDir(path string) (*Dir, error) {
-	if path == "" {
-		return nil, fmt.Errorf("dir: store needs a path")
-	}
 	parent := filepath.Dir(filepath.Clean(path))
 	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("dir store %s: its parent folder %s does not exist (create it, or use another path)", path, parent)
@@ -79,7 +77,7 @@ func (d *Dir) List(context.Context) ([]string, error) {
 			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names, nil
 }
 
@@ -112,7 +110,6 @@ func (d *Dir) Discard(_ context.Context, p Profile) (bool, error) {
 	if !ValidName(p.Name) {
 		return false, nil
 	}
-	want := p.encode()
 	f, err := os.CreateTemp(d.path, ".discard-*")
 	if err != nil {
 		return false, StoreFailure(d, "discard a profile", err)
@@ -127,7 +124,7 @@ func (d *Dir) Discard(_ context.Context, p Profile) (bool, error) {
 		return false, StoreFailure(d, "discard a profile", err)
 	}
 	got, err := os.ReadFile(aside)
-	if err == nil && bytes.Equal(got, want) {
+	if err == nil && bytes.Equal(got, p.encode()) {
 		if err := os.Remove(aside); err != nil {
 			return false, StoreFailure(d, "discard a profile", err)
 		}
@@ -164,17 +161,8 @@ func (d *Dir) writeTemp(p Profile) (string, error) {
 	if err != nil {
 		return "", StoreFailure(d, "write a profile", err)
 	}
-	err = f.Chmod(0o600)
-	if err == nil {
-		_, err = f.Write(p.encode())
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	_, err = f.Write(p.encode())
+	if err = cmp.Or(err, f.Sync(), f.Close()); err != nil { // every call runs: the file is closed whatever the write did
 		os.Remove(f.Name())
 		return "", StoreFailure(d, "write a profile", err)
 	}

@@ -1,13 +1,16 @@
 package credentials
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,13 +26,81 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
+// AWSConfigLoader loads the AWS configuration the Secrets Manager clients are built from; nil
+// means EnvAWSConfig.
+type AWSConfigLoader func(context.Context) (aws.Config, error)
+
+// Load calls the loader, EnvAWSConfig when nil (both loaders default the region to us-east-1).
+func (l AWSConfigLoader) Load(ctx context.Context) (aws.Config, error) {
+	if l == nil {
+		return EnvAWSConfig(ctx)
+	}
+	return l(ctx)
+}
+
+// EnvAWSConfig is the deployed function's AWS configuration, read from the environment alone
+// (docs/operations.md "Credential stores"). The SDK's shared-config loader would link STS, SSO and
+// instance-metadata clients a function never calls (about 1 MB and their init on every cold
+// start): local builds inject it (credentials/awsshared).
+func EnvAWSConfig(context.Context) (aws.Config, error) {
+	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if key == "" || secret == "" {
+		return aws.Config{}, errors.New("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set; " +
+			"this build reads its AWS credentials from the environment, as Lambda sets it")
+	}
+	creds := aws.Credentials{AccessKeyID: key, SecretAccessKey: secret, SessionToken: os.Getenv("AWS_SESSION_TOKEN"), Source: "EnvConfigCredentials"}
+	cfg := aws.Config{
+		// Lambda always sets AWS_REGION; a developer machine may not.
+		Region: cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), "us-east-1"),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return creds, nil
+		}),
+	}
+	if !strings.EqualFold(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true") {
+		if u := cmp.Or(os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"), os.Getenv("AWS_ENDPOINT_URL")); u != "" {
+			cfg.BaseEndpoint = aws.String(u)
+		}
+	}
+	if v := os.Getenv("AWS_MAX_ATTEMPTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return aws.Config{}, errors.New("AWS_MAX_ATTEMPTS must be a positive integer")
+		}
+		cfg.RetryMaxAttempts = n
+	}
+	return cfg, nil
+}
+
+// LoadSecretString reads the string value of the Secrets Manager secret name as
+// auth.LoadTokenSecret does, for other once-per-process secrets; label names its purpose in errors.
+func LoadSecretString(ctx context.Context, label, name string, load AWSConfigLoader) (string, error) {
+	if name == "" {
+		return "", errors.New(label + ": no secret name")
+	}
+	cfg, err := load.Load(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%s %q: load AWS configuration: %w", label, name, err)
+	}
+	out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(name)})
+	if err != nil {
+		var apiErr smithy.APIError
+		if errors.As(err, &apiErr) && awsCode.MatchString(apiErr.ErrorCode()) {
+			return "", fmt.Errorf("%s %q could not be read (AWS %s)", label, name, apiErr.ErrorCode())
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s %q could not be read: %w", label, name, ctx.Err())
+		}
+		return "", fmt.Errorf("%s %q could not be read (no valid response from Secrets Manager)", label, name)
+	}
+	if out.SecretString == nil {
+		return "", fmt.Errorf("%s %q holds no string value", label, name)
+	}
+	return *out.SecretString, nil
+}
+
 // SecretsManagerTTL is how long a profile read from Secrets Manager is served from memory: short,
 // as another instance may update it; long enough for one GetSecretValue per burst of calls.
 const SecretsManagerTTL = 30 * time.Second
-
-// defaultRegion is used when neither the environment nor a shared config names one (Lambda
-// always sets AWS_REGION; a developer machine may not).
-const defaultRegion = "us-east-1"
 
 // secretPrefix is what Secrets Manager accepts in a secret name (ASCII letters, digits and
 // /_+=.@-). Profile names (ValidName) are a subset, so prefix+profile is always a valid name.
@@ -86,8 +157,6 @@ func (s *SecretsManager) Kind() string { return "secretsmanager" }
 // ReadOnly implements Store.
 func (s *SecretsManager) ReadOnly() bool { return false }
 
-func (s *SecretsManager) secretName(profile string) string { return s.prefix + profile }
-
 // Get implements Store: GetSecretValue, served from memory for SecretsManagerTTL after a
 // successful read; misses and failures are not cached.
 func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) {
@@ -102,7 +171,7 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 	gen := s.gen[name]
 	s.mu.Unlock()
 
-	out, err := s.client().GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.secretName(name))})
+	out, err := s.client().GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(s.prefix + name)})
 	if err != nil {
 		return Profile{}, s.mapErr(opGet, name, err, nil)
 	}
@@ -147,16 +216,14 @@ func (s *SecretsManager) List(ctx context.Context) ([]string, error) {
 				names = append(names, n)
 			}
 		}
-		next := aws.ToString(out.NextToken)
-		if next == "" {
+		if in.NextToken = out.NextToken; aws.ToString(in.NextToken) == "" {
 			break
 		}
 		// A service that repeats a token would loop forever.
-		if tokens[next] {
+		if tokens[*in.NextToken] {
 			return nil, StoreFailure(s, "list profiles (the service repeated a page token)", errors.New("repeated NextToken"))
 		}
-		tokens[next] = true
-		in.NextToken = aws.String(next)
+		tokens[*in.NextToken] = true
 	}
 	slices.Sort(names)
 	return slices.Compact(names), nil
@@ -170,7 +237,7 @@ func (s *SecretsManager) Create(ctx context.Context, p Profile) error {
 		return StoreFailure(s, "create a profile", fmt.Errorf("invalid profile name"))
 	}
 	_, err := s.client().CreateSecret(ctx, &secretsmanager.CreateSecretInput{
-		Name:         aws.String(s.secretName(p.Name)),
+		Name:         aws.String(s.prefix + p.Name),
 		SecretString: aws.String(string(p.encode())),
 		Description:  aws.String("MindVault MCP endpoint credential profile " + p.Name),
 	})
@@ -184,7 +251,7 @@ func (s *SecretsManager) Update(ctx context.Context, p Profile) error {
 		return Missing(s, p.Name, "credentials")
 	}
 	_, err := s.client().PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{
-		SecretId:     aws.String(s.secretName(p.Name)),
+		SecretId:     aws.String(s.prefix + p.Name),
 		SecretString: aws.String(string(p.encode())),
 	})
 	return s.written(opUpdate, p, err)
@@ -208,14 +275,14 @@ func (s *SecretsManager) written(op smOp, p Profile, err error) error {
 type smOp struct {
 	verb   string // "read", "list", "create", "update"
 	action string // IAM action in the secretsmanager namespace
-	write  bool
+	scope  string // the resource the action needs, when not the secrets under the prefix
 }
 
 var (
-	opGet    = smOp{"read", "GetSecretValue", false}
-	opList   = smOp{"list", "ListSecrets", false}
-	opCreate = smOp{"create", "CreateSecret", true}
-	opUpdate = smOp{"update", "PutSecretValue", true}
+	opGet    = smOp{"read", "GetSecretValue", ""}
+	opList   = smOp{"list", "ListSecrets", `resource "*" (ListSecrets cannot be scoped to a prefix)`}
+	opCreate = smOp{"create", "CreateSecret", ""}
+	opUpdate = smOp{"update", "PutSecretValue", ""}
 )
 
 func (o smOp) what(profile string) string {
@@ -256,15 +323,12 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 		case code == "ResourceExistsException" && op == opCreate:
 			f = Exists(s, profile).Facts
 		case code == "AccessDeniedException":
-			scope := "on the secrets under the MINDVAULT_CREDENTIALS prefix"
-			if op == opList {
-				scope = `on resource "*" (ListSecrets cannot be scoped to a prefix)`
-			}
 			// Written as "the Secrets Manager X permission": the redactor would blank the
 			// value of a "secretsmanager:X" pair, taking it for a secret.
 			f = fail(errmap.CodeForbidden, errmap.CategoryAuth,
 				fmt.Sprintf("the %s credential store denied the request to %s (AWS %s)", s.Kind(), op.what(profile), code),
-				"The operator must grant the function's IAM role the Secrets Manager "+op.action+" permission "+scope+", then retry.").Facts
+				"The operator must grant the function's IAM role the Secrets Manager "+op.action+" permission on "+
+					cmp.Or(op.scope, "the secrets under the MINDVAULT_CREDENTIALS prefix")+", then retry.").Facts
 		case slices.Contains(throttles, code):
 			f = fail(errmap.CodeRateLimited, errmap.CategoryRateLimit,
 				fmt.Sprintf("the %s credential store throttled the request to %s (AWS %s)", s.Kind(), op.what(profile), code), "").Facts
@@ -281,7 +345,7 @@ func (s *SecretsManager) mapErr(op smOp, profile string, err error, secrets []st
 		}
 		f = errmap.Facts{Source: errmap.SourceCredentials, Transport: t, ExecutionStarted: true,
 			Detail: fmt.Sprintf("the %s credential store failed to %s (%s)", s.Kind(), op.what(profile), why)}
-		if op.write {
+		if op == opCreate || op == opUpdate {
 			// The write may have landed before the connection broke; unset, the mapping
 			// decides from the rest of the facts.
 			f.StateChanged = errmap.StateUnknown
@@ -310,20 +374,16 @@ func transportKind(err error) errmap.Transport {
 	// An answer that arrived but does not decode is not the network's failure, even when the
 	// decoder's error is an unexpected EOF (a truncated JSON body): the service answered.
 	var de *smithy.DeserializationError
-	if errors.As(err, &de) {
-		return errmap.TransportNone
-	}
 	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
-		errors.Is(err, syscall.ETIMEDOUT):
-		return errmap.TransportTimeout
-	case errors.As(err, &ne) && ne.Timeout():
-		return errmap.TransportTimeout
-	}
 	var send *smithyhttp.RequestSendError
-	if errors.As(err, &send) || errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+	switch {
+	case errors.As(err, &de):
+		return errmap.TransportNone
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.Is(err, syscall.ETIMEDOUT), errors.As(err, &ne) && ne.Timeout():
+		return errmap.TransportTimeout
+	case errors.As(err, &send), errors.As(err, &ne), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
 		return errmap.TransportNetwork
 	}
 	return errmap.TransportNone

@@ -12,9 +12,14 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/stellar/go-stellar-sdk/strkey"
+
+	"github.com/mindvault/mcp-endpoint/internal/redact/lazyre"
 )
 
 // Marker replaces every redacted value.
@@ -22,9 +27,8 @@ const Marker = "[REDACTED]"
 
 // Bounds of the registry.
 const (
-	MinLength     = 6       // the shortest value registered, in runes; a shorter one would shred text
-	MaxValues     = 1 << 14 // how many distinct values the registry holds at most
-	MaxValueBytes = 4096    // the longest value accepted (a bearer token is at most 4096 bytes)
+	MinLength     = 6    // the shortest value registered, in runes; a shorter one would shred text
+	MaxValueBytes = 4096 // the longest value accepted (a bearer token is at most 4096 bytes)
 )
 
 // Errors of Register.
@@ -34,7 +38,7 @@ var (
 )
 
 var (
-	maxValues = MaxValues // tests lower it
+	maxValues = 1 << 14 // how many distinct values the registry holds at most (tests lower it)
 	// registry is every secret the process knows; readers load the compiled set without the lock.
 	registry struct {
 		mu     sync.Mutex
@@ -43,7 +47,7 @@ var (
 	}
 )
 
-// Register adds values (those of at least MinLength runes) to the process-wide set; it adds none when one is longer than MaxValueBytes or the set would exceed MaxValues.
+// Register adds values (those of at least MinLength runes) to the process-wide set; it adds none when one is longer than MaxValueBytes or the set would exceed maxValues.
 func Register(values ...string) error {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
@@ -68,14 +72,6 @@ func Register(values ...string) error {
 	return nil
 }
 
-// Known reports whether v is a registered value.
-func Known(v string) bool {
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
-	_, ok := registry.values[v]
-	return ok
-}
-
 // Unregistered compiles the values the registry does not hold (it refused them when full), or nil when it holds them all.
 func Unregistered(values []string) *Values {
 	registry.mu.Lock()
@@ -95,6 +91,81 @@ func Own(s string) string { return Unambiguous(Exact(s)) }
 
 // External redacts text that came from outside the endpoint: registered values and every shape.
 func External(s string) string { return Shapes(Exact(s)) }
+
+// Shapes replaces every secret-shaped value in text from outside with Marker: secret seeds,
+// mv_ keys, URL passwords, Bearer tokens, authorization values and secret-named pairs. A pattern
+// runs only on a text that holds one of its words, so most calls compile and run none; the
+// patterns fold case, and Unicode folds K (Kelvin) to k and ſ to s, so a text with any
+// non-ASCII byte goes to every pattern.
+func Shapes(s string) string {
+	s = Unambiguous(s)
+	all, lower := strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0, strings.ToLower(s)
+	for _, p := range shapes { // each keeps an ASCII text ASCII
+		if all || slices.ContainsFunc(p.words, func(w string) bool { return strings.Contains(lower, w) }) {
+			s = p.re.ReplaceAllString(s, p.repl)
+		}
+	}
+	return s
+}
+
+// Unambiguous replaces the shapes that never occur in prose: secret seeds and mv_ API keys.
+func Unambiguous(s string) string {
+	if s = Seeds(s); !strings.Contains(s, "mv_") { // the key pattern's literal prefix (it does not fold case)
+		return s
+	}
+	return mvKeyRE.ReplaceAllString(s, Marker)
+}
+
+// MindVault API keys: "mv_" + hex; trailing word characters go too so no fragment survives.
+var mvKeyRE = lazyre.New(`mv_[0-9A-Fa-f]{16,}[0-9A-Za-z_-]*`)
+
+// shapes are the patterns of Shapes, each with the words one of which every match holds.
+var shapes = []struct {
+	re    *lazyre.Regexp
+	repl  string
+	words []string
+}{
+	// Passwords in URLs (scheme://user:password@host).
+	{lazyre.New(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/:@?#]+:)[^\s@/?#]+@`), "${1}" + Marker + "@", []string{"://"}},
+	// "Bearer <token>" anywhere (headers, echoed requests, prose).
+	{lazyre.New(`(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]+=*`), "${1} " + Marker, []string{"bearer"}},
+	// "authorization: <scheme> <value>": the scheme is optional and swallowed with the value so a
+	// Basic or Digest credential does not survive behind its scheme word.
+	{lazyre.New(`(?i)(\b(?:proxy-)?authorization\\?"?\s*[:=]\s*\\?"?)(?:[A-Za-z][A-Za-z0-9_-]*[ \t]+)?[^\s"'&,;\\]+`), "${1}" + Marker, []string{"authorization"}},
+	// key=value / key: value / "key":"value" pairs whose key names a secret (x-api-key, api_key,
+	// client_secret, access_token, password, ...); the value runs to whitespace, quote, &, comma or semicolon.
+	{lazyre.New(`(?i)([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|(?:secret|private|api)[ ]key|secret|token|password|passwd|private[_-]?key|credential|signature)[A-Za-z0-9_-]*)(\\?"?\s*[:=]\s*\\?"?)([^\s"'&,;\\]+)`),
+		"${1}${2}" + Marker, []string{"key", "secret", "token", "passw", "credential", "signature"}},
+}
+
+// Seeds removes Stellar secret seeds ("S" + 55 base32 characters) from maximal runs of the
+// base32 alphabet, so a seed glued to letters or digits is caught, while public ids keep their
+// shape: G/C ids are 56 characters and do not start with S, and muxed M-addresses are 69 with a
+// valid checksum (checked: a muxed-looking run could hide a seed behind "M" and 12 characters).
+func Seeds(s string) string {
+	var found []region
+	for i, j := 0, 0; i < len(s); i = j + 1 {
+		for j = i; j < len(s) && (s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '2' && s[j] <= '7'); j++ {
+		}
+		if seedRun(s[i:j]) {
+			found = append(found, region{i, j})
+		}
+	}
+	return splice(s, found)
+}
+
+func seedRun(run string) bool {
+	switch n := len(run); {
+	case n < 56:
+		return false
+	case n == 56:
+		return run[0] == 'S'
+	case n == 69 && strkey.IsValidMuxedAccountEd25519PublicKey(run):
+		return false
+	default: // a longer run is no public id: redact it whole if a seed could hide anywhere in it
+		return strings.IndexByte(run[:n-55], 'S') >= 0
+	}
+}
 
 // JSON removes every registered value, and every value of extra, from an encoded JSON document
 // (JSON inside a JSON string is read through its escapes). ok is false when the document was
@@ -165,23 +236,19 @@ type cleaned struct {
 // NewConstant wraps an encoded JSON document; the caller must not change doc afterwards.
 func NewConstant(doc []byte) *Constant { return &Constant{doc: doc} }
 
-// JSON is JSON(doc, nil) of the document, reused while the registry stays the same; the result must not be modified.
-func (c *Constant) JSON() (out []byte, ok bool) {
-	reg := registry.exact.Load()
-	if st := c.clean.Load(); st != nil && st.against == reg {
-		return st.out, st.ok
-	}
-	out, ok = JSON(c.doc, nil)
-	c.clean.Store(&cleaned{against: reg, out: out, ok: ok})
-	return out, ok
-}
-
 // Within cleans prefix + document + suffix as JSON would clean the whole, and returns the three
-// parts. A registered value across a seam, which cleaning the parts apart cannot see, makes ok false
+// parts; the document is cleaned once per state of the registry and must not be modified. A
+// registered value across a seam, which cleaning the parts apart cannot see, makes ok false
 // (the answer is withheld): the seams are scanned again as far as a window of the longest
 // spellings reaches.
 func (c *Constant) Within(prefix, suffix []byte) (head, doc, tail []byte, ok bool) {
-	doc, ok = c.JSON()
+	st := c.clean.Load()
+	if reg := registry.exact.Load(); st == nil || st.against != reg {
+		st = &cleaned{against: reg}
+		st.out, st.ok = JSON(c.doc, nil)
+		c.clean.Store(st)
+	}
+	doc, ok = st.out, st.ok
 	head, okHead := JSON(prefix, nil)
 	tail, okTail := JSON(suffix, nil)
 	if reg, n := registry.exact.Load(), Window*maxSpell; !ok || !okHead || !okTail ||
