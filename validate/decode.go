@@ -66,8 +66,8 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 			case f.Required:
 				bad[f.Name] = true
 				issues = append(issues, Issue{Path: path, Rule: "required", Expected: f.kind.expected(), Message: "is required"})
-			case f.def != "":
-				setDefault(fv, f)
+			case len(f.def) > 0:
+				assign(fv, f, f.def, path) // compileField decoded it once already
 			}
 			continue
 		}
@@ -218,18 +218,6 @@ func jsonInt(val json.RawMessage) (int64, bool) {
 		return 0, false
 	}
 	return int64(f), true
-}
-
-func setDefault(fv reflect.Value, f *field) {
-	switch f.kind {
-	case kString, kAmount:
-		fv.SetString(f.def)
-	case kInt:
-		n, _ := strconv.ParseInt(f.def, 10, 64)
-		fv.SetInt(n)
-	case kBool:
-		fv.SetBool(f.def == "true")
-	}
 }
 
 // namespacePath turns validator's "Req.tags[2]" into "/tags/2" and returns the top field name.
