@@ -26,15 +26,6 @@ func Map(f Facts) (out Failure) {
 	return mapFacts(&f)
 }
 
-// nextAction is the step the facts name; a pending transaction whose hash is known is looked
-// up with the tool that plays RoleTxStatus.
-func nextAction(f *Facts, txHash string, state State) *NextAction {
-	if f.NextAction == nil && f.LookUpTx && txHash != "" && state == StateUnknown {
-		return f.Guides.TxStatusAction(txHash)
-	}
-	return f.NextAction
-}
-
 // internalFailure is what a (never expected) panic inside Map becomes; it uses no input at all.
 func internalFailure() Failure {
 	d := Diagnostic{
@@ -112,6 +103,11 @@ func mapFacts(f *Facts) Failure {
 		})), maxNext)
 	}
 
+	action := f.NextAction
+	if action == nil && f.LookUpTx && txHash != "" && state == StateUnknown {
+		// A pending transaction whose hash is known is looked up with the RoleTxStatus tool.
+		action = f.Guides.TxStatusAction(txHash)
+	}
 	d := Diagnostic{
 		Version:           DiagnosticVersion,
 		Code:              code,
@@ -127,7 +123,7 @@ func mapFacts(f *Facts) Failure {
 		StateChanged:      string(state),
 		TxHash:            txHash,
 		PaymentExpiresAt:  expires,
-		NextAction:        red.nextAction(nextAction(f, txHash, state)),
+		NextAction:        red.nextAction(action),
 		Needs:             string(needsFor(f, code, state)),
 		Budget:            red.budget(f.Budget),
 	}
@@ -196,7 +192,7 @@ func defaultOperation(src Source, tool string, validation bool) string {
 // checked again here, because a client's classification is still outside text.
 func upstream(u Upstream, red *Redactor, limit, remaining, reset *int) map[string]any {
 	up := map[string]any{}
-	if codes := red.tokens(CodeTokens(u.ResultCodes)); len(codes) > 0 {
+	if codes := slices.DeleteFunc(CodeTokens(u.ResultCodes), func(t string) bool { return !red.safe(t) }); len(codes) > 0 {
 		up["resultCodes"] = codes
 	}
 	if u.ContractError > 0 {
@@ -300,11 +296,6 @@ func precut(s string, limit int) string {
 // safe reports whether s survives redaction untouched; tokens that would not are dropped.
 func (r *Redactor) safe(s string) bool {
 	return r.Redact(s) == s
-}
-
-// tokens keeps, in place, the tokens redaction leaves untouched.
-func (r *Redactor) tokens(in []string) []string {
-	return slices.DeleteFunc(in, func(t string) bool { return !r.safe(t) })
 }
 
 func (r *Redactor) ident(s string, re *lazyre.Regexp) string {
