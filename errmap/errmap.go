@@ -47,7 +47,15 @@ func mapFacts(f *Facts) Failure {
 	tool := red.ident(f.Tool, toolRE)
 	txHash := red.txHash(f.TxHash)
 	expires := red.expiry(f.PaymentExpiresAt)
-	state := normState(f.StateChanged, txHash != "" || expires != "")
+	state := f.StateChanged
+	switch {
+	case state == "" && (txHash != "" || expires != ""):
+		state = StateUnknown // TxHash and PaymentExpiresAt are documented as "sent, outcome unknown"
+	case state == "":
+		state = StateNo
+	case state != StateNo && state != StateYes:
+		state = StateUnknown // an unrecognised value is treated as the cautious one
+	}
 
 	// Issues: sanitise only what can be shown (line 1 holds far fewer than 64), count the rest.
 	issues := make([]Issue, min(len(f.Issues), 64))
@@ -55,8 +63,16 @@ func mapFacts(f *Facts) Failure {
 		issues[i] = red.issue(f.Issues[i])
 	}
 
-	validation := len(f.Issues) > 0 || code == CodeInvalidArguments
-	op := cmp.Or(red.ownText(f.Operation, maxOperation), defaultOperation(src, tool, validation))
+	op := red.ownText(f.Operation, maxOperation)
+	switch {
+	case op != "":
+	case len(f.Issues) == 0 && code != CodeInvalidArguments:
+		op = sources[f.Source.index()].op
+	case tool == "":
+		op = "Invalid arguments (-32602)"
+	default:
+		op = "Invalid arguments for " + tool + " (-32602)"
+	}
 
 	var detail string
 	if len(f.Issues) > 0 {
@@ -94,12 +110,17 @@ func mapFacts(f *Facts) Failure {
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
 			tv = ""
 		}
+		// An operator's http(s) URL is kept only when it survives redaction whole.
+		funding := f.Advice.FundingURL
+		if (!strings.HasPrefix(funding, "https://") && !strings.HasPrefix(funding, "http://")) || len(funding) > 1024 || !red.safe(funding) {
+			funding = ""
+		}
 		// The sentence is assembled from sanitised parts; the context-free rules apply once more.
 		next = bound(red.own(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
 			contractName: red.contractName(f.Upstream), creator: red.ident(f.Advice.Creator, accountRE),
-			guide: f.Guides.of(tool), guides: f.Guides, fundingURL: red.link(f.Advice.FundingURL),
+			guide: f.Guides.of(tool), guides: f.Guides, fundingURL: funding,
 		})), maxNext)
 	}
 
@@ -178,16 +199,6 @@ func pickDetail(f *Facts, red *Redactor, code string, status int) string {
 	return Phrase(code)
 }
 
-func defaultOperation(src Source, tool string, validation bool) string {
-	if validation {
-		if tool == "" {
-			return "Invalid arguments (-32602)"
-		}
-		return "Invalid arguments for " + tool + " (-32602)"
-	}
-	return sources[src.index()].op
-}
-
 // upstream builds the allow-listed, value-free facts: code tokens and numbers only, each
 // checked again here, because a client's classification is still outside text.
 func upstream(u Upstream, red *Redactor, limit, remaining, reset *int) map[string]any {
@@ -223,28 +234,6 @@ func (r *Redactor) contractName(u Upstream) string {
 		return ""
 	}
 	return cmp.Or(r.ident(u.ContractErrorName, identRE), "Unknown")
-}
-
-// link keeps an operator's http(s) URL that survives redaction whole; anything else is dropped.
-func (r *Redactor) link(s string) string {
-	if (!strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://")) || len(s) > 1024 || !r.safe(s) {
-		return ""
-	}
-	return s
-}
-
-func normState(s State, pending bool) State {
-	switch s {
-	case StateNo, StateYes, StateUnknown:
-		return s
-	case "":
-		// TxHash and PaymentExpiresAt are documented as "sent, outcome unknown".
-		if pending {
-			return StateUnknown
-		}
-		return StateNo
-	}
-	return StateUnknown // an unrecognised value is treated as the cautious one
 }
 
 var (
