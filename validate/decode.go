@@ -47,7 +47,19 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	}
 
 	// A key given twice is rejected, never resolved (dupkeys.go says why).
-	issues := duplicateKeys(raw)
+	var issues []Issue
+	for _, d := range DuplicateKeys(raw, "", "") {
+		var p strings.Builder
+		for _, st := range d.Path {
+			if st.Index >= 0 {
+				p.WriteString("/" + strconv.Itoa(st.Index))
+			} else {
+				p.WriteString("/" + pointerToken(st.Key))
+			}
+		}
+		issues = append(issues, Issue{Path: p.String(), Rule: "duplicate", Expected: "each key once",
+			Message: "is given more than once in the same object"})
+	}
 	var unknown []Issue
 	for key := range args {
 		if _, ok := m.byName[key]; !ok {
@@ -104,24 +116,6 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	}
 	sort.SliceStable(issues, func(i, j int) bool { return order(issues[i].Path) < order(issues[j].Path) })
 	return append(unknown, issues...)
-}
-
-// duplicateKeys is an issue for every key given twice in one object, at any depth.
-func duplicateKeys(raw []byte) []Issue {
-	var issues []Issue
-	for _, d := range DuplicateKeys(raw, "", "") {
-		var p strings.Builder
-		for _, st := range d.Path {
-			if st.Index >= 0 {
-				p.WriteString("/" + strconv.Itoa(st.Index))
-			} else {
-				p.WriteString("/" + pointerToken(st.Key))
-			}
-		}
-		issues = append(issues, Issue{Path: p.String(), Rule: "duplicate", Expected: "each key once",
-			Message: "is given more than once in the same object"})
-	}
-	return issues
 }
 
 // assign decodes one argument into its field and normalises it (normalise).

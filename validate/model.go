@@ -113,7 +113,15 @@ func validatorEngine() *validator.Validate {
 			}
 			return name
 		})
-		registerShapes(engine)
+		for _, s := range shapes {
+			check := s.check
+			err := engine.RegisterValidation(s.tag, func(fl validator.FieldLevel) bool {
+				return fl.Field().Kind() == reflect.String && check(fl.Field().String())
+			})
+			if err != nil {
+				panic(err)
+			}
+		}
 	})
 	return engine
 }
