@@ -20,20 +20,16 @@ import (
 func Map(f Facts) (out Failure) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = internalFailure()
+			// What a (never expected) panic becomes uses no input at all.
+			d := Diagnostic{
+				Version: DiagnosticVersion, Code: CodeUnknown, Category: string(CategoryUnknown),
+				Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
+				Next: nextUnknown, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
+			}
+			out = Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, d.Next), Diagnostic: d}
 		}
 	}()
 	return mapFacts(&f)
-}
-
-// internalFailure is what a (never expected) panic inside Map becomes; it uses no input at all.
-func internalFailure() Failure {
-	d := Diagnostic{
-		Version: DiagnosticVersion, Code: CodeUnknown, Category: string(CategoryUnknown),
-		Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
-		Next: nextUnknown, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
-	}
-	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, d.Next), Diagnostic: d}
 }
 
 func mapFacts(f *Facts) Failure {

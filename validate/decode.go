@@ -161,8 +161,14 @@ func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issu
 		}
 		target.SetBool(string(val) == "true")
 	case kInt:
-		n, ok := jsonInt(val)
-		if !ok || target.OverflowInt(n) {
+		// val is valid JSON, so only a number parses; 20.0 and 2e1 are integers in JSON Schema's sense.
+		n, err := strconv.ParseInt(string(val), 10, 64)
+		if err != nil {
+			if x, ferr := strconv.ParseFloat(string(val), 64); ferr == nil && x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
+				n, err = int64(x), nil
+			}
+		}
+		if err != nil || target.OverflowInt(n) {
 			return typeIssue(path, kInt)
 		}
 		target.SetInt(n)
@@ -199,19 +205,6 @@ func jsonString(val json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(s), true
-}
-
-// jsonInt reads an integer; val is valid JSON, so only a number parses.
-func jsonInt(val json.RawMessage) (int64, bool) {
-	if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
-		return n, true
-	}
-	// 20.0 and 2e1 are integers in JSON Schema's sense.
-	f, err := strconv.ParseFloat(string(val), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, false
-	}
-	return int64(f), true
 }
 
 // namespacePath turns validator's "Req.tags[2]" into "/tags/2" and returns the top field name.
