@@ -62,16 +62,17 @@ func ReadBody(raw []byte) Body {
 		b.Truncated = !b.Empty
 		return b
 	}
-	v, ok := decodeJSON(trimmed)
-	if !ok {
+	if !json.Valid(trimmed) {
 		b.Truncated = len(raw) > MaxBodyBytes
 		return b
 	}
-	b.JSON, b.Value = true, v
-	if o, ok := v.(JSONObject); ok {
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	b.JSON, b.Value = true, decodeValue(dec, 0)
+	if o, ok := b.Value.(JSONObject); ok {
 		b.Message = objectMessage(o)
 	} else {
-		b.Message = nestedMessage(v, 0) // a string, the first message of an array
+		b.Message = nestedMessage(b.Value) // a string, the first message of an array
 	}
 	return b
 }
@@ -86,27 +87,25 @@ func objectMessage(o JSONObject) string {
 			return s
 		}
 	}
-	if s := nestedMessage(o.Get("error"), 0); s != "" { // an error object or array
+	if s := nestedMessage(o.Get("error")); s != "" { // an error object or array
 		return s
 	}
 	if arr, ok := o.Get("errors").([]any); ok {
-		return nestedMessage(arr, 0)
+		return nestedMessage(arr)
 	}
 	return ""
 }
 
 // nestedMessage finds the first human message inside a nested error value, in body order; a bare
-// string beside an object's structured members is a value, not a message.
-func nestedMessage(v any, depth int) string {
-	if depth > maxJSONDepth {
-		return ""
-	}
+// string beside an object's structured members is a value, not a message. The decoder bounded
+// the value's depth.
+func nestedMessage(v any) string {
 	switch t := v.(type) {
 	case string:
 		return strings.TrimSpace(t)
 	case []any:
 		for _, e := range t {
-			if s := nestedMessage(e, depth+1); s != "" {
+			if s := nestedMessage(e); s != "" {
 				return s
 			}
 		}
@@ -119,7 +118,7 @@ func nestedMessage(v any, depth int) string {
 		for _, m := range t {
 			switch m.Value.(type) {
 			case JSONObject, []any:
-				if s := nestedMessage(m.Value, depth+1); s != "" {
+				if s := nestedMessage(m.Value); s != "" {
 					return s
 				}
 			}
@@ -144,16 +143,6 @@ func CodeTokens(in []string) []string {
 		}
 	}
 	return out
-}
-
-// decodeJSON decodes exactly one JSON value, keeping object order and bounding depth.
-func decodeJSON(data []byte) (v any, ok bool) {
-	if !json.Valid(data) {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return decodeValue(dec, 0), true
 }
 
 // decodeValue reads the next value of a text json.Valid accepted (one value, within the

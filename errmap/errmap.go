@@ -20,29 +20,16 @@ import (
 func Map(f Facts) (out Failure) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = internalFailure()
+			// What a (never expected) panic becomes uses no input at all.
+			d := Diagnostic{
+				Version: DiagnosticVersion, Code: CodeUnknown, Category: string(CategoryUnknown),
+				Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
+				Next: nextUnknown, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
+			}
+			out = Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, d.Next), Diagnostic: d}
 		}
 	}()
 	return mapFacts(&f)
-}
-
-// nextAction is the step the facts name; a pending transaction whose hash is known is looked
-// up with the tool that plays RoleTxStatus.
-func nextAction(f *Facts, txHash string, state State) *NextAction {
-	if f.NextAction == nil && f.LookUpTx && txHash != "" && state == StateUnknown {
-		return f.Guides.TxStatusAction(txHash)
-	}
-	return f.NextAction
-}
-
-// internalFailure is what a (never expected) panic inside Map becomes; it uses no input at all.
-func internalFailure() Failure {
-	d := Diagnostic{
-		Version: DiagnosticVersion, Code: CodeUnknown, Category: string(CategoryUnknown),
-		Source: string(SourceRequest), Operation: "Request failed", Detail: "the failure could not be described",
-		Next: nextUnknown, Retry: string(RetrySafe), StateChanged: string(StateUnknown),
-	}
-	return Failure{Text: render(d.Operation, d.Detail, SourceRequest, CategoryUnknown, CodeUnknown, 0, d.Next), Diagnostic: d}
 }
 
 func mapFacts(f *Facts) Failure {
@@ -56,7 +43,15 @@ func mapFacts(f *Facts) Failure {
 	tool := red.ident(f.Tool, toolRE)
 	txHash := red.txHash(f.TxHash)
 	expires := red.expiry(f.PaymentExpiresAt)
-	state := normState(f.StateChanged, txHash != "" || expires != "")
+	state := f.StateChanged
+	switch {
+	case state == "" && (txHash != "" || expires != ""):
+		state = StateUnknown // TxHash and PaymentExpiresAt are documented as "sent, outcome unknown"
+	case state == "":
+		state = StateNo
+	case state != StateNo && state != StateYes:
+		state = StateUnknown // an unrecognised value is treated as the cautious one
+	}
 
 	// Issues: sanitise only what can be shown (line 1 holds far fewer than 64), count the rest.
 	issues := make([]Issue, min(len(f.Issues), 64))
@@ -64,8 +59,16 @@ func mapFacts(f *Facts) Failure {
 		issues[i] = red.issue(f.Issues[i])
 	}
 
-	validation := len(f.Issues) > 0 || code == CodeInvalidArguments
-	op := cmp.Or(red.ownText(f.Operation, maxOperation), defaultOperation(src, tool, validation))
+	op := red.ownText(f.Operation, maxOperation)
+	switch {
+	case op != "":
+	case len(f.Issues) == 0 && code != CodeInvalidArguments:
+		op = sources[f.Source.index()].op
+	case tool == "":
+		op = "Invalid arguments (-32602)"
+	default:
+		op = "Invalid arguments for " + tool + " (-32602)"
+	}
 
 	var detail string
 	if len(f.Issues) > 0 {
@@ -103,15 +106,25 @@ func mapFacts(f *Facts) Failure {
 		if len(tv) > 64 || !envVarRE.MatchString(tv) {
 			tv = ""
 		}
+		// An operator's http(s) URL is kept only when it survives redaction whole.
+		funding := f.Advice.FundingURL
+		if (!strings.HasPrefix(funding, "https://") && !strings.HasPrefix(funding, "http://")) || len(funding) > 1024 || !red.safe(funding) {
+			funding = ""
+		}
 		// The sentence is assembled from sanitised parts; the context-free rules apply once more.
 		next = bound(red.own(advise(nextInput{
 			cat: cat, code: code, src: src, tool: tool, timeoutVar: tv, retryAfter: retryAfterS, defaultWait: defaultWait,
 			allowed: red.allowed(f.AllowedArgs), state: state, txHash: txHash, expiresAt: expires,
 			contractName: red.contractName(f.Upstream), creator: red.ident(f.Advice.Creator, accountRE),
-			guide: f.Guides.of(tool), guides: f.Guides, fundingURL: red.link(f.Advice.FundingURL),
+			guide: f.Guides.of(tool), guides: f.Guides, fundingURL: funding,
 		})), maxNext)
 	}
 
+	action := f.NextAction
+	if action == nil && f.LookUpTx && txHash != "" && state == StateUnknown {
+		// A pending transaction whose hash is known is looked up with the RoleTxStatus tool.
+		action = f.Guides.TxStatusAction(txHash)
+	}
 	d := Diagnostic{
 		Version:           DiagnosticVersion,
 		Code:              code,
@@ -127,7 +140,7 @@ func mapFacts(f *Facts) Failure {
 		StateChanged:      string(state),
 		TxHash:            txHash,
 		PaymentExpiresAt:  expires,
-		NextAction:        red.nextAction(nextAction(f, txHash, state)),
+		NextAction:        red.nextAction(action),
 		Needs:             string(needsFor(f, code, state)),
 		Budget:            red.budget(f.Budget),
 	}
@@ -182,21 +195,11 @@ func pickDetail(f *Facts, red *Redactor, code string, status int) string {
 	return Phrase(code)
 }
 
-func defaultOperation(src Source, tool string, validation bool) string {
-	if validation {
-		if tool == "" {
-			return "Invalid arguments (-32602)"
-		}
-		return "Invalid arguments for " + tool + " (-32602)"
-	}
-	return sources[src.index()].op
-}
-
 // upstream builds the allow-listed, value-free facts: code tokens and numbers only, each
 // checked again here, because a client's classification is still outside text.
 func upstream(u Upstream, red *Redactor, limit, remaining, reset *int) map[string]any {
 	up := map[string]any{}
-	if codes := red.tokens(CodeTokens(u.ResultCodes)); len(codes) > 0 {
+	if codes := slices.DeleteFunc(CodeTokens(u.ResultCodes), func(t string) bool { return !red.safe(t) }); len(codes) > 0 {
 		up["resultCodes"] = codes
 	}
 	if u.ContractError > 0 {
@@ -227,28 +230,6 @@ func (r *Redactor) contractName(u Upstream) string {
 		return ""
 	}
 	return cmp.Or(r.ident(u.ContractErrorName, identRE), "Unknown")
-}
-
-// link keeps an operator's http(s) URL that survives redaction whole; anything else is dropped.
-func (r *Redactor) link(s string) string {
-	if (!strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://")) || len(s) > 1024 || !r.safe(s) {
-		return ""
-	}
-	return s
-}
-
-func normState(s State, pending bool) State {
-	switch s {
-	case StateNo, StateYes, StateUnknown:
-		return s
-	case "":
-		// TxHash and PaymentExpiresAt are documented as "sent, outcome unknown".
-		if pending {
-			return StateUnknown
-		}
-		return StateNo
-	}
-	return StateUnknown // an unrecognised value is treated as the cautious one
 }
 
 var (
@@ -300,11 +281,6 @@ func precut(s string, limit int) string {
 // safe reports whether s survives redaction untouched; tokens that would not are dropped.
 func (r *Redactor) safe(s string) bool {
 	return r.Redact(s) == s
-}
-
-// tokens keeps, in place, the tokens redaction leaves untouched.
-func (r *Redactor) tokens(in []string) []string {
-	return slices.DeleteFunc(in, func(t string) bool { return !r.safe(t) })
 }
 
 func (r *Redactor) ident(s string, re *lazyre.Regexp) string {

@@ -87,8 +87,9 @@ func factsOf(e *Error, call Call) Facts {
 		f.Secrets = append(append([]string(nil), f.Secrets...), call.Secrets...)
 	}
 	// bare: no downstream answer and no classification, only (at most) a thrown error.
-	bare := f.Status == 0 && f.Code == "" && f.Category == "" && len(f.Body) == 0 &&
-		f.Upstream.empty() && len(f.Issues) == 0
+	u := f.Upstream
+	bare := f.Status == 0 && f.Code == "" && f.Category == "" && len(f.Body) == 0 && len(f.Issues) == 0 &&
+		len(u.ResultCodes) == 0 && u.ContractError == 0 && u.ContractErrorName == "" && u.X402Reason == "" && u.RPCCode == 0
 	if bare && (call.Cancelled || cancelled(e.Err)) {
 		// A transport classifier that saw the cut-short call reported a timeout or a broken
 		// connection; the caller going away is what really happened.

@@ -151,9 +151,28 @@ func codeNext(in nextInput) string {
 	case CodeMainnetNotConfirmed:
 		return "Call " + cmp.Or(in.tool, "the tool") + " again with confirmMainnet: true if you intend to change state on mainnet."
 	case CodeContractInvalidInput:
-		return contractInputNext(in)
+		// Name the argument the contract refused, and the maximum for a price.
+		switch tool := cmp.Or(in.tool, "the tool"); in.contractName {
+		case "PriceExceedsMax":
+			return "Pass a price of at most " + MaxPriceUSDC + " USDC (the contract's maximum, 10^18 units) and call " + tool + " again."
+		case "InvalidPrice":
+			return "Pass a price above zero and call " + tool + " again."
+		case "":
+			return "Correct the argument the contract rejected and call " + tool + " again."
+		default:
+			return "Correct the argument the contract rejected (" + in.contractName + ") and call " + tool + " again."
+		}
 	case CodeCredentialsMissing:
-		return credentialsNext(in)
+		then := ", then " + in.again() + "."
+		if !in.guide.CreatorWrite {
+			return "Pass a profile that exists and has a wallet" +
+				parens(in.clause(RoleProfiles, "", " lists them"), in.clause(RoleNewWallet, "", " creates one")) + then
+		}
+		if entry := in.named(RoleEntry); entry != "" {
+			return "Pass the profile whose wallet created the resource (" + entry + " shows its creator" +
+				in.clause(RoleProfiles, ", ", " each profile's address") + ")" + then
+		}
+		return "Pass the profile whose wallet created the resource" + in.clause(RoleProfiles, " (", " shows each profile's address)") + then
 	case CodeProfileNotAllowed:
 		return "Use a profile your access token may use" + in.clause(RoleProfiles, " (", " lists them)") + ", or ask the operator to bind this one."
 	case CodeContractUnauthorized:
@@ -180,20 +199,6 @@ func codeNext(in nextInput) string {
 	return ""
 }
 
-// contractInputNext names the argument the contract refused, and the maximum for a price.
-func contractInputNext(in nextInput) string {
-	tool := cmp.Or(in.tool, "the tool")
-	switch in.contractName {
-	case "PriceExceedsMax":
-		return "Pass a price of at most " + MaxPriceUSDC + " USDC (the contract's maximum, 10^18 units) and call " + tool + " again."
-	case "InvalidPrice":
-		return "Pass a price above zero and call " + tool + " again."
-	case "":
-		return "Correct the argument the contract rejected and call " + tool + " again."
-	}
-	return "Correct the argument the contract rejected (" + in.contractName + ") and call " + tool + " again."
-}
-
 // creatorNext answers a signer the vault registry refused: only the creator, the wallet that
 // registered the resource, may change it.
 func creatorNext(in nextInput) string {
@@ -203,49 +208,6 @@ func creatorNext(in nextInput) string {
 			in.clause(RoleProfiles, "; ", " shows each profile's address") + ")" + then
 	}
 	return "Pass the profile of the resource's creator, the wallet that registered it" + in.clause(RoleEntry, " (check it with ", ")") + then
-}
-
-// credentialsNext answers a profile without the wallet or API key the tool needs.
-func credentialsNext(in nextInput) string {
-	then := ", then " + in.again() + "."
-	if in.guide.CreatorWrite {
-		entry, profiles := in.named(RoleEntry), in.named(RoleProfiles)
-		switch {
-		case entry != "" && profiles != "":
-			return "Pass the profile whose wallet created the resource (" + entry + " shows its creator, " + profiles + " each profile's address)" + then
-		case entry != "":
-			return "Pass the profile whose wallet created the resource (" + entry + " shows its creator)" + then
-		}
-		return "Pass the profile whose wallet created the resource" + in.clause(RoleProfiles, " (", " shows each profile's address)") + then
-	}
-	return "Pass a profile that exists and has a wallet" +
-		parens(in.clause(RoleProfiles, "", " lists them"), in.clause(RoleNewWallet, "", " creates one")) + then
-}
-
-// authNext answers a service that refused the credentials (HTTP 401, 403).
-func authNext(in nextInput) string {
-	switch {
-	case in.guide.CreatorWrite:
-		return creatorNext(in)
-	case in.guide.Profile:
-		return "Pass a profile your access token may use" + in.clause(RoleProfiles, " (", " lists them)") + ", then " + in.again() + "."
-	}
-	return "Ask the operator to check this endpoint's access to the " + in.src.Label() + ": it refused the request."
-}
-
-// notFoundNext answers an id the service does not know.
-func notFoundNext(in nextInput) string {
-	switch {
-	case in.guide.NoID:
-		// The tool names no id: the route itself is missing.
-		return "Ask the operator to check the service URLs this endpoint uses" + in.clause(RoleServices, " (", " shows them)") + ": the route was not found."
-	case in.guide.CreatorWrite:
-		return "Confirm the id" + in.clause(RoleEntry, " with ", "") + " (the resource must be registered on chain" +
-			in.clause(RoleRegisterOnchain, "; ", " registers your verified one") + "), then call " + in.tool + " with it."
-	case in.tool == "":
-		return "Confirm the id" + in.clause(RoleFind, " with ", "") + ", then retry with it."
-	}
-	return "Confirm the id" + in.clause(RoleFind, " with ", "") + ", then call " + in.tool + " with it."
 }
 
 func categoryNext(in nextInput) string {
@@ -261,11 +223,36 @@ func categoryNext(in nextInput) string {
 	case CategoryPayment:
 		return "Check the wallet" + in.clause(RoleWallet, " with ", "") + " and fund it with USDC, then " + in.again() + "."
 	case CategoryValidation:
-		return "Correct the invalid arguments and call " + cmp.Or(in.tool, "the tool") + " again" + allowedClause(in) + "."
-	case CategoryAuth:
-		return authNext(in)
+		// For INVALID_ARGUMENTS an empty list of accepted names means the tool takes none; for
+		// other validation failures an absent list is simply not mentioned.
+		allowed := ""
+		switch {
+		case len(in.allowed) > 0:
+			allowed = " (allowed arguments: " + strings.Join(in.allowed, ", ") + ")"
+		case in.code == CodeInvalidArguments:
+			allowed = " (it takes no arguments)"
+		}
+		return "Correct the invalid arguments and call " + cmp.Or(in.tool, "the tool") + " again" + allowed + "."
+	case CategoryAuth: // the service refused the credentials (HTTP 401, 403)
+		switch {
+		case in.guide.CreatorWrite:
+			return creatorNext(in)
+		case in.guide.Profile:
+			return "Pass a profile your access token may use" + in.clause(RoleProfiles, " (", " lists them)") + ", then " + in.again() + "."
+		}
+		return "Ask the operator to check this endpoint's access to the " + in.src.Label() + ": it refused the request."
 	case CategoryNotFound:
-		return notFoundNext(in)
+		switch {
+		case in.guide.NoID:
+			// The tool names no id: the route itself is missing.
+			return "Ask the operator to check the service URLs this endpoint uses" + in.clause(RoleServices, " (", " shows them)") + ": the route was not found."
+		case in.guide.CreatorWrite:
+			return "Confirm the id" + in.clause(RoleEntry, " with ", "") + " (the resource must be registered on chain" +
+				in.clause(RoleRegisterOnchain, "; ", " registers your verified one") + "), then call " + in.tool + " with it."
+		case in.tool == "":
+			return "Confirm the id" + in.clause(RoleFind, " with ", "") + ", then retry with it."
+		}
+		return "Confirm the id" + in.clause(RoleFind, " with ", "") + ", then call " + in.tool + " with it."
 	case CategoryConflict:
 		return "Check the current state before calling " + cmp.Or(in.tool, "the tool") + " again: the service says the request conflicts with it."
 	case CategoryRateLimit:
@@ -279,16 +266,4 @@ func categoryNext(in nextInput) string {
 		return "Verify the contract ID and network" + in.clause(RoleContract, " with ", "") + "."
 	}
 	return nextUnknown
-}
-
-// allowedClause lists the accepted argument names. For INVALID_ARGUMENTS an empty list means
-// the tool takes none; for other validation failures an absent list is simply not mentioned.
-func allowedClause(in nextInput) string {
-	if len(in.allowed) > 0 {
-		return " (allowed arguments: " + strings.Join(in.allowed, ", ") + ")"
-	}
-	if in.code == CodeInvalidArguments {
-		return " (it takes no arguments)"
-	}
-	return ""
 }

@@ -213,10 +213,6 @@ type Advice struct {
 	FundingURL string // where the wallet gets USDC (MINDVAULT_FUNDING_URL filled in), when it holds too little
 }
 
-func (u Upstream) empty() bool {
-	return len(u.ResultCodes) == 0 && u.ContractError == 0 && u.ContractErrorName == "" && u.X402Reason == "" && u.RPCCode == 0
-}
-
 // NextAction is a recovery step an agent can take as is: one tool call whose every argument is
 // known (never a guess, never a secret); Map drops it whole unless every part passes its checks.
 type NextAction struct {

@@ -47,7 +47,19 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	}
 
 	// A key given twice is rejected, never resolved (dupkeys.go says why).
-	issues := duplicateKeys(raw)
+	var issues []Issue
+	for _, d := range DuplicateKeys(raw, "", "") {
+		var p strings.Builder
+		for _, st := range d.Path {
+			if st.Index >= 0 {
+				p.WriteString("/" + strconv.Itoa(st.Index))
+			} else {
+				p.WriteString("/" + pointerToken(st.Key))
+			}
+		}
+		issues = append(issues, Issue{Path: p.String(), Rule: "duplicate", Expected: "each key once",
+			Message: "is given more than once in the same object"})
+	}
 	var unknown []Issue
 	for key := range args {
 		if _, ok := m.byName[key]; !ok {
@@ -66,8 +78,8 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 			case f.Required:
 				bad[f.Name] = true
 				issues = append(issues, Issue{Path: path, Rule: "required", Expected: f.kind.expected(), Message: "is required"})
-			case f.def != "":
-				setDefault(fv, f)
+			case len(f.def) > 0:
+				assign(fv, f, f.def, path) // compileField decoded it once already
 			}
 			continue
 		}
@@ -104,24 +116,6 @@ func (m *Model) decode(raw json.RawMessage, dst reflect.Value) []Issue {
 	}
 	sort.SliceStable(issues, func(i, j int) bool { return order(issues[i].Path) < order(issues[j].Path) })
 	return append(unknown, issues...)
-}
-
-// duplicateKeys is an issue for every key given twice in one object, at any depth.
-func duplicateKeys(raw []byte) []Issue {
-	var issues []Issue
-	for _, d := range DuplicateKeys(raw, "", "") {
-		var p strings.Builder
-		for _, st := range d.Path {
-			if st.Index >= 0 {
-				p.WriteString("/" + strconv.Itoa(st.Index))
-			} else {
-				p.WriteString("/" + pointerToken(st.Key))
-			}
-		}
-		issues = append(issues, Issue{Path: p.String(), Rule: "duplicate", Expected: "each key once",
-			Message: "is given more than once in the same object"})
-	}
-	return issues
 }
 
 // assign decodes one argument into its field and normalises it (normalise).
@@ -167,8 +161,14 @@ func assign(fv reflect.Value, f *field, val json.RawMessage, path string) []Issu
 		}
 		target.SetBool(string(val) == "true")
 	case kInt:
-		n, ok := jsonInt(val)
-		if !ok || target.OverflowInt(n) {
+		// val is valid JSON, so only a number parses; 20.0 and 2e1 are integers in JSON Schema's sense.
+		n, err := strconv.ParseInt(string(val), 10, 64)
+		if err != nil {
+			if x, ferr := strconv.ParseFloat(string(val), 64); ferr == nil && x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
+				n, err = int64(x), nil
+			}
+		}
+		if err != nil || target.OverflowInt(n) {
 			return typeIssue(path, kInt)
 		}
 		target.SetInt(n)
@@ -205,31 +205,6 @@ func jsonString(val json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(s), true
-}
-
-// jsonInt reads an integer; val is valid JSON, so only a number parses.
-func jsonInt(val json.RawMessage) (int64, bool) {
-	if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
-		return n, true
-	}
-	// 20.0 and 2e1 are integers in JSON Schema's sense.
-	f, err := strconv.ParseFloat(string(val), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, false
-	}
-	return int64(f), true
-}
-
-func setDefault(fv reflect.Value, f *field) {
-	switch f.kind {
-	case kString, kAmount:
-		fv.SetString(f.def)
-	case kInt:
-		n, _ := strconv.ParseInt(f.def, 10, 64)
-		fv.SetInt(n)
-	case kBool:
-		fv.SetBool(f.def == "true")
-	}
 }
 
 // namespacePath turns validator's "Req.tags[2]" into "/tags/2" and returns the top field name.

@@ -7,6 +7,7 @@
 package validate
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -40,7 +41,7 @@ type field struct {
 	order int   // position among the model's arguments, which is the advertised order
 	kind  kind
 	ptr   bool
-	def   string // default from the jsonschema tag, applied when the argument is absent
+	def   json.RawMessage // default from the jsonschema tag, decoded when the argument is absent
 }
 
 func hasRule(rs []Rule, tag string) bool {
@@ -112,7 +113,15 @@ func validatorEngine() *validator.Validate {
 			}
 			return name
 		})
-		registerShapes(engine)
+		for _, s := range shapes {
+			check := s.check
+			err := engine.RegisterValidation(s.tag, func(fl validator.FieldLevel) bool {
+				return fl.Field().Kind() == reflect.String && check(fl.Field().String())
+			})
+			if err != nil {
+				panic(err)
+			}
+		}
 	})
 	return engine
 }
@@ -267,10 +276,17 @@ func compileField(sf reflect.StructField, name string) (*field, error) {
 	}
 	if !f.Required && !f.ptr && f.kind != kStrings {
 		// An optional non-pointer field needs a default, or absence and zero would be the same.
-		f.def = schemaDefault(sf)
-		if f.def == "" && f.kind != kBool {
+		def := schemaDefault(sf)
+		switch {
+		case def == "" && f.kind != kBool:
 			return nil, fmt.Errorf("field %s: optional fields must be pointers or declare a default", sf.Name)
+		case f.kind == kString || f.kind == kAmount:
+			def = strconv.Quote(def)
 		}
+		if def != "" && assign(reflect.New(sf.Type).Elem(), f, json.RawMessage(def), "") != nil {
+			return nil, fmt.Errorf("field %s: default %s is not %s", sf.Name, def, article(f.Kind))
+		}
+		f.def = json.RawMessage(def)
 	}
 	return f, nil
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-playground/validator/v10"
 	"github.com/stellar/go-stellar-sdk/strkey"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
@@ -74,6 +73,7 @@ var (
 	positiveUSDC = lazyre.New(`^0*(?:[1-9]\d{0,10}(?:\.\d{1,7})?|100000000000(?:\.0{1,7})?|0\.(?:[1-9]\d{0,6}|0[1-9]\d{0,5}|00[1-9]\d{0,4}|000[1-9]\d{0,3}|0000[1-9]\d{0,2}|00000[1-9]\d?|000000[1-9]))$`)
 	hashRe       = lazyre.New(`^[0-9a-f]{64}$`)
 	tagRe        = lazyre.New(`^[a-z0-9_-]{1,32}$`)
+	idemKeyRe    = lazyre.New(`^[A-Za-z0-9_-]+$`)
 	metaPrefixes = []string{"ipfs://", "ar://", "https://", "http://", "sha256:", "sha-256:", "0x"}
 )
 
@@ -156,8 +156,6 @@ var shapes = []shape{
 	},
 }
 
-var idemKeyRe = lazyre.New(`^[A-Za-z0-9_-]+$`)
-
 var shapeByTag = func() map[string]shape {
 	m := make(map[string]shape, len(shapes))
 	for _, s := range shapes {
@@ -165,18 +163,6 @@ var shapeByTag = func() map[string]shape {
 	}
 	return m
 }()
-
-func registerShapes(v *validator.Validate) {
-	for _, s := range shapes {
-		check := s.check
-		err := v.RegisterValidation(s.tag, func(fl validator.FieldLevel) bool {
-			return fl.Field().Kind() == reflect.String && check(fl.Field().String())
-		})
-		if err != nil {
-			panic(err)
-		}
-	}
-}
 
 // normalise applies the rewrites the shared shapes promise (docs/tools.md) to hashes and tags.
 func normalise(f *field, v reflect.Value) {
