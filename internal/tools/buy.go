@@ -180,7 +180,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			AmountUSDC: soroban.Decimal(new(big.Int)), Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
 			Payee: meta.PublisherWallet, PayeeName: meta.PublisherName}
 		if hErr != nil {
-			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+c.oneLine(hErr, "Purchase history unreadable")+
+			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+c.summary("%s, %s", hErr, "Purchase history unreadable")+
 				"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
 		}
 		if rErr != nil {
@@ -613,13 +613,6 @@ func repeatArguments(req *BuyInput) map[string]any {
 		args["confirmMainnet"] = true
 	}
 	return args
-}
-
-// oneLine is line 1 of a mapped failure and its category, for a warning about a skipped check.
-func (c *Call) oneLine(err error, operation string) string {
-	f := errmap.FromError(err, errmap.Call{Operation: operation, Tool: "mindvault_buy", Source: errmap.SourceAPI, Secrets: c.secretValues()})
-	line, _, _ := strings.Cut(f.Text, "\n")
-	return line + ", " + f.Diagnostic.Category
 }
 
 func httpURL(s string) bool {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -23,11 +24,13 @@ func refusal(code, detail, next string) error {
 	return failure(errmap.Facts{Source: errmap.SourceX402, Code: code, Detail: detail, Next: next, ExecutionStarted: false})
 }
 
-// summary is the first line of a mapped failure plus its category: enough to act on.
-func summary(err error, name string) string {
-	f := errmap.FromError(err, errmap.Call{Operation: name + " failed", Tool: "mindvault_health"})
+// summary is line 1 of a mapped failure and its category as format places them ("%s (%s)",
+// or "%s, %s" inside a parenthesis): enough to act on. With the operation given, line 1 and
+// the category do not depend on the tool or a default source.
+func (c *Call) summary(format string, err error, operation string) string {
+	f := errmap.FromError(err, errmap.Call{Operation: operation, Secrets: c.secretValues()})
 	line, _, _ := strings.Cut(f.Text, "\n")
-	return line + " (" + string(f.Diagnostic.Category) + ")"
+	return fmt.Sprintf(format, line, f.Diagnostic.Category)
 }
 
 // parallel runs independent downstream calls at once and waits for all of them.

@@ -113,7 +113,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	}
 	verdict, err := a.d.chain(ctx, e.Payment.Envelope, e.Payment.ExpirationLedger)
 	if err != nil {
-		return undecided(e, "Stellar RPC could not be asked ("+a.d.oneLine(err, "Chain check failed")+")")
+		return undecided(e, "Stellar RPC could not be asked ("+a.d.summary("%s, %s", err, "Chain check failed")+")")
 	}
 	prev := e.Attempt
 	next := *e
@@ -124,7 +124,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	case x402.Expired:
 		// The nonce entry went with the signature: the transfer events decide instead.
 		if hash, settled, err = a.d.settledEvent(ctx, e); err != nil {
-			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+a.d.oneLine(err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
+			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+a.d.summary("%s, %s", err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
 				f.Needs, f.RetryAfter = errmap.NeedsOperator, nil
 				f.Next = "Do not pay again for this intent: check the wallet's USDC history for a payment of " +
 					soroban.Decimal(big.NewInt(e.Payment.Amount)) + " USDC to " + e.Payment.Payee + "; ask the operator if it is not there."
