@@ -38,12 +38,6 @@ const (
 	DryRunExempt
 )
 
-// policy is what a tool declared, kept so the registry-wide tests can read it.
-type policy struct {
-	mainnet Mainnet
-	dryRun  DryRun
-}
-
 // checkPolicy refuses a declaration that does not fit the request: a request that takes
 // confirmMainnet or dryRun must be under a policy that reads it, and a policy must have what it reads.
 func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string, confirmer, dryRunner bool) error {
