@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 
@@ -154,6 +155,20 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 		a.prior = &next
 	}
 	return nil
+}
+
+// receipts reads the wallet's journal receipts within MINDVAULT_RECEIPT_DAYS.
+func (d *Deps) receipts(ctx context.Context, payer string) ([]ledger.Receipt, error) {
+	j, err := d.journal()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := j.Receipts(ctx, payer)
+	if err != nil {
+		return nil, ledgerFailure(err)
+	}
+	since := time.Now().Add(-d.receiptKeep())
+	return slices.DeleteFunc(rs, func(r ledger.Receipt) bool { return !r.PaidAt.After(since) }), nil
 }
 
 // settledEvent finds an expired payment's transfer that no other receipt of the wallet names.
