@@ -410,10 +410,7 @@ func alreadyPurchasedReceipt(req *BuyInput, meta *mindvault.Meta, r *ledger.Rece
 // answerSettled answers a call whose intent already settled, from the journal: ALREADY_PURCHASED,
 // a keyed call's first result again, or an approval's CONFIRMATION_STALE.
 func answerSettled(req *BuyInput, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
-	r := e.Receipt
-	if r == nil {
-		r = &ledger.Receipt{Resource: meta.ID, Amount: e.Payment.Amount, Payee: e.Payment.Payee, PayeeName: e.Payment.PayeeName, Settlement: "chain"}
-	}
+	r := cmp.Or(e.Receipt, &ledger.Receipt{Resource: meta.ID, Amount: e.Payment.Amount, Payee: e.Payment.Payee, PayeeName: e.Payment.PayeeName, Settlement: "chain"})
 	switch e.Payment.Kind {
 	case "key":
 		var out BuyOutput

@@ -42,10 +42,7 @@ type attempt struct {
 // journal is the store of intents, or the configuration failure that stops every payment.
 func (d *Deps) journal() (ledger.Store, error) {
 	if d.LedgerErr != nil || d.Ledger == nil {
-		cause := d.LedgerErr
-		if cause == nil {
-			cause = errors.New("no ledger is configured")
-		}
+		cause := cmp.Or(d.LedgerErr, errors.New("no ledger is configured"))
 		return nil, failure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
 			Detail: "payments are journaled in the ledger, which is not usable: " + cause.Error() + "; nothing was paid",
 			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table); reads keep working meanwhile."})
