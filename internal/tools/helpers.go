@@ -17,7 +17,7 @@ func deref(s *string) string {
 }
 
 // failure is a failure the endpoint found itself: its detail is also its error's text.
-func failure(f errmap.Facts) error { return &errmap.Error{Err: errors.New(f.Detail), Facts: f} }
+func failure(f errmap.Facts) error { return errmap.Wrap(errors.New(f.Detail), f) }
 
 // refusal is a payment refused before anything was signed or sent.
 func refusal(code, detail, next string) error {

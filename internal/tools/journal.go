@@ -89,7 +89,8 @@ func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Inten
 func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
 	now := time.Now()
 	switch {
-	case e.Fingerprint != a.fp && keyed(a.intent):
+	case e.Fingerprint != a.fp && (a.intent.Kind == "key" || a.intent.Kind == "publish"):
+		// A key names one call: the same key with other arguments is a reuse.
 		return keyReused(a.tool)
 	case e.State == ledger.Settled:
 		a.prior = e
@@ -454,6 +455,3 @@ func alreadySettled(e *ledger.Entry) error {
 	}
 	return errmap.WithDetail(x402.Duplicate(), detail+"; nothing was paid by this call")
 }
-
-// keyed reports an intent named by the caller's idempotencyKey, whose arguments must not change.
-func keyed(in *x402.Intent) bool { return in.Kind == "key" || in.Kind == "publish" }
