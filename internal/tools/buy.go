@@ -322,7 +322,7 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 	if err != nil || !found {
 		return nil, "usdcBalanceAfter is not shown: the wallet could not be read after the payment; check mindvault_wallet_info."
 	}
-	now := usdcUnits(walletState(acct, true, d.Config.USDCIssuer))
+	now := big.NewInt(walletState(acct, true, d.Config.USDCIssuer).USDC.units)
 	selfPaid := res.Requirement != nil && res.Requirement.PayTo == payer
 	if !selfPaid && now.Cmp(new(big.Int).Sub(before, res.Amount)) > 0 {
 		return nil, "usdcBalanceAfter is not shown: Horizon did not yet show this payment when the wallet was read; check mindvault_wallet_info."
