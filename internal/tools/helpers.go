@@ -25,8 +25,8 @@ func refusal(code, detail, next string) error {
 }
 
 // summary is line 1 of a mapped failure and its category as format places them ("%s (%s)",
-// or "%s, %s" inside a parenthesis): enough to act on. With the operation given, line 1 and
-// the category do not depend on the tool or a default source.
+// or "%s, %s" inside a parenthesis): enough to act on. With the operation given, neither the
+// tool nor a default source reaches them (an error with a status names its own source).
 func (c *Call) summary(format string, err error, operation string) string {
 	f := errmap.FromError(err, errmap.Call{Operation: operation, Secrets: c.secretValues()})
 	line, _, _ := strings.Cut(f.Text, "\n")
