@@ -133,9 +133,7 @@ func (t *Tool) Model() *validate.Model { return t.model }
 // generated at build time (definitions_gen.go, `go generate ./internal/tools/`), so a cold
 // start reflects no schemas; the request model is compiled here, so a rule validate cannot
 // check fails when the tools are defined rather than on a call.
-func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
-	return defineAs(d, s, generatedDefinition(s.Name))
-}
+func (s Spec[Req, Out]) Define(d *Deps) *Tool { return defineAs(d, s, generatedDefinition(s.Name)) }
 
 // defineAs is Define with the tools/list entry given: tests define tools that are not generated.
 func defineAs[Req, Out any](d *Deps, s Spec[Req, Out], encoded string) *Tool {
