@@ -312,11 +312,8 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 	case waitingFee:
 		out.VerificationStatus = "planned"
 		fee, err := r.funds(ctx, "nothing was paid")
-		if err != nil {
-			return nil, r.resumeRefused(err, meta.ID)
-		}
-		if fee == nil {
-			return nil, nil // the call asks the user to fund the wallet
+		if err != nil || fee == nil {
+			return nil, r.resumeRefused(err, meta.ID) // fee nil: the call asks the user to fund the wallet
 		}
 		if r.req.DryRun {
 			out.Steps = append(out.Steps, r.plannedFee(fee)...)
