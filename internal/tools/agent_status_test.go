@@ -37,7 +37,7 @@ func TestAgentStatus(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
 			d.API = &readAPI{agent: tc.agent, err: tc.err}
-			checkRead(t, callTool(t, Define(d, agentStatus), `{}`), tc.want)
+			checkRead(t, callTool(t, agentStatus.Define(d), `{}`), tc.want)
 		})
 	}
 }

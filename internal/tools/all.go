@@ -34,18 +34,16 @@ func All(d *Deps) *Registry {
 // allTools defines every tool of this build, each Spec bound to d.
 func allTools(d *Deps) (ts []*Tool) {
 	for _, s := range specs() {
-		ts = append(ts, s.define(d))
+		ts = append(ts, s.Define(d))
 	}
 	return ts
 }
 
 // anySpec is a Spec of any request and output types, as specs lists it.
 type anySpec interface {
-	define(d *Deps) *Tool
+	Define(d *Deps) *Tool
 	guide() (name string, g errmap.Guide)
 }
-
-func (s Spec[Req, Out]) define(d *Deps) *Tool { return Define(d, s) }
 
 // guide is the tool's name and Guide, with the Profile trait its request model implies.
 func (s Spec[Req, Out]) guide() (string, errmap.Guide) {

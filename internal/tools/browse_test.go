@@ -54,9 +54,9 @@ func TestBrowse(t *testing.T) {
 			d, _ := fakeDeps(t)
 			api := &readAPI{page: tc.page, err: tc.err}
 			d.API = api
-			tool := Define(d, browse)
+			tool := browse.Define(d)
 			if tc.search {
-				tool = Define(d, search)
+				tool = search.Define(d)
 			}
 			checkRead(t, callTool(t, tool, tc.args), tc.want)
 			if api.calls.Load() != tc.calls || api.query.Search != tc.sent {

@@ -157,9 +157,6 @@ func exceeded(b budget, reserved, amount int64, resets time.Time) error {
 
 // ledgerFailure refuses a payment when the ledger cannot be read (the budget fails closed).
 func ledgerFailure(err error) error {
-	return &errmap.Error{Err: err, Facts: errmap.Facts{
-		Source: errmap.SourceLedger, Code: errmap.CodeServerError,
-		Detail:           "the spend ledger could not be reached or read, so the daily budget cannot be checked; nothing was paid",
-		ExecutionStarted: false, StateChanged: errmap.StateNo,
-	}}
+	return errmap.Wrap(err, errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeServerError, ExecutionStarted: false, StateChanged: errmap.StateNo,
+		Detail: "the spend ledger could not be reached or read, so the daily budget cannot be checked; nothing was paid"})
 }

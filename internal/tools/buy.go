@@ -180,7 +180,7 @@ var buy = Spec[BuyInput, BuyOutput]{
 			AmountUSDC: soroban.Decimal(new(big.Int)), Settlement: SettlementNone, Network: string(c.Config.Network), Payer: kp.Address(),
 			Payee: meta.PublisherWallet, PayeeName: meta.PublisherName}
 		if hErr != nil {
-			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+c.oneLine(hErr, "Purchase history unreadable")+
+			out.Warnings = append(out.Warnings, "The purchase history could not be read ("+c.summary("%s, %s", hErr, "Purchase history unreadable")+
 				"), so a repeat purchase was not ruled out; check mindvault_purchase_history.")
 		}
 		if rErr != nil {
@@ -322,7 +322,7 @@ func (d *Deps) balanceAfter(ctx context.Context, payer string, before *big.Int, 
 	if err != nil || !found {
 		return nil, "usdcBalanceAfter is not shown: the wallet could not be read after the payment; check mindvault_wallet_info."
 	}
-	now := usdcUnits(walletState(acct, true, d.Config.USDCIssuer))
+	now := big.NewInt(walletState(acct, true, d.Config.USDCIssuer).USDC.units)
 	selfPaid := res.Requirement != nil && res.Requirement.PayTo == payer
 	if !selfPaid && now.Cmp(new(big.Int).Sub(before, res.Amount)) > 0 {
 		return nil, "usdcBalanceAfter is not shown: Horizon did not yet show this payment when the wallet was read; check mindvault_wallet_info."
@@ -375,6 +375,98 @@ func historyAction(req *BuyInput) *errmap.NextAction {
 	args := profileArgs(req.Profile)
 	args["resourceId"] = req.ResourceID
 	return &errmap.NextAction{Tool: "mindvault_purchase_history", Arguments: args}
+}
+
+// What a purchase leaves in the journal, and how a later call of the same intent is answered
+// from it (docs/once.md "The journal").
+
+// lastReceipt is the newest purchase receipt of the resource (by catalog id or the id asked for).
+func lastReceipt(rs []ledger.Receipt, ids ...string) *ledger.Receipt {
+	for i := range rs {
+		if rs[i].Tool == "mindvault_buy" && rs[i].Resource != "" && slices.Contains(ids, rs[i].Resource) {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// asPayment shows a journal receipt as the purchase history's row.
+func asPayment(r *ledger.Receipt) *mindvault.Payment {
+	return &mindvault.Payment{PaymentID: r.PaymentID, ResourceID: r.Resource, Title: r.Title,
+		Amount: mindvault.Decimal(soroban.Decimal(big.NewInt(r.Amount))), Currency: "USDC", TxHash: r.TxHash,
+		PaidAt: r.PaidAt.UTC().Format(time.RFC3339)}
+}
+
+// alreadyPurchasedReceipt is ALREADY_PURCHASED from the journal's receipt, whose link (when
+// the purchase delivered one) is the earlier purchase to use.
+func alreadyPurchasedReceipt(req *BuyInput, meta *mindvault.Meta, r *ledger.Receipt) error {
+	link := ""
+	if r.Delivered != nil {
+		link = r.Delivered.URL
+	}
+	return alreadyPurchased(req, meta, asPayment(r), link)
+}
+
+// answerSettled answers a call whose intent already settled, from the journal: ALREADY_PURCHASED,
+// a keyed call's first result again, or an approval's CONFIRMATION_STALE.
+func answerSettled(req *BuyInput, meta *mindvault.Meta, e *ledger.Entry) (*BuyOutput, error) {
+	r := cmp.Or(e.Receipt, &ledger.Receipt{Resource: meta.ID, Amount: e.Payment.Amount, Payee: e.Payment.Payee, PayeeName: e.Payment.PayeeName, Settlement: "chain"})
+	switch e.Payment.Kind {
+	case "key":
+		var out BuyOutput
+		if len(e.Result) > 0 && json.Unmarshal(e.Result, &out) == nil {
+			replay := "Replay: this idempotencyKey's purchase already settled; this is its first answer, and nothing was paid now."
+			if a := out.Access; a != nil && a.Delivery != DeliveryLink { // a file's bytes are never kept
+				replay += fmt.Sprintf(" The file's bytes are not kept (%d bytes, sha256 %s): they came with the first answer.", a.Size, a.SHA256)
+			}
+			out.Replay, out.Message = true, replay+" "+out.Message
+			return &out, nil
+		}
+		return nil, errmap.WithDetail(alreadyPurchasedReceipt(req, meta, r), "this idempotencyKey's purchase already settled ("+receiptPhrase(r)+"); nothing was paid now")
+	case "approval":
+		detail := "this approval was already carried out: its payment settled (" + receiptPhrase(r) + "); nothing was paid now"
+		return nil, errmap.WithNextAction(approvalUsed(detail,
+			"The approved purchase is done: mindvault_purchase_history lists its receipt; ask the user before buying again."), historyAction(req))
+	}
+	return nil, alreadyPurchasedReceipt(req, meta, r)
+}
+
+// receiptPhrase is a receipt in a few words.
+func receiptPhrase(r *ledger.Receipt) string {
+	parts := []string{soroban.Decimal(big.NewInt(r.Amount)) + " USDC"}
+	if r.Payee != "" {
+		parts[0] += " to " + cmp.Or(r.PayeeName, "the payee") + " (" + r.Payee + ")"
+	}
+	if r.TxHash != "" {
+		parts = append(parts, "transaction "+r.TxHash)
+	}
+	if !r.PaidAt.IsZero() {
+		parts = append(parts, "paid "+r.PaidAt.UTC().Format(time.RFC3339))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// replayable is the result a replay answers: everything but the delivered bytes.
+func (o *BuyOutput) replayable() *BuyOutput {
+	c := *o // blocks, unexported, are not journaled
+	if c.Access != nil {
+		a := *c.Access
+		a.Content = ""
+		c.Access = &a
+	}
+	return &c
+}
+
+// buyReceipt is the journal's receipt of a delivered purchase.
+func buyReceipt(a *attempt, out *BuyOutput) *ledger.Receipt {
+	r := a.receiptFor(out.Settlement, out.Title, out.TxHash, out.ResourceID)
+	if out.Receipt != nil {
+		r.PaymentID = out.Receipt.PaymentID
+	}
+	if acc := out.Access; acc != nil {
+		r.Delivered = &ledger.Delivered{URL: acc.URL, ContentType: acc.ContentType, Size: acc.Size, SHA256: acc.SHA256}
+	}
+	return r
 }
 
 // undelivered is a paid answer with nothing usable.
@@ -613,13 +705,6 @@ func repeatArguments(req *BuyInput) map[string]any {
 		args["confirmMainnet"] = true
 	}
 	return args
-}
-
-// oneLine is line 1 of a mapped failure and its category, for a warning about a skipped check.
-func (c *Call) oneLine(err error, operation string) string {
-	f := errmap.FromError(err, errmap.Call{Operation: operation, Tool: "mindvault_buy", Source: errmap.SourceAPI, Secrets: c.secretValues()})
-	line, _, _ := strings.Cut(f.Text, "\n")
-	return line + ", " + f.Diagnostic.Category
 }
 
 func httpURL(s string) bool {

@@ -45,7 +45,7 @@ func TestBuy(t *testing.T) {
 			}
 			d.Horizon = &fakeHorizon{issuer: d.Config.USDCIssuer, usdc: tc.usdc}
 			d.X402 = payer
-			checkRead(t, callTool(t, Define(d, buy), tc.args), tc.want)
+			checkRead(t, callTool(t, buy.Define(d), tc.args), tc.want)
 			if payer.calls != tc.paid {
 				t.Fatalf("payer saw %d calls, want %d", payer.calls, tc.paid)
 			}

@@ -52,7 +52,7 @@ func TestCheckConsistency(t *testing.T) {
 			if tc.ver != nil {
 				d.API.(*publishAPI).verErr = nil
 			}
-			res := callTool(t, Define(d, checkConsistency), `{"resourceId":"`+tc.id+`"}`)
+			res := callTool(t, checkConsistency.Define(d), `{"resourceId":"`+tc.id+`"}`)
 			if reg.gets != tc.gets {
 				t.Fatalf("contract read %d times, want %d", reg.gets, tc.gets)
 			}

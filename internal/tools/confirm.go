@@ -26,7 +26,6 @@ import (
 type elicitation struct {
 	settings *confirm.Settings
 	binding  confirm.Binding
-	form     bool // the client renders forms: a confirmation point's question is asked
 	url      bool // the client opens URLs and a funding page is configured: a wallet short of USDC becomes a question
 }
 
@@ -79,8 +78,8 @@ func beginConfirmation(ctx context.Context, call *Call, tool, operation string, 
 	if d, ok := req.(requests.DryRunner); (ok && d.DryRunRequested()) || !k.CanAsk() {
 		return nil
 	}
-	call.elicit = &elicitation{settings: k, binding: b, form: rt.FormElicitation, url: rt.URLElicitation && cfg.FundingURL != "" && !funded}
-	if call.elicit.form {
+	call.elicit = &elicitation{settings: k, binding: b, url: rt.URLElicitation && cfg.FundingURL != "" && !funded}
+	if rt.FormElicitation { // the client renders forms: a confirmation point's question is asked
 		call.confirmation = confirm.Asking(k.Mode(), cfg.Network == config.Mainnet)
 	}
 	return nil

@@ -60,7 +60,7 @@ type Spec[Req, Out any] struct {
 // NoInput is the request of a tool that takes no arguments.
 type NoInput struct{}
 
-// Kind is what a tool reads and what it may change (kinds.go).
+// Kind is what a tool reads and what it may change (lookup, introspection, action, paying).
 type Kind struct {
 	// Source is the default failure source when a handler error carries none.
 	Source errmap.Source
@@ -71,23 +71,44 @@ type Kind struct {
 	Scope string
 }
 
+// lookup reads source (and maybe other services) and changes nothing.
+func lookup(source errmap.Source) Kind {
+	return Kind{Source: source, Hints: Hints{ReadOnly: true, Idempotent: true, OpenWorld: true}, Scope: auth.ScopeRead}
+}
+
+// introspection reads only the endpoint's own configuration or credential store.
+func introspection(source errmap.Source) Kind {
+	return Kind{Source: source, Hints: Hints{ReadOnly: true, Idempotent: true}, Scope: auth.ScopeRead}
+}
+
+// action changes state through source; on mainnet it needs the confirmation.
+func action(source errmap.Source) Kind {
+	return Kind{Source: source, Hints: Hints{OpenWorld: true}, Mainnet: ConfirmRequired, Scope: auth.ScopeWrite}
+}
+
+// paying is an action that pays USDC (annotations cannot say so): it needs the spend scope.
+func paying(source errmap.Source) Kind {
+	k := action(source)
+	k.Scope = auth.ScopeSpend
+	return k
+}
+
 // Tool is one registered tool.
 type Tool struct {
 	def       Definition      // without the schemas, which only encoded carries
 	encoded   json.RawMessage // the tools/list entry, generated at build time
 	args      []string
 	model     *validate.Model
-	policy    policy
-	scope     string
+	kind      Kind   // its source, mainnet policy and scope
+	dryRun    DryRun // what a dry run does to the mainnet policy
 	toolset   string
 	operation string
-	source    errmap.Source
 	config    *config.Config
 	call      func(ctx context.Context, args json.RawMessage) mcp.ToolResult
 }
 
 // Scope is the OAuth scope a call of the tool needs.
-func (t *Tool) Scope() string { return t.scope }
+func (t *Tool) Scope() string { return t.kind.Scope }
 
 // Toolset is the toolset the tool belongs to.
 func (t *Tool) Toolset() string { return t.toolset }
@@ -112,9 +133,7 @@ func (t *Tool) Model() *validate.Model { return t.model }
 // generated at build time (definitions_gen.go, `go generate ./internal/tools/`), so a cold
 // start reflects no schemas; the request model is compiled here, so a rule validate cannot
 // check fails when the tools are defined rather than on a call.
-func Define[Req, Out any](d *Deps, s Spec[Req, Out]) *Tool {
-	return defineAs(d, s, generatedDefinition(s.Name))
-}
+func (s Spec[Req, Out]) Define(d *Deps) *Tool { return defineAs(d, s, generatedDefinition(s.Name)) }
 
 // defineAs is Define with the tools/list entry given: tests define tools that are not generated.
 func defineAs[Req, Out any](d *Deps, s Spec[Req, Out], encoded string) *Tool {
@@ -124,8 +143,7 @@ func defineAs[Req, Out any](d *Deps, s Spec[Req, Out], encoded string) *Tool {
 		def: Definition{Name: s.Name, Title: s.Title, Description: strings.Join(strings.Fields(s.Description), " "),
 			Annotations: s.Hints},
 		encoded: json.RawMessage(encoded), model: model, args: model.Names(),
-		operation: s.Operation, source: s.Source, policy: policy{mainnet: s.Mainnet, dryRun: s.DryRun},
-		scope: s.Scope, toolset: s.Toolset, config: d.Config,
+		operation: s.Operation, kind: s.Kind, dryRun: s.DryRun, toolset: s.Toolset, config: d.Config,
 	}, new(Req))
 	run := s.Run
 	t.call = func(ctx context.Context, raw json.RawMessage) mcp.ToolResult {
@@ -134,8 +152,8 @@ func defineAs[Req, Out any](d *Deps, s Spec[Req, Out], encoded string) *Tool {
 			return errorResult(errmap.Validation(t.def.Name, issues, t.args, corrected(t.def.Name, raw, issues, t.args, validates[Req])))
 		}
 		return t.invoke(ctx, d, req, func(call *Call) (any, error) {
-			if t.policy.mainnet == ConfirmRequired {
-				if err := mainnetConfirmation(call.confirmation, t.config, t.policy.dryRun, req); err != nil {
+			if t.kind.Mainnet == ConfirmRequired {
+				if err := mainnetConfirmation(call.confirmation, t.config, t.dryRun, req); err != nil {
 					return nil, err
 				}
 			}
@@ -151,14 +169,14 @@ func define(t *Tool, req any) *Tool {
 	t.def.Annotations.Title = t.def.Title
 	_, confirmer := req.(requests.MainnetConfirmer)
 	_, dryRunner := req.(requests.DryRunner)
-	if _, acting := req.(requests.Acting); !acting && t.policy.mainnet == ConfirmRequired && slices.Contains(t.args, "profile") {
+	if _, acting := req.(requests.Acting); !acting && t.kind.Mainnet == ConfirmRequired && slices.Contains(t.args, "profile") {
 		// A confirmation would bind the default profile while the call acts for another.
 		panic("tool " + name + ": its request takes a profile but does not implement requests.Acting")
 	}
 	if len(t.encoded) == 0 {
 		panic(fmt.Sprintf("tool %s has no generated definition: run go generate ./internal/tools/", name))
 	}
-	if err := checkPolicy(t.policy.mainnet, t.policy.dryRun, t.config, t.args, confirmer, dryRunner); err != nil {
+	if err := checkPolicy(t.kind.Mainnet, t.dryRun, t.config, t.args, confirmer, dryRunner); err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))
 	}
 	if !slices.Contains(config.Toolsets, t.toolset) {
@@ -171,7 +189,7 @@ func define(t *Tool, req any) *Tool {
 func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (any, error)) mcp.ToolResult {
 	call := &Call{Deps: d, caller: auth.Caller(ctx)}
 	name := t.def.Name
-	if t.policy.mainnet == ConfirmRequired {
+	if t.kind.Mainnet == ConfirmRequired {
 		if stop := beginConfirmation(ctx, call, name, t.operation, req); stop != nil {
 			return *stop
 		}
@@ -185,7 +203,7 @@ func (t *Tool) invoke(ctx context.Context, d *Deps, req any, run func(*Call) (an
 			err = readStarted(err)
 		}
 		return errorResult(errmap.FromError(err, errmap.Call{Guides: Guides(),
-			Operation: t.operation, Tool: name, Source: t.source, Secrets: call.secretValues(),
+			Operation: t.operation, Tool: name, Source: t.kind.Source, Secrets: call.secretValues(),
 			// The caller went away (not a deadline): CANCELLED, never a TIMEOUT.
 			Cancelled: errors.Is(ctx.Err(), context.Canceled),
 		}))

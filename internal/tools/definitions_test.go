@@ -151,7 +151,7 @@ func TestDefineNeedsAGeneratedDefinition(t *testing.T) {
 			t.Fatalf("panic %v, want one saying to run go generate", r)
 		}
 	}()
-	Define(&Deps{}, Spec[struct{}, struct{}]{Name: "mindvault_not_generated"})
+	Spec[struct{}, struct{}]{Name: "mindvault_not_generated"}.Define(&Deps{})
 }
 
 // TestEncodedDefinitionsAreWhatEncodingJSONWrites: the joined definitions the protocol layer

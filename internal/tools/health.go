@@ -65,7 +65,7 @@ var health = Spec[NoInput, HealthOutput]{
 		checks := make([]HealthCheck, len(probes), len(probes)+1)
 		fns := make([]func(), len(probes))
 		for i, p := range probes {
-			fns[i] = func() { checks[i] = timed(ctx, p.name, p.fn) }
+			fns[i] = func() { checks[i] = c.timed(ctx, p.name, p.fn) }
 		}
 		parallel(fns...)
 		checks = append(checks, configCheck(c.Config, c.LedgerErr))
@@ -212,7 +212,7 @@ type problem string
 func (p problem) Error() string { return string(p) }
 
 // timed runs one check; a failure becomes the mapped one-line summary, never an error.
-func timed(ctx context.Context, name string, fn func(context.Context) (string, error)) HealthCheck {
+func (c *Call) timed(ctx context.Context, name string, fn func(context.Context) (string, error)) HealthCheck {
 	start := time.Now()
 	detail, err := fn(ctx)
 	hc := HealthCheck{Name: name, OK: err == nil, LatencyMs: time.Since(start).Milliseconds(), Detail: detail}
@@ -221,7 +221,7 @@ func timed(ctx context.Context, name string, fn func(context.Context) (string, e
 	case errors.As(err, &p):
 		hc.Detail = string(p)
 	case err != nil:
-		hc.Detail = summary(err, name)
+		hc.Detail = c.summary("%s (%s)", err, name+" failed")
 	}
 	return hc
 }

@@ -38,7 +38,7 @@ func TestHealth(t *testing.T) {
 			reg := &fakeRegistry{}
 			tc.break_(api, hz, rp, reg)
 			d.API, d.Horizon, d.RPC, d.Registry = api, hz, rp, reg
-			res := callTool(t, Define(d, health), `{}`)
+			res := callTool(t, health.Define(d), `{}`)
 			if res.IsError {
 				t.Fatalf("failed: %+v", res.Content)
 			}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -16,18 +17,20 @@ func deref(s *string) string {
 }
 
 // failure is a failure the endpoint found itself: its detail is also its error's text.
-func failure(f errmap.Facts) error { return &errmap.Error{Err: errors.New(f.Detail), Facts: f} }
+func failure(f errmap.Facts) error { return errmap.Wrap(errors.New(f.Detail), f) }
 
 // refusal is a payment refused before anything was signed or sent.
 func refusal(code, detail, next string) error {
 	return failure(errmap.Facts{Source: errmap.SourceX402, Code: code, Detail: detail, Next: next, ExecutionStarted: false})
 }
 
-// summary is the first line of a mapped failure plus its category: enough to act on.
-func summary(err error, name string) string {
-	f := errmap.FromError(err, errmap.Call{Operation: name + " failed", Tool: "mindvault_health"})
+// summary is line 1 of a mapped failure and its category as format places them ("%s (%s)",
+// or "%s, %s" inside a parenthesis): enough to act on. With the operation given, neither the
+// tool nor a default source reaches them (an error with a status names its own source).
+func (c *Call) summary(format string, err error, operation string) string {
+	f := errmap.FromError(err, errmap.Call{Operation: operation, Secrets: c.secretValues()})
 	line, _, _ := strings.Cut(f.Text, "\n")
-	return line + " (" + string(f.Diagnostic.Category) + ")"
+	return fmt.Sprintf(format, line, f.Diagnostic.Category)
 }
 
 // parallel runs independent downstream calls at once and waits for all of them.

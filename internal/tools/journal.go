@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 
@@ -41,10 +42,7 @@ type attempt struct {
 // journal is the store of intents, or the configuration failure that stops every payment.
 func (d *Deps) journal() (ledger.Store, error) {
 	if d.LedgerErr != nil || d.Ledger == nil {
-		cause := d.LedgerErr
-		if cause == nil {
-			cause = errors.New("no ledger is configured")
-		}
+		cause := cmp.Or(d.LedgerErr, errors.New("no ledger is configured"))
 		return nil, failure(errmap.Facts{Source: errmap.SourceLedger, Code: errmap.CodeInternalError, Needs: errmap.NeedsOperator,
 			Detail: "payments are journaled in the ledger, which is not usable: " + cause.Error() + "; nothing was paid",
 			Next:   "Ask the operator to set MINDVAULT_LEDGER=dynamodb:<table> (the deployment's ledger table); reads keep working meanwhile."})
@@ -91,7 +89,8 @@ func (d *Call) begin(ctx context.Context, tool, payer string, intent *x402.Inten
 func (a *attempt) judge(ctx context.Context, e *ledger.Entry) error {
 	now := time.Now()
 	switch {
-	case e.Fingerprint != a.fp && keyed(a.intent):
+	case e.Fingerprint != a.fp && (a.intent.Kind == "key" || a.intent.Kind == "publish"):
+		// A key names one call: the same key with other arguments is a reuse.
 		return keyReused(a.tool)
 	case e.State == ledger.Settled:
 		a.prior = e
@@ -113,7 +112,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	}
 	verdict, err := a.d.chain(ctx, e.Payment.Envelope, e.Payment.ExpirationLedger)
 	if err != nil {
-		return undecided(e, "Stellar RPC could not be asked ("+a.d.oneLine(err, "Chain check failed")+")")
+		return undecided(e, "Stellar RPC could not be asked ("+a.d.summary("%s, %s", err, "Chain check failed")+")")
 	}
 	prev := e.Attempt
 	next := *e
@@ -124,7 +123,7 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 	case x402.Expired:
 		// The nonce entry went with the signature: the transfer events decide instead.
 		if hash, settled, err = a.d.settledEvent(ctx, e); err != nil {
-			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+a.d.oneLine(err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
+			return errmap.With(undecided(e, "its signature expired, and Stellar RPC could not show whether it settled ("+a.d.summary("%s, %s", err, "Chain history unreadable")+")"), func(f *errmap.Facts) {
 				f.Needs, f.RetryAfter = errmap.NeedsOperator, nil
 				f.Next = "Do not pay again for this intent: check the wallet's USDC history for a payment of " +
 					soroban.Decimal(big.NewInt(e.Payment.Amount)) + " USDC to " + e.Payment.Payee + "; ask the operator if it is not there."
@@ -154,6 +153,20 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 		a.prior = &next
 	}
 	return nil
+}
+
+// receipts reads the wallet's journal receipts within MINDVAULT_RECEIPT_DAYS.
+func (d *Deps) receipts(ctx context.Context, payer string) ([]ledger.Receipt, error) {
+	j, err := d.journal()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := j.Receipts(ctx, payer)
+	if err != nil {
+		return nil, ledgerFailure(err)
+	}
+	since := time.Now().Add(-d.receiptKeep())
+	return slices.DeleteFunc(rs, func(r ledger.Receipt) bool { return !r.PaidAt.After(since) }), nil
 }
 
 // settledEvent finds an expired payment's transfer that no other receipt of the wallet names.
@@ -442,6 +455,3 @@ func alreadySettled(e *ledger.Entry) error {
 	}
 	return errmap.WithDetail(x402.Duplicate(), detail+"; nothing was paid by this call")
 }
-
-// keyed reports an intent named by the caller's idempotencyKey, whose arguments must not change.
-func keyed(in *x402.Intent) bool { return in.Kind == "key" || in.Kind == "publish" }

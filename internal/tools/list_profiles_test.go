@@ -43,7 +43,7 @@ func TestListProfiles(t *testing.T) {
 			d, _ := fakeDeps(t)
 			d.Store = &profileStore{profiles: profiles, names: tc.names, listErr: tc.listErr}
 			ctx := auth.WithAllowed(context.Background(), tc.only, tc.only == nil, tc.only != nil)
-			res := Define(d, listProfiles).call(ctx, json.RawMessage(`{}`))
+			res := listProfiles.Define(d).call(ctx, json.RawMessage(`{}`))
 			checkRead(t, res, tc.want)
 			if b, _ := json.Marshal(res); strings.Contains(string(b), alice.Seed()) || strings.Contains(string(b), "mv-alice-api-key") {
 				t.Fatalf("a secret leaked: %s", b)

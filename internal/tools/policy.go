@@ -38,12 +38,6 @@ const (
 	DryRunExempt
 )
 
-// policy is what a tool declared, kept so the registry-wide tests can read it.
-type policy struct {
-	mainnet Mainnet
-	dryRun  DryRun
-}
-
 // checkPolicy refuses a declaration that does not fit the request: a request that takes
 // confirmMainnet or dryRun must be under a policy that reads it, and a policy must have what it reads.
 func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string, confirmer, dryRunner bool) error {
@@ -65,17 +59,11 @@ func checkPolicy(mainnet Mainnet, dry DryRun, cfg *config.Config, args []string,
 	return nil
 }
 
-// mainnetConfirmation is the ConfirmRequired policy, reading the configuration at call time.
+// mainnetConfirmation is the ConfirmRequired policy, reading the configuration at call time: it
+// refuses a state-changing call on mainnet without confirmation.
 func mainnetConfirmation(g *confirm.Confirmation, c *config.Config, dry DryRun, req any) error {
-	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() || g.StandsInForMainnet() {
-		return nil
-	}
-	return mainnetUnconfirmed(c, req.(requests.MainnetConfirmer).MainnetConfirmed())
-}
-
-// mainnetUnconfirmed is the refusal of a state-changing call on mainnet without confirmation.
-func mainnetUnconfirmed(c *config.Config, confirmed bool) error {
-	if c.Network != config.Mainnet || c.AllowMainnet || confirmed {
+	if dry == DryRunExempt && req.(requests.DryRunner).DryRunRequested() || g.StandsInForMainnet() ||
+		c.Network != config.Mainnet || c.AllowMainnet || req.(requests.MainnetConfirmer).MainnetConfirmed() {
 		return nil
 	}
 	return failure(errmap.Facts{Source: errmap.SourceRequest, Code: errmap.CodeMainnetNotConfirmed,

@@ -20,17 +20,17 @@ func TestDeclaredPolicies(t *testing.T) {
 	d := &Deps{Config: testConfig(t, nil)}
 	writes := 0
 	for _, tool := range All(d).Tools() {
-		def, p := tool.Definition(), tool.policy
+		def, p, dry := tool.Definition(), tool.kind.Mainnet, tool.dryRun
 		t.Run(def.Name, func(t *testing.T) {
 			if def.Annotations.ReadOnly {
-				if p != (policy{}) {
-					t.Errorf("a read-only tool declares a policy: %+v", p)
+				if p != NoMainnetPolicy || dry != NoDryRun {
+					t.Errorf("a read-only tool declares a policy: %v, %v", p, dry)
 				}
 				return
 			}
 			writes++
-			if p.mainnet != ConfirmRequired {
-				t.Errorf("a state-changing tool must declare ConfirmRequired: %+v", p)
+			if p != ConfirmRequired {
+				t.Errorf("a state-changing tool must declare ConfirmRequired: %v", p)
 			}
 		})
 	}

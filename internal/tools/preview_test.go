@@ -36,7 +36,7 @@ func TestPreview(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
 			d.API = &readAPI{meta: tc.meta, err: tc.err}
-			checkRead(t, callTool(t, Define(d, preview), tc.args), tc.want)
+			checkRead(t, callTool(t, preview.Define(d), tc.args), tc.want)
 		})
 	}
 }

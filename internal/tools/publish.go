@@ -312,11 +312,8 @@ func (r *publishRun) resume(ctx context.Context, id string) (*PublishOutput, err
 	case waitingFee:
 		out.VerificationStatus = "planned"
 		fee, err := r.funds(ctx, "nothing was paid")
-		if err != nil {
-			return nil, r.resumeRefused(err, meta.ID)
-		}
-		if fee == nil {
-			return nil, nil // the call asks the user to fund the wallet
+		if err != nil || fee == nil {
+			return nil, r.resumeRefused(err, meta.ID) // fee nil: the call asks the user to fund the wallet
 		}
 		if r.req.DryRun {
 			out.Steps = append(out.Steps, r.plannedFee(fee)...)
@@ -535,7 +532,7 @@ func (r *publishRun) register(ctx context.Context, id string, ask bool) (*Publis
 	}
 	if err != nil {
 		out.OnchainStatus = "failed"
-		out.Steps = append(out.Steps, Step{Name: "register", Status: "failed", Detail: summary(err, "On-chain registration")})
+		out.Steps = append(out.Steps, Step{Name: "register", Status: "failed", Detail: r.c.summary("%s (%s)", err, "On-chain registration failed")})
 		out.NextAction = &ResumeCall{Tool: "mindvault_publish", Arguments: ResumeArgs{ResourceID: id, Profile: deref(r.req.Profile)}}
 		out.Message = "Verified (listed and purchasable); on-chain registration failed: finish it with mindvault_publish and resourceId " + id +
 			" (it registers only, nothing is paid), or with mindvault_register_onchain."

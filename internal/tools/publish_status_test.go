@@ -39,7 +39,7 @@ func TestPublishStatus(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d, _ := fakeDeps(t)
 			d.API = &readAPI{meta: tc.meta, ver: tc.ver, err: tc.err, verErr: tc.verErr}
-			checkRead(t, callTool(t, Define(d, publishStatus), `{"resourceId":"guide"}`), tc.want)
+			checkRead(t, callTool(t, publishStatus.Define(d), `{"resourceId":"guide"}`), tc.want)
 		})
 	}
 }

@@ -56,7 +56,7 @@ func TestPublishRefusesBeforeCreating(t *testing.T) {
 			payer := &fakePayer{}
 			d := &Deps{Config: cfg, Store: store, API: api, X402: payer, Ledger: ledger.NewMemory(),
 				Horizon: &fakeHorizon{issuer: cfg.USDCIssuer, usdc: tc.usdc}}
-			res := callTool(t, Define(d, publish), tc.args)
+			res := callTool(t, publish.Define(d), tc.args)
 			if api.creates != tc.creates || payer.calls != 0 {
 				t.Fatalf("API saw %d creates (want %d), payer %d calls (want 0)", api.creates, tc.creates, payer.calls)
 			}
@@ -111,7 +111,7 @@ func TestPublish(t *testing.T) {
 				prep: preparedTx(t, d.Config.RegistryContract, d.Config.Passphrase, kp.Address(), "guide", "2")}
 			payer := &fakePayer{}
 			d.API, d.X402, d.Horizon = api, payer, &fakeHorizon{issuer: d.Config.USDCIssuer, usdc: "100"}
-			res := callTool(t, Define(d, publish), tc.args)
+			res := callTool(t, publish.Define(d), tc.args)
 			if api.creates != 0 || payer.calls != 0 || api.preps != tc.preps || api.submit != tc.submits {
 				t.Fatalf("API saw %d creates, %d prepares, %d submissions (want 0, %d, %d); payer %d calls",
 					api.creates, api.preps, api.submit, tc.preps, tc.submits, payer.calls)

@@ -104,10 +104,10 @@ var purchaseHistory = Spec[PurchaseHistoryInput, PurchaseHistoryOutput]{
 			}
 		}
 		if rErr != nil {
-			out.Message = "This endpoint's payment journal could not be read (" + c.oneLine(rErr, "Journal unreadable") + "); only the MindVault API's records are listed. "
+			out.Message = "This endpoint's payment journal could not be read (" + c.summary("%s, %s", rErr, "Journal unreadable") + "); only the MindVault API's records are listed. "
 		}
 		if hErr != nil {
-			out.Message = "The MindVault API's records could not be read (" + c.oneLine(hErr, "Purchase history unreadable") + "); only this endpoint's own receipts are listed. "
+			out.Message = "The MindVault API's records could not be read (" + c.summary("%s, %s", hErr, "Purchase history unreadable") + "); only this endpoint's own receipts are listed. "
 		}
 		out.Count = len(out.Purchases)
 		switch {

@@ -42,7 +42,7 @@ func TestPurchaseHistory(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d, kp := fakeDeps(t)
 			d.API = &readAPI{payments: tc.payments, err: tc.err}
-			out := checkRead(t, callTool(t, Define(d, purchaseHistory), tc.args), tc.want)
+			out := checkRead(t, callTool(t, purchaseHistory.Define(d), tc.args), tc.want)
 			if out != nil && out["address"] != kp.Address() {
 				t.Fatalf("address %v, want the profile's %s", out["address"], kp.Address())
 			}

@@ -44,7 +44,7 @@ func TestRegisterOnchain(t *testing.T) {
 				prep:    preparedTx(t, d.Config.RegistryContract, d.Config.Passphrase, kp.Address(), "guide", "2"),
 				prepErr: tc.prepErr, submitErr: tc.subErr, ver: tc.ver}
 			d.API, d.Horizon = api, &signerHorizon{found: true}
-			res := callTool(t, Define(d, registerOnchain), `{"resourceId":"guide"}`)
+			res := callTool(t, registerOnchain.Define(d), `{"resourceId":"guide"}`)
 			if api.preps != tc.preps || api.submit != tc.submits {
 				t.Fatalf("API saw %d prepares and %d submissions, want %d and %d", api.preps, api.submit, tc.preps, tc.submits)
 			}

@@ -46,7 +46,7 @@ func TestRegister(t *testing.T) {
 			}
 			api := &publishAPI{pub: &mindvault.Publisher{ID: "pub1", APIKey: key}, regErr: tc.regErr}
 			d.API = api
-			res := callTool(t, Define(d, register), `{"name":"Ada","email":"ada@example.com"`+tc.args+`}`)
+			res := callTool(t, register.Define(d), `{"name":"Ada","email":"ada@example.com"`+tc.args+`}`)
 			if api.registers != tc.registers {
 				t.Fatalf("API saw %d registrations, want %d", api.registers, tc.registers)
 			}

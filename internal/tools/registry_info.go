@@ -52,7 +52,7 @@ var registryInfo = Spec[NoInput, RegistryInfoOutput]{
 		}
 		info, err := c.Registry.Info(ctx)
 		if err != nil {
-			out.LiveError = summary(err, "registry_info")
+			out.LiveError = c.summary("%s (%s)", err, "registry_info failed")
 			return out, nil
 		}
 		out.Live = &LiveInfo{Name: info.Name, Version: info.Version, ResourceSchemaVersion: info.ResourceSchemaVersion}

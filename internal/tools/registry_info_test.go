@@ -31,7 +31,7 @@ func TestRegistryInfo(t *testing.T) {
 			reg := &contractRegistry{info: &registry.Info{Name: "vault-registry", Version: "1.2"}, infoErr: tc.infoErr}
 			d.Registry = reg
 			var out RegistryInfoOutput
-			decodeOut(t, callTool(t, Define(d, registryInfo), `{}`), &out)
+			decodeOut(t, callTool(t, registryInfo.Define(d), `{}`), &out)
 			if reg.infos != tc.infos {
 				t.Fatalf("registry_info read %d times, want %d", reg.infos, tc.infos)
 			}

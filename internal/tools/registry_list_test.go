@@ -37,7 +37,7 @@ func TestRegistryList(t *testing.T) {
 			d, _ := fakeDeps(t)
 			reg := &contractRegistry{list: tc.list, listErr: tc.listErr}
 			d.Registry = reg
-			res := callTool(t, Define(d, registryList), tc.args)
+			res := callTool(t, registryList.Define(d), tc.args)
 			if tc.fail != nil {
 				tc.fail.check(t, res)
 				return

@@ -35,7 +35,7 @@ func TestRegistryLookup(t *testing.T) {
 			d, _ := fakeDeps(t)
 			reg := &contractRegistry{cur: tc.cur, getErr: tc.getErr}
 			d.Registry = reg
-			res := callTool(t, Define(d, registryLookup), `{"resourceId":"`+tc.id+`"}`)
+			res := callTool(t, registryLookup.Define(d), `{"resourceId":"`+tc.id+`"}`)
 			if reg.gets != tc.gets {
 				t.Fatalf("contract read %d times, want %d", reg.gets, tc.gets)
 			}

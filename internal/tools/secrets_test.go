@@ -92,7 +92,7 @@ func TestProductAdviceSurvives(t *testing.T) {
 		credentials.NotAllowed("alice"),
 		credentials.Missing(env, "alice", "publisher API key (run mindvault_register first)"),
 		credentials.Exists(env, "alice"),
-		mainnetUnconfirmed(mainnet, false),
+		mainnetConfirmation(nil, mainnet, NoDryRun, &confirmable{}),
 		walletFailure(errmap.SourceHorizon, errmap.CodeAccountMissing, "account GABC was created and its key is stored in profile \"alice\", but Horizon could not confirm it",
 			"The wallet exists in profile \"alice\": check it with mindvault_wallet_info in a few seconds, and do not run mindvault_setup_wallet again."),
 	}

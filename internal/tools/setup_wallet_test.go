@@ -76,7 +76,7 @@ func TestSetupWallet(t *testing.T) {
 			profile := cmp.Or(tc.profile, d.Config.DefaultProfile)
 			sp := &sponsorFake{err: tc.sponsorErr, other: tc.other}
 			d.Sponsor, d.Horizon = sp, &signerHorizon{signers: tc.signers, found: !tc.notFound}
-			res := callTool(t, Define(d, setupWallet), `{"profile":"`+profile+`"}`)
+			res := callTool(t, setupWallet.Define(d), `{"profile":"`+profile+`"}`)
 			if sp.calls != tc.calls {
 				t.Fatalf("service asked %d times, want %d", sp.calls, tc.calls)
 			}

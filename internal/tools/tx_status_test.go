@@ -45,7 +45,7 @@ func TestTxStatus(t *testing.T) {
 			d, _ := fakeDeps(t)
 			chain := &txRPC{tx: tc.tx, err: tc.err}
 			d.RPC = chain
-			checkRead(t, callTool(t, Define(d, txStatus), tc.args), tc.want)
+			checkRead(t, callTool(t, txStatus.Define(d), tc.args), tc.want)
 			if chain.calls.Load() != tc.calls {
 				t.Fatalf("RPC saw %d calls, want %d", chain.calls.Load(), tc.calls)
 			}

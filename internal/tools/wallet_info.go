@@ -30,6 +30,7 @@ type USDCBalance struct {
 	Balance string `json:"balance"`
 	Issuer  string `json:"issuer"`
 	Status  string `json:"status" jsonschema:"enum=missing,enum=no_trustline,enum=zero,enum=funded"`
+	units   int64  // Balance in 7-decimal units, for the payment checks
 }
 
 // WalletInfoOutput is the result of mindvault_wallet_info.
@@ -102,10 +103,10 @@ func walletState(acct *horizon.Account, found bool, issuer string) *WalletInfoOu
 			native, _ = amount.ParseInt64(b.Balance)
 			out.XLM.Balance = amount.StringFromInt64(native)
 		case b.Asset.Code == "USDC" && b.Asset.Issuer == issuer:
-			v, _ := amount.ParseInt64(b.Balance)
-			out.USDC.Balance = amount.StringFromInt64(v)
+			out.USDC.units, _ = amount.ParseInt64(b.Balance)
+			out.USDC.Balance = amount.StringFromInt64(out.USDC.units)
 			out.USDC.Status = "funded"
-			if v == 0 {
+			if out.USDC.units == 0 {
 				out.USDC.Status = "zero"
 			}
 		}
@@ -133,7 +134,7 @@ func (d *Deps) usdcFor(acct *horizon.Account, found bool, price *big.Int) (*big.
 	if state.USDC.Status == "no_trustline" {
 		return nil, refusal(errmap.CodeTrustlineMissing, "the paying wallet has no USDC trustline for issuer "+d.Config.USDCIssuer, "")
 	}
-	bal := usdcUnits(state)
+	bal := big.NewInt(state.USDC.units)
 	if bal.Cmp(price) < 0 {
 		short := new(big.Int).Sub(price, bal)
 		err := refusal(errmap.CodeInsufficientUSDC, fmt.Sprintf("the wallet holds %s USDC, %s short of the price %s",
@@ -151,9 +152,3 @@ type unfunded struct {
 }
 
 func (u *unfunded) Unwrap() error { return u.error }
-
-// usdcUnits is a wallet state's USDC balance in 7-decimal units.
-func usdcUnits(state *WalletInfoOutput) *big.Int {
-	units, _ := amount.ParseInt64(state.USDC.Balance)
-	return big.NewInt(units)
-}

@@ -48,7 +48,7 @@ func TestWalletInfo(t *testing.T) {
 			}
 			hz := &accountHorizon{acct: acct, found: tc.found, err: tc.err}
 			d.Horizon = hz
-			checkRead(t, callTool(t, Define(d, walletInfo), tc.args), tc.want)
+			checkRead(t, callTool(t, walletInfo.Define(d), tc.args), tc.want)
 			if hz.calls.Load() != tc.calls {
 				t.Fatalf("Horizon saw %d calls, want %d", hz.calls.Load(), tc.calls)
 			}
