@@ -293,7 +293,7 @@ func TestVerifyAcceptsTheProductPaymentAndRejectsTampering(t *testing.T) {
 	}
 }
 
-// The product's paying client (pay.go) buys a link end to end.
+// The product's paying client (internal/clients/x402) buys a link end to end.
 func TestBuyLinkWithTheProductClient(t *testing.T) {
 	sb, _ := start(t, "")
 	creator, _ := sb.Account("creator")
