@@ -117,18 +117,11 @@ func (c *Client) Info(ctx context.Context) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, ok := decodeInfo(v)
-	if !ok {
+	info := &Info{} // read by key, tolerating missing and unknown keys
+	if !soroban.Fields(v, info.set) {
 		return nil, c.malformed("registry_info did not return a Map")
 	}
 	return info, nil
-}
-
-// decodeInfo reads registry_info's map by key, tolerating missing and unknown keys; ok is false
-// when v is not a Map.
-func decodeInfo(v xdr.ScVal) (info *Info, ok bool) {
-	info = &Info{}
-	return info, soroban.Fields(v, info.set)
 }
 
 // decodeResource reads a Resource map by key, tolerating missing and unknown keys; only

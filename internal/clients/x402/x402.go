@@ -364,11 +364,9 @@ func (c *Client) Offer(ctx context.Context, req transport.Request, policy Policy
 		req: req, required: pr, chosen: r, amount: amount, intent: policy.Intent}, nil
 }
 
-// Sign signs the offer's payment by kp (call it only once the payment is approved).
+// Sign signs the payment of an offer that is not Free by kp (call it only once the payment is
+// approved).
 func (c *Client) Sign(ctx context.Context, o *Offer, kp *keypair.Full) (*Signed, error) {
-	if o.Free() {
-		return nil, errors.New("x402: a free answer has no payment to sign")
-	}
 	return c.Signer.Sign(ctx, kp, o.required, o.chosen, o.amount, o.intent)
 }
 
