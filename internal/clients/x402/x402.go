@@ -406,7 +406,7 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 		// Not settled by this answer, but the signed authorization stays valid until it
 		// expires. The paywall answers {} with the facilitator's reason in a header.
 		why, stage := refusalReason(resp, out.Settlement)
-		if why == "settle_exact_stellar_transaction_failed" && txHashRE.MatchString(out.Settlement.Transaction) {
+		if why == "settle_exact_stellar_transaction_failed" && out.Settlement != nil && txHashRE.MatchString(out.Settlement.Transaction) {
 			// Submitted but not seen to succeed in time: it may still land; its hash says where.
 			hash := strings.ToLower(out.Settlement.Transaction)
 			return nil, errmap.With(failed, func(f *errmap.Facts) {
