@@ -29,7 +29,12 @@ func ReadError(f errmap.Facts) errmap.Facts {
 				f.RetryAfter = &wait
 			}
 		}
-		switch errorToken(v) {
+		// The machine token is "error" or "code", lower-cased.
+		token := strings.ToLower(v.String("error"))
+		if !tokenRE.MatchString(token) {
+			token = strings.ToLower(v.String("code"))
+		}
+		switch token {
 		case "chain_unavailable":
 			f.Code = errmap.CodeChainUnavailable
 		case "price_mismatch":
@@ -57,16 +62,6 @@ var (
 	// already registered on-chain").
 	alreadyRegistered = lazyre.New(`(?i)already registered on[- ]?chain`)
 )
-
-// errorToken is the machine token of a body ("error" or "code", lower-cased), or "".
-func errorToken(o errmap.JSONObject) string {
-	for _, k := range []string{"error", "code"} {
-		if s := strings.ToLower(o.String(k)); tokenRE.MatchString(s) {
-			return s
-		}
-	}
-	return ""
-}
 
 // objectMessage is error (a string, or the first message of an object or array under it), else
 // the first non-empty string of message, detail, reason, title, else an "errors" array's first one.
