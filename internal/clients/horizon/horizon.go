@@ -135,12 +135,18 @@ func ReadError(f errmap.Facts) errmap.Facts {
 	if !ok {
 		return f
 	}
-	var codes []string
+	var codes []string // the transaction's, a fee bump's inner transaction's, then each operation's
 	if ex, ok := o.Get("extras").(errmap.JSONObject); ok {
 		if rc, ok := ex.Get("result_codes").(errmap.JSONObject); ok {
-			codes = flattenResultCodes(rc)
+			ops, _ := rc.Get("operations").([]any)
+			for _, v := range append([]any{rc.Get("transaction"), rc.Get("inner_transaction")}, ops...) {
+				if s, ok := v.(string); ok {
+					codes = append(codes, s)
+				}
+			}
 		}
 	}
+	codes = errmap.CodeTokens(codes)
 	if len(codes) > 0 {
 		f.Upstream.ResultCodes = codes
 		if code := ResultCode(codes); code != "" {
@@ -154,19 +160,6 @@ func ReadError(f errmap.Facts) errmap.Facts {
 		}
 	}
 	return f
-}
-
-// flattenResultCodes lists a problem's result codes: the transaction's, a fee bump's inner
-// transaction's, then each operation's.
-func flattenResultCodes(rc errmap.JSONObject) []string {
-	ops, _ := rc.Get("operations").([]any)
-	var out []string
-	for _, v := range append([]any{rc.Get("transaction"), rc.Get("inner_transaction")}, ops...) {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return errmap.CodeTokens(out)
 }
 
 // resultCodeClass maps the transaction result codes the taxonomy refines (and their obvious

@@ -1,7 +1,9 @@
 package mindvault
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 
@@ -27,7 +29,12 @@ func ReadError(f errmap.Facts) errmap.Facts {
 				f.RetryAfter = &wait
 			}
 		}
-		switch errorToken(v) {
+		// The machine token is "error" or "code", lower-cased.
+		token := strings.ToLower(v.String("error"))
+		if !tokenRE.MatchString(token) {
+			token = strings.ToLower(v.String("code"))
+		}
+		switch token {
 		case "chain_unavailable":
 			f.Code = errmap.CodeChainUnavailable
 		case "price_mismatch":
@@ -56,43 +63,26 @@ var (
 	alreadyRegistered = lazyre.New(`(?i)already registered on[- ]?chain`)
 )
 
-// errorToken is the machine token of a body ("error" or "code", lower-cased), or "".
-func errorToken(o errmap.JSONObject) string {
-	for _, k := range []string{"error", "code"} {
-		if s := strings.ToLower(o.String(k)); tokenRE.MatchString(s) {
-			return s
-		}
-	}
-	return ""
-}
-
-// objectMessage is the first non-empty string of error, message, detail, reason, title; an
-// object under "error" gives the first message inside it; an "errors" array its first one.
+// objectMessage is error (a string, or the first message of an object or array under it), else
+// the first non-empty string of message, detail, reason, title, else an "errors" array's first one.
 func objectMessage(o errmap.JSONObject) string {
-	for _, k := range []string{"error", "message", "detail", "reason", "title"} {
-		switch v := o.Get(k).(type) {
-		case string:
-			s := strings.TrimSpace(v)
-			if s == "" {
-				continue
-			}
-			if k == "error" {
-				if m := o.String("message"); m != "" && tokenRE.MatchString(s) && strings.Contains(s, "_") {
-					s += ": " + m
-				}
-				// {error, detail}: the detail says why (a 500 of register/prepare names the
-				// SDK's failure there), so it is kept after the message.
-				if d := strings.TrimSpace(o.String("detail")); d != "" && d != s {
-					s += ": " + d
-				}
-			}
+	if s := o.String("error"); s != "" {
+		if m := o.String("message"); m != "" && tokenRE.MatchString(s) && strings.Contains(s, "_") {
+			s += ": " + m
+		}
+		// {error, detail}: the detail says why (a 500 of register/prepare names the SDK's
+		// failure there), so it is kept after the message.
+		if d := o.String("detail"); d != "" && d != s {
+			s += ": " + d
+		}
+		return s
+	}
+	if s := firstMessage(o.Get("error"), "", 0); s != "" {
+		return s
+	}
+	for _, k := range []string{"message", "detail", "reason", "title"} {
+		if s := o.String(k); s != "" {
 			return s
-		case errmap.JSONObject, []any:
-			if k == "error" {
-				if s := firstMessage(v, "", 0); s != "" {
-					return s
-				}
-			}
 		}
 	}
 	if arr, ok := o.Get("errors").([]any); ok {
@@ -111,16 +101,10 @@ func firstMessage(v any, field string, depth int) string {
 	if depth > maxDepth {
 		return ""
 	}
-	prefix := func(s string) string {
-		if field == "" {
-			return s
-		}
-		return field + ": " + s
-	}
 	switch t := v.(type) {
 	case string:
 		if s := strings.TrimSpace(t); s != "" {
-			return prefix(s)
+			return under(field, ": ", s)
 		}
 	case []any:
 		for _, e := range t {
@@ -131,20 +115,13 @@ func firstMessage(v any, field string, depth int) string {
 	case errmap.JSONObject:
 		for _, k := range []string{"message", "detail", "reason", "title"} {
 			if s := t.String(k); s != "" {
-				return prefix(s)
+				return under(field, ": ", s)
 			}
 		}
 		if issues, ok := t.Get("issues").([]any); ok {
 			for _, is := range issues {
-				iss, ok := is.(errmap.JSONObject)
-				if !ok {
-					continue
-				}
-				if s := iss.String("message"); s != "" {
-					if p := issuePath(iss.Get("path")); p != "" {
-						return p + ": " + s
-					}
-					return prefix(s)
+				if iss, ok := is.(errmap.JSONObject); ok && iss.String("message") != "" {
+					return under(cmp.Or(issuePath(iss.Get("path")), field), ": ", iss.String("message"))
 				}
 			}
 		}
@@ -154,21 +131,12 @@ func firstMessage(v any, field string, depth int) string {
 			}
 		}
 		for _, m := range t {
-			switch m.Key {
-			case "issues", "_errors", "formErrors":
-				continue
-			case "fieldErrors":
-				if s := firstMessage(m.Value, field, depth+1); s != "" {
-					return s
-				}
-				continue
-			}
-			if _, ok := m.Value.(string); ok {
+			sub := under(field, ".", m.Key)
+			switch _, text := m.Value.(string); {
+			case m.Key == "fieldErrors":
+				sub = field
+			case m.Key == "issues" || m.Key == "_errors" || m.Key == "formErrors" || text:
 				continue // a bare string beside structured errors is a value, not a message
-			}
-			sub := m.Key
-			if field != "" {
-				sub = field + "." + m.Key
 			}
 			if s := firstMessage(m.Value, sub, depth+1); s != "" {
 				return s
@@ -178,19 +146,22 @@ func firstMessage(v any, field string, depth int) string {
 	return ""
 }
 
+// under joins s to the field it belongs to, if any, with sep.
+func under(field, sep, s string) string {
+	if field == "" {
+		return s
+	}
+	return field + sep + s
+}
+
 // issuePath joins a zod issue's path (["price", 0] is "price.0").
 func issuePath(v any) string {
-	arr, ok := v.([]any)
-	if !ok {
-		return ""
-	}
-	parts := make([]string, 0, len(arr))
+	arr, _ := v.([]any)
+	var parts []string
 	for _, p := range arr {
-		switch t := p.(type) {
-		case string:
-			parts = append(parts, t)
-		case json.Number:
-			parts = append(parts, t.String())
+		switch p.(type) {
+		case string, json.Number:
+			parts = append(parts, fmt.Sprint(p))
 		}
 	}
 	return strings.Join(parts, ".")

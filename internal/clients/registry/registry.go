@@ -117,18 +117,11 @@ func (c *Client) Info(ctx context.Context) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, ok := decodeInfo(v)
-	if !ok {
+	info := &Info{} // read by key, tolerating missing and unknown keys
+	if !soroban.Fields(v, info.set) {
 		return nil, c.malformed("registry_info did not return a Map")
 	}
 	return info, nil
-}
-
-// decodeInfo reads registry_info's map by key, tolerating missing and unknown keys; ok is false
-// when v is not a Map.
-func decodeInfo(v xdr.ScVal) (info *Info, ok bool) {
-	info = &Info{}
-	return info, soroban.Fields(v, info.set)
 }
 
 // decodeResource reads a Resource map by key, tolerating missing and unknown keys; only
@@ -387,7 +380,12 @@ func (c *Client) send(ctx, waitCtx context.Context, env, hash string) error {
 		var res rpc.SendTransactionResponse
 		err := c.RPC.Call(ctx, "sendTransaction", rpc.SendTransactionRequest{Transaction: env}, &res)
 		if err != nil {
-			return unknownOutcome(err, hash)
+			// The envelope may have arrived after transport.MayHaveActed, a 408 or an unreadable
+			// answer; a 4xx or a JSON-RPC error object is the node refusing: nothing was queued.
+			if f, _ := errmap.FactsOf(err); transport.MayHaveActed(err, http.StatusRequestTimeout) || f.Code == errmap.CodeMalformedResponse {
+				return errmap.MarkPending(err, hash)
+			}
+			return err
 		}
 		switch res.Status {
 		case "PENDING", "DUPLICATE":
@@ -446,23 +444,13 @@ func (c *Client) await(ctx, waitCtx context.Context, hash string, wait time.Dura
 	}
 }
 
-// unknownOutcome marks a failed sendTransaction whose envelope may have arrived
-// (transport.MayHaveActed, a 408, an unreadable answer). A 4xx or a JSON-RPC error object is the
-// node refusing: nothing was queued.
-func unknownOutcome(err error, hash string) error {
-	if f, _ := errmap.FactsOf(err); transport.MayHaveActed(err, http.StatusRequestTimeout) || f.Code == errmap.CodeMalformedResponse {
-		return errmap.MarkPending(err, hash)
-	}
-	return err
-}
-
 // rejected maps sendTransaction ERROR: the transaction was refused before it could apply.
 func rejected(resultXDR, hash string) error {
 	f := errmap.Facts{Source: errmap.SourceRPC, ExecutionStarted: true, StateChanged: errmap.StateNo,
 		Detail: "Stellar RPC rejected the transaction", Category: errmap.CategoryServer}
 	var res xdr.TransactionResult
 	if xdr.SafeUnmarshalBase64(resultXDR, &res) == nil {
-		code := resultCodeName(res.Result.Code)
+		code := cmp.Or(resultCodeNames[res.Result.Code], res.Result.Code.String())
 		f = horizon.ResultCodesFacts(f, []string{code})
 		f.Detail = "Stellar RPC rejected the transaction (" + code + ")"
 		f.Category = ""
@@ -495,21 +483,18 @@ func failedTx(tx *rpc.GetTransactionResponse, hash string) error {
 	return errmap.Wrap(errors.New("transaction failed"), f)
 }
 
-// resultCodeName spells a transaction result code as Horizon does (tx_bad_seq).
-func resultCodeName(code xdr.TransactionResultCode) string {
-	names := map[xdr.TransactionResultCode]string{
-		xdr.TransactionResultCodeTxBadSeq:              "tx_bad_seq",
-		xdr.TransactionResultCodeTxBadAuth:             "tx_bad_auth",
-		xdr.TransactionResultCodeTxTooLate:             "tx_too_late",
-		xdr.TransactionResultCodeTxTooEarly:            "tx_too_early",
-		xdr.TransactionResultCodeTxInsufficientBalance: "tx_insufficient_balance",
-		xdr.TransactionResultCodeTxInsufficientFee:     "tx_insufficient_fee",
-		xdr.TransactionResultCodeTxNoAccount:           "tx_no_source_account",
-		xdr.TransactionResultCodeTxFailed:              "tx_failed",
-		xdr.TransactionResultCodeTxMalformed:           "tx_malformed",
-		xdr.TransactionResultCodeTxSorobanInvalid:      "tx_soroban_invalid",
-	}
-	return cmp.Or(names[code], code.String())
+// resultCodeNames spell transaction result codes as Horizon does (tx_bad_seq).
+var resultCodeNames = map[xdr.TransactionResultCode]string{
+	xdr.TransactionResultCodeTxBadSeq:              "tx_bad_seq",
+	xdr.TransactionResultCodeTxBadAuth:             "tx_bad_auth",
+	xdr.TransactionResultCodeTxTooLate:             "tx_too_late",
+	xdr.TransactionResultCodeTxTooEarly:            "tx_too_early",
+	xdr.TransactionResultCodeTxInsufficientBalance: "tx_insufficient_balance",
+	xdr.TransactionResultCodeTxInsufficientFee:     "tx_insufficient_fee",
+	xdr.TransactionResultCodeTxNoAccount:           "tx_no_source_account",
+	xdr.TransactionResultCodeTxFailed:              "tx_failed",
+	xdr.TransactionResultCodeTxMalformed:           "tx_malformed",
+	xdr.TransactionResultCodeTxSorobanInvalid:      "tx_soroban_invalid",
 }
 
 // checkSimulation decides whether what a simulation of the write fn returned may go into the

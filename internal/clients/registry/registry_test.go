@@ -183,13 +183,14 @@ func TestInfoNetworkID(t *testing.T) {
 			if tc.val.Type != xdr.ScValTypeScvVoid {
 				entries = append(entries, xdr.ScMapEntry{Key: sym("network_id"), Val: tc.val})
 			}
-			info, ok := decodeInfo(resourceMap(entries...))
+			info := &Info{}
+			ok := soroban.Fields(resourceMap(entries...), info.set)
 			if !ok || info.NetworkID != tc.want || info.Name != "MindVault Vault Registry" {
 				t.Fatalf("%+v %v", info, ok)
 			}
 		})
 	}
-	if _, ok := decodeInfo(soroban.Str("x")); ok {
+	if soroban.Fields(soroban.Str("x"), new(Info).set) {
 		t.Fatal("a non-map decoded")
 	}
 }

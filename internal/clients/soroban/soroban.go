@@ -312,7 +312,10 @@ func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *e
 		msg = msg[:errmap.MaxBodyBytes]
 	}
 	f := errmap.Facts{Source: source}
-	n := contractNumber(msg)
+	n := 0
+	if m := contractNumRE.FindStringSubmatch(msg); m != nil {
+		n, _ = strconv.Atoi(m[1]) // at most 9 digits: always an int
+	}
 	switch {
 	case n > 0 && errs != nil:
 		f = errs.Facts(f, n)
@@ -321,7 +324,13 @@ func SimulationFailure(msg string, source errmap.Source, errs ContractErrors) *e
 	case strings.Contains(strings.ToLower(msg), "restorepreamble") || strings.Contains(strings.ToLower(msg), "archived"):
 		f.Code, f.UpstreamDetail = errmap.CodeStateArchived, errmap.Phrase(errmap.CodeStateArchived)
 	default:
-		f.Code, f.UpstreamDetail = errmap.CodeHostError, hostErrorName(msg)
+		f.Code = errmap.CodeHostError
+		for _, m := range hostPairRE.FindAllStringSubmatch(msg, 8) {
+			if m[1] != "Contract" { // the first non-contract Error(Type, Code): a host error's value-free part
+				f.UpstreamDetail = "Error(" + m[1] + ", " + m[2] + ")"
+				break
+			}
+		}
 	}
 	return errmap.Wrap(&SimulationError{Message: msg}, f)
 }
@@ -330,27 +339,6 @@ var (
 	contractNumRE = lazyre.New(`Error\(\s*Contract\s*,\s*#(\d{1,9})\s*\)`)
 	hostPairRE    = lazyre.New(`Error\(\s*([A-Za-z]{1,32})\s*,\s*([A-Za-z]{1,48})\s*\)`)
 )
-
-// contractNumber extracts N from the first "Error(Contract, #N)" in a simulation error string.
-func contractNumber(s string) int {
-	m := contractNumRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1]) // at most 9 digits: always an int
-	return n
-}
-
-// hostErrorName returns the first non-contract "Error(Type, Code)" pair, the value-free part of
-// a host error.
-func hostErrorName(s string) string {
-	for _, m := range hostPairRE.FindAllStringSubmatch(s, 8) {
-		if m[1] != "Contract" {
-			return "Error(" + m[1] + ", " + m[2] + ")"
-		}
-	}
-	return ""
-}
 
 // hostPair reports an "Error(typ, code)" pair in a simulation error string.
 func hostPair(s, typ, code string) bool {

@@ -66,8 +66,21 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 	if transport.DecodeObject(resp.Body, &env) != nil {
 		return c.svc.Malformed(resp, "the body is not a JSON-RPC response")
 	}
-	if env.Error != nil {
-		return errmap.Wrap(fmt.Errorf("%s: rpc error %d", method, env.Error.Code), c.rpcFailure(resp, env.Error))
+	if e := env.Error; e != nil {
+		// HTTP was fine (a 2xx), so no status is recorded: the failure is the object. Reading the
+		// HTTP status at the transport is what lets a gateway's 429 or 503 keep its own meaning
+		// instead of the -32603 the SDK's client would synthesise.
+		f := errmap.Facts{
+			Source: c.svc.Source, Header: resp.Header, TimeoutVar: c.svc.TimeoutVar, ExecutionStarted: resp.Write,
+			Code: errmap.CodeRPCError, Upstream: errmap.Upstream{RPCCode: e.Code}, UpstreamDetail: e.Message,
+		}
+		if serverCodes[e.Code] {
+			f.Code = errmap.CodeServerError
+		}
+		if strings.TrimSpace(e.Message) == "" {
+			f.UpstreamDetail = "JSON-RPC error " + strconv.Itoa(e.Code)
+		}
+		return errmap.Wrap(fmt.Errorf("%s: rpc error %d", method, e.Code), f)
 	}
 	if transport.DecodeObject(env.Result, out) != nil {
 		return c.svc.Malformed(resp, method+" result has the wrong shape")
@@ -123,23 +136,6 @@ func call[T any](ctx context.Context, c *Client, method string, params any) (*T,
 // serverCodes are the JSON-RPC codes with which the node says it is itself failing; any other code
 // is the node refusing the request: RPC_ERROR with the code in upstream.
 var serverCodes = map[int]bool{-32603: true, -32001: true, -32003: true, -32098: true}
-
-// rpcFailure maps a JSON-RPC error object. HTTP was fine (a 2xx), so no status is recorded:
-// the failure is the object. Reading the HTTP status at the transport is what lets a gateway's
-// 429 or 503 keep its own meaning instead of the -32603 the SDK's client would synthesise.
-func (c *Client) rpcFailure(resp *transport.Response, e *rpcError) errmap.Facts {
-	f := errmap.Facts{
-		Source: c.svc.Source, Header: resp.Header, TimeoutVar: c.svc.TimeoutVar, ExecutionStarted: resp.Write,
-		Code: errmap.CodeRPCError, Upstream: errmap.Upstream{RPCCode: e.Code}, UpstreamDetail: e.Message,
-	}
-	if serverCodes[e.Code] {
-		f.Code = errmap.CodeServerError
-	}
-	if strings.TrimSpace(f.UpstreamDetail) == "" {
-		f.UpstreamDetail = "JSON-RPC error " + strconv.Itoa(e.Code)
-	}
-	return f
-}
 
 func malformedStatus(svc *transport.Service, what string) *errmap.Error {
 	return svc.Malformed(&transport.Response{Status: http.StatusOK}, what)

@@ -140,10 +140,6 @@ type Response struct {
 // OK reports a 2xx status.
 func (r *Response) OK() bool { return r.Status >= 200 && r.Status < 300 }
 
-// IsRedirect reports a 3xx status: for a request that is not a read, a redirect that was
-// not followed, so the request's outcome is whatever the server did before answering it.
-func IsRedirect(status int) bool { return status >= 300 && status < 400 }
-
 // Do sends req, retrying reads. An HTTP response of any status is returned as a Response;
 // only a transport failure (refused, reset, timed out, deadline spent) is an error.
 func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
@@ -314,7 +310,7 @@ func MayHaveActed(err error, also ...int) bool {
 	if f.Transport != errmap.TransportNone {
 		return !NotSent(err)
 	}
-	return f.Status >= 500 || IsRedirect(f.Status) || slices.Contains(also, f.Status)
+	return f.Status >= 500 || (f.Status >= 300 && f.Status < 400) || slices.Contains(also, f.Status)
 }
 
 // transportError maps a failure without a response. Only a write or payment (write) that may
@@ -347,7 +343,7 @@ func (s *Service) transportError(err error, write bool) *errmap.Error {
 // followed; whether the request took effect is for the caller to say.
 func (s *Service) StatusError(resp *Response) *errmap.Error {
 	f := s.facts(resp)
-	if resp.nonRead && IsRedirect(resp.Status) {
+	if resp.nonRead && resp.Status >= 300 && resp.Status < 400 {
 		// The body of a redirect says nothing about the request; the detail must say why it
 		// was not followed.
 		f.Detail = "the service answered a redirect (HTTP " + strconv.Itoa(resp.Status) + ") that was not followed because the request is not safe to repeat"

@@ -292,8 +292,21 @@ func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScV
 		} else if ok, _ := validate.Conforms("metaptr", string(*v.Str)); !ok {
 			return "its metadata is not a pointer the registry accepts (at most 512 bytes starting ipfs://, ar://, https://, http://, sha256:, sha-256:, 0x)"
 		}
-		if why := tagsReason(args[4]); why != "" {
-			return why
+		tags, ok := soroban.VecOf(args[4])
+		switch {
+		case !ok:
+			return "its tags are not a list"
+		case len(tags) > MaxTags:
+			return fmt.Sprintf("it has %d tags, more than %d", len(tags), MaxTags)
+		}
+		for i, t := range tags {
+			if t.Type != xdr.ScValTypeScvString || t.Str == nil {
+				return fmt.Sprintf("its tag %d is not a string", i)
+			}
+			// The contract trims and lower-cases a tag before checking it.
+			if ok, _ := validate.Conforms("tag", strings.ToLower(strings.TrimSpace(string(*t.Str)))); !ok {
+				return fmt.Sprintf("its tag %d is not one the registry accepts (1-32 of a-z 0-9 _ -)", i)
+			}
 		}
 		if fn == "register_with_hash" {
 			switch v := args[5]; {
@@ -306,24 +319,4 @@ func Register(creator, id string, price *big.Int) func(fn string, args []xdr.ScV
 		}
 		return ""
 	}
-}
-
-func tagsReason(v xdr.ScVal) string {
-	tags, ok := soroban.VecOf(v)
-	if !ok {
-		return "its tags are not a list"
-	}
-	if len(tags) > MaxTags {
-		return fmt.Sprintf("it has %d tags, more than %d", len(tags), MaxTags)
-	}
-	for i, t := range tags {
-		if t.Type != xdr.ScValTypeScvString || t.Str == nil {
-			return fmt.Sprintf("its tag %d is not a string", i)
-		}
-		// The contract trims and lower-cases a tag before checking it.
-		if ok, _ := validate.Conforms("tag", strings.ToLower(strings.TrimSpace(string(*t.Str)))); !ok {
-			return fmt.Sprintf("its tag %d is not one the registry accepts (1-32 of a-z 0-9 _ -)", i)
-		}
-	}
-	return ""
 }

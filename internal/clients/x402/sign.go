@@ -96,17 +96,16 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	call := soroban.Call{Contract: r.Asset, Function: "transfer", Args: []xdr.ScVal{from, to, amt}}
 
 	var (
-		latest     *rpc.GetLatestLedgerResponse
-		witness    int64
-		lErr, wErr error
-		wg         sync.WaitGroup
+		witness int64
+		wErr    error
+		wg      sync.WaitGroup
 	)
 	if s.Witness != nil {
 		wg.Go(func() { witness, wErr = s.Witness(ctx) })
 	}
-	latest, lErr = s.RPC.GetLatestLedger(ctx)
+	latest, err := s.RPC.GetLatestLedger(ctx)
 	wg.Wait()
-	if err := cmp.Or(lErr, wErr); err != nil {
+	if err = cmp.Or(err, wErr); err != nil {
 		return nil, err
 	}
 	readAt := time.Now()

@@ -364,11 +364,9 @@ func (c *Client) Offer(ctx context.Context, req transport.Request, policy Policy
 		req: req, required: pr, chosen: r, amount: amount, intent: policy.Intent}, nil
 }
 
-// Sign signs the offer's payment by kp (call it only once the payment is approved).
+// Sign signs the payment of an offer that is not Free by kp (call it only once the payment is
+// approved).
 func (c *Client) Sign(ctx context.Context, o *Offer, kp *keypair.Full) (*Signed, error) {
-	if o.Free() {
-		return nil, errors.New("x402: a free answer has no payment to sign")
-	}
 	return c.Signer.Sign(ctx, kp, o.required, o.chosen, o.amount, o.intent)
 }
 
@@ -408,7 +406,7 @@ func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, 
 		// Not settled by this answer, but the signed authorization stays valid until it
 		// expires. The paywall answers {} with the facilitator's reason in a header.
 		why, stage := refusalReason(resp, out.Settlement)
-		if why == "settle_exact_stellar_transaction_failed" && txHashRE.MatchString(out.Settlement.Transaction) {
+		if why == "settle_exact_stellar_transaction_failed" && out.Settlement != nil && txHashRE.MatchString(out.Settlement.Transaction) {
 			// Submitted but not seen to succeed in time: it may still land; its hash says where.
 			hash := strings.ToLower(out.Settlement.Transaction)
 			return nil, errmap.With(failed, func(f *errmap.Facts) {

@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/mindvault/mcp-endpoint/errmap"
 	"github.com/mindvault/mcp-endpoint/internal/clients/soroban"
+	"github.com/mindvault/mcp-endpoint/internal/clients/transport"
 )
 
 const usdc = "CBIELTK6YBZJU5UP2WWQEUCYKLPU6AUNZ2BQ4WWFEIE3USCIHMXQDAMA"
@@ -399,5 +402,23 @@ func TestSaneLedger(t *testing.T) {
 				t.Fatalf("saneLedger = %v, want ok %v", err, tc.ok)
 			}
 		})
+	}
+}
+
+// TestSentRefusedWithoutSettlement: a 402 to the paid request naming the settle step's failure in
+// PAYMENT-REQUIRED, without a PAYMENT-RESPONSE, is a refusal like any other (it used to panic
+// reading the absent settlement's hash).
+func TestSentRefusedWithoutSettlement(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("PAYMENT-REQUIRED", base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"error":"settle_exact_stellar_transaction_failed","accepts":[]}`)))
+		w.WriteHeader(http.StatusPaymentRequired)
+	}))
+	defer srv.Close()
+	c := &Client{Svc: &transport.Service{Source: errmap.SourceX402, BaseURL: srv.URL, HTTP: transport.NewHTTPClient(), Timeout: time.Second}}
+	o := &Offer{req: transport.Request{Method: http.MethodGet, Path: "/"}, chosen: &Requirement{Network: "stellar:testnet"}, amount: big.NewInt(1)}
+	_, err := c.Send(context.Background(), o, &Signed{Header: "x", ExpiresAt: time.Now()})
+	ref, ok := Refusal(err)
+	if f, _ := errmap.FactsOf(err); !ok || ref.Verify != "" || f.Upstream.X402Reason != "settle_exact_stellar_transaction_failed" || f.TxHash != "" {
+		t.Fatalf("%v %+v", err, f)
 	}
 }
