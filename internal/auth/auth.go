@@ -52,10 +52,6 @@ type Config struct {
 	Broken error
 }
 
-func (c Config) mcpPath() string {
-	return cmp.Or(c.MCPPath, "/mcp")
-}
-
 // grant is what the middleware learned about the caller.
 type grant struct {
 	profiles      []string
@@ -150,9 +146,10 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 		logger: logger,
 		tokens: slices.Clone(cfg.Tokens),
 	}
+	m.cfg.MCPPath = cmp.Or(cfg.MCPPath, "/mcp")
 	if cfg.Mode == ModeOAuth {
 		m.cfg.Broken = cmp.Or(m.cfg.Broken, cfg.OAuth.Problem())
-		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger)}
+		m.oauth = newVerifier(cfg.OAuth, logger)
 		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
 		m.cfg.AuthorizationServers = nil
 		if cfg.OAuth.Issuer != "" {
@@ -161,7 +158,7 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 	}
 	m.challenge = `Bearer realm="mindvault"`
 	if u, err := url.Parse(cfg.ResourceURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-		m.metadataURL = u.Scheme + "://" + u.Host + WellKnownPath + cfg.mcpPath()
+		m.metadataURL = u.Scheme + "://" + u.Host + WellKnownPath + m.cfg.MCPPath
 		m.challenge = `Bearer resource_metadata="` + m.metadataURL + `"`
 		m.metadata = metadataDoc(m.cfg)
 	}
@@ -183,7 +180,7 @@ type middleware struct {
 }
 
 func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if m.metadata != nil && (r.URL.Path == WellKnownPath || r.URL.Path == WellKnownPath+m.cfg.mcpPath()) {
+	if m.metadata != nil && (r.URL.Path == WellKnownPath || r.URL.Path == WellKnownPath+m.cfg.MCPPath) {
 		m.serveMetadata(w, r)
 		return
 	}

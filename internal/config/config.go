@@ -160,10 +160,8 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 
 	c.Network = l.network(local, lambda)
 	c.Preset = presets[c.Network]
-	for _, n := range local {
-		if n.Name == c.Network {
-			c.Preset = n.Preset
-		}
+	if i := slices.IndexFunc(local, func(n LocalNetwork) bool { return n.Name == c.Network }); i >= 0 {
+		c.Preset = local[i].Preset
 	}
 	c.X402Network = l.str("X402_NETWORK", c.Preset.X402Network)
 	c.Passphrase = c.Preset.Passphrase
@@ -181,10 +179,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	}
 
 	c.AllowMainnet = l.boolean("MINDVAULT_ALLOW_MAINNET", false)
-	c.MaxAutoPayUSDC = l.match("MINDVAULT_MAX_AUTO_PAY_USDC", DefaultMaxAutoPayUSDC, usdcAmount, "a decimal USDC amount with at most 7 decimal places")
-	if isZeroAmount(c.MaxAutoPayUSDC) {
-		l.bad("MINDVAULT_MAX_AUTO_PAY_USDC", "must be greater than 0")
-	}
+	c.MaxAutoPayUSDC = l.usdc("MINDVAULT_MAX_AUTO_PAY_USDC", DefaultMaxAutoPayUSDC, "")
 
 	// A transaction fee is a uint32 in stroops; at least the 100-stroop base fee.
 	c.MaxTxFeeStroops = int64(l.integer("MINDVAULT_MAX_TX_FEE_STROOPS", DefaultMaxTxFeeStroops, 100, math.MaxUint32))
@@ -192,15 +187,8 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 
 	c.FundingURL = l.fundingURL()
 
-	for _, b := range []struct {
-		name string
-		dst  *string
-	}{{"MINDVAULT_BUDGET_USDC", &c.BudgetUSDC}, {"MINDVAULT_BUDGET_CALLER_USDC", &c.BudgetCallerUSDC}} {
-		*b.dst = l.match(b.name, "", usdcAmount, "a decimal USDC amount with at most 7 decimal places")
-		if *b.dst != "" && isZeroAmount(*b.dst) {
-			l.bad(b.name, "must be greater than 0 (unset it for no budget)")
-		}
-	}
+	c.BudgetUSDC = l.usdc("MINDVAULT_BUDGET_USDC", "", " (unset it for no budget)")
+	c.BudgetCallerUSDC = l.usdc("MINDVAULT_BUDGET_CALLER_USDC", "", " (unset it for no budget)")
 	c.Ledger = l.str("MINDVAULT_LEDGER", "memory")
 	if c.Ledger != "memory" && !ledgerSpec.MatchString(c.Ledger) {
 		l.bad("MINDVAULT_LEDGER", "must be memory or dynamodb:<table> (a DynamoDB table name: 3-255 of A-Z a-z 0-9 _ - .)")
@@ -330,11 +318,8 @@ func (c *Config) loadOAuth(l *loader) {
 		l.bad("MINDVAULT_OAUTH_AUDIENCE", "must be one value of at most 512 characters without spaces")
 		c.OAuthAudience = ""
 	}
-	c.OAuthProfilesClaim = l.str("MINDVAULT_OAUTH_PROFILES_CLAIM", DefaultOAuthProfilesClaim)
-	if len(c.OAuthProfilesClaim) > 128 || strings.ContainsAny(c.OAuthProfilesClaim, " \t\r\n") {
-		l.bad("MINDVAULT_OAUTH_PROFILES_CLAIM", "must be a claim name of at most 128 characters without spaces")
-		c.OAuthProfilesClaim = DefaultOAuthProfilesClaim
-	}
+	c.OAuthProfilesClaim = parse(l, "MINDVAULT_OAUTH_PROFILES_CLAIM", DefaultOAuthProfilesClaim, "a claim name of at most 128 characters without spaces",
+		func(s string) (string, bool) { return s, len(s) <= 128 && !strings.ContainsAny(s, " \t\r\n") })
 	c.OAuthScopePrefix = l.match("MINDVAULT_OAUTH_SCOPE_PREFIX", "", scopeToken, "at most 256 printable characters without spaces, quotes or backslashes")
 	// The metadata tells clients where to get tokens; in this mode only the issuer's are
 	// accepted, so listing another server would send clients for tokens that never work.
@@ -346,11 +331,6 @@ func (c *Config) loadOAuth(l *loader) {
 			l.bad(v, "must be unset when MINDVAULT_AUTH=oauth, which accepts only the issuer's access tokens")
 		}
 	}
-}
-
-func isZeroAmount(s string) bool {
-	r, ok := new(big.Rat).SetString(s)
-	return ok && r.Sign() == 0
 }
 
 type loader struct {
@@ -465,6 +445,15 @@ func (l *loader) match(v, def string, re *lazyre.Regexp, what string) string {
 	return parse(l, v, def, what, func(s string) (string, bool) { return s, re.MatchString(s) })
 }
 
+// usdc reads a USDC amount greater than 0; hint follows the problem of a zero.
+func (l *loader) usdc(v, def, hint string) string {
+	s := l.match(v, def, usdcAmount, "a decimal USDC amount with at most 7 decimal places")
+	if r, ok := new(big.Rat).SetString(s); ok && r.Sign() == 0 {
+		l.bad(v, "must be greater than 0"+hint)
+	}
+	return s
+}
+
 func (l *loader) boolean(v string, def bool) bool {
 	return parse(l, v, def, "true or false", ParseBool)
 }
@@ -492,15 +481,8 @@ func (l *loader) millis(v string, def, lo int) time.Duration {
 	return time.Duration(l.integer(v, def, lo, 15*60*1000)) * time.Millisecond
 }
 
-func (l *loader) level() slog.Level {
-	s, ok := l.raw("LOG_LEVEL")
-	if !ok {
-		s, ok = l.raw("AWS_LAMBDA_LOG_LEVEL")
-	}
-	if !ok {
-		return slog.LevelInfo
-	}
-	var lv slog.Level
+func (l *loader) level() (lv slog.Level) {
+	s := cmp.Or(l.str("LOG_LEVEL", ""), l.str("AWS_LAMBDA_LOG_LEVEL", "info"))
 	if err := lv.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
 		l.bad("LOG_LEVEL", "must be debug, info, warn or error")
 		return slog.LevelInfo
