@@ -247,7 +247,19 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)
 	c.LogLevel = l.level()
 
-	c.checkNetwork(&l)
+	if c.Network == Mainnet {
+		// Mainnet has no public RPC or registry: a silent fallback to testnet values would
+		// send real money to the wrong place, so both are required.
+		if c.RPCURL == "" {
+			l.bad("SOROBAN_RPC_URL", "is required on mainnet (there is no public Stellar RPC preset)")
+		}
+		if c.RegistryContract == "" {
+			l.bad("VAULT_REGISTRY_CONTRACT_ID", "is required on mainnet (there is no mainnet registry preset)")
+		}
+		if c.X402Network == "stellar:testnet" {
+			l.bad("X402_NETWORK", "is stellar:testnet but STELLAR_NETWORK is mainnet")
+		}
+	}
 	if len(l.problems) > 0 {
 		return c, l.problems
 	}
@@ -274,23 +286,6 @@ func (c *Config) ExplorerURL(hash string) string {
 		return ""
 	}
 	return c.ExplorerTxURL + hash
-}
-
-func (c *Config) checkNetwork(l *loader) {
-	if c.Network != Mainnet {
-		return
-	}
-	// Mainnet has no public RPC or registry: a silent fallback to testnet values would
-	// send real money to the wrong place, so both are required.
-	if c.RPCURL == "" {
-		l.bad("SOROBAN_RPC_URL", "is required on mainnet (there is no public Stellar RPC preset)")
-	}
-	if c.RegistryContract == "" {
-		l.bad("VAULT_REGISTRY_CONTRACT_ID", "is required on mainnet (there is no mainnet registry preset)")
-	}
-	if c.X402Network == "stellar:testnet" {
-		l.bad("X402_NETWORK", "is stellar:testnet but STELLAR_NETWORK is mainnet")
-	}
 }
 
 // DefaultOAuthProfilesClaim is the access-token claim that lists the caller's profiles.
