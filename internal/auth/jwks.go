@@ -209,10 +209,8 @@ func (v *verifier) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 		var k jose.JSONWebKey
 		// A key this endpoint cannot use (another type, an encryption key, private material
 		// by mistake) is skipped rather than failing the whole set.
-		if err := k.UnmarshalJSON(raw); err != nil || !k.IsPublic() || (k.Use != "" && k.Use != "sig") {
-			continue
-		}
-		if keyFits(k, jose.RS256) || keyFits(k, jose.ES256) {
+		if k.UnmarshalJSON(raw) == nil && k.IsPublic() && (k.Use == "" || k.Use == "sig") &&
+			(keyFits(k, jose.RS256) || keyFits(k, jose.ES256)) {
 			keys = append(keys, k)
 		}
 	}

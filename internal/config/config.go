@@ -241,7 +241,16 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	if c.Auth == "oauth" {
 		c.loadOAuth(&l)
 	}
-	c.loadToolsets(&l)
+	// A toolset list that does not parse is a problem, never a fallback to every toolset: an
+	// operator narrowing the surface never gets all of it.
+	if raw, ok := l.raw("MINDVAULT_TOOLSETS"); ok {
+		var err error
+		if c.Toolsets, err = ParseToolsets(raw); err != nil {
+			l.bad("MINDVAULT_TOOLSETS", err.Error())
+			c.Toolsets = []string{} // nothing rather than everything; the problem is reported anyway
+		}
+	}
+	c.ReadOnly = l.boolean("MINDVAULT_READ_ONLY", false)
 	c.AllowedOrigins = l.list("MINDVAULT_ALLOWED_ORIGINS")
 	c.MaxBodyBytes = int64(l.integer("MINDVAULT_MAX_BODY_BYTES", DefaultMaxBodyBytes, 1024, 64<<20))
 	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)
@@ -298,13 +307,11 @@ var scopeToken = lazyre.New(`^[\x21\x23-\x5B\x5D-\x7E]{1,256}$`)
 // loadOAuth reads the OAuth resource-server settings. The issuer is kept exactly as written
 // (a trailing slash included): it is compared byte for byte with the tokens' iss claim.
 func (c *Config) loadOAuth(l *loader) {
-	if s, ok := l.raw("MINDVAULT_OAUTH_ISSUER"); !ok {
+	if _, ok := l.raw("MINDVAULT_OAUTH_ISSUER"); !ok {
 		l.bad("MINDVAULT_OAUTH_ISSUER", "is required when MINDVAULT_AUTH=oauth (the authorization server's issuer URL)")
-	} else if !netaddr.Issuer(s) {
-		l.bad("MINDVAULT_OAUTH_ISSUER", "must be an https URL without query or fragment (http only on a loopback host, for tests and local development)")
-	} else {
-		c.OAuthIssuer = s
 	}
+	c.OAuthIssuer = parse(l, "MINDVAULT_OAUTH_ISSUER", "", "an https URL without query or fragment (http only on a loopback host, for tests and local development)",
+		func(s string) (string, bool) { return s, netaddr.Issuer(s) })
 	c.OAuthAudience = l.str("MINDVAULT_OAUTH_AUDIENCE", c.ResourceURL)
 	switch {
 	case c.OAuthAudience == "":
@@ -349,33 +356,27 @@ func (l *loader) str(v, def string) string {
 
 // network reads STELLAR_NETWORK: a public network, or one of the local build's own off Lambda.
 func (l *loader) network(local []LocalNetwork, lambda bool) Network {
-	s, ok := l.raw("STELLAR_NETWORK")
-	if !ok {
-		return Testnet
-	}
-	switch strings.ToLower(s) {
-	case "testnet":
-		return Testnet
-	case "mainnet", "pubnet", "public":
-		return Mainnet
-	}
+	s, _ := l.raw("STELLAR_NETWORK")
 	n := Network(strings.ToLower(s))
-	if slices.ContainsFunc(local, func(ln LocalNetwork) bool { return ln.Name == n }) {
-		if !lambda {
-			return n
-		}
+	isLocal := slices.ContainsFunc(local, func(ln LocalNetwork) bool { return ln.Name == n })
+	switch {
+	case n == "" || n == Testnet:
+		return Testnet
+	case n == Mainnet || n == "pubnet" || n == "public":
+		return Mainnet
+	case isLocal && !lambda:
+		return n
+	case isLocal:
 		l.bad("STELLAR_NETWORK", fmt.Sprintf("%q is a network of the local build only; under Lambda it must be testnet or mainnet", n))
-		return Testnet
-	}
-	if len(local) == 0 || lambda {
+	case len(local) == 0 || lambda:
 		l.bad("STELLAR_NETWORK", fmt.Sprintf("must be testnet or mainnet (pubnet, public); got %q (the offline sandbox is in the local build only: make run)", bounded(s)))
-		return Testnet
+	default:
+		names := []string{"testnet", "mainnet (pubnet, public)"}
+		for _, ln := range local {
+			names = append(names, string(ln.Name))
+		}
+		l.bad("STELLAR_NETWORK", fmt.Sprintf("must be one of %s; got %q", strings.Join(names, ", "), bounded(s)))
 	}
-	names := []string{"testnet", "mainnet (pubnet, public)"}
-	for _, ln := range local {
-		names = append(names, string(ln.Name))
-	}
-	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be one of %s; got %q", strings.Join(names, ", "), bounded(s)))
 	return Testnet
 }
 
