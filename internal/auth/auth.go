@@ -166,8 +166,8 @@ type middleware struct {
 	challenge   string
 	metadataURL string // "" when ResourceURL is unset
 	metadata    []byte // nil when ResourceURL is unset
-	// logged is the one error line of a cause every request meets: a broken configuration, no
-	// tokens, a full redaction registry. They exclude each other, so one Once serves all three.
+	// logged guards the one error line of a cause every request meets: a broken configuration,
+	// no tokens, a full redaction registry. They exclude each other, so one Once serves all three.
 	logged sync.Once
 }
 
