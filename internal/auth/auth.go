@@ -52,10 +52,6 @@ type Config struct {
 	Broken error
 }
 
-func (c Config) mcpPath() string {
-	return cmp.Or(c.MCPPath, "/mcp")
-}
-
 // grant is what the middleware learned about the caller.
 type grant struct {
 	profiles      []string
@@ -141,18 +137,12 @@ func isB64Token(s string) bool {
 // documents, which are public by design and served whenever ResourceURL is set. OAuth mode
 // fetches nothing here: the issuer's keys are fetched when the first token arrives.
 func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	m := &middleware{
-		cfg:    cfg,
-		next:   next,
-		logger: logger,
-		tokens: slices.Clone(cfg.Tokens),
-	}
+	m := &middleware{cfg: cfg, next: next, logger: cmp.Or(logger, slog.New(slog.DiscardHandler))}
+	m.cfg.Tokens = slices.Clone(cfg.Tokens)
+	m.cfg.MCPPath = cmp.Or(cfg.MCPPath, "/mcp")
 	if cfg.Mode == ModeOAuth {
 		m.cfg.Broken = cmp.Or(m.cfg.Broken, cfg.OAuth.Problem())
-		m.oauth = &verifier{cfg: cfg.OAuth, keys: newKeySet(cfg.OAuth.Issuer, cfg.OAuth.HTTPClient, logger)}
+		m.oauth = newVerifier(cfg.OAuth, m.logger)
 		// Clients must fetch tokens where this endpoint accepts them: the issuer, alone.
 		m.cfg.AuthorizationServers = nil
 		if cfg.OAuth.Issuer != "" {
@@ -161,7 +151,7 @@ func Middleware(cfg Config, next http.Handler, logger *slog.Logger) http.Handler
 	}
 	m.challenge = `Bearer realm="mindvault"`
 	if u, err := url.Parse(cfg.ResourceURL); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-		m.metadataURL = u.Scheme + "://" + u.Host + WellKnownPath + cfg.mcpPath()
+		m.metadataURL = u.Scheme + "://" + u.Host + WellKnownPath + m.cfg.MCPPath
 		m.challenge = `Bearer resource_metadata="` + m.metadataURL + `"`
 		m.metadata = metadataDoc(m.cfg)
 	}
@@ -172,69 +162,49 @@ type middleware struct {
 	cfg         Config
 	next        http.Handler
 	logger      *slog.Logger
-	tokens      []Token
 	oauth       *verifier // ModeOAuth only
 	challenge   string
 	metadataURL string // "" when ResourceURL is unset
 	metadata    []byte // nil when ResourceURL is unset
-	noTokens    sync.Once
-	broken      sync.Once
-	full        sync.Once
+	// logged guards the one error line of a cause every request meets: a broken configuration,
+	// no tokens, a full redaction registry. They exclude each other, so one Once serves all three.
+	logged sync.Once
 }
 
 func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if m.metadata != nil && (r.URL.Path == WellKnownPath || r.URL.Path == WellKnownPath+m.cfg.mcpPath()) {
+	if m.metadata != nil && (r.URL.Path == WellKnownPath || r.URL.Path == WellKnownPath+m.cfg.MCPPath) {
 		m.serveMetadata(w, r)
 		return
 	}
 	if m.cfg.Broken != nil {
-		m.broken.Do(func() {
-			m.logger.ErrorContext(r.Context(), "inbound auth configuration is broken, so every request is refused until it is fixed: "+m.cfg.Broken.Error())
-		})
-		m.refuse(w, r, "auth configuration broken")
+		m.refuseLogged(w, r, "auth configuration broken", "inbound auth configuration is broken, so every request is refused until it is fixed", m.cfg.Broken)
 		return
 	}
 	if m.cfg.Mode == ModeNone {
 		m.pass(w, r, grant{all: true, caller: AnonymousCaller})
 		return
 	}
-	if m.oauth != nil {
-		m.serveOAuth(w, r)
+	if m.oauth == nil && len(m.cfg.Tokens) == 0 {
+		m.refuseLogged(w, r, "no tokens configured", "inbound auth is on (MINDVAULT_AUTH=tokens) but no access tokens are configured: every request is refused; set MINDVAULT_ACCESS_TOKENS or MINDVAULT_ACCESS_TOKENS_SECRET, or MINDVAULT_AUTH=none to run open", nil)
 		return
 	}
-	if len(m.tokens) == 0 {
-		m.noTokens.Do(func() {
-			m.logger.ErrorContext(r.Context(), "inbound auth is on (MINDVAULT_AUTH=tokens) but no access tokens are configured: every request is refused; set MINDVAULT_ACCESS_TOKENS or MINDVAULT_ACCESS_TOKENS_SECRET, or MINDVAULT_AUTH=none to run open")
-		})
-		m.refuse(w, r, "no tokens configured")
-		return
-	}
-	token, ok := m.presented(w, r, m.refuse)
-	if !ok {
-		return
-	}
-	t, ok := match(m.tokens, Digest(token), subtle.ConstantTimeCompare)
-	if !ok {
-		m.refuse(w, r, "unknown token")
-		return
-	}
-	m.admit(w, r, token, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: "token:" + hex.EncodeToString(t.Digest[:])})
-}
-
-// presented reads the request's bearer token. Without an Authorization header the request is
-// refused (401); a malformed one is answered by malformed, which tells the two modes apart
-// (OAuth says invalid_token, the tokens mode answers it like a missing token).
-func (m *middleware) presented(w http.ResponseWriter, r *http.Request, malformed func(http.ResponseWriter, *http.Request, string)) (string, bool) {
 	token, present, ok := bearer(r.Header)
 	switch {
 	case !present:
 		m.refuse(w, r, "no Authorization header")
-		return "", false
+	case !ok && m.oauth != nil: // OAuth says invalid_token; the tokens mode answers it like a missing token
+		m.refuseToken(w, r, "malformed Authorization header")
 	case !ok:
-		malformed(w, r, "malformed Authorization header")
-		return "", false
+		m.refuse(w, r, "malformed Authorization header")
+	case m.oauth != nil:
+		m.serveOAuth(w, r, token)
+	default:
+		if t, ok := match(m.cfg.Tokens, Digest(token), subtle.ConstantTimeCompare); ok {
+			m.admit(w, r, token, grant{profiles: slices.Clone(t.Profiles), all: t.all(), authenticated: true, caller: "token:" + hex.EncodeToString(t.Digest[:])})
+		} else {
+			m.refuse(w, r, "unknown token")
+		}
 	}
-	return token, true
 }
 
 // admit passes a request whose token was accepted, with its grant g, once the token is a secret
@@ -243,10 +213,7 @@ func (m *middleware) presented(w http.ResponseWriter, r *http.Request, malformed
 // guesses. A token that cannot be registered is refused.
 func (m *middleware) admit(w http.ResponseWriter, r *http.Request, token string, g grant) {
 	if err := redact.Register(token); err != nil {
-		m.full.Do(func() {
-			m.logger.ErrorContext(r.Context(), "an accepted bearer token could not be made redactable, so requests carrying it are refused: "+err.Error())
-		})
-		m.refuse(w, r, "token not redactable")
+		m.refuseLogged(w, r, "token not redactable", "an accepted bearer token could not be made redactable, so requests carrying it are refused", err)
 		return
 	}
 	m.pass(w, r, g)
@@ -254,15 +221,14 @@ func (m *middleware) admit(w http.ResponseWriter, r *http.Request, token string,
 
 // serveOAuth admits a request carrying a valid access token of the issuer, and a tools/call
 // only when the token holds the tool's scope.
-func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request) {
-	token, ok := m.presented(w, r, m.refuseToken)
-	if !ok {
-		return
-	}
+func (m *middleware) serveOAuth(w http.ResponseWriter, r *http.Request, token string) {
 	p, verdict, reason := m.oauth.verify(r.Context(), token)
 	switch verdict {
 	case unavailable:
-		m.unavailable(w, r)
+		// No signing key could ever be fetched: whether the token is good cannot be known
+		// (the verifier logs the fetch failure).
+		w.Header().Set("Retry-After", strconv.Itoa(int(KeyColdRetryInterval/time.Second)))
+		m.answer(w, r, http.StatusServiceUnavailable, "", `{"error":"temporarily_unavailable"}`, "issuer keys unavailable")
 		return
 	case invalid:
 		m.refuseToken(w, r, reason)
@@ -304,17 +270,22 @@ func (m *middleware) refuse(w http.ResponseWriter, r *http.Request, reason strin
 	m.answer(w, r, http.StatusUnauthorized, m.challenge, `{"error":"unauthorized"}`, reason)
 }
 
+// refuseLogged refuses like refuse, the first time logging msg and its cause at error level:
+// the operator must fix it.
+func (m *middleware) refuseLogged(w http.ResponseWriter, r *http.Request, reason, msg string, cause error) {
+	m.logged.Do(func() {
+		if cause != nil {
+			msg += ": " + cause.Error()
+		}
+		m.logger.ErrorContext(r.Context(), msg)
+	})
+	m.refuse(w, r, reason)
+}
+
 // refuseToken answers 401 to a request that presented a token which is not accepted (OAuth
 // mode): the challenge adds error="invalid_token", so a client refreshes or re-authorizes.
 func (m *middleware) refuseToken(w http.ResponseWriter, r *http.Request, reason string) {
 	m.answer(w, r, http.StatusUnauthorized, m.withParams(`error="invalid_token"`), `{"error":"invalid_token"}`, reason)
-}
-
-// unavailable answers 503 while no signing key could ever be fetched: whether the token is
-// good cannot be known (the key set logs the fetch failure).
-func (m *middleware) unavailable(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(KeyColdRetryInterval/time.Second)))
-	m.answer(w, r, http.StatusServiceUnavailable, "", `{"error":"temporarily_unavailable"}`, "issuer keys unavailable")
 }
 
 // withParams is the Bearer challenge with auth-params before resource_metadata (or realm).

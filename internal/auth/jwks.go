@@ -43,10 +43,11 @@ const (
 	maxKeyDocument  = 512 << 10 // bounds a discovery document or key set
 )
 
-// keySet fetches the issuer's signing keys (discovery document, then its jwks_uri) and caches
-// them. It is safe for concurrent use; concurrent misses share one fetch.
-type keySet struct {
-	issuer string
+// verifier checks access tokens of one issuer, whose signing keys it fetches (discovery
+// document, then its jwks_uri) and caches. It is safe for concurrent use; concurrent misses
+// share one fetch.
+type verifier struct {
+	cfg    OAuth
 	http   *http.Client
 	logger *slog.Logger
 	now    func() time.Time
@@ -59,7 +60,8 @@ type keySet struct {
 	fetching  chan struct{}
 }
 
-func newKeySet(issuer string, client *http.Client, logger *slog.Logger) *keySet {
+func newVerifier(cfg OAuth, logger *slog.Logger) *verifier {
+	client := cfg.HTTPClient
 	if client == nil {
 		client = &http.Client{
 			Timeout: keyFetchTimeout,
@@ -68,67 +70,62 @@ func newKeySet(issuer string, client *http.Client, logger *slog.Logger) *keySet 
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
-	return &keySet{issuer: issuer, http: client, logger: logger, now: time.Now}
+	return &verifier{cfg: cfg, http: client, logger: logger, now: time.Now}
 }
 
 // lookup returns the cached keys usable for a token with this kid and alg, fetching the set when
 // it is missing, stale or lacks the kid and the rate limit allows; ready is false before any fetch.
-func (ks *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgorithm) (keys []jose.JSONWebKey, ready bool) {
+func (v *verifier) lookup(ctx context.Context, kid string, alg jose.SignatureAlgorithm) (keys []jose.JSONWebKey, ready bool) {
 	fetched := false
 	for {
-		ks.mu.Lock()
-		keys = matching(ks.keys, kid, alg)
-		stale := ks.have && ks.now().Sub(ks.fetchedAt) >= KeyMaxAge
-		if ks.have && len(keys) > 0 && !stale {
-			ks.mu.Unlock()
+		v.mu.Lock()
+		keys, ready = matching(v.keys, kid, alg), v.have
+		if ready && len(keys) > 0 && v.now().Sub(v.fetchedAt) < KeyMaxAge {
+			v.mu.Unlock()
 			return keys, true
 		}
-		if ks.fetching != nil {
-			ch := ks.fetching
-			ks.mu.Unlock()
+		if ch := v.fetching; ch != nil {
+			v.mu.Unlock()
 			select {
 			case <-ch:
 				fetched = true
 				continue
 			case <-ctx.Done():
-				ks.mu.Lock()
-				defer ks.mu.Unlock()
-				return matching(ks.keys, kid, alg), ks.have
+				return keys, ready
 			}
 		}
 		interval := KeyRefreshInterval
-		if !ks.have {
+		if !ready {
 			interval = KeyColdRetryInterval
 		}
-		if fetched || (!ks.attemptAt.IsZero() && ks.now().Sub(ks.attemptAt) < interval) {
+		if fetched || (!v.attemptAt.IsZero() && v.now().Sub(v.attemptAt) < interval) {
 			// Rate-limited, or already fetched for this request: answer from the cache.
-			ready = ks.have
-			ks.mu.Unlock()
+			v.mu.Unlock()
 			return keys, ready
 		}
 		ch := make(chan struct{})
-		ks.fetching, ks.attemptAt = ch, ks.now()
-		ks.mu.Unlock()
+		v.fetching, v.attemptAt = ch, v.now()
+		v.mu.Unlock()
 
 		// The fetch is shared: one caller's cancelled request must not fail the others.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyFetchBudget)
-		got, err := ks.fetch(fctx)
+		got, err := v.fetch(fctx)
 		cancel()
 
-		ks.mu.Lock()
+		v.mu.Lock()
 		if err == nil {
-			ks.keys, ks.have, ks.fetchedAt = got, true, ks.now()
+			v.keys, v.have, v.fetchedAt = got, true, v.now()
 		}
-		have := ks.have
-		ks.fetching = nil
+		have := v.have
+		v.fetching = nil
 		close(ch)
-		ks.mu.Unlock()
+		v.mu.Unlock()
 		if err != nil {
 			consequence := "requests with a token are answered 503 until a fetch succeeds (retried at most every " + KeyColdRetryInterval.String() + ")"
 			if have {
 				consequence = "the keys fetched before stay in use; a token signed with another key is refused (401) until a fetch succeeds (retried at most every " + KeyRefreshInterval.String() + ")"
 			}
-			ks.logger.ErrorContext(ctx, "OAuth signing keys could not be fetched from the issuer "+obs.Field(ks.issuer)+": "+err.Error()+"; "+consequence)
+			v.logger.ErrorContext(ctx, "OAuth signing keys could not be fetched from the issuer "+obs.Field(v.cfg.Issuer)+": "+err.Error()+"; "+consequence)
 		}
 		fetched = true
 	}
@@ -158,11 +155,9 @@ func keyFits(k jose.JSONWebKey, alg jose.SignatureAlgorithm) bool {
 
 // discoveryURLs are the metadata locations tried in order: OpenID Connect discovery (the path
 // appended to the issuer), then RFC 8414's (the well-known segment before the issuer's path).
+// The issuer parses: the middleware refuses every request before a token is verified otherwise.
 func discoveryURLs(issuer string) []string {
-	u, err := url.Parse(issuer)
-	if err != nil {
-		return nil
-	}
+	u, _ := url.Parse(issuer)
 	path := strings.TrimSuffix(u.Path, "/")
 	openid := strings.TrimSuffix(issuer, "/") + "/.well-known/openid-configuration"
 	rfc8414 := u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + path
@@ -174,21 +169,21 @@ func discoveryURLs(issuer string) []string {
 var errUnreachable = errors.New("unreachable")
 
 // fetch reads the discovery document and the key set it names.
-func (ks *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
+func (v *verifier) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	var jwksURI string
 	var errs []string
-	for _, u := range discoveryURLs(ks.issuer) {
+	for _, u := range discoveryURLs(v.cfg.Issuer) {
 		var doc struct {
 			Issuer  string `json:"issuer"`
 			JWKSURI string `json:"jwks_uri"`
 		}
-		err := ks.getJSON(ctx, u, &doc)
+		err := v.getJSON(ctx, u, &doc)
 		switch {
-		case err == nil && doc.Issuer != ks.issuer:
+		case err == nil && doc.Issuer != v.cfg.Issuer:
 			// RFC 8414 section 3.3 and OpenID discovery 4.3: a document naming another issuer
 			// is not this issuer's (a mix-up or a misconfigured path).
 			err = fmt.Errorf("names issuer %q, not the configured one", obs.Field(doc.Issuer))
-		case err == nil && !fetchableURL(doc.JWKSURI, ks.issuer):
+		case err == nil && !fetchableURL(doc.JWKSURI, v.cfg.Issuer):
 			err = errors.New("jwks_uri is missing or not an https URL")
 		}
 		if err == nil {
@@ -206,7 +201,7 @@ func (ks *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
-	if err := ks.getJSON(ctx, jwksURI, &set); err != nil {
+	if err := v.getJSON(ctx, jwksURI, &set); err != nil {
 		return nil, fmt.Errorf("JWKS %s: %w", obs.Field(jwksURI), err)
 	}
 	var keys []jose.JSONWebKey
@@ -214,10 +209,8 @@ func (ks *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 		var k jose.JSONWebKey
 		// A key this endpoint cannot use (another type, an encryption key, private material
 		// by mistake) is skipped rather than failing the whole set.
-		if err := k.UnmarshalJSON(raw); err != nil || !k.IsPublic() || (k.Use != "" && k.Use != "sig") {
-			continue
-		}
-		if keyFits(k, jose.RS256) || keyFits(k, jose.ES256) {
+		if k.UnmarshalJSON(raw) == nil && k.IsPublic() && (k.Use == "" || k.Use == "sig") &&
+			(keyFits(k, jose.RS256) || keyFits(k, jose.ES256)) {
 			keys = append(keys, k)
 		}
 	}
@@ -227,13 +220,13 @@ func (ks *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	return keys, nil
 }
 
-func (ks *keySet) getJSON(ctx context.Context, u string, v any) error {
+func (v *verifier) getJSON(ctx context.Context, u string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := ks.http.Do(req)
+	resp, err := v.http.Do(req)
 	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() || ctx.Err() != nil {
@@ -252,7 +245,7 @@ func (ks *keySet) getJSON(ctx context.Context, u string, v any) error {
 	if len(body) > maxKeyDocument {
 		return fmt.Errorf("document larger than %d bytes", maxKeyDocument)
 	}
-	if err := json.Unmarshal(body, v); err != nil {
+	if err := json.Unmarshal(body, out); err != nil {
 		return errors.New("not a JSON object of the expected shape")
 	}
 	return nil

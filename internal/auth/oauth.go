@@ -74,12 +74,6 @@ const (
 	unavailable         // 503: no signing key was ever fetched
 )
 
-// verifier checks access tokens of one issuer.
-type verifier struct {
-	cfg  OAuth
-	keys *keySet
-}
-
 // standardClaims are the registered claims checked, plus the scope claims.
 type standardClaims struct {
 	jwt.Claims
@@ -101,7 +95,7 @@ func (v *verifier) verify(ctx context.Context, token string) (p grant, out verdi
 			return p, invalid, "typ is not JWT or at+jwt"
 		}
 	}
-	keys, ready := v.keys.lookup(ctx, h.KeyID, jose.SignatureAlgorithm(h.Algorithm))
+	keys, ready := v.lookup(ctx, h.KeyID, jose.SignatureAlgorithm(h.Algorithm))
 	if !ready {
 		return p, unavailable, "no signing keys fetched yet"
 	}

@@ -99,7 +99,7 @@ func newOAuth(t *testing.T, opts testissuer.Options, tweak func(*Config)) *oauth
 	f := &oauthFixture{iss: iss, rec: &recorder{}, logs: logs, now: time.Now()}
 	f.h = Middleware(cfg, f.rec, logger)
 	f.m = f.h.(*middleware)
-	f.m.oauth.keys.now = func() time.Time { return f.now }
+	f.m.oauth.now = func() time.Time { return f.now }
 	return f
 }
 

@@ -160,10 +160,8 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 
 	c.Network = l.network(local, lambda)
 	c.Preset = presets[c.Network]
-	for _, n := range local {
-		if n.Name == c.Network {
-			c.Preset = n.Preset
-		}
+	if i := slices.IndexFunc(local, func(n LocalNetwork) bool { return n.Name == c.Network }); i >= 0 {
+		c.Preset = local[i].Preset
 	}
 	c.X402Network = l.str("X402_NETWORK", c.Preset.X402Network)
 	c.Passphrase = c.Preset.Passphrase
@@ -181,10 +179,7 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	}
 
 	c.AllowMainnet = l.boolean("MINDVAULT_ALLOW_MAINNET", false)
-	c.MaxAutoPayUSDC = l.match("MINDVAULT_MAX_AUTO_PAY_USDC", DefaultMaxAutoPayUSDC, usdcAmount, "a decimal USDC amount with at most 7 decimal places")
-	if isZeroAmount(c.MaxAutoPayUSDC) {
-		l.bad("MINDVAULT_MAX_AUTO_PAY_USDC", "must be greater than 0")
-	}
+	c.MaxAutoPayUSDC = l.usdc("MINDVAULT_MAX_AUTO_PAY_USDC", DefaultMaxAutoPayUSDC, "")
 
 	// A transaction fee is a uint32 in stroops; at least the 100-stroop base fee.
 	c.MaxTxFeeStroops = int64(l.integer("MINDVAULT_MAX_TX_FEE_STROOPS", DefaultMaxTxFeeStroops, 100, math.MaxUint32))
@@ -192,15 +187,8 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 
 	c.FundingURL = l.fundingURL()
 
-	for _, b := range []struct {
-		name string
-		dst  *string
-	}{{"MINDVAULT_BUDGET_USDC", &c.BudgetUSDC}, {"MINDVAULT_BUDGET_CALLER_USDC", &c.BudgetCallerUSDC}} {
-		*b.dst = l.match(b.name, "", usdcAmount, "a decimal USDC amount with at most 7 decimal places")
-		if *b.dst != "" && isZeroAmount(*b.dst) {
-			l.bad(b.name, "must be greater than 0 (unset it for no budget)")
-		}
-	}
+	c.BudgetUSDC = l.usdc("MINDVAULT_BUDGET_USDC", "", " (unset it for no budget)")
+	c.BudgetCallerUSDC = l.usdc("MINDVAULT_BUDGET_CALLER_USDC", "", " (unset it for no budget)")
 	c.Ledger = l.str("MINDVAULT_LEDGER", "memory")
 	if c.Ledger != "memory" && !ledgerSpec.MatchString(c.Ledger) {
 		l.bad("MINDVAULT_LEDGER", "must be memory or dynamodb:<table> (a DynamoDB table name: 3-255 of A-Z a-z 0-9 _ - .)")
@@ -253,13 +241,34 @@ func Load(getenv func(string) string, lambda bool, local ...LocalNetwork) (*Conf
 	if c.Auth == "oauth" {
 		c.loadOAuth(&l)
 	}
-	c.loadToolsets(&l)
+	// A toolset list that does not parse is a problem, never a fallback to every toolset: an
+	// operator narrowing the surface never gets all of it.
+	if raw, ok := l.raw("MINDVAULT_TOOLSETS"); ok {
+		var err error
+		if c.Toolsets, err = ParseToolsets(raw); err != nil {
+			l.bad("MINDVAULT_TOOLSETS", err.Error())
+			c.Toolsets = []string{} // nothing rather than everything; the problem is reported anyway
+		}
+	}
+	c.ReadOnly = l.boolean("MINDVAULT_READ_ONLY", false)
 	c.AllowedOrigins = l.list("MINDVAULT_ALLOWED_ORIGINS")
 	c.MaxBodyBytes = int64(l.integer("MINDVAULT_MAX_BODY_BYTES", DefaultMaxBodyBytes, 1024, 64<<20))
 	c.Addr = l.str("MINDVAULT_ADDR", DefaultAddr)
 	c.LogLevel = l.level()
 
-	c.checkNetwork(&l)
+	if c.Network == Mainnet {
+		// Mainnet has no public RPC or registry: a silent fallback to testnet values would
+		// send real money to the wrong place, so both are required.
+		if c.RPCURL == "" {
+			l.bad("SOROBAN_RPC_URL", "is required on mainnet (there is no public Stellar RPC preset)")
+		}
+		if c.RegistryContract == "" {
+			l.bad("VAULT_REGISTRY_CONTRACT_ID", "is required on mainnet (there is no mainnet registry preset)")
+		}
+		if c.X402Network == "stellar:testnet" {
+			l.bad("X402_NETWORK", "is stellar:testnet but STELLAR_NETWORK is mainnet")
+		}
+	}
 	if len(l.problems) > 0 {
 		return c, l.problems
 	}
@@ -288,23 +297,6 @@ func (c *Config) ExplorerURL(hash string) string {
 	return c.ExplorerTxURL + hash
 }
 
-func (c *Config) checkNetwork(l *loader) {
-	if c.Network != Mainnet {
-		return
-	}
-	// Mainnet has no public RPC or registry: a silent fallback to testnet values would
-	// send real money to the wrong place, so both are required.
-	if c.RPCURL == "" {
-		l.bad("SOROBAN_RPC_URL", "is required on mainnet (there is no public Stellar RPC preset)")
-	}
-	if c.RegistryContract == "" {
-		l.bad("VAULT_REGISTRY_CONTRACT_ID", "is required on mainnet (there is no mainnet registry preset)")
-	}
-	if c.X402Network == "stellar:testnet" {
-		l.bad("X402_NETWORK", "is stellar:testnet but STELLAR_NETWORK is mainnet")
-	}
-}
-
 // DefaultOAuthProfilesClaim is the access-token claim that lists the caller's profiles.
 const DefaultOAuthProfilesClaim = "mindvault_profiles"
 
@@ -315,13 +307,11 @@ var scopeToken = lazyre.New(`^[\x21\x23-\x5B\x5D-\x7E]{1,256}$`)
 // loadOAuth reads the OAuth resource-server settings. The issuer is kept exactly as written
 // (a trailing slash included): it is compared byte for byte with the tokens' iss claim.
 func (c *Config) loadOAuth(l *loader) {
-	if s, ok := l.raw("MINDVAULT_OAUTH_ISSUER"); !ok {
+	if _, ok := l.raw("MINDVAULT_OAUTH_ISSUER"); !ok {
 		l.bad("MINDVAULT_OAUTH_ISSUER", "is required when MINDVAULT_AUTH=oauth (the authorization server's issuer URL)")
-	} else if !netaddr.Issuer(s) {
-		l.bad("MINDVAULT_OAUTH_ISSUER", "must be an https URL without query or fragment (http only on a loopback host, for tests and local development)")
-	} else {
-		c.OAuthIssuer = s
 	}
+	c.OAuthIssuer = parse(l, "MINDVAULT_OAUTH_ISSUER", "", "an https URL without query or fragment (http only on a loopback host, for tests and local development)",
+		func(s string) (string, bool) { return s, netaddr.Issuer(s) })
 	c.OAuthAudience = l.str("MINDVAULT_OAUTH_AUDIENCE", c.ResourceURL)
 	switch {
 	case c.OAuthAudience == "":
@@ -330,11 +320,8 @@ func (c *Config) loadOAuth(l *loader) {
 		l.bad("MINDVAULT_OAUTH_AUDIENCE", "must be one value of at most 512 characters without spaces")
 		c.OAuthAudience = ""
 	}
-	c.OAuthProfilesClaim = l.str("MINDVAULT_OAUTH_PROFILES_CLAIM", DefaultOAuthProfilesClaim)
-	if len(c.OAuthProfilesClaim) > 128 || strings.ContainsAny(c.OAuthProfilesClaim, " \t\r\n") {
-		l.bad("MINDVAULT_OAUTH_PROFILES_CLAIM", "must be a claim name of at most 128 characters without spaces")
-		c.OAuthProfilesClaim = DefaultOAuthProfilesClaim
-	}
+	c.OAuthProfilesClaim = parse(l, "MINDVAULT_OAUTH_PROFILES_CLAIM", DefaultOAuthProfilesClaim, "a claim name of at most 128 characters without spaces",
+		func(s string) (string, bool) { return s, len(s) <= 128 && !strings.ContainsAny(s, " \t\r\n") })
 	c.OAuthScopePrefix = l.match("MINDVAULT_OAUTH_SCOPE_PREFIX", "", scopeToken, "at most 256 printable characters without spaces, quotes or backslashes")
 	// The metadata tells clients where to get tokens; in this mode only the issuer's are
 	// accepted, so listing another server would send clients for tokens that never work.
@@ -346,11 +333,6 @@ func (c *Config) loadOAuth(l *loader) {
 			l.bad(v, "must be unset when MINDVAULT_AUTH=oauth, which accepts only the issuer's access tokens")
 		}
 	}
-}
-
-func isZeroAmount(s string) bool {
-	r, ok := new(big.Rat).SetString(s)
-	return ok && r.Sign() == 0
 }
 
 type loader struct {
@@ -374,33 +356,27 @@ func (l *loader) str(v, def string) string {
 
 // network reads STELLAR_NETWORK: a public network, or one of the local build's own off Lambda.
 func (l *loader) network(local []LocalNetwork, lambda bool) Network {
-	s, ok := l.raw("STELLAR_NETWORK")
-	if !ok {
-		return Testnet
-	}
-	switch strings.ToLower(s) {
-	case "testnet":
-		return Testnet
-	case "mainnet", "pubnet", "public":
-		return Mainnet
-	}
+	s, _ := l.raw("STELLAR_NETWORK")
 	n := Network(strings.ToLower(s))
-	if slices.ContainsFunc(local, func(ln LocalNetwork) bool { return ln.Name == n }) {
-		if !lambda {
-			return n
-		}
+	isLocal := slices.ContainsFunc(local, func(ln LocalNetwork) bool { return ln.Name == n })
+	switch {
+	case n == "" || n == Testnet:
+		return Testnet
+	case n == Mainnet || n == "pubnet" || n == "public":
+		return Mainnet
+	case isLocal && !lambda:
+		return n
+	case isLocal:
 		l.bad("STELLAR_NETWORK", fmt.Sprintf("%q is a network of the local build only; under Lambda it must be testnet or mainnet", n))
-		return Testnet
-	}
-	if len(local) == 0 || lambda {
+	case len(local) == 0 || lambda:
 		l.bad("STELLAR_NETWORK", fmt.Sprintf("must be testnet or mainnet (pubnet, public); got %q (the offline sandbox is in the local build only: make run)", bounded(s)))
-		return Testnet
+	default:
+		names := []string{"testnet", "mainnet (pubnet, public)"}
+		for _, ln := range local {
+			names = append(names, string(ln.Name))
+		}
+		l.bad("STELLAR_NETWORK", fmt.Sprintf("must be one of %s; got %q", strings.Join(names, ", "), bounded(s)))
 	}
-	names := []string{"testnet", "mainnet (pubnet, public)"}
-	for _, ln := range local {
-		names = append(names, string(ln.Name))
-	}
-	l.bad("STELLAR_NETWORK", fmt.Sprintf("must be one of %s; got %q", strings.Join(names, ", "), bounded(s)))
 	return Testnet
 }
 
@@ -465,6 +441,15 @@ func (l *loader) match(v, def string, re *lazyre.Regexp, what string) string {
 	return parse(l, v, def, what, func(s string) (string, bool) { return s, re.MatchString(s) })
 }
 
+// usdc reads a USDC amount greater than 0; hint follows the problem of a zero.
+func (l *loader) usdc(v, def, hint string) string {
+	s := l.match(v, def, usdcAmount, "a decimal USDC amount with at most 7 decimal places")
+	if r, ok := new(big.Rat).SetString(s); ok && r.Sign() == 0 {
+		l.bad(v, "must be greater than 0"+hint)
+	}
+	return s
+}
+
 func (l *loader) boolean(v string, def bool) bool {
 	return parse(l, v, def, "true or false", ParseBool)
 }
@@ -492,15 +477,8 @@ func (l *loader) millis(v string, def, lo int) time.Duration {
 	return time.Duration(l.integer(v, def, lo, 15*60*1000)) * time.Millisecond
 }
 
-func (l *loader) level() slog.Level {
-	s, ok := l.raw("LOG_LEVEL")
-	if !ok {
-		s, ok = l.raw("AWS_LAMBDA_LOG_LEVEL")
-	}
-	if !ok {
-		return slog.LevelInfo
-	}
-	var lv slog.Level
+func (l *loader) level() (lv slog.Level) {
+	s := cmp.Or(l.str("LOG_LEVEL", ""), l.str("AWS_LAMBDA_LOG_LEVEL", "info"))
 	if err := lv.UnmarshalText([]byte(strings.ToUpper(s))); err != nil {
 		l.bad("LOG_LEVEL", "must be debug, info, warn or error")
 		return slog.LevelInfo

@@ -41,17 +41,3 @@ func ParseToolsets(s string) ([]string, error) {
 	}
 	return slices.DeleteFunc(slices.Clone(Toolsets), func(t string) bool { return !want[t] }), nil
 }
-
-// loadToolsets reads MINDVAULT_TOOLSETS and MINDVAULT_READ_ONLY. A list that does not parse is a
-// problem, never a fallback to every toolset: an operator narrowing the surface never gets all of it.
-func (c *Config) loadToolsets(l *loader) {
-	if raw, ok := l.raw("MINDVAULT_TOOLSETS"); ok {
-		ts, err := ParseToolsets(raw)
-		if err != nil {
-			l.bad("MINDVAULT_TOOLSETS", err.Error())
-			ts = []string{} // nothing rather than everything; the problem is reported anyway
-		}
-		c.Toolsets = ts
-	}
-	c.ReadOnly = l.boolean("MINDVAULT_READ_ONLY", false)
-}

@@ -63,17 +63,15 @@ func (k *Settings) CanAsk() bool {
 	return k != nil && k.mode != Off && (k.generated != nil || len(k.key.Reveal()) >= MinKeyBytes)
 }
 
-// signingKey is the configured key, or the process's own drawn on first use; nil when there
+// signingKey is the configured key, or the process's own drawn on first use; empty when there
 // is none. A generated key redact could not register is never used, so Seal fails rather
 // than letting the call proceed unasked.
 func (k *Settings) signingKey() []byte {
-	if k.generated == nil {
-		if k.key.IsZero() {
-			return nil
-		}
-		return []byte(k.key.Reveal())
+	key := k.key
+	if k.generated != nil {
+		key = k.generated.get()
 	}
-	return k.generated.get()
+	return []byte(key.Reveal())
 }
 
 // generatedKey is a key made once, on first use.
@@ -82,18 +80,15 @@ type generatedKey struct {
 	key  redact.Secret
 }
 
-func (g *generatedKey) get() []byte {
+func (g *generatedKey) get() redact.Secret {
 	g.once.Do(func() {
 		key := make([]byte, MinKeyBytes)
-		if _, err := rand.Read(key); err != nil || registerKey(key) != nil {
-			return
+		_, _ = rand.Read(key) // never fails: the runtime crashes rather than return an error
+		if registerKey(key) == nil {
+			g.key = redact.NewSecret(string(key))
 		}
-		g.key = redact.NewSecret(string(key))
 	})
-	if g.key.IsZero() {
-		return nil
-	}
-	return []byte(g.key.Reveal())
+	return g.key
 }
 
 // Load reads the policy and the key once per process. Under Lambda (lambda), where instances
