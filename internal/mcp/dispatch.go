@@ -36,18 +36,16 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 	_, metaVersion := req.Meta[metaProtocolVersion]
 	modern := metaVersion || (isRevision(header) && header >= Version20260728)
 	notFound := http.StatusOK
+	e.era = "legacy"
 	if modern {
-		e.era, notFound = Modern, http.StatusNotFound
+		e.era, notFound = "modern", http.StatusNotFound
 		if bad := modernChecks(r, req, header); bad != nil {
 			return *bad
 		}
-	} else {
-		e.era = Legacy
-		if req.Method != "initialize" && header != "" && !slices.Contains(legacyVersions, header) {
-			return fail(http.StatusBadRequest, CodeInvalidRequest,
-				"Bad Request: unsupported MCP-Protocol-Version header",
-				map[string]any{"supported": SupportedVersions, "requested": bounded(header)})
-		}
+	} else if req.Method != "initialize" && header != "" && !slices.Contains(legacyVersions, header) {
+		return fail(http.StatusBadRequest, CodeInvalidRequest,
+			"Bad Request: unsupported MCP-Protocol-Version header",
+			map[string]any{"supported": SupportedVersions, "requested": bounded(header)})
 	}
 	var call callParams
 	if req.Method == "tools/call" || (req.Method == "prompts/get" && s.Prompts != nil) {
@@ -108,7 +106,7 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 }
 
 func modernChecks(r *http.Request, req request, header string) *outcome {
-	bad := func(code int, msg string, data any) *outcome {
+	bad := func(code int, msg string, data map[string]any) *outcome {
 		o := fail(http.StatusBadRequest, code, msg, data)
 		return &o
 	}

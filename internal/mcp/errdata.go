@@ -13,16 +13,9 @@ import (
 
 // errorData is a JSON-RPC error's data: the call site's fields plus code, category and retry in
 // a tool diagnostic's vocabulary, so a client needs no second table (docs/protocol.md).
-func errorData(status, rpcCode int, data any) map[string]any {
+func errorData(status, rpcCode int, data map[string]any) map[string]any {
 	out := map[string]any{}
-	switch d := data.(type) {
-	case map[string]any:
-		maps.Copy(out, d)
-	case map[string]string: // a CallError's Data may be either
-		for k, v := range d {
-			out[k] = v
-		}
-	}
+	maps.Copy(out, data)
 	code, _ := out["code"].(string)
 	switch { // the code of an error whose call site chose none
 	case errmap.IsCode(code):

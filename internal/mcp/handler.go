@@ -109,9 +109,6 @@ func requireJSON(w http.ResponseWriter, r *http.Request) *http.Request {
 // defaultMaxBody bounds a body when no limit is configured.
 const defaultMaxBody = 1 << 20
 
-// unreadableMessage answers a body that could not be read (the connection broke mid-body).
-const unreadableMessage = "Parse error: the body could not be read"
-
 // limitBody reads the whole body, at most max bytes, before anything else sees it (413 above it,
 // 400 when unreadable), so no request can make the handler hold more than max.
 func limitBody(max int64) guard {
@@ -125,7 +122,7 @@ func limitBody(max int64) guard {
 				refuse(w, r, http.StatusRequestEntityTooLarge, CodeInvalidRequest, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", max))
 				return nil
 			}
-			refuse(w, r, http.StatusBadRequest, CodeParseError, unreadableMessage)
+			refuse(w, r, http.StatusBadRequest, CodeParseError, "Parse error: the body could not be read")
 			return nil
 		}
 		r2 := *r // a guard must not modify the request it was given
@@ -155,7 +152,7 @@ func readBody(r io.Reader, declared, max int64) ([]byte, error) {
 	}
 }
 
-// memBody is a body limitBody read into memory, whose bytes bodyBytes hands over without a copy.
+// memBody is a body limitBody read into memory, whose bytes ServeHTTP decodes without a copy.
 type memBody struct {
 	*bytes.Reader
 	b []byte
@@ -163,11 +160,3 @@ type memBody struct {
 
 // Close implements io.Closer.
 func (*memBody) Close() error { return nil }
-
-// bodyBytes returns the request's body: limitBody's bytes when unread since, else what is left.
-func bodyBytes(r *http.Request) ([]byte, error) {
-	if mb, ok := r.Body.(*memBody); ok && mb.Len() == len(mb.b) {
-		return mb.b, nil
-	}
-	return io.ReadAll(r.Body)
-}

@@ -30,22 +30,14 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
-// entryOf is the request's log record; a guard used without observe writes to a throwaway one.
-func entryOf(r *http.Request) *entry {
-	if e := stateOf(r.Context()).entry; e != nil {
-		return e
-	}
-	return &entry{}
-}
-
 // refuse answers a request the HTTP rules turn away with an id-less JSON-RPC error.
 func refuse(w http.ResponseWriter, r *http.Request, status, code int, msg string) {
-	writeRPCError(w, entryOf(r), nil, status, code, msg, nil)
+	writeRPCError(w, stateOf(r.Context()).entry, nil, status, code, msg, nil)
 }
 
 // refusePlain answers a request that is not for the MCP endpoint with a plain JSON object.
 func refusePlain(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	e := entryOf(r)
+	e := stateOf(r.Context()).entry
 	e.status = status
 	writeJSON(w, e, status, map[string]string{"error": msg})
 }

@@ -317,11 +317,3 @@ func (v *view) String() string {
 	}
 	return out
 }
-
-// cacheScope is "private" for lists the request's headers narrowed, else "public".
-func (v *view) cacheScope() string {
-	if v.private {
-		return "private"
-	}
-	return "public"
-}
