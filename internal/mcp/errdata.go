@@ -87,14 +87,8 @@ func DistanceAtMost(a, b string, k int) int {
 	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); d > k || -d > k {
 		return k + 1 // the lengths alone differ by more
 	}
-	if isASCII(a) && isASCII(b) {
-		return boundedDistance([]byte(a), []byte(b), k)
-	}
-	var bufA, bufB [64]rune
-	return boundedDistance(appendRunes(bufA[:0], a), appendRunes(bufB[:0], b), k)
-}
-
-func boundedDistance[T byte | rune](ra, rb []T, k int) int {
+	var bufA, bufB [64]rune // names fit: no allocation
+	ra, rb := appendRunes(bufA[:0], a), appendRunes(bufB[:0], b)
 	for len(ra) > 0 && len(rb) > 0 && ra[0] == rb[0] {
 		ra, rb = ra[1:], rb[1:]
 	}
@@ -123,10 +117,6 @@ func boundedDistance[T byte | rune](ra, rb []T, k int) int {
 		prev, cur = cur, prev
 	}
 	return min(prev[len(rb)], k+1)
-}
-
-func isASCII(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) < 0
 }
 
 func appendRunes(dst []rune, s string) []rune {

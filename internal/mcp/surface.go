@@ -144,13 +144,9 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if s.Surface.Enabled != nil {
 		dl.mask = maskOf(s.Surface.Enabled)
 	}
-	pl, problem, ok := pathLayer(endpointPath, r.URL.Path)
-	if !ok {
-		return nil, "not found: the MCP endpoint is POST " + endpointPath
-	}
-	if problem != "" {
-		return nil, problem
-	}
+	// requirePath refused any other path, or a toolset list that does not parse, before
+	// ServeHTTP; for Offers such a path is the zero layer, which offers nothing.
+	pl, _, _ := pathLayer(endpointPath, r.URL.Path)
 	hl, problem := headerLayer(r)
 	if problem != "" {
 		return nil, problem
