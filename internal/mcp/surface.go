@@ -182,8 +182,8 @@ func (s *Server) enabled(v *view, name string) bool {
 }
 
 // Offers reports whether a request like r may call the tool name: it is registered and its
-// surface (deployment, URL path, headers) enables it. Inbound auth asks, so that a disabled
-// tool, which never runs, needs no scope (the protocol layer answers it with -32602).
+// surface (deployment, URL path, headers) enables it. The server card asks, to list only the
+// tools the deployment serves.
 func (s *Server) Offers(r *http.Request, name string) bool {
 	if !slices.Contains(s.Tools.Names(), name) {
 		return false
