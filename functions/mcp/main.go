@@ -22,7 +22,11 @@ func main() {
 		lambda.Start(funcurl.Handler(b.Handler))
 		return
 	}
-	if err := server.Serve(b.Config.Addr, b.Handler, b.Logger); err != nil {
+	ln, err := server.Listen(b.Config.Addr)
+	if err == nil {
+		err = server.ServeOn(ln, b.Handler, b.Logger)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcp:", err)
 		os.Exit(1)
 	}

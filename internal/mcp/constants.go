@@ -9,14 +9,6 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
-// EncodedToolSet is a ToolSet that also hands over its definitions as one encoded JSON array,
-// byte for byte what encoding/json writes for Definitions(), which tools/list then uses as they
-// are: encoding/json checks every json.RawMessage it writes (0.7 ms of a process's first answer).
-type EncodedToolSet interface {
-	ToolSet
-	EncodedDefinitions() json.RawMessage
-}
-
 // constKind names an answer that only the request's id changes for the life of a Server; each
 // has a form per era (server/discover only the modern one).
 type constKind int
@@ -51,7 +43,11 @@ func (s *Server) constResult(v *view, k constKind, modern bool) map[string]any {
 	if !modern {
 		return r
 	}
-	r["ttlMs"], r["cacheScope"] = s.ListTTL.Milliseconds(), v.cacheScope()
+	scope := "public" // "private" for lists the request's headers narrowed
+	if v.private {
+		scope = "private"
+	}
+	r["ttlMs"], r["cacheScope"] = s.ListTTL.Milliseconds(), scope
 	return s.modernResult(r)
 }
 
@@ -81,16 +77,14 @@ func (s *Server) constantOutcome(v *view, k constKind, modern bool) outcome {
 // toolsPlaceholder stands in for the tool list, which no other JSON the server writes contains.
 const toolsPlaceholder = `"\u0000tools\u0000"`
 
-// encodeConstant encodes the result of k as writeJSON would. When the tools come encoded
-// (EncodedToolSet), the result is encoded around a placeholder that their bytes then replace.
+// encodeConstant encodes the result of k as writeJSON would. The tools, compact JSON as
+// ToolSet.Definitions says, are joined around the result encoded with a placeholder:
+// encoding/json checks every json.RawMessage it writes (0.7 ms of a process's first answer).
 func (s *Server) encodeConstant(v *view, k constKind, modern bool) ([]byte, bool) {
 	result := s.constResult(v, k, modern)
 	var tools json.RawMessage
-	if ets, ok := s.Tools.(EncodedToolSet); ok && k == toolsList {
-		tools = ets.EncodedDefinitions()
-		if v != fullView {
-			tools = joinDefinitions(s.toolDefs(v))
-		}
+	if k == toolsList {
+		tools = joinDefinitions(s.toolDefs(v))
 		result["tools"] = json.RawMessage(toolsPlaceholder)
 	}
 	doc, err := encodeJSON(result)

@@ -13,16 +13,12 @@ import (
 	"github.com/mindvault/mcp-endpoint/internal/redact"
 )
 
-// encodedTools hands the protocol layer its definitions pre-encoded, as tools.Registry does,
-// with characters encoding/json would escape by default, to show they are kept as they are.
+// encodedTools has definitions with characters encoding/json would escape by default, to
+// show they are kept as they are.
 type encodedTools struct{ fakeTools }
 
 func (encodedTools) Definitions() []json.RawMessage {
 	return []json.RawMessage{json.RawMessage(`{"name":"echo","description":"a <b> & c"}`), json.RawMessage(`{"name":"boom"}`)}
-}
-
-func (encodedTools) EncodedDefinitions() json.RawMessage {
-	return json.RawMessage(`[{"name":"echo","description":"a <b> & c"},{"name":"boom"}]`)
 }
 
 // serve sends one request body with headers h and returns the recorder.

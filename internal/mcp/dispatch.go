@@ -36,23 +36,21 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 	_, metaVersion := req.Meta[metaProtocolVersion]
 	modern := metaVersion || (isRevision(header) && header >= Version20260728)
 	notFound := http.StatusOK
+	e.era = "legacy"
 	if modern {
-		e.era, notFound = Modern, http.StatusNotFound
+		e.era, notFound = "modern", http.StatusNotFound
 		if bad := modernChecks(r, req, header); bad != nil {
 			return *bad
 		}
-	} else {
-		e.era = Legacy
-		if req.Method != "initialize" && header != "" && !slices.Contains(legacyVersions, header) {
-			return fail(http.StatusBadRequest, CodeInvalidRequest,
-				"Bad Request: unsupported MCP-Protocol-Version header",
-				map[string]any{"supported": SupportedVersions, "requested": bounded(header)})
-		}
+	} else if req.Method != "initialize" && header != "" && !slices.Contains(legacyVersions, header) {
+		return fail(http.StatusBadRequest, CodeInvalidRequest,
+			"Bad Request: unsupported MCP-Protocol-Version header",
+			map[string]any{"supported": SupportedVersions, "requested": bounded(header)})
 	}
 	var call callParams
 	if req.Method == "tools/call" || (req.Method == "prompts/get" && s.Prompts != nil) {
 		var bad *outcome
-		call, bad = parseCallParams(req.Params, req.Fields)
+		call, bad = parseCallParams(req)
 		// Both methods name their target in params.name, which the modern Mcp-Name header repeats.
 		if n := headerValue(r, "Mcp-Name"); modern && (n == "" || n != call.name) {
 			return fail(http.StatusBadRequest, CodeHeaderMismatch, "Header mismatch: the Mcp-Name header must equal params.name", nil)
@@ -61,7 +59,7 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 			return *bad
 		}
 		if modern {
-			rt, bad := roundTripOf(req.Meta, call.fields)
+			rt, bad := roundTripOf(req.Meta, req.Fields)
 			if bad != nil {
 				return *bad
 			}
@@ -108,7 +106,7 @@ func (s *Server) dispatch(ctx context.Context, r *http.Request, req request, e *
 }
 
 func modernChecks(r *http.Request, req request, header string) *outcome {
-	bad := func(code int, msg string, data any) *outcome {
+	bad := func(code int, msg string, data map[string]any) *outcome {
 		o := fail(http.StatusBadRequest, code, msg, data)
 		return &o
 	}
@@ -154,26 +152,17 @@ func (s *Server) modernResult(fields map[string]any) map[string]any {
 
 // callParams is a tools/call params object that passed the CallToolRequest schema.
 type callParams struct {
-	name   string // params.name ("" when absent or not a string)
-	args   json.RawMessage
-	fields map[string]json.RawMessage // params, decoded once for every reader
+	name string // params.name ("" when absent or not a string)
+	args json.RawMessage
 }
 
 // parseCallParams applies the CallToolRequest schema (-32602 naming the path); what is inside
-// arguments is the tool's business. fields are params as the envelope decoded them, or nil.
-func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) (callParams, *outcome) {
-	var c callParams
-	if len(params) == 0 || params[0] != '{' {
+// arguments is the tool's business.
+func parseCallParams(req request) (c callParams, bad *outcome) {
+	if len(req.Params) == 0 || req.Params[0] != '{' {
 		return c, invalidParams("Invalid params: params: must be an object with name and arguments")
 	}
-	p := fields // the envelope decoded it already
-	if p == nil {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return c, invalidParams("Invalid params: params: must be an object")
-		}
-	}
-	c.fields = p
-	rawName, ok := p["name"]
+	rawName, ok := req.Fields["name"] // the envelope decoded an object params for this method
 	if !ok {
 		return c, invalidParams("Invalid params: params.name: is required")
 	}
@@ -181,7 +170,7 @@ func parseCallParams(params json.RawMessage, fields map[string]json.RawMessage) 
 	if len(rawName) == 0 || rawName[0] != '"' {
 		return c, invalidParams("Invalid params: params.name: must be a string")
 	}
-	if a, ok := p["arguments"]; ok {
+	if a, ok := req.Fields["arguments"]; ok {
 		a = bytes.TrimSpace(a)
 		if len(a) == 0 || a[0] != '{' {
 			return c, invalidParams("Invalid params: params.arguments: must be an object")

@@ -12,12 +12,12 @@ import (
 // -32602 in params, compared ignoring case too, as encoding/json matches struct fields (the Go
 // MCP SDK decodes into structs). tools/call's arguments are left to the tool's request model.
 
-// dupMessage is the error message of d, after prefix.
-func dupMessage(prefix string, d *validate.Dup) string {
+// dupMessage is the error message of d, after its prefix.
+func dupMessage(d *validate.Dup) string {
 	if d.Folded {
-		return prefix + renderPath(d.Path) + ": is given more than once in the same object, in another case (the keys of the envelope and of params are compared ignoring case)"
+		return renderPath(d.Path) + ": is given more than once in the same object, in another case (the keys of the envelope and of params are compared ignoring case)"
 	}
-	return prefix + renderPath(d.Path) + ": is given more than once in the same object (duplicate keys are refused, never resolved)"
+	return renderPath(d.Path) + ": is given more than once in the same object (duplicate keys are refused, never resolved)"
 }
 
 // scanDuplicateKeys finds the first duplicate key outside params and the first inside it in

@@ -51,25 +51,25 @@ func TestDuplicateKeysRefused(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			checkEnvelopeAsReference(t, []byte(tc.body))
-			_, _, bad := decodeEnvelope([]byte(tc.body))
+			req, _, bad := decodeEnvelope([]byte(tc.body))
 			if tc.code == 0 {
 				if bad != nil {
 					t.Fatalf("refused: %+v", bad)
 				}
 				return
 			}
-			if bad == nil || bad.code != tc.code {
+			if bad == nil || bad.Code != tc.code {
 				t.Fatalf("want %d, got %+v", tc.code, bad)
 			}
 			prefix := map[int]string{CodeInvalidParams: "Invalid params: ", CodeInvalidRequest: "Invalid Request: "}[tc.code]
-			if !strings.HasPrefix(bad.message, prefix+tc.path+": is given more than once") {
-				t.Errorf("message %q does not name %s", bad.message, tc.path)
+			if !strings.HasPrefix(bad.Message, prefix+tc.path+": is given more than once") {
+				t.Errorf("message %q does not name %s", bad.Message, tc.path)
 			}
-			if folded := strings.Contains(bad.message, "in another case"); folded != tc.folded {
-				t.Errorf("message %q: folded = %v, want %v", bad.message, folded, tc.folded)
+			if folded := strings.Contains(bad.Message, "in another case"); folded != tc.folded {
+				t.Errorf("message %q: folded = %v, want %v", bad.Message, folded, tc.folded)
 			}
-			if string(bad.id) != tc.id {
-				t.Errorf("id = %s, want %q", bad.id, tc.id)
+			if string(req.ID) != tc.id {
+				t.Errorf("id = %s, want %q", req.ID, tc.id)
 			}
 		})
 	}

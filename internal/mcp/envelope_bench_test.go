@@ -19,7 +19,7 @@ func BenchmarkDecodeEnvelope(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, _, bad := decodeEnvelope(body); bad != nil {
-					b.Fatal(bad.message)
+					b.Fatal(bad.Message)
 				}
 			}
 		})

@@ -13,37 +13,36 @@ import (
 // the decoding of params._meta when there can be none (the key in any case, or an escape),
 // with the duplicate keys found by the shared scanner (validate.DuplicateKeys, checked there
 // against encoding/json's tokens).
-func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *envelopeError) {
+func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *CallError) {
 	body = bytes.TrimSpace(body)
 	if !utf8.Valid(body) || !json.Valid(body) {
-		return req, false, &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+		return req, false, &CallError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	}
 	if body[0] != '{' {
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be one JSON-RPC request object (batches are not supported)"}
+		return req, false, &CallError{Code: CodeInvalidRequest, Message: "Invalid Request: the body must be one JSON-RPC request object (batches are not supported)"}
 	}
 	var env map[string]json.RawMessage
 	if err := json.Unmarshal(body, &env); err != nil {
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
+		return req, false, &CallError{Code: CodeInvalidRequest, Message: "Invalid Request: the body must be a JSON object"}
 	}
 	var method string
 	_ = json.Unmarshal(env["method"], &method)
 	outside, inside, idTwice := scanDuplicateKeys(body, method == "tools/call" && bytes.HasPrefix(env["method"], []byte(`"`)))
 	id, hasID := env["id"]
 	if outside != nil {
-		bad := &envelopeError{code: CodeInvalidRequest, message: dupMessage("Invalid Request: ", outside)}
 		if hasID && !idTwice && validID(id) {
-			bad.id = id
+			req.ID = id
 		}
-		return req, false, bad
+		return req, false, &CallError{Code: CodeInvalidRequest, Message: "Invalid Request: " + dupMessage(outside)}
 	}
 	if hasID && !validID(id) {
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: id must be a string or a number"}
+		return req, false, &CallError{Code: CodeInvalidRequest, Message: "Invalid Request: id must be a string or a number"}
 	}
 	if hasID {
 		req.ID = id
 	}
 	if v, ok := env["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: `Invalid Request: jsonrpc must be "2.0"`, id: req.ID}
+		return req, false, &CallError{Code: CodeInvalidRequest, Message: `Invalid Request: jsonrpc must be "2.0"`}
 	}
 	m, hasMethod := env["method"]
 	if !hasMethod {
@@ -52,18 +51,18 @@ func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *en
 		if hasID && (hasResult || hasErr) {
 			return req, true, nil
 		}
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method is required", id: req.ID}
+		return req, false, &CallError{Code: CodeInvalidRequest, Message: "Invalid Request: method is required"}
 	}
 	if err := json.Unmarshal(m, &req.Method); err != nil || len(m) == 0 || m[0] != '"' {
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method must be a string", id: req.ID}
+		return req, false, &CallError{Code: CodeInvalidRequest, Message: "Invalid Request: method must be a string"}
 	}
 	if p, ok := env["params"]; ok {
 		p = bytes.TrimSpace(p)
 		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
-			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
+			return req, false, &CallError{Code: CodeInvalidRequest, Message: "Invalid Request: params must be an object"}
 		}
 		if inside != nil {
-			return req, false, &envelopeError{code: CodeInvalidParams, message: dupMessage("Invalid params: ", inside), id: req.ID}
+			return req, false, &CallError{Code: CodeInvalidParams, Message: "Invalid params: " + dupMessage(inside)}
 		}
 		req.Params = p
 		if p[0] == '{' {

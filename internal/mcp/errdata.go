@@ -13,16 +13,9 @@ import (
 
 // errorData is a JSON-RPC error's data: the call site's fields plus code, category and retry in
 // a tool diagnostic's vocabulary, so a client needs no second table (docs/protocol.md).
-func errorData(status, rpcCode int, data any) map[string]any {
+func errorData(status, rpcCode int, data map[string]any) map[string]any {
 	out := map[string]any{}
-	switch d := data.(type) {
-	case map[string]any:
-		maps.Copy(out, d)
-	case map[string]string: // a CallError's Data may be either
-		for k, v := range d {
-			out[k] = v
-		}
-	}
+	maps.Copy(out, data)
 	code, _ := out["code"].(string)
 	switch { // the code of an error whose call site chose none
 	case errmap.IsCode(code):
@@ -94,14 +87,8 @@ func DistanceAtMost(a, b string, k int) int {
 	if d := utf8.RuneCountInString(a) - utf8.RuneCountInString(b); d > k || -d > k {
 		return k + 1 // the lengths alone differ by more
 	}
-	if isASCII(a) && isASCII(b) {
-		return boundedDistance([]byte(a), []byte(b), k)
-	}
-	var bufA, bufB [64]rune
-	return boundedDistance(appendRunes(bufA[:0], a), appendRunes(bufB[:0], b), k)
-}
-
-func boundedDistance[T byte | rune](ra, rb []T, k int) int {
+	var bufA, bufB [64]rune // names fit: no allocation
+	ra, rb := appendRunes(bufA[:0], a), appendRunes(bufB[:0], b)
 	for len(ra) > 0 && len(rb) > 0 && ra[0] == rb[0] {
 		ra, rb = ra[1:], rb[1:]
 	}
@@ -130,10 +117,6 @@ func boundedDistance[T byte | rune](ra, rb []T, k int) int {
 		prev, cur = cur, prev
 	}
 	return min(prev[len(rb)], k+1)
-}
-
-func isASCII(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) < 0
 }
 
 func appendRunes(dst []rune, s string) []rune {

@@ -9,12 +9,16 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/mindvault/mcp-endpoint/internal/netaddr"
+	"github.com/mindvault/mcp-endpoint/internal/obs"
 )
 
-// Handler serves s over HTTP: every request is observed (its log line and metrics), then passes
-// the HTTP guards in order before it is read as JSON-RPC. Inbound auth wraps this handler.
+// Handler serves s over HTTP. Every request gets its correlation id (the invocation's, or a new
+// one) and a downstream trace, then passes the HTTP guards in order before it is read as
+// JSON-RPC; once it is answered, refused or not, it has its one log line and its metrics.
+// Inbound auth wraps this handler.
 func Handler(s *Server) http.Handler {
 	guards := []guard{
 		requirePath(endpointPath, s.Surface != nil),
@@ -23,19 +27,46 @@ func Handler(s *Server) http.Handler {
 		requireJSON,
 		limitBody(s.MaxBodyBytes),
 	}
-	return s.observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		st := stateOf(r.Context())
+		if st.id == "" {
+			st.id = newID()
+		}
+		e := &entry{id: st.id}
+		st.entry = e
+		ctx, trace := obs.WithTrace(withState(r.Context(), st))
+		defer func() {
+			d := time.Since(start)
+			e.calls = trace.Calls()
+			s.log(ctx, e, d)
+			obs.WriteEMF(s.Metrics, start, e.metric, e.outcome, d, e.calls)
+		}()
+		r = r.WithContext(ctx)
 		for _, g := range guards {
 			if r = g(w, r); r == nil {
 				return
 			}
 		}
 		s.ServeHTTP(w, r)
-	}))
+	})
 }
 
 // guard answers a request the HTTP rules turn away and returns nil, or returns the request to
 // serve on.
 type guard func(w http.ResponseWriter, r *http.Request) *http.Request
+
+// refuse answers a request the HTTP rules turn away with an id-less JSON-RPC error.
+func refuse(w http.ResponseWriter, r *http.Request, status, code int, msg string) {
+	writeRPCError(w, stateOf(r.Context()).entry, nil, status, code, msg, nil)
+}
+
+// refusePlain answers a request that is not for the MCP endpoint with a plain JSON object.
+func refusePlain(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	e := stateOf(r.Context()).entry
+	e.status = status
+	writeJSON(w, e, status, map[string]string{"error": msg})
+}
 
 // requirePath answers 404 to every path but the endpoint's and, with a Surface, its narrowed forms.
 func requirePath(path string, narrowing bool) guard {
@@ -109,9 +140,6 @@ func requireJSON(w http.ResponseWriter, r *http.Request) *http.Request {
 // defaultMaxBody bounds a body when no limit is configured.
 const defaultMaxBody = 1 << 20
 
-// unreadableMessage answers a body that could not be read (the connection broke mid-body).
-const unreadableMessage = "Parse error: the body could not be read"
-
 // limitBody reads the whole body, at most max bytes, before anything else sees it (413 above it,
 // 400 when unreadable), so no request can make the handler hold more than max.
 func limitBody(max int64) guard {
@@ -125,7 +153,7 @@ func limitBody(max int64) guard {
 				refuse(w, r, http.StatusRequestEntityTooLarge, CodeInvalidRequest, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", max))
 				return nil
 			}
-			refuse(w, r, http.StatusBadRequest, CodeParseError, unreadableMessage)
+			refuse(w, r, http.StatusBadRequest, CodeParseError, "Parse error: the body could not be read")
 			return nil
 		}
 		r2 := *r // a guard must not modify the request it was given
@@ -155,7 +183,7 @@ func readBody(r io.Reader, declared, max int64) ([]byte, error) {
 	}
 }
 
-// memBody is a body limitBody read into memory, whose bytes bodyBytes hands over without a copy.
+// memBody is a body limitBody read into memory, whose bytes ServeHTTP decodes without a copy.
 type memBody struct {
 	*bytes.Reader
 	b []byte
@@ -163,11 +191,3 @@ type memBody struct {
 
 // Close implements io.Closer.
 func (*memBody) Close() error { return nil }
-
-// bodyBytes returns the request's body: limitBody's bytes when unread since, else what is left.
-func bodyBytes(r *http.Request) ([]byte, error) {
-	if mb, ok := r.Body.(*memBody); ok && mb.Len() == len(mb.b) {
-		return mb.b, nil
-	}
-	return io.ReadAll(r.Body)
-}

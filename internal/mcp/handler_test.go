@@ -46,6 +46,8 @@ func runGuard(t *testing.T, g guard, tc guardCase) (rec *httptest.ResponseRecord
 		body = tc.reader
 	}
 	req := testRequest(tc.method, tc.path, body, tc.headers)
+	// A guard writes the request's log record, which observe gives it in Handler.
+	req = req.WithContext(withState(req.Context(), reqState{entry: &entry{}}))
 	rec = httptest.NewRecorder()
 	if r := g(rec, req); r != nil {
 		reached = true

@@ -36,7 +36,7 @@ func (a askingTools) Call(ctx context.Context, name string, args json.RawMessage
 			Outcome:       ResultInputRequired}, true
 	case "reject":
 		return ToolResult{Reject: &CallError{Code: CodeInvalidParams, Message: "Invalid params: params.requestState: altered",
-			Data: map[string]string{"code": "CONFIRMATION_INVALID"}}}, true
+			Data: map[string]any{"code": "CONFIRMATION_INVALID"}}}, true
 	}
 	return ToolResult{Content: []Content{{Type: "text", Text: "done"}}, Outcome: "ok"}, true
 }

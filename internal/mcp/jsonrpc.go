@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"unicode/utf8"
 )
 
@@ -21,9 +20,9 @@ const (
 // CallError is a JSON-RPC error object, as every error answer carries it; a tool answers a
 // tools/call with one (ToolResult.Reject) instead of a result.
 type CallError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
 }
 
 // response is one JSON-RPC response; ID is omitted when the request's could not be read.
@@ -45,19 +44,16 @@ type request struct {
 	Fields map[string]json.RawMessage
 }
 
-// envelopeError is a request that is not a JSON-RPC 2.0 request object.
-type envelopeError struct {
-	code    int
-	message string
-	id      json.RawMessage
-}
-
-// decodeEnvelope parses a body into a request, or says which envelope rule it breaks.
-// isResponse reports a JSON-RPC response object (a client must not POST those, but they are
-// accepted and dropped like notifications).
-func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeError) {
+// decodeEnvelope parses a body into a request, or says which envelope rule it breaks (answered
+// with HTTP 400 under req.ID, set when the id could be read). isResponse reports a JSON-RPC
+// response object (a client must not POST those, but they are accepted and dropped like
+// notifications).
+func decodeEnvelope(body []byte) (req request, isResponse bool, bad *CallError) {
 	body = bytes.TrimSpace(body)
-	notJSON := &envelopeError{code: CodeParseError, message: "Parse error: the body is not valid JSON"}
+	invalid := func(msg string) *CallError {
+		return &CallError{Code: CodeInvalidRequest, Message: "Invalid Request: " + msg}
+	}
+	notJSON := &CallError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON"}
 	if !utf8.Valid(body) {
 		return req, false, notJSON
 	}
@@ -65,36 +61,31 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		if !json.Valid(body) {
 			return req, false, notJSON
 		}
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be one JSON-RPC request object (batches are not supported)"}
+		return req, false, invalid("the body must be one JSON-RPC request object (batches are not supported)")
 	}
-	// Unmarshal checks the whole body before decoding it, so invalid JSON is its syntax error:
-	// one pass over the body instead of a separate json.Valid.
+	// Unmarshal checks the whole body before decoding it, so invalid JSON is its only error (the
+	// body is an object): one pass over the body instead of a separate json.Valid.
 	var env map[string]json.RawMessage
-	if err := json.Unmarshal(body, &env); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return req, false, notJSON
-		}
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: the body must be a JSON object"}
+	if json.Unmarshal(body, &env) != nil {
+		return req, false, notJSON
 	}
 	// One walk over the body for keys given twice; tools/call's arguments are the tool's to check.
 	outside, inside, idTwice := scanDuplicateKeys(body, isString(env["method"], "tools/call"))
 	id, hasID := env["id"]
 	if outside != nil {
-		bad := &envelopeError{code: CodeInvalidRequest, message: dupMessage("Invalid Request: ", outside)}
 		if hasID && !idTwice && validID(id) {
-			bad.id = id
+			req.ID = id
 		}
-		return req, false, bad
+		return req, false, invalid(dupMessage(outside))
 	}
 	if hasID && !validID(id) {
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: id must be a string or a number"}
+		return req, false, invalid("id must be a string or a number")
 	}
 	if hasID {
 		req.ID = id
 	}
 	if v, ok := env["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: `Invalid Request: jsonrpc must be "2.0"`, id: req.ID}
+		return req, false, invalid(`jsonrpc must be "2.0"`)
 	}
 	m, hasMethod := env["method"]
 	if !hasMethod {
@@ -103,18 +94,18 @@ func decodeEnvelope(body []byte) (req request, isResponse bool, bad *envelopeErr
 		if hasID && (hasResult || hasErr) {
 			return req, true, nil
 		}
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method is required", id: req.ID}
+		return req, false, invalid("method is required")
 	}
 	if err := json.Unmarshal(m, &req.Method); err != nil || len(m) == 0 || m[0] != '"' {
-		return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: method must be a string", id: req.ID}
+		return req, false, invalid("method must be a string")
 	}
 	if p, ok := env["params"]; ok {
 		p = bytes.TrimSpace(p)
 		if len(p) == 0 || (p[0] != '{' && p[0] != '[') {
-			return req, false, &envelopeError{code: CodeInvalidRequest, message: "Invalid Request: params must be an object", id: req.ID}
+			return req, false, invalid("params must be an object")
 		}
 		if inside != nil {
-			return req, false, &envelopeError{code: CodeInvalidParams, message: dupMessage("Invalid params: ", inside), id: req.ID}
+			return req, false, &CallError{Code: CodeInvalidParams, Message: "Invalid params: " + dupMessage(inside)}
 		}
 		req.Params = p
 		if p[0] == '{' {

@@ -60,7 +60,7 @@ type entry struct {
 	tool     string // params.name as sent
 	metric   string // the Tool metric dimension: a registered tool name or obs.Unknown
 	version  string // the MCP-Protocol-Version header as sent
-	era      Era
+	era      string // "modern" (stateless, with _meta) or "legacy" (initialize-based)
 	surface  string // the narrowed surface the request saw ("" for every tool), e.g. "catalog,ops;read-only"
 	status   int
 	outcome  string
@@ -83,19 +83,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	body, err := bodyBytes(r) // in memory already: limitBody read it
-	if err != nil {
-		refuse(w, r, http.StatusBadRequest, CodeParseError, unreadableMessage)
-		return
-	}
-
 	if s.onDecode != nil {
 		s.onDecode()
 	}
-	req, isResponse, bad := decodeEnvelope(body) // the one decoding a request gets
+	// The one decoding a request gets, of the bytes limitBody read (Handler ran it).
+	req, isResponse, bad := decodeEnvelope(r.Body.(*memBody).b)
 	if bad != nil {
 		e.status = http.StatusBadRequest
-		writeRPCError(w, e, bad.id, e.status, bad.code, bad.message, nil)
+		writeRPCError(w, e, req.ID, e.status, bad.Code, bad.Message, nil)
 		return
 	}
 	e.method = req.Method
@@ -159,7 +154,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func fail(status, code int, msg string, data any) outcome {
+func fail(status, code int, msg string, data map[string]any) outcome {
 	return outcome{err: &CallError{Code: code, Message: msg, Data: data}, status: status}
 }
 
@@ -170,7 +165,7 @@ func invalidParams(msg string) *outcome {
 }
 
 // writeRPCError writes a JSON-RPC error answer and records it in e for the log line.
-func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data any) {
+func writeRPCError(w http.ResponseWriter, e *entry, id json.RawMessage, status, code int, msg string, data map[string]any) {
 	full := errorData(status, code, data)
 	e.status, e.rpcCode, e.code = status, code, full["code"].(string)
 	writeJSON(w, e, status, response{JSONRPC: "2.0", ID: id, Error: &CallError{Code: code, Message: msg, Data: full}})
@@ -235,7 +230,7 @@ func (s *Server) safely(ctx context.Context, e *entry, fn func() outcome) (out o
 			}
 			out = fail(http.StatusOK, CodeInternalError,
 				"Internal error (correlation id "+e.id+"); the details are in the server log",
-				map[string]string{"correlationId": e.id})
+				map[string]any{"correlationId": e.id})
 		}
 	}()
 	return fn()
@@ -263,7 +258,7 @@ func (s *Server) log(ctx context.Context, e *entry, d time.Duration) {
 		}
 		attrs = append(attrs, slog.String(k, v))
 	}
-	add("era", string(e.era), false)
+	add("era", e.era, false)
 	add("protocolVersion", e.version, true)
 	add("tool", e.tool, true)
 	add("surface", e.surface, false)

@@ -144,13 +144,9 @@ func (s *Server) viewOf(r *http.Request) (*view, string) {
 	if s.Surface.Enabled != nil {
 		dl.mask = maskOf(s.Surface.Enabled)
 	}
-	pl, problem, ok := pathLayer(endpointPath, r.URL.Path)
-	if !ok {
-		return nil, "not found: the MCP endpoint is POST " + endpointPath
-	}
-	if problem != "" {
-		return nil, problem
-	}
+	// requirePath refused any other path, or a toolset list that does not parse, before
+	// ServeHTTP; for Offers such a path is the zero layer, which offers nothing.
+	pl, _, _ := pathLayer(endpointPath, r.URL.Path)
 	hl, problem := headerLayer(r)
 	if problem != "" {
 		return nil, problem
@@ -186,8 +182,8 @@ func (s *Server) enabled(v *view, name string) bool {
 }
 
 // Offers reports whether a request like r may call the tool name: it is registered and its
-// surface (deployment, URL path, headers) enables it. Inbound auth asks, so that a disabled
-// tool, which never runs, needs no scope (the protocol layer answers it with -32602).
+// surface (deployment, URL path, headers) enables it. The server card asks, to list only the
+// tools the deployment serves.
 func (s *Server) Offers(r *http.Request, name string) bool {
 	if !slices.Contains(s.Tools.Names(), name) {
 		return false
@@ -316,12 +312,4 @@ func (v *view) String() string {
 		out += ";read-only"
 	}
 	return out
-}
-
-// cacheScope is "private" for lists the request's headers narrowed, else "public".
-func (v *view) cacheScope() string {
-	if v.private {
-		return "private"
-	}
-	return "public"
 }

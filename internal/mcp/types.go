@@ -18,15 +18,6 @@ const (
 // SupportedVersions lists every served revision, newest first.
 var SupportedVersions = []string{Version20260728, Version20251125, Version20250618}
 
-// Era is the family of revisions a request belongs to.
-type Era string
-
-// The two eras: stateless requests with _meta, and initialize-based requests.
-const (
-	Modern Era = "modern"
-	Legacy Era = "legacy"
-)
-
 // ServerInfo identifies the implementation to clients.
 type ServerInfo struct {
 	Name    string `json:"name"`
@@ -131,7 +122,8 @@ type ToolResult struct {
 
 // ToolSet is what the protocol layer needs from the tool registry.
 type ToolSet interface {
-	// Definitions returns every tool definition in a stable order, ready to marshal.
+	// Definitions returns every tool definition in a stable order, each compact JSON as
+	// encoding/json writes it.
 	Definitions() []json.RawMessage
 	// Names lists the tool names in the same order.
 	Names() []string

@@ -1,6 +1,6 @@
 // Package server assembles the product: configuration, credential store, downstream clients, tools,
 // auth and the protocol layer, into the one http.Handler that both the Lambda binary and the local
-// build serve (Serve runs it as a plain HTTP server). It exists so that tests, benchmarks and the
+// build serve (ServeOn runs it as a plain HTTP server). It exists so that tests, benchmarks and the
 // Lambda main build exactly the same thing.
 package server
 

@@ -66,16 +66,12 @@ func (r *redacting) Handle(ctx context.Context, rec slog.Record) error {
 	return r.next.Handle(ctx, out)
 }
 
-// external redacts an attribute value: it may hold text from outside.
-func (r *redacting) external(s string) string {
-	return redact.External(r.extra.Replace(s))
-}
-
+// attr redacts an attribute's strings and errors, which may hold text from outside.
 func (r *redacting) attr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, r.external(v.String()))
+		return slog.String(a.Key, redact.External(r.extra.Replace(v.String())))
 	case slog.KindGroup:
 		g := v.Group()
 		out := make([]any, len(g))
@@ -85,7 +81,7 @@ func (r *redacting) attr(a slog.Attr) slog.Attr {
 		return slog.Group(a.Key, out...)
 	case slog.KindAny:
 		if err, ok := v.Any().(error); ok {
-			return slog.String(a.Key, r.external(err.Error()))
+			return slog.String(a.Key, redact.External(r.extra.Replace(err.Error())))
 		}
 	}
 	return a

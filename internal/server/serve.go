@@ -13,16 +13,6 @@ import (
 	"time"
 )
 
-// Serve runs h as a plain HTTP server on addr until SIGINT or SIGTERM, then drains in-flight
-// requests.
-func Serve(addr string, h http.Handler, logger *slog.Logger) error {
-	ln, err := Listen(addr)
-	if err != nil {
-		return err
-	}
-	return ServeOn(ln, h, logger)
-}
-
 // Listen binds addr, saying how to pick another address when it is taken; ServeOn then serves.
 func Listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
@@ -32,7 +22,8 @@ func Listen(addr string) (net.Listener, error) {
 	return ln, err
 }
 
-// ServeOn is Serve on a listener Listen bound.
+// ServeOn runs h as a plain HTTP server on a listener Listen bound until SIGINT or SIGTERM,
+// then drains in-flight requests.
 func ServeOn(ln net.Listener, h http.Handler, logger *slog.Logger) error {
 	addr := ln.Addr().String()
 	srv := &http.Server{
