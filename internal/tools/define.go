@@ -276,17 +276,11 @@ var defines atomic.Int64
 // Defines counts the tools defined so far in this process, for tests of a cold start.
 func Defines() int { return int(defines.Load()) }
 
-// Registry is the ordered set of tools; it implements mcp.EncodedToolSet.
+// Registry is the ordered set of tools; it implements mcp.ToolSet.
 type Registry struct {
 	names []string
-	list  func() toolList     // the definitions tools/list sends
-	built func() definedTools // the tools a call runs
-}
-
-// toolList is the definitions, and the same as one JSON array.
-type toolList struct {
-	defs   []json.RawMessage
-	joined json.RawMessage
+	list  func() []json.RawMessage // the definitions tools/list sends
+	built func() definedTools      // the tools a call runs
 }
 
 // definedTools is the defined tools, in order and by name.
@@ -301,12 +295,12 @@ type definedTools struct {
 func newGeneratedRegistry(define func() []*Tool) *Registry {
 	names := generatedNames
 	r := &Registry{names: names}
-	r.list = sync.OnceValue(func() toolList {
+	r.list = sync.OnceValue(func() []json.RawMessage {
 		defs := make([]string, len(names))
 		for i, n := range names {
 			defs[i] = generatedDefinition(n)
 		}
-		return joinDefinitions(defs)
+		return rawDefinitions(defs)
 	})
 	r.built = sync.OnceValue(func() definedTools {
 		b := definedTools{byName: map[string]*Tool{}}
@@ -327,23 +321,20 @@ func newGeneratedRegistry(define func() []*Tool) *Registry {
 	return r
 }
 
-// joinDefinitions writes defs as one JSON array whose slices are the definitions: one copy.
-func joinDefinitions[S ~string | ~[]byte](defs []S) toolList {
-	size := 2 + len(defs)
+// rawDefinitions copies defs into one buffer and returns its slices: one allocation.
+func rawDefinitions[S ~string | ~[]byte](defs []S) []json.RawMessage {
+	size := 0
 	for _, d := range defs {
 		size += len(d)
 	}
-	joined := append(make(json.RawMessage, 0, size), '[')
+	buf := make(json.RawMessage, 0, size)
 	out := make([]json.RawMessage, len(defs))
 	for i, d := range defs {
-		if i > 0 {
-			joined = append(joined, ',')
-		}
-		start := len(joined)
-		joined = append(joined, d...)
-		out[i] = joined[start:len(joined):len(joined)]
+		start := len(buf)
+		buf = append(buf, d...)
+		out[i] = buf[start:len(buf):len(buf)]
 	}
-	return toolList{defs: out, joined: append(joined, ']')}
+	return out
 }
 
 // Tools returns the registered tools in order.
@@ -358,10 +349,7 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 }
 
 // Definitions implements mcp.ToolSet.
-func (r *Registry) Definitions() []json.RawMessage { return r.list().defs }
-
-// EncodedDefinitions implements mcp.EncodedToolSet.
-func (r *Registry) EncodedDefinitions() json.RawMessage { return r.list().joined }
+func (r *Registry) Definitions() []json.RawMessage { return r.list() }
 
 // Names implements mcp.ToolSet.
 func (r *Registry) Names() []string { return r.names }

@@ -61,8 +61,8 @@ func eagerRegistry(ts ...*Tool) *Registry {
 		defs = append(defs, t.encoded)
 		names = append(names, t.def.Name)
 	}
-	list := joinDefinitions(defs)
-	return &Registry{names: names, list: func() toolList { return list }, built: func() definedTools { return bt }}
+	list := rawDefinitions(defs)
+	return &Registry{names: names, list: func() []json.RawMessage { return list }, built: func() definedTools { return bt }}
 }
 
 // generateDefinitions renders definitions_gen.go from the registry's Specs: each tool's
@@ -154,10 +154,10 @@ func TestDefineNeedsAGeneratedDefinition(t *testing.T) {
 	Spec[struct{}, struct{}]{Name: "mindvault_not_generated"}.Define(&Deps{})
 }
 
-// TestEncodedDefinitionsAreWhatEncodingJSONWrites: the joined definitions the protocol layer
-// writes tools/list around are byte for byte what encoding/json writes for the list, as the
-// response writer encodes it (HTML characters as they are).
-func TestEncodedDefinitionsAreWhatEncodingJSONWrites(t *testing.T) {
+// TestDefinitionsAreWhatEncodingJSONWrites: the definitions, joined as the protocol layer
+// writes tools/list, are byte for byte what encoding/json writes for the list, as the response
+// writer encodes it (HTML characters as they are).
+func TestDefinitionsAreWhatEncodingJSONWrites(t *testing.T) {
 	reg := toolRegistry(t)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -165,9 +165,18 @@ func TestEncodedDefinitionsAreWhatEncodingJSONWrites(t *testing.T) {
 	if err := enc.Encode(reg.Definitions()); err != nil {
 		t.Fatal(err)
 	}
-	if want := bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(reg.EncodedDefinitions(), want) {
-		t.Fatalf("joined definitions differ from encoding/json's:\n got  %.200s\n want %.200s", reg.EncodedDefinitions(), want)
+	if want := bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(joined(reg), want) {
+		t.Fatalf("joined definitions differ from encoding/json's:\n got  %.200s\n want %.200s", joined(reg), want)
 	}
+}
+
+// joined is the registry's definitions as one JSON array, as the protocol layer joins them.
+func joined(r *Registry) []byte {
+	var parts [][]byte
+	for _, d := range r.Definitions() {
+		parts = append(parts, d)
+	}
+	return slices.Concat([]byte("["), bytes.Join(parts, []byte(",")), []byte("]"))
 }
 
 // TestAllListsWithoutDefining: All lists, from the generated definitions alone, exactly what
@@ -181,7 +190,7 @@ func TestAllListsWithoutDefining(t *testing.T) {
 	if !slices.Equal(reg.Names(), eager.Names()) {
 		t.Errorf("names %v, the defined tools' %v", reg.Names(), eager.Names())
 	}
-	if !bytes.Equal(reg.EncodedDefinitions(), eager.EncodedDefinitions()) || len(reg.Definitions()) != len(eager.Definitions()) {
+	if !bytes.Equal(joined(reg), joined(eager)) || len(reg.Definitions()) != len(eager.Definitions()) {
 		t.Error("the listed definitions are not the defined tools' own")
 	}
 	if _, ok := reg.Call(context.Background(), "mindvault_previews", nil); ok {
