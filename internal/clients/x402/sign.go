@@ -92,7 +92,10 @@ func (s *Signer) Sign(ctx context.Context, kp *keypair.Full, pr *Required, r *Re
 	if err != nil {
 		return nil, refuse(errmap.CodeUnsupportedRequirement, "the payee is not a Stellar account or contract address")
 	}
-	amt, _ := soroban.I128(amount) // Select bounds it to 38 digits, within i128
+	amt, err := soroban.I128(amount)
+	if err != nil { // Select bounds it within i128; a signed amount is never a guess
+		return nil, refuse(errmap.CodeUnsupportedRequirement, "the amount does not fit in i128")
+	}
 	call := soroban.Call{Contract: r.Asset, Function: "transfer", Args: []xdr.ScVal{from, to, amt}}
 
 	var (
@@ -255,7 +258,10 @@ func signEntry(e *xdr.SorobanAuthorizationEntry, kp *keypair.Full, passphrase st
 		return fmt.Errorf("auth preimage: %w", err)
 	}
 	digest := sha256.Sum256(b)
-	sig, _ := kp.Sign(digest[:])                                       // ed25519 signing cannot fail
+	sig, err := kp.Sign(digest[:])
+	if err != nil {
+		return fmt.Errorf("sign auth entry: %w", err)
+	}
 	raw, _ := strkey.Decode(strkey.VersionByteAccountID, kp.Address()) // a key pair's own address
 	creds.Signature = soroban.Vec(soroban.SymMap(map[string]xdr.ScVal{
 		"public_key": soroban.Bytes(raw),
