@@ -56,12 +56,10 @@ func TestCheckConsistency(t *testing.T) {
 			if reg.gets != tc.gets {
 				t.Fatalf("contract read %d times, want %d", reg.gets, tc.gets)
 			}
-			if tc.fail != nil {
-				tc.fail.check(t, res)
+			var out ConsistencyOutput
+			if !decodeOrFail(t, res, tc.fail, &out) {
 				return
 			}
-			var out ConsistencyOutput
-			decodeOut(t, res, &out)
 			keys := func(m map[string]Compared) string { return strings.Join(sortedKeys(m), " ") }
 			if keys(out.Matches) != tc.matches || keys(out.Mismatches) != tc.mismatches || keys(out.Unknown) != tc.unk {
 				t.Fatalf("matches %v mismatches %v unknown %v", out.Matches, out.Mismatches, out.Unknown)

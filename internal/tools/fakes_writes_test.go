@@ -179,6 +179,18 @@ func (f *sponsorFake) Create(_ context.Context, publicKey string) (*sponsor.Wall
 }
 
 // decodeOut decodes a successful result's structuredContent into out.
+// decodeOrFail checks a failing row's diagnostic (fail set) or decodes a success into out; it
+// reports whether the row goes on to its success checks.
+func decodeOrFail(t *testing.T, res mcp.ToolResult, fail *failureWant, out any) bool {
+	t.Helper()
+	if fail != nil {
+		fail.check(t, res)
+		return false
+	}
+	decodeOut(t, res, out)
+	return true
+}
+
 func decodeOut(t *testing.T, res mcp.ToolResult, out any) {
 	t.Helper()
 	if res.IsError {

@@ -116,12 +116,10 @@ func TestPublish(t *testing.T) {
 				t.Fatalf("API saw %d creates, %d prepares, %d submissions (want 0, %d, %d); payer %d calls",
 					api.creates, api.preps, api.submit, tc.preps, tc.submits, payer.calls)
 			}
-			if tc.fail != nil {
-				tc.fail.check(t, res)
+			var out PublishOutput
+			if !decodeOrFail(t, res, tc.fail, &out) {
 				return
 			}
-			var out PublishOutput
-			decodeOut(t, res, &out)
 			var steps []string
 			for _, s := range out.Steps {
 				steps = append(steps, s.Name+":"+s.Status)

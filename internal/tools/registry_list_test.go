@@ -38,12 +38,10 @@ func TestRegistryList(t *testing.T) {
 			reg := &contractRegistry{list: tc.list, listErr: tc.listErr}
 			d.Registry = reg
 			res := callTool(t, registryList.Define(d), tc.args)
-			if tc.fail != nil {
-				tc.fail.check(t, res)
+			var out RegistryListOutput
+			if !decodeOrFail(t, res, tc.fail, &out) {
 				return
 			}
-			var out RegistryListOutput
-			decodeOut(t, res, &out)
 			var ids []string
 			for _, r := range out.Resources {
 				ids = append(ids, r.ID)

@@ -39,12 +39,10 @@ func TestRegistryLookup(t *testing.T) {
 			if reg.gets != tc.gets {
 				t.Fatalf("contract read %d times, want %d", reg.gets, tc.gets)
 			}
-			if tc.fail != nil {
-				tc.fail.check(t, res)
+			var out LookupOutput
+			if !decodeOrFail(t, res, tc.fail, &out) {
 				return
 			}
-			var out LookupOutput
-			decodeOut(t, res, &out)
 			if out.Found != tc.found || out.ResourceID != tc.id || out.ContractID != d.Config.RegistryContract {
 				t.Fatalf("found %v for %q in %q: %+v", out.Found, out.ResourceID, out.ContractID, out)
 			}

@@ -84,12 +84,10 @@ func TestSetupWallet(t *testing.T) {
 			if (err == nil) != tc.kept {
 				t.Fatalf("profile kept %v, want %v", err == nil, tc.kept)
 			}
-			if tc.fail != nil {
-				tc.fail.check(t, res)
+			var out SetupWalletOutput
+			if !decodeOrFail(t, res, tc.fail, &out) {
 				return
 			}
-			var out SetupWalletOutput
-			decodeOut(t, res, &out)
 			addr, _ := stored.Address()
 			if !out.Created || out.KeyOrigin != tc.origin || out.Profile != profile || out.Address != addr || (out.Warning != "") != (tc.origin == keySponsor) {
 				t.Fatalf("got %+v, stored wallet %s", out, addr)

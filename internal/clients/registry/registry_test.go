@@ -71,11 +71,9 @@ func TestDecodeByKeyTolerates(t *testing.T) {
 	if err != nil || r.ID != "abc" || r.Creator != creator || soroban.Decimal(r.Price) != "0.0000001" || r.Tags != nil || r.State != nil || r.Verified != nil {
 		t.Fatalf("minimal: %+v %v", r, err)
 	}
-	state := soroban.StrVec(nil)
-	listedSym := soroban.Sym("Listed")
-	vec := xdr.ScVec{listedSym}
+	vec := xdr.ScVec{soroban.Sym("Listed")}
 	pv := &vec
-	state = xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &pv}
+	state := xdr.ScVal{Type: xdr.ScValTypeScvVec, Vec: &pv}
 	extra := resourceMap(entry("created_at", soroban.U32(7)), entry("creator", addr), entry("frozen", soroban.Bool(false)), entry("id", soroban.Str("abc")),
 		entry("listed", soroban.Bool(false)), entry("metadata", soroban.Str("ipfs://x")), entry("price", price), entry("state", state),
 		entry("tags", soroban.StrVec([]string{"go"})), entry("unknown_future_field", soroban.Str("?")), entry("verified", soroban.Bool(true)))
