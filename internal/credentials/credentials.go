@@ -80,6 +80,17 @@ type Store interface {
 	ReadOnly() bool
 }
 
+// Fresh reads a profile as the store holds it now, past any cache of this process: for a
+// decision another instance's write may have changed (a publisher key stored meanwhile).
+func Fresh(ctx context.Context, s Store, name string) (Profile, error) {
+	if f, ok := s.(interface {
+		fresh(context.Context, string) (Profile, error)
+	}); ok {
+		return f.fresh(ctx, name)
+	}
+	return s.Get(ctx, name)
+}
+
 var profileName = lazyre.New(`^[A-Za-z0-9._-]{1,64}$`)
 
 // ValidName reports a profile name that is safe as a file name and a secret name, by the rule

@@ -196,6 +196,15 @@ func (s *SecretsManager) Get(ctx context.Context, name string) (Profile, error) 
 	return p, nil
 }
 
+// fresh is Get past the cache (Fresh): the entry is dropped as a write drops it.
+func (s *SecretsManager) fresh(ctx context.Context, name string) (Profile, error) {
+	s.mu.Lock()
+	delete(s.cache, name)
+	s.gen[name]++
+	s.mu.Unlock()
+	return s.Get(ctx, name)
+}
+
 // List implements Store: ListSecrets filtered server-side by the prefix (and again here,
 // because the filter is only a search aid), every page, prefix stripped, valid names only.
 func (s *SecretsManager) List(ctx context.Context) ([]string, error) {

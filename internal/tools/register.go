@@ -5,9 +5,11 @@ import (
 	"fmt"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/x402"
 	"github.com/mindvault/mcp-endpoint/internal/config"
 	"github.com/mindvault/mcp-endpoint/internal/confirm"
 	"github.com/mindvault/mcp-endpoint/internal/credentials"
+	"github.com/mindvault/mcp-endpoint/internal/ledger"
 	"github.com/mindvault/mcp-endpoint/requests"
 )
 
@@ -80,13 +82,26 @@ var register = Spec[RegisterInput, RegisterOutput]{
 		}); !ok {
 			return nil, err
 		}
+		// One registration per profile at a time, across instances: the journal's claim, then the
+		// profile as the store holds it now (another instance may have stored a key since the
+		// cached read above), so no call replaces a key the API showed only once.
+		at, err := claimRegistration(ctx, c, p.Name, wallet)
+		if err != nil {
+			return nil, err
+		}
+		defer at.finish(ctx, ledger.Failed, nil) // released: the profile's key is the record
+		if now, err := credentials.Fresh(ctx, c.Store, p.Name); err != nil {
+			return nil, err
+		} else if now.APIKey != "" {
+			return nil, alreadyPublisher(p.Name)
+		}
 		pub, err := c.API.RegisterPublisher(ctx, req.Name, req.Email, wallet)
 		if err != nil {
 			return nil, err
 		}
 		c.addSecrets(pub.APIKey)
-		// Another call stored a key in this profile meanwhile: keep both.
-		if now, err := c.Store.Get(ctx, p.Name); err == nil && now.APIKey != "" {
+		// A key stored meanwhile by a call that outlived its claim's lease: keep both.
+		if now, err := credentials.Fresh(ctx, c.Store, p.Name); err == nil && now.APIKey != "" {
 			return keepBoth(ctx, c.Deps, now, pub.ID, pub.APIKey, wallet)
 		}
 		p.APIKey = pub.APIKey
@@ -95,6 +110,20 @@ var register = Spec[RegisterInput, RegisterOutput]{
 		}
 		return &RegisterOutput{PublisherID: pub.ID, Profile: p.Name, WalletAddress: wallet, APIKeyStored: true}, nil
 	},
+}
+
+// claimRegistration makes this call the one registering a publisher for profile, in the
+// journal (leased like a payment's claim); another call holding it is IN_PROGRESS.
+func claimRegistration(ctx context.Context, c *Call, profile, wallet string) (*attempt, error) {
+	at, err := c.begin(ctx, "mindvault_register", wallet, &x402.Intent{Kind: "register", Parts: []string{c.Store.Kind(), profile}}, "register")
+	if err == nil {
+		err = at.claim(ctx, nil, "")
+	}
+	if f, ok := errmap.FactsOf(err); ok && f.Code == errmap.CodeInProgress && f.RetryAfter != nil {
+		return nil, busy(*f.RetryAfter, "another call is registering a publisher for profile "+quoted(profile)+" right now",
+			"it then finds the profile's key and answers ALREADY_REGISTERED, and no key is lost.")
+	}
+	return at, err
 }
 
 // alreadyPublisher refuses to register a profile that already holds a publisher API key.
