@@ -142,6 +142,8 @@ func (a *attempt) resolve(ctx context.Context, e *ledger.Entry) error {
 			next.Receipt.TxHash = hash
 		}
 	}
+	// What the chain decided is recorded even if the caller stops waiting meanwhile.
+	ctx = context.WithoutCancel(ctx)
 	if err := a.j.Save(ctx, next, prev, time.Now()); err != nil {
 		if errors.Is(err, ledger.ErrNotOwner) {
 			return inProgress(e) // another call decided it at the same moment: look again later
@@ -299,6 +301,8 @@ func (a *attempt) receipt(p ledger.Payment, settlement string) *ledger.Receipt {
 // settled records a settled payment and its receipt; a failure to record it is a warning (the
 // first only), never the call's failure.
 func (a *attempt) settled(ctx context.Context, r *ledger.Receipt, result any) (warnings []string) {
+	// The money left: its record must not depend on the caller still waiting.
+	ctx = context.WithoutCancel(ctx)
 	if a.owned {
 		e := *a.entry
 		e.State, e.Receipt, e.Keep = ledger.Settled, r, a.d.receiptKeep()
