@@ -88,3 +88,25 @@ func TestCachedSwitch(t *testing.T) {
 		t.Fatal("TTL 0 answered a cached state")
 	}
 }
+
+// TestCachedSwitchFailsClosed: an unreadable switch is an error every time it is asked, never
+// a cached "not paused", and the first good read after it is what the next call sees.
+func TestCachedSwitchFailsClosed(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "pause.json")
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := &Bounded{S: NewMemory(path), TTL: time.Hour}
+	for i := range 2 {
+		if p, err := b.State(ctx); !errors.Is(err, ErrUnavailable) || p.Paused {
+			t.Fatalf("read %d of an unreadable switch: %+v, %v", i, p, err)
+		}
+	}
+	if err := os.WriteFile(path, []byte(`{"paused":true,"by":"ops"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := b.State(ctx); err != nil || !p.Paused || p.By != "ops" {
+		t.Fatalf("after the file is mended: %+v, %v", p, err)
+	}
+}
