@@ -373,7 +373,11 @@ func (c *Client) Sign(ctx context.Context, o *Offer, kp *keypair.Full) (*Signed,
 // Send sends the request with the signed payment exactly once: never retried, never twice.
 func (c *Client) Send(ctx context.Context, o *Offer, signed *Signed) (*Outcome, error) {
 	if signed.sent {
-		return nil, errors.New("x402: this signed payment was sent already")
+		// A bug in the caller, and the first send's outcome is not known here: the payment
+		// may have settled, so nothing may pay it again before the signature expires.
+		err := errmap.Wrap(errors.New("x402: this signed payment was sent already"), errmap.Facts{Source: errmap.SourceX402,
+			Code: errmap.CodeInternalError, Detail: "this signed payment was sent already; it is not sent again"})
+		return nil, errmap.MarkPaymentPending(err, signed.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	signed.sent = true
 	paid := o.req

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -420,5 +421,27 @@ func TestSentRefusedWithoutSettlement(t *testing.T) {
 	ref, ok := Refusal(err)
 	if f, _ := errmap.FactsOf(err); !ok || ref.Verify != "" || f.Upstream.X402Reason != "settle_exact_stellar_transaction_failed" || f.TxHash != "" {
 		t.Fatalf("%v %+v", err, f)
+	}
+}
+
+// TestSendOnce: a signed payment is sent once; sending it again reaches nobody and is a failure
+// whose outcome is unknown until the signature expires (the first send may have settled).
+func TestSendOnce(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	c := &Client{Svc: &transport.Service{Source: errmap.SourceX402, BaseURL: srv.URL, HTTP: transport.NewHTTPClient(), Timeout: time.Second}}
+	o := &Offer{req: transport.Request{Method: http.MethodGet, Path: "/"}, chosen: &Requirement{Network: "stellar:testnet"}, amount: big.NewInt(1)}
+	s := &Signed{Header: "x", ExpiresAt: time.Now().Add(time.Minute)}
+	if _, err := c.Send(context.Background(), o, s); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Send(context.Background(), o, s)
+	f, ok := errmap.FactsOf(err)
+	if !ok || f.StateChanged != errmap.StateUnknown || f.PaymentExpiresAt == "" || hits.Load() != 1 {
+		t.Fatalf("second send: %v %+v; the seller saw %d requests, want 1", err, f, hits.Load())
 	}
 }
