@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mindvault/mcp-endpoint/validate"
 )
 
 // decodeEnvelopeReference is decodeEnvelope as it was before it saved a pass over the body and
 // the decoding of params._meta when there can be none (the key in any case, or an escape),
-// with the duplicate keys found by the shared scanner (validate.DuplicateKeys, checked there
-// against encoding/json's tokens).
+// with the duplicate keys found and sorted by its own walk of encoding/json's tokens
+// (referenceDuplicates), not by the scanner and the classification under test.
 func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *CallError) {
 	body = bytes.TrimSpace(body)
 	if !utf8.Valid(body) || !json.Valid(body) {
@@ -27,7 +30,7 @@ func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *Ca
 	}
 	var method string
 	_ = json.Unmarshal(env["method"], &method)
-	outside, inside, idTwice := scanDuplicateKeys(body, method == "tools/call" && bytes.HasPrefix(env["method"], []byte(`"`)))
+	outside, inside, idTwice := referenceDuplicates(body, method == "tools/call" && bytes.HasPrefix(env["method"], []byte(`"`)))
 	id, hasID := env["id"]
 	if outside != nil {
 		if hasID && !idTwice && validID(id) {
@@ -77,6 +80,66 @@ func decodeEnvelopeReference(body []byte) (req request, isResponse bool, bad *Ca
 	return req, false, nil
 }
 
+// referenceDuplicates walks body's tokens: the first key repeating an earlier key of its
+// object outside params and inside it (the envelope's and params' own keys compared ignoring
+// case too, params.arguments skipped when skipArguments), and whether the envelope names id twice.
+func referenceDuplicates(body []byte, skipArguments bool) (outside, inside *validate.Dup, idTwice bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var path []validate.Step
+	// walk reads one value; underParams: it is params or within it; folds: its keys compare
+	// ignoring case too (the envelope and params themselves).
+	var walk func(underParams, folds, top bool)
+	walk = func(underParams, folds, top bool) {
+		tok, err := dec.Token()
+		if d, ok := tok.(json.Delim); err != nil || !ok {
+			return
+		} else if d == '[' {
+			for i := 0; dec.More(); i++ {
+				path = append(path, validate.Step{Index: i})
+				walk(underParams, false, false)
+				path = path[:len(path)-1]
+			}
+			_, _ = dec.Token()
+			return
+		}
+		var keys []string
+		reported := map[int]bool{}
+		for dec.More() {
+			kt, _ := dec.Token()
+			k := kt.(string)
+			path = append(path, validate.Step{Key: k, Index: -1})
+			for j, o := range keys {
+				if (o == k || folds && strings.EqualFold(o, k)) && !reported[j] {
+					reported[j] = true
+					dup := &validate.Dup{Path: slices.Clone(path), Folded: o != k}
+					switch {
+					case underParams && inside == nil:
+						inside = dup
+					case !underParams && outside == nil:
+						outside = dup
+					}
+					idTwice = idTwice || top && strings.EqualFold(k, "id")
+					break
+				}
+			}
+			keys = append(keys, k)
+			switch {
+			case top && k == "params":
+				walk(true, true, false)
+			case underParams && folds && skipArguments && k == "arguments":
+				var skipped json.RawMessage
+				_ = dec.Decode(&skipped)
+			default:
+				walk(underParams, false, false)
+			}
+			path = path[:len(path)-1]
+		}
+		_, _ = dec.Token()
+	}
+	walk(false, true, true)
+	return outside, inside, idTwice
+}
+
 var envelopeSeeds = []string{
 	``, ` `, `{`, `}`, `[]`, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `"x"`, `1`, `null`, `{}`, `{"jsonrpc":"2.0"}`,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list"} x`,
@@ -84,6 +147,9 @@ var envelopeSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"\u005fmeta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":5}}`,
+	// A member named params in another case is not params: its duplicates are the envelope's.
+	`{"jsonrpc":"2.0","id":1,"method":"x","Params":{"a":1,"a":2}}`,
+	`{"jsonrpc":"2.0","id":1,"ID":2,"method":"x"}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_META":{"a":1}}}`, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"_mEtA":{"a":1}}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_met@":{"a":1}}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"a":1},"_meta":{"b":2}}}`,
