@@ -129,7 +129,7 @@ func (c *Call) publisher(ctx context.Context, profile *string) (credentials.Prof
 	if p.APIKey == "" {
 		return p, nil, credentials.Missing(c.Store, p.Name, "publisher API key (run mindvault_register first)")
 	}
-	kp, err := c.wallet(ctx, profile)
+	kp, err := c.signer(p)
 	return p, kp, err
 }
 
@@ -139,6 +139,11 @@ func (c *Call) wallet(ctx context.Context, profile *string) (*keypair.Full, erro
 	if err != nil {
 		return nil, err
 	}
+	return c.signer(p)
+}
+
+// signer is the signing key of a loaded profile.
+func (c *Call) signer(p credentials.Profile) (*keypair.Full, error) {
 	if p.SecretKey == "" {
 		return nil, credentials.Missing(c.Store, p.Name, "wallet")
 	}

@@ -518,8 +518,8 @@ func (c *Client) checkSimulation(fn string, want xdr.InvokeContractArgs, auth []
 	maxFee := cmp.Or(c.MaxFee, DefaultMaxFee)
 	if fee := int64(data.ResourceFee); fee > maxFee-txnbuild.MinBaseFee {
 		fee += txnbuild.MinBaseFee
-		why := fmt.Sprintf("its fee of %d stroops (%d.%07d XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
-			fee, fee/10_000_000, fee%10_000_000, maxFee, MaxFeeVar)
+		why := fmt.Sprintf("its fee of %d stroops (%s XLM, inclusion plus the simulated resource fee) is above the cap of %d stroops (%s)",
+			fee, soroban.Decimal(big.NewInt(fee)), maxFee, MaxFeeVar)
 		return refusal(fn, why, "If a fee this high is expected, ask the operator to raise "+MaxFeeVar+"; otherwise report it to the operator of Stellar RPC (SOROBAN_RPC_URL), whose simulation asked for it.")
 	}
 	return nil
