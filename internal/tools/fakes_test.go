@@ -37,6 +37,7 @@ type fakeAPI struct {
 	fee      mindvault.Decimal
 	mu       sync.Mutex
 	creates  int
+	queries  []mindvault.CatalogQuery // what Catalog was asked
 }
 
 func (f *fakeAPI) AgentStatus(context.Context) (*mindvault.AgentStatus, error) {
@@ -55,7 +56,10 @@ func (f *fakeAPI) Meta(context.Context, string) (*mindvault.Meta, error) { retur
 func (f *fakeAPI) Payments(context.Context, string) ([]mindvault.Payment, error) {
 	return f.payments, nil
 }
-func (f *fakeAPI) Catalog(context.Context, mindvault.CatalogQuery) (*mindvault.Page, error) {
+func (f *fakeAPI) Catalog(_ context.Context, q mindvault.CatalogQuery) (*mindvault.Page, error) {
+	f.mu.Lock()
+	f.queries = append(f.queries, q)
+	f.mu.Unlock()
 	if f.catalog != nil {
 		return nil, f.catalog
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mindvault/mcp-endpoint/errmap"
+	"github.com/mindvault/mcp-endpoint/internal/clients/mindvault"
 )
 
 // TestHealth: healthy only when every probe passes; a failing probe is reported in its check
@@ -45,6 +46,10 @@ func TestHealth(t *testing.T) {
 			var out HealthOutput
 			if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &out); err != nil {
 				t.Fatal(err)
+			}
+			// The API probe reads one catalog row, not a page: health runs often.
+			if len(api.queries) != 1 || api.queries[0] != (mindvault.CatalogQuery{Limit: 1}) {
+				t.Fatalf("catalog queries %+v, want one of limit 1", api.queries)
 			}
 			if out.Healthy != (tc.check == "") || len(out.Checks) != 5 {
 				t.Fatalf("healthy %v with %d checks, want %v: %+v", out.Healthy, len(out.Checks), tc.check == "", out.Checks)

@@ -57,7 +57,7 @@ func TestRequestsSent(t *testing.T) {
 		{name: "agent status", answer: dt.JSON(`{"agent":{"status":"active","pricePerVerification":"0.10","walletAddress":"` + wallet + `"}}`),
 			call:   func(c *mindvault.Client) error { _, err := c.AgentStatus(ctx); return err },
 			method: "GET", path: "/agent/status"},
-		{name: "the health probe reads one row", answer: dt.JSON(`[]`),
+		{name: "catalog with a limit", answer: dt.JSON(`[]`),
 			call: func(c *mindvault.Client) error {
 				_, err := c.Catalog(ctx, mindvault.CatalogQuery{Limit: 1})
 				return err
